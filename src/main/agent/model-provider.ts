@@ -1,0 +1,54 @@
+import type { ErrorInfo } from '../../shared/errors';
+import type { ModelInfo, ProviderKind } from '../../shared/domain';
+
+/** A message in the conversation sent to a model. */
+export type ChatMessage =
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCallRequest[] }
+  | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string; readonly isError?: boolean };
+
+export interface ToolCallRequest {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the tool input. */
+  readonly inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  readonly model: string;
+  readonly system?: string;
+  readonly messages: readonly ChatMessage[];
+  readonly tools?: readonly ToolSpec[];
+  readonly maxTokens?: number;
+  /** Context window to ask the server for, where it takes one. */
+  readonly contextLength?: number;
+}
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+
+/** The normalized stream every provider produces. It always ends with `done` or `error`. */
+export type ModelStreamEvent =
+  | { readonly type: 'text_delta'; readonly text: string }
+  | { readonly type: 'reasoning_delta'; readonly text: string }
+  | { readonly type: 'tool_call_started'; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly type: 'tool_call_arguments_delta'; readonly index: number; readonly id: string; readonly delta: string }
+  | { readonly type: 'tool_call_ready'; readonly index: number; readonly id: string; readonly name: string; readonly arguments: string }
+  | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number }
+  | { readonly type: 'retry_scheduled'; readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
+  | { readonly type: 'done'; readonly stopReason: StopReason }
+  | { readonly type: 'error'; readonly error: ErrorInfo; readonly retryAfterMs?: number };
+
+/** A model endpoint. Implementations are named by mechanism (Anthropic SDK, OpenAI-compatible SDK). */
+export interface ModelProvider {
+  readonly kind: ProviderKind;
+  /** Streams one response. Honours `signal`; never throws: failures arrive as an `error` event. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent>;
+  /** Lists the models the endpoint serves. Throws a `ModelError` on failure. */
+  listModels(signal: AbortSignal): Promise<ModelInfo[]>;
+}

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BrowserWindow, app, dialog, ipcMain, net, protocol, safeStorage, session, shell } from 'electron';
+import ElectronStore from 'electron-store';
+import { defaultSettings } from '../shared/domain';
+import { ElectronIpcTransport } from './electron/ipc-transport';
+import { safeStorageCipher } from './electron/safe-storage-cipher';
+import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile } from './electron/window-options';
+import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
+import { ConfSettingsStore } from './settings/conf-settings-store';
+import { createWorkbenchCore, type WorkbenchCore } from './workbench-core';
+
+/*
+ * The Electron edge and the one composition root of the app: lifecycle, the window, the app://
+ * protocol, and the Electron-backed settings, secrets and folder dialog handed to the core.
+ */
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const rendererRoot = join(here, '../renderer');
+const preloadPath = join(here, '../preload/index.cjs');
+
+protocol.registerSchemesAsPrivileged([{ scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  let mainWindow: BrowserWindow | null = null;
+  let core: WorkbenchCore | null = null;
+
+  const createWindow = (): BrowserWindow => {
+    const window = new BrowserWindow(mainWindowOptions(preloadPath));
+    window.once('ready-to-show', () => window.show());
+    window.on('closed', () => {
+      if (mainWindow === window) mainWindow = null;
+    });
+    void window.loadURL(`${appOrigin}/index.html`);
+    return window;
+  };
+
+  app.on('second-instance', () => {
+    if (mainWindow) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    }
+  });
+
+  app.on('web-contents-created', (_event, contents) => {
+    contents.setWindowOpenHandler(({ url }) => {
+      // Links in answers open in the person's browser, never in an app window.
+      if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+    contents.on('will-navigate', (event, url) => {
+      if (!isAppUrl(url)) event.preventDefault();
+    });
+    contents.on('will-redirect', (event, url) => {
+      if (!isAppUrl(url)) event.preventDefault();
+    });
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+  });
+
+  void app.whenReady().then(() => {
+    session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+    session.defaultSession.setPermissionCheckHandler(() => false);
+    protocol.handle(appScheme, async (request) => {
+      const file = resolveAppFile(rendererRoot, request.url);
+      if (!file) return new Response('Not found', { status: 404 });
+      const response = await net.fetch(pathToFileURL(file).toString());
+      const headers = new Headers(response.headers);
+      headers.set('Content-Security-Policy', contentSecurityPolicy);
+      headers.set('X-Content-Type-Options', 'nosniff');
+      return new Response(response.body, { status: response.status, headers });
+    });
+
+    const dataDir = app.getPath('userData');
+    const packageJson = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as { version?: string };
+    const settings = new ConfSettingsStore(new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }));
+    const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), safeStorageCipher(safeStorage, process.platform));
+    core = createWorkbenchCore({
+      dataDir,
+      appVersion: packageJson.version ?? app.getVersion(),
+      transport: new ElectronIpcTransport(ipcMain, () => BrowserWindow.getAllWindows().map((window) => window.webContents)),
+      isTrustedSender: (sender) => sender.isMainFrame && isAppUrl(sender.url),
+      settings,
+      secrets,
+      folderPicker: {
+        pickFolder: async () => {
+          const options = { title: 'Choose a workspace folder', properties: ['openDirectory' as const, 'createDirectory' as const] };
+          const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+          return result.canceled ? null : (result.filePaths[0] ?? null);
+        },
+      },
+      environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
+    });
+    mainWindow = createWindow();
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow();
+    });
+  });
+
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting || !core) return;
+    event.preventDefault();
+    quitting = true;
+    void core.close().finally(() => app.quit());
+  });
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+}

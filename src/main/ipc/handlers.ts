@@ -1,0 +1,131 @@
+import { NotFoundError, WorkbenchError } from '../../shared/errors';
+import type { Session } from '../../shared/domain';
+import type { AppInfo } from '../../shared/ipc/contract';
+import { channelNames } from '../../shared/ipc/contract';
+import type { Clock } from '../agent/clock';
+import { newId } from '../agent/ids';
+import type { RuntimeListener, WorkspaceInspector } from '../agent/ports';
+import type { SessionRuntime } from '../agent/session-runtime';
+import type { SettingsStore } from '../agent/settings';
+import type { SessionStore } from '../agent/stores';
+import type { ProviderRegistry } from '../providers/provider-registry';
+import type { Handlers } from './router';
+
+/** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
+export interface FolderPicker {
+  pickFolder(): Promise<string | null>;
+}
+
+export interface HandlerDependencies {
+  readonly appInfo: AppInfo;
+  readonly store: SessionStore;
+  readonly runtime: SessionRuntime;
+  readonly providers: ProviderRegistry;
+  readonly settings: SettingsStore;
+  readonly workspaces: WorkspaceInspector;
+  readonly folderPicker: FolderPicker;
+  readonly clock: Clock;
+  readonly listener: RuntimeListener;
+}
+
+const defaultTitle = 'New session';
+
+/** The IPC handlers: inputs arrive parsed; every check that needs state happens before any write. */
+export function createHandlers(deps: HandlerDependencies): Handlers {
+  const { store, runtime, providers, settings, workspaces, clock, listener } = deps;
+
+  const existing = (sessionId: string): Session => {
+    const session = store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    return session;
+  };
+  const changed = (session: Session): Session => {
+    listener.onSessionChanged({ session });
+    return session;
+  };
+  const assertIdle = (sessionId: string, action: string): void => {
+    if (runtime.isBusy(sessionId)) throw new WorkbenchError('session_busy', `Stop the running turn before you ${action}.`);
+  };
+
+  return {
+    'app:info': () => deps.appInfo,
+
+    'session:list': () => store.list(),
+    'session:create': async (input) => {
+      const workspacePath = input.workspacePath === undefined ? null : await workspaces.resolveFolder(input.workspacePath);
+      const now = clock.now();
+      return changed(store.create({ id: newId(now), title: input.title ?? defaultTitle, workspacePath, model: settings.get().defaultModel, createdAt: now }));
+    },
+    'session:rename': (input) => {
+      existing(input.sessionId);
+      return changed(store.update(input.sessionId, { title: input.title }, clock.now()));
+    },
+    'session:delete': async (input) => {
+      existing(input.sessionId);
+      await runtime.cancel(input.sessionId);
+      store.delete(input.sessionId);
+      listener.onSessionChanged({ deletedSessionId: input.sessionId });
+      return { deleted: true as const };
+    },
+    'session:open': (input) => ({ session: existing(input.sessionId), entries: store.journal(input.sessionId) }),
+    'session:setModel': (input) => {
+      existing(input.sessionId);
+      assertIdle(input.sessionId, 'change the model');
+      if (!providers.list().some((provider) => provider.id === input.model.providerId)) throw new NotFoundError('Provider', input.model.providerId);
+      return changed(store.update(input.sessionId, { model: input.model }, clock.now()));
+    },
+
+    'workspace:set': async (input) => {
+      existing(input.sessionId);
+      assertIdle(input.sessionId, 'change the workspace');
+      const folder = await workspaces.resolveFolder(input.path);
+      return changed(store.update(input.sessionId, { workspacePath: folder }, clock.now()));
+    },
+    'workspace:pick': async (input) => {
+      existing(input.sessionId);
+      assertIdle(input.sessionId, 'change the workspace');
+      const picked = await deps.folderPicker.pickFolder();
+      if (picked === null) return null;
+      const folder = await workspaces.resolveFolder(picked);
+      return changed(store.update(input.sessionId, { workspacePath: folder }, clock.now()));
+    },
+
+    'run:send': (input) => runtime.send(input.sessionId, input.text),
+    'run:cancel': async (input) => {
+      existing(input.sessionId);
+      return { cancelled: await runtime.cancel(input.sessionId) };
+    },
+
+    'provider:list': () => providers.list(),
+    'provider:save': (input) => providers.save(input),
+    'provider:remove': (input) => {
+      providers.remove(input.providerId);
+      return { removed: true as const };
+    },
+    'provider:discover': () => providers.discover(),
+    'provider:test': (input) => providers.test(input),
+    'provider:models': (input) => providers.models(input.providerId, AbortSignal.timeout(10_000)),
+
+    'settings:get': () => settings.get(),
+    'settings:update': (input) => {
+      const current = settings.get();
+      if (input.defaultModel && !current.providers.some((provider) => provider.id === input.defaultModel?.providerId)) {
+        throw new NotFoundError('Provider', input.defaultModel.providerId);
+      }
+      return settings.set({
+        ...current,
+        ...(input.defaultModel === undefined ? {} : { defaultModel: input.defaultModel }),
+        ...(input.theme === undefined ? {} : { theme: input.theme }),
+      });
+    },
+  };
+}
+
+/** Handlers for when the database could not be opened: the app can say why, and nothing else runs. */
+export function createUnavailableHandlers(appInfo: AppInfo): Handlers {
+  const refuse = (): never => {
+    throw new WorkbenchError('store_unavailable', appInfo.startupError?.message ?? 'The database is not available.');
+  };
+  const handlers = Object.fromEntries(channelNames.map((name) => [name, refuse])) as unknown as Record<string, () => never>;
+  return { ...handlers, 'app:info': () => appInfo } as unknown as Handlers;
+}

@@ -1,0 +1,75 @@
+import { channels, channelNames, type ChannelName, type ChannelOutput, type EventName, type EventPayload, type IpcResult, type ParsedInput } from '../../shared/ipc/contract';
+import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
+
+/** Who sent a request, as the transport can tell. */
+export interface SenderInfo {
+  /** URL of the sending frame (Electron) or the origin of the connection (test host). */
+  readonly url: string;
+  readonly isMainFrame: boolean;
+}
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/** Carries requests in and events out: Electron's ipcMain in the app, a WebSocket in the test host. */
+export interface IpcTransport {
+  handle(channel: ChannelName, handler: (sender: SenderInfo, payload: unknown) => Promise<IpcResult<unknown>>): Disposable;
+  send(event: EventName, payload: unknown): void;
+}
+
+export type Handlers = { readonly [K in ChannelName]: (input: ParsedInput<K>) => Promise<ChannelOutput<K>> | ChannelOutput<K> };
+
+export interface RouterOptions {
+  readonly isTrustedSender: (sender: SenderInfo) => boolean;
+  /** Checks outputs against the contract too; on in tests to catch a handler drifting from it. */
+  readonly validateOutputs?: boolean;
+  readonly onError?: (channel: ChannelName, error: ErrorInfo) => void;
+}
+
+function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 3)
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+/**
+ * Handles one request: checks the sender, parses the input with the contract's schema, runs the
+ * handler, and answers data in every case. A handler never sees unparsed input.
+ */
+export async function dispatch<K extends ChannelName>(channel: K, handler: Handlers[K], sender: SenderInfo, payload: unknown, options: RouterOptions): Promise<IpcResult<ChannelOutput<K>>> {
+  if (!options.isTrustedSender(sender)) {
+    return { ok: false, error: { code: 'forbidden_sender', message: `Requests from ${sender.url} are not accepted.` } };
+  }
+  const parsed = channels[channel].input.safeParse(payload);
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'invalid_input', message: `Invalid input for ${channel}: ${describeIssues(parsed.error.issues)}` } };
+  }
+  try {
+    const value = await (handler as (input: unknown) => unknown)(parsed.data);
+    if (options.validateOutputs) channels[channel].output.parse(value);
+    return { ok: true, value: value as ChannelOutput<K> };
+  } catch (error) {
+    const info = toErrorInfo(error);
+    options.onError?.(channel, info);
+    return { ok: false, error: info };
+  }
+}
+
+/** Registers a handler for every channel of the contract; the build fails if one is missing. */
+export function registerHandlers(transport: IpcTransport, handlers: Handlers, options: RouterOptions): Disposable {
+  const registrations = channelNames.map((channel) =>
+    transport.handle(channel, (sender, payload) => dispatch(channel, handlers[channel] as Handlers[typeof channel], sender, payload, options)),
+  );
+  return { dispose: () => registrations.forEach((registration) => registration.dispose()) };
+}
+
+/** Sends typed events through a transport. */
+export class EventSender {
+  constructor(private readonly transport: IpcTransport) {}
+
+  send<K extends EventName>(event: K, payload: EventPayload<K>): void {
+    this.transport.send(event, payload);
+  }
+}

@@ -1,0 +1,157 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ModelInfo } from '../../shared/domain';
+import { ModelError } from '../../shared/errors';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/model-provider';
+import { IdleWatchdog, classifyProviderError } from './provider-errors';
+
+export interface AnthropicOptions {
+  /** The API root without `/v1`, e.g. https://api.anthropic.com. */
+  readonly baseUrl: string;
+  readonly apiKey: string | null;
+  readonly idleTimeoutMs?: number;
+  readonly defaultMaxTokens?: number;
+  readonly fetch?: typeof fetch;
+}
+
+function appendBlock(messages: MessageParam[], role: 'user' | 'assistant', block: ContentBlockParam): void {
+  const last = messages.at(-1);
+  // The Messages API wants roles to alternate, so consecutive turns of one role are merged.
+  if (last && last.role === role && Array.isArray(last.content)) last.content.push(block);
+  else messages.push({ role, content: [block] });
+}
+
+function toAnthropicMessages(request: ModelRequest): MessageParam[] {
+  const messages: MessageParam[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'user') appendBlock(messages, 'user', { type: 'text', text: message.content });
+    else if (message.role === 'assistant') {
+      if (message.content.length > 0) appendBlock(messages, 'assistant', { type: 'text', text: message.content });
+      for (const call of message.toolCalls ?? []) {
+        let input: unknown = {};
+        try {
+          input = JSON.parse(call.arguments);
+        } catch {
+          input = {};
+        }
+        appendBlock(messages, 'assistant', { type: 'tool_use', id: call.id, name: call.name, input });
+      }
+    } else {
+      appendBlock(messages, 'user', { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true } : {}) });
+    }
+  }
+  return messages;
+}
+
+function stopReason(reason: string | null | undefined): StopReason {
+  if (reason === 'end_turn' || reason === 'stop_sequence') return 'end_turn';
+  if (reason === 'tool_use') return 'tool_use';
+  if (reason === 'max_tokens') return 'max_tokens';
+  return 'other';
+}
+
+/** The Anthropic Messages API through the official SDK. */
+export class AnthropicProvider implements ModelProvider {
+  readonly kind = 'anthropic' as const;
+  private readonly client: Anthropic;
+  private readonly idleTimeoutMs: number;
+
+  constructor(private readonly options: AnthropicOptions) {
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 5 * 60_000;
+    this.client = new Anthropic({
+      baseURL: options.baseUrl,
+      apiKey: options.apiKey,
+      maxRetries: 0,
+      timeout: this.idleTimeoutMs,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
+    const tools = new Map<number, { id: string; name: string; arguments: string }>();
+    let inputTokens = 0;
+    let outputTokens = 0;
+    let reason: string | null | undefined;
+    let stopped = false;
+    try {
+      const stream = await this.client.messages.create(
+        {
+          model: request.model,
+          max_tokens: request.maxTokens ?? this.options.defaultMaxTokens ?? 8192,
+          messages: toAnthropicMessages(request),
+          stream: true,
+          ...(request.system ? { system: request.system } : {}),
+          ...(request.tools && request.tools.length > 0
+            ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { type: 'object' as const, ...tool.inputSchema } })) }
+            : {}),
+        },
+        { signal: watchdog.signal },
+      );
+      for await (const event of stream) {
+        watchdog.touch();
+        switch (event.type) {
+          case 'message_start':
+            inputTokens = event.message.usage.input_tokens + (event.message.usage.cache_read_input_tokens ?? 0) + (event.message.usage.cache_creation_input_tokens ?? 0);
+            outputTokens = event.message.usage.output_tokens;
+            break;
+          case 'content_block_start':
+            if (event.content_block.type === 'tool_use') {
+              tools.set(event.index, { id: event.content_block.id, name: event.content_block.name, arguments: '' });
+              yield { type: 'tool_call_started', index: event.index, id: event.content_block.id, name: event.content_block.name };
+            } else if (event.content_block.type === 'text' && event.content_block.text.length > 0) {
+              yield { type: 'text_delta', text: event.content_block.text };
+            }
+            break;
+          case 'content_block_delta':
+            if (event.delta.type === 'text_delta') yield { type: 'text_delta', text: event.delta.text };
+            else if (event.delta.type === 'thinking_delta') yield { type: 'reasoning_delta', text: event.delta.thinking };
+            else if (event.delta.type === 'input_json_delta') {
+              const tool = tools.get(event.index);
+              if (tool) {
+                tool.arguments += event.delta.partial_json;
+                yield { type: 'tool_call_arguments_delta', index: event.index, id: tool.id, delta: event.delta.partial_json };
+              }
+            }
+            break;
+          case 'content_block_stop': {
+            const tool = tools.get(event.index);
+            if (tool) yield { type: 'tool_call_ready', index: event.index, id: tool.id, name: tool.name, arguments: tool.arguments || '{}' };
+            break;
+          }
+          case 'message_delta':
+            outputTokens = event.usage.output_tokens;
+            reason = event.delta.stop_reason;
+            break;
+          case 'message_stop':
+            stopped = true;
+            break;
+        }
+      }
+      if (!stopped) throw new Error('terminated: the stream ended before message_stop');
+      yield { type: 'usage', inputTokens, outputTokens };
+      yield { type: 'done', stopReason: stopReason(reason) };
+    } catch (error) {
+      if (inputTokens > 0 || outputTokens > 0) yield { type: 'usage', inputTokens, outputTokens };
+      const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
+      yield { type: 'error', error: classified.error, ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }) };
+    } finally {
+      watchdog.dispose();
+    }
+  }
+
+  async listModels(signal: AbortSignal): Promise<ModelInfo[]> {
+    try {
+      const models: ModelInfo[] = [];
+      for await (const model of this.client.models.list({ limit: 100 }, { signal })) {
+        const extra = model as unknown as { max_input_tokens?: unknown };
+        models.push(typeof extra.max_input_tokens === 'number' ? { id: model.id, contextLength: extra.max_input_tokens } : { id: model.id });
+        if (models.length >= 500) break;
+      }
+      return models;
+    } catch (error) {
+      const classified = classifyProviderError(error, this.options.baseUrl, signal);
+      throw new ModelError(classified.error.code, classified.error.message, { retryable: classified.error.retryable ?? false });
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import type { ErrorInfo } from '../../shared/errors';
+
+/** Why a stream was aborted from inside: the idle watchdog fired. */
+export class StreamIdleTimeout extends Error {
+  constructor(readonly idleMs: number) {
+    super(`The model sent nothing for ${Math.round(idleMs / 1000)} s.`);
+    this.name = 'StreamIdleTimeout';
+  }
+}
+
+export interface ClassifiedError {
+  readonly error: ErrorInfo;
+  readonly retryAfterMs?: number;
+}
+
+function readHeader(headers: unknown, name: string): string | null {
+  if (headers && typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
+  if (headers && typeof headers === 'object') {
+    const value = (headers as Record<string, unknown>)[name];
+    return typeof value === 'string' ? value : null;
+  }
+  return null;
+}
+
+function retryAfter(headers: unknown): number | undefined {
+  const ms = readHeader(headers, 'retry-after-ms');
+  if (ms !== null && Number.isFinite(Number(ms))) return Number(ms);
+  const seconds = readHeader(headers, 'retry-after');
+  if (seconds !== null && Number.isFinite(Number(seconds))) return Number(seconds) * 1000;
+  return undefined;
+}
+
+function causeChain(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
+    current = current.cause;
+  }
+  return parts.join(': ');
+}
+
+function serverMessage(error: unknown): string {
+  const body = (error as { error?: unknown }).error;
+  if (body && typeof body === 'object') {
+    const inner = (body as { message?: unknown; error?: { message?: unknown } }).message ?? (body as { error?: { message?: unknown } }).error?.message;
+    if (typeof inner === 'string' && inner.length > 0) return inner;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Maps what the SDKs throw (and what fetch throws under them) to the app's error codes, with a
+ * message that says what happened at which endpoint. Transient failures are marked retryable.
+ */
+export function classifyProviderError(error: unknown, endpoint: string, signal: AbortSignal): ClassifiedError {
+  const reason: unknown = signal.aborted ? signal.reason : undefined;
+  if (reason instanceof StreamIdleTimeout) {
+    return { error: { code: 'model_timeout', message: `${reason.message} (${endpoint})`, retryable: true } };
+  }
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time.`, retryable: true } };
+  }
+  if (signal.aborted) return { error: { code: 'cancelled', message: 'Stopped by the user.' } };
+
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number') {
+    const detail = serverMessage(error);
+    const headers = (error as { headers?: unknown }).headers;
+    if (status === 429) {
+      const after = retryAfter(headers);
+      return { error: { code: 'model_rate_limited', message: `${endpoint} is rate limiting requests (429): ${detail}`, retryable: true }, ...(after === undefined ? {} : { retryAfterMs: after }) };
+    }
+    if (status >= 500) return { error: { code: 'model_server_error', message: `${endpoint} failed with ${status}: ${detail}`, retryable: true } };
+    if (status === 401 || status === 403) return { error: { code: 'model_auth_failed', message: `${endpoint} refused the API key (${status}): ${detail}` } };
+    return { error: { code: 'model_request_rejected', message: `${endpoint} rejected the request (${status}): ${detail}` } };
+  }
+
+  const name = error instanceof Error ? error.name : '';
+  const chain = causeChain(error);
+  if (/timeout/i.test(name)) return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time: ${chain}`, retryable: true } };
+  if (/Connection/.test(name)) {
+    return { error: { code: 'model_connection_failed', message: `Could not connect to ${endpoint}: ${chain}. Is the server running?`, retryable: true } };
+  }
+  if (error instanceof SyntaxError || /JSON|Unexpected token|Could not parse/i.test(chain)) {
+    return { error: { code: 'model_bad_response', message: `${endpoint} sent a malformed response: ${chain}` } };
+  }
+  if (/terminated|other side closed|ECONNRESET|socket/i.test(chain)) {
+    return { error: { code: 'model_stream_interrupted', message: `The connection to ${endpoint} dropped mid-answer: ${chain}`, retryable: true } };
+  }
+  return { error: { code: 'model_bad_response', message: `${endpoint} failed: ${chain}` } };
+}
+
+/**
+ * Links the caller's signal to an inner controller and aborts it when no chunk arrives for
+ * `idleMs`, so a stalled server ends in a clear timeout instead of hanging the turn.
+ */
+export class IdleWatchdog {
+  readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly onOuterAbort: () => void;
+
+  constructor(
+    private readonly outer: AbortSignal,
+    private readonly idleMs: number,
+  ) {
+    this.onOuterAbort = () => this.controller.abort(outer.reason);
+    if (outer.aborted) this.controller.abort(outer.reason);
+    else outer.addEventListener('abort', this.onOuterAbort, { once: true });
+    this.touch();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  touch(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(new StreamIdleTimeout(this.idleMs)), this.idleMs);
+  }
+
+  dispose(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.outer.removeEventListener('abort', this.onOuterAbort);
+  }
+}

@@ -1,0 +1,113 @@
+import type { ModelChoice, ModelInfo, ProviderEndpoint, ProviderKind } from '../../shared/domain';
+import { NotFoundError, WorkbenchError, toErrorInfo } from '../../shared/errors';
+import type { ChannelInput, ConnectionTestResult, DiscoveredEndpoint, ProviderView } from '../../shared/ipc/contract';
+import type { Clock } from '../agent/clock';
+import type { ModelProvider } from '../agent/model-provider';
+import type { ProviderResolver } from '../agent/ports';
+import { RetryingModelProvider, defaultRetryPolicy, type RetryPolicy } from '../agent/retry';
+import type { SecretStore, SettingsStore } from '../agent/settings';
+import { newId } from '../agent/ids';
+import { AnthropicProvider } from './anthropic-provider';
+import { discoverLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandidate } from './discovery';
+import { OpenAICompatibleProvider } from './openai-compatible-provider';
+
+export interface ProviderRegistryOptions {
+  readonly settings: SettingsStore;
+  readonly secrets: SecretStore;
+  readonly clock: Clock;
+  readonly retryPolicy?: RetryPolicy;
+  readonly idleTimeoutMs?: number;
+  readonly discoveryCandidates?: readonly DiscoveryCandidate[];
+  /** A key from the environment, used for Anthropic endpoints that have none stored. */
+  readonly environmentAnthropicKey?: string | null;
+}
+
+const secretKey = (providerId: string): string => `provider:${providerId}:apiKey`;
+
+/** Endpoints from settings, keys from the secret store, and providers made from them. */
+export class ProviderRegistry implements ProviderResolver {
+  constructor(private readonly options: ProviderRegistryOptions) {}
+
+  list(): ProviderView[] {
+    return this.options.settings.get().providers.map((provider) => ({ ...provider, hasKey: this.options.secrets.get(secretKey(provider.id)) !== null }));
+  }
+
+  defaultModel(): ModelChoice | null {
+    return this.options.settings.get().defaultModel;
+  }
+
+  /** A provider with retries, for running turns. */
+  resolve(choice: ModelChoice): ModelProvider {
+    const endpoint = this.endpoint(choice.providerId);
+    return new RetryingModelProvider(this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint)), this.options.clock, this.options.retryPolicy ?? defaultRetryPolicy);
+  }
+
+  /** A bare provider: one attempt per call, as a connection test wants. */
+  create(kind: ProviderKind, baseUrl: string, apiKey: string | null): ModelProvider {
+    const idle = this.options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: this.options.idleTimeoutMs };
+    if (kind === 'anthropic') return new AnthropicProvider({ baseUrl, apiKey, ...idle });
+    return new OpenAICompatibleProvider({ baseUrl, apiKey, ...idle });
+  }
+
+  save(input: ChannelInput<'provider:save'>): ProviderView {
+    const settings = this.options.settings.get();
+    if (input.id !== undefined && !settings.providers.some((provider) => provider.id === input.id)) throw new NotFoundError('Provider', input.id);
+    const endpoint: ProviderEndpoint = { id: input.id ?? newId(this.options.clock.now()), kind: input.kind, name: input.name, baseUrl: input.baseUrl };
+    const providers = input.id === undefined ? [...settings.providers, endpoint] : settings.providers.map((provider) => (provider.id === input.id ? endpoint : provider));
+    if (providers.length > 50) throw new WorkbenchError('invalid_input', 'At most 50 endpoints can be configured.');
+    // The key goes first: if it cannot be stored, the endpoint is not saved either.
+    if (input.apiKey === null) this.options.secrets.delete(secretKey(endpoint.id));
+    else if (input.apiKey !== undefined) this.options.secrets.set(secretKey(endpoint.id), input.apiKey);
+    this.options.settings.set({ ...settings, providers });
+    return { ...endpoint, hasKey: this.options.secrets.get(secretKey(endpoint.id)) !== null };
+  }
+
+  remove(providerId: string): void {
+    const settings = this.options.settings.get();
+    this.endpoint(providerId);
+    const defaultModel = settings.defaultModel?.providerId === providerId ? null : settings.defaultModel;
+    this.options.settings.set({ ...settings, defaultModel, providers: settings.providers.filter((provider) => provider.id !== providerId) });
+    this.options.secrets.delete(secretKey(providerId));
+  }
+
+  async models(providerId: string, signal: AbortSignal): Promise<ModelInfo[]> {
+    const endpoint = this.endpoint(providerId);
+    return this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint)).listModels(signal);
+  }
+
+  /** Lists models as the test: it shows what worked, or the exact error. */
+  async test(input: ChannelInput<'provider:test'>, timeoutMs = 5_000): Promise<ConnectionTestResult> {
+    const startedAt = this.options.clock.now();
+    let provider: ModelProvider;
+    if (input.providerId !== undefined) {
+      const endpoint = this.endpoint(input.providerId);
+      provider = this.create(endpoint.kind, endpoint.baseUrl, input.apiKey ?? this.keyFor(endpoint));
+    } else if (input.kind !== undefined && input.baseUrl !== undefined) {
+      provider = this.create(input.kind, input.baseUrl, input.apiKey ?? (input.kind === 'anthropic' ? (this.options.environmentAnthropicKey ?? null) : null));
+    } else {
+      throw new WorkbenchError('invalid_input', 'Give providerId, or kind and baseUrl.');
+    }
+    try {
+      const models = await provider.listModels(AbortSignal.timeout(timeoutMs));
+      return { ok: true, latencyMs: this.options.clock.now() - startedAt, models };
+    } catch (error) {
+      return { ok: false, latencyMs: this.options.clock.now() - startedAt, models: [], error: toErrorInfo(error) };
+    }
+  }
+
+  discover(): Promise<DiscoveredEndpoint[]> {
+    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (baseUrl) => this.create('openai-compatible', baseUrl, null));
+  }
+
+  private endpoint(providerId: string): ProviderEndpoint {
+    const endpoint = this.options.settings.get().providers.find((provider) => provider.id === providerId);
+    if (!endpoint) throw new NotFoundError('Provider', providerId);
+    return endpoint;
+  }
+
+  private keyFor(endpoint: ProviderEndpoint): string | null {
+    const stored = this.options.secrets.get(secretKey(endpoint.id));
+    if (stored !== null) return stored;
+    return endpoint.kind === 'anthropic' ? (this.options.environmentAnthropicKey ?? null) : null;
+  }
+}

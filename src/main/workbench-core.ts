@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { WorkbenchError, type ErrorInfo } from '../shared/errors';
+import type { AppInfo } from '../shared/ipc/contract';
+import { systemClock, type Clock } from './agent/clock';
+import { newId } from './agent/ids';
+import type { RuntimeListener } from './agent/ports';
+import { SessionRuntime } from './agent/session-runtime';
+import type { SecretStore, SettingsStore } from './agent/settings';
+import { EventBatcher } from './ipc/event-batcher';
+import { createHandlers, createUnavailableHandlers, type FolderPicker } from './ipc/handlers';
+import { EventSender, registerHandlers, type Disposable, type IpcTransport, type SenderInfo } from './ipc/router';
+import type { RetryPolicy } from './agent/retry';
+import type { DiscoveryCandidate } from './providers/discovery';
+import { ProviderRegistry } from './providers/provider-registry';
+import { openDatabase, type OpenedDatabase } from './store/database';
+import { SqliteSessionStore } from './store/sqlite-session-store';
+import { FolderInspector } from './workspace/folder-inspector';
+
+export interface WorkbenchCoreOptions {
+  readonly dataDir: string;
+  readonly appVersion: string;
+  readonly transport: IpcTransport;
+  readonly isTrustedSender: (sender: SenderInfo) => boolean;
+  readonly settings: SettingsStore;
+  readonly secrets: SecretStore;
+  readonly folderPicker: FolderPicker;
+  readonly clock?: Clock;
+  readonly frameMs?: number;
+  readonly retryPolicy?: RetryPolicy;
+  readonly idleTimeoutMs?: number;
+  readonly discoveryCandidates?: readonly DiscoveryCandidate[];
+  readonly environmentAnthropicKey?: string | null;
+  readonly validateOutputs?: boolean;
+}
+
+export interface WorkbenchCore extends Disposable {
+  readonly info: AppInfo;
+  readonly runtime: SessionRuntime | null;
+  readonly batcher: EventBatcher;
+  /** Resolves when every running turn has ended and the database is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds everything of the main process that is not Electron: store, providers, runtime and the
+ * IPC handlers on the given transport. The app and the test host both start here.
+ */
+export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCore {
+  const clock = options.clock ?? systemClock;
+  const databasePath = join(options.dataDir, 'workbench.sqlite');
+  const sender = new EventSender(options.transport);
+  const batcher = new EventBatcher(sender, options.frameMs ?? 16);
+  const baseInfo = { version: options.appVersion, dataDir: options.dataDir, databasePath, secretsEncrypted: options.secrets.encrypted };
+  const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
+
+  let opened: OpenedDatabase;
+  try {
+    opened = openDatabase(databasePath);
+  } catch (error) {
+    const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
+    const appInfo: AppInfo = { ...baseInfo, startupError: info };
+    const registration = registerHandlers(options.transport, createUnavailableHandlers(appInfo), routerOptions);
+    return { info: appInfo, runtime: null, batcher, dispose: () => registration.dispose(), close: async () => registration.dispose() };
+  }
+
+  const store = new SqliteSessionStore(opened.db);
+  const providers = new ProviderRegistry({
+    settings: options.settings,
+    secrets: options.secrets,
+    clock,
+    ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+    ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
+    environmentAnthropicKey: options.environmentAnthropicKey ?? null,
+  });
+  const listener: RuntimeListener = {
+    onEntries: (sessionId, entries) => batcher.push(sessionId, entries),
+    onSessionChanged: (change) => {
+      if ('deletedSessionId' in change) batcher.flush(change.deletedSessionId);
+      sender.send('session:changed', change);
+    },
+  };
+  const runtime = new SessionRuntime({ store, providers, clock, listener, frameMs: options.frameMs ?? 16, newId: () => newId(clock.now()) });
+  runtime.recoverInterrupted();
+  const appInfo: AppInfo = { ...baseInfo, startupError: null };
+  const handlers = createHandlers({ appInfo, store, runtime, providers, settings: options.settings, workspaces: new FolderInspector(), folderPicker: options.folderPicker, clock, listener });
+  const registration = registerHandlers(options.transport, handlers, routerOptions);
+
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    registration.dispose();
+    await runtime.dispose();
+    batcher.dispose();
+    opened.db.close();
+  };
+  return { info: appInfo, runtime, batcher, dispose: () => void close(), close };
+}
+

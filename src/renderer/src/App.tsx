@@ -1,0 +1,59 @@
+import { useState } from 'react';
+import { Composer } from './components/Composer';
+import { Conversation } from './components/Conversation';
+import { SessionHeader } from './components/SessionHeader';
+import { SettingsPanel } from './components/SettingsPanel';
+import { Sidebar } from './components/Sidebar';
+import { StartupError } from './components/StartupError';
+import { StatusBar } from './components/StatusBar';
+import { WorkspaceDropZone } from './components/WorkspaceDropZone';
+import { useAppState, type AppStore } from './store';
+
+export function App({ store }: { store: AppStore }) {
+  const info = useAppState(store, (state) => state.info);
+  const loadError = useAppState(store, (state) => state.loadError);
+  const selectedId = useAppState(store, (state) => state.selectedId);
+  const notice = useAppState(store, (state) => state.notice);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+
+  if (loadError) return <StartupError title="The app could not start" message={loadError} />;
+  if (!info) return <div className="loading" aria-busy="true">Starting…</div>;
+  if (info.startupError) return <StartupError title="Your data could not be opened" message={info.startupError.message} detail={`Database: ${info.databasePath}`} />;
+
+  return (
+    <WorkspaceDropZone store={store}>
+      <div className="app">
+        <StatusBar store={store} onOpenSettings={() => setSettingsOpen(true)} />
+        <div className="body">
+          <Sidebar store={store} />
+          <main className="main" aria-label="Conversation">
+            {selectedId ? (
+              <>
+                <SessionHeader store={store} sessionId={selectedId} />
+                {notice && (
+                  <div className={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
+                    <span>{notice.text}</span>
+                    <button type="button" className="link" aria-label="Dismiss message" onClick={() => store.notify(null)}>
+                      ×
+                    </button>
+                  </div>
+                )}
+                <Conversation store={store} sessionId={selectedId} />
+                <Composer store={store} sessionId={selectedId} />
+              </>
+            ) : (
+              <div className="empty">
+                <h1>Agent Workbench</h1>
+                <p>Drop a folder here, or create a session to start.</p>
+                <button type="button" className="primary" onClick={() => void store.createSession()}>
+                  New session
+                </button>
+              </div>
+            )}
+          </main>
+        </div>
+        {settingsOpen && <SettingsPanel store={store} onClose={() => setSettingsOpen(false)} />}
+      </div>
+    </WorkspaceDropZone>
+  );
+}

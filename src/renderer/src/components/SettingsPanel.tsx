@@ -1,0 +1,218 @@
+import { useState } from 'react';
+import type { ProviderKind } from '../../../shared/domain';
+import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
+import { errorMessage } from '../client';
+import { useAppState, type AppStore } from '../store';
+
+const defaultUrls: Record<ProviderKind, string> = { 'openai-compatible': 'http://127.0.0.1:11434/v1', anthropic: 'https://api.anthropic.com' };
+
+function TestResult({ result }: { result: ConnectionTestResult }) {
+  if (result.ok) {
+    return (
+      <p className="ok small" role="status">
+        Connected in {Math.round(result.latencyMs)} ms · {result.models.length} model{result.models.length === 1 ? '' : 's'}
+        {result.models.length > 0 && `: ${result.models.slice(0, 5).map((model) => model.id).join(', ')}${result.models.length > 5 ? '…' : ''}`}
+      </p>
+    );
+  }
+  return (
+    <p className="error small" role="alert">
+      {result.error?.message ?? 'The connection failed.'}
+    </p>
+  );
+}
+
+function AddEndpointForm({ store }: { store: AppStore }) {
+  const [kind, setKind] = useState<ProviderKind>('openai-compatible');
+  const [name, setName] = useState('');
+  const [baseUrl, setBaseUrl] = useState(defaultUrls['openai-compatible']);
+  const [apiKey, setApiKey] = useState('');
+  const [result, setResult] = useState<ConnectionTestResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const input = { kind, baseUrl: baseUrl.trim(), ...(apiKey ? { apiKey } : {}) };
+  return (
+    <form
+      className="card form"
+      aria-label="Add an endpoint"
+      onSubmit={(event) => {
+        event.preventDefault();
+        setError(null);
+        store
+          .call('provider:save', { ...input, name: name.trim() || (kind === 'anthropic' ? 'Anthropic' : new URL(input.baseUrl).host) })
+          .then(async () => {
+            setName('');
+            setApiKey('');
+            setResult(null);
+            await store.refreshProviders();
+          })
+          .catch((caught: unknown) => setError(errorMessage(caught)));
+      }}
+    >
+      <h3>Add an endpoint</h3>
+      <label>
+        Kind
+        <select
+          value={kind}
+          onChange={(event) => {
+            const next = event.target.value as ProviderKind;
+            setKind(next);
+            setBaseUrl(defaultUrls[next]);
+          }}
+        >
+          <option value="openai-compatible">OpenAI-compatible (Ollama, LM Studio, llama.cpp, vLLM)</option>
+          <option value="anthropic">Anthropic</option>
+        </select>
+      </label>
+      <label>
+        Name
+        <input value={name} maxLength={100} placeholder="optional" onChange={(event) => setName(event.target.value)} />
+      </label>
+      <label>
+        Base URL
+        <input value={baseUrl} maxLength={2048} onChange={(event) => setBaseUrl(event.target.value)} />
+      </label>
+      <label>
+        API key
+        <input type="password" value={apiKey} maxLength={500} autoComplete="off" placeholder={kind === 'anthropic' ? 'required' : 'usually none'} onChange={(event) => setApiKey(event.target.value)} />
+      </label>
+      <div className="row">
+        <button
+          type="button"
+          onClick={() => {
+            setResult(null);
+            setError(null);
+            store.call('provider:test', input).then(setResult, (caught: unknown) => setError(errorMessage(caught)));
+          }}
+        >
+          Test connection
+        </button>
+        <button type="submit" className="primary">
+          Save endpoint
+        </button>
+      </div>
+      {result && <TestResult result={result} />}
+      {error && (
+        <p className="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: () => void }) {
+  const providers = useAppState(store, (state) => state.providers);
+  const info = useAppState(store, (state) => state.info);
+  const [tests, setTests] = useState<Record<string, ConnectionTestResult>>({});
+  const [found, setFound] = useState<DiscoveredEndpoint[] | null>(null);
+  const [searching, setSearching] = useState(false);
+
+  return (
+    <div className="modal-backdrop" onClick={onClose}>
+      <section
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Settings"
+        onClick={(event) => event.stopPropagation()}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') onClose();
+        }}
+      >
+        <header className="modal-header">
+          <h2>Settings</h2>
+          <button type="button" aria-label="Close settings" onClick={onClose}>
+            ×
+          </button>
+        </header>
+        <h3>Model endpoints</h3>
+        {providers.length === 0 && <p className="muted">None yet. Find a local server or add one below.</p>}
+        <ul className="providers">
+          {providers.map((provider) => (
+            <li key={provider.id} className="card">
+              <div className="row">
+                <strong>{provider.name}</strong>
+                <span className="muted small">{provider.kind}</span>
+                <code className="small">{provider.baseUrl}</code>
+                {provider.hasKey && <span className="badge">key stored</span>}
+                <span className="spacer" />
+                <button
+                  type="button"
+                  aria-label={`Test ${provider.name}`}
+                  onClick={() =>
+                    void store.attempt(async () => {
+                      const result = await store.call('provider:test', { providerId: provider.id });
+                      setTests((current) => ({ ...current, [provider.id]: result }));
+                    })
+                  }
+                >
+                  Test
+                </button>
+                <button
+                  type="button"
+                  className="danger"
+                  aria-label={`Remove ${provider.name}`}
+                  onClick={() =>
+                    void store.attempt(async () => {
+                      await store.call('provider:remove', { providerId: provider.id });
+                      await store.refreshProviders();
+                    })
+                  }
+                >
+                  Remove
+                </button>
+              </div>
+              {tests[provider.id] && <TestResult result={tests[provider.id]!} />}
+            </li>
+          ))}
+        </ul>
+        <div className="row">
+          <button
+            type="button"
+            disabled={searching}
+            onClick={() => {
+              setSearching(true);
+              void store.attempt(() => store.call('provider:discover', {})).then((result) => {
+                setFound(result ?? []);
+                setSearching(false);
+              });
+            }}
+          >
+            {searching ? 'Looking…' : 'Find local servers'}
+          </button>
+          <span className="muted small">Probes Ollama (11434), LM Studio (1234), llama.cpp (8080) and vLLM (8000) on this machine.</span>
+        </div>
+        {found && found.length === 0 && <p className="muted small">No local server answered.</p>}
+        {found && found.length > 0 && (
+          <ul className="providers">
+            {found.map((endpoint) => (
+              <li key={endpoint.baseUrl} className="card row">
+                <strong>{endpoint.name}</strong>
+                <code className="small">{endpoint.baseUrl}</code>
+                <span className="muted small">{endpoint.models.length} models</span>
+                <span className="spacer" />
+                <button
+                  type="button"
+                  onClick={() =>
+                    void store.attempt(async () => {
+                      await store.call('provider:save', { kind: endpoint.kind, name: endpoint.name, baseUrl: endpoint.baseUrl });
+                      await store.refreshProviders();
+                    })
+                  }
+                >
+                  Add
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <AddEndpointForm store={store} />
+        <h3>Data</h3>
+        <p className="small">
+          Data folder: <code>{info?.dataDir}</code>
+        </p>
+        <p className="small">{info?.secretsEncrypted ? 'API keys are encrypted by the operating system.' : 'This system offers no encrypted key storage: keys cannot be saved (use ANTHROPIC_API_KEY).'}</p>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,173 @@
+import { useSyncExternalStore } from 'react';
+import type { Session, Settings } from '../../shared/domain';
+import type { JournalEntry } from '../../shared/events';
+import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
+import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
+import type { WorkbenchBridge } from '../../shared/ipc/bridge';
+import { callWith, errorMessage, type Call } from './client';
+
+export interface Notice {
+  readonly kind: 'error' | 'info';
+  readonly text: string;
+}
+
+export interface AppState {
+  readonly info: AppInfo | null;
+  readonly loadError: string | null;
+  readonly sessions: readonly Session[];
+  readonly selectedId: string | null;
+  readonly views: Readonly<Record<string, SessionView>>;
+  readonly providers: readonly ProviderView[];
+  readonly settings: Settings | null;
+  readonly notice: Notice | null;
+}
+
+const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, providers: [], settings: null, notice: null };
+
+type Listener = () => void;
+
+/**
+ * The renderer's state. Changes are applied at once but announced at most once per animation
+ * frame, so a fast stream repaints once per frame however many messages arrive.
+ */
+export class AppStore {
+  private state: AppState = initialState;
+  private readonly listeners = new Set<Listener>();
+  private framePending = false;
+  /** Entries that arrived for sessions not yet opened; folded in after the open answers. */
+  private readonly early = new Map<string, JournalEntry[]>();
+  private readonly unsubscribers: Array<() => void> = [];
+  private readonly scheduleFrame: (callback: () => void) => void;
+
+  /** Calls a channel of main; rejects with a `RemoteError` when main refuses. */
+  readonly call: Call;
+
+  constructor(
+    readonly api: WorkbenchBridge,
+    scheduleFrame?: (callback: () => void) => void,
+  ) {
+    this.call = (channel, input) => callWith(this.api, channel, input);
+    this.scheduleFrame = scheduleFrame ?? ((callback) => requestAnimationFrame(() => callback()));
+  }
+
+  getState = (): AppState => this.state;
+
+  subscribe = (listener: Listener): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private set(update: (state: AppState) => AppState): void {
+    this.state = update(this.state);
+    if (!this.framePending) {
+      this.framePending = true;
+      this.scheduleFrame(() => {
+        this.framePending = false;
+        for (const listener of this.listeners) listener();
+      });
+    }
+  }
+
+  async start(): Promise<void> {
+    const api = this.api;
+    this.unsubscribers.push(
+      api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries)),
+      api.on['session:changed']((payload) => {
+        if ('deletedSessionId' in payload) this.removeSession(payload.deletedSessionId);
+        else this.upsertSession(payload.session);
+      }),
+    );
+    try {
+      const info = await this.call('app:info', {});
+      this.set((state) => ({ ...state, info }));
+      if (info.startupError) return;
+      const [sessions, providers, settings] = await Promise.all([this.call('session:list', {}), this.call('provider:list', {}), this.call('settings:get', {})]);
+      this.set((state) => ({ ...state, sessions, providers, settings }));
+      const first = sessions[0];
+      if (first) await this.select(first.id);
+    } catch (error) {
+      this.set((state) => ({ ...state, loadError: errorMessage(error) }));
+    }
+  }
+
+  dispose(): void {
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  }
+
+  notify(notice: Notice | null): void {
+    this.set((state) => ({ ...state, notice }));
+  }
+
+  /** Runs an action and shows its error in place instead of throwing. */
+  async attempt<T>(action: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await action();
+    } catch (error) {
+      this.notify({ kind: 'error', text: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  async select(sessionId: string): Promise<void> {
+    this.set((state) => ({ ...state, selectedId: sessionId, notice: null }));
+    if (this.state.views[sessionId]) return;
+    const opened = await this.attempt(() => this.call('session:open', { sessionId }));
+    if (!opened) return;
+    const pending = this.early.get(sessionId) ?? [];
+    this.early.delete(sessionId);
+    const view = reduceSessionView(reduceSessionView(emptySessionView, opened.entries), pending);
+    this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: view } }));
+    this.upsertSession(opened.session);
+  }
+
+  async createSession(workspacePath?: string): Promise<void> {
+    const session = await this.attempt(() => this.call('session:create', workspacePath === undefined ? {} : { workspacePath }));
+    if (!session) return;
+    this.upsertSession(session);
+    this.set((state) => ({ ...state, views: { ...state.views, [session.id]: emptySessionView } }));
+    await this.select(session.id);
+  }
+
+  async refreshProviders(): Promise<void> {
+    const [providers, settings] = await Promise.all([this.call('provider:list', {}), this.call('settings:get', {})]);
+    this.set((state) => ({ ...state, providers, settings }));
+  }
+
+  setSettings(settings: Settings): void {
+    this.set((state) => ({ ...state, settings }));
+  }
+
+  upsertSession(session: Session): void {
+    this.set((state) => {
+      const others = state.sessions.filter((existing) => existing.id !== session.id);
+      const sessions = [session, ...others].sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
+      return { ...state, sessions };
+    });
+  }
+
+  private removeSession(sessionId: string): void {
+    this.set((state) => {
+      const { [sessionId]: _removed, ...views } = state.views;
+      const sessions = state.sessions.filter((session) => session.id !== sessionId);
+      const selectedId = state.selectedId === sessionId ? (sessions[0]?.id ?? null) : state.selectedId;
+      return { ...state, sessions, views, selectedId };
+    });
+    const next = this.state.selectedId;
+    if (next && !this.state.views[next]) void this.select(next);
+  }
+
+  private applyEntries(sessionId: string, entries: readonly JournalEntry[]): void {
+    const view = this.state.views[sessionId];
+    if (!view) {
+      const buffered = this.early.get(sessionId) ?? [];
+      buffered.push(...entries);
+      this.early.set(sessionId, buffered);
+      return;
+    }
+    this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: reduceSessionView(view, entries) } }));
+  }
+}
+
+export function useAppState<T>(store: AppStore, select: (state: AppState) => T): T {
+  return useSyncExternalStore(store.subscribe, () => select(store.getState()));
+}

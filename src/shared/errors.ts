@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/**
+ * Every error code the app can report across a boundary. A closed set, so the renderer can
+ * switch on it and a new code is a deliberate change.
+ */
+export const errorCodeSchema = z.enum([
+  'invalid_input',
+  'unknown_channel',
+  'forbidden_sender',
+  'not_found',
+  'session_busy',
+  'no_workspace',
+  'no_model',
+  'store_unavailable',
+  'store_newer_version',
+  'store_corrupt',
+  'secret_storage_unavailable',
+  'model_connection_failed',
+  'model_rate_limited',
+  'model_server_error',
+  'model_bad_response',
+  'model_stream_interrupted',
+  'model_timeout',
+  'model_auth_failed',
+  'model_request_rejected',
+  'cancelled',
+  'internal',
+]);
+export type ErrorCode = z.infer<typeof errorCodeSchema>;
+
+/** The error as data: what crosses IPC, what the journal stores, what the UI shows. */
+export const errorInfoSchema = z.object({
+  code: errorCodeSchema,
+  message: z.string(),
+  retryable: z.boolean().optional(),
+});
+export type ErrorInfo = z.infer<typeof errorInfoSchema>;
+
+/** Base of the app's error hierarchy; subclasses name the cause. */
+export class WorkbenchError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options?: { retryable?: boolean; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options?.retryable ?? false;
+  }
+
+  toInfo(): ErrorInfo {
+    return this.retryable ? { code: this.code, message: this.message, retryable: true } : { code: this.code, message: this.message };
+  }
+}
+
+export class InvalidInputError extends WorkbenchError {
+  constructor(message: string) {
+    super('invalid_input', message);
+  }
+}
+
+export class NotFoundError extends WorkbenchError {
+  constructor(what: string, id: string) {
+    super('not_found', `${what} ${JSON.stringify(id)} does not exist.`);
+  }
+}
+
+export class ModelError extends WorkbenchError {}
+
+export class StoreError extends WorkbenchError {}
+
+export class CancelledError extends WorkbenchError {
+  constructor(message = 'Stopped by the user.') {
+    super('cancelled', message);
+  }
+}
+
+/** For states that cannot happen; reaching one is a defect in the app. */
+export class BugError extends WorkbenchError {
+  constructor(message: string) {
+    super('internal', message);
+  }
+}
+
+/** Turns anything thrown into error data without leaking stack traces or secrets. */
+export function toErrorInfo(error: unknown): ErrorInfo {
+  if (error instanceof WorkbenchError) return error.toInfo();
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'internal', message };
+}

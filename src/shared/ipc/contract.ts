@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import {
+  idSchema,
+  limits,
+  modelChoiceSchema,
+  modelInfoSchema,
+  providerEndpointSchema,
+  providerKindSchema,
+  sessionSchema,
+  settingsSchema,
+  httpUrlSchema,
+} from '../domain';
+import { errorInfoSchema } from '../errors';
+import { journalEntrySchema } from '../events';
+
+/**
+ * The IPC contract, declared once. Main validates every input against it, the preload builds its
+ * bridge from its keys, and the renderer's client type is derived from it. Inputs are strict
+ * objects: unknown fields are refused, not ignored.
+ */
+
+const noInput = z.object({}).strict();
+const titleSchema = z.string().trim().min(1).max(limits.titleLength);
+const pathSchema = z
+  .string()
+  .min(1)
+  .max(limits.pathLength)
+  .refine((value) => !value.includes('\0'), 'must not contain NUL bytes');
+const sessionRef = { sessionId: idSchema };
+
+export const providerViewSchema = providerEndpointSchema.extend({ hasKey: z.boolean() });
+export type ProviderView = z.infer<typeof providerViewSchema>;
+
+export const connectionTestResultSchema = z.object({
+  ok: z.boolean(),
+  latencyMs: z.number().nonnegative(),
+  models: z.array(modelInfoSchema),
+  error: errorInfoSchema.optional(),
+});
+export type ConnectionTestResult = z.infer<typeof connectionTestResultSchema>;
+
+export const discoveredEndpointSchema = z.object({
+  name: z.string(),
+  kind: providerKindSchema,
+  baseUrl: z.string(),
+  models: z.array(modelInfoSchema),
+});
+export type DiscoveredEndpoint = z.infer<typeof discoveredEndpointSchema>;
+
+export const appInfoSchema = z.object({
+  version: z.string(),
+  dataDir: z.string(),
+  databasePath: z.string(),
+  secretsEncrypted: z.boolean(),
+  startupError: errorInfoSchema.extend({ backupPath: z.string().optional() }).nullable(),
+});
+export type AppInfo = z.infer<typeof appInfoSchema>;
+
+export const channels = {
+  'app:info': { input: noInput, output: appInfoSchema },
+
+  'session:list': { input: noInput, output: z.array(sessionSchema) },
+  'session:create': {
+    input: z.object({ title: titleSchema.optional(), workspacePath: pathSchema.optional() }).strict(),
+    output: sessionSchema,
+  },
+  'session:rename': { input: z.object({ ...sessionRef, title: titleSchema }).strict(), output: sessionSchema },
+  'session:delete': { input: z.object(sessionRef).strict(), output: z.object({ deleted: z.literal(true) }) },
+  'session:open': {
+    input: z.object(sessionRef).strict(),
+    output: z.object({ session: sessionSchema, entries: z.array(journalEntrySchema) }),
+  },
+  'session:setModel': { input: z.object({ ...sessionRef, model: modelChoiceSchema.strict() }).strict(), output: sessionSchema },
+
+  'workspace:set': { input: z.object({ ...sessionRef, path: pathSchema }).strict(), output: sessionSchema },
+  'workspace:pick': { input: z.object(sessionRef).strict(), output: sessionSchema.nullable() },
+
+  'run:send': {
+    input: z.object({ ...sessionRef, text: z.string().trim().min(1).max(limits.messageLength) }).strict(),
+    output: z.object({ turnId: idSchema }),
+  },
+  'run:cancel': { input: z.object(sessionRef).strict(), output: z.object({ cancelled: z.boolean() }) },
+
+  'provider:list': { input: noInput, output: z.array(providerViewSchema) },
+  'provider:save': {
+    input: z
+      .object({
+        id: idSchema.optional(),
+        kind: providerKindSchema,
+        name: z.string().trim().min(1).max(limits.nameLength),
+        baseUrl: httpUrlSchema,
+        // null removes a stored key; absent keeps it.
+        apiKey: z.string().min(1).max(limits.apiKeyLength).nullable().optional(),
+      })
+      .strict(),
+    output: providerViewSchema,
+  },
+  'provider:remove': { input: z.object({ providerId: idSchema }).strict(), output: z.object({ removed: z.literal(true) }) },
+  'provider:discover': { input: noInput, output: z.array(discoveredEndpointSchema) },
+  'provider:test': {
+    input: z
+      .object({
+        providerId: idSchema.optional(),
+        kind: providerKindSchema.optional(),
+        baseUrl: httpUrlSchema.optional(),
+        apiKey: z.string().min(1).max(limits.apiKeyLength).optional(),
+      })
+      .strict()
+      .refine((value) => value.providerId !== undefined || (value.kind !== undefined && value.baseUrl !== undefined), {
+        message: 'give providerId, or kind and baseUrl',
+      }),
+    output: connectionTestResultSchema,
+  },
+  'provider:models': { input: z.object({ providerId: idSchema }).strict(), output: z.array(modelInfoSchema) },
+
+  'settings:get': { input: noInput, output: settingsSchema },
+  'settings:update': {
+    input: z
+      .object({ defaultModel: modelChoiceSchema.strict().nullable().optional(), theme: settingsSchema.shape.theme.optional() })
+      .strict(),
+    output: settingsSchema,
+  },
+} as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
+
+export const events = {
+  /** Journal entries of a session as they happen, batched (at most one message per session per frame). */
+  'session:events': z.object({ sessionId: idSchema, entries: z.array(journalEntrySchema) }),
+  /** A session row changed (created, renamed, status) or was deleted. */
+  'session:changed': z.union([
+    z.object({ session: sessionSchema }),
+    z.object({ deletedSessionId: idSchema }),
+  ]),
+} as const satisfies Record<string, z.ZodType>;
+
+export type Channels = typeof channels;
+export type ChannelName = keyof Channels;
+export type ChannelInput<K extends ChannelName> = z.input<Channels[K]['input']>;
+export type ParsedInput<K extends ChannelName> = z.output<Channels[K]['input']>;
+export type ChannelOutput<K extends ChannelName> = z.output<Channels[K]['output']>;
+
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventPayload<K extends EventName> = z.output<Events[K]>;
+
+export const channelNames = Object.keys(channels) as ChannelName[];
+export const eventNames = Object.keys(events) as EventName[];
+
+/** What every invoke answers: errors cross the bridge as data. */
+export const ipcResultSchema = z.union([
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), error: errorInfoSchema }),
+]);
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: z.infer<typeof errorInfoSchema> };
