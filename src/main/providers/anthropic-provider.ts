@@ -128,6 +128,8 @@ export class AnthropicProvider implements ModelProvider {
             break;
         }
       }
+      // The SDK ends the iteration quietly when the request is aborted, so an abort is checked here.
+      if (watchdog.signal.aborted) throw watchdog.signal.reason;
       if (!stopped) throw new Error('terminated: the stream ended before message_stop');
       yield { type: 'usage', inputTokens, outputTokens };
       yield { type: 'done', stopReason: stopReason(reason) };

@@ -102,6 +102,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
         }
         if (choice.finish_reason) finish = choice.finish_reason;
       }
+      // The SDK ends the iteration quietly when the request is aborted, so an abort is checked here.
+      if (watchdog.signal.aborted) throw watchdog.signal.reason;
       for (const [index, call] of calls) yield { type: 'tool_call_ready', index, id: call.id, name: call.name, arguments: call.arguments || '{}' };
       yield { type: 'done', stopReason: calls.size > 0 && finish !== 'length' ? 'tool_use' : stopReason(finish) };
     } catch (error) {

@@ -77,10 +77,11 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
     return { error: { code: 'model_request_rejected', message: `${endpoint} rejected the request (${status}): ${detail}` } };
   }
 
-  const name = error instanceof Error ? error.name : '';
+  // The SDKs' error classes do not all set `name`, so the constructor name is read as well.
+  const name = error instanceof Error ? `${error.name} ${error.constructor.name}` : '';
   const chain = causeChain(error);
   if (/timeout/i.test(name)) return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time: ${chain}`, retryable: true } };
-  if (/Connection/.test(name)) {
+  if (/Connection/.test(name) || /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|fetch failed/.test(chain)) {
     return { error: { code: 'model_connection_failed', message: `Could not connect to ${endpoint}: ${chain}. Is the server running?`, retryable: true } };
   }
   if (error instanceof SyntaxError || /JSON|Unexpected token|Could not parse/i.test(chain)) {

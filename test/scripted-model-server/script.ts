@@ -1,0 +1,66 @@
+/** What a scripted turn says, in order. Text is split into chunks of `chunkSize` characters. */
+export type ScriptStep =
+  | { readonly kind: 'text'; readonly text: string; readonly chunkSize?: number }
+  | { readonly kind: 'reasoning'; readonly text: string; readonly chunkSize?: number }
+  | { readonly kind: 'tool_call'; readonly id: string; readonly name: string; readonly arguments: string; readonly chunks?: number };
+
+/** How a turn goes wrong. */
+export type ScriptFault =
+  /** Answer this HTTP status instead of a stream. */
+  | { readonly kind: 'status'; readonly status: number; readonly message?: string; readonly retryAfterSeconds?: number }
+  /** Close the connection after this many chunks. */
+  | { readonly kind: 'drop'; readonly afterChunks: number }
+  /** Send a chunk that is not JSON after this many chunks. */
+  | { readonly kind: 'malformed'; readonly afterChunks: number }
+  /** Send headers, then nothing at all. */
+  | { readonly kind: 'stall' };
+
+export interface ScriptedTurn {
+  readonly steps: readonly ScriptStep[];
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  readonly fault?: ScriptFault;
+  /** Wait between chunks: a slow stream. */
+  readonly chunkDelayMs?: number;
+}
+
+/** One unit the protocol writers turn into wire chunks. */
+export type ScriptChunk =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'reasoning'; readonly text: string }
+  | { readonly kind: 'tool_start'; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly kind: 'tool_arguments'; readonly index: number; readonly piece: string }
+  | { readonly kind: 'tool_end'; readonly index: number };
+
+function split(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  for (let offset = 0; offset < text.length; offset += size) pieces.push(text.slice(offset, offset + size));
+  return pieces;
+}
+
+/** Flattens a turn's steps into chunks, the same for both protocols. */
+export function chunksOf(turn: ScriptedTurn): ScriptChunk[] {
+  const chunks: ScriptChunk[] = [];
+  let toolIndex = 0;
+  for (const step of turn.steps) {
+    if (step.kind === 'text' || step.kind === 'reasoning') {
+      for (const piece of split(step.text, Math.max(1, step.chunkSize ?? 4))) chunks.push({ kind: step.kind, text: piece });
+    } else {
+      const index = toolIndex++;
+      chunks.push({ kind: 'tool_start', index, id: step.id, name: step.name });
+      const pieceSize = Math.max(1, Math.ceil(step.arguments.length / Math.max(1, step.chunks ?? 3)));
+      for (const piece of split(step.arguments, pieceSize)) chunks.push({ kind: 'tool_arguments', index, piece });
+      chunks.push({ kind: 'tool_end', index });
+    }
+  }
+  return chunks;
+}
+
+export function defaultUsage(turn: ScriptedTurn): { inputTokens: number; outputTokens: number } {
+  if (turn.usage) return turn.usage;
+  const characters = turn.steps.reduce((sum, step) => sum + (step.kind === 'tool_call' ? step.arguments.length : step.text.length), 0);
+  return { inputTokens: 10, outputTokens: Math.max(1, Math.ceil(characters / 4)) };
+}
+
+export function textTurn(text: string, options: { chunkSize?: number; chunkDelayMs?: number } = {}): ScriptedTurn {
+  return { steps: [{ kind: 'text', text, ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }) }], ...(options.chunkDelayMs === undefined ? {} : { chunkDelayMs: options.chunkDelayMs }) };
+}
