@@ -60,21 +60,21 @@ export const anthropicWriter: ProtocolWriter = {
         'message_start',
       ),
     ];
-    let open: { kind: ScriptChunk['kind']; index: number } | null = null;
+    const block: { open: { kind: ScriptChunk['kind']; index: number } | null } = { open: null };
     let blockIndex = -1;
     let usedTools = false;
     const close = (): void => {
-      if (open) frames.push(sse({ type: 'content_block_stop', index: open.index }, 'content_block_stop'));
-      open = null;
+      if (block.open) frames.push(sse({ type: 'content_block_stop', index: block.open.index }, 'content_block_stop'));
+      block.open = null;
     };
     for (const item of chunksOf(turn)) {
       if (item.kind === 'text' || item.kind === 'reasoning') {
-        if (open?.kind !== item.kind) {
+        if (block.open?.kind !== item.kind) {
           close();
           blockIndex += 1;
-          open = { kind: item.kind, index: blockIndex };
-          const block = item.kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
-          frames.push(sse({ type: 'content_block_start', index: blockIndex, content_block: block }, 'content_block_start'));
+          block.open = { kind: item.kind, index: blockIndex };
+          const content = item.kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
+          frames.push(sse({ type: 'content_block_start', index: blockIndex, content_block: content }, 'content_block_start'));
         }
         const delta = item.kind === 'text' ? { type: 'text_delta', text: item.text } : { type: 'thinking_delta', thinking: item.text };
         frames.push(sse({ type: 'content_block_delta', index: blockIndex, delta }, 'content_block_delta'));
@@ -82,7 +82,7 @@ export const anthropicWriter: ProtocolWriter = {
         close();
         usedTools = true;
         blockIndex += 1;
-        open = { kind: 'tool_start', index: blockIndex };
+        block.open = { kind: 'tool_start', index: blockIndex };
         frames.push(sse({ type: 'content_block_start', index: blockIndex, content_block: { type: 'tool_use', id: item.id, name: item.name, input: {} } }, 'content_block_start'));
       } else if (item.kind === 'tool_arguments') {
         frames.push(sse({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: item.piece } }, 'content_block_delta'));

@@ -64,6 +64,12 @@ export class ScriptedModelServer {
     this.queue.push(...turns);
   }
 
+  /** Forgets queued turns and recorded requests, for the next test. */
+  reset(): void {
+    this.queue.length = 0;
+    this.requests.length = 0;
+  }
+
   get pending(): number {
     return this.queue.length;
   }

@@ -55,7 +55,7 @@ describe.each(fixtures)('$name provider', (fixture) => {
   });
   afterAll(async () => server.close());
   beforeEach(() => {
-    server.requests.length = 0;
+    server.reset();
   });
 
   it('streams text as deltas and ends with usage and done', async () => {

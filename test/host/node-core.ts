@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import Conf from 'conf';
+import { defaultSettings } from '../../src/shared/domain';
+import type { Clock } from '../../src/main/agent/clock';
+import type { RetryPolicy } from '../../src/main/agent/retry';
+import type { FolderPicker } from '../../src/main/ipc/handlers';
+import type { IpcTransport, SenderInfo } from '../../src/main/ipc/router';
+import type { DiscoveryCandidate } from '../../src/main/providers/discovery';
+import { EncryptedFileSecretStore, type SecretCipher } from '../../src/main/secrets/encrypted-file-secret-store';
+import { ConfSettingsStore } from '../../src/main/settings/conf-settings-store';
+import { createWorkbenchCore, type WorkbenchCore } from '../../src/main/workbench-core';
+import { memoryKeyCipher } from './test-cipher';
+
+export interface NodeCoreOptions {
+  readonly dataDir: string;
+  readonly transport: IpcTransport;
+  readonly isTrustedSender?: (sender: SenderInfo) => boolean;
+  readonly folderPicker?: FolderPicker;
+  readonly clock?: Clock;
+  readonly frameMs?: number;
+  readonly retryPolicy?: RetryPolicy;
+  readonly idleTimeoutMs?: number;
+  readonly discoveryCandidates?: readonly DiscoveryCandidate[];
+  readonly cipher?: SecretCipher;
+}
+
+/**
+ * The main-process core as the app builds it, with the Electron-only parts swapped for Node ones:
+ * `conf` (the library under electron-store) for settings, an in-memory-key cipher for safeStorage.
+ */
+export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore; settings: ConfSettingsStore } {
+  const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: options.dataDir, configName: 'settings', projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
+  const secrets = new EncryptedFileSecretStore(join(options.dataDir, 'secrets.json'), options.cipher ?? memoryKeyCipher());
+  const core = createWorkbenchCore({
+    dataDir: options.dataDir,
+    appVersion: '0.1.0',
+    transport: options.transport,
+    isTrustedSender: options.isTrustedSender ?? ((sender) => sender.isMainFrame),
+    settings,
+    secrets,
+    folderPicker: options.folderPicker ?? { pickFolder: async () => null },
+    validateOutputs: true,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
+    ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+    ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
+  });
+  return { core, settings };
+}

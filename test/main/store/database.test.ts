@@ -1,0 +1,91 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../../src/shared/errors';
+import { openDatabase } from '../../../src/main/store/database';
+import { latestSchemaVersion, migrations, type Migration } from '../../../src/main/store/migrations';
+import { temporaryFolder } from '../../helpers';
+
+describe('openDatabase', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let path: string;
+  beforeEach(() => {
+    folder = temporaryFolder();
+    path = join(folder.path, 'workbench.sqlite');
+  });
+  afterEach(() => folder.remove());
+
+  it('creates a new database in WAL mode at the latest schema version', () => {
+    const { db, schemaVersion, backupPath } = openDatabase(path);
+    expect(schemaVersion).toBe(latestSchemaVersion);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(backupPath).toBeNull();
+    db.close();
+  });
+
+  it('backs the file up before migrating an existing database, and keeps its data', () => {
+    openDatabase(path).db.close();
+    const seeded = new BetterSqlite3(path);
+    seeded.prepare("INSERT INTO sessions VALUES ('s1', 'Kept', NULL, NULL, NULL, 'idle', 1, 1)").run();
+    seeded.close();
+    const next: Migration = { version: latestSchemaVersion + 1, description: 'adds a column', up: (db) => db.exec('ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0') };
+    const { db, backupPath } = openDatabase(path, { migrations: [...migrations, next], now: () => 42 });
+    expect(backupPath).toBe(`${path}.backup-v${latestSchemaVersion}-42`);
+    expect(existsSync(backupPath ?? '')).toBe(true);
+    expect(db.prepare('SELECT title, pinned FROM sessions').get()).toEqual({ title: 'Kept', pinned: 0 });
+    const backup = new BetterSqlite3(backupPath ?? '', { readonly: true });
+    expect(backup.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    expect(backup.prepare('SELECT title FROM sessions').get()).toEqual({ title: 'Kept' });
+    backup.close();
+    db.close();
+  });
+
+  it('rolls a failing migration back and leaves the schema version as it was', () => {
+    openDatabase(path).db.close();
+    const broken: Migration = { version: latestSchemaVersion + 1, description: 'fails', up: (db) => db.exec('CREATE TABLE half (x); SELECT * FROM missing_table') };
+    expect(() => openDatabase(path, { migrations: [...migrations, broken] })).toThrow(StoreError);
+    const check = new BetterSqlite3(path);
+    expect(check.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
+    check.close();
+  });
+
+  it('refuses a database written by a newer version and leaves it untouched', () => {
+    openDatabase(path).db.close();
+    const newer = new BetterSqlite3(path);
+    newer.pragma(`user_version = ${latestSchemaVersion + 5}`);
+    newer.close();
+    const before = readFileSync(path);
+    let caught: unknown;
+    try {
+      openDatabase(path);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(StoreError);
+    expect((caught as StoreError).code).toBe('store_newer_version');
+    expect((caught as StoreError).message).toContain('newer version');
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('refuses a file that is not a SQLite database without changing it', () => {
+    writeFileSync(path, 'these are not the bytes of a database'.repeat(100));
+    const before = readFileSync(path);
+    expect(() => openDatabase(path)).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('refuses a database whose pages are damaged', () => {
+    const { db } = openDatabase(path);
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    const bytes = readFileSync(path);
+    // Keep the header, scribble over the schema page.
+    bytes.fill(0xa5, 100, bytes.length);
+    writeFileSync(path, bytes);
+    expect(() => openDatabase(path)).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
+  });
+});

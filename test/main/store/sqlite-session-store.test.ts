@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/main/store/database';
+import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
+import { temporaryFolder } from '../../helpers';
+
+describe('SqliteSessionStore', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let db: Database;
+  let store: SqliteSessionStore;
+  const newSession = (id: string, createdAt = 1) => ({ id, title: `Session ${id}`, workspacePath: null, model: null, createdAt });
+
+  beforeEach(() => {
+    folder = temporaryFolder();
+    db = openDatabase(join(folder.path, 'workbench.sqlite')).db;
+    store = new SqliteSessionStore(db);
+  });
+  afterEach(() => {
+    db.close();
+    folder.remove();
+  });
+
+  it('creates, renames and lists sessions, newest activity first', () => {
+    store.create(newSession('a', 1));
+    store.create(newSession('b', 2));
+    store.update('a', { title: 'Renamed' }, 3);
+    expect(store.list().map((session) => [session.id, session.title])).toEqual([
+      ['a', 'Renamed'],
+      ['b', 'Session b'],
+    ]);
+  });
+
+  it('appends events in order with consecutive sequence numbers and reads them back', () => {
+    store.create(newSession('a'));
+    store.append('a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 10);
+    const entries = store.append('a', [{ type: 'status_changed', status: 'planning' }, { type: 'text_delta', turnId: 't1', messageId: 'm2', text: 'yo' }], 11);
+    expect(entries.map((entry) => entry.seq)).toEqual([1, 2]);
+    expect(store.journal('a').map((entry) => entry.event.type)).toEqual(['user_message', 'status_changed', 'text_delta']);
+    expect(store.journal('a', { afterSeq: 1 }).map((entry) => entry.seq)).toEqual([2]);
+    expect(store.get('a')?.status).toBe('planning');
+  });
+
+  it('refuses to append to a session that does not exist, writing nothing', () => {
+    expect(() => store.append('ghost', [{ type: 'status_changed', status: 'planning' }], 1)).toThrow(/does not exist/);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM journal').get()).toEqual({ n: 0 });
+  });
+
+  it('deletes a session together with its journal', () => {
+    store.create(newSession('a'));
+    store.append('a', [{ type: 'user_message', turnId: 't', messageId: 'm', text: 'x' }], 1);
+    expect(store.delete('a')).toBe(true);
+    expect(store.get('a')).toBeNull();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM journal').get()).toEqual({ n: 0 });
+    expect(store.delete('a')).toBe(false);
+  });
+
+  it('keeps its data across a reopen of the file', () => {
+    store.create(newSession('a'));
+    store.append('a', [{ type: 'user_message', turnId: 't', messageId: 'm', text: 'persisted' }], 1);
+    db.close();
+    db = openDatabase(join(folder.path, 'workbench.sqlite')).db;
+    store = new SqliteSessionStore(db);
+    expect(store.journal('a')[0]?.event).toEqual({ type: 'user_message', turnId: 't', messageId: 'm', text: 'persisted' });
+  });
+
+  it('reports a damaged journal row instead of dropping it silently', () => {
+    store.create(newSession('a'));
+    db.prepare("INSERT INTO journal VALUES ('a', 0, 1, 1, 'text_delta', '{\"type\":\"text_delta\"}')").run();
+    expect(() => store.journal('a')).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
+  });
+});
