@@ -28,7 +28,7 @@ function toAnthropicMessages(request: ModelRequest): MessageParam[] {
     else if (message.role === 'assistant') {
       if (message.content.length > 0) appendBlock(messages, 'assistant', { type: 'text', text: message.content });
       for (const call of message.toolCalls ?? []) {
-        let input: unknown = {};
+        let input: unknown;
         try {
           input = JSON.parse(call.arguments);
         } catch {

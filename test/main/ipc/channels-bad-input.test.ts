@@ -1,0 +1,165 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelNames, type ChannelName } from '../../../src/shared/ipc/contract';
+import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import { temporaryFolder } from '../../helpers';
+import { LoopbackTransport } from '../../host/loopback-transport';
+import { createNodeCore } from '../../host/node-core';
+
+const huge = 'x'.repeat(250_000);
+const unknownId = 'does-not-exist';
+
+/**
+ * For every channel, inputs that must be refused with a typed error. `expected` is the code.
+ * Wrong types, missing fields, extra fields, oversized strings and unknown ids.
+ */
+const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = {
+  'app:info': [{ input: { extra: 1 }, code: 'invalid_input' }, { input: 'text', code: 'invalid_input' }],
+  'session:list': [{ input: null, code: 'invalid_input' }, { input: { limit: 5 }, code: 'invalid_input' }],
+  'session:create': [
+    { input: { title: 42 }, code: 'invalid_input' },
+    { input: { title: huge }, code: 'invalid_input' },
+    { input: { title: '   ' }, code: 'invalid_input' },
+    { input: { workspacePath: 'relative/path' }, code: 'invalid_input' },
+    { input: { workspacePath: '/no/such/folder/anywhere' }, code: 'invalid_input' },
+    { input: { workspacePath: '/tmp/a\0b' }, code: 'invalid_input' },
+    { input: { id: 'chosen' }, code: 'invalid_input' },
+  ],
+  'session:rename': [
+    { input: { sessionId: unknownId, title: 'x' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', title: '' }, code: 'invalid_input' },
+    { input: { sessionId: '../../etc', title: 'x' }, code: 'invalid_input' },
+    { input: { title: 'x' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', title: huge }, code: 'invalid_input' },
+  ],
+  'session:delete': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 7 }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', force: true }, code: 'invalid_input' },
+  ],
+  'session:open': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }, { input: { sessionId: 'x'.repeat(65) }, code: 'invalid_input' }],
+  'session:setModel': [
+    { input: { sessionId: 'SESSION', model: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
+    { input: { sessionId: unknownId, model: { providerId: 'PROVIDER', model: 'm' } }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', model: { providerId: 'PROVIDER', model: '' } }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', model: { providerId: 'PROVIDER', model: 'm', extra: 1 } }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', model: 'm' }, code: 'invalid_input' },
+  ],
+  'workspace:set': [
+    { input: { sessionId: unknownId, path: '/tmp' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', path: 'FILE' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', path: '/definitely/missing' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', path: huge }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', path: 12 }, code: 'invalid_input' },
+  ],
+  'workspace:pick': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', path: '/tmp' }, code: 'invalid_input' }],
+  'run:send': [
+    { input: { sessionId: 'SESSION', text: '' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', text: '   \n ' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', text: huge }, code: 'invalid_input' },
+    { input: { sessionId: unknownId, text: 'hi' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', text: ['hi'] }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', text: 'hi', model: 'x' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION_NO_MODEL', text: 'hi' }, code: 'no_model' },
+  ],
+  'run:cancel': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: null }, code: 'invalid_input' }],
+  'provider:list': [{ input: { all: true }, code: 'invalid_input' }],
+  'provider:save': [
+    { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'ftp://host/v1' }, code: 'invalid_input' },
+    { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'not a url' }, code: 'invalid_input' },
+    { input: { kind: 'gemini', name: 'x', baseUrl: 'http://127.0.0.1:1/v1' }, code: 'invalid_input' },
+    { input: { kind: 'openai-compatible', name: '', baseUrl: 'http://127.0.0.1:1/v1' }, code: 'invalid_input' },
+    { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1', apiKey: huge }, code: 'invalid_input' },
+    { input: { id: unknownId, kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1' }, code: 'not_found' },
+    { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1', secret: 'y' }, code: 'invalid_input' },
+  ],
+  'provider:remove': [{ input: { providerId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }],
+  'provider:discover': [{ input: { ports: [1] }, code: 'invalid_input' }],
+  'provider:test': [
+    { input: {}, code: 'invalid_input' },
+    { input: { kind: 'openai-compatible' }, code: 'invalid_input' },
+    { input: { providerId: unknownId }, code: 'not_found' },
+    { input: { kind: 'openai-compatible', baseUrl: 'javascript:alert(1)' }, code: 'invalid_input' },
+  ],
+  'provider:models': [{ input: { providerId: unknownId }, code: 'not_found' }, { input: { providerId: '' }, code: 'invalid_input' }],
+  'settings:get': [{ input: { key: 'theme' }, code: 'invalid_input' }],
+  'settings:update': [
+    { input: { theme: 'neon' }, code: 'invalid_input' },
+    { input: { defaultModel: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
+    { input: { providers: [] }, code: 'invalid_input' },
+  ],
+};
+
+describe('every IPC channel refuses bad input with a typed error and no side effect', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let transport: LoopbackTransport;
+  let core: WorkbenchCore;
+  let ids: Record<string, string>;
+
+  beforeAll(async () => {
+    folder = temporaryFolder();
+    writeFileSync(join(folder.path, 'a-file.txt'), 'not a folder');
+    transport = new LoopbackTransport();
+    core = createNodeCore({ dataDir: folder.path, transport }).core;
+    const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'Local', baseUrl: 'http://127.0.0.1:1/v1' });
+    const session = await transport.invoke('session:create', { title: 'Target' });
+    const noModel = await transport.invoke('session:create', { title: 'No model' });
+    if (!provider.ok || !session.ok || !noModel.ok) throw new Error('setup failed');
+    const providerId = (provider.value as { id: string }).id;
+    const sessionId = (session.value as { id: string }).id;
+    await transport.invoke('session:setModel', { sessionId, model: { providerId, model: 'm' } });
+    ids = { SESSION: sessionId, SESSION_NO_MODEL: (noModel.value as { id: string }).id, PROVIDER: providerId, FILE: join(folder.path, 'a-file.txt') };
+  });
+  afterAll(async () => {
+    await core.close();
+    folder.remove();
+  });
+
+  const substitute = (value: unknown): unknown => {
+    if (typeof value === 'string') return ids[value] ?? value;
+    if (Array.isArray(value)) return value.map(substitute);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, substitute(inner)]));
+    return value;
+  };
+
+  const snapshot = (): string => {
+    const db = new BetterSqlite3(join(folder.path, 'workbench.sqlite'), { readonly: true });
+    try {
+      const sessions = db.prepare('SELECT * FROM sessions ORDER BY id').all();
+      const journal = db.prepare('SELECT * FROM journal ORDER BY session_id, seq').all();
+      return JSON.stringify({ sessions, journal, settings: readFileSync(join(folder.path, 'settings.json'), 'utf8') });
+    } finally {
+      db.close();
+    }
+  };
+
+  it('covers every channel of the contract', () => {
+    expect(Object.keys(badInputs).sort()).toEqual([...channelNames].sort());
+    for (const name of channelNames) expect(badInputs[name].length, name).toBeGreaterThan(0);
+  });
+
+  for (const channel of channelNames) {
+    it(`${channel} refuses each bad input and changes nothing`, async () => {
+      for (const { input, code } of badInputs[channel]) {
+        const before = snapshot();
+        const result = await transport.invoke(channel, substitute(input));
+        expect(result, `${channel} ${JSON.stringify(input).slice(0, 80)}`).toMatchObject({ ok: false, error: { code } });
+        if (!result.ok) expect(result.error.message.length).toBeGreaterThan(5);
+        expect(snapshot(), `${channel} changed state for ${JSON.stringify(input).slice(0, 80)}`).toBe(before);
+      }
+    });
+  }
+
+  it('refuses a request from a sender that is not the app’s main frame', async () => {
+    const before = snapshot();
+    const result = await transport.invoke('session:create', { title: 'Sneaky' }, { url: 'https://evil.example/', isMainFrame: false });
+    expect(result).toMatchObject({ ok: false, error: { code: 'forbidden_sender' } });
+    expect(snapshot()).toBe(before);
+  });
+
+  it('answers an unknown channel with a typed error', async () => {
+    expect(await transport.invoke('session:format-disk', {})).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
+  });
+});
