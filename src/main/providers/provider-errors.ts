@@ -35,7 +35,8 @@ function causeChain(error: unknown): string {
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
-    parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
+    const message = current.message.replace(/\.$/, '');
+    if (message.length > 0 && !parts.includes(message)) parts.push(typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message);
     current = current.cause;
   }
   return parts.join(': ');

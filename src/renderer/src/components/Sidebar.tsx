@@ -53,7 +53,7 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
             if (window.confirm(`Delete “${session.title}” and its history?`)) void store.attempt(() => store.call('session:delete', { sessionId: session.id }));
           }}
         >
-          🗑
+          ✕
         </button>
       </div>
     </li>

@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright';
+import { chromiumHelp, findChromium } from '../../scripts/find-chromium.mjs';
+import { temporaryFolder } from '../helpers';
+import { startTestHost, type TestHost, type TestHostOptions } from '../host/host';
+import { ScriptedModelServer } from '../scripted-model-server';
+
+export const screenshotDir = join(import.meta.dirname, '../../test-results/screenshots');
+
+let browser: Browser | null = null;
+
+/** One headless Chromium for the whole file, started with the flags this machine needs. */
+export async function launchBrowser(): Promise<Browser> {
+  if (browser) return browser;
+  const executablePath = await findChromium();
+  if (!executablePath) throw new Error(chromiumHelp);
+  browser = await chromium.launch({
+    executablePath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  return browser;
+}
+
+export async function closeBrowser(): Promise<void> {
+  await browser?.close();
+  browser = null;
+}
+
+export interface Workbench {
+  readonly page: Page;
+  readonly host: TestHost;
+  readonly server: ScriptedModelServer;
+  readonly dataDir: string;
+  readonly pageErrors: string[];
+  screenshot(name: string): Promise<void>;
+  /** Adds the scripted server as an endpoint and makes it the default model. */
+  configureScriptedModel(): Promise<string>;
+  /** Starts a new host on the same data folder, as a restart of the app would. */
+  restart(options?: Partial<TestHostOptions>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openWorkbench(options: Partial<TestHostOptions> = {}): Promise<Workbench> {
+  const folder = temporaryFolder('workbench-e2e-');
+  const server = await ScriptedModelServer.start({ models: [{ id: 'scripted-model', contextLength: 32768 }, { id: 'scripted-large' }] });
+  let host = await startTestHost({ dataDir: folder.path, retryPolicy: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50 }, ...options });
+  const context = await (await launchBrowser()).newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(host.url);
+  mkdirSync(screenshotDir, { recursive: true });
+  const workbench: Workbench = {
+    page,
+    get host() {
+      return host;
+    },
+    server,
+    dataDir: folder.path,
+    pageErrors,
+    screenshot: async (name) => {
+      await page.screenshot({ path: join(screenshotDir, `${name}.png`) });
+    },
+    configureScriptedModel: async () => {
+      const saved = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
+      if (!saved.ok) throw new Error(saved.error.message);
+      const providerId = (saved.value as { id: string }).id;
+      await host.invoke('settings:update', { defaultModel: { providerId, model: 'scripted-model' } });
+      await page.reload();
+      return providerId;
+    },
+    restart: async (restartOptions = {}) => {
+      await host.close();
+      host = await startTestHost({ dataDir: folder.path, ...options, ...restartOptions });
+      await page.goto(host.url);
+    },
+    close: async () => {
+      await context.close();
+      await host.close();
+      await server.close();
+      folder.remove();
+    },
+  };
+  return workbench;
+}
