@@ -1,0 +1,12 @@
+import { runStreamBench } from './stream';
+
+/** `npm run bench -- <name>`: runs one benchmark; its last line is one JSON object. */
+const benches: Record<string, () => Promise<void>> = { stream: runStreamBench };
+
+const name = process.argv[2];
+const bench = name ? benches[name] : undefined;
+if (!bench) {
+  console.error(`Usage: npm run bench -- <${Object.keys(benches).join('|')}>`);
+  process.exit(2);
+}
+await bench();

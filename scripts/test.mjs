@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/*
+ * `npm test`: native modules for Node, typecheck, lint (with the layer rule), unit and integration
+ * tests, the renderer build, and the end-to-end tests in Chromium. Ends with one summary line.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { chromiumHelp, findChromium } from './find-chromium.mjs';
+
+const bin = (name) => `node_modules/.bin/${name}${process.platform === 'win32' ? '.cmd' : ''}`;
+const results = [];
+
+function run(title, command, args, env = {}) {
+  console.log(`\n▶ ${title}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env }, shell: process.platform === 'win32' });
+  const ok = result.status === 0;
+  console.log(`${ok ? '✔' : '✘'} ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  return ok;
+}
+
+function countTests(file) {
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    return { passed: report.numPassedTests ?? 0, failed: (report.numFailedTests ?? 0) + (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) };
+  } catch {
+    return { passed: 0, failed: 1 };
+  }
+}
+
+function finish(code) {
+  const passed = results.reduce((sum, item) => sum + item.passed, 0);
+  const failed = results.reduce((sum, item) => sum + item.failed, 0);
+  console.log('');
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(code);
+}
+
+mkdirSync('test-results', { recursive: true });
+
+if (!run('native modules for Node', process.execPath, ['scripts/ensure-native.mjs', 'node'])) finish(1);
+
+let chromium = await findChromium();
+if (!chromium && !process.env.CI) {
+  console.log('No Chromium found; asking Playwright to install one…');
+  spawnSync(bin('playwright'), ['install', 'chromium'], { stdio: 'inherit', shell: process.platform === 'win32' });
+  chromium = await findChromium();
+}
+if (!chromium) {
+  console.error(`\n${chromiumHelp}`);
+  finish(1);
+}
+
+const steps = [
+  ['typecheck (main, shared, preload, tests)', bin('tsc'), ['-p', 'tsconfig.json']],
+  ['typecheck (renderer)', bin('tsc'), ['-p', 'tsconfig.web.json']],
+  ['lint, with the layer rule', bin('eslint'), ['.', '--max-warnings=0']],
+];
+let ok = true;
+for (const [title, command, args] of steps) ok = run(title, command, args) && ok;
+
+ok = run('unit and integration tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/unit.json']) && ok;
+results.push(countTests('test-results/unit.json'));
+
+const built = run('build the app and the test host bridge', bin('electron-vite'), ['build']) && run('build the test host bridge', bin('vite'), ['build', '--config', 'test/host/vite.bridge.config.ts', '--logLevel', 'warn']);
+if (built) {
+  ok = run(`end-to-end tests in ${chromium}`, bin('vitest'), ['run', '--config', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/e2e.json'], { CHROMIUM_PATH: chromium }) && ok;
+  results.push(countTests('test-results/e2e.json'));
+} else {
+  ok = false;
+}
+console.log('\nScreenshots: test-results/screenshots/');
+finish(ok ? 0 : 1);
