@@ -25,6 +25,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='only']", message: 'No focused tests.' }],
     },
   },
+  { files: ['scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   { files: ['src/shared/**'], rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!zod$|\\.).*', message: 'src/shared imports nothing but zod.' }, mainInternals] }] } },
   { files: ['src/main/agent/**'], rules: { 'no-restricted-imports': ['error', { patterns: [electronOnly, adapters, { group: ['better-sqlite3', 'node-pty', 'openai', '@anthropic-ai/sdk', 'conf', 'ws'], message: 'The agent layer uses interfaces, not packages.' }] }] } },
   { files: ['src/main/**'], ignores: ['src/main/index.ts', 'src/main/electron/**', 'src/main/agent/**'], rules: { 'no-restricted-imports': ['error', { patterns: [electronOnly] }] } },

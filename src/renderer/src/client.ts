@@ -2,12 +2,6 @@ import type { WorkbenchBridge } from '../../shared/ipc/bridge';
 import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/ipc/contract';
 import type { ErrorCode, ErrorInfo } from '../../shared/errors';
 
-declare global {
-  interface Window {
-    readonly workbench?: WorkbenchBridge;
-  }
-}
-
 /** An error answered by main, with its code. */
 export class RemoteError extends Error {
   readonly code: ErrorCode;
@@ -16,12 +10,6 @@ export class RemoteError extends Error {
     this.name = 'RemoteError';
     this.code = info.code;
   }
-}
-
-export function bridge(): WorkbenchBridge {
-  const found = window.workbench;
-  if (!found) throw new Error('The workbench bridge is missing: the page was not opened by the app.');
-  return found;
 }
 
 /** Calls a channel and unwraps its result; a refused call rejects with a `RemoteError`. */

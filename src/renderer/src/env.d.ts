@@ -1,1 +1,9 @@
-declare module '*.css';
+import type { WorkbenchBridge } from '../../shared/ipc/bridge';
+
+
+declare global {
+  interface Window {
+    /** The bridge the preload (or the test host) puts on the page. */
+    readonly workbench?: WorkbenchBridge;
+  }
+}

@@ -47,7 +47,9 @@ export class AppStore {
     scheduleFrame?: (callback: () => void) => void,
   ) {
     this.call = (channel, input) => callWith(this.api, channel, input);
-    this.scheduleFrame = scheduleFrame ?? ((callback) => requestAnimationFrame(() => callback()));
+    // Read through globalThis so the store also runs under Node (benchmarks), where a scheduler is passed in.
+    const frames = globalThis as { requestAnimationFrame?: (callback: () => void) => number };
+    this.scheduleFrame = scheduleFrame ?? ((callback) => (frames.requestAnimationFrame ? frames.requestAnimationFrame(callback) : setTimeout(callback, 16)));
   }
 
   getState = (): AppState => this.state;
