@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BrowserWindow, app, dialog, ipcMain, net, protocol, safeStorage, session, shell } from 'electron';
 import ElectronStore from 'electron-store';
 import { defaultSettings } from '../shared/domain';
+import { denyAllPermissions, hardenWebContents } from './electron/harden';
 import { ElectronIpcTransport } from './electron/ipc-transport';
 import { safeStorageCipher } from './electron/safe-storage-cipher';
 import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile } from './electron/window-options';
@@ -46,23 +47,11 @@ if (!app.requestSingleInstanceLock()) {
   });
 
   app.on('web-contents-created', (_event, contents) => {
-    contents.setWindowOpenHandler(({ url }) => {
-      // Links in answers open in the person's browser, never in an app window.
-      if (/^https?:\/\//.test(url)) void shell.openExternal(url);
-      return { action: 'deny' };
-    });
-    contents.on('will-navigate', (event, url) => {
-      if (!isAppUrl(url)) event.preventDefault();
-    });
-    contents.on('will-redirect', (event, url) => {
-      if (!isAppUrl(url)) event.preventDefault();
-    });
-    contents.on('will-attach-webview', (event) => event.preventDefault());
+    hardenWebContents(contents, (url) => void shell.openExternal(url));
   });
 
   void app.whenReady().then(() => {
-    session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-    session.defaultSession.setPermissionCheckHandler(() => false);
+    denyAllPermissions(session.defaultSession);
     protocol.handle(appScheme, async (request) => {
       const file = resolveAppFile(rendererRoot, request.url);
       if (!file) return new Response('Not found', { status: 404 });
