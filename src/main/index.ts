@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BrowserWindow, app, dialog, ipcMain, net, protocol, safeStorage, session, shell } from 'electron';
@@ -54,7 +54,7 @@ if (!app.requestSingleInstanceLock()) {
     denyAllPermissions(session.defaultSession);
     protocol.handle(appScheme, async (request) => {
       const file = resolveAppFile(rendererRoot, request.url);
-      if (!file) return new Response('Not found', { status: 404 });
+      if (!file || !existsSync(file)) return new Response('Not found', { status: 404 });
       const response = await net.fetch(pathToFileURL(file).toString());
       const headers = new Headers(response.headers);
       headers.set('Content-Security-Policy', contentSecurityPolicy);
@@ -63,12 +63,11 @@ if (!app.requestSingleInstanceLock()) {
     });
 
     const dataDir = app.getPath('userData');
-    const packageJson = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as { version?: string };
     const settings = new ConfSettingsStore(new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }));
     const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), safeStorageCipher(safeStorage, process.platform));
     core = createWorkbenchCore({
       dataDir,
-      appVersion: packageJson.version ?? app.getVersion(),
+      appVersion: app.getVersion(),
       transport: new ElectronIpcTransport(ipcMain, () => BrowserWindow.getAllWindows().map((window) => window.webContents)),
       isTrustedSender: (sender) => sender.isMainFrame && isAppUrl(sender.url),
       settings,

@@ -30,6 +30,15 @@ export interface HandlerDependencies {
 
 const defaultTitle = 'New session';
 
+/** A short title from a message: its first line, cut at a word near 60 characters. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0]?.trim() ?? '';
+  if (line.length <= 60) return line || defaultTitle;
+  const cut = line.slice(0, 60);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 30 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
 /** The IPC handlers: inputs arrive parsed; every check that needs state happens before any write. */
 export function createHandlers(deps: HandlerDependencies): Handlers {
   const { store, runtime, providers, settings, workspaces, clock, listener } = deps;
@@ -90,7 +99,13 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       return changed(store.update(input.sessionId, { workspacePath: folder }, clock.now()));
     },
 
-    'run:send': (input) => runtime.send(input.sessionId, input.text),
+    'run:send': (input) => {
+      const before = existing(input.sessionId);
+      const started = runtime.send(input.sessionId, input.text);
+      // A session still called "New session" is named after its first message, as people expect.
+      if (before.title === defaultTitle) changed(store.update(input.sessionId, { title: titleFrom(input.text) }, clock.now()));
+      return started;
+    },
     'run:cancel': async (input) => {
       existing(input.sessionId);
       return { cancelled: await runtime.cancel(input.sessionId) };

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelInfo } from '../../shared/domain';
-import { ModelError } from '../../shared/errors';
+import { ModelError, type ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/model-provider';
 import { IdleWatchdog, classifyProviderError } from './provider-errors';
 
@@ -50,6 +50,10 @@ function stopReason(reason: string | null | undefined): StopReason {
   return 'other';
 }
 
+function missingKey(endpoint: string): ErrorInfo {
+  return { code: 'model_auth_failed', message: `No API key for ${endpoint}: add one in Settings, or set ANTHROPIC_API_KEY.` };
+}
+
 /** The Anthropic Messages API through the official SDK. */
 export class AnthropicProvider implements ModelProvider {
   readonly kind = 'anthropic' as const;
@@ -68,6 +72,10 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    if (!this.options.apiKey) {
+      yield { type: 'error', error: missingKey(this.options.baseUrl) };
+      return;
+    }
     const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
     const tools = new Map<number, { id: string; name: string; arguments: string }>();
     let inputTokens = 0;
@@ -143,6 +151,10 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async listModels(signal: AbortSignal): Promise<ModelInfo[]> {
+    if (!this.options.apiKey) {
+      const error = missingKey(this.options.baseUrl);
+      throw new ModelError(error.code, error.message);
+    }
     try {
       const models: ModelInfo[] = [];
       for await (const model of this.client.models.list({ limit: 100 }, { signal })) {

@@ -34,8 +34,9 @@ export class AppStore {
   private state: AppState = initialState;
   private readonly listeners = new Set<Listener>();
   private framePending = false;
-  /** Entries that arrived for sessions not yet opened; folded in after the open answers. */
+  /** Entries that arrived while a session was being opened; folded in after the open answers. */
   private readonly early = new Map<string, JournalEntry[]>();
+  private readonly opening = new Set<string>();
   private readonly unsubscribers: Array<() => void> = [];
   private readonly scheduleFrame: (callback: () => void) => void;
 
@@ -112,9 +113,14 @@ export class AppStore {
 
   async select(sessionId: string): Promise<void> {
     this.set((state) => ({ ...state, selectedId: sessionId, notice: null }));
-    if (this.state.views[sessionId]) return;
+    if (this.state.views[sessionId] || this.opening.has(sessionId)) return;
+    this.opening.add(sessionId);
     const opened = await this.attempt(() => this.call('session:open', { sessionId }));
-    if (!opened) return;
+    this.opening.delete(sessionId);
+    if (!opened) {
+      this.early.delete(sessionId);
+      return;
+    }
     const pending = this.early.get(sessionId) ?? [];
     this.early.delete(sessionId);
     const view = reduceSessionView(reduceSessionView(emptySessionView, opened.entries), pending);
@@ -161,6 +167,8 @@ export class AppStore {
   private applyEntries(sessionId: string, entries: readonly JournalEntry[]): void {
     const view = this.state.views[sessionId];
     if (!view) {
+      // A session that is not open is read whole from the journal when it is opened.
+      if (!this.opening.has(sessionId)) return;
       const buffered = this.early.get(sessionId) ?? [];
       buffered.push(...entries);
       this.early.set(sessionId, buffered);

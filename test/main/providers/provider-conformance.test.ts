@@ -175,3 +175,15 @@ describe.each(fixtures)('$name provider', (fixture) => {
     expect(models).toEqual([{ id: 'scripted-model', contextLength: 8192 }, { id: 'other-model' }]);
   });
 });
+
+describe('Anthropic provider without a key', () => {
+  it('says which key is missing instead of sending a request', async () => {
+    const server = await ScriptedModelServer.start();
+    const provider = new AnthropicProvider({ baseUrl: server.anthropicBaseUrl, apiKey: null });
+    const events = await collect(provider.stream(request, new AbortController().signal));
+    expect(events).toEqual([{ type: 'error', error: { code: 'model_auth_failed', message: expect.stringContaining('ANTHROPIC_API_KEY') } }]);
+    await expect(provider.listModels(new AbortController().signal)).rejects.toMatchObject({ code: 'model_auth_failed' });
+    expect(server.requests).toHaveLength(0);
+    await server.close();
+  });
+});
