@@ -9,6 +9,7 @@ import type { DiscoveryCandidate } from '../../src/main/providers/discovery';
 import { EncryptedFileSecretStore, type SecretCipher } from '../../src/main/secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from '../../src/main/settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from '../../src/main/workbench-core';
+import { LoopbackTransport } from './loopback-transport';
 import { memoryKeyCipher } from './test-cipher';
 
 export interface NodeCoreOptions {
@@ -47,4 +48,15 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
   });
   return { core, settings };
+}
+
+/** A core on a loopback transport with the scripted server as its default model: the usual start of an integration test. */
+export async function createCoreWithScriptedModel(options: { dataDir: string; openaiBaseUrl: string; frameMs?: number }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
+  const transport = new LoopbackTransport();
+  const { core } = createNodeCore({ dataDir: options.dataDir, transport, ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }) });
+  const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: options.openaiBaseUrl });
+  if (!provider.ok) throw new Error(provider.error.message);
+  const updated = await transport.invoke('settings:update', { defaultModel: { providerId: (provider.value as { id: string }).id, model: 'scripted-model' } });
+  if (!updated.ok) throw new Error(updated.error.message);
+  return { core, transport };
 }

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { titleFrom } from '../../../src/main/ipc/handlers';
 import type { WorkbenchCore } from '../../../src/main/workbench-core';
 import { temporaryFolder } from '../../helpers';
-import { LoopbackTransport } from '../../host/loopback-transport';
-import { createNodeCore } from '../../host/node-core';
+import type { LoopbackTransport } from '../../host/loopback-transport';
+import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 
 describe('session titles', () => {
@@ -24,11 +24,7 @@ describe('session titles', () => {
     beforeAll(async () => {
       folder = temporaryFolder();
       server = await ScriptedModelServer.start();
-      transport = new LoopbackTransport();
-      core = createNodeCore({ dataDir: folder.path, transport }).core;
-      const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'S', baseUrl: server.openaiBaseUrl });
-      if (!provider.ok) throw new Error(provider.error.message);
-      await transport.invoke('settings:update', { defaultModel: { providerId: (provider.value as { id: string }).id, model: 'scripted-model' } });
+      ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl }));
     });
     afterAll(async () => {
       await core.close();

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../../src/shared/events';
 import type { WorkbenchCore } from '../../../src/main/workbench-core';
 import { temporaryFolder } from '../../helpers';
-import { LoopbackTransport } from '../../host/loopback-transport';
-import { createNodeCore } from '../../host/node-core';
+import type { LoopbackTransport } from '../../host/loopback-transport';
+import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 
 describe('streamed text on its way to the renderer', () => {
@@ -16,11 +16,7 @@ describe('streamed text on its way to the renderer', () => {
   beforeAll(async () => {
     folder = temporaryFolder();
     server = await ScriptedModelServer.start();
-    transport = new LoopbackTransport();
-    core = createNodeCore({ dataDir: folder.path, transport, frameMs: 16 }).core;
-    const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'S', baseUrl: server.openaiBaseUrl });
-    if (!provider.ok) throw new Error(provider.error.message);
-    await transport.invoke('settings:update', { defaultModel: { providerId: (provider.value as { id: string }).id, model: 'scripted-model' } });
+    ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl, frameMs: 16 }));
     const session = await transport.invoke('session:create', {});
     if (!session.ok) throw new Error(session.error.message);
     sessionId = (session.value as { id: string }).id;
