@@ -31,6 +31,52 @@ export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 /** Statuses in which a turn is in flight. */
 export const busyStatuses: ReadonlySet<SessionStatus> = new Set(['planning', 'executing', 'waiting_approval']);
 
+/** Risk of a tool call, lowest first (design section 3). */
+export const riskLevelSchema = z.enum(['read_only', 'write_low', 'write_high', 'destructive']);
+export type RiskLevel = z.infer<typeof riskLevelSchema>;
+export const riskOrder: readonly RiskLevel[] = riskLevelSchema.options;
+export const riskRank = (level: RiskLevel): number => riskOrder.indexOf(level);
+export const maxRisk = (levels: readonly RiskLevel[]): RiskLevel => levels.reduce<RiskLevel>((top, level) => (riskRank(level) > riskRank(top) ? level : top), 'read_only');
+
+/** How much the agent may do without asking: L0 observe .. L3 supervised. */
+export const autonomySchema = z.enum(['L0', 'L1', 'L2', 'L3']);
+export type Autonomy = z.infer<typeof autonomySchema>;
+
+/** The answers an approval gate offers. Timed and session answers create trust grants. */
+export const approvalDecisionSchema = z.enum(['deny', 'allow_once', 'allow_5m', 'allow_30m', 'allow_1h', 'allow_5h', 'allow_session']);
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
+
+/** How long each timed answer trusts, in milliseconds. */
+export const grantDurationsMs: Readonly<Record<'allow_5m' | 'allow_30m' | 'allow_1h' | 'allow_5h', number>> = {
+  allow_5m: 5 * 60_000,
+  allow_30m: 30 * 60_000,
+  allow_1h: 60 * 60_000,
+  allow_5h: 5 * 60 * 60_000,
+};
+
+/** What a trust grant covers: these exact arguments, or a pattern derived from them that cannot widen. */
+export const grantPatternSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('exact'), arguments: z.string() }),
+  z.object({ kind: z.literal('command_prefix'), words: z.array(z.string()).min(1) }),
+]);
+export type GrantPattern = z.infer<typeof grantPatternSchema>;
+
+export const trustGrantSchema = z.object({
+  id: idSchema,
+  tool: z.string(),
+  pattern: grantPatternSchema,
+  workspacePath: z.string().nullable(),
+  maxRisk: riskLevelSchema,
+  /** Set for "this session" grants, which cover that session only. */
+  sessionId: idSchema.nullable(),
+  createdAt: z.number().int(),
+  /** Null for session grants: they last as long as the session. */
+  expiresAt: z.number().int().nullable(),
+  revokedAt: z.number().int().nullable(),
+  description: z.string(),
+});
+export type TrustGrant = z.infer<typeof trustGrantSchema>;
+
 export const providerKindSchema = z.enum(['openai-compatible', 'anthropic']);
 export type ProviderKind = z.infer<typeof providerKindSchema>;
 
@@ -45,6 +91,7 @@ export const sessionSchema = z.object({
   title: z.string(),
   workspacePath: z.string().nullable(),
   model: modelChoiceSchema.nullable(),
+  autonomy: autonomySchema,
   status: sessionStatusSchema,
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
@@ -83,8 +130,13 @@ export const settingsSchema = z.object({
   version: z.literal(1),
   providers: z.array(providerEndpointSchema).max(50),
   defaultModel: modelChoiceSchema.nullable(),
+  defaultAutonomy: autonomySchema.default('L1'),
+  /** A response with at least this many tool calls is shown as a plan first. */
+  planThreshold: z.number().int().min(2).max(50).default(3),
+  /** Model calls per turn before the turn stops. */
+  maxIterations: z.number().int().min(1).max(500).default(25),
   theme: z.enum(['system', 'light', 'dark']),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
-export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, theme: 'system' };
+export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, theme: 'system' };

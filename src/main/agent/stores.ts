@@ -1,4 +1,4 @@
-import type { ModelChoice, Session, SessionStatus } from '../../shared/domain';
+import type { Autonomy, ModelChoice, Session, SessionStatus } from '../../shared/domain';
 import type { JournalEntry, RuntimeEvent } from '../../shared/events';
 
 export interface NewSession {
@@ -6,6 +6,7 @@ export interface NewSession {
   readonly title: string;
   readonly workspacePath: string | null;
   readonly model: ModelChoice | null;
+  readonly autonomy: Autonomy;
   readonly createdAt: number;
 }
 
@@ -13,6 +14,7 @@ export interface SessionPatch {
   readonly title?: string;
   readonly workspacePath?: string | null;
   readonly model?: ModelChoice | null;
+  readonly autonomy?: Autonomy;
   readonly status?: SessionStatus;
 }
 

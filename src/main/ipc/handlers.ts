@@ -63,7 +63,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'session:create': async (input) => {
       const workspacePath = input.workspacePath === undefined ? null : await workspaces.resolveFolder(input.workspacePath);
       const now = clock.now();
-      return changed(store.create({ id: newId(now), title: input.title ?? defaultTitle, workspacePath, model: settings.get().defaultModel, createdAt: now }));
+      return changed(store.create({ id: newId(now), title: input.title ?? defaultTitle, workspacePath, model: settings.get().defaultModel, autonomy: settings.get().defaultAutonomy, createdAt: now }));
     },
     'session:rename': (input) => {
       existing(input.sessionId);

@@ -36,6 +36,57 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'autonomy per session, trust grants, and accounting of model and tool calls',
+    up(db) {
+      db.exec(`
+        ALTER TABLE sessions ADD COLUMN autonomy TEXT NOT NULL DEFAULT 'L1';
+        CREATE TABLE trust_grants (
+          id TEXT PRIMARY KEY,
+          tool TEXT NOT NULL,
+          pattern TEXT NOT NULL,
+          workspace_path TEXT,
+          max_risk TEXT NOT NULL,
+          session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER,
+          revoked_at INTEGER,
+          description TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX trust_grants_tool ON trust_grants (tool, revoked_at);
+        CREATE TABLE model_calls (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          turn_id TEXT NOT NULL,
+          provider_id TEXT NOT NULL,
+          provider_kind TEXT NOT NULL,
+          model TEXT NOT NULL,
+          input_tokens INTEGER NOT NULL,
+          output_tokens INTEGER NOT NULL,
+          latency_ms REAL NOT NULL,
+          cost_usd REAL,
+          status TEXT NOT NULL,
+          at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX model_calls_session ON model_calls (session_id);
+        CREATE TABLE tool_calls (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          turn_id TEXT NOT NULL,
+          tool TEXT NOT NULL,
+          input TEXT NOT NULL,
+          output TEXT NOT NULL,
+          output_bytes INTEGER NOT NULL,
+          output_truncated INTEGER NOT NULL,
+          status TEXT NOT NULL,
+          latency_ms REAL NOT NULL,
+          at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX tool_calls_session ON tool_calls (session_id);
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { sessionStatusSchema, type Session } from '../../shared/domain';
+import { autonomySchema, sessionStatusSchema, type Session } from '../../shared/domain';
 import { NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import type { NewSession, SessionPatch, SessionStore } from '../agent/stores';
@@ -10,6 +10,7 @@ interface SessionRow {
   workspace_path: string | null;
   model_provider_id: string | null;
   model_name: string | null;
+  autonomy: string;
   status: string;
   created_at: number;
   updated_at: number;
@@ -29,6 +30,7 @@ function toSession(row: SessionRow): Session {
     title: row.title,
     workspacePath: row.workspace_path,
     model: row.model_provider_id !== null && row.model_name !== null ? { providerId: row.model_provider_id, model: row.model_name } : null,
+    autonomy: autonomySchema.parse(row.autonomy),
     status: sessionStatusSchema.parse(row.status),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -54,10 +56,10 @@ export class SqliteSessionStore implements SessionStore {
       list: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, id DESC'),
       get: db.prepare('SELECT * FROM sessions WHERE id = ?'),
       insert: db.prepare(
-        'INSERT INTO sessions (id, title, workspace_path, model_provider_id, model_name, status, created_at, updated_at) VALUES (@id, @title, @workspace_path, @model_provider_id, @model_name, @status, @created_at, @updated_at)',
+        'INSERT INTO sessions (id, title, workspace_path, model_provider_id, model_name, autonomy, status, created_at, updated_at) VALUES (@id, @title, @workspace_path, @model_provider_id, @model_name, @autonomy, @status, @created_at, @updated_at)',
       ),
       update: db.prepare(
-        'UPDATE sessions SET title = @title, workspace_path = @workspace_path, model_provider_id = @model_provider_id, model_name = @model_name, status = @status, updated_at = @updated_at WHERE id = @id',
+        'UPDATE sessions SET title = @title, workspace_path = @workspace_path, model_provider_id = @model_provider_id, model_name = @model_name, autonomy = @autonomy, status = @status, updated_at = @updated_at WHERE id = @id',
       ),
       delete: db.prepare('DELETE FROM sessions WHERE id = ?'),
       lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?'),
@@ -99,6 +101,7 @@ export class SqliteSessionStore implements SessionStore {
       workspace_path: session.workspacePath,
       model_provider_id: session.model?.providerId ?? null,
       model_name: session.model?.model ?? null,
+      autonomy: session.autonomy,
       status: 'idle',
       created_at: session.createdAt,
       updated_at: session.createdAt,
@@ -117,6 +120,7 @@ export class SqliteSessionStore implements SessionStore {
       workspace_path: patch.workspacePath === undefined ? current.workspace_path : patch.workspacePath,
       model_provider_id: model === undefined ? current.model_provider_id : (model?.providerId ?? null),
       model_name: model === undefined ? current.model_name : (model?.model ?? null),
+      autonomy: patch.autonomy ?? current.autonomy,
       status: patch.status ?? current.status,
       updated_at: at,
     };

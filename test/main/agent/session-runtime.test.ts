@@ -53,7 +53,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
       frameMs: 16,
       listener: { onEntries: (_id, entries) => live.push(...entries), onSessionChanged: (change) => 'session' in change && changes.push(change.session) },
     });
-    store.create({ id: 's1', title: 'Test', workspacePath: null, model: { providerId: endpoint.id, model: 'scripted-model' }, createdAt: 1 });
+    store.create({ id: 's1', title: 'Test', workspacePath: null, model: { providerId: endpoint.id, model: 'scripted-model' }, autonomy: 'L1', createdAt: 1 });
     server.reset();
   });
 
@@ -162,7 +162,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   });
 
   it('refuses to run without a model, writing nothing', () => {
-    store.create({ id: 's2', title: 'No model', workspacePath: null, model: null, createdAt: 1 });
+    store.create({ id: 's2', title: 'No model', workspacePath: null, model: null, autonomy: 'L1', createdAt: 1 });
     expect(() => runtime.send('s2', 'hello')).toThrow(expect.objectContaining({ code: 'no_model' }));
     expect(store.journal('s2')).toEqual([]);
     expect(store.get('s2')?.status).toBe('idle');

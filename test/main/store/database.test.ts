@@ -29,7 +29,7 @@ describe('openDatabase', () => {
   it('backs the file up before migrating an existing database, and keeps its data', () => {
     openDatabase(path).db.close();
     const seeded = new BetterSqlite3(path);
-    seeded.prepare("INSERT INTO sessions VALUES ('s1', 'Kept', NULL, NULL, NULL, 'idle', 1, 1)").run();
+    seeded.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', 'Kept', 'idle', 1, 1)").run();
     seeded.close();
     const next: Migration = { version: latestSchemaVersion + 1, description: 'adds a column', up: (db) => db.exec('ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0') };
     const { db, backupPath } = openDatabase(path, { migrations: [...migrations, next], now: () => 42 });
@@ -87,5 +87,24 @@ describe('openDatabase', () => {
     bytes.fill(0xa5, 100, bytes.length);
     writeFileSync(path, bytes);
     expect(() => openDatabase(path)).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
+  });
+});
+
+describe('a database written by schema 1', () => {
+  it('migrates to the latest schema with a backup, keeping sessions and their journal', async () => {
+    const { copyFileSync } = await import('node:fs');
+    const { SqliteSessionStore } = await import('../../../src/main/store/sqlite-session-store');
+    const folder = temporaryFolder();
+    const path = join(folder.path, 'workbench.sqlite');
+    copyFileSync(new URL('../../fixtures/db/schema-v1.sqlite', import.meta.url), path);
+    const { db, backupPath } = openDatabase(path);
+    expect(backupPath).toMatch(/backup-v1-/);
+    const store = new SqliteSessionStore(db);
+    expect(store.list()).toEqual([
+      expect.objectContaining({ title: 'Written by schema 1', autonomy: 'L1', status: 'completed', model: { providerId: 'p1', model: 'llama3.2' } }),
+    ]);
+    expect(store.journal('00mwqold000000session01').map((entry) => entry.event.type)).toContain('text_delta');
+    db.close();
+    folder.remove();
   });
 });

@@ -9,7 +9,7 @@ describe('SqliteSessionStore', () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let db: Database;
   let store: SqliteSessionStore;
-  const newSession = (id: string, createdAt = 1) => ({ id, title: `Session ${id}`, workspacePath: null, model: null, createdAt });
+  const newSession = (id: string, createdAt = 1) => ({ id, title: `Session ${id}`, workspacePath: null, model: null, autonomy: 'L1' as const, createdAt });
 
   beforeEach(() => {
     folder = temporaryFolder();
