@@ -14,6 +14,9 @@ import type { DiscoveryCandidate } from './providers/discovery';
 import { ProviderRegistry } from './providers/provider-registry';
 import { openDatabase, type OpenedDatabase } from './store/database';
 import { SqliteSessionStore } from './store/sqlite-session-store';
+import { SqliteAccountingStore } from './store/sqlite-accounting-store';
+import { SqliteTrustStore } from './store/sqlite-trust-store';
+import { ToolRegistry, type Tool } from './agent/tools';
 import { FolderInspector } from './workspace/folder-inspector';
 
 export interface WorkbenchCoreOptions {
@@ -31,6 +34,8 @@ export interface WorkbenchCoreOptions {
   readonly discoveryCandidates?: readonly DiscoveryCandidate[];
   readonly environmentAnthropicKey?: string | null;
   readonly validateOutputs?: boolean;
+  /** Tools offered to the model. */
+  readonly tools?: readonly Tool[];
 }
 
 export interface WorkbenchCore extends Disposable {
@@ -73,17 +78,51 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
     environmentAnthropicKey: options.environmentAnthropicKey ?? null,
   });
+  const trust = new SqliteTrustStore(opened.db);
+  const accounting = new SqliteAccountingStore(opened.db);
+  const announceTrust = (): void => sender.send('trust:changed', { grants: trust.listActive(clock.now()) });
   const listener: RuntimeListener = {
-    onEntries: (sessionId, entries) => batcher.push(sessionId, entries),
+    onEntries: (sessionId, entries) => {
+      batcher.push(sessionId, entries);
+      // The grant row is written right after its event is journalled; announce it once it is there.
+      if (entries.some((entry) => entry.event.type === 'trust_grant_created')) queueMicrotask(announceTrust);
+    },
     onSessionChanged: (change) => {
       if ('deletedSessionId' in change) batcher.flush(change.deletedSessionId);
       sender.send('session:changed', change);
     },
   };
-  const runtime = new SessionRuntime({ store, providers, clock, listener, frameMs: options.frameMs ?? 16, newId: () => newId(clock.now()) });
+  const runtime = new SessionRuntime({
+    store,
+    providers,
+    tools: new ToolRegistry(options.tools ?? []),
+    trust,
+    accounting,
+    clock,
+    listener,
+    limits: () => {
+      const current = options.settings.get();
+      return { planThreshold: current.planThreshold, maxIterations: current.maxIterations, deniedTools: current.deniedTools };
+    },
+    frameMs: options.frameMs ?? 16,
+    newId: () => newId(clock.now()),
+  });
   runtime.recoverInterrupted();
   const appInfo: AppInfo = { ...baseInfo, startupError: null };
-  const handlers = createHandlers({ appInfo, store, runtime, providers, settings: options.settings, workspaces: new FolderInspector(), folderPicker: options.folderPicker, clock, listener });
+  const handlers = createHandlers({
+    appInfo,
+    store,
+    runtime,
+    providers,
+    settings: options.settings,
+    workspaces: new FolderInspector(),
+    folderPicker: options.folderPicker,
+    clock,
+    listener,
+    trust,
+    accounting,
+    onTrustChanged: announceTrust,
+  });
   const registration = registerHandlers(options.transport, handlers, routerOptions);
 
   let closed = false;

@@ -135,8 +135,10 @@ export const settingsSchema = z.object({
   planThreshold: z.number().int().min(2).max(50).default(3),
   /** Model calls per turn before the turn stops. */
   maxIterations: z.number().int().min(1).max(500).default(25),
+  /** Tools the person never wants run: a user denial, checked before grants and autonomy. */
+  deniedTools: z.array(z.string().min(1).max(200)).max(200).default([]),
   theme: z.enum(['system', 'light', 'dark']),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
-export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, theme: 'system' };
+export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, deniedTools: [], theme: 'system' };

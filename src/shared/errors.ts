@@ -25,6 +25,8 @@ export const errorCodeSchema = z.enum([
   'model_auth_failed',
   'model_request_rejected',
   'cancelled',
+  'iteration_limit',
+  'already_answered',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorInfoSchema } from './errors';
-import { idSchema, modelChoiceSchema, sessionStatusSchema } from './domain';
+import { approvalDecisionSchema, idSchema, modelChoiceSchema, riskLevelSchema, sessionStatusSchema, trustGrantSchema } from './domain';
 
 /**
  * Version of the event format written to the journal. Bump it when an event changes shape and keep
@@ -9,6 +9,20 @@ import { idSchema, modelChoiceSchema, sessionStatusSchema } from './domain';
 export const eventFormatVersion = 1;
 
 const turnRef = { turnId: idSchema };
+const toolCallRef = { turnId: idSchema, toolCallId: z.string().min(1).max(200) };
+
+/** How a tool call ended. `denied` is the person's or a rule's no; `failed` is an error or invalid input. */
+export const toolCallStatusSchema = z.enum(['succeeded', 'failed', 'denied', 'cancelled']);
+export type ToolCallStatus = z.infer<typeof toolCallStatusSchema>;
+
+export const planStepSchema = z.object({
+  toolCallId: z.string(),
+  tool: z.string(),
+  summary: z.string(),
+  risk: riskLevelSchema,
+  decision: z.enum(['run', 'ask', 'deny']),
+});
+export type PlanStep = z.infer<typeof planStepSchema>;
 
 /** Every event the runtime emits and journals: one closed union, snake_case, past tense or noun. */
 export const runtimeEventSchema = z.discriminatedUnion('type', [
@@ -31,7 +45,63 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     outputTokens: z.number().int().nonnegative(),
     latencyMs: z.number().nonnegative(),
     attempts: z.number().int().positive(),
+    /** Null where the price is not known; 0 for local models. */
+    costUsd: z.number().nonnegative().nullable().optional(),
   }),
+  z.object({
+    type: z.literal('tool_call_requested'),
+    ...toolCallRef,
+    messageId: idSchema,
+    tool: z.string(),
+    /** The arguments as the model sent them: parsed JSON, or the raw text when it was not JSON. */
+    input: z.unknown(),
+    summary: z.string(),
+    risk: riskLevelSchema,
+    riskReason: z.string(),
+  }),
+  z.object({
+    type: z.literal('plan_proposed'),
+    ...turnRef,
+    planId: idSchema,
+    purpose: z.string(),
+    steps: z.array(planStepSchema),
+    maxRisk: riskLevelSchema,
+    needsApproval: z.boolean(),
+  }),
+  z.object({ type: z.literal('plan_answered'), ...turnRef, planId: idSchema, answer: z.enum(['approve', 'reject', 'refine']), text: z.string().optional() }),
+  z.object({
+    type: z.literal('approval_requested'),
+    ...toolCallRef,
+    approvalId: idSchema,
+    tool: z.string(),
+    summary: z.string(),
+    input: z.unknown(),
+    risk: riskLevelSchema,
+    reason: z.string(),
+  }),
+  z.object({
+    type: z.literal('approval_answered'),
+    ...toolCallRef,
+    approvalId: idSchema,
+    decision: approvalDecisionSchema,
+    reason: z.string().optional(),
+    grantId: idSchema.optional(),
+  }),
+  z.object({ type: z.literal('trust_grant_created'), grant: trustGrantSchema }),
+  z.object({ type: z.literal('tool_call_started'), ...toolCallRef, rule: z.enum(['matrix', 'grant', 'plan', 'approval']) }),
+  z.object({ type: z.literal('tool_output'), ...toolCallRef, text: z.string() }),
+  z.object({
+    type: z.literal('tool_call_finished'),
+    ...toolCallRef,
+    status: toolCallStatusSchema,
+    /** What the model was given: the output, cut with a marker when long. */
+    output: z.string(),
+    outputBytes: z.number().int().nonnegative(),
+    truncated: z.boolean(),
+    latencyMs: z.number().nonnegative(),
+  }),
+  z.object({ type: z.literal('message_queued'), text: z.string(), replaced: z.boolean() }),
+  z.object({ type: z.literal('queue_cleared'), reason: z.enum(['cleared', 'started']) }),
   z.object({
     type: z.literal('model_retry_scheduled'),
     ...turnRef,

@@ -1,8 +1,24 @@
 import type { ErrorInfo } from './errors';
-import type { SessionStatus } from './domain';
-import type { JournalEntry, RuntimeEvent } from './events';
+import type { RiskLevel, SessionStatus } from './domain';
+import type { JournalEntry, PlanStep, RuntimeEvent, ToolCallStatus } from './events';
 
 export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
+export type ViewToolCallState = 'requested' | 'waiting' | 'running' | ToolCallStatus;
+
+export interface ViewToolCall {
+  readonly id: string;
+  readonly tool: string;
+  readonly summary: string;
+  readonly input: unknown;
+  readonly risk: RiskLevel;
+  readonly riskReason: string;
+  readonly state: ViewToolCallState;
+  /** Live output while running; what the model was given once finished. */
+  readonly output: string;
+  readonly outputBytes: number;
+  readonly truncated: boolean;
+  readonly latencyMs: number | null;
+}
 
 export interface ViewMessage {
   readonly id: string;
@@ -11,7 +27,26 @@ export interface ViewMessage {
   readonly text: string;
   readonly reasoning: string;
   readonly state: MessageState;
+  readonly toolCalls: readonly ViewToolCall[];
   readonly error?: ErrorInfo;
+}
+
+export interface ViewApproval {
+  readonly approvalId: string;
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly summary: string;
+  readonly input: unknown;
+  readonly risk: RiskLevel;
+  readonly reason: string;
+}
+
+export interface ViewPlan {
+  readonly planId: string;
+  readonly purpose: string;
+  readonly steps: readonly PlanStep[];
+  readonly maxRisk: RiskLevel;
+  readonly state: 'waiting' | 'running' | 'rejected' | 'refining' | 'finished';
 }
 
 /** What a session looks like to the person: the fold of its journal. */
@@ -21,7 +56,10 @@ export interface SessionView {
   readonly lastSeq: number;
   readonly activeTurnId: string | null;
   readonly retry: { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo } | null;
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly modelMs: number };
+  readonly pendingApproval: ViewApproval | null;
+  readonly plan: ViewPlan | null;
+  readonly queued: string | null;
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly modelMs: number; readonly costUsd: number; readonly toolCalls: number };
 }
 
 export const emptySessionView: SessionView = {
@@ -30,14 +68,17 @@ export const emptySessionView: SessionView = {
   lastSeq: -1,
   activeTurnId: null,
   retry: null,
-  usage: { inputTokens: 0, outputTokens: 0, modelMs: 0 },
+  pendingApproval: null,
+  plan: null,
+  queued: null,
+  usage: { inputTokens: 0, outputTokens: 0, modelMs: 0, costUsd: 0, toolCalls: 0 },
 };
 
-function updateMessage(view: SessionView, messageId: string, update: (message: ViewMessage) => ViewMessage): SessionView {
-  // Streaming touches the newest message, so search from the end.
+function updateMessage(view: SessionView, find: (message: ViewMessage) => boolean, update: (message: ViewMessage) => ViewMessage): SessionView {
+  // Streaming touches the newest messages, so search from the end.
   for (let index = view.messages.length - 1; index >= 0; index -= 1) {
     const message = view.messages[index];
-    if (message?.id === messageId) {
+    if (message && find(message)) {
       const messages = view.messages.slice();
       messages[index] = update(message);
       return { ...view, messages };
@@ -46,58 +87,125 @@ function updateMessage(view: SessionView, messageId: string, update: (message: V
   return view;
 }
 
+function updateToolCall(view: SessionView, toolCallId: string, update: (call: ViewToolCall) => ViewToolCall): SessionView {
+  return updateMessage(
+    view,
+    (message) => message.toolCalls.some((call) => call.id === toolCallId),
+    (message) => ({ ...message, toolCalls: message.toolCalls.map((call) => (call.id === toolCallId ? update(call) : call)) }),
+  );
+}
+
+const openToolStates: ReadonlySet<ViewToolCallState> = new Set(['requested', 'waiting', 'running']);
+
+function endTurn(view: SessionView, turnId: string | null, messageState: MessageState): SessionView {
+  const messages = view.messages.map((message) => {
+    if (turnId !== null && message.turnId !== turnId) return message;
+    const toolCalls = message.toolCalls.some((call) => openToolStates.has(call.state))
+      ? message.toolCalls.map((call) => (openToolStates.has(call.state) ? { ...call, state: 'cancelled' as const } : call))
+      : message.toolCalls;
+    return message.state === 'streaming' ? { ...message, state: messageState, toolCalls } : { ...message, toolCalls };
+  });
+  const plan = view.plan && (view.plan.state === 'waiting' || view.plan.state === 'running') ? { ...view.plan, state: 'finished' as const } : view.plan;
+  return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, plan };
+}
+
 function applyEvent(view: SessionView, event: RuntimeEvent): SessionView {
   switch (event.type) {
     case 'user_message':
-      return {
-        ...view,
-        messages: [...view.messages, { id: event.messageId, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done' }],
-      };
+      return { ...view, messages: [...view.messages, { id: event.messageId, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done', toolCalls: [] }] };
     case 'run_started':
       return { ...view, activeTurnId: event.turnId, retry: null };
     case 'status_changed':
-      if (event.status === 'interrupted') {
-        // The app stopped while this turn ran; what streamed so far stays, marked as cut short.
-        const messages = view.messages.map((message) => (message.state === 'streaming' ? { ...message, state: 'interrupted' as const } : message));
-        return { ...view, messages, status: event.status, activeTurnId: null, retry: null };
-      }
+      // The app stopped while this turn ran; what streamed so far stays, marked as cut short.
+      if (event.status === 'interrupted') return { ...endTurn(view, null, 'interrupted'), status: event.status };
       return { ...view, status: event.status };
     case 'assistant_message_started':
       return {
         ...view,
         retry: null,
-        messages: [...view.messages, { id: event.messageId, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: 'streaming' }],
+        // A new response in the same turn means the earlier one has finished.
+        messages: [...view.messages.map((message) => (message.turnId === event.turnId && message.state === 'streaming' ? { ...message, state: 'done' as const } : message)), { id: event.messageId, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: 'streaming', toolCalls: [] }],
       };
     case 'text_delta':
-      return updateMessage(view, event.messageId, (message) => ({ ...message, text: message.text + event.text }));
+      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, text: message.text + event.text }));
     case 'reasoning_delta':
-      return updateMessage(view, event.messageId, (message) => ({ ...message, reasoning: message.reasoning + event.text }));
+      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, reasoning: message.reasoning + event.text }));
     case 'model_call_finished':
       return {
         ...view,
         usage: {
+          ...view.usage,
           inputTokens: view.usage.inputTokens + event.inputTokens,
           outputTokens: view.usage.outputTokens + event.outputTokens,
           modelMs: view.usage.modelMs + event.latencyMs,
+          costUsd: view.usage.costUsd + (event.costUsd ?? 0),
         },
       };
     case 'model_retry_scheduled':
       return { ...view, retry: { attempt: event.attempt, delayMs: event.delayMs, error: event.error } };
+    case 'tool_call_requested': {
+      const call: ViewToolCall = {
+        id: event.toolCallId,
+        tool: event.tool,
+        summary: event.summary,
+        input: event.input,
+        risk: event.risk,
+        riskReason: event.riskReason,
+        state: 'requested',
+        output: '',
+        outputBytes: 0,
+        truncated: false,
+        latencyMs: null,
+      };
+      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, toolCalls: [...message.toolCalls, call] }));
+    }
+    case 'plan_proposed':
+      return { ...view, plan: { planId: event.planId, purpose: event.purpose, steps: event.steps, maxRisk: event.maxRisk, state: event.needsApproval ? 'waiting' : 'running' } };
+    case 'plan_answered': {
+      if (view.plan?.planId !== event.planId) return view;
+      const state = event.answer === 'approve' ? 'running' : event.answer === 'reject' ? 'rejected' : 'refining';
+      return { ...view, plan: { ...view.plan, state } };
+    }
+    case 'approval_requested':
+      return {
+        ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, state: 'waiting' })),
+        pendingApproval: { approvalId: event.approvalId, toolCallId: event.toolCallId, tool: event.tool, summary: event.summary, input: event.input, risk: event.risk, reason: event.reason },
+      };
+    case 'approval_answered':
+      return { ...view, pendingApproval: view.pendingApproval?.approvalId === event.approvalId ? null : view.pendingApproval };
+    case 'trust_grant_created':
+      return view;
+    case 'tool_call_started':
+      return updateMessage(
+        view,
+        (message) => message.toolCalls.some((call) => call.id === event.toolCallId),
+        (message) => ({
+          ...message,
+          state: message.state === 'streaming' ? 'done' : message.state,
+          toolCalls: message.toolCalls.map((call) => (call.id === event.toolCallId ? { ...call, state: 'running' as const } : call)),
+        }),
+      );
+    case 'tool_output':
+      return updateToolCall(view, event.toolCallId, (call) => ({ ...call, output: call.output + event.text }));
+    case 'tool_call_finished':
+      return {
+        ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, state: event.status, output: event.output, outputBytes: event.outputBytes, truncated: event.truncated, latencyMs: event.latencyMs })),
+        usage: { ...view.usage, toolCalls: view.usage.toolCalls + 1 },
+      };
+    case 'message_queued':
+      return { ...view, queued: event.text };
+    case 'queue_cleared':
+      return { ...view, queued: null };
     case 'run_finished': {
       const finalState: MessageState = event.status === 'cancelled' ? 'cancelled' : event.status === 'failed' ? 'failed' : 'done';
-      const messages = view.messages.map((message) =>
-        message.turnId === event.turnId && message.state === 'streaming' ? { ...message, state: finalState } : message,
-      );
+      const ended = endTurn(view, event.turnId, finalState);
+      if (!event.error) return ended;
+      const messages = ended.messages.slice();
       const lastOfTurn = messages.findLastIndex((message) => message.turnId === event.turnId);
       const last = messages[lastOfTurn];
-      if (event.error && last) {
-        if (last.role === 'assistant') {
-          messages[lastOfTurn] = { ...last, state: finalState, error: event.error };
-        } else {
-          messages.push({ id: `${event.turnId}-error`, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: finalState, error: event.error });
-        }
-      }
-      return { ...view, messages, activeTurnId: null, retry: null };
+      if (last?.role === 'assistant' && last.toolCalls.length === 0) messages[lastOfTurn] = { ...last, state: finalState, error: event.error };
+      else messages.push({ id: `${event.turnId}-error`, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: finalState, toolCalls: [], error: event.error });
+      return { ...ended, messages };
     }
     default: {
       const unhandled: never = event;

@@ -1,10 +1,12 @@
-import type { ModelChoice, Session } from '../../shared/domain';
+import type { ModelChoice, ProviderKind, Session } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
 import type { ModelProvider } from './model-provider';
 
 /** Finds the provider for a model choice (endpoint settings and key). Throws a typed error when it cannot. */
 export interface ProviderResolver {
   resolve(choice: ModelChoice): ModelProvider;
+  /** The endpoint behind a choice, for pricing and accounting. */
+  describe(choice: ModelChoice): { kind: ProviderKind; baseUrl: string };
   /** The model used when a session has none chosen. */
   defaultModel(): ModelChoice | null;
 }

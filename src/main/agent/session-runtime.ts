@@ -1,20 +1,34 @@
-import { busyStatuses, type ModelChoice } from '../../shared/domain';
-import { NotFoundError, WorkbenchError, toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import { busyStatuses, type ApprovalDecision, type ModelChoice } from '../../shared/domain';
+import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
-import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
+import type { AccountingStore } from './accounting';
 import type { Clock } from './clock';
-import { DeltaCoalescer } from './delta-coalescer';
+import { conversationFromJournal } from './conversation';
+import { Gates } from './gates';
 import { newId as defaultNewId } from './ids';
-import type { ChatMessage, ModelProvider, ModelRequest } from './model-provider';
 import type { ProviderResolver, RuntimeListener } from './ports';
 import type { SessionStore } from './stores';
+import type { ToolRegistry } from './tools';
+import type { TrustStore } from './trust';
+import { Turn, type TurnSetup } from './turn';
+
+/** Limits a turn reads when it starts; they are settings. */
+export interface RuntimeLimits {
+  readonly planThreshold: number;
+  readonly maxIterations: number;
+  readonly deniedTools: readonly string[];
+}
 
 export interface SessionRuntimeOptions {
   readonly store: SessionStore;
   readonly providers: ProviderResolver;
+  readonly tools: ToolRegistry;
+  readonly trust: TrustStore;
+  readonly accounting: AccountingStore;
   readonly clock: Clock;
   readonly listener: RuntimeListener;
-  /** How long streamed deltas are gathered before one journal write and one message out. */
+  readonly limits: () => RuntimeLimits;
+  /** How long streamed pieces are gathered before one journal write and one message out. */
   readonly frameMs?: number;
   readonly newId?: () => string;
   readonly systemPrompt?: string;
@@ -26,26 +40,19 @@ interface ActiveTurn {
   readonly finished: Promise<void>;
 }
 
-type Outcome = { status: 'completed' } | { status: 'failed'; error: ErrorInfo } | { status: 'cancelled' };
+const defaultSystemPrompt =
+  'You are a careful assistant working with a person on a folder of their own. Use the tools when they help, explain what you do, and answer in Markdown.';
 
-const defaultSystemPrompt = 'You are a careful assistant working with a person on a folder of their own. Answer in Markdown.';
-
-/** Builds the conversation to send from what the person saw: finished messages, and partial text that was cut short. */
-export function conversationFromView(view: SessionView): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (const message of view.messages) {
-    if (message.role === 'user') messages.push({ role: 'user', content: message.text });
-    else if (message.text.length > 0) messages.push({ role: 'assistant', content: message.text });
-  }
-  return messages;
-}
+export type SendResult = { readonly turnId: string; readonly queued: false } | { readonly turnId: null; readonly queued: true };
 
 /**
- * Runs turns: journals each step before announcing it, streams the model's answer in per-frame
- * batches, and ends every turn in a terminal status, whatever the model or the person does.
+ * Sessions' turns: starts them, queues one message while a turn runs, routes answers to the gates
+ * a turn waits at, and stops turns. Every turn ends in a terminal status, whatever happens.
  */
 export class SessionRuntime {
+  readonly gates = new Gates();
   private readonly active = new Map<string, ActiveTurn>();
+  private readonly queue = new Map<string, string>();
   private readonly frameMs: number;
   private readonly newId: () => string;
 
@@ -56,6 +63,10 @@ export class SessionRuntime {
 
   isBusy(sessionId: string): boolean {
     return this.active.has(sessionId);
+  }
+
+  queued(sessionId: string): string | null {
+    return this.queue.get(sessionId) ?? null;
   }
 
   /** Marks sessions that were busy when the app last stopped as `interrupted`. */
@@ -70,34 +81,39 @@ export class SessionRuntime {
     return recovered;
   }
 
-  /** Starts a turn. Everything is checked before anything is written, so a refused send changes nothing. */
-  send(sessionId: string, text: string): { turnId: string } {
-    const { store, providers } = this.options;
-    const session = store.get(sessionId);
+  /**
+   * Starts a turn, or queues the message when one is running (a newer message replaces the queued
+   * one). Everything is checked before anything is written, so a refused send changes nothing.
+   */
+  send(sessionId: string, text: string): SendResult {
+    const session = this.options.store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
-    if (this.active.has(sessionId)) throw new WorkbenchError('session_busy', 'This session is still working. Stop it or wait for it to finish.');
-    const choice: ModelChoice | null = session.model ?? providers.defaultModel();
-    if (!choice) throw new WorkbenchError('no_model', 'Choose a model for this session first.');
-    const provider = providers.resolve(choice);
+    if (this.active.has(sessionId)) {
+      const replaced = this.queue.has(sessionId);
+      this.record(sessionId, [{ type: 'message_queued', text, replaced }]);
+      this.queue.set(sessionId, text);
+      return { turnId: null, queued: true };
+    }
+    return { turnId: this.start(sessionId, text), queued: false };
+  }
 
-    const history = conversationFromView(reduceSessionView(emptySessionView, store.journal(sessionId)));
-    const turnId = this.newId();
-    const request: ModelRequest = {
-      model: choice.model,
-      system: this.options.systemPrompt ?? defaultSystemPrompt,
-      messages: [...history, { role: 'user', content: text }],
-    };
-    this.record(sessionId, [
-      { type: 'user_message', turnId, messageId: this.newId(), text },
-      { type: 'run_started', turnId, model: choice, providerKind: provider.kind },
-      { type: 'status_changed', status: 'planning' },
-    ]);
-    const controller = new AbortController();
-    const finished = this.runTurn(sessionId, turnId, provider, request, controller).finally(() => {
-      this.active.delete(sessionId);
-    });
-    this.active.set(sessionId, { turnId, controller, finished });
-    return { turnId };
+  clearQueue(sessionId: string): boolean {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (!this.queue.has(sessionId)) return false;
+    this.record(sessionId, [{ type: 'queue_cleared', reason: 'cleared' }]);
+    this.queue.delete(sessionId);
+    return true;
+  }
+
+  answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string): void {
+    this.options.store.get(this.gates.assertApprovalPending(approvalId).sessionId);
+    this.gates.answerApproval(approvalId, reason === undefined ? { decision } : { decision, reason });
+  }
+
+  answerPlan(planId: string, answer: 'approve' | 'reject' | 'refine', text?: string): void {
+    if (answer === 'refine' && !text?.trim()) throw new WorkbenchError('invalid_input', 'Say what should change in the plan.');
+    this.gates.assertPlanPending(planId);
+    this.gates.answerPlan(planId, text === undefined ? { answer } : { answer, text });
   }
 
   /** Stops the running turn; resolves once it has ended and its state is saved. */
@@ -109,107 +125,66 @@ export class SessionRuntime {
     return true;
   }
 
-  /** Resolves when the session has no running turn. */
+  /** Resolves when the session has no running turn and nothing queued. */
   async whenIdle(sessionId: string): Promise<void> {
-    await this.active.get(sessionId)?.finished;
+    for (let turn = this.active.get(sessionId); turn; turn = this.active.get(sessionId)) await turn.finished;
   }
 
   async dispose(): Promise<void> {
+    this.queue.clear();
     const turns = [...this.active.values()];
     for (const turn of turns) turn.controller.abort(new WorkbenchError('cancelled', 'The app is closing.'));
     await Promise.all(turns.map((turn) => turn.finished));
   }
 
-  private async runTurn(sessionId: string, turnId: string, provider: ModelProvider, request: ModelRequest, controller: AbortController): Promise<void> {
-    const { clock } = this.options;
-    const signal = controller.signal;
-    let storeFailure: ErrorInfo | null = null;
-    const coalescer = new DeltaCoalescer();
-    const messageId = this.newId();
-    const startedAt = clock.now();
-    let messageStarted = false;
-    let attempts = 1;
-    let usage = { inputTokens: 0, outputTokens: 0 };
-    let outcome: Outcome = { status: 'failed', error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' } };
-    let timer: ReturnType<typeof setTimeout> | null = null;
-
-    const flush = (): void => {
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-      if (!coalescer.isEmpty) this.record(sessionId, coalescer.take());
+  private start(sessionId: string, text: string): string {
+    const { store, providers } = this.options;
+    const session = store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    const choice: ModelChoice | null = session.model ?? providers.defaultModel();
+    if (!choice) throw new WorkbenchError('no_model', 'Choose a model for this session first.');
+    const provider = providers.resolve(choice);
+    const endpoint = providers.describe(choice);
+    const limits = this.options.limits();
+    const turnId = this.newId();
+    const setup: TurnSetup = {
+      sessionId,
+      turnId,
+      autonomy: session.autonomy,
+      workspacePath: session.workspacePath,
+      choice,
+      endpoint,
+      provider,
+      system: this.options.systemPrompt ?? defaultSystemPrompt,
+      history: conversationFromJournal(store.journal(sessionId)),
+      userText: text,
+      ...limits,
     };
-    const addDelta = (type: 'text_delta' | 'reasoning_delta', text: string): void => {
-      if (!messageStarted) {
-        messageStarted = true;
-        this.record(sessionId, [{ type: 'assistant_message_started', turnId, messageId }]);
-      }
-      coalescer.add({ type, turnId, messageId, text });
-      timer ??= setTimeout(() => {
-        try {
-          flush();
-        } catch (error) {
-          // A journal write failed: stop the turn rather than show what was not saved.
-          storeFailure = toErrorInfo(error);
-          controller.abort(storeFailure);
-        }
-      }, this.frameMs);
-    };
+    this.record(sessionId, [
+      { type: 'user_message', turnId, messageId: this.newId(), text },
+      { type: 'run_started', turnId, model: choice, providerKind: provider.kind },
+      { type: 'status_changed', status: 'planning' },
+    ]);
+    const controller = new AbortController();
+    const turn = new Turn(setup, { ...this.options, gates: this.gates, frameMs: this.frameMs, newId: this.newId, record: (events) => this.record(sessionId, events) }, controller);
+    const finished = turn.run().finally(() => {
+      this.active.delete(sessionId);
+      this.startQueued(sessionId);
+    });
+    this.active.set(sessionId, { turnId, controller, finished });
+    return turnId;
+  }
 
+  /** A queued message runs as soon as the turn before it ends. */
+  private startQueued(sessionId: string): void {
+    const text = this.queue.get(sessionId);
+    if (text === undefined) return;
+    this.queue.delete(sessionId);
     try {
-      for await (const event of provider.stream(request, signal)) {
-        switch (event.type) {
-          case 'text_delta':
-          case 'reasoning_delta':
-            if (event.text.length > 0) addDelta(event.type, event.text);
-            break;
-          case 'usage':
-            usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
-            break;
-          case 'retry_scheduled':
-            flush();
-            attempts = event.attempt + 1;
-            this.record(sessionId, [{ type: 'model_retry_scheduled', turnId, attempt: event.attempt, delayMs: event.delayMs, error: event.error }]);
-            break;
-          case 'done':
-            outcome = { status: 'completed' };
-            break;
-          case 'error':
-            outcome = event.error.code === 'cancelled' ? { status: 'cancelled' } : { status: 'failed', error: event.error };
-            break;
-          case 'tool_call_started':
-          case 'tool_call_arguments_delta':
-          case 'tool_call_ready':
-            // No tools are offered to the model yet, so a tool call is not acted on.
-            break;
-          default: {
-            const unhandled: never = event;
-            throw new WorkbenchError('internal', `Unhandled model event ${JSON.stringify(unhandled)}`);
-          }
-        }
-      }
+      this.record(sessionId, [{ type: 'queue_cleared', reason: 'started' }]);
+      this.start(sessionId, text);
     } catch (error) {
-      outcome = { status: 'failed', error: toErrorInfo(error) };
-    }
-    if (storeFailure !== null) outcome = { status: 'failed', error: storeFailure };
-    else if (signal.aborted) outcome = { status: 'cancelled' };
-
-    try {
-      flush();
-      const closing: RuntimeEvent[] = [];
-      if (messageStarted || usage.inputTokens > 0 || usage.outputTokens > 0) {
-        closing.push({ type: 'model_call_finished', turnId, messageId, ...usage, latencyMs: clock.now() - startedAt, attempts });
-      }
-      closing.push(
-        outcome.status === 'failed'
-          ? { type: 'run_finished', turnId, status: 'failed', error: outcome.error }
-          : { type: 'run_finished', turnId, status: outcome.status },
-        { type: 'status_changed', status: outcome.status },
-      );
-      this.record(sessionId, closing);
-    } catch (error) {
-      // The journal could not be written (disk full, database closed). The session row keeps its busy
-      // status, so the next start marks it interrupted; nothing committed is lost.
-      console.error('Could not record the end of a turn:', toErrorInfo(error).message);
+      console.error('Could not start the queued message:', error instanceof Error ? error.message : String(error));
     }
   }
 

@@ -8,6 +8,8 @@ import type { RuntimeListener, WorkspaceInspector } from '../agent/ports';
 import type { SessionRuntime } from '../agent/session-runtime';
 import type { SettingsStore } from '../agent/settings';
 import type { SessionStore } from '../agent/stores';
+import type { AccountingStore } from '../agent/accounting';
+import type { TrustStore } from '../agent/trust';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import type { Handlers } from './router';
 
@@ -26,6 +28,10 @@ export interface HandlerDependencies {
   readonly folderPicker: FolderPicker;
   readonly clock: Clock;
   readonly listener: RuntimeListener;
+  readonly trust: TrustStore;
+  readonly accounting: AccountingStore;
+  /** Announces the active grants after one was created or revoked. */
+  readonly onTrustChanged: () => void;
 }
 
 const defaultTitle = 'New session';
@@ -41,7 +47,7 @@ export function titleFrom(text: string): string {
 
 /** The IPC handlers: inputs arrive parsed; every check that needs state happens before any write. */
 export function createHandlers(deps: HandlerDependencies): Handlers {
-  const { store, runtime, providers, settings, workspaces, clock, listener } = deps;
+  const { store, runtime, providers, settings, workspaces, clock, listener, trust, accounting } = deps;
 
   const existing = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -84,6 +90,16 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       return changed(store.update(input.sessionId, { model: input.model }, clock.now()));
     },
 
+    'session:setAutonomy': (input) => {
+      existing(input.sessionId);
+      // A running turn keeps the autonomy it started with; the new level applies from the next turn.
+      return changed(store.update(input.sessionId, { autonomy: input.autonomy }, clock.now()));
+    },
+    'session:stats': (input) => {
+      existing(input.sessionId);
+      return accounting.totals(input.sessionId);
+    },
+
     'workspace:set': async (input) => {
       existing(input.sessionId);
       assertIdle(input.sessionId, 'change the workspace');
@@ -110,6 +126,27 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       existing(input.sessionId);
       return { cancelled: await runtime.cancel(input.sessionId) };
     },
+    'run:clearQueue': (input) => ({ cleared: runtime.clearQueue(input.sessionId) }),
+
+    'approval:answer': (input) => {
+      runtime.answerApproval(input.approvalId, input.decision, input.reason);
+      return { accepted: true as const };
+    },
+    'plan:answer': (input) => {
+      runtime.answerPlan(input.planId, input.answer, input.text);
+      return { accepted: true as const };
+    },
+    'trust:list': () => trust.listActive(clock.now()),
+    'trust:revoke': (input) => {
+      const grant = trust.revoke(input.grantId, clock.now());
+      deps.onTrustChanged();
+      return grant;
+    },
+    'tool:output': (input) => {
+      const found = accounting.toolOutput(input.toolCallId);
+      if (!found) throw new NotFoundError('Tool call', input.toolCallId);
+      return found;
+    },
 
     'provider:list': () => providers.list(),
     'provider:save': (input) => providers.save(input),
@@ -127,11 +164,9 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       if (input.defaultModel && !current.providers.some((provider) => provider.id === input.defaultModel?.providerId)) {
         throw new NotFoundError('Provider', input.defaultModel.providerId);
       }
-      return settings.set({
-        ...current,
-        ...(input.defaultModel === undefined ? {} : { defaultModel: input.defaultModel }),
-        ...(input.theme === undefined ? {} : { theme: input.theme }),
-      });
+      const { defaultModel, ...rest } = input;
+      const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+      return settings.set({ ...current, ...defined, ...(defaultModel === undefined ? {} : { defaultModel }) });
     },
   };
 }

@@ -42,6 +42,11 @@ export class ProviderRegistry implements ProviderResolver {
     return new RetryingModelProvider(this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint)), this.options.clock, this.options.retryPolicy ?? defaultRetryPolicy);
   }
 
+  describe(choice: ModelChoice): { kind: ProviderKind; baseUrl: string } {
+    const endpoint = this.endpoint(choice.providerId);
+    return { kind: endpoint.kind, baseUrl: endpoint.baseUrl };
+  }
+
   /** A bare provider: one attempt per call, as a connection test wants. */
   create(kind: ProviderKind, baseUrl: string, apiKey: string | null): ModelProvider {
     const idle = this.options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: this.options.idleTimeoutMs };

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import {
+  approvalDecisionSchema,
+  autonomySchema,
+  trustGrantSchema,
   idSchema,
   limits,
   modelChoiceSchema,
@@ -47,6 +50,20 @@ export const discoveredEndpointSchema = z.object({
 });
 export type DiscoveredEndpoint = z.infer<typeof discoveredEndpointSchema>;
 
+export const sessionTotalsSchema = z.object({
+  modelCalls: z.number().int(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  modelMs: z.number(),
+  costUsd: z.number().nullable(),
+  toolCalls: z.number().int(),
+  toolFailures: z.number().int(),
+  toolMs: z.number(),
+});
+export type SessionTotalsView = z.infer<typeof sessionTotalsSchema>;
+
+const reasonSchema = z.string().trim().min(1).max(4_000);
+
 export const appInfoSchema = z.object({
   version: z.string(),
   dataDir: z.string(),
@@ -71,15 +88,34 @@ export const channels = {
     output: z.object({ session: sessionSchema, entries: z.array(journalEntrySchema) }),
   },
   'session:setModel': { input: z.object({ ...sessionRef, model: modelChoiceSchema.strict() }).strict(), output: sessionSchema },
+  'session:setAutonomy': { input: z.object({ ...sessionRef, autonomy: autonomySchema }).strict(), output: sessionSchema },
+  'session:stats': { input: z.object(sessionRef).strict(), output: sessionTotalsSchema },
 
   'workspace:set': { input: z.object({ ...sessionRef, path: pathSchema }).strict(), output: sessionSchema },
   'workspace:pick': { input: z.object(sessionRef).strict(), output: sessionSchema.nullable() },
 
   'run:send': {
     input: z.object({ ...sessionRef, text: z.string().trim().min(1).max(limits.messageLength) }).strict(),
-    output: z.object({ turnId: idSchema }),
+    // A message sent while a turn runs is queued (a newer one replaces it) and runs when the turn ends.
+    output: z.object({ turnId: idSchema.nullable(), queued: z.boolean() }),
   },
   'run:cancel': { input: z.object(sessionRef).strict(), output: z.object({ cancelled: z.boolean() }) },
+  'run:clearQueue': { input: z.object(sessionRef).strict(), output: z.object({ cleared: z.boolean() }) },
+
+  'approval:answer': {
+    input: z.object({ approvalId: idSchema, decision: approvalDecisionSchema, reason: reasonSchema.optional() }).strict(),
+    output: z.object({ accepted: z.literal(true) }),
+  },
+  'plan:answer': {
+    input: z.object({ planId: idSchema, answer: z.enum(['approve', 'reject', 'refine']), text: reasonSchema.optional() }).strict(),
+    output: z.object({ accepted: z.literal(true) }),
+  },
+  'trust:list': { input: noInput, output: z.array(trustGrantSchema) },
+  'trust:revoke': { input: z.object({ grantId: idSchema }).strict(), output: trustGrantSchema },
+  'tool:output': {
+    input: z.object({ toolCallId: z.string().min(1).max(200) }).strict(),
+    output: z.object({ output: z.string(), outputBytes: z.number().int(), truncated: z.boolean() }),
+  },
 
   'provider:list': { input: noInput, output: z.array(providerViewSchema) },
   'provider:save': {
@@ -116,7 +152,14 @@ export const channels = {
   'settings:get': { input: noInput, output: settingsSchema },
   'settings:update': {
     input: z
-      .object({ defaultModel: modelChoiceSchema.strict().nullable().optional(), theme: settingsSchema.shape.theme.optional() })
+      .object({
+        defaultModel: modelChoiceSchema.strict().nullable().optional(),
+        defaultAutonomy: autonomySchema.optional(),
+        planThreshold: z.number().int().min(2).max(50).optional(),
+        maxIterations: z.number().int().min(1).max(500).optional(),
+        deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
+        theme: settingsSchema.shape.theme.optional(),
+      })
       .strict(),
     output: settingsSchema,
   },
@@ -130,6 +173,8 @@ export const events = {
     z.object({ session: sessionSchema }),
     z.object({ deletedSessionId: idSchema }),
   ]),
+  /** The active trust grants, whenever one is created or revoked. */
+  'trust:changed': z.object({ grants: z.array(trustGrantSchema) }),
 } as const satisfies Record<string, z.ZodType>;
 
 export type Channels = typeof channels;

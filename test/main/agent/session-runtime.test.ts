@@ -12,6 +12,9 @@ import { EncryptedFileSecretStore } from '../../../src/main/secrets/encrypted-fi
 import { ConfSettingsStore } from '../../../src/main/settings/conf-settings-store';
 import { openDatabase } from '../../../src/main/store/database';
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
+import { SqliteAccountingStore } from '../../../src/main/store/sqlite-accounting-store';
+import { SqliteTrustStore } from '../../../src/main/store/sqlite-trust-store';
+import { ToolRegistry } from '../../../src/main/agent/tools';
 import { closedPort, temporaryFolder } from '../../helpers';
 import { memoryKeyCipher } from '../../host/test-cipher';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
@@ -22,6 +25,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   let db: Database;
   let store: SqliteSessionStore;
   let registry: ProviderRegistry;
+  let settings: ConfSettingsStore;
   let runtime: SessionRuntime;
   let live: JournalEntry[];
   let changes: Session[];
@@ -35,7 +39,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
     folder = temporaryFolder();
     db = openDatabase(join(folder.path, 'workbench.sqlite')).db;
     store = new SqliteSessionStore(db);
-    const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
+    settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
     registry = new ProviderRegistry({
       settings,
       secrets: new EncryptedFileSecretStore(join(folder.path, 'secrets.json'), memoryKeyCipher()),
@@ -49,6 +53,10 @@ describe('SessionRuntime against the scripted server and a real database', () =>
     runtime = new SessionRuntime({
       store,
       providers: registry,
+      tools: new ToolRegistry(),
+      trust: new SqliteTrustStore(db),
+      accounting: new SqliteAccountingStore(db),
+      limits: () => settings.get(),
       clock: systemClock,
       frameMs: 16,
       listener: { onEntries: (_id, entries) => live.push(...entries), onSessionChanged: (change) => 'session' in change && changes.push(change.session) },
@@ -149,16 +157,6 @@ describe('SessionRuntime against the scripted server and a real database', () =>
     expect(journal.some((entry) => entry.event.type === 'model_retry_scheduled')).toBe(true);
     expect(journal.find((entry) => entry.event.type === 'model_call_finished')?.event).toMatchObject({ attempts: 2 });
     expect(view().messages.at(-1)?.text).toBe('Recovered.');
-  });
-
-  it('refuses a second message while a turn runs, writing nothing', async () => {
-    server.enqueue(textTurn('slow '.repeat(50), { chunkDelayMs: 10 }));
-    runtime.send('s1', 'first');
-    const before = store.journal('s1').length;
-    expect(() => runtime.send('s1', 'second')).toThrow(expect.objectContaining({ code: 'session_busy' }));
-    expect(store.journal('s1').filter((entry) => entry.event.type === 'user_message')).toHaveLength(1);
-    expect(store.journal('s1').length).toBeGreaterThanOrEqual(before);
-    await runtime.cancel('s1');
   });
 
   it('refuses to run without a model, writing nothing', () => {

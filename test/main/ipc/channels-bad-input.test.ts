@@ -47,6 +47,12 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', model: { providerId: 'PROVIDER', model: 'm', extra: 1 } }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', model: 'm' }, code: 'invalid_input' },
   ],
+  'session:setAutonomy': [
+    { input: { sessionId: 'SESSION', autonomy: 'L9' }, code: 'invalid_input' },
+    { input: { sessionId: unknownId, autonomy: 'L2' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION' }, code: 'invalid_input' },
+  ],
+  'session:stats': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', detail: true }, code: 'invalid_input' }],
   'workspace:set': [
     { input: { sessionId: unknownId, path: '/tmp' }, code: 'not_found' },
     { input: { sessionId: 'SESSION', path: 'FILE' }, code: 'invalid_input' },
@@ -65,6 +71,21 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION_NO_MODEL', text: 'hi' }, code: 'no_model' },
   ],
   'run:cancel': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: null }, code: 'invalid_input' }],
+  'run:clearQueue': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }],
+  'approval:answer': [
+    { input: { approvalId: unknownId, decision: 'allow_once' }, code: 'not_found' },
+    { input: { approvalId: unknownId, decision: 'allow_forever' }, code: 'invalid_input' },
+    { input: { approvalId: unknownId, decision: 'deny', reason: huge }, code: 'invalid_input' },
+    { input: { approvalId: unknownId }, code: 'invalid_input' },
+  ],
+  'plan:answer': [
+    { input: { planId: unknownId, answer: 'approve' }, code: 'not_found' },
+    { input: { planId: unknownId, answer: 'maybe' }, code: 'invalid_input' },
+    { input: { planId: unknownId, answer: 'refine', text: huge }, code: 'invalid_input' },
+  ],
+  'trust:list': [{ input: { all: true }, code: 'invalid_input' }],
+  'trust:revoke': [{ input: { grantId: unknownId }, code: 'not_found' }, { input: { grantId: 5 }, code: 'invalid_input' }],
+  'tool:output': [{ input: { toolCallId: unknownId }, code: 'not_found' }, { input: { toolCallId: '' }, code: 'invalid_input' }],
   'provider:list': [{ input: { all: true }, code: 'invalid_input' }],
   'provider:save': [
     { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'ftp://host/v1' }, code: 'invalid_input' },
@@ -89,6 +110,9 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { theme: 'neon' }, code: 'invalid_input' },
     { input: { defaultModel: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
     { input: { providers: [] }, code: 'invalid_input' },
+    { input: { planThreshold: 1 }, code: 'invalid_input' },
+    { input: { maxIterations: 0 }, code: 'invalid_input' },
+    { input: { defaultAutonomy: 'L4' }, code: 'invalid_input' },
   ],
 };
 

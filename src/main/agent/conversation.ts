@@ -1,0 +1,67 @@
+import type { JournalEntry } from '../../shared/events';
+import type { ChatMessage, ToolCallRequest } from './model-provider';
+
+interface Draft {
+  role: 'assistant';
+  content: string;
+  toolCalls: ToolCallRequest[];
+}
+
+const noResult = 'No result: the turn ended before this call ran.';
+
+/**
+ * Rebuilds the conversation the model sees from the journal: user messages, assistant text and tool
+ * calls, and tool results as the model was given them. A call left without a result (a Stop or a
+ * crash) gets one saying so, because the APIs require every call to be answered.
+ */
+export function conversationFromJournal(entries: readonly JournalEntry[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  const drafts = new Map<string, Draft>();
+  const order: Array<{ kind: 'draft'; draft: Draft } | { kind: 'message'; message: ChatMessage }> = [];
+  const results = new Map<string, { content: string; isError: boolean }>();
+
+  for (const { event } of entries) {
+    switch (event.type) {
+      case 'user_message':
+        order.push({ kind: 'message', message: { role: 'user', content: event.text } });
+        break;
+      case 'assistant_message_started': {
+        const draft: Draft = { role: 'assistant', content: '', toolCalls: [] };
+        drafts.set(event.messageId, draft);
+        order.push({ kind: 'draft', draft });
+        break;
+      }
+      case 'text_delta': {
+        const draft = drafts.get(event.messageId);
+        if (draft) draft.content += event.text;
+        break;
+      }
+      case 'tool_call_requested': {
+        const draft = drafts.get(event.messageId);
+        const args = typeof event.input === 'string' ? event.input : JSON.stringify(event.input ?? {});
+        draft?.toolCalls.push({ id: event.toolCallId, name: event.tool, arguments: args });
+        break;
+      }
+      case 'tool_call_finished':
+        results.set(event.toolCallId, { content: event.output, isError: event.status !== 'succeeded' });
+        break;
+      default:
+        break;
+    }
+  }
+
+  for (const entry of order) {
+    if (entry.kind === 'message') {
+      messages.push(entry.message);
+      continue;
+    }
+    const item = entry.draft;
+    if (item.content.length === 0 && item.toolCalls.length === 0) continue;
+    messages.push(item.toolCalls.length > 0 ? { role: 'assistant', content: item.content, toolCalls: item.toolCalls } : { role: 'assistant', content: item.content });
+    for (const call of item.toolCalls) {
+      const result = results.get(call.id);
+      messages.push({ role: 'tool', toolCallId: call.id, content: result?.content ?? noResult, isError: result ? result.isError : true });
+    }
+  }
+  return messages;
+}

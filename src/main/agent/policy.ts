@@ -1,0 +1,62 @@
+import type { Autonomy, RiskLevel, TrustGrant } from '../../shared/domain';
+import { riskRank } from '../../shared/domain';
+import type { RiskAssessment, Tool } from './tools';
+
+/** The autonomy matrix of the design: what runs at once, what asks. Destructive always asks. */
+export const autonomyMatrix: Readonly<Record<Autonomy, Readonly<Record<RiskLevel, 'run' | 'ask'>>>> = {
+  L0: { read_only: 'ask', write_low: 'ask', write_high: 'ask', destructive: 'ask' },
+  L1: { read_only: 'run', write_low: 'ask', write_high: 'ask', destructive: 'ask' },
+  L2: { read_only: 'run', write_low: 'run', write_high: 'ask', destructive: 'ask' },
+  L3: { read_only: 'run', write_low: 'run', write_high: 'run', destructive: 'ask' },
+};
+
+export type Decision =
+  | { readonly action: 'run'; readonly rule: 'matrix' | 'grant' | 'plan'; readonly reason: string; readonly grantId?: string }
+  | { readonly action: 'ask'; readonly rule: 'matrix'; readonly reason: string }
+  | { readonly action: 'deny'; readonly rule: 'builtin_denial' | 'user_denial'; readonly reason: string };
+
+export interface PolicyContext {
+  readonly autonomy: Autonomy;
+  readonly sessionId: string;
+  readonly workspacePath: string | null;
+  readonly now: number;
+  /** Tools the person has denied outright, in settings. */
+  readonly deniedTools: readonly string[];
+  readonly grants: readonly TrustGrant[];
+  /** True when this exact call was listed in a plan the person approved. */
+  readonly approvedInPlan?: boolean;
+}
+
+/** A grant counts only while it is neither revoked nor expired; a session grant only in its session. */
+export function grantIsActive(grant: TrustGrant, now: number, sessionId: string | null): boolean {
+  if (grant.revokedAt !== null) return false;
+  if (grant.sessionId !== null) return grant.sessionId === sessionId;
+  return grant.expiresAt !== null && grant.expiresAt > now;
+}
+
+/**
+ * Decides one call, in the fixed order of the design: built-in denials, then the person's denials,
+ * then trust grants and plan approval, then the autonomy matrix. A destructive call never runs on a
+ * grant or the matrix; only an answer at its own gate (or its own plan step) runs it.
+ */
+export function decide(tool: Tool, input: unknown, assessment: RiskAssessment, context: PolicyContext): Decision {
+  if (assessment.refused) return { action: 'deny', rule: 'builtin_denial', reason: assessment.refused };
+  if (context.deniedTools.includes(tool.name)) return { action: 'deny', rule: 'user_denial', reason: `You have denied ${tool.name} in Settings.` };
+  if (assessment.level !== 'destructive') {
+    for (const grant of context.grants) {
+      if (
+        grant.tool === tool.name &&
+        grantIsActive(grant, context.now, context.sessionId) &&
+        grant.workspacePath === context.workspacePath &&
+        riskRank(assessment.level) <= riskRank(grant.maxRisk) &&
+        tool.covers(grant.pattern, input)
+      ) {
+        return { action: 'run', rule: 'grant', reason: `Trusted: ${grant.description}`, grantId: grant.id };
+      }
+    }
+  }
+  if (context.approvedInPlan) return { action: 'run', rule: 'plan', reason: 'Approved as a step of the plan.' };
+  const cell = assessment.level === 'destructive' ? 'ask' : autonomyMatrix[context.autonomy][assessment.level];
+  if (cell === 'run') return { action: 'run', rule: 'matrix', reason: `${assessment.reason}; autonomy ${context.autonomy} runs it.` };
+  return { action: 'ask', rule: 'matrix', reason: `${assessment.reason}; autonomy ${context.autonomy} asks first.` };
+}

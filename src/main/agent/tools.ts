@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import type { GrantPattern, RiskLevel } from '../../shared/domain';
+import type { ToolSpec } from './model-provider';
+
+/** What a tool sees while it runs. */
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly toolCallId: string;
+  readonly workspacePath: string | null;
+  /** Streams output as it is produced (shell output, progress); it is batched per frame on its way out. */
+  emitOutput(text: string): void;
+}
+
+export interface ToolOutcome {
+  readonly output: string;
+  readonly isError?: boolean;
+}
+
+/** The risk of one call: the tool's base level, raised by its arguments; `refused` is a built-in denial. */
+export interface RiskAssessment {
+  readonly level: RiskLevel;
+  readonly reason: string;
+  readonly refused?: string;
+}
+
+/** A tool as the runtime uses it: input arrives unparsed and is parsed by the tool's own schema. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly baseRisk: RiskLevel;
+  readonly inputJsonSchema: Record<string, unknown>;
+  parse(raw: unknown): { ok: true; input: unknown } | { ok: false; message: string };
+  assess(input: unknown, context: { workspacePath: string | null }): RiskAssessment;
+  /** The pattern a trust grant for this call covers. */
+  trustPattern(input: unknown): GrantPattern;
+  covers(pattern: GrantPattern, input: unknown): boolean;
+  /** One line for people: what this call does. */
+  summarize(input: unknown): string;
+  execute(input: unknown, context: ToolContext): Promise<ToolOutcome>;
+}
+
+export interface ToolDeclaration<S extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: S;
+  readonly risk: RiskLevel;
+  /** Raises the risk from the arguments, or refuses the call; the base level is used without it. */
+  readonly assess?: (input: z.output<S>, context: { workspacePath: string | null }) => RiskAssessment;
+  /** A pattern wider than the exact arguments; it must never cover more than the approved call could do. */
+  readonly trustPattern?: (input: z.output<S>) => GrantPattern;
+  readonly covers?: (pattern: GrantPattern, input: z.output<S>) => boolean;
+  readonly summarize?: (input: z.output<S>) => string;
+  readonly execute: (input: z.output<S>, context: ToolContext) => Promise<ToolOutcome>;
+}
+
+/** JSON with keys sorted, so equal arguments always give the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, inner]) => inner !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Declares a tool: a name, a zod input, a base risk and `execute`. The runtime parses input before `execute` sees it. */
+export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>): Tool {
+  type Input = z.output<S>;
+  const exact = (input: unknown): GrantPattern => ({ kind: 'exact', arguments: canonicalJson(input) });
+  return {
+    name: declaration.name,
+    description: declaration.description,
+    baseRisk: declaration.risk,
+    inputJsonSchema: z.toJSONSchema(declaration.input, { io: 'input' }) as Record<string, unknown>,
+    parse(raw) {
+      const parsed = declaration.input.safeParse(raw);
+      if (parsed.success) return { ok: true, input: parsed.data };
+      const issues = parsed.error.issues.slice(0, 3).map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message));
+      return { ok: false, message: `Invalid input for ${declaration.name}: ${issues.join('; ')}` };
+    },
+    assess: (input, context) => declaration.assess?.(input as Input, context) ?? { level: declaration.risk, reason: `${declaration.name} is ${declaration.risk.replace('_', '-')}` },
+    trustPattern: (input) => declaration.trustPattern?.(input as Input) ?? exact(input),
+    covers: (pattern, input) => {
+      if (declaration.covers) return declaration.covers(pattern, input as Input);
+      return pattern.kind === 'exact' && pattern.arguments === canonicalJson(input);
+    },
+    summarize: (input) => declaration.summarize?.(input as Input) ?? `${declaration.name} ${canonicalJson(input).slice(0, 200)}`,
+    execute: (input, context) => declaration.execute(input as Input, context),
+  };
+}
+
+/** The tools a runtime offers. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+
+  constructor(tools: readonly Tool[] = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  register(tool: Tool): () => void {
+    if (this.tools.has(tool.name)) throw new Error(`A tool named ${tool.name} is already registered.`);
+    this.tools.set(tool.name, tool);
+    return () => this.tools.delete(tool.name);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  specs(): ToolSpec[] {
+    return this.list().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema }));
+  }
+}

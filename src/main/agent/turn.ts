@@ -1,0 +1,257 @@
+import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../shared/domain';
+import { WorkbenchError, toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import type { RuntimeEvent } from '../../shared/events';
+import type { AccountingStore } from './accounting';
+import { costOf } from './accounting';
+import type { Clock } from './clock';
+import { DeltaCoalescer, type StreamedEvent } from './delta-coalescer';
+import type { Gates } from './gates';
+import type { ChatMessage, ModelProvider, ModelRequest, ToolCallRequest } from './model-provider';
+import type { ToolRegistry } from './tools';
+import type { TrustStore } from './trust';
+import { prepareCall, ToolStep, type PreparedCall } from './tool-step';
+
+/** Everything fixed for one turn. */
+export interface TurnSetup {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly autonomy: Autonomy;
+  readonly workspacePath: string | null;
+  readonly choice: ModelChoice;
+  readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
+  readonly provider: ModelProvider;
+  readonly system: string;
+  readonly history: readonly ChatMessage[];
+  readonly userText: string;
+  readonly planThreshold: number;
+  readonly maxIterations: number;
+  readonly deniedTools: readonly string[];
+}
+
+/** What a turn uses from the runtime. */
+export interface TurnServices {
+  readonly tools: ToolRegistry;
+  readonly trust: TrustStore;
+  readonly accounting: AccountingStore;
+  readonly gates: Gates;
+  readonly clock: Clock;
+  readonly frameMs: number;
+  newId(): string;
+  /** Journals events in order, then announces them. */
+  record(events: RuntimeEvent[]): void;
+}
+
+/** What happens next: the loop's whole state machine is this union and one switch over it. */
+type Next =
+  | { readonly kind: 'model' }
+  | { readonly kind: 'tools'; readonly calls: readonly PreparedCall[]; readonly purpose: string }
+  | { readonly kind: 'finish'; readonly status: 'completed' | 'failed' | 'cancelled'; readonly error?: ErrorInfo };
+
+/**
+ * One turn: model, tools, model again, until a final answer, a Stop, an error or the iteration
+ * limit. Every step is journalled before it is announced or acted on.
+ */
+export class Turn {
+  private readonly coalescer = new DeltaCoalescer();
+  private readonly messages: ChatMessage[];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private storeFailure: ErrorInfo | null = null;
+  private status: SessionStatus = 'planning';
+  private iterations = 0;
+  private toolFailures = 0;
+
+  constructor(
+    private readonly setup: TurnSetup,
+    private readonly services: TurnServices,
+    private readonly controller: AbortController,
+  ) {
+    this.messages = [...setup.history, { role: 'user', content: setup.userText }];
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  async run(): Promise<void> {
+    let next: Next = { kind: 'model' };
+    for (;;) {
+      try {
+        if (this.signal.aborted && next.kind !== 'finish') next = { kind: 'finish', status: 'cancelled' };
+        switch (next.kind) {
+          case 'model':
+            next = await this.modelStep();
+            break;
+          case 'tools':
+            next = await new ToolStep(this.setup, this.services, this).run(next.calls, next.purpose);
+            break;
+          case 'finish':
+            this.finish(next);
+            return;
+          default: {
+            const unhandled: never = next;
+            throw new WorkbenchError('internal', `Unknown step ${JSON.stringify(unhandled)}`);
+          }
+        }
+      } catch (error) {
+        next = this.signal.aborted || (error instanceof WorkbenchError && error.code === 'cancelled') ? { kind: 'finish', status: 'cancelled' } : { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
+      }
+    }
+  }
+
+  /** Journals events now, after any streamed pieces still waiting for their frame. */
+  record(events: RuntimeEvent[]): void {
+    this.flush();
+    this.services.record(events);
+  }
+
+  setStatus(status: SessionStatus): void {
+    if (this.status === status) return;
+    this.status = status;
+    this.record([{ type: 'status_changed', status }]);
+  }
+
+  /** Streams a piece (text, reasoning, tool output): it is journalled and sent with the others of its frame. */
+  stream(event: StreamedEvent): void {
+    this.coalescer.add(event);
+    this.timer ??= setTimeout(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        // A journal write failed: stop the turn rather than show what was not saved.
+        this.storeFailure = toErrorInfo(error);
+        this.controller.abort(this.storeFailure);
+      }
+    }, this.services.frameMs);
+  }
+
+  addToolResult(call: ToolCallRequest, content: string, isError: boolean): void {
+    this.messages.push({ role: 'tool', toolCallId: call.id, content, isError });
+  }
+
+  noteToolFailure(): void {
+    this.toolFailures += 1;
+  }
+
+  private flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.coalescer.isEmpty) this.services.record(this.coalescer.take());
+  }
+
+  private async modelStep(): Promise<Next> {
+    const { setup, services } = this;
+    if (this.iterations >= setup.maxIterations) {
+      return { kind: 'finish', status: 'failed', error: { code: 'iteration_limit', message: `The turn stopped after ${setup.maxIterations} model calls without a final answer.` } };
+    }
+    this.iterations += 1;
+    this.setStatus('planning');
+    const messageId = services.newId();
+    const startedAt = services.clock.now();
+    let started = false;
+    const startMessage = (): void => {
+      if (started) return;
+      started = true;
+      this.record([{ type: 'assistant_message_started', turnId: setup.turnId, messageId }]);
+    };
+    let text = '';
+    let attempts = 1;
+    let usage = { inputTokens: 0, outputTokens: 0 };
+    let outcome: { kind: 'done' } | { kind: 'error'; error: ErrorInfo } = { kind: 'error', error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' } };
+    const calls: ToolCallRequest[] = [];
+    const request: ModelRequest = { model: setup.choice.model, system: setup.system, messages: this.messages, ...(services.tools.list().length > 0 ? { tools: services.tools.specs() } : {}) };
+
+    for await (const event of setup.provider.stream(request, this.signal)) {
+      switch (event.type) {
+        case 'text_delta':
+        case 'reasoning_delta':
+          if (event.text.length === 0) break;
+          startMessage();
+          if (event.type === 'text_delta') text += event.text;
+          this.stream({ type: event.type, turnId: setup.turnId, messageId, text: event.text });
+          break;
+        case 'usage':
+          usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+          break;
+        case 'retry_scheduled':
+          attempts = event.attempt + 1;
+          this.record([{ type: 'model_retry_scheduled', turnId: setup.turnId, attempt: event.attempt, delayMs: event.delayMs, error: event.error }]);
+          break;
+        case 'tool_call_ready':
+          // Servers reuse ids such as call_0 across responses; the runtime gives each call its own.
+          calls.push({ id: `call_${services.newId()}`, name: event.name, arguments: event.arguments });
+          break;
+        case 'tool_call_started':
+        case 'tool_call_arguments_delta':
+          break;
+        case 'done':
+          outcome = { kind: 'done' };
+          break;
+        case 'error':
+          outcome = { kind: 'error', error: event.error };
+          break;
+        default: {
+          const unhandled: never = event;
+          throw new WorkbenchError('internal', `Unhandled model event ${JSON.stringify(unhandled)}`);
+        }
+      }
+    }
+    if (this.storeFailure) return { kind: 'finish', status: 'failed', error: this.storeFailure };
+    const cancelled = this.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
+    if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
+    const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));
+    const events: RuntimeEvent[] = prepared.map((call) => ({
+      type: 'tool_call_requested',
+      turnId: setup.turnId,
+      toolCallId: call.request.id,
+      messageId,
+      tool: call.request.name,
+      input: call.rawInput,
+      summary: call.summary,
+      risk: call.assessment.level,
+      riskReason: call.assessment.reason,
+    }));
+    if (started || usage.inputTokens > 0 || usage.outputTokens > 0) {
+      const latencyMs = services.clock.now() - startedAt;
+      const costUsd = costOf(setup.endpoint.kind, setup.endpoint.baseUrl, setup.choice.model, usage.inputTokens, usage.outputTokens);
+      events.push({ type: 'model_call_finished', turnId: setup.turnId, messageId, ...usage, latencyMs, attempts, costUsd });
+      this.record(events);
+      services.accounting.recordModelCall({
+        id: messageId,
+        sessionId: setup.sessionId,
+        turnId: setup.turnId,
+        providerId: setup.choice.providerId,
+        providerKind: setup.endpoint.kind,
+        model: setup.choice.model,
+        ...usage,
+        latencyMs,
+        costUsd,
+        status: cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed',
+        at: services.clock.now(),
+      });
+    } else if (events.length > 0) {
+      this.record(events);
+    }
+    if (cancelled) return { kind: 'finish', status: 'cancelled' };
+    if (outcome.kind === 'error') return { kind: 'finish', status: 'failed', error: outcome.error };
+    this.messages.push(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+    if (calls.length === 0) return { kind: 'finish', status: 'completed' };
+    return { kind: 'tools', calls: prepared, purpose: text.trim().split('\n')[0]?.slice(0, 300) ?? '' };
+  }
+
+  private finish(next: Extract<Next, { kind: 'finish' }>): void {
+    const { turnId } = this.setup;
+    let status: 'completed' | 'completed_with_errors' | 'failed' | 'cancelled' = next.status;
+    if (status === 'completed' && this.toolFailures > 0) status = 'completed_with_errors';
+    const error = this.storeFailure ?? next.error;
+    if (this.storeFailure) status = 'failed';
+    try {
+      this.record([status === 'failed' && error ? { type: 'run_finished', turnId, status, error } : { type: 'run_finished', turnId, status }, { type: 'status_changed', status }]);
+    } catch (failure) {
+      // The journal could not be written (disk full, database closed). The session row keeps its busy
+      // status, so the next start marks it interrupted; nothing committed is lost.
+      console.error('Could not record the end of a turn:', toErrorInfo(failure).message);
+    } finally {
+      if (this.timer !== null) clearTimeout(this.timer);
+    }
+  }
+}

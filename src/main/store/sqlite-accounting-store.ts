@@ -1,0 +1,72 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { AccountingStore, ModelCallRecord, SessionTotals, ToolCallRecord } from '../agent/accounting';
+
+interface TotalsRow {
+  model_calls: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  model_ms: number | null;
+  cost: number | null;
+  unknown_costs: number | null;
+}
+
+interface ToolTotalsRow {
+  tool_calls: number;
+  failures: number | null;
+  tool_ms: number | null;
+}
+
+/** Model and tool calls in SQLite: one row each, summed per session. */
+export class SqliteAccountingStore implements AccountingStore {
+  private readonly statements: {
+    model: Statement<[ModelCallRecord & { cost_usd: number | null }]>;
+    tool: Statement<[Record<string, unknown>]>;
+    modelTotals: Statement<[string], TotalsRow>;
+    toolTotals: Statement<[string], ToolTotalsRow>;
+    output: Statement<[string], { output: string; output_bytes: number; output_truncated: number }>;
+  };
+
+  constructor(db: Database) {
+    this.statements = {
+      model: db.prepare(
+        'INSERT INTO model_calls (id, session_id, turn_id, provider_id, provider_kind, model, input_tokens, output_tokens, latency_ms, cost_usd, status, at) VALUES (@id, @sessionId, @turnId, @providerId, @providerKind, @model, @inputTokens, @outputTokens, @latencyMs, @cost_usd, @status, @at)',
+      ),
+      tool: db.prepare(
+        'INSERT INTO tool_calls (id, session_id, turn_id, tool, input, output, output_bytes, output_truncated, status, latency_ms, at) VALUES (@id, @sessionId, @turnId, @tool, @input, @output, @outputBytes, @truncated, @status, @latencyMs, @at)',
+      ),
+      modelTotals: db.prepare(
+        'SELECT COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs FROM model_calls WHERE session_id = ?',
+      ),
+      toolTotals: db.prepare("SELECT COUNT(*) AS tool_calls, SUM(status = 'failed') AS failures, SUM(latency_ms) AS tool_ms FROM tool_calls WHERE session_id = ?"),
+      output: db.prepare('SELECT output, output_bytes, output_truncated FROM tool_calls WHERE id = ?'),
+    };
+  }
+
+  recordModelCall(record: ModelCallRecord): void {
+    this.statements.model.run({ ...record, cost_usd: record.costUsd });
+  }
+
+  recordToolCall(record: ToolCallRecord): void {
+    this.statements.tool.run({ ...record, truncated: record.truncated ? 1 : 0 });
+  }
+
+  totals(sessionId: string): SessionTotals {
+    const model = this.statements.modelTotals.get(sessionId) as TotalsRow;
+    const tools = this.statements.toolTotals.get(sessionId) as ToolTotalsRow;
+    return {
+      modelCalls: model.model_calls,
+      inputTokens: model.input_tokens ?? 0,
+      outputTokens: model.output_tokens ?? 0,
+      modelMs: model.model_ms ?? 0,
+      costUsd: (model.unknown_costs ?? 0) > 0 ? null : (model.cost ?? 0),
+      toolCalls: tools.tool_calls,
+      toolFailures: tools.failures ?? 0,
+      toolMs: tools.tool_ms ?? 0,
+    };
+  }
+
+  toolOutput(toolCallId: string): { output: string; outputBytes: number; truncated: boolean } | null {
+    const row = this.statements.output.get(toolCallId);
+    return row ? { output: row.output, outputBytes: row.output_bytes, truncated: row.output_truncated === 1 } : null;
+  }
+}

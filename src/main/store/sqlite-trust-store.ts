@@ -1,0 +1,85 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { grantPatternSchema, riskLevelSchema, type TrustGrant } from '../../shared/domain';
+import { NotFoundError } from '../../shared/errors';
+import type { TrustStore } from '../agent/trust';
+
+interface GrantRow {
+  id: string;
+  tool: string;
+  pattern: string;
+  workspace_path: string | null;
+  max_risk: string;
+  session_id: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  description: string;
+}
+
+function toGrant(row: GrantRow): TrustGrant {
+  return {
+    id: row.id,
+    tool: row.tool,
+    pattern: grantPatternSchema.parse(JSON.parse(row.pattern)),
+    workspacePath: row.workspace_path,
+    maxRisk: riskLevelSchema.parse(row.max_risk),
+    sessionId: row.session_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    description: row.description,
+  };
+}
+
+/** Trust grants in SQLite, so they survive a restart and still fail closed at their expiry. */
+export class SqliteTrustStore implements TrustStore {
+  private readonly statements: {
+    insert: Statement<[GrantRow]>;
+    get: Statement<[string], GrantRow>;
+    active: Statement<[number], GrantRow>;
+    revoke: Statement<[number, string]>;
+  };
+
+  constructor(db: Database) {
+    this.statements = {
+      insert: db.prepare(
+        'INSERT INTO trust_grants (id, tool, pattern, workspace_path, max_risk, session_id, created_at, expires_at, revoked_at, description) VALUES (@id, @tool, @pattern, @workspace_path, @max_risk, @session_id, @created_at, @expires_at, @revoked_at, @description)',
+      ),
+      get: db.prepare('SELECT * FROM trust_grants WHERE id = ?'),
+      active: db.prepare('SELECT * FROM trust_grants WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id'),
+      revoke: db.prepare('UPDATE trust_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    };
+  }
+
+  create(grant: TrustGrant): TrustGrant {
+    this.statements.insert.run({
+      id: grant.id,
+      tool: grant.tool,
+      pattern: JSON.stringify(grant.pattern),
+      workspace_path: grant.workspacePath,
+      max_risk: grant.maxRisk,
+      session_id: grant.sessionId,
+      created_at: grant.createdAt,
+      expires_at: grant.expiresAt,
+      revoked_at: grant.revokedAt,
+      description: grant.description,
+    });
+    return grant;
+  }
+
+  get(grantId: string): TrustGrant | null {
+    const row = this.statements.get.get(grantId);
+    return row ? toGrant(row) : null;
+  }
+
+  listActive(now: number): TrustGrant[] {
+    return this.statements.active.all(now).map(toGrant);
+  }
+
+  revoke(grantId: string, at: number): TrustGrant {
+    const row = this.statements.get.get(grantId);
+    if (!row) throw new NotFoundError('Trust grant', grantId);
+    this.statements.revoke.run(at, grantId);
+    return toGrant(this.statements.get.get(grantId) as GrantRow);
+  }
+}

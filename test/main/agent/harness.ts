@@ -1,0 +1,217 @@
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import Conf from 'conf';
+import { z } from 'zod';
+import { defaultSettings, type Autonomy, type Settings } from '../../../src/shared/domain';
+import type { JournalEntry } from '../../../src/shared/events';
+import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
+import type { Clock } from '../../../src/main/agent/clock';
+import { SessionRuntime } from '../../../src/main/agent/session-runtime';
+import { commandCovered, commandPattern, shellWords } from '../../../src/main/agent/shell-words';
+import { ToolRegistry, defineTool, type Tool } from '../../../src/main/agent/tools';
+import { ProviderRegistry } from '../../../src/main/providers/provider-registry';
+import { EncryptedFileSecretStore } from '../../../src/main/secrets/encrypted-file-secret-store';
+import { ConfSettingsStore } from '../../../src/main/settings/conf-settings-store';
+import { openDatabase } from '../../../src/main/store/database';
+import { SqliteAccountingStore } from '../../../src/main/store/sqlite-accounting-store';
+import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
+import { SqliteTrustStore } from '../../../src/main/store/sqlite-trust-store';
+import { temporaryFolder } from '../../helpers';
+import { memoryKeyCipher } from '../../host/test-cipher';
+import type { ScriptedModelServer, ScriptedTurn } from '../../scripted-model-server';
+
+/** A clock the test moves by hand; sleeps resolve at once (retries do not wait). */
+export class ManualClock implements Clock {
+  constructor(public time = Date.UTC(2026, 10, 22, 9, 0, 0)) {}
+  now(): number {
+    return this.time;
+  }
+  advance(ms: number): void {
+    this.time += ms;
+  }
+  async sleep(_ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason;
+  }
+}
+
+/** Tools for runtime tests: what they did is recorded, and some can be made slow or to fail. */
+export function testTools(log: string[]): { tools: Tool[]; release: () => void } {
+  let release: () => void = () => undefined;
+  const gate = (): Promise<void> => new Promise((resolve) => (release = resolve));
+  return {
+    release: () => release(),
+    tools: [
+      defineTool({
+        name: 'read_note',
+        description: 'Reads a note.',
+        input: z.object({ name: z.string() }).strict(),
+        risk: 'read_only',
+        execute: async (input) => {
+          log.push(`read ${input.name}`);
+          return { output: `contents of ${input.name}` };
+        },
+      }),
+      defineTool({
+        name: 'write_note',
+        description: 'Writes a note.',
+        input: z.object({ name: z.string(), text: z.string() }).strict(),
+        risk: 'write_low',
+        execute: async (input) => {
+          log.push(`write ${input.name}`);
+          return { output: `wrote ${input.text.length} characters to ${input.name}` };
+        },
+      }),
+      defineTool({
+        name: 'publish',
+        description: 'Publishes.',
+        input: z.object({ target: z.string() }).strict(),
+        risk: 'write_high',
+        execute: async (input) => {
+          log.push(`publish ${input.target}`);
+          return { output: 'published' };
+        },
+      }),
+      defineTool({
+        name: 'wipe',
+        description: 'Deletes everything.',
+        input: z.object({}).strict(),
+        risk: 'destructive',
+        execute: async () => {
+          log.push('wipe');
+          return { output: 'wiped' };
+        },
+      }),
+      defineTool({
+        name: 'shell',
+        description: 'Runs a command (test stand-in: it does not run anything).',
+        input: z.object({ command: z.string() }).strict(),
+        risk: 'write_high',
+        assess: (input) => {
+          const parsed = shellWords(input.command);
+          if (/^rm\b.*\s-\w*r/.test(input.command)) return { level: 'destructive', reason: 'rm -r deletes a tree' };
+          if (parsed.features.has('redirect')) return { level: 'write_high', reason: 'redirects output into a file' };
+          return { level: 'write_high', reason: 'runs a command' };
+        },
+        trustPattern: (input) => commandPattern(input.command),
+        covers: (pattern, input) => commandCovered(pattern, input.command),
+        summarize: (input) => input.command,
+        execute: async (input, context) => {
+          log.push(`shell ${input.command}`);
+          context.emitOutput(`$ ${input.command}\n`);
+          return { output: `ran ${input.command}` };
+        },
+      }),
+      defineTool({
+        name: 'slow',
+        description: 'Waits until released, ignoring Stop.',
+        input: z.object({}).strict(),
+        risk: 'read_only',
+        execute: async () => {
+          log.push('slow started');
+          await gate();
+          log.push('slow finished');
+          return { output: 'done slowly' };
+        },
+      }),
+      defineTool({
+        name: 'broken',
+        description: 'Always fails.',
+        input: z.object({}).strict(),
+        risk: 'read_only',
+        execute: async () => {
+          throw new Error('the disk is on fire');
+        },
+      }),
+    ],
+  };
+}
+
+export function toolCall(name: string, args: unknown, id = `call_${name}`): ScriptedTurn['steps'][number] {
+  return { kind: 'tool_call', id, name, arguments: JSON.stringify(args) };
+}
+
+export interface Harness {
+  readonly runtime: SessionRuntime;
+  readonly store: SqliteSessionStore;
+  readonly trust: SqliteTrustStore;
+  readonly accounting: SqliteAccountingStore;
+  readonly clock: ManualClock;
+  readonly log: string[];
+  readonly live: JournalEntry[];
+  readonly settings: ConfSettingsStore;
+  readonly releaseSlow: () => void;
+  readonly sessionId: string;
+  view(sessionId?: string): SessionView;
+  /** Waits until the session's view satisfies the check. */
+  until(check: (view: SessionView) => boolean, what?: string): Promise<SessionView>;
+  /** Opens the same database again, as after a restart of the app. */
+  reopen(): Harness;
+  close(): Promise<void>;
+}
+
+export function createHarness(server: ScriptedModelServer, options: { autonomy?: Autonomy; settings?: Partial<Settings>; folder?: ReturnType<typeof temporaryFolder>; clock?: ManualClock } = {}): Harness {
+  const folder = options.folder ?? temporaryFolder();
+  const clock = options.clock ?? new ManualClock();
+  const db: Database = openDatabase(join(folder.path, 'workbench.sqlite')).db;
+  const store = new SqliteSessionStore(db);
+  const trust = new SqliteTrustStore(db);
+  const accounting = new SqliteAccountingStore(db);
+  const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
+  if (options.settings) settings.set({ ...settings.get(), ...options.settings });
+  const providers = new ProviderRegistry({
+    settings,
+    secrets: new EncryptedFileSecretStore(join(folder.path, 'secrets.json'), memoryKeyCipher()),
+    clock,
+    retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    idleTimeoutMs: 5_000,
+  });
+  const endpoint = providers.list()[0] ?? providers.save({ kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
+  const log: string[] = [];
+  const live: JournalEntry[] = [];
+  const { tools, release } = testTools(log);
+  const runtime = new SessionRuntime({
+    store,
+    providers,
+    tools: new ToolRegistry(tools),
+    trust,
+    accounting,
+    clock,
+    frameMs: 5,
+    limits: () => settings.get(),
+    listener: { onEntries: (_id, entries) => void live.push(...entries), onSessionChanged: () => undefined },
+  });
+  runtime.recoverInterrupted();
+  const sessionId = 's1';
+  if (!store.get(sessionId)) {
+    store.create({ id: sessionId, title: 'Test', workspacePath: folder.path, model: { providerId: endpoint.id, model: 'scripted-model' }, autonomy: options.autonomy ?? 'L1', createdAt: clock.now() });
+  }
+  const view = (id = sessionId): SessionView => reduceSessionView(emptySessionView, store.journal(id));
+  const harness: Harness = {
+    runtime,
+    store,
+    trust,
+    accounting,
+    clock,
+    log,
+    live,
+    settings,
+    releaseSlow: release,
+    sessionId,
+    view,
+    until: async (check, what = 'the expected state') => {
+      const started = Date.now();
+      for (;;) {
+        const current = view();
+        if (check(current)) return current;
+        if (Date.now() - started > 5_000) throw new Error(`Timed out waiting for ${what}; status ${current.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+    },
+    reopen: () => createHarness(server, { folder, clock }),
+    close: async () => {
+      await runtime.dispose();
+      db.close();
+    },
+  };
+  return harness;
+}
