@@ -82,6 +82,8 @@ export function shellWords(command: string): ShellWords {
       push();
     } else if (char === '>' || char === '<') {
       features.add('redirect');
+      // `>&2`, `<&0`: a descriptor duplication is part of the redirection, not a background job.
+      if (next === '&') index += 1;
       push();
     } else if (char === '$') {
       features.add(next === '(' ? 'substitution' : 'variable');

@@ -36,10 +36,10 @@ export class ManualClock implements Clock {
 
 /** Tools for runtime tests: what they did is recorded, and some can be made slow or to fail. */
 export function testTools(log: string[]): { tools: Tool[]; release: () => void } {
-  let release: () => void = () => undefined;
-  const gate = (): Promise<void> => new Promise((resolve) => (release = resolve));
+  const waiting: Array<() => void> = [];
+  const gate = (): Promise<void> => new Promise((resolve) => waiting.push(resolve));
   return {
-    release: () => release(),
+    release: () => waiting.splice(0).forEach((resolve) => resolve()),
     tools: [
       defineTool({
         name: 'read_note',
@@ -112,6 +112,13 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
           log.push('slow finished');
           return { output: 'done slowly' };
         },
+      }),
+      defineTool({
+        name: 'big',
+        description: 'Prints a lot.',
+        input: z.object({ bytes: z.number().int() }).strict(),
+        risk: 'read_only',
+        execute: async (input) => ({ output: 'x'.repeat(input.bytes) }),
       }),
       defineTool({
         name: 'broken',
