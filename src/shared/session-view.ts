@@ -157,7 +157,8 @@ function applyEvent(view: SessionView, event: RuntimeEvent): SessionView {
         truncated: false,
         latencyMs: null,
       };
-      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, toolCalls: [...message.toolCalls, call] }));
+      // Calls are journalled once the response has finished streaming.
+      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, state: message.state === 'streaming' ? 'done' : message.state, toolCalls: [...message.toolCalls, call] }));
     }
     case 'plan_proposed':
       return { ...view, plan: { planId: event.planId, purpose: event.purpose, steps: event.steps, maxRisk: event.maxRisk, state: event.needsApproval ? 'waiting' : 'running' } };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Conf from 'conf';
 import { defaultSettings } from '../../src/shared/domain';
 import type { Clock } from '../../src/main/agent/clock';
+import type { Tool } from '../../src/main/agent/tools';
 import type { RetryPolicy } from '../../src/main/agent/retry';
 import type { FolderPicker } from '../../src/main/ipc/handlers';
 import type { IpcTransport, SenderInfo } from '../../src/main/ipc/router';
@@ -23,6 +24,7 @@ export interface NodeCoreOptions {
   readonly idleTimeoutMs?: number;
   readonly discoveryCandidates?: readonly DiscoveryCandidate[];
   readonly cipher?: SecretCipher;
+  readonly tools?: readonly Tool[];
 }
 
 /**
@@ -46,6 +48,7 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
+    ...(options.tools ? { tools: options.tools } : {}),
   });
   return { core, settings };
 }

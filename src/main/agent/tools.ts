@@ -87,7 +87,7 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
       if (declaration.covers) return declaration.covers(pattern, input as Input);
       return pattern.kind === 'exact' && pattern.arguments === canonicalJson(input);
     },
-    summarize: (input) => declaration.summarize?.(input as Input) ?? `${declaration.name} ${canonicalJson(input).slice(0, 200)}`,
+    summarize: (input) => declaration.summarize?.(input as Input) ?? canonicalJson(input).slice(0, 200),
     execute: (input, context) => declaration.execute(input as Input, context),
   };
 }

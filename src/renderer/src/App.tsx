@@ -1,5 +1,7 @@
 import { useState } from 'react';
+import { ApprovalGate } from './components/ApprovalGate';
 import { Composer } from './components/Composer';
+import { PlanCard } from './components/PlanCard';
 import { Conversation } from './components/Conversation';
 import { SessionHeader } from './components/SessionHeader';
 import { SettingsPanel } from './components/SettingsPanel';
@@ -8,6 +10,18 @@ import { StartupError } from './components/StartupError';
 import { StatusBar } from './components/StatusBar';
 import { WorkspaceDropZone } from './components/WorkspaceDropZone';
 import { useAppState, type AppStore } from './store';
+
+/** The plan waiting for an answer and the call waiting at its gate, docked above the message box. */
+function Gates({ store, sessionId }: { store: AppStore; sessionId: string }) {
+  const plan = useAppState(store, (state) => state.views[sessionId]?.plan ?? null);
+  const approval = useAppState(store, (state) => state.views[sessionId]?.pendingApproval ?? null);
+  return (
+    <>
+      {plan && (plan.state === 'waiting' || plan.state === 'running') && <PlanCard store={store} plan={plan} />}
+      {approval && <ApprovalGate store={store} approval={approval} />}
+    </>
+  );
+}
 
 export function App({ store }: { store: AppStore }) {
   const info = useAppState(store, (state) => state.info);
@@ -39,6 +53,7 @@ export function App({ store }: { store: AppStore }) {
                   </div>
                 )}
                 <Conversation store={store} sessionId={selectedId} />
+                <Gates store={store} sessionId={selectedId} />
                 <Composer store={store} sessionId={selectedId} />
               </>
             ) : (

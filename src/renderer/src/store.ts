@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import type { Session, Settings } from '../../shared/domain';
+import type { Session, Settings, TrustGrant } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
@@ -19,10 +19,11 @@ export interface AppState {
   readonly views: Readonly<Record<string, SessionView>>;
   readonly providers: readonly ProviderView[];
   readonly settings: Settings | null;
+  readonly grants: readonly TrustGrant[];
   readonly notice: Notice | null;
 }
 
-const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, providers: [], settings: null, notice: null };
+const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, providers: [], settings: null, grants: [], notice: null };
 
 type Listener = () => void;
 
@@ -75,6 +76,7 @@ export class AppStore {
     const api = this.api;
     this.unsubscribers.push(
       api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries)),
+      api.on['trust:changed']((payload) => this.set((state) => ({ ...state, grants: payload.grants }))),
       api.on['session:changed']((payload) => {
         if ('deletedSessionId' in payload) this.removeSession(payload.deletedSessionId);
         else this.upsertSession(payload.session);
@@ -84,8 +86,8 @@ export class AppStore {
       const info = await this.call('app:info', {});
       this.set((state) => ({ ...state, info }));
       if (info.startupError) return;
-      const [sessions, providers, settings] = await Promise.all([this.call('session:list', {}), this.call('provider:list', {}), this.call('settings:get', {})]);
-      this.set((state) => ({ ...state, sessions, providers, settings }));
+      const [sessions, providers, settings, grants] = await Promise.all([this.call('session:list', {}), this.call('provider:list', {}), this.call('settings:get', {}), this.call('trust:list', {})]);
+      this.set((state) => ({ ...state, sessions, providers, settings, grants }));
       const first = sessions[0];
       if (first) await this.select(first.id);
     } catch (error) {

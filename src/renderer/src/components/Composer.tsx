@@ -5,6 +5,7 @@ import { useAppState, type AppStore } from '../store';
 export function Composer({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const [text, setText] = useState('');
   const status = useAppState(store, (state) => state.views[sessionId]?.status ?? 'idle');
+  const queued = useAppState(store, (state) => state.views[sessionId]?.queued ?? null);
   const busy = busyStatuses.has(status);
   const input = useRef<HTMLTextAreaElement>(null);
 
@@ -18,7 +19,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
 
   const send = async (): Promise<void> => {
     const message = text.trim();
-    if (message === '' || busy) return;
+    if (message === '') return;
     const sent = await store.attempt(() => store.call('run:send', { sessionId, text: message }));
     if (sent) {
       setText('');
@@ -28,6 +29,16 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
   };
 
   return (
+    <>
+    {queued !== null && (
+      <div className="queued row" role="status" aria-label="Queued message">
+        <span className="muted small">Queued, runs when this turn ends:</span>
+        <span className="queued-text">{queued}</span>
+        <button type="button" onClick={() => void store.attempt(() => store.call('run:clearQueue', { sessionId }))}>
+          Clear
+        </button>
+      </div>
+    )}
     <form
       className="composer"
       onSubmit={(event) => {
@@ -38,7 +49,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
       <textarea
         ref={input}
         aria-label="Message"
-        placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)"
+        placeholder={busy ? 'Queue a message for when this turn ends… (Enter)' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'}
         value={text}
         rows={3}
         onChange={(event) => setText(event.target.value)}
@@ -49,9 +60,10 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
           }
         }}
       />
-      <button type="submit" className="primary" disabled={busy || text.trim() === ''} aria-label="Send">
-        Send
+      <button type="submit" className="primary" disabled={text.trim() === ''} aria-label={busy ? 'Queue' : 'Send'}>
+        {busy ? 'Queue' : 'Send'}
       </button>
     </form>
+    </>
   );
 }

@@ -2,6 +2,7 @@ import { memo, useEffect, useRef } from 'react';
 import Markdown from 'react-markdown';
 import type { ViewMessage } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
+import { ToolCard } from './ToolCard';
 
 const MessageBody = memo(function MessageBody({ text }: { text: string }) {
   return (
@@ -38,7 +39,10 @@ function MessageItem({ message }: { message: ViewMessage }) {
         </details>
       )}
       {message.text.length > 0 && <MessageBody text={message.text} />}
-      {message.state === 'streaming' && message.text.length === 0 && <span className="muted">…</span>}
+      {message.toolCalls.map((call) => (
+        <ToolCard key={call.id} call={call} />
+      ))}
+      {message.state === 'streaming' && message.text.length === 0 && message.toolCalls.length === 0 && <span className="muted">…</span>}
       {message.error && (
         <div className="message-error" role="alert">
           {message.error.message}
@@ -58,7 +62,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   useEffect(() => {
     const element = scroller.current;
     if (element && pinned.current) element.scrollTop = element.scrollHeight;
-  }, [view?.messages.length, last?.text.length, last?.reasoning.length]);
+  }, [view?.messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
 
   if (!view) return <div className="conversation muted">Loading…</div>;
   return (

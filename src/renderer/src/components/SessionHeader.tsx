@@ -1,3 +1,4 @@
+import type { Autonomy } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { ModelPicker } from './ModelPicker';
 
@@ -25,6 +26,21 @@ export function SessionHeader({ store, sessionId }: { store: AppStore; sessionId
         </button>
       </div>
       <ModelPicker store={store} sessionId={sessionId} />
+      <label className="autonomy">
+        <span className="muted small">Autonomy</span>
+        <select
+          aria-label="Autonomy"
+          value={session.autonomy}
+          onChange={(event) =>
+            void store.attempt(async () => store.upsertSession(await store.call('session:setAutonomy', { sessionId, autonomy: event.target.value as Autonomy })))
+          }
+        >
+          <option value="L0">L0 observe: ask for everything</option>
+          <option value="L1">L1 recommend: reads run, writes ask</option>
+          <option value="L2">L2 assisted: small writes run</option>
+          <option value="L3">L3 supervised: all but destructive run</option>
+        </select>
+      </label>
     </div>
   );
 }

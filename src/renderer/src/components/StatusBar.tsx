@@ -1,6 +1,7 @@
 import { busyStatuses } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { statusLabel } from './status';
+import { TrustGrants } from './TrustGrants';
 
 export function StatusBar({ store, onOpenSettings }: { store: AppStore; onOpenSettings: () => void }) {
   const selectedId = useAppState(store, (state) => state.selectedId);
@@ -21,9 +22,11 @@ export function StatusBar({ store, onOpenSettings }: { store: AppStore; onOpenSe
         </button>
       )}
       <span className="spacer" />
+      <TrustGrants store={store} />
       {view && (
         <span className="usage muted" aria-label="Token usage">
           {view.usage.inputTokens} in · {view.usage.outputTokens} out{rate > 0 ? ` · ${rate} tok/s` : ''}
+          {view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
         </span>
       )}
       <button type="button" aria-label="Settings" onClick={onOpenSettings}>

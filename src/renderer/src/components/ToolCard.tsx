@@ -1,0 +1,43 @@
+import { useState } from 'react';
+import type { ViewToolCall } from '../../../shared/session-view';
+
+const stateLabels: Record<ViewToolCall['state'], string> = {
+  requested: 'proposed',
+  waiting: 'waiting for you',
+  running: 'running…',
+  succeeded: 'done',
+  failed: 'failed',
+  denied: 'not run',
+  cancelled: 'stopped',
+};
+
+export function RiskBadge({ risk }: { risk: ViewToolCall['risk'] }) {
+  return <span className={`risk risk-${risk}`}>{risk.replace('_', ' ')}</span>;
+}
+
+/** One tool call inline in the conversation: what it is, its risk, its state, its output. */
+export function ToolCard({ call }: { call: ViewToolCall }) {
+  const [open, setOpen] = useState(call.state === 'running' || call.state === 'failed');
+  return (
+    <section className={`tool-card tool-${call.state}`} aria-label={`Tool ${call.tool}`} data-state={call.state}>
+      <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="tool-name">{call.tool}</span>
+        <span className="tool-summary">{call.summary}</span>
+        <RiskBadge risk={call.risk} />
+        <span className="tool-state">{stateLabels[call.state]}</span>
+        {call.latencyMs !== null && <span className="muted small">{call.latencyMs < 1000 ? `${Math.round(call.latencyMs)} ms` : `${(call.latencyMs / 1000).toFixed(1)} s`}</span>}
+      </button>
+      {open && (
+        <div className="tool-body">
+          <pre className="tool-input" aria-label="Arguments">{JSON.stringify(call.input, null, 2)}</pre>
+          {call.output.length > 0 && (
+            <pre className="tool-output" aria-label="Output">
+              {call.output}
+            </pre>
+          )}
+          {call.truncated && <p className="muted small">Long output: the model was given the start and the end ({call.outputBytes.toLocaleString()} bytes in all).</p>}
+        </div>
+      )}
+    </section>
+  );
+}

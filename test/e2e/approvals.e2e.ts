@@ -1,0 +1,80 @@
+import { expect as expectPage } from 'playwright/test';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { testTools, toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { closeBrowser, openWorkbench, type Workbench } from './fixture';
+
+describe('approvals in the workbench', () => {
+  let workbench: Workbench | null = null;
+  const log: string[] = [];
+  afterEach(async () => {
+    if (workbench) expect(workbench.pageErrors).toEqual([]);
+    await workbench?.close();
+    workbench = null;
+    log.length = 0;
+  });
+  afterAll(closeBrowser);
+
+  it('a write waits at the gate, is allowed for 5 min, the next one runs without asking, then the grant is revoked', async () => {
+    workbench = await openWorkbench({ tools: testTools(log).tools });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+
+    server.enqueue({ steps: [{ kind: 'text', text: 'Writing the note.' }, toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    await expectPage(gate).toContainText('Approve write_note?');
+    await expectPage(gate).toContainText('buy milk');
+    await expectPage(page.getByRole('status', { name: 'Session state' })).toHaveText('waiting for you');
+    await workbench.screenshot('approval-gate');
+    expect(log).toEqual([]);
+    await gate.getByRole('button', { name: '5 min' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
+    expect(log).toEqual(['write todo']);
+    const grant = page.getByRole('list', { name: 'Trust grants' }).getByRole('listitem');
+    await expectPage(grant).toContainText('write_note');
+    await expectPage(grant).toContainText(/4:5\d|5:00/);
+
+    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written again.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Once more');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written again.');
+    expect(log).toEqual(['write todo', 'write todo']);
+    await workbench.screenshot('trust-grant-active');
+
+    await grant.getByRole('button', { name: /Revoke/ }).click();
+    await expectPage(page.getByRole('list', { name: 'Trust grants' })).toHaveCount(0);
+    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Not written.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('And again');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(gate).toBeVisible();
+    await gate.getByLabel('Reason for denying').fill('enough notes');
+    await gate.getByRole('button', { name: 'Deny' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Not written.');
+    expect(log).toEqual(['write todo', 'write todo']);
+  });
+
+  it('a plan is proposed, approved, and runs with its tool cards', async () => {
+    workbench = await openWorkbench({ tools: testTools(log).tools });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue(
+      { steps: [{ kind: 'text', text: 'Read two notes, then write one.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('read_note', { name: 'b' }, 'c2'), toolCall('write_note', { name: 'c', text: 'summary' }, 'c3')] },
+      textTurn('Summary written.'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('Summarize a and b into c');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const plan = page.getByRole('region', { name: 'Plan' });
+    await expectPage(plan).toContainText('Read two notes, then write one.');
+    await expectPage(plan.getByRole('listitem')).toHaveCount(3);
+    await workbench.screenshot('plan-proposed');
+    await plan.getByRole('button', { name: 'Approve plan' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Summary written.');
+    expect(log).toEqual(['read a', 'read b', 'write c']);
+    await expectPage(page.locator('section[data-state="succeeded"]')).toHaveCount(3);
+    await workbench.screenshot('plan-finished');
+  });
+});
