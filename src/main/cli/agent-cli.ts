@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import Conf from 'conf';
+import { approvalDecisionSchema, autonomySchema, defaultSettings, type ApprovalDecision } from '../../shared/domain';
+import type { JournalEntry } from '../../shared/events';
+import { systemClock } from '../agent/clock';
+import { SessionRuntime } from '../agent/session-runtime';
+import { ToolRegistry } from '../agent/tools';
+import { ProviderRegistry } from '../providers/provider-registry';
+import { MemorySecretStore } from '../secrets/memory-secret-store';
+import { ConfSettingsStore } from '../settings/conf-settings-store';
+import { openDatabase } from '../store/database';
+import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
+import { SqliteSessionStore } from '../store/sqlite-session-store';
+import { SqliteTrustStore } from '../store/sqlite-trust-store';
+import { builtinTools } from '../tools/builtin-tools';
+import { FolderInspector } from '../workspace/folder-inspector';
+import { formatEntry } from './format-entry';
+
+/*
+ * Runs one turn from the terminal and prints its events, for debugging and benchmarks:
+ *   npm run agent -- --workspace DIR --endpoint URL --model M "prompt"
+ */
+
+const usage = `Usage: npm run agent -- --workspace DIR --endpoint URL --model MODEL [options] "prompt"
+  --kind openai-compatible|anthropic   protocol of the endpoint (default: anthropic for api.anthropic.com, else openai-compatible)
+  --autonomy L0|L1|L2|L3               what runs without asking (default L1)
+  --approve ask|deny|allow_once|...    how gates are answered (default: ask on a terminal, deny otherwise)
+  --data DIR                           keep the session database here (default: a temporary folder, removed after)
+  --json                               print each event as one JSON line`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      workspace: { type: 'string' },
+      endpoint: { type: 'string' },
+      model: { type: 'string' },
+      kind: { type: 'string' },
+      autonomy: { type: 'string', default: 'L1' },
+      approve: { type: 'string' },
+      data: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const prompt = positionals.join(' ').trim();
+  if (values.help || !values.workspace || !values.endpoint || !values.model || prompt === '') {
+    console.error(usage);
+    return values.help ? 0 : 2;
+  }
+  const autonomy = autonomySchema.safeParse(values.autonomy);
+  if (!autonomy.success) {
+    console.error(`--autonomy must be one of L0, L1, L2, L3.\n${usage}`);
+    return 2;
+  }
+  const approveMode = values.approve ?? (process.stdin.isTTY ? 'ask' : 'deny');
+  if (approveMode !== 'ask' && !approvalDecisionSchema.safeParse(approveMode).success) {
+    console.error(`--approve must be ask or one of ${approvalDecisionSchema.options.join(', ')}.`);
+    return 2;
+  }
+  const kind = values.kind ?? (/api\.anthropic\.com/.test(values.endpoint) ? 'anthropic' : 'openai-compatible');
+  if (kind !== 'anthropic' && kind !== 'openai-compatible') {
+    console.error('--kind must be openai-compatible or anthropic.');
+    return 2;
+  }
+
+  const workspace = await new FolderInspector().resolveFolder(resolve(values.workspace));
+  const dataDir = values.data ? resolve(values.data) : mkdtempSync(join(tmpdir(), 'workbench-agent-'));
+  const { db } = openDatabase(join(dataDir, 'workbench.sqlite'));
+  const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: dataDir, projectName: 'agent-workbench', configName: 'headless-settings', defaults: { ...defaultSettings } }));
+  const providers = new ProviderRegistry({ settings, secrets: new MemorySecretStore(), clock: systemClock, environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null });
+  const endpoint = providers.save({ kind, name: 'headless', baseUrl: values.endpoint });
+  const store = new SqliteSessionStore(db);
+  const questions = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stderr }) : null;
+
+  let runtime: SessionRuntime | null = null;
+  const print = (entry: JournalEntry): void => {
+    console.log(values.json ? JSON.stringify(entry) : formatEntry(entry));
+    const event = entry.event;
+    if (event.type === 'approval_requested') void answerApproval(event.approvalId, `${event.tool} ${event.summary} (${event.risk}: ${event.reason})`);
+    if (event.type === 'plan_proposed' && event.needsApproval) void answerPlan(event.planId);
+  };
+  const answerApproval = async (approvalId: string, what: string): Promise<void> => {
+    let decision: ApprovalDecision = approveMode === 'ask' ? 'deny' : (approveMode as ApprovalDecision);
+    if (approveMode === 'ask' && questions) {
+      const reply = (await questions.question(`Allow ${what}? [y] once, [n] no, 5m, 30m, 1h, 5h, [s]ession: `)).trim().toLowerCase();
+      const map: Record<string, ApprovalDecision> = { y: 'allow_once', n: 'deny', '5m': 'allow_5m', '30m': 'allow_30m', '1h': 'allow_1h', '5h': 'allow_5h', s: 'allow_session' };
+      decision = map[reply] ?? 'deny';
+    }
+    runtime?.answerApproval(approvalId, decision);
+  };
+  const answerPlan = async (planId: string): Promise<void> => {
+    let approve = approveMode !== 'deny';
+    if (approveMode === 'ask' && questions) approve = (await questions.question('Approve the plan? [y/n]: ')).trim().toLowerCase().startsWith('y');
+    runtime?.answerPlan(planId, approve ? 'approve' : 'reject', approve ? undefined : 'Rejected from the terminal.');
+  };
+
+  runtime = new SessionRuntime({
+    store,
+    providers,
+    tools: new ToolRegistry(builtinTools()),
+    trust: new SqliteTrustStore(db),
+    accounting: new SqliteAccountingStore(db),
+    clock: systemClock,
+    limits: () => settings.get(),
+    listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },
+  });
+  const sessionId = `headless${Date.now().toString(36)}`;
+  store.create({ id: sessionId, title: prompt.slice(0, 60), workspacePath: workspace, model: { providerId: endpoint.id, model: values.model }, autonomy: autonomy.data, createdAt: Date.now() });
+  process.once('SIGINT', () => void runtime?.cancel(sessionId));
+  runtime.send(sessionId, prompt);
+  await runtime.whenIdle(sessionId);
+  const status = store.get(sessionId)?.status;
+  questions?.close();
+  await runtime.dispose();
+  db.close();
+  if (!values.data) rmSync(dataDir, { recursive: true, force: true });
+  return status === 'completed' || status === 'completed_with_errors' ? 0 : status === 'cancelled' ? 130 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,42 @@
+import type { JournalEntry } from '../../shared/events';
+
+const short = (value: unknown, max = 160): string => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+};
+
+/** One readable line per journal entry, for the terminal. */
+export function formatEntry(entry: JournalEntry): string {
+  const event = entry.event;
+  const head = `[${String(entry.seq).padStart(4)}] ${event.type}`;
+  switch (event.type) {
+    case 'user_message':
+      return `${head}: ${short(event.text)}`;
+    case 'text_delta':
+    case 'reasoning_delta':
+    case 'tool_output':
+      return `${head}: ${short(event.text)}`;
+    case 'status_changed':
+      return `${head}: ${event.status}`;
+    case 'run_started':
+      return `${head}: ${event.model.model} (${event.providerKind})`;
+    case 'model_call_finished':
+      return `${head}: ${event.inputTokens} in, ${event.outputTokens} out, ${Math.round(event.latencyMs)} ms${event.costUsd ? `, $${event.costUsd.toFixed(4)}` : ''}`;
+    case 'model_retry_scheduled':
+      return `${head}: attempt ${event.attempt} failed (${event.error.message}); retrying in ${event.delayMs} ms`;
+    case 'tool_call_requested':
+      return `${head}: ${event.tool} ${short(event.summary)} [${event.risk}]`;
+    case 'tool_call_finished':
+      return `${head}: ${event.status} in ${Math.round(event.latencyMs)} ms: ${short(event.output)}`;
+    case 'approval_requested':
+      return `${head}: ${event.tool} ${short(event.summary)} [${event.risk}] ${event.reason}`;
+    case 'approval_answered':
+      return `${head}: ${event.decision}${event.reason ? ` (${event.reason})` : ''}`;
+    case 'plan_proposed':
+      return `${head}: ${event.purpose} (${event.steps.length} steps, max ${event.maxRisk}${event.needsApproval ? ', needs approval' : ''})`;
+    case 'run_finished':
+      return `${head}: ${event.status}${event.error ? `: ${event.error.message}` : ''}`;
+    default:
+      return `${head} ${short(Object.fromEntries(Object.entries(event).filter(([key]) => key !== 'type')))}`;
+  }
+}

@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporaryFolder } from '../../helpers';
+import { ScriptedModelServer } from '../../scripted-model-server';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli/agent-cli.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the headless runner', () => {
+  let server: ScriptedModelServer;
+  let workspace: ReturnType<typeof temporaryFolder>;
+  beforeAll(async () => {
+    server = await ScriptedModelServer.start();
+    workspace = temporaryFolder();
+  });
+  afterAll(async () => {
+    await server.close();
+    workspace.remove();
+  });
+
+  it('runs a turn against an endpoint and prints its events, one per line', async () => {
+    server.enqueue({ steps: [{ kind: 'reasoning', text: 'Short.' }, { kind: 'text', text: 'Hello from the terminal.' }], usage: { inputTokens: 7, outputTokens: 5 } });
+    const result = await runCli(['--workspace', workspace.path, '--endpoint', server.openaiBaseUrl, '--model', 'scripted-model', 'Say hello']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/user_message: Say hello/);
+    expect(result.stdout).toMatch(/text_delta: Hello from the terminal\./);
+    expect(result.stdout).toMatch(/model_call_finished: 7 in, 5 out/);
+    expect(lines.at(-1)).toMatch(/status_changed: completed/);
+  }, 30_000);
+
+  it('prints JSON lines with --json and fails with exit code 1 when the endpoint fails', async () => {
+    server.enqueue({ steps: [], fault: { kind: 'status', status: 400, message: 'no such model' } });
+    const result = await runCli(['--json', '--workspace', workspace.path, '--endpoint', server.openaiBaseUrl, '--model', 'missing', 'Hi']);
+    expect(result.code).toBe(1);
+    const entries = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: { type: string; error?: { message: string } } });
+    expect(entries.find((entry) => entry.event.type === 'run_finished')?.event.error?.message).toContain('no such model');
+  }, 30_000);
+
+  it('explains its options when one is missing', async () => {
+    const result = await runCli(['--workspace', workspace.path, 'Hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Usage: npm run agent');
+  }, 30_000);
+});
