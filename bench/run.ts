@@ -1,7 +1,8 @@
+import { runRuntimeBench } from './runtime';
 import { runStreamBench } from './stream';
 
 /** `npm run bench -- <name>`: runs one benchmark; its last line is one JSON object. */
-const benches: Record<string, () => Promise<void>> = { stream: runStreamBench };
+const benches: Record<string, () => Promise<void>> = { stream: runStreamBench, runtime: runRuntimeBench };
 
 const name = process.argv[2];
 const bench = name ? benches[name] : undefined;

@@ -12,7 +12,7 @@ import { EventSender, registerHandlers, type Disposable, type IpcTransport, type
 import type { RetryPolicy } from './agent/retry';
 import type { DiscoveryCandidate } from './providers/discovery';
 import { ProviderRegistry } from './providers/provider-registry';
-import { openDatabase, type OpenedDatabase } from './store/database';
+import { openDatabase, startCheckpointer, type OpenedDatabase } from './store/database';
 import { SqliteSessionStore } from './store/sqlite-session-store';
 import { SqliteAccountingStore } from './store/sqlite-accounting-store';
 import { SqliteTrustStore } from './store/sqlite-trust-store';
@@ -68,6 +68,8 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     return { info: appInfo, runtime: null, batcher, dispose: () => registration.dispose(), close: async () => registration.dispose() };
   }
 
+  let runtimeRef: SessionRuntime | null = null;
+  const checkpointer = startCheckpointer(opened.db, databasePath, { isBusy: () => runtimeRef?.anyBusy() ?? false });
   const store = new SqliteSessionStore(opened.db);
   const providers = new ProviderRegistry({
     settings: options.settings,
@@ -107,6 +109,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     frameMs: options.frameMs ?? 16,
     newId: () => newId(clock.now()),
   });
+  runtimeRef = runtime;
   runtime.recoverInterrupted();
   const appInfo: AppInfo = { ...baseInfo, startupError: null };
   const handlers = createHandlers({
@@ -132,6 +135,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     registration.dispose();
     await runtime.dispose();
     batcher.dispose();
+    checkpointer.dispose();
     opened.db.close();
   };
   return { info: appInfo, runtime, batcher, dispose: () => void close(), close };

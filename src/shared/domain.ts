@@ -134,7 +134,7 @@ export const settingsSchema = z.object({
   /** A response with at least this many tool calls is shown as a plan first. */
   planThreshold: z.number().int().min(2).max(50).default(3),
   /** Model calls per turn before the turn stops. */
-  maxIterations: z.number().int().min(1).max(500).default(25),
+  maxIterations: z.number().int().min(1).max(1000).default(25),
   /** Tools the person never wants run: a user denial, checked before grants and autonomy. */
   deniedTools: z.array(z.string().min(1).max(200)).max(200).default([]),
   theme: z.enum(['system', 'light', 'dark']),

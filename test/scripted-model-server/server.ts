@@ -82,6 +82,10 @@ export class ScriptedModelServer {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const protocol: Protocol = request.headers['anthropic-version'] !== undefined || path === '/v1/messages' ? 'anthropic' : 'openai';
+    if (request.method === 'POST' && path.startsWith('/__script/')) {
+      await this.control(path, request, response);
+      return;
+    }
     if (request.method === 'GET' && path === '/v1/models') {
       this.sendModels(protocol, response);
       return;
@@ -138,6 +142,20 @@ export class ScriptedModelServer {
       if (!response.write(frames[index])) await new Promise<void>((resolve) => response.once('drain', resolve));
     }
     response.end();
+  }
+
+  /** Scripting over HTTP, for a server running in another process: enqueue turns, or reset. */
+  private async control(path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (path === '/__script/reset') {
+      this.reset();
+    } else if (path === '/__script/enqueue') {
+      const body = JSON.parse(await readBody(request)) as { turns?: ScriptedTurn[] };
+      this.enqueue(...(body.turns ?? []));
+    } else {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pending: this.queue.length }));
   }
 
   private sendModels(protocol: Protocol, response: ServerResponse): void {

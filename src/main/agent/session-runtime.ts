@@ -65,6 +65,11 @@ export class SessionRuntime {
     return this.active.has(sessionId);
   }
 
+  /** Whether any session has a turn running. */
+  anyBusy(): boolean {
+    return this.active.size > 0;
+  }
+
   queued(sessionId: string): string | null {
     return this.queue.get(sessionId) ?? null;
   }
@@ -166,7 +171,7 @@ export class SessionRuntime {
       { type: 'status_changed', status: 'planning' },
     ]);
     const controller = new AbortController();
-    const turn = new Turn(setup, { ...this.options, gates: this.gates, frameMs: this.frameMs, newId: this.newId, record: (events) => this.record(sessionId, events) }, controller);
+    const turn = new Turn(setup, { ...this.options, gates: this.gates, frameMs: this.frameMs, newId: this.newId, record: (events, writes) => this.record(sessionId, events, writes) }, controller);
     const finished = turn.run().finally(() => {
       this.active.delete(sessionId);
       this.startQueued(sessionId);
@@ -188,9 +193,16 @@ export class SessionRuntime {
     }
   }
 
-  private record(sessionId: string, events: RuntimeEvent[]): void {
+  /** Journals events (with any other writes, in the same transaction), then announces them. */
+  private record(sessionId: string, events: RuntimeEvent[], writes?: () => void): void {
     const { store, listener, clock } = this.options;
-    const entries = store.append(sessionId, events, clock.now());
+    const entries = writes
+      ? store.transaction(() => {
+          const appended = store.append(sessionId, events, clock.now());
+          writes();
+          return appended;
+        })
+      : store.append(sessionId, events, clock.now());
     listener.onEntries(sessionId, entries);
     if (events.some((event) => event.type === 'status_changed')) {
       const session = store.get(sessionId);

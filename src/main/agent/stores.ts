@@ -28,4 +28,6 @@ export interface SessionStore {
   /** Appends events in order; a `status_changed` event also updates the session row in the same transaction. */
   append(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[];
   journal(sessionId: string, options?: { afterSeq?: number }): JournalEntry[];
+  /** Runs `work` in one transaction, so appends and other writes of the same database land together or not at all. */
+  transaction<T>(work: () => T): T;
 }

@@ -90,6 +90,7 @@ export class ToolStep {
     this.turn.record([{ type: 'plan_proposed', turnId, planId, purpose: purpose || `${steps.length} steps`, steps, maxRisk: maxRisk(steps.map((step) => step.risk)), needsApproval }]);
     if (!needsApproval) return true;
     this.turn.setStatus('waiting_approval');
+    this.turn.commit();
     const answer = await this.services.gates.waitForPlan(planId, sessionId, this.turn.signal);
     this.turn.record([{ type: 'plan_answered', turnId, planId, answer: answer.answer, ...(answer.text ? { text: answer.text } : {}) }]);
     if (answer.answer === 'approve') {
@@ -148,6 +149,7 @@ export class ToolStep {
         reason: call.assessment.reason,
       },
     ]);
+    this.turn.commit();
     const answer = await services.gates.waitForApproval(approvalId, sessionId, this.turn.signal);
     const answered: RuntimeEvent = { type: 'approval_answered', turnId, toolCallId: call.request.id, approvalId, decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) };
     if (answer.decision === 'deny') {
@@ -175,6 +177,7 @@ export class ToolStep {
       description: pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`,
     };
     this.turn.record([{ ...answered, grantId: grant.id } as RuntimeEvent, { type: 'trust_grant_created', grant }]);
+    this.turn.commit();
     services.trust.create(grant);
     return true;
   }
@@ -185,6 +188,7 @@ export class ToolStep {
     const toolCallId = call.request.id;
     this.turn.setStatus('executing');
     this.turn.record([{ type: 'tool_call_started', turnId, toolCallId, rule }]);
+    this.turn.commit();
     const startedAt = services.clock.now();
     const signal = this.turn.signal;
     let onAbort: (() => void) | null = null;
@@ -220,7 +224,9 @@ export class ToolStep {
     this.turn.record([
       { type: 'tool_call_finished', turnId, toolCallId: call.request.id, status, output: forModel.text, outputBytes: onDisk.bytes, truncated: forModel.truncated || onDisk.capped, latencyMs },
     ]);
-    this.services.accounting.recordToolCall({
+    const at = this.services.clock.now();
+    this.turn.write(() =>
+      this.services.accounting.recordToolCall({
       id: call.request.id,
       sessionId,
       turnId,
@@ -230,9 +236,10 @@ export class ToolStep {
       outputBytes: onDisk.bytes,
       truncated: onDisk.capped,
       status,
-      latencyMs,
-      at: this.services.clock.now(),
-    });
+        latencyMs,
+        at,
+      }),
+    );
     if (status === 'failed') this.turn.noteToolFailure();
     this.turn.addToolResult(call.request, forModel.text, status !== 'succeeded');
   }

@@ -37,8 +37,8 @@ export interface TurnServices {
   readonly clock: Clock;
   readonly frameMs: number;
   newId(): string;
-  /** Journals events in order, then announces them. */
-  record(events: RuntimeEvent[]): void;
+  /** Journals events in order (with `writes` in the same transaction), then announces them. */
+  record(events: RuntimeEvent[], writes?: () => void): void;
 }
 
 /** What happens next: the loop's whole state machine is this union and one switch over it. */
@@ -53,6 +53,8 @@ type Next =
  */
 export class Turn {
   private readonly coalescer = new DeltaCoalescer();
+  private pending: RuntimeEvent[] = [];
+  private pendingWrites: Array<() => void> = [];
   private readonly messages: ChatMessage[];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private storeFailure: ErrorInfo | null = null;
@@ -98,10 +100,31 @@ export class Turn {
     }
   }
 
-  /** Journals events now, after any streamed pieces still waiting for their frame. */
+  /**
+   * Adds events to the turn's write buffer, after any streamed pieces still waiting for their
+   * frame. The buffer is journalled in one transaction by `commit`, which runs before every side
+   * effect (a model request, a tool, a gate, a grant) and at the end of the turn: each event is
+   * still written before what it announces happens, at a fraction of the commits.
+   */
   record(events: RuntimeEvent[]): void {
-    this.flush();
-    this.services.record(events);
+    this.takeStreamed();
+    this.pending.push(...events);
+  }
+
+  /** Adds a write (accounting) that lands in the same transaction as the next commit. */
+  write(work: () => void): void {
+    this.pendingWrites.push(work);
+  }
+
+  /** Journals and announces everything recorded so far. */
+  commit(): void {
+    this.takeStreamed();
+    if (this.pending.length === 0 && this.pendingWrites.length === 0) return;
+    const events = this.pending;
+    const writes = this.pendingWrites;
+    this.pending = [];
+    this.pendingWrites = [];
+    this.services.record(events, writes.length === 0 ? undefined : () => writes.forEach((work) => work()));
   }
 
   setStatus(status: SessionStatus): void {
@@ -115,7 +138,7 @@ export class Turn {
     this.coalescer.add(event);
     this.timer ??= setTimeout(() => {
       try {
-        this.flush();
+        this.commit();
       } catch (error) {
         // A journal write failed: stop the turn rather than show what was not saved.
         this.storeFailure = toErrorInfo(error);
@@ -132,10 +155,10 @@ export class Turn {
     this.toolFailures += 1;
   }
 
-  private flush(): void {
+  private takeStreamed(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (!this.coalescer.isEmpty) this.services.record(this.coalescer.take());
+    if (!this.coalescer.isEmpty) this.pending.push(...this.coalescer.take());
   }
 
   private async modelStep(): Promise<Next> {
@@ -145,6 +168,7 @@ export class Turn {
     }
     this.iterations += 1;
     this.setStatus('planning');
+    this.commit();
     const messageId = services.newId();
     const startedAt = services.clock.now();
     let started = false;
@@ -175,6 +199,7 @@ export class Turn {
         case 'retry_scheduled':
           attempts = event.attempt + 1;
           this.record([{ type: 'model_retry_scheduled', turnId: setup.turnId, attempt: event.attempt, delayMs: event.delayMs, error: event.error }]);
+          this.commit();
           break;
         case 'tool_call_ready':
           // Servers reuse ids such as call_0 across responses; the runtime gives each call its own.
@@ -215,7 +240,8 @@ export class Turn {
       const costUsd = costOf(setup.endpoint.kind, setup.endpoint.baseUrl, setup.choice.model, usage.inputTokens, usage.outputTokens);
       events.push({ type: 'model_call_finished', turnId: setup.turnId, messageId, ...usage, latencyMs, attempts, costUsd });
       this.record(events);
-      services.accounting.recordModelCall({
+      this.write(() =>
+        services.accounting.recordModelCall({
         id: messageId,
         sessionId: setup.sessionId,
         turnId: setup.turnId,
@@ -225,9 +251,10 @@ export class Turn {
         ...usage,
         latencyMs,
         costUsd,
-        status: cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed',
-        at: services.clock.now(),
-      });
+          status: cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed',
+          at: services.clock.now(),
+        }),
+      );
     } else if (events.length > 0) {
       this.record(events);
     }
@@ -246,6 +273,7 @@ export class Turn {
     if (this.storeFailure) status = 'failed';
     try {
       this.record([status === 'failed' && error ? { type: 'run_finished', turnId, status, error } : { type: 'run_finished', turnId, status }, { type: 'status_changed', status }]);
+      this.commit();
     } catch (failure) {
       // The journal could not be written (disk full, database closed). The session row keeps its busy
       // status, so the next start marks it interrupted; nothing committed is lost.

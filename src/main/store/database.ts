@@ -67,6 +67,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // Checkpoints run off the hot path (see startCheckpointer), not inside the commit of a step.
+    db.pragma('wal_autocheckpoint = 0');
 
     let backupPath: string | null = null;
     const pending = steps.filter((step) => step.version > version);
@@ -87,4 +89,39 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     if (isCorruption(error)) throw new StoreError('store_corrupt', `The database file ${path} is damaged. It was left untouched.`, { cause: error });
     throw new StoreError('store_unavailable', `The database ${path} could not be prepared: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * Folds the write-ahead log back into the database every `intervalMs` when it has grown past
+ * `thresholdBytes`, and once more on dispose. SQLite's automatic checkpoint would do this inside
+ * whichever commit crosses its limit, adding an fsync to that step; here it runs on a timer.
+ */
+export function startCheckpointer(
+  db: Database,
+  path: string,
+  options: { intervalMs?: number; thresholdBytes?: number; hardLimitBytes?: number; isBusy?: () => boolean } = {},
+): { dispose(): void } {
+  const walPath = `${path}-wal`;
+  const threshold = options.thresholdBytes ?? 4 * 1024 * 1024;
+  const hardLimit = options.hardLimitBytes ?? 256 * 1024 * 1024;
+  const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE'): void => {
+    try {
+      if (db.open) db.pragma(`wal_checkpoint(${mode})`);
+    } catch (error) {
+      console.error('A checkpoint of the database failed:', (error as Error).message);
+    }
+  };
+  const timer = setInterval(() => {
+    if (!existsSync(walPath)) return;
+    const size = statSync(walPath).size;
+    // While a turn runs, wait for it to end unless the log has grown very large.
+    if (size > hardLimit || (size > threshold && !options.isBusy?.())) checkpoint('PASSIVE');
+  }, options.intervalMs ?? 10_000);
+  timer.unref();
+  return {
+    dispose: () => {
+      clearInterval(timer);
+      checkpoint('TRUNCATE');
+    },
+  };
 }

@@ -49,6 +49,8 @@ export class SqliteSessionStore implements SessionStore {
     appendEvent: Statement<[string, number, number, number, string, string]>;
     journal: Statement<[string, number], JournalRow>;
   };
+  /** Next sequence number per session. This process is the only writer, so it is read once. */
+  private readonly nextSeq = new Map<string, number>();
   private readonly appendTransaction: (sessionId: string, events: readonly RuntimeEvent[], at: number) => JournalEntry[];
 
   constructor(private readonly db: Database) {
@@ -69,8 +71,7 @@ export class SqliteSessionStore implements SessionStore {
     const setStatus = db.prepare<[number, string, string]>('UPDATE sessions SET updated_at = ?, status = ? WHERE id = ?');
     const touch = db.prepare<[number, string]>('UPDATE sessions SET updated_at = ? WHERE id = ?');
     this.appendTransaction = db.transaction((sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] => {
-      if (!this.statements.get.get(sessionId)) throw new NotFoundError('Session', sessionId);
-      let seq = (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
+      let seq = this.nextSeq.get(sessionId) ?? (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
       const entries: JournalEntry[] = [];
       let status: string | null = null;
       for (const event of events) {
@@ -83,6 +84,21 @@ export class SqliteSessionStore implements SessionStore {
       else touch.run(at, sessionId);
       return entries;
     });
+    const append = this.appendTransaction;
+    this.appendTransaction = (sessionId, events, at) => {
+      try {
+        const entries = append(sessionId, events, at);
+        const last = entries.at(-1);
+        if (last) this.nextSeq.set(sessionId, last.seq + 1);
+        return entries;
+      } catch (error) {
+        // A rolled-back append wrote nothing: read the number again next time.
+        this.nextSeq.delete(sessionId);
+        // The journal's foreign key refuses events of a session that does not exist.
+        if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('Session', sessionId);
+        throw error;
+      }
+    };
   }
 
   list(): Session[] {
@@ -129,12 +145,17 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   delete(sessionId: string): boolean {
+    this.nextSeq.delete(sessionId);
     return this.statements.delete.run(sessionId).changes > 0;
   }
 
   append(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] {
     if (events.length === 0) return [];
     return this.appendTransaction(sessionId, events, at);
+  }
+
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
   }
 
   journal(sessionId: string, options: { afterSeq?: number } = {}): JournalEntry[] {

@@ -156,7 +156,7 @@ export const channels = {
         defaultModel: modelChoiceSchema.strict().nullable().optional(),
         defaultAutonomy: autonomySchema.optional(),
         planThreshold: z.number().int().min(2).max(50).optional(),
-        maxIterations: z.number().int().min(1).max(500).optional(),
+        maxIterations: z.number().int().min(1).max(1000).optional(),
         deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
         theme: settingsSchema.shape.theme.optional(),
       })

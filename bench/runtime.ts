@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { ModelInfo } from '../src/shared/domain';
+import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../src/main/agent/model-provider';
+import { defineTool } from '../src/main/agent/tools';
+import { OpenAICompatibleProvider } from '../src/main/providers/openai-compatible-provider';
+import { temporaryFolder } from '../test/helpers';
+import { LoopbackTransport } from '../test/host/loopback-transport';
+import { createNodeCore } from '../test/host/node-core';
+import { RemoteScriptedServer } from '../test/scripted-model-server/remote';
+import type { ScriptedTurn } from '../test/scripted-model-server';
+
+/*
+ * A 1,000-step scripted session (each step: one model response with one read-only tool call). The
+ * runtime's overhead per step is the time between one model stream ending and the next one
+ * starting, less the tool's own time. The baseline drives the same responses through the provider
+ * alone, where that gap is the loop's bare minimum. Both run in this process, in the same run,
+ * against the scripted server in a child process.
+ */
+
+/** Model calls in the session: every one but the last asks for a tool. */
+const steps = 1_000;
+const turns = (): ScriptedTurn[] => [
+  ...Array.from({ length: steps - 1 }, (_, index): ScriptedTurn => ({ steps: [{ kind: 'tool_call', id: `c${index}`, name: 'lookup', arguments: JSON.stringify({ key: `k${index}` }) }], usage: { inputTokens: 10, outputTokens: 5 } })),
+  { steps: [{ kind: 'text', text: 'Done.' }] },
+];
+
+/** Wraps a provider to time each stream: when it was asked for, and when its last event came. */
+class TimedProvider implements ModelProvider {
+  readonly kind;
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  constructor(private readonly inner: ModelProvider) {
+    this.kind = inner.kind;
+  }
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    this.starts.push(performance.now());
+    for await (const event of this.inner.stream(request, signal)) {
+      if (event.type === 'done' || event.type === 'error') this.ends.push(performance.now());
+      yield event;
+    }
+  }
+  listModels(signal: AbortSignal): Promise<ModelInfo[]> {
+    return this.inner.listModels(signal);
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** The gap between consecutive streams, less the tool time spent in it. */
+function gaps(provider: TimedProvider, toolTimes: number[]): number[] {
+  const result: number[] = [];
+  for (let index = 0; index + 1 < provider.starts.length; index += 1) {
+    result.push((provider.starts[index + 1] ?? 0) - (provider.ends[index] ?? 0) - (toolTimes[index] ?? 0));
+  }
+  return result;
+}
+
+async function baseline(server: RemoteScriptedServer): Promise<number[]> {
+  await server.enqueue(...turns());
+  const provider = new TimedProvider(new OpenAICompatibleProvider({ baseUrl: server.openaiBaseUrl }));
+  const messages: ModelRequest['messages'][number][] = [{ role: 'user', content: 'go' }];
+  for (let index = 0; index <= steps; index += 1) {
+    const calls: { id: string; name: string; arguments: string }[] = [];
+    for await (const event of provider.stream({ model: 'scripted-model', messages }, new AbortController().signal)) {
+      if (event.type === 'tool_call_ready') calls.push({ id: event.id, name: event.name, arguments: event.arguments });
+    }
+    if (calls.length === 0) break;
+    messages.push({ role: 'assistant', content: '', toolCalls: calls });
+    for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, content: `value of ${call.arguments}` });
+  }
+  return gaps(provider, []);
+}
+
+async function throughRuntime(server: RemoteScriptedServer): Promise<number[]> {
+  const folder = temporaryFolder('workbench-bench-runtime-');
+  const toolTimes: number[] = [];
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Looks a key up.',
+    input: z.object({ key: z.string() }).strict(),
+    risk: 'read_only',
+    execute: async (input) => {
+      const started = performance.now();
+      const output = `value of ${input.key}`;
+      toolTimes.push(performance.now() - started);
+      return { output };
+    },
+  });
+  const transport = new LoopbackTransport();
+  transport.recordEvents = false;
+  const { core, settings } = createNodeCore({ dataDir: folder.path, transport, tools: [lookup] });
+  settings.set({ ...settings.get(), maxIterations: steps, planThreshold: 50 });
+  const saved = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'S', baseUrl: server.openaiBaseUrl });
+  if (!saved.ok) throw new Error(saved.error.message);
+  const providerId = (saved.value as { id: string }).id;
+  const created = await transport.invoke('session:create', {});
+  if (!created.ok) throw new Error(created.error.message);
+  const sessionId = (created.value as { id: string }).id;
+  await transport.invoke('session:setModel', { sessionId, model: { providerId, model: 'scripted-model' } });
+  // Time the runtime's own provider by wrapping the registry's resolve.
+  const runtime = core.runtime;
+  if (!runtime) throw new Error('no runtime');
+  const registry = (runtime as unknown as { options: { providers: { resolve: (choice: unknown) => ModelProvider } } }).options.providers;
+  const original = registry.resolve.bind(registry);
+  let timed: TimedProvider | null = null;
+  registry.resolve = (choice) => (timed = new TimedProvider(original(choice)));
+  await server.enqueue(...turns());
+  await transport.invoke('run:send', { sessionId, text: 'go' });
+  await runtime.whenIdle(sessionId);
+  await core.close();
+  folder.remove();
+  if (!timed) throw new Error('the provider was not used');
+  return gaps(timed, toolTimes);
+}
+
+export async function runRuntimeBench(): Promise<void> {
+  // The model server runs in its own process, as a real one does, so its work is not counted here.
+  const server = await RemoteScriptedServer.start();
+  const base = await baseline(server);
+  const runtime = await throughRuntime(server);
+  await server.close();
+  const baseP50 = percentile(base, 50);
+  const overhead = runtime.map((gap) => Math.max(0, gap - baseP50));
+  console.log(`baseline gap between streams: p50 ${baseP50.toFixed(3)} ms, p99 ${percentile(base, 99).toFixed(3)} ms over ${base.length} steps`);
+  console.log(`runtime gap between streams: p50 ${percentile(runtime, 50).toFixed(3)} ms, p99 ${percentile(runtime, 99).toFixed(3)} ms over ${runtime.length} steps`);
+  console.log(JSON.stringify({ bench: 'runtime', steps: runtime.length + 1, overhead_p50_ms: Number(percentile(overhead, 50).toFixed(3)), overhead_p99_ms: Number(percentile(overhead, 99).toFixed(3)) }));
+}
