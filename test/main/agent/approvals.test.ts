@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Autonomy, RiskLevel } from '../../../src/shared/domain';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
-import { createHarness, toolCall, type Harness } from './harness';
+import { createHarness, toolCall, useHarness, type Harness } from './harness';
 
 const toolFor: Record<RiskLevel, { name: string; args: unknown; log: string }> = {
   read_only: { name: 'read_note', args: { name: 'n' }, log: 'read n' },
@@ -97,15 +97,7 @@ describe('approvals', () => {
 describe('plans', () => {
   let server: ScriptedModelServer;
   let harness: Harness;
-  beforeAll(async () => {
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => server.close());
-  beforeEach(() => {
-    server.reset();
-    harness = createHarness(server);
-  });
-  afterEach(async () => harness.close());
+  useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
   const readPlan = { steps: [{ kind: 'text' as const, text: 'I will read three notes.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('read_note', { name: 'b' }, 'c2'), toolCall('read_note', { name: 'c' }, 'c3')] };
   const writePlan = { steps: [{ kind: 'text' as const, text: 'Read, then write twice.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('write_note', { name: 'b', text: '1' }, 'c2'), toolCall('write_note', { name: 'c', text: '2' }, 'c3')] };

@@ -1,20 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emptySessionView, reduceSessionView } from '../../../src/shared/session-view';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
-import { createHarness, toolCall, type Harness } from './harness';
+import { createHarness, toolCall, useHarness, type Harness } from './harness';
 
 describe('Stop', () => {
   let server: ScriptedModelServer;
   let harness: Harness;
-  beforeAll(async () => {
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => server.close());
-  beforeEach(() => {
-    server.reset();
-    harness = createHarness(server);
-  });
-  afterEach(async () => harness.close());
+  useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
   async function stopWithin500ms(): Promise<void> {
     const started = Date.now();
@@ -71,15 +63,7 @@ describe('Stop', () => {
 describe('the message queue', () => {
   let server: ScriptedModelServer;
   let harness: Harness;
-  beforeAll(async () => {
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => server.close());
-  beforeEach(() => {
-    server.reset();
-    harness = createHarness(server);
-  });
-  afterEach(async () => harness.close());
+  useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
   it('keeps one message while busy, a newer one replaces it, and it runs when the turn ends', async () => {
     server.enqueue(textTurn('first answer', { chunkDelayMs: 20 }), textTurn('answer to the third'));

@@ -18,7 +18,8 @@ import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store
 import { SqliteTrustStore } from '../../../src/main/store/sqlite-trust-store';
 import { temporaryFolder } from '../../helpers';
 import { memoryKeyCipher } from '../../host/test-cipher';
-import type { ScriptedModelServer, ScriptedTurn } from '../../scripted-model-server';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { ScriptedModelServer, type ScriptedTurn } from '../../scripted-model-server';
 
 /** A clock the test moves by hand; sleeps resolve at once (retries do not wait). */
 export class ManualClock implements Clock {
@@ -221,4 +222,29 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
     },
   };
   return harness;
+}
+
+/**
+ * Registers the usual hooks: one scripted server per file, reset before each test, and a fresh
+ * harness per test (unless `perTest` is false, for tests that make their own), closed after it.
+ */
+export function useHarness(bind: { server: (server: ScriptedModelServer) => void; harness?: (harness: Harness) => void }): void {
+  let server: ScriptedModelServer | null = null;
+  let current: Harness | null = null;
+  beforeAll(async () => {
+    server = await ScriptedModelServer.start();
+    bind.server(server);
+  });
+  afterAll(async () => server?.close());
+  beforeEach(() => {
+    server?.reset();
+    if (bind.harness && server) {
+      current = createHarness(server);
+      bind.harness(current);
+    }
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = null;
+  });
 }

@@ -1,19 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
-import { createHarness, toolCall, type Harness } from './harness';
+import { toolCall, useHarness, type Harness } from './harness';
 
 describe('the tool loop', () => {
   let server: ScriptedModelServer;
   let harness: Harness;
-  beforeAll(async () => {
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => server.close());
-  beforeEach(() => {
-    server.reset();
-    harness = createHarness(server);
-  });
-  afterEach(async () => harness.close());
+  useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
   const toolResults = (requestIndex: number) =>
     ((server.requests[requestIndex]?.body['messages'] as Array<{ role: string; content: string; tool_call_id?: string }>) ?? []).filter((message) => message.role === 'tool');

@@ -1,22 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { grantDurationsMs, type ApprovalDecision } from '../../../src/shared/domain';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
-import { createHarness, toolCall, type Harness } from './harness';
+import { toolCall, useHarness, type Harness } from './harness';
 
 const minute = 60_000;
 
 describe('trust grants', () => {
   let server: ScriptedModelServer;
   let harness: Harness;
-  beforeAll(async () => {
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => server.close());
-  beforeEach(() => {
-    server.reset();
-    harness = createHarness(server);
-  });
-  afterEach(async () => harness.close());
+  useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
   /** Sends one call; answers its gate with `answer` if it asks. Resolves whether it asked. */
   async function callOnce(target: Harness, tool: string, args: unknown, answer: ApprovalDecision = 'allow_once'): Promise<boolean> {
