@@ -54,9 +54,14 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
 }
 
 /** A core on a loopback transport with the scripted server as its default model: the usual start of an integration test. */
-export async function createCoreWithScriptedModel(options: { dataDir: string; openaiBaseUrl: string; frameMs?: number }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
+export async function createCoreWithScriptedModel(options: { dataDir: string; openaiBaseUrl: string; frameMs?: number; tools?: readonly Tool[] }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
   const transport = new LoopbackTransport();
-  const { core } = createNodeCore({ dataDir: options.dataDir, transport, ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }) });
+  const { core } = createNodeCore({
+    dataDir: options.dataDir,
+    transport,
+    ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
+    ...(options.tools ? { tools: options.tools } : {}),
+  });
   const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: options.openaiBaseUrl });
   if (!provider.ok) throw new Error(provider.error.message);
   const updated = await transport.invoke('settings:update', { defaultModel: { providerId: (provider.value as { id: string }).id, model: 'scripted-model' } });

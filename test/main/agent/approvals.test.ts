@@ -157,3 +157,57 @@ describe('plans', () => {
     expect(harness.log).toEqual(['read a', 'read x', 'write x']);
   });
 });
+
+describe('the order of the rules', () => {
+  let server: ScriptedModelServer;
+  let harness: Harness;
+  useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
+
+  function grant(tool: string, args: unknown): void {
+    const now = harness.clock.now();
+    harness.trust.create({
+      id: `g${tool}`,
+      tool,
+      pattern: { kind: 'exact', arguments: JSON.stringify(args) },
+      workspacePath: harness.store.get(harness.sessionId)?.workspacePath ?? null,
+      maxRisk: 'write_high',
+      sessionId: null,
+      createdAt: now,
+      expiresAt: now + 60_000,
+      revokedAt: null,
+      description: tool,
+    });
+  }
+
+  it('a built-in denial wins over a grant and over L3', async () => {
+    harness.store.update(harness.sessionId, { autonomy: 'L3' }, harness.clock.now());
+    grant('guarded_write', { path: '/etc/passwd' });
+    server.enqueue({ steps: [toolCall('guarded_write', { path: '/etc/passwd' })] }, textTurn('Refused.'));
+    harness.runtime.send(harness.sessionId, 'Write there');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.log).toEqual([]);
+    expect(harness.view().messages[1]?.toolCalls[0]).toMatchObject({ state: 'denied', output: 'Not run: /etc/passwd is outside the workspace.' });
+  });
+
+  it('the person’s denial wins over a grant', async () => {
+    harness.settings.set({ ...harness.settings.get(), deniedTools: ['write_note'] });
+    grant('write_note', { name: 'n', text: 't' });
+    server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Denied.'));
+    harness.runtime.send(harness.sessionId, 'Write');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.log).toEqual([]);
+  });
+
+  it('a grant wins over the matrix, but only in its own workspace', async () => {
+    grant('write_note', { name: 'n', text: 't' });
+    server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Written.'));
+    harness.runtime.send(harness.sessionId, 'Write');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.log).toEqual(['write n']);
+    harness.store.update(harness.sessionId, { workspacePath: '/somewhere/else' }, harness.clock.now());
+    server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Asked.'));
+    harness.runtime.send(harness.sessionId, 'Write elsewhere');
+    await harness.until((view) => view.pendingApproval !== null, 'a gate in the other workspace');
+    await harness.runtime.cancel(harness.sessionId);
+  });
+});

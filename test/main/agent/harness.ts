@@ -115,6 +115,17 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
         },
       }),
       defineTool({
+        name: 'guarded_write',
+        description: 'Writes a file, but never outside the workspace.',
+        input: z.object({ path: z.string() }).strict(),
+        risk: 'write_low',
+        assess: (input) => (input.path.startsWith('/') || input.path.includes('..') ? { level: 'write_low', reason: 'writes a file', refused: `${input.path} is outside the workspace.` } : { level: 'write_low', reason: 'writes a file' }),
+        execute: async (input) => {
+          log.push(`guarded ${input.path}`);
+          return { output: 'written' };
+        },
+      }),
+      defineTool({
         name: 'big',
         description: 'Prints a lot.',
         input: z.object({ bytes: z.number().int() }).strict(),

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TrustGrant } from '../../../src/shared/domain';
+import type { SessionTotalsView } from '../../../src/shared/ipc/contract';
+import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import { temporaryFolder } from '../../helpers';
+import type { LoopbackTransport } from '../../host/loopback-transport';
+import { createCoreWithScriptedModel } from '../../host/node-core';
+import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
+import { testTools, toolCall } from '../agent/harness';
+
+describe('runtime channels over IPC', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let server: ScriptedModelServer;
+  let transport: LoopbackTransport;
+  let core: WorkbenchCore;
+  let sessionId: string;
+  const log: string[] = [];
+
+  const value = async <T>(channel: string, payload: unknown): Promise<T> => {
+    const result = await transport.invoke(channel, payload);
+    if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+    return result.value as T;
+  };
+
+  beforeAll(async () => {
+    folder = temporaryFolder();
+    server = await ScriptedModelServer.start();
+    ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl, tools: testTools(log).tools }));
+    sessionId = (await value<{ id: string }>('session:create', { workspacePath: folder.path })).id;
+  });
+  afterAll(async () => {
+    await core.close();
+    await server.close();
+    folder.remove();
+  });
+
+  it('answers a gate, lists the grant it created, announces it, and revokes it', async () => {
+    server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('ok'));
+    await value('run:send', { sessionId, text: 'Write' });
+    let approvalId = '';
+    while (approvalId === '') {
+      const opened = await value<{ entries: Array<{ event: { type: string; approvalId?: string } }> }>('session:open', { sessionId });
+      approvalId = opened.entries.find((entry) => entry.event.type === 'approval_requested')?.event.approvalId ?? '';
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    transport.sent.length = 0;
+    expect(await value('approval:answer', { approvalId, decision: 'allow_1h' })).toEqual({ accepted: true });
+    expect(await transport.invoke('approval:answer', { approvalId, decision: 'deny' })).toMatchObject({ ok: false, error: { code: 'already_answered' } });
+    await core.runtime?.whenIdle(sessionId);
+    const grants = await value<TrustGrant[]>('trust:list', {});
+    expect(grants).toEqual([expect.objectContaining({ tool: 'write_note', workspacePath: folder.path, maxRisk: 'write_low' })]);
+    expect(transport.sent.some((sent) => sent.event === 'trust:changed' && (sent.payload as { grants: unknown[] }).grants.length === 1)).toBe(true);
+
+    const revoked = await value<TrustGrant>('trust:revoke', { grantId: grants[0]?.id });
+    expect(revoked.revokedAt).not.toBeNull();
+    expect(await value('trust:list', {})).toEqual([]);
+    expect(transport.sent.some((sent) => sent.event === 'trust:changed' && (sent.payload as { grants: unknown[] }).grants.length === 0)).toBe(true);
+  });
+
+  it('reports session totals and the full output of a tool call', async () => {
+    const totals = await value<SessionTotalsView>('session:stats', { sessionId });
+    expect(totals).toMatchObject({ modelCalls: 2, toolCalls: 1, toolFailures: 0, costUsd: 0 });
+    const opened = await value<{ entries: Array<{ event: { type: string; toolCallId?: string } }> }>('session:open', { sessionId });
+    const toolCallId = opened.entries.find((entry) => entry.event.type === 'tool_call_finished')?.event.toolCallId;
+    expect(await value('tool:output', { toolCallId })).toEqual({ output: 'wrote 1 characters to n', outputBytes: 23, truncated: false });
+  });
+
+  it('queues a message sent while busy and clears it on request', async () => {
+    server.enqueue(textTurn('slow answer', { chunkDelayMs: 30 }));
+    expect(await value('run:send', { sessionId, text: 'first' })).toMatchObject({ queued: false });
+    expect(await value('run:send', { sessionId, text: 'second' })).toEqual({ turnId: null, queued: true });
+    expect(await value('run:clearQueue', { sessionId })).toEqual({ cleared: true });
+    await core.runtime?.whenIdle(sessionId);
+    const opened = await value<{ entries: Array<{ event: { type: string; text?: string } }> }>('session:open', { sessionId });
+    expect(opened.entries.filter((entry) => entry.event.type === 'user_message').map((entry) => entry.event.text)).toEqual(['Write', 'first']);
+  });
+
+  it('sets the autonomy of a session', async () => {
+    expect(await value('session:setAutonomy', { sessionId, autonomy: 'L2' })).toMatchObject({ autonomy: 'L2' });
+  });
+});
