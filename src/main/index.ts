@@ -10,6 +10,7 @@ import { safeStorageCipher } from './electron/safe-storage-cipher';
 import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile } from './electron/window-options';
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
+import { builtinTools } from './tools/builtin-tools';
 import { createWorkbenchCore, type WorkbenchCore } from './workbench-core';
 
 /*
@@ -80,6 +81,7 @@ if (!app.requestSingleInstanceLock()) {
         },
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
+      tools: builtinTools(),
     });
     mainWindow = createWindow();
     app.on('activate', () => {

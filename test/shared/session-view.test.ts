@@ -40,3 +40,31 @@ describe('the session view reducer', () => {
     expect(replayed).toEqual(whole);
   });
 });
+
+describe('a recorded session with tools, a plan, a gate, a grant and a queued message', () => {
+  const sample = JSON.parse(readFileSync(new URL('../fixtures/journal/format-1-tools-session.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+  const entries = sample.entries.map((entry) => journalEntrySchema.parse(entry));
+
+  it('folds into the view the person saw', () => {
+    const view = reduceSessionView(emptySessionView, entries);
+    expect(view.status).toBe('completed');
+    expect(view.pendingApproval).toBeNull();
+    expect(view.plan).toMatchObject({ state: 'finished', maxRisk: 'write_low' });
+    expect(view.queued).toBeNull();
+    expect(view.messages.filter((message) => message.role === 'user').map((message) => message.text)).toEqual(['Do the work', 'And then this']);
+    const calls = view.messages.flatMap((message) => message.toolCalls);
+    expect(calls.map((call) => [call.tool, call.state])).toEqual([
+      ['read_note', 'succeeded'],
+      ['write_note', 'succeeded'],
+      ['broken', 'failed'],
+      ['publish', 'succeeded'],
+    ]);
+    expect(entries.some((entry) => entry.event.type === 'trust_grant_created')).toBe(true);
+  });
+
+  it('folds the same way in any batching', () => {
+    const whole = reduceSessionView(emptySessionView, entries);
+    const oneByOne = entries.reduce((view, entry) => reduceSessionView(view, [entry]), emptySessionView);
+    expect(oneByOne).toEqual(whole);
+  });
+});

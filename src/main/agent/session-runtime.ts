@@ -111,7 +111,7 @@ export class SessionRuntime {
   }
 
   answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string): void {
-    this.options.store.get(this.gates.assertApprovalPending(approvalId).sessionId);
+    this.gates.assertApprovalPending(approvalId);
     this.gates.answerApproval(approvalId, reason === undefined ? { decision } : { decision, reason });
   }
 
