@@ -53,7 +53,11 @@ export class SqliteSessionStore implements SessionStore {
   private readonly nextSeq = new Map<string, number>();
   private readonly appendTransaction: (sessionId: string, events: readonly RuntimeEvent[], at: number) => JournalEntry[];
 
+  /** One transaction wrapper, made once: better-sqlite3 builds a new one on every `db.transaction` call. */
+  private readonly runInTransaction: (work: () => unknown) => unknown;
+
   constructor(private readonly db: Database) {
+    this.runInTransaction = db.transaction((work: () => unknown) => work());
     this.statements = {
       list: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, id DESC'),
       get: db.prepare('SELECT * FROM sessions WHERE id = ?'),
@@ -155,7 +159,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   transaction<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    return this.runInTransaction(work) as T;
   }
 
   journal(sessionId: string, options: { afterSeq?: number } = {}): JournalEntry[] {
