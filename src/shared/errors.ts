@@ -26,6 +26,7 @@ export const errorCodeSchema = z.enum([
   'model_request_rejected',
   'cancelled',
   'iteration_limit',
+  'path_refused',
   'already_answered',
   'internal',
 ]);

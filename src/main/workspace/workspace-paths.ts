@@ -1,0 +1,132 @@
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { WorkbenchError } from '../../shared/errors';
+
+/** A path the tools refuse, with the reason the model is told. */
+export class PathRefusedError extends WorkbenchError {
+  constructor(requested: string, reason: string) {
+    super('path_refused', `Refused ${JSON.stringify(requested.length > 200 ? `${requested.slice(0, 200)}…` : requested)}: ${reason}`);
+  }
+}
+
+export interface ResolvedPath {
+  /** Absolute, with every link in the existing part resolved. */
+  readonly absolute: string;
+  /** Relative to the workspace, with `/` separators. */
+  readonly relative: string;
+  readonly exists: boolean;
+  readonly kind: 'file' | 'directory' | 'missing';
+}
+
+export interface ResolveOptions {
+  readonly forWrite: boolean;
+  /** Folders no tool may write into even when they lie inside the workspace (the app's own data). */
+  readonly protectedRoots?: readonly string[];
+}
+
+const maxPathLength = 1024;
+const maxSegmentBytes = 255;
+
+/**
+ * Characters that look like `.`, `/` or `\\` to a person or to another tool but are not: a path
+ * that contains one is refused rather than guessed at.
+ */
+const confusables = /[\u2024\u2025\u2026\uFE52\uFF0E\u3002\uFF61\u2215\u2044\u29F8\uFF0F\u2571\u29F5\u29F9\uFE68\uFF3C\u2216\u2572\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/u;
+
+const privateKeyNames = /^(id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)|\.netrc|\.pgpass|credentials|\.npmrc|\.pypirc)$/i;
+
+/** Why writing to this workspace-relative path is refused, or null. Case-insensitive, as some file systems are. */
+export function protectedReason(relativePath: string): string | null {
+  const segments = relativePath.split('/').filter((segment) => segment.length > 0);
+  if (segments.some((segment) => segment.toLowerCase() === '.git')) return 'the .git folder belongs to git; change the repository with git commands instead.';
+  const name = segments.at(-1) ?? '';
+  if (/^\.env(\..*)?$/i.test(name)) return 'environment files hold secrets and are not written by the agent.';
+  if (privateKeyNames.test(name)) return 'key and credential files are not written by the agent.';
+  return null;
+}
+
+function inside(root: string, candidate: string): boolean {
+  const fromRoot = relative(root, candidate);
+  return fromRoot === '' || (!fromRoot.startsWith(`..${sep}`) && fromRoot !== '..' && !isAbsolute(fromRoot));
+}
+
+function checkText(requested: string): void {
+  if (typeof requested !== 'string' || requested.length === 0) throw new PathRefusedError(String(requested), 'the path is empty.');
+  if (requested.length > maxPathLength) throw new PathRefusedError(requested, `the path is longer than ${maxPathLength} characters.`);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
+  if (/[\u0000-\u001f\u007f]/.test(requested)) throw new PathRefusedError(requested, 'the path contains a NUL or control character.');
+  if (requested.includes('\\')) throw new PathRefusedError(requested, 'use / as the separator; \\ is refused.');
+  if (confusables.test(requested)) throw new PathRefusedError(requested, 'the path contains a character that only looks like a dot or a slash.');
+  for (const segment of requested.split('/')) {
+    if (Buffer.byteLength(segment, 'utf8') > maxSegmentBytes) throw new PathRefusedError(requested, `a name in it is longer than ${maxSegmentBytes} bytes.`);
+  }
+  if (/^~(\/|$)/.test(requested)) throw new PathRefusedError(requested, '~ is not expanded; give a path inside the workspace.');
+}
+
+/**
+ * Resolves a path the model gave against the workspace: `..` escapes, absolute paths outside,
+ * links that lead out (in any folder on the way), loops, devices, FIFOs and sockets are refused,
+ * and for writes so are protected paths. Links are resolved at every call, so a link made earlier
+ * in the session is checked like any other.
+ */
+export async function resolveWorkspacePath(workspaceRoot: string, requested: string, options: ResolveOptions): Promise<ResolvedPath> {
+  checkText(requested);
+  let root: string;
+  try {
+    root = await realpath(workspaceRoot);
+  } catch {
+    throw new WorkbenchError('no_workspace', `The workspace ${workspaceRoot} is not there any more.`);
+  }
+  const lexical = resolve(root, requested);
+  if (!inside(root, lexical)) throw new PathRefusedError(requested, 'it is outside the workspace.');
+
+  // Resolve links in the part of the path that exists; the rest is created inside it.
+  let existing = lexical;
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      await lstat(existing);
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new PathRefusedError(requested, 'it goes through a loop of links.');
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new PathRefusedError(requested, `it cannot be read (${code ?? 'error'}).`);
+      if (existing === root) break;
+      missing.unshift(existing.slice(existing.lastIndexOf(sep) + 1));
+      existing = resolve(existing, '..');
+    }
+  }
+  let realExisting: string;
+  try {
+    realExisting = await realpath(existing);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PathRefusedError(requested, code === 'ELOOP' ? 'it goes through a loop of links.' : code === 'ENOENT' ? 'it goes through a link to nothing.' : `it cannot be resolved (${code ?? 'error'}).`);
+  }
+  if (!inside(root, realExisting)) throw new PathRefusedError(requested, 'a link on the way leads outside the workspace.');
+  const absolute = missing.length > 0 ? join(realExisting, ...missing) : realExisting;
+  const relativePath = relative(root, absolute).split(sep).join('/') || '.';
+
+  let kind: ResolvedPath['kind'] = 'missing';
+  if (missing.length === 0) {
+    const info = await stat(absolute);
+    if (info.isFile()) kind = 'file';
+    else if (info.isDirectory()) kind = 'directory';
+    else throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
+  }
+  if (options.forWrite) {
+    const reason = protectedReason(relativePath) ?? protectedReason(requested.replace(/^\/+/, ''));
+    if (reason) throw new PathRefusedError(requested, reason);
+    if (relativePath === '.') throw new PathRefusedError(requested, 'the workspace folder itself cannot be replaced.');
+    for (const protectedRoot of options.protectedRoots ?? []) {
+      let realProtected = protectedRoot;
+      try {
+        realProtected = await realpath(protectedRoot);
+      } catch {
+        // A protected folder that does not exist yet is compared as given.
+      }
+      if (inside(realProtected, absolute)) throw new PathRefusedError(requested, "it is inside the app's own data folder.");
+    }
+  }
+  return { absolute, relative: relativePath, exists: kind !== 'missing', kind };
+}
