@@ -10,6 +10,7 @@ import { safeStorageCipher } from './electron/safe-storage-cipher';
 import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile } from './electron/window-options';
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
+import { newId } from './agent/ids';
 import { builtinTools } from './tools/builtin-tools';
 import { createWorkbenchCore, type WorkbenchCore } from './workbench-core';
 
@@ -81,7 +82,7 @@ if (!app.requestSingleInstanceLock()) {
         },
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
-      tools: builtinTools(),
+      tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() }),
     });
     mainWindow = createWindow();
     app.on('activate', () => {

@@ -58,6 +58,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     summary: z.string(),
     risk: riskLevelSchema,
     riskReason: z.string(),
+    /** What the call would change (a unified diff for file writes). */
+    preview: z.string().optional(),
   }),
   z.object({
     type: z.literal('plan_proposed'),
@@ -78,6 +80,7 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     input: z.unknown(),
     risk: riskLevelSchema,
     reason: z.string(),
+    preview: z.string().optional(),
   }),
   z.object({
     type: z.literal('approval_answered'),

@@ -12,6 +12,7 @@ export interface ViewToolCall {
   readonly input: unknown;
   readonly risk: RiskLevel;
   readonly riskReason: string;
+  readonly preview: string | null;
   readonly state: ViewToolCallState;
   /** Live output while running; what the model was given once finished. */
   readonly output: string;
@@ -39,6 +40,7 @@ export interface ViewApproval {
   readonly input: unknown;
   readonly risk: RiskLevel;
   readonly reason: string;
+  readonly preview: string | null;
 }
 
 export interface ViewPlan {
@@ -151,6 +153,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent): SessionView {
         input: event.input,
         risk: event.risk,
         riskReason: event.riskReason,
+        preview: event.preview ?? null,
         state: 'requested',
         output: '',
         outputBytes: 0,
@@ -170,7 +173,16 @@ function applyEvent(view: SessionView, event: RuntimeEvent): SessionView {
     case 'approval_requested':
       return {
         ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, state: 'waiting' })),
-        pendingApproval: { approvalId: event.approvalId, toolCallId: event.toolCallId, tool: event.tool, summary: event.summary, input: event.input, risk: event.risk, reason: event.reason },
+        pendingApproval: {
+          approvalId: event.approvalId,
+          toolCallId: event.toolCallId,
+          tool: event.tool,
+          summary: event.summary,
+          input: event.input,
+          risk: event.risk,
+          reason: event.reason,
+          preview: event.preview ?? null,
+        },
       };
     case 'approval_answered':
       return { ...view, pendingApproval: view.pendingApproval?.approvalId === event.approvalId ? null : view.pendingApproval };

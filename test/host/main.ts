@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ScriptedModelServer } from '../scripted-model-server';
+import { newId } from '../../src/main/agent/ids';
+import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { startTestHost } from './host';
 
 /*
@@ -26,7 +28,11 @@ const server = await ScriptedModelServer.start({
     };
   },
 });
-const host = await startTestHost({ dataDir, folderPicker: { pickFolder: async () => values.workspace ?? process.cwd() } });
+const host = await startTestHost({
+  dataDir,
+  folderPicker: { pickFolder: async () => values.workspace ?? process.cwd() },
+  tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() }),
+});
 const providers = await host.invoke('provider:list', {});
 if (providers.ok && (providers.value as unknown[]).length === 0) {
   const saved = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted demo model', baseUrl: server.openaiBaseUrl });

@@ -16,6 +16,8 @@ export interface PreparedCall {
   readonly invalid: string | null;
   readonly assessment: RiskAssessment;
   readonly summary: string;
+  /** Filled in after the response is complete: what the call would change. */
+  preview: string | null;
 }
 
 export function prepareCall(request: ToolCallRequest, tools: ToolRegistry, workspacePath: string | null): PreparedCall {
@@ -30,12 +32,12 @@ export function prepareCall(request: ToolCallRequest, tools: ToolRegistry, works
   const fallback: RiskAssessment = { level: tool?.baseRisk ?? 'read_only', reason: 'not run' };
   if (!tool) {
     const known = tools.list().map((candidate) => candidate.name).join(', ') || 'none';
-    return { request, tool, rawInput, input: null, invalid: `There is no tool named ${request.name}. Available tools: ${known}.`, assessment: fallback, summary: request.name };
+    return { request, tool, rawInput, input: null, invalid: `There is no tool named ${request.name}. Available tools: ${known}.`, assessment: fallback, summary: request.name, preview: null };
   }
-  if (jsonError) return { request, tool, rawInput, input: null, invalid: jsonError, assessment: fallback, summary: request.name };
+  if (jsonError) return { request, tool, rawInput, input: null, invalid: jsonError, assessment: fallback, summary: request.name, preview: null };
   const parsed = tool.parse(rawInput);
-  if (!parsed.ok) return { request, tool, rawInput, input: null, invalid: parsed.message, assessment: fallback, summary: request.name };
-  return { request, tool, rawInput, input: parsed.input, invalid: null, assessment: tool.assess(parsed.input, { workspacePath }), summary: tool.summarize(parsed.input) };
+  if (!parsed.ok) return { request, tool, rawInput, input: null, invalid: parsed.message, assessment: fallback, summary: request.name, preview: null };
+  return { request, tool, rawInput, input: parsed.input, invalid: null, assessment: tool.assess(parsed.input, { workspacePath }), summary: tool.summarize(parsed.input), preview: null };
 }
 
 type Decided = { readonly call: PreparedCall & { tool: Tool }; decision: Decision };
@@ -147,6 +149,7 @@ export class ToolStep {
         input: call.rawInput,
         risk: call.assessment.level,
         reason: call.assessment.reason,
+        ...(call.preview === null ? {} : { preview: call.preview }),
       },
     ]);
     this.turn.commit();

@@ -37,6 +37,8 @@ export interface Tool {
   covers(pattern: GrantPattern, input: unknown): boolean;
   /** One line for people: what this call does. */
   summarize(input: unknown): string;
+  /** What the call would change, shown before it runs (a unified diff for file writes), or null. */
+  preview(input: unknown, context: { workspacePath: string | null }): Promise<string | null>;
   execute(input: unknown, context: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -51,6 +53,7 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly trustPattern?: (input: z.output<S>) => GrantPattern;
   readonly covers?: (pattern: GrantPattern, input: z.output<S>) => boolean;
   readonly summarize?: (input: z.output<S>) => string;
+  readonly preview?: (input: z.output<S>, context: { workspacePath: string | null }) => Promise<string | null>;
   readonly execute: (input: z.output<S>, context: ToolContext) => Promise<ToolOutcome>;
 }
 
@@ -88,6 +91,15 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
       return pattern.kind === 'exact' && pattern.arguments === canonicalJson(input);
     },
     summarize: (input) => declaration.summarize?.(input as Input) ?? canonicalJson(input).slice(0, 200),
+    preview: async (input, context) => {
+      if (!declaration.preview) return null;
+      try {
+        return await declaration.preview(input as Input, context);
+      } catch (error) {
+        // A preview that cannot be made (a refused path, text not found) is shown as such; the call will fail the same way.
+        return `(no preview: ${error instanceof Error ? error.message : String(error)})`;
+      }
+    },
     execute: (input, context) => declaration.execute(input as Input, context),
   };
 }

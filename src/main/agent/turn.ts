@@ -224,6 +224,11 @@ export class Turn {
     const cancelled = this.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
     if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
     const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));
+    await Promise.all(
+      prepared.map(async (call) => {
+        if (call.tool && call.invalid === null) call.preview = await call.tool.preview(call.input, { workspacePath: setup.workspacePath });
+      }),
+    );
     const events: RuntimeEvent[] = prepared.map((call) => ({
       type: 'tool_call_requested',
       turnId: setup.turnId,
@@ -234,6 +239,7 @@ export class Turn {
       summary: call.summary,
       risk: call.assessment.level,
       riskReason: call.assessment.reason,
+      ...(call.preview === null ? {} : { preview: call.preview }),
     }));
     if (started || usage.inputTokens > 0 || usage.outputTokens > 0) {
       const latencyMs = services.clock.now() - startedAt;

@@ -8,6 +8,7 @@ import { approvalDecisionSchema, autonomySchema, defaultSettings, type ApprovalD
 import type { JournalEntry } from '../../shared/events';
 import { systemClock } from '../agent/clock';
 import { SessionRuntime } from '../agent/session-runtime';
+import { newId } from '../agent/ids';
 import { ToolRegistry } from '../agent/tools';
 import { ProviderRegistry } from '../providers/provider-registry';
 import { MemorySecretStore } from '../secrets/memory-secret-store';
@@ -102,7 +103,7 @@ async function main(): Promise<number> {
   runtime = new SessionRuntime({
     store,
     providers,
-    tools: new ToolRegistry(builtinTools()),
+    tools: new ToolRegistry(builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() })),
     trust: new SqliteTrustStore(db),
     accounting: new SqliteAccountingStore(db),
     clock: systemClock,

@@ -1,0 +1,83 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+export interface WalkOptions {
+  /** Absolute folder to walk. */
+  readonly start: string;
+  /** The workspace root: .gitignore files from here down apply. */
+  readonly root: string;
+  readonly includeIgnored?: boolean;
+  readonly maxEntries: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface WalkEntry {
+  /** Relative to the workspace root, `/` separated; folders end with `/`. */
+  readonly path: string;
+  readonly directory: boolean;
+}
+
+interface Frame {
+  readonly absolute: string;
+  readonly relative: string;
+  readonly rules: ReadonlyArray<{ base: string; matcher: Ignore }>;
+}
+
+async function rulesIn(absolute: string): Promise<Ignore | null> {
+  try {
+    return ignore().add(await readFile(join(absolute, '.gitignore'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function ignored(rules: Frame['rules'], relativePath: string, directory: boolean): boolean {
+  let result = false;
+  for (const { base, matcher } of rules) {
+    const local = base === '' ? relativePath : relativePath.slice(base.length + 1);
+    if (local.length === 0) continue;
+    const test = matcher.test(directory ? `${local}/` : local);
+    if (test.ignored) result = true;
+    if (test.unignored) result = false;
+  }
+  return result;
+}
+
+/**
+ * Walks a folder breadth first, in name order, honouring every .gitignore on the way (as git
+ * does) and never entering .git. Links are listed but not followed, so a walk cannot leave the
+ * workspace or loop. Stops at `maxEntries` and says so.
+ */
+export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
+  const entries: WalkEntry[] = [];
+  const startRelative = options.start === options.root ? '' : options.start.slice(options.root.length + 1).split('\\').join('/');
+  const rootRules = await rulesIn(options.root);
+  const queue: Frame[] = [{ absolute: options.start, relative: startRelative, rules: rootRules ? [{ base: '', matcher: rootRules }] : [] }];
+  while (queue.length > 0) {
+    if (options.signal?.aborted) break;
+    const frame = queue.shift() as Frame;
+    let rules = frame.rules;
+    if (frame.relative !== '' && !options.includeIgnored) {
+      const local = await rulesIn(frame.absolute);
+      if (local) rules = [...rules, { base: frame.relative, matcher: local }];
+    }
+    let children;
+    try {
+      children = await readdir(frame.absolute, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const child of children) {
+      if (child.name === '.git') continue;
+      const relativePath = frame.relative === '' ? child.name : `${frame.relative}/${child.name}`;
+      const directory = child.isDirectory();
+      if (!options.includeIgnored && ignored(rules, relativePath, directory)) continue;
+      if (entries.length >= options.maxEntries) return { entries, truncated: true };
+      entries.push({ path: directory ? `${relativePath}/` : relativePath, directory });
+      if (directory) queue.push({ absolute: join(frame.absolute, child.name), relative: relativePath, rules });
+    }
+  }
+  return { entries, truncated: false };
+}
