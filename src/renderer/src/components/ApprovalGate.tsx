@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ApprovalDecision } from '../../../shared/domain';
 import type { ViewApproval } from '../../../shared/session-view';
 import type { AppStore } from '../store';
+import { DiffView } from './DiffView';
 import { RiskBadge } from './ToolCard';
 
 const timed: Array<{ decision: ApprovalDecision; label: string }> = [
@@ -27,7 +28,7 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         <span className="muted small">{approval.reason}</span>
       </header>
       <p className="gate-summary">{approval.summary}</p>
-      <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>
+      {approval.preview ? <DiffView diff={approval.preview} label="Changes" /> : <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>}
       <div className="row">
         <input aria-label="Reason for denying" placeholder="Reason (optional, told to the model)" value={reason} maxLength={4000} onChange={(event) => setReason(event.target.value)} />
         <button type="button" className="danger" onClick={() => answer('deny')}>

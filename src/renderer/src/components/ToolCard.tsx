@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ViewToolCall } from '../../../shared/session-view';
+import { DiffView } from './DiffView';
 
 const stateLabels: Record<ViewToolCall['state'], string> = {
   requested: 'proposed',
@@ -29,7 +30,7 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
       </button>
       {open && (
         <div className="tool-body">
-          <pre className="tool-input" aria-label="Arguments">{JSON.stringify(call.input, null, 2)}</pre>
+          {call.preview ? <DiffView diff={call.preview} label="Changes" /> : <pre className="tool-input" aria-label="Arguments">{JSON.stringify(call.input, null, 2)}</pre>}
           {call.output.length > 0 && (
             <pre className="tool-output" aria-label="Output">
               {call.output}

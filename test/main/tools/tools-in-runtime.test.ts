@@ -1,0 +1,76 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEntry } from '../../../src/shared/events';
+import { builtinTools } from '../../../src/main/tools/builtin-tools';
+import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import { temporaryFolder } from '../../helpers';
+import type { LoopbackTransport } from '../../host/loopback-transport';
+import { createCoreWithScriptedModel } from '../../host/node-core';
+import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
+import { toolCall } from '../agent/harness';
+
+describe('the file tools in a turn', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let server: ScriptedModelServer;
+  let transport: LoopbackTransport;
+  let core: WorkbenchCore;
+  let sessionId: string;
+  let n = 0;
+
+  beforeAll(async () => {
+    folder = temporaryFolder();
+    writeFileSync(join(folder.path, 'app.ts'), 'const greeting = "hi";\n');
+    server = await ScriptedModelServer.start();
+    const dataDir = join(folder.path, '.data');
+    ({ core, transport } = await createCoreWithScriptedModel({
+      dataDir,
+      openaiBaseUrl: server.openaiBaseUrl,
+      tools: builtinTools({ dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
+    }));
+    const created = await transport.invoke('session:create', { workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    sessionId = (created.value as { id: string }).id;
+  });
+  afterAll(async () => {
+    await core.close();
+    await server.close();
+    folder.remove();
+  });
+
+  const journal = async (): Promise<JournalEntry[]> => {
+    const opened = await transport.invoke('session:open', { sessionId });
+    return opened.ok ? (opened.value as { entries: JournalEntry[] }).entries : [];
+  };
+
+  it('reads at once, and shows an edit as a diff at the gate before it changes the file', async () => {
+    server.enqueue(
+      { steps: [toolCall('read_file', { path: 'app.ts' }, 'r1')] },
+      { steps: [toolCall('edit_file', { path: 'app.ts', oldText: '"hi"', newText: '"hello"' }, 'e1')] },
+      textTurn('Changed the greeting.'),
+    );
+    await transport.invoke('run:send', { sessionId, text: 'Make the greeting longer' });
+    let approval: Extract<JournalEntry['event'], { type: 'approval_requested' }> | undefined;
+    while (!approval) {
+      approval = (await journal()).map((entry) => entry.event).find((event): event is Extract<JournalEntry['event'], { type: 'approval_requested' }> => event.type === 'approval_requested');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(approval.tool).toBe('edit_file');
+    expect(approval.preview).toContain('-const greeting = "hi";');
+    expect(approval.preview).toContain('+const greeting = "hello";');
+    expect(readFileSync(join(folder.path, 'app.ts'), 'utf8')).toBe('const greeting = "hi";\n');
+    await transport.invoke('approval:answer', { approvalId: approval.approvalId, decision: 'allow_once' });
+    await core.runtime?.whenIdle(sessionId);
+    expect(readFileSync(join(folder.path, 'app.ts'), 'utf8')).toBe('const greeting = "hello";\n');
+    const readResult = server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>;
+    expect(readResult.find((message) => message.role === 'tool')?.content).toBe('const greeting = "hi";\n');
+  });
+
+  it('tells the model plainly when a path is refused', async () => {
+    server.enqueue({ steps: [toolCall('read_file', { path: '../../etc/passwd' }, 'x1')] }, textTurn('I cannot read that.'));
+    await transport.invoke('run:send', { sessionId, text: 'Read the password file' });
+    await core.runtime?.whenIdle(sessionId);
+    const messages = server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>;
+    expect(messages.filter((message) => message.role === 'tool').at(-1)?.content).toBe('read_file failed: Refused "../../etc/passwd": it is outside the workspace.');
+  });
+});
