@@ -7,7 +7,7 @@ import type { JournalEntry } from '../../../src/shared/events';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
 import type { Clock } from '../../../src/main/agent/clock';
 import { SessionRuntime } from '../../../src/main/agent/session-runtime';
-import { commandCovered, commandPattern, shellWords } from '../../../src/main/agent/shell-words';
+import { assessCommand, commandTrustCovers, commandTrustPattern } from '../../../src/main/agent/command-risk';
 import { ToolRegistry, defineTool, type Tool } from '../../../src/main/agent/tools';
 import { ProviderRegistry } from '../../../src/main/providers/provider-registry';
 import { EncryptedFileSecretStore } from '../../../src/main/secrets/encrypted-file-secret-store';
@@ -88,13 +88,12 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
         input: z.object({ command: z.string() }).strict(),
         risk: 'write_high',
         assess: (input) => {
-          const parsed = shellWords(input.command);
-          if (/^rm\b.*\s-\w*r/.test(input.command)) return { level: 'destructive', reason: 'rm -r deletes a tree' };
-          if (parsed.features.has('redirect')) return { level: 'write_high', reason: 'redirects output into a file' };
-          return { level: 'write_high', reason: 'runs a command' };
+          const risk = assessCommand(input.command);
+          // The stand-in asks for every command at L1, as the real shell does for anything not read-only.
+          return { level: risk.level === 'read_only' ? 'write_high' : risk.level, reason: risk.reasons.join('; ') };
         },
-        trustPattern: (input) => commandPattern(input.command),
-        covers: (pattern, input) => commandCovered(pattern, input.command),
+        trustPattern: (input) => commandTrustPattern(input.command),
+        covers: (pattern, input) => commandTrustCovers(pattern, input.command),
         summarize: (input) => input.command,
         execute: async (input, context) => {
           log.push(`shell ${input.command}`);
