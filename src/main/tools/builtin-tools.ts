@@ -1,7 +1,8 @@
 import type { Tool } from '../agent/tools';
+import { runCommandTool } from './run-command';
 import { workspaceTools, type WorkspaceToolOptions } from './workspace-tools';
 
-/** The tools the app offers the model. The shell joins this list. */
+/** The tools the app offers the model: the workspace file tools and the shell. */
 export function builtinTools(options: WorkspaceToolOptions): Tool[] {
-  return [...workspaceTools(options)];
+  return [...workspaceTools(options), runCommandTool()];
 }

@@ -73,4 +73,37 @@ describe('the file tools in a turn', () => {
     const messages = server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>;
     expect(messages.filter((message) => message.role === 'tool').at(-1)?.content).toBe('read_file failed: Refused "../../etc/passwd": it is outside the workspace.');
   });
+
+  it('runs a command after approval, streaming its output, and Stop ends a long one at once', async () => {
+    server.enqueue({ steps: [toolCall('run_command', { command: 'echo building; sleep 0.2; echo built' }, 'sh1')] }, textTurn('Built.'));
+    await transport.invoke('run:send', { sessionId, text: 'Build it' });
+    const approvalOf = async (tool: string): Promise<string> => {
+      for (;;) {
+        const found = (await journal()).map((entry) => entry.event).filter((event) => event.type === 'approval_requested' && event.tool === tool);
+        const last = found.at(-1);
+        if (last?.type === 'approval_requested' && !(await journal()).some((entry) => entry.event.type === 'approval_answered' && entry.event.approvalId === last.approvalId)) return last.approvalId;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await transport.invoke('approval:answer', { approvalId: await approvalOf('run_command'), decision: 'allow_once' });
+    await core.runtime?.whenIdle(sessionId);
+    const events = (await journal()).map((entry) => entry.event);
+    const live = events.filter((event) => event.type === 'tool_output' && event.toolCallId.length > 0).map((event) => (event.type === 'tool_output' ? event.text : '')).join('');
+    expect(live).toContain('building');
+    const finished = events.filter((event) => event.type === 'tool_call_finished').at(-1);
+    expect(finished).toMatchObject({ status: 'succeeded', output: 'building\nbuilt\n[exit code 0]' });
+
+    server.enqueue({ steps: [toolCall('run_command', { command: 'sleep 34.5' }, 'sh2')] });
+    await transport.invoke('run:send', { sessionId, text: 'Wait a long time' });
+    await transport.invoke('approval:answer', { approvalId: await approvalOf('run_command'), decision: 'allow_once' });
+    for (;;) {
+      if ((await journal()).some((entry) => entry.event.type === 'tool_call_started' && entry.event.toolCallId !== finished?.toolCallId)) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const stoppedAt = Date.now();
+    await transport.invoke('run:cancel', { sessionId });
+    expect(Date.now() - stoppedAt).toBeLessThan(500);
+    const status = (await journal()).map((entry) => entry.event).filter((event) => event.type === 'status_changed').at(-1);
+    expect(status).toMatchObject({ status: 'cancelled' });
+  });
 });

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as pty from 'node-pty';
+
+export interface PtyRunOptions {
+  readonly command: string;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  /** Live output, at most once per `frameMs`, never more than `liveLimitBytes` in all. */
+  readonly onOutput?: (text: string) => void;
+  readonly frameMs?: number;
+  readonly liveLimitBytes?: number;
+  /** Bytes kept from the start and from the end of the output; the middle of a longer one is dropped. */
+  readonly keepBytes?: number;
+  /** The pty is paused above this many bytes read but not yet handled, and resumed below `lowWatermark`. */
+  readonly highWatermark?: number;
+  readonly lowWatermark?: number;
+}
+
+export interface PtyRunResult {
+  readonly exitCode: number | null;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  /** The start and the end of the output (the middle dropped past `keepBytes`), ANSI escapes included. */
+  readonly output: string;
+  readonly totalBytes: number;
+  readonly droppedBytes: number;
+  readonly pauses: number;
+  readonly maxPendingBytes: number;
+}
+
+/** Kills a process group: politely, then for sure a moment later. Never blocks. */
+function killGroup(pid: number): void {
+  const send = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  send('SIGTERM');
+  setTimeout(() => send('SIGKILL'), 300).unref();
+}
+
+/**
+ * Runs one command in a pty and resolves when the shell has printed the completion marker, not on
+ * the exit event: node-pty can drop the last kilobytes of a process that exits at once (its issue
+ * 72), but everything before the marker has arrived once the marker has. The command runs from a
+ * file by a child shell, so its quoting cannot break the marker line; the outer shell then waits
+ * on input so it does not exit before its output is read. Stop and the timeout kill the whole
+ * process group.
+ */
+export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
+  const token = randomBytes(9).toString('hex');
+  const marker = `\u001b]7777;workbench-done;${token};`;
+  const scriptPath = join(tmpdir(), `workbench-command-${token}.sh`);
+  writeFileSync(scriptPath, `${options.command}\n`, { mode: 0o600 });
+  const outer = `bash --noprofile --norc "$WB_SCRIPT" </dev/null; wb_code=$?; printf '\\033]7777;workbench-done;%s;%d\\007' "$WB_TOKEN" "$wb_code"; IFS= read -r wb_line`;
+  const frameMs = options.frameMs ?? 16;
+  const liveLimit = options.liveLimitBytes ?? 2 * 1024 * 1024;
+  const keep = options.keepBytes ?? 512 * 1024;
+  const high = options.highWatermark ?? 1024 * 1024;
+  const low = options.lowWatermark ?? 256 * 1024;
+
+  return new Promise<PtyRunResult>((resolve) => {
+    const child = pty.spawn('/bin/bash', ['--noprofile', '--norc', '-c', outer], {
+      name: 'xterm-256color',
+      cols: 160,
+      rows: 48,
+      cwd: options.cwd,
+      env: { ...options.env, WB_SCRIPT: scriptPath, WB_TOKEN: token },
+    });
+    let head = '';
+    let tail = '';
+    let headBytes = 0;
+    let totalBytes = 0;
+    let liveBytes = 0;
+    let pending: string[] = [];
+    let pendingBytes = 0;
+    let maxPendingBytes = 0;
+    let paused = false;
+    let pauses = 0;
+    let scan = '';
+    let finished = false;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+
+    const take = (text: string): void => {
+      const bytes = Buffer.byteLength(text);
+      totalBytes += bytes;
+      if (headBytes < keep) {
+        head += text;
+        headBytes += bytes;
+      } else {
+        tail += text;
+        if (tail.length > keep * 2) tail = tail.slice(-keep);
+      }
+      if (options.onOutput && liveBytes < liveLimit) {
+        pending.push(text);
+        pendingBytes += bytes;
+        maxPendingBytes = Math.max(maxPendingBytes, pendingBytes);
+        timer ??= setTimeout(flush, frameMs);
+      }
+    };
+    const flush = (): void => {
+      timer = null;
+      if (pending.length === 0) return;
+      let text = pending.join('');
+      pending = [];
+      pendingBytes = 0;
+      if (liveBytes + Buffer.byteLength(text) > liveLimit) text = `${text.slice(0, Math.max(0, liveLimit - liveBytes))}\r\n[… live output stops here; the end is kept …]\r\n`;
+      liveBytes += Buffer.byteLength(text);
+      options.onOutput?.(text);
+      if (paused && pendingBytes < low) {
+        paused = false;
+        child.resume();
+      }
+    };
+    const finish = (result: { exitCode: number | null; timedOut: boolean; cancelled: boolean }): void => {
+      if (finished) return;
+      finished = true;
+      if (timer !== null) clearTimeout(timer);
+      flush();
+      clearTimeout(deadline);
+      options.signal.removeEventListener('abort', onAbort);
+      killGroup(child.pid);
+      rmSync(scriptPath, { force: true });
+      const droppedBytes = Math.max(0, totalBytes - Buffer.byteLength(head) - Buffer.byteLength(tail.slice(-keep)));
+      const output = droppedBytes > 0 ? `${head}\r\n[… ${droppedBytes} bytes of output omitted …]\r\n${tail.slice(-keep)}` : head + tail;
+      resolve({ ...result, output, totalBytes, droppedBytes, pauses, maxPendingBytes });
+    };
+
+    child.onData((data) => {
+      if (finished) return;
+      scan += data;
+      const at = scan.indexOf(marker);
+      if (at !== -1) {
+        const end = scan.indexOf('\u0007', at);
+        if (end === -1) return;
+        take(scan.slice(0, at));
+        finish({ exitCode: Number(scan.slice(at + marker.length, end)), timedOut: false, cancelled: false });
+        return;
+      }
+      // Hold back only what could be the start of a marker split across two chunks.
+      let safe = scan.length;
+      const escape = scan.lastIndexOf('\u001b', scan.length - 1);
+      if (escape !== -1 && scan.length - escape < marker.length + 24) {
+        const rest = scan.slice(escape);
+        if (marker.startsWith(rest) || rest.startsWith(marker)) safe = escape;
+      }
+      if (safe > 0) {
+        take(scan.slice(0, safe));
+        scan = scan.slice(safe);
+      }
+      if (!paused && pendingBytes > high) {
+        paused = true;
+        pauses += 1;
+        child.pause();
+      }
+    });
+    child.onExit(() => {
+      // The marker comes before the exit; an exit without it means the shell was killed.
+      if (!finished) {
+        take(scan);
+        finish({ exitCode: null, timedOut: false, cancelled: options.signal.aborted });
+      }
+    });
+    const deadline = setTimeout(() => {
+      take(scan);
+      scan = '';
+      finish({ exitCode: null, timedOut: true, cancelled: false });
+    }, options.timeoutMs);
+    const onAbort = (): void => {
+      take(scan);
+      scan = '';
+      finish({ exitCode: null, timedOut: false, cancelled: true });
+    };
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { maxRisk } from '../../shared/domain';
+import { WorkbenchError } from '../../shared/errors';
+import { assessCommand, commandTrustCovers, commandTrustPattern } from '../agent/command-risk';
+import { defineTool, type Tool } from '../agent/tools';
+import { runInPty } from './pty-runner';
+
+/** Variables a command may see; everything else (keys, tokens, the app's own settings) is left out. */
+const passedVariables = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'EDITOR', 'VISUAL', 'COLORTERM', 'DISPLAY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR'];
+
+/** The environment of a command: the allowed variables, a terminal, and no pagers or prompts. */
+export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    if (passedVariables.includes(name) || name.startsWith('LC_')) env[name] = value;
+  }
+  return { ...env, TERM: 'xterm-256color', PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', NO_UPDATE_NOTIFIER: '1' };
+}
+
+/** Escape sequences of a terminal, removed from what the model reads. */
+const ansi = new RegExp(String.raw`\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)|\u001b[()][A-Za-z0-9]|\u001b[=>78]`, 'g');
+
+export function plainText(output: string): string {
+  return output.replace(ansi, '').replace(/\r\n/g, '\n').replace(/\r(?!\n)/g, '\n');
+}
+
+export interface RunCommandOptions {
+  readonly defaultTimeoutMs?: number;
+  readonly maxTimeoutMs?: number;
+  /** Whether commands run in an OS sandbox; without one every command counts as at least write_high. */
+  readonly sandboxed?: boolean;
+}
+
+/** run_command: a shell command in the workspace, in a pty, with live output. */
+export function runCommandTool(options: RunCommandOptions = {}): Tool {
+  const defaultTimeout = options.defaultTimeoutMs ?? 120_000;
+  const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
+  return defineTool({
+    name: 'run_command',
+    description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends.`,
+    input: z.object({ command: z.string().min(1).max(20_000), timeoutSeconds: z.number().int().min(1).max(Math.round(maxTimeout / 1000)).optional() }).strict(),
+    risk: 'write_high',
+    assess: (input) => {
+      const risk = assessCommand(input.command);
+      if (options.sandboxed) return { level: risk.level, reason: risk.reasons.join('; ') };
+      // With no sandbox around it, even a command that looks read-only is trusted no further than write_high.
+      return { level: maxRisk([risk.level, 'write_high']), reason: `${risk.reasons.join('; ')}; no OS sandbox is in use` };
+    },
+    trustPattern: (input) => commandTrustPattern(input.command),
+    covers: (pattern, input) => commandTrustCovers(pattern, input.command),
+    summarize: (input) => input.command,
+    execute: async (input, context) => {
+      if (!context.workspacePath) throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
+      const timeoutMs = input.timeoutSeconds ? input.timeoutSeconds * 1000 : defaultTimeout;
+      const result = await runInPty({
+        command: input.command,
+        cwd: context.workspacePath,
+        env: scrubbedEnvironment(),
+        timeoutMs,
+        signal: context.signal,
+        onOutput: (text) => context.emitOutput(text),
+      });
+      const text = plainText(result.output).replace(/\n+$/, '');
+      if (result.timedOut) return { output: `${text}\n[stopped after ${Math.round(timeoutMs / 1000)} s: the command timed out]`, isError: true };
+      if (result.cancelled) return { output: `${text}\n[stopped by the user]`, isError: true };
+      return { output: `${text}${text.length > 0 ? '\n' : ''}[exit code ${result.exitCode}]`, isError: result.exitCode !== 0 };
+    },
+  });
+}
