@@ -12,6 +12,7 @@ import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store'
 import { ConfSettingsStore } from './settings/conf-settings-store';
 import { newId } from './agent/ids';
 import { builtinTools } from './tools/builtin-tools';
+import { detectSandbox } from './tools/sandbox';
 import { createWorkbenchCore, type WorkbenchCore } from './workbench-core';
 
 /*
@@ -65,6 +66,7 @@ if (!app.requestSingleInstanceLock()) {
     });
 
     const dataDir = app.getPath('userData');
+    const sandbox = detectSandbox();
     const settings = new ConfSettingsStore(new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }));
     const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), safeStorageCipher(safeStorage, process.platform));
     core = createWorkbenchCore({
@@ -82,7 +84,8 @@ if (!app.requestSingleInstanceLock()) {
         },
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
-      tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() }),
+      tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox }),
+      sandbox,
     });
     mainWindow = createWindow();
     app.on('activate', () => {

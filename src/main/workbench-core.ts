@@ -17,6 +17,7 @@ import { SqliteSessionStore } from './store/sqlite-session-store';
 import { SqliteAccountingStore } from './store/sqlite-accounting-store';
 import { SqliteTrustStore } from './store/sqlite-trust-store';
 import { ToolRegistry, type Tool } from './agent/tools';
+import type { SandboxStatus } from './tools/sandbox';
 import { FolderInspector } from './workspace/folder-inspector';
 
 export interface WorkbenchCoreOptions {
@@ -36,6 +37,8 @@ export interface WorkbenchCoreOptions {
   readonly validateOutputs?: boolean;
   /** Tools offered to the model. */
   readonly tools?: readonly Tool[];
+  /** The OS sandbox commands run in, if any. */
+  readonly sandbox?: SandboxStatus;
 }
 
 export interface WorkbenchCore extends Disposable {
@@ -55,7 +58,10 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   const databasePath = join(options.dataDir, 'workbench.sqlite');
   const sender = new EventSender(options.transport);
   const batcher = new EventBatcher(sender, options.frameMs ?? 16);
-  const baseInfo = { version: options.appVersion, dataDir: options.dataDir, databasePath, secretsEncrypted: options.secrets.encrypted };
+  const sandbox = options.sandbox?.available
+    ? { available: true, description: 'Commands run in a bubblewrap sandbox: writes only inside the workspace, no network unless you approve it.' }
+    : { available: false, description: `Commands run without an OS sandbox (${options.sandbox && !options.sandbox.available ? options.sandbox.reason : 'none was found'}), so every command asks at L0 to L2.` };
+  const baseInfo = { version: options.appVersion, dataDir: options.dataDir, databasePath, secretsEncrypted: options.secrets.encrypted, sandbox };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
 
   let opened: OpenedDatabase;

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ScriptedModelServer } from '../scripted-model-server';
 import { newId } from '../../src/main/agent/ids';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
+import { detectSandbox } from '../../src/main/tools/sandbox';
 import { startTestHost } from './host';
 
 /*
@@ -28,10 +29,12 @@ const server = await ScriptedModelServer.start({
     };
   },
 });
+const sandbox = detectSandbox();
 const host = await startTestHost({
   dataDir,
   folderPicker: { pickFolder: async () => values.workspace ?? process.cwd() },
-  tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() }),
+  tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox }),
+  sandbox,
 });
 const providers = await host.invoke('provider:list', {});
 if (providers.ok && (providers.value as unknown[]).length === 0) {

@@ -3,6 +3,7 @@ import Conf from 'conf';
 import { defaultSettings } from '../../src/shared/domain';
 import type { Clock } from '../../src/main/agent/clock';
 import type { Tool } from '../../src/main/agent/tools';
+import type { SandboxStatus } from '../../src/main/tools/sandbox';
 import type { RetryPolicy } from '../../src/main/agent/retry';
 import type { FolderPicker } from '../../src/main/ipc/handlers';
 import type { IpcTransport, SenderInfo } from '../../src/main/ipc/router';
@@ -25,6 +26,7 @@ export interface NodeCoreOptions {
   readonly discoveryCandidates?: readonly DiscoveryCandidate[];
   readonly cipher?: SecretCipher;
   readonly tools?: readonly Tool[];
+  readonly sandbox?: SandboxStatus;
 }
 
 /**
@@ -49,6 +51,7 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   return { core, settings };
 }

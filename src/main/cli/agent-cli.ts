@@ -18,6 +18,7 @@ import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
 import { SqliteSessionStore } from '../store/sqlite-session-store';
 import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { builtinTools } from '../tools/builtin-tools';
+import { detectSandbox } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { formatEntry } from './format-entry';
 
@@ -103,7 +104,7 @@ async function main(): Promise<number> {
   runtime = new SessionRuntime({
     store,
     providers,
-    tools: new ToolRegistry(builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() })),
+    tools: new ToolRegistry(builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox: detectSandbox() })),
     trust: new SqliteTrustStore(db),
     accounting: new SqliteAccountingStore(db),
     clock: systemClock,

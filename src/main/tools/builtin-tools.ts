@@ -1,8 +1,9 @@
 import type { Tool } from '../agent/tools';
 import { runCommandTool } from './run-command';
+import type { SandboxStatus } from './sandbox';
 import { workspaceTools, type WorkspaceToolOptions } from './workspace-tools';
 
-/** The tools the app offers the model: the workspace file tools and the shell. */
-export function builtinTools(options: WorkspaceToolOptions): Tool[] {
-  return [...workspaceTools(options), runCommandTool()];
+/** The tools the app offers the model: the workspace file tools and the shell, sandboxed where it can be. */
+export function builtinTools(options: WorkspaceToolOptions & { readonly sandbox?: SandboxStatus }): Tool[] {
+  return [...workspaceTools(options), runCommandTool({ ...(options.sandbox ? { sandbox: options.sandbox } : {}), protectedFolders: [options.dataDir] })];
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pty from 'node-pty';
@@ -19,6 +19,8 @@ export interface PtyRunOptions {
   /** The pty is paused above this many bytes read but not yet handled, and resumed below `lowWatermark`. */
   readonly highWatermark?: number;
   readonly lowWatermark?: number;
+  /** Wraps the shell in a sandbox: given the folder holding the command file, returns the program and its arguments to run first. */
+  readonly sandbox?: (runFolder: string) => { program: string; args: string[] };
 }
 
 export interface PtyRunResult {
@@ -57,7 +59,8 @@ function killGroup(pid: number): void {
 export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
   const token = randomBytes(9).toString('hex');
   const marker = `\u001b]7777;workbench-done;${token};`;
-  const scriptPath = join(tmpdir(), `workbench-command-${token}.sh`);
+  const runFolder = mkdtempSync(join(tmpdir(), 'workbench-run-'));
+  const scriptPath = join(runFolder, 'command.sh');
   writeFileSync(scriptPath, `${options.command}\n`, { mode: 0o600 });
   const outer = `bash --noprofile --norc "$WB_SCRIPT" </dev/null; wb_code=$?; printf '\\033]7777;workbench-done;%s;%d\\007' "$WB_TOKEN" "$wb_code"; IFS= read -r wb_line`;
   const frameMs = options.frameMs ?? 16;
@@ -67,7 +70,10 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
   const low = options.lowWatermark ?? 256 * 1024;
 
   return new Promise<PtyRunResult>((resolve) => {
-    const child = pty.spawn('/bin/bash', ['--noprofile', '--norc', '-c', outer], {
+    const shell = ['/bin/bash', '--noprofile', '--norc', '-c', outer];
+    const wrapper = options.sandbox?.(runFolder);
+    const [program, ...args] = wrapper ? [wrapper.program, ...wrapper.args, ...shell] : shell;
+    const child = pty.spawn(program as string, args, {
       name: 'xterm-256color',
       cols: 160,
       rows: 48,
@@ -127,7 +133,7 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
       clearTimeout(deadline);
       options.signal.removeEventListener('abort', onAbort);
       killGroup(child.pid);
-      rmSync(scriptPath, { force: true });
+      rmSync(runFolder, { recursive: true, force: true });
       const droppedBytes = Math.max(0, totalBytes - Buffer.byteLength(head) - Buffer.byteLength(tail.slice(-keep)));
       const output = droppedBytes > 0 ? `${head}\r\n[… ${droppedBytes} bytes of output omitted …]\r\n${tail.slice(-keep)}` : head + tail;
       resolve({ ...result, output, totalBytes, droppedBytes, pauses, maxPendingBytes });

@@ -4,6 +4,7 @@ import { WorkbenchError } from '../../shared/errors';
 import { assessCommand, commandTrustCovers, commandTrustPattern } from '../agent/command-risk';
 import { defineTool, type Tool } from '../agent/tools';
 import { runInPty } from './pty-runner';
+import { bubblewrapArguments, sandboxBlock, type SandboxStatus } from './sandbox';
 
 /** Variables a command may see; everything else (keys, tokens, the app's own settings) is left out. */
 const passedVariables = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'EDITOR', 'VISUAL', 'COLORTERM', 'DISPLAY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR'];
@@ -28,28 +29,40 @@ export function plainText(output: string): string {
 export interface RunCommandOptions {
   readonly defaultTimeoutMs?: number;
   readonly maxTimeoutMs?: number;
-  /** Whether commands run in an OS sandbox; without one every command counts as at least write_high. */
-  readonly sandboxed?: boolean;
+  /** The OS sandbox, when there is one; without it every command counts as at least write_high. */
+  readonly sandbox?: SandboxStatus;
+  /** Folders inside a workspace that commands may not write (the app's data). */
+  readonly protectedFolders?: readonly string[];
 }
 
 /** run_command: a shell command in the workspace, in a pty, with live output. */
 export function runCommandTool(options: RunCommandOptions = {}): Tool {
   const defaultTimeout = options.defaultTimeoutMs ?? 120_000;
+  const sandbox = options.sandbox?.available ? options.sandbox : null;
   const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
   return defineTool({
     name: 'run_command',
     description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends.`,
-    input: z.object({ command: z.string().min(1).max(20_000), timeoutSeconds: z.number().int().min(1).max(Math.round(maxTimeout / 1000)).optional() }).strict(),
+    input: z
+      .object({
+        command: z.string().min(1).max(20_000),
+        timeoutSeconds: z.number().int().min(1).max(Math.round(maxTimeout / 1000)).optional(),
+        // Widening the sandbox is an approval the person gives, never automatic.
+        sandbox: z.enum(['workspace', 'network', 'none']).default('workspace').describe('workspace: writes only in the workspace, no network. network: the same with network. none: no sandbox. Ask for more only after the sandbox blocked a command.'),
+      })
+      .strict(),
     risk: 'write_high',
     assess: (input) => {
       const risk = assessCommand(input.command);
-      if (options.sandboxed) return { level: risk.level, reason: risk.reasons.join('; ') };
-      // With no sandbox around it, even a command that looks read-only is trusted no further than write_high.
-      return { level: maxRisk([risk.level, 'write_high']), reason: `${risk.reasons.join('; ')}; no OS sandbox is in use` };
+      const reason = risk.reasons.join('; ');
+      if (!sandbox) return { level: maxRisk([risk.level, 'write_high']), reason: `${reason}; no OS sandbox is in use` };
+      if (input.sandbox === 'none') return { level: 'destructive', reason: `${reason}; asked to run outside the sandbox` };
+      if (input.sandbox === 'network') return { level: maxRisk([risk.level, 'write_high']), reason: `${reason}; asked for network access` };
+      return { level: risk.level, reason };
     },
     trustPattern: (input) => commandTrustPattern(input.command),
-    covers: (pattern, input) => commandTrustCovers(pattern, input.command),
-    summarize: (input) => input.command,
+    covers: (pattern, input) => input.sandbox !== 'none' && commandTrustCovers(pattern, input.command),
+    summarize: (input) => (input.sandbox === 'workspace' ? input.command : `${input.command} (sandbox: ${input.sandbox})`),
     execute: async (input, context) => {
       if (!context.workspacePath) throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
       const timeoutMs = input.timeoutSeconds ? input.timeoutSeconds * 1000 : defaultTimeout;
@@ -60,11 +73,21 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
         timeoutMs,
         signal: context.signal,
         onOutput: (text) => context.emitOutput(text),
+        ...(sandbox && input.sandbox !== 'none'
+          ? {
+              sandbox: (runFolder: string) => ({
+                program: sandbox.path,
+                args: bubblewrapArguments({ workspace: context.workspacePath as string, runFolder, protectedFolders: options.protectedFolders ?? [], mode: input.sandbox === 'network' ? 'network' : 'workspace' }),
+              }),
+            }
+          : {}),
       });
       const text = plainText(result.output).replace(/\n+$/, '');
       if (result.timedOut) return { output: `${text}\n[stopped after ${Math.round(timeoutMs / 1000)} s: the command timed out]`, isError: true };
       if (result.cancelled) return { output: `${text}\n[stopped by the user]`, isError: true };
-      return { output: `${text}${text.length > 0 ? '\n' : ''}[exit code ${result.exitCode}]`, isError: result.exitCode !== 0 };
+      const blocked = sandbox && input.sandbox !== 'none' && result.exitCode !== 0 ? sandboxBlock(text) : null;
+      const note = blocked ? `\n[${blocked}. If the task needs it, run it again with sandbox: "${blocked.startsWith('network') ? 'network' : 'none'}"; the person will be asked.]` : '';
+      return { output: `${text}${text.length > 0 ? '\n' : ''}[exit code ${result.exitCode}]${note}`, isError: result.exitCode !== 0 };
     },
   });
 }

@@ -69,6 +69,8 @@ export const appInfoSchema = z.object({
   dataDir: z.string(),
   databasePath: z.string(),
   secretsEncrypted: z.boolean(),
+  /** Whether shell commands run in an OS sandbox, said plainly. */
+  sandbox: z.object({ available: z.boolean(), description: z.string() }),
   startupError: errorInfoSchema.extend({ backupPath: z.string().optional() }).nullable(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;

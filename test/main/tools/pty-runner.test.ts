@@ -131,6 +131,6 @@ describe('run_command', () => {
     const tool = runCommandTool();
     expect(tool.assess({ command: 'ls' }, { workspacePath: folder.path }).level).toBe('write_high');
     expect(tool.assess({ command: 'rm -rf build' }, { workspacePath: folder.path }).level).toBe('destructive');
-    expect(runCommandTool({ sandboxed: true }).assess({ command: 'ls' }, { workspacePath: folder.path }).level).toBe('read_only');
+    expect(runCommandTool({ sandbox: { available: true, kind: 'bubblewrap', path: 'bwrap' } }).assess({ command: 'ls' }, { workspacePath: folder.path }).level).toBe('read_only');
   });
 });

@@ -207,6 +207,10 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
           </ul>
         )}
         <AddEndpointForm store={store} />
+        <h3>Sandbox</h3>
+        <p className="small" aria-label="Sandbox status">
+          {info?.sandbox.description}
+        </p>
         <h3>Data</h3>
         <p className="small">
           Data folder: <code>{info?.dataDir}</code>

@@ -5,6 +5,7 @@ import { TrustGrants } from './TrustGrants';
 
 export function StatusBar({ store, onOpenSettings }: { store: AppStore; onOpenSettings: () => void }) {
   const selectedId = useAppState(store, (state) => state.selectedId);
+  const info = useAppState(store, (state) => state.info);
   const view = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId] : undefined));
   const status = view?.status ?? 'idle';
   const busy = busyStatuses.has(status);
@@ -22,6 +23,11 @@ export function StatusBar({ store, onOpenSettings }: { store: AppStore; onOpenSe
         </button>
       )}
       <span className="spacer" />
+      {info && (
+        <span className={info.sandbox.available ? 'sandbox sandbox-on' : 'sandbox sandbox-off'} title={info.sandbox.description} aria-label="Sandbox">
+          {info.sandbox.available ? 'sandbox on' : 'no sandbox'}
+        </span>
+      )}
       <TrustGrants store={store} />
       {view && (
         <span className="usage muted" aria-label="Token usage">

@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, relative, isAbsolute } from 'node:path';
+
+/** Whether commands run in an OS sandbox here, and if not, why. */
+export type SandboxStatus = { readonly available: true; readonly kind: 'bubblewrap'; readonly path: string } | { readonly available: false; readonly reason: string };
+
+/** How far a command may reach: the workspace only, the workspace and the network, or everything. */
+export type SandboxMode = 'workspace' | 'network' | 'none';
+
+/** Looks for bubblewrap and checks it can make a sandbox on this machine (user namespaces may be off). */
+export function detectSandbox(platform: NodeJS.Platform = process.platform): SandboxStatus {
+  if (platform !== 'linux') return { available: false, reason: `no sandbox is used on ${platform} yet; commands run with your rights` };
+  const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-net', '--die-with-parent', 'true'], { encoding: 'utf8', timeout: 5_000 });
+  if (probe.error) return { available: false, reason: 'bubblewrap (bwrap) is not installed; install it to sandbox commands' };
+  if (probe.status !== 0) return { available: false, reason: `bubblewrap cannot make a sandbox here: ${(probe.stderr || '').trim() || `exit ${probe.status}`}` };
+  return { available: true, kind: 'bubblewrap', path: 'bwrap' };
+}
+
+const inside = (root: string, candidate: string): boolean => {
+  const fromRoot = relative(root, candidate);
+  return fromRoot === '' || (!fromRoot.startsWith('..') && !isAbsolute(fromRoot));
+};
+
+/**
+ * The bubblewrap arguments for one command: the whole file system read-only, the workspace and a
+ * private /tmp writable, the workspace's .git and the app's data read-only again, the command's
+ * own folder readable, and no network unless the mode grants it. The process dies with the app.
+ */
+export function bubblewrapArguments(options: { workspace: string; runFolder: string; protectedFolders: readonly string[]; mode: Exclude<SandboxMode, 'none'> }): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', options.workspace, options.workspace];
+  const git = join(options.workspace, '.git');
+  if (existsSync(git)) args.push('--ro-bind', git, git);
+  for (const folder of options.protectedFolders) if (existsSync(folder) && inside(options.workspace, folder)) args.push('--ro-bind', folder, folder);
+  args.push('--ro-bind', options.runFolder, options.runFolder, '--chdir', options.workspace, '--die-with-parent');
+  if (options.mode === 'workspace') args.push('--unshare-net');
+  return args;
+}
+
+/** Signs in a command's output that the sandbox stopped it, told to the model and the person. */
+export function sandboxBlock(output: string): string | null {
+  if (/Read-only file system/.test(output)) return 'a write outside the workspace (or into .git) was blocked by the sandbox';
+  if (/Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo (EAI_AGAIN|ENOTFOUND)|Name or service not known/.test(output)) return 'network access was blocked by the sandbox';
+  return null;
+}

@@ -1,0 +1,94 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tool } from '../../../src/main/agent/tools';
+import { runCommandTool } from '../../../src/main/tools/run-command';
+import { detectSandbox, type SandboxStatus } from '../../../src/main/tools/sandbox';
+import { temporaryFolder } from '../../helpers';
+
+describe('the OS sandbox', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let workspace: string;
+  let dataDir: string;
+  let sandbox: SandboxStatus;
+  let tool: Tool;
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    folder = temporaryFolder('workbench-sandbox-');
+    workspace = join(folder.path, 'ws');
+    dataDir = join(workspace, '.appdata');
+    mkdirSync(join(workspace, '.git'), { recursive: true });
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    sandbox = detectSandbox();
+    tool = runCommandTool({ sandbox, protectedFolders: [dataDir] });
+    server = createServer((socket) => socket.end('hello from outside\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    folder.remove();
+  });
+
+  const run = async (command: string, mode: 'workspace' | 'network' | 'none' = 'workspace') => {
+    const parsed = tool.parse({ command, sandbox: mode });
+    if (!parsed.ok) throw new Error(parsed.message);
+    return tool.execute(parsed.input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath: workspace, emitOutput: () => undefined });
+  };
+
+  it('is available on this machine (bubblewrap)', () => {
+    expect(sandbox).toMatchObject({ available: true, kind: 'bubblewrap' });
+  });
+
+  it('lets a command write inside the workspace and in its own /tmp', async () => {
+    expect(await run('echo made > inside.txt && echo t > /tmp/scratch && cat /tmp/scratch')).toMatchObject({ isError: false });
+    expect(readFileSync(join(workspace, 'inside.txt'), 'utf8')).toBe('made\n');
+  });
+
+  it('blocks writes outside the workspace, into .git and into the app data, and says so', async () => {
+    const target = `/var/tmp/workbench-escape-${process.pid}.txt`;
+    const outside = await run(`echo escaped > ${target}`);
+    expect(outside.isError).toBe(true);
+    expect(outside.output).toContain('Read-only file system');
+    expect(outside.output).toContain('blocked by the sandbox');
+    expect(outside.output).toContain('sandbox: "none"');
+    expect(existsSync(target)).toBe(false);
+    // The sandbox's /tmp is its own: a write there never reaches the real one.
+    await run(`echo escaped > ${join(folder.path, 'outside.txt')}`);
+    expect(existsSync(join(folder.path, 'outside.txt'))).toBe(false);
+    expect((await run('echo x > .git/HEAD')).isError).toBe(true);
+    expect(readFileSync(join(workspace, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+    expect((await run('echo x > .appdata/settings.json')).isError).toBe(true);
+  });
+
+  it('blocks the network unless granted', async () => {
+    const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
+    const blocked = await run(connect);
+    expect(blocked.isError).toBe(true);
+    expect(blocked.output).not.toContain('hello from outside');
+    const allowed = await run(connect, 'network');
+    expect(allowed).toMatchObject({ isError: false, output: expect.stringContaining('hello from outside') });
+  });
+
+  it('asks before widening: network is at least write_high, no sandbox is destructive and never granted', () => {
+    const assess = (command: string, mode: string) => {
+      const parsed = tool.parse({ command, sandbox: mode });
+      if (!parsed.ok) throw new Error(parsed.message);
+      return tool.assess(parsed.input, { workspacePath: workspace }).level;
+    };
+    expect(assess('ls', 'workspace')).toBe('read_only');
+    expect(assess('ls', 'network')).toBe('write_high');
+    expect(assess('ls', 'none')).toBe('destructive');
+    const parsed = tool.parse({ command: 'ls', sandbox: 'none' });
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(tool.covers(tool.trustPattern(parsed.input), parsed.input)).toBe(false);
+  });
+
+  it('says plainly when there is no sandbox', () => {
+    expect(detectSandbox('darwin')).toMatchObject({ available: false, reason: expect.stringContaining('no sandbox') });
+  });
+});
