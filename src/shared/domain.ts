@@ -125,6 +125,33 @@ export const modelInfoSchema = z.object({
 });
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
+/** One MCP server, as in the common `mcpServers` configuration: a command to start (stdio) or a URL (streamable HTTP). */
+export const mcpServerConfigSchema = z.union([
+  z
+    .object({
+      command: z.string().min(1).max(1000),
+      args: z.array(z.string().max(4000)).max(100).default([]),
+      env: z.record(z.string(), z.string().max(10_000)).default({}),
+      cwd: z.string().max(4096).optional(),
+      disabled: z.boolean().default(false),
+    })
+    .strict(),
+  z.object({ url: httpUrlSchema, headers: z.record(z.string(), z.string().max(10_000)).default({}), disabled: z.boolean().default(false) }).strict(),
+]);
+export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
+export const mcpServerNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'server names are 1 to 40 letters, digits, - and _');
+export const mcpServersSchema = z.record(mcpServerNameSchema, mcpServerConfigSchema).refine((servers) => Object.keys(servers).length <= 50, 'at most 50 servers');
+
+export const mcpServerStatusSchema = z.object({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  state: z.enum(['starting', 'running', 'restarting', 'failed', 'disabled', 'stopped']),
+  tools: z.array(z.string()),
+  error: z.string().nullable(),
+  restarts: z.number().int().nonnegative(),
+});
+export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
+
 /** Settings that are not secrets; persisted by the settings store. */
 export const settingsSchema = z.object({
   version: z.literal(1),
@@ -137,8 +164,9 @@ export const settingsSchema = z.object({
   maxIterations: z.number().int().min(1).max(1000).default(25),
   /** Tools the person never wants run: a user denial, checked before grants and autonomy. */
   deniedTools: z.array(z.string().min(1).max(200)).max(200).default([]),
+  mcpServers: mcpServersSchema.default({}),
   theme: z.enum(['system', 'light', 'dark']),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
-export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, deniedTools: [], theme: 'system' };
+export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, deniedTools: [], mcpServers: {}, theme: 'system' };

@@ -1,0 +1,60 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RiskLevel } from '../../shared/domain';
+import { canonicalJson, type Tool, type ToolOutcome } from '../agent/tools';
+
+export interface McpToolDescription {
+  readonly name: string;
+  readonly description?: string | undefined;
+  readonly inputSchema: Record<string, unknown>;
+  readonly annotations?: { readonly readOnlyHint?: boolean | undefined; readonly destructiveHint?: boolean | undefined } | undefined;
+}
+
+/** The name a server's tool has in the registry: namespaced by server, in the characters model APIs accept. */
+export function namespacedName(server: string, tool: string): string {
+  return `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+}
+
+/** Risk of an MCP tool: write_high unless the server says it only reads; destructive if it says so. */
+export function mcpRisk(annotations: McpToolDescription['annotations']): RiskLevel {
+  if (annotations?.destructiveHint === true) return 'destructive';
+  if (annotations?.readOnlyHint === true) return 'read_only';
+  return 'write_high';
+}
+
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: { type?: string; text?: string; uri?: string; resource?: { uri?: string; text?: string }; mimeType?: string }) => {
+      if (part.type === 'text') return part.text ?? '';
+      if (part.type === 'resource') return part.resource?.text ?? `[resource ${part.resource?.uri ?? ''}]`;
+      if (part.type === 'resource_link') return `[resource ${part.uri ?? ''}]`;
+      return `[${part.type ?? 'content'}${part.mimeType ? ` ${part.mimeType}` : ''}]`;
+    })
+    .join('\n');
+}
+
+/** An MCP server's tool as a tool of the registry. Its input is checked by the server, against its own schema. */
+export function mcpTool(server: string, description: McpToolDescription, client: () => Client | null): Tool {
+  const name = namespacedName(server, description.name);
+  const risk = mcpRisk(description.annotations);
+  return {
+    name,
+    description: `${description.description ?? description.name} (MCP server ${server})`,
+    baseRisk: risk,
+    inputJsonSchema: description.inputSchema,
+    parse: (raw) => (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? { ok: true, input: raw } : { ok: false, message: `The arguments of ${name} must be a JSON object.` }),
+    assess: () => ({ level: risk, reason: risk === 'read_only' ? `${server} marks ${description.name} read-only` : `${description.name} is a tool of the MCP server ${server}` }),
+    trustPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),
+    covers: (pattern, input) => pattern.kind === 'exact' && pattern.arguments === canonicalJson(input),
+    summarize: (input) => `${server}: ${description.name} ${canonicalJson(input).slice(0, 160)}`,
+    preview: async () => null,
+    execute: async (input, context): Promise<ToolOutcome> => {
+      const connected = client();
+      if (!connected) return { output: `The MCP server ${server} is not running.`, isError: true };
+      const result = await connected.callTool({ name: description.name, arguments: input as Record<string, unknown> }, undefined, { signal: context.signal, timeout: 10 * 60_000 });
+      const structured = (result as { structuredContent?: unknown }).structuredContent;
+      const text = contentText(result.content) || (structured === undefined ? '' : JSON.stringify(structured));
+      return { output: text, isError: result.isError === true };
+    },
+  };
+}

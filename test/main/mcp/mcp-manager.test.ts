@@ -1,0 +1,92 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mcpServersSchema, type McpServerStatus } from '../../../src/shared/domain';
+import { ToolRegistry, type Tool } from '../../../src/main/agent/tools';
+import { McpManager } from '../../../src/main/mcp/mcp-manager';
+
+const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+const config = { command: process.execPath, args: [everything, 'stdio'], env: {}, disabled: false };
+
+async function until<T>(check: () => T | null | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const call = (tool: Tool, input: unknown) => tool.execute(input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath: null, emitOutput: () => undefined });
+
+describe('MCP servers', () => {
+  let registry: ToolRegistry;
+  let manager: McpManager;
+  let changes: McpServerStatus[][];
+
+  beforeEach(() => {
+    registry = new ToolRegistry();
+    changes = [];
+    manager = new McpManager({ registry, onChanged: (statuses) => changes.push(statuses), backoff: { firstMs: 100, maxMs: 1000 }, baseEnv: { PATH: process.env['PATH'] ?? '' } });
+  });
+  afterEach(async () => manager.dispose());
+
+  it('starts a stdio server and adds its tools, namespaced, with their risk', async () => {
+    await manager.configure({ everything: config });
+    expect(manager.statuses()[0]).toMatchObject({ name: 'everything', transport: 'stdio', state: 'running', error: null });
+    const names = registry.list().map((tool) => tool.name);
+    expect(names).toContain('everything__echo');
+    expect(names).toContain('everything__get-sum');
+    expect(registry.get('everything__echo')?.baseRisk).toBe('read_only');
+    expect(registry.get('everything__gzip-file-as-resource')?.baseRisk).toBe('write_high');
+    expect(registry.specs().find((spec) => spec.name === 'everything__echo')?.inputSchema).toMatchObject({ type: 'object', properties: { message: expect.any(Object) } });
+    expect(changes.some((statuses) => statuses[0]?.state === 'starting')).toBe(true);
+  });
+
+  it('calls a tool, and reports a tool error as a failed result', async () => {
+    await manager.configure({ everything: config });
+    expect(await call(registry.get('everything__echo') as Tool, { message: 'hello' })).toEqual({ output: 'Echo: hello', isError: false });
+    expect(await call(registry.get('everything__get-sum') as Tool, { a: 2, b: 3 })).toMatchObject({ isError: false, output: expect.stringContaining('5') });
+    const failed = await call(registry.get('everything__get-sum') as Tool, { a: 'two' });
+    expect(failed.isError).toBe(true);
+    expect(failed.output).toMatch(/expected number/);
+  });
+
+  it('restarts a crashed server with backoff, and its tools come back', async () => {
+    await manager.configure({ everything: config });
+    const pid = manager.connection('everything')?.pid;
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid as number, 'SIGKILL');
+    await until(() => manager.statuses()[0]?.state === 'failed' || manager.statuses()[0]?.state === 'restarting', 'the crash to be seen');
+    expect(registry.get('everything__echo')).toBeUndefined();
+    await until(() => manager.statuses()[0]?.state === 'running', 'the restart');
+    expect(manager.statuses()[0]?.restarts).toBeGreaterThanOrEqual(1);
+    expect(manager.connection('everything')?.pid).not.toBe(pid);
+    expect(await call(registry.get('everything__echo') as Tool, { message: 'again' })).toEqual({ output: 'Echo: again', isError: false });
+  });
+
+  it('does not start a disabled server, and stops one that is disabled later', async () => {
+    await manager.configure({ everything: { ...config, disabled: true } });
+    expect(manager.statuses()[0]?.state).toBe('disabled');
+    expect(registry.list()).toEqual([]);
+    await manager.configure({ everything: config });
+    expect(registry.list().length).toBeGreaterThan(5);
+    await manager.configure({ everything: { ...config, disabled: true } });
+    expect(manager.statuses()[0]?.state).toBe('disabled');
+    expect(registry.list()).toEqual([]);
+  });
+
+  it('says why a server cannot start, and keeps trying', async () => {
+    await manager.configure({ broken: { command: '/no/such/program', args: [], env: {}, disabled: false } });
+    expect(manager.statuses()[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/ENOENT|spawn/) });
+    await until(() => (manager.statuses()[0]?.restarts ?? 0) >= 1, 'a retry');
+  });
+
+  it('reads a configuration shaped like the common mcpServers JSON and refuses a bad one', () => {
+    const parsed = mcpServersSchema.parse({ files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] }, remote: { url: 'https://mcp.example.com/mcp' } });
+    expect(parsed['files']).toMatchObject({ command: 'npx', env: {}, disabled: false });
+    expect(mcpServersSchema.safeParse({ 'bad name!': { command: 'x' } }).success).toBe(false);
+    expect(mcpServersSchema.safeParse({ x: { command: 'x', url: 'http://a' } }).success).toBe(false);
+    expect(mcpServersSchema.safeParse({ x: { url: 'file:///etc/passwd' } }).success).toBe(false);
+  });
+});
