@@ -18,6 +18,8 @@ import { SqliteAccountingStore } from './store/sqlite-accounting-store';
 import { SqliteTrustStore } from './store/sqlite-trust-store';
 import { ToolRegistry, type Tool } from './agent/tools';
 import type { SandboxStatus } from './tools/sandbox';
+import { McpManager } from './mcp/mcp-manager';
+import { scrubbedEnvironment } from './tools/run-command';
 import { FolderInspector } from './workspace/folder-inspector';
 
 export interface WorkbenchCoreOptions {
@@ -44,6 +46,7 @@ export interface WorkbenchCoreOptions {
 export interface WorkbenchCore extends Disposable {
   readonly info: AppInfo;
   readonly runtime: SessionRuntime | null;
+  readonly mcp: McpManager | null;
   readonly batcher: EventBatcher;
   /** Resolves when every running turn has ended and the database is closed. */
   close(): Promise<void>;
@@ -71,7 +74,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
     const appInfo: AppInfo = { ...baseInfo, startupError: info };
     const registration = registerHandlers(options.transport, createUnavailableHandlers(appInfo), routerOptions);
-    return { info: appInfo, runtime: null, batcher, dispose: () => registration.dispose(), close: async () => registration.dispose() };
+    return { info: appInfo, runtime: null, mcp: null, batcher, dispose: () => registration.dispose(), close: async () => registration.dispose() };
   }
 
   let runtimeRef: SessionRuntime | null = null;
@@ -86,6 +89,8 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
     environmentAnthropicKey: options.environmentAnthropicKey ?? null,
   });
+  const registry = new ToolRegistry(options.tools ?? []);
+  const mcp = new McpManager({ registry, onChanged: (servers) => sender.send('mcp:changed', { servers }), baseEnv: scrubbedEnvironment() });
   const trust = new SqliteTrustStore(opened.db);
   const accounting = new SqliteAccountingStore(opened.db);
   const announceTrust = (): void => sender.send('trust:changed', { grants: trust.listActive(clock.now()) });
@@ -103,7 +108,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   const runtime = new SessionRuntime({
     store,
     providers,
-    tools: new ToolRegistry(options.tools ?? []),
+    tools: registry,
     trust,
     accounting,
     clock,
@@ -131,8 +136,11 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     trust,
     accounting,
     onTrustChanged: announceTrust,
+    mcp,
   });
   const registration = registerHandlers(options.transport, handlers, routerOptions);
+  // Servers start with the app; a slow or broken one does not hold the window up.
+  void mcp.configure(options.settings.get().mcpServers);
 
   let closed = false;
   const close = async (): Promise<void> => {
@@ -140,10 +148,11 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     closed = true;
     registration.dispose();
     await runtime.dispose();
+    await mcp.dispose();
     batcher.dispose();
     checkpointer.dispose();
     opened.db.close();
   };
-  return { info: appInfo, runtime, batcher, dispose: () => void close(), close };
+  return { info: appInfo, runtime, mcp, batcher, dispose: () => void close(), close };
 }
 

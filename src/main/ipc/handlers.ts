@@ -11,6 +11,7 @@ import type { SessionStore } from '../agent/stores';
 import type { AccountingStore } from '../agent/accounting';
 import type { TrustStore } from '../agent/trust';
 import type { ProviderRegistry } from '../providers/provider-registry';
+import type { McpManager } from '../mcp/mcp-manager';
 import type { Handlers } from './router';
 
 /** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
@@ -32,6 +33,7 @@ export interface HandlerDependencies {
   readonly accounting: AccountingStore;
   /** Announces the active grants after one was created or revoked. */
   readonly onTrustChanged: () => void;
+  readonly mcp: McpManager;
 }
 
 const defaultTitle = 'New session';
@@ -157,6 +159,22 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'provider:discover': () => providers.discover(),
     'provider:test': (input) => providers.test(input),
     'provider:models': (input) => providers.models(input.providerId, AbortSignal.timeout(10_000)),
+
+    'mcp:list': () => deps.mcp.statuses(),
+    'mcp:configure': async (input) => {
+      settings.set({ ...settings.get(), mcpServers: input.mcpServers });
+      await deps.mcp.configure(input.mcpServers);
+      return deps.mcp.statuses();
+    },
+    'mcp:setEnabled': async (input) => {
+      const current = settings.get();
+      const server = current.mcpServers[input.name];
+      if (!server) throw new NotFoundError('MCP server', input.name);
+      const mcpServers = { ...current.mcpServers, [input.name]: { ...server, disabled: !input.enabled } };
+      settings.set({ ...current, mcpServers });
+      await deps.mcp.configure(mcpServers);
+      return deps.mcp.statuses();
+    },
 
     'settings:get': () => settings.get(),
     'settings:update': (input) => {

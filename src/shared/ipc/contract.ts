@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import {
+  mcpServersSchema,
+  mcpServerStatusSchema,
+  mcpServerNameSchema,
   approvalDecisionSchema,
   autonomySchema,
   trustGrantSchema,
@@ -151,6 +154,11 @@ export const channels = {
   },
   'provider:models': { input: z.object({ providerId: idSchema }).strict(), output: z.array(modelInfoSchema) },
 
+  'mcp:list': { input: noInput, output: z.array(mcpServerStatusSchema) },
+  /** Replaces the MCP configuration (the `mcpServers` object); servers that changed restart. */
+  'mcp:configure': { input: z.object({ mcpServers: mcpServersSchema }).strict(), output: z.array(mcpServerStatusSchema) },
+  'mcp:setEnabled': { input: z.object({ name: mcpServerNameSchema, enabled: z.boolean() }).strict(), output: z.array(mcpServerStatusSchema) },
+
   'settings:get': { input: noInput, output: settingsSchema },
   'settings:update': {
     input: z
@@ -175,6 +183,8 @@ export const events = {
     z.object({ session: sessionSchema }),
     z.object({ deletedSessionId: idSchema }),
   ]),
+  /** The state of every MCP server, whenever one changes. */
+  'mcp:changed': z.object({ servers: z.array(mcpServerStatusSchema) }),
   /** The active trust grants, whenever one is created or revoked. */
   'trust:changed': z.object({ grants: z.array(trustGrantSchema) }),
 } as const satisfies Record<string, z.ZodType>;

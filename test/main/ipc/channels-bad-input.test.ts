@@ -105,6 +105,17 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { kind: 'openai-compatible', baseUrl: 'javascript:alert(1)' }, code: 'invalid_input' },
   ],
   'provider:models': [{ input: { providerId: unknownId }, code: 'not_found' }, { input: { providerId: '' }, code: 'invalid_input' }],
+  'mcp:list': [{ input: { name: 'x' }, code: 'invalid_input' }],
+  'mcp:configure': [
+    { input: { mcpServers: { 'bad name!': { command: 'x' } } }, code: 'invalid_input' },
+    { input: { mcpServers: { x: { command: 'x', url: 'http://a' } } }, code: 'invalid_input' },
+    { input: { mcpServers: { x: { url: 'ftp://a' } } }, code: 'invalid_input' },
+    { input: { servers: {} }, code: 'invalid_input' },
+  ],
+  'mcp:setEnabled': [
+    { input: { name: 'missing', enabled: true }, code: 'not_found' },
+    { input: { name: 'x', enabled: 'yes' }, code: 'invalid_input' },
+  ],
   'settings:get': [{ input: { key: 'theme' }, code: 'invalid_input' }],
   'settings:update': [
     { input: { theme: 'neon' }, code: 'invalid_input' },

@@ -3,6 +3,7 @@ import type { ProviderKind } from '../../../shared/domain';
 import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
+import { McpSettings } from './McpSettings';
 
 const defaultUrls: Record<ProviderKind, string> = { 'openai-compatible': 'http://127.0.0.1:11434/v1', anthropic: 'https://api.anthropic.com' };
 
@@ -207,6 +208,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
           </ul>
         )}
         <AddEndpointForm store={store} />
+        <McpSettings store={store} />
         <h3>Sandbox</h3>
         <p className="small" aria-label="Sandbox status">
           {info?.sandbox.description}

@@ -1,0 +1,82 @@
+import { useEffect, useState } from 'react';
+import type { McpServerStatus } from '../../../shared/domain';
+import { errorMessage } from '../client';
+import type { AppStore } from '../store';
+
+const example = `{
+  "filesystem": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/path/to/folder"] },
+  "remote": { "url": "https://example.com/mcp" }
+}`;
+
+/** MCP servers: the `mcpServers` JSON, each server's state and tools, and a switch to disable one. */
+export function McpSettings({ store }: { store: AppStore }) {
+  const [servers, setServers] = useState<McpServerStatus[]>([]);
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    void store.attempt(async () => {
+      setServers(await store.call('mcp:list', {}));
+      setText(JSON.stringify((await store.call('settings:get', {})).mcpServers, null, 2));
+    });
+    return store.api.on['mcp:changed']((payload) => setServers(payload.servers));
+  }, [store]);
+
+  const save = async (): Promise<void> => {
+    setError(null);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text || '{}');
+    } catch (caught) {
+      setError(`Not valid JSON: ${errorMessage(caught)}`);
+      return;
+    }
+    try {
+      setServers(await store.call('mcp:configure', { mcpServers: parsed as never }));
+    } catch (caught) {
+      setError(errorMessage(caught));
+    }
+  };
+
+  return (
+    <section aria-label="MCP servers">
+      <h3>MCP servers</h3>
+      <ul className="providers">
+        {servers.map((server) => (
+          <li key={server.name} className="card row">
+            <strong>{server.name}</strong>
+            <span className={`badge mcp-${server.state}`}>{server.state}</span>
+            <span className="muted small">
+              {server.transport} · {server.tools.length} tools{server.restarts > 0 ? ` · restarted ${server.restarts}×` : ''}
+            </span>
+            {server.error && <span className="error small">{server.error}</span>}
+            <span className="spacer" />
+            <label className="row small">
+              <input
+                type="checkbox"
+                aria-label={`Enable ${server.name}`}
+                checked={server.state !== 'disabled'}
+                onChange={(event) => void store.attempt(async () => setServers(await store.call('mcp:setEnabled', { name: server.name, enabled: event.target.checked })))}
+              />
+              enabled
+            </label>
+          </li>
+        ))}
+      </ul>
+      <label className="form">
+        <span className="muted small">The mcpServers object, as in other tools&apos; configuration:</span>
+        <textarea aria-label="MCP configuration" rows={6} spellCheck={false} placeholder={example} value={text} onChange={(event) => setText(event.target.value)} />
+      </label>
+      <div className="row">
+        <button type="button" onClick={() => void save()}>
+          Save and restart servers
+        </button>
+        {error && (
+          <span className="error small" role="alert">
+            {error}
+          </span>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpServerStatus } from '../../../src/shared/domain';
+import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import { temporaryFolder } from '../../helpers';
+import type { LoopbackTransport } from '../../host/loopback-transport';
+import { createCoreWithScriptedModel } from '../../host/node-core';
+import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
+import { toolCall } from '../agent/harness';
+
+const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+
+describe('MCP servers in the app', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let server: ScriptedModelServer;
+  let transport: LoopbackTransport;
+  let core: WorkbenchCore;
+
+  beforeAll(async () => {
+    folder = temporaryFolder();
+    server = await ScriptedModelServer.start();
+    ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl }));
+  });
+  afterAll(async () => {
+    await core.close();
+    await server.close();
+    folder.remove();
+  });
+
+  it('configures a server, offers its tools to the model, runs a read-only one at L1, and can disable it', async () => {
+    const configured = await transport.invoke('mcp:configure', { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });
+    expect(configured).toMatchObject({ ok: true, value: [{ name: 'everything', state: 'running' }] });
+    expect(transport.sent.some((sent) => sent.event === 'mcp:changed')).toBe(true);
+    const settings = await transport.invoke('settings:get', {});
+    expect(settings.ok && (settings.value as { mcpServers: Record<string, unknown> }).mcpServers['everything']).toBeTruthy();
+
+    const created = await transport.invoke('session:create', { workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    const sessionId = (created.value as { id: string }).id;
+    server.enqueue({ steps: [toolCall('everything__echo', { message: 'through MCP' }, 'm1')] }, textTurn('It echoed.'));
+    await transport.invoke('run:send', { sessionId, text: 'Echo something' });
+    await core.runtime?.whenIdle(sessionId);
+    const offered = (server.requests[0]?.body['tools'] as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    expect(offered).toContain('everything__echo');
+    const messages = server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>;
+    expect(messages.find((message) => message.role === 'tool')?.content).toBe('Echo: through MCP');
+
+    const disabled = await transport.invoke('mcp:setEnabled', { name: 'everything', enabled: false });
+    expect(disabled.ok && (disabled.value as McpServerStatus[])[0]?.state).toBe('disabled');
+    server.reset();
+    server.enqueue(textTurn('No tools now.'));
+    await transport.invoke('run:send', { sessionId, text: 'Anything?' });
+    await core.runtime?.whenIdle(sessionId);
+    expect(server.requests[0]?.body['tools']).toBeUndefined();
+  });
+});
