@@ -19,6 +19,7 @@ import { SqliteTrustStore } from './store/sqlite-trust-store';
 import { ToolRegistry, type Tool } from './agent/tools';
 import type { SandboxStatus } from './tools/sandbox';
 import { McpManager } from './mcp/mcp-manager';
+import { Trash } from './tools/trash';
 import { scrubbedEnvironment } from './tools/run-command';
 import { FolderInspector } from './workspace/folder-inspector';
 
@@ -137,6 +138,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     accounting,
     onTrustChanged: announceTrust,
     mcp,
+    trash: new Trash(join(options.dataDir, 'trash')),
   });
   const registration = registerHandlers(options.transport, handlers, routerOptions);
   // Servers start with the app; a slow or broken one does not hold the window up.

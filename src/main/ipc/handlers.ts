@@ -12,6 +12,7 @@ import type { AccountingStore } from '../agent/accounting';
 import type { TrustStore } from '../agent/trust';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import type { McpManager } from '../mcp/mcp-manager';
+import type { Trash } from '../tools/trash';
 import type { Handlers } from './router';
 
 /** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
@@ -34,6 +35,7 @@ export interface HandlerDependencies {
   /** Announces the active grants after one was created or revoked. */
   readonly onTrustChanged: () => void;
   readonly mcp: McpManager;
+  readonly trash: Trash;
 }
 
 const defaultTitle = 'New session';
@@ -159,6 +161,12 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'provider:discover': () => providers.discover(),
     'provider:test': (input) => providers.test(input),
     'provider:models': (input) => providers.models(input.providerId, AbortSignal.timeout(10_000)),
+
+    'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),
+    'trash:restore': async (input) => {
+      const { version: _version, ...entry } = await deps.trash.restore(input.id);
+      return entry;
+    },
 
     'mcp:list': () => deps.mcp.statuses(),
     'mcp:configure': async (input) => {

@@ -67,6 +67,15 @@ export type SessionTotalsView = z.infer<typeof sessionTotalsSchema>;
 
 const reasonSchema = z.string().trim().min(1).max(4_000);
 
+export const trashEntrySchema = z.object({
+  id: z.string(),
+  originalPath: z.string(),
+  workspacePath: z.string(),
+  relativePath: z.string(),
+  deletedAt: z.number().int(),
+  directory: z.boolean(),
+});
+
 export const appInfoSchema = z.object({
   version: z.string(),
   dataDir: z.string(),
@@ -153,6 +162,9 @@ export const channels = {
     output: connectionTestResultSchema,
   },
   'provider:models': { input: z.object({ providerId: idSchema }).strict(), output: z.array(modelInfoSchema) },
+
+  'trash:list': { input: noInput, output: z.array(trashEntrySchema) },
+  'trash:restore': { input: z.object({ id: idSchema }).strict(), output: trashEntrySchema },
 
   'mcp:list': { input: noInput, output: z.array(mcpServerStatusSchema) },
   /** Replaces the MCP configuration (the `mcpServers` object); servers that changed restart. */

@@ -105,6 +105,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { kind: 'openai-compatible', baseUrl: 'javascript:alert(1)' }, code: 'invalid_input' },
   ],
   'provider:models': [{ input: { providerId: unknownId }, code: 'not_found' }, { input: { providerId: '' }, code: 'invalid_input' }],
+  'trash:list': [{ input: { all: 1 }, code: 'invalid_input' }],
+  'trash:restore': [{ input: { id: unknownId }, code: 'not_found' }, { input: { id: '../../x' }, code: 'invalid_input' }],
   'mcp:list': [{ input: { name: 'x' }, code: 'invalid_input' }],
   'mcp:configure': [
     { input: { mcpServers: { 'bad name!': { command: 'x' } } }, code: 'invalid_input' },

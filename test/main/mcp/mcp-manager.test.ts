@@ -90,3 +90,26 @@ describe('MCP servers', () => {
     expect(mcpServersSchema.safeParse({ x: { url: 'file:///etc/passwd' } }).success).toBe(false);
   });
 });
+
+describe('an MCP server over streamable HTTP', () => {
+  it('connects by URL, lists and calls its tools', async () => {
+    const { spawn } = await import('node:child_process');
+    const { closedPort } = await import('../../helpers');
+    const port = await closedPort();
+    const child = spawn(process.execPath, [everything, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
+      child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+    });
+    const registry = new ToolRegistry();
+    const manager = new McpManager({ registry, onChanged: () => undefined, backoff: { firstMs: 100, maxMs: 1000 } });
+    try {
+      await manager.configure({ remote: { url: `http://127.0.0.1:${port}/mcp`, headers: {}, disabled: false } });
+      expect(manager.statuses()[0]).toMatchObject({ name: 'remote', transport: 'http', state: 'running' });
+      expect(await call(registry.get('remote__echo') as Tool, { message: 'over http' })).toEqual({ output: 'Echo: over http', isError: false });
+    } finally {
+      await manager.dispose();
+      child.kill();
+    }
+  });
+});

@@ -107,3 +107,30 @@ describe('the file tools in a turn', () => {
     expect(status).toMatchObject({ status: 'cancelled' });
   });
 });
+
+describe('the trash over IPC', () => {
+  it('lists what the agent deleted and puts it back', async () => {
+    const { mkdirSync: makeFolder } = await import('node:fs');
+    const folder = temporaryFolder();
+    const dataDir = join(folder.path, 'data');
+    const workspace = join(folder.path, 'ws');
+    makeFolder(workspace);
+    writeFileSync(join(workspace, 'notes.md'), 'keep me');
+    const server = await ScriptedModelServer.start();
+    let n = 0;
+    const { core, transport } = await createCoreWithScriptedModel({ dataDir, openaiBaseUrl: server.openaiBaseUrl, tools: builtinTools({ dataDir, newId: () => `del${(n += 1)}`, now: () => 1 }) });
+    const created = await transport.invoke('session:create', { workspacePath: workspace });
+    const sessionId = created.ok ? (created.value as { id: string }).id : '';
+    await transport.invoke('session:setAutonomy', { sessionId, autonomy: 'L3' });
+    server.enqueue({ steps: [toolCall('delete', { path: 'notes.md' }, 'd1')] }, textTurn('Deleted.'));
+    await transport.invoke('run:send', { sessionId, text: 'Delete the notes' });
+    await core.runtime?.whenIdle(sessionId);
+    const listed = await transport.invoke('trash:list', {});
+    expect(listed).toMatchObject({ ok: true, value: [{ id: 'del1', relativePath: 'notes.md', directory: false }] });
+    expect(await transport.invoke('trash:restore', { id: 'del1' })).toMatchObject({ ok: true, value: { relativePath: 'notes.md' } });
+    expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('keep me');
+    await core.close();
+    await server.close();
+    folder.remove();
+  });
+});

@@ -4,6 +4,7 @@ import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/i
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { McpSettings } from './McpSettings';
+import { TrashSettings } from './TrashSettings';
 
 const defaultUrls: Record<ProviderKind, string> = { 'openai-compatible': 'http://127.0.0.1:11434/v1', anthropic: 'https://api.anthropic.com' };
 
@@ -209,6 +210,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
         )}
         <AddEndpointForm store={store} />
         <McpSettings store={store} />
+        <TrashSettings store={store} />
         <h3>Sandbox</h3>
         <p className="small" aria-label="Sandbox status">
           {info?.sandbox.description}

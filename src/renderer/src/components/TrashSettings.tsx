@@ -1,0 +1,30 @@
+import { useEffect, useState } from 'react';
+import type { ChannelOutput } from '../../../shared/ipc/contract';
+import type { AppStore } from '../store';
+
+type Entry = ChannelOutput<'trash:list'>[number];
+
+/** What the agent deleted, newest first, each with Restore. */
+export function TrashSettings({ store }: { store: AppStore }) {
+  const [entries, setEntries] = useState<Entry[]>([]);
+  const refresh = (): void => void store.attempt(async () => setEntries(await store.call('trash:list', {})));
+  useEffect(refresh, [store]);
+  return (
+    <section aria-label="Trash">
+      <h3>Trash</h3>
+      {entries.length === 0 && <p className="muted small">Nothing deleted by the agent.</p>}
+      <ul className="providers">
+        {entries.map((entry) => (
+          <li key={entry.id} className="card row">
+            <code className="small">{entry.relativePath}{entry.directory ? '/' : ''}</code>
+            <span className="muted small">{entry.workspacePath} · {new Date(entry.deletedAt).toLocaleString()}</span>
+            <span className="spacer" />
+            <button type="button" aria-label={`Restore ${entry.relativePath}`} onClick={() => void store.attempt(async () => { await store.call('trash:restore', { id: entry.id }); refresh(); })}>
+              Restore
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
