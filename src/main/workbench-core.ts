@@ -63,7 +63,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   const sender = new EventSender(options.transport);
   const batcher = new EventBatcher(sender, options.frameMs ?? 16);
   const sandbox = options.sandbox?.available
-    ? { available: true, description: 'Commands run in a bubblewrap sandbox: writes only inside the workspace, no network unless you approve it.' }
+    ? { available: true, description: `Commands run in a ${options.sandbox.kind === 'seatbelt' ? 'Seatbelt' : 'bubblewrap'} sandbox: writes only inside the workspace, no network unless you approve it.` }
     : { available: false, description: `Commands run without an OS sandbox (${options.sandbox && !options.sandbox.available ? options.sandbox.reason : 'none was found'}), so every command asks at L0 to L2.` };
   const baseInfo = { version: options.appVersion, dataDir: options.dataDir, databasePath, secretsEncrypted: options.secrets.encrypted, sandbox };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };

@@ -4,7 +4,7 @@ import { WorkbenchError } from '../../shared/errors';
 import { assessCommand, commandTrustCovers, commandTrustPattern } from '../agent/command-risk';
 import { defineTool, type Tool } from '../agent/tools';
 import { runInPty } from './pty-runner';
-import { bubblewrapArguments, sandboxBlock, type SandboxStatus } from './sandbox';
+import { sandboxBlock, sandboxWrapper, type SandboxStatus } from './sandbox';
 
 /** Variables a command may see; everything else (keys, tokens, the app's own settings) is left out. */
 const passedVariables = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'EDITOR', 'VISUAL', 'COLORTERM', 'DISPLAY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR'];
@@ -38,7 +38,7 @@ export interface RunCommandOptions {
 /** run_command: a shell command in the workspace, in a pty, with live output. */
 export function runCommandTool(options: RunCommandOptions = {}): Tool {
   const defaultTimeout = options.defaultTimeoutMs ?? 120_000;
-  const sandbox = options.sandbox?.available ? options.sandbox : null;
+  const sandbox = options.sandbox?.available === true ? options.sandbox : null;
   const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
   return defineTool({
     name: 'run_command',
@@ -75,10 +75,8 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
         onOutput: (text) => context.emitOutput(text),
         ...(sandbox && input.sandbox !== 'none'
           ? {
-              sandbox: (runFolder: string) => ({
-                program: sandbox.path,
-                args: bubblewrapArguments({ workspace: context.workspacePath as string, runFolder, protectedFolders: options.protectedFolders ?? [], mode: input.sandbox === 'network' ? 'network' : 'workspace' }),
-              }),
+              sandbox: (runFolder: string) =>
+                sandboxWrapper(sandbox, { workspace: context.workspacePath as string, runFolder, protectedFolders: options.protectedFolders ?? [], mode: input.sandbox === 'network' ? 'network' : 'workspace' }),
             }
           : {}),
       });

@@ -3,13 +3,21 @@ import { existsSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 
 /** Whether commands run in an OS sandbox here, and if not, why. */
-export type SandboxStatus = { readonly available: true; readonly kind: 'bubblewrap'; readonly path: string } | { readonly available: false; readonly reason: string };
+export type SandboxStatus = { readonly available: true; readonly kind: 'bubblewrap' | 'seatbelt'; readonly path: string } | { readonly available: false; readonly reason: string };
 
 /** How far a command may reach: the workspace only, the workspace and the network, or everything. */
 export type SandboxMode = 'workspace' | 'network' | 'none';
 
-/** Looks for bubblewrap and checks it can make a sandbox on this machine (user namespaces may be off). */
-export function detectSandbox(platform: NodeJS.Platform = process.platform): SandboxStatus {
+const seatbeltPath = '/usr/bin/sandbox-exec';
+
+/**
+ * Finds the OS sandbox: bubblewrap on Linux (checked by making one, as user namespaces may be
+ * off), Seatbelt's sandbox-exec on macOS. Elsewhere there is none, and that is said plainly.
+ */
+export function detectSandbox(platform: NodeJS.Platform = process.platform, exists: (path: string) => boolean = existsSync): SandboxStatus {
+  if (platform === 'darwin') {
+    return exists(seatbeltPath) ? { available: true, kind: 'seatbelt', path: seatbeltPath } : { available: false, reason: 'no sandbox: sandbox-exec (Seatbelt) was not found' };
+  }
   if (platform !== 'linux') return { available: false, reason: `no sandbox is used on ${platform} yet; commands run with your rights` };
   const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-net', '--die-with-parent', 'true'], { encoding: 'utf8', timeout: 5_000 });
   if (probe.error) return { available: false, reason: 'bubblewrap (bwrap) is not installed; install it to sandbox commands' };
@@ -42,4 +50,29 @@ export function sandboxBlock(output: string): string | null {
   if (/Read-only file system/.test(output)) return 'a write outside the workspace (or into .git) was blocked by the sandbox';
   if (/Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo (EAI_AGAIN|ENOTFOUND)|Name or service not known/.test(output)) return 'network access was blocked by the sandbox';
   return null;
+}
+
+const sbplString = (path: string): string => `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/**
+ * The Seatbelt profile for one command on macOS, the same rules as bubblewrap's: writes only in
+ * the workspace and the temporary folders, never into its .git or the app's data, no network
+ * unless the mode grants it.
+ */
+export function seatbeltProfile(options: { workspace: string; protectedFolders: readonly string[]; mode: Exclude<SandboxMode, 'none'> }): string {
+  const denied = [join(options.workspace, '.git'), ...options.protectedFolders.filter((folder) => inside(options.workspace, folder))];
+  return [
+    '(version 1)',
+    '(allow default)',
+    '(deny file-write*)',
+    `(allow file-write* (subpath ${sbplString(options.workspace)}) (subpath "/private/tmp") (subpath "/private/var/folders") (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/ttys[0-9]+$"))`,
+    ...denied.map((folder) => `(deny file-write* (subpath ${sbplString(folder)}))`),
+    ...(options.mode === 'workspace' ? ['(deny network*)', '(allow network* (local unix-socket))'] : []),
+  ].join('\n');
+}
+
+/** The program and arguments that put a shell in the sandbox. */
+export function sandboxWrapper(status: Extract<SandboxStatus, { available: true }>, options: { workspace: string; runFolder: string; protectedFolders: readonly string[]; mode: Exclude<SandboxMode, 'none'> }): { program: string; args: string[] } {
+  if (status.kind === 'seatbelt') return { program: status.path, args: ['-p', seatbeltProfile(options)] };
+  return { program: status.path, args: bubblewrapArguments(options) };
 }

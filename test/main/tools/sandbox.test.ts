@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/main/agent/tools';
 import { runCommandTool } from '../../../src/main/tools/run-command';
-import { detectSandbox, type SandboxStatus } from '../../../src/main/tools/sandbox';
+import { detectSandbox, seatbeltProfile, type SandboxStatus } from '../../../src/main/tools/sandbox';
 import { temporaryFolder } from '../../helpers';
 
 describe('the OS sandbox', () => {
@@ -89,6 +89,23 @@ describe('the OS sandbox', () => {
   });
 
   it('says plainly when there is no sandbox', () => {
-    expect(detectSandbox('darwin')).toMatchObject({ available: false, reason: expect.stringContaining('no sandbox') });
+    expect(detectSandbox('darwin', () => false)).toMatchObject({ available: false, reason: expect.stringContaining('no sandbox') });
+    expect(detectSandbox('win32')).toMatchObject({ available: false, reason: expect.stringContaining('no sandbox') });
+  });
+
+  it('on macOS, writes a Seatbelt profile with the same rules (checked as text: no macOS here)', () => {
+    expect(detectSandbox('darwin', (path) => path === '/usr/bin/sandbox-exec')).toEqual({ available: true, kind: 'seatbelt', path: '/usr/bin/sandbox-exec' });
+    const profile = seatbeltProfile({ workspace: '/Users/me/project "x"', protectedFolders: ['/Users/me/project "x"/.data', '/elsewhere'], mode: 'workspace' });
+    expect(profile.split('\n')).toEqual([
+      '(version 1)',
+      '(allow default)',
+      '(deny file-write*)',
+      '(allow file-write* (subpath "/Users/me/project \\"x\\"") (subpath "/private/tmp") (subpath "/private/var/folders") (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/ttys[0-9]+$"))',
+      '(deny file-write* (subpath "/Users/me/project \\"x\\"/.git"))',
+      '(deny file-write* (subpath "/Users/me/project \\"x\\"/.data"))',
+      '(deny network*)',
+      '(allow network* (local unix-socket))',
+    ]);
+    expect(seatbeltProfile({ workspace: '/w', protectedFolders: [], mode: 'network' })).not.toContain('deny network');
   });
 });
