@@ -87,6 +87,36 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: 'checkpoints: what each step changed, chained by parent and hash',
+    up(db) {
+      db.exec(`
+        CREATE TABLE checkpoints (
+          thread_id TEXT NOT NULL,
+          id TEXT NOT NULL,
+          parent_id TEXT,
+          seq INTEGER NOT NULL,
+          format INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          metadata TEXT NOT NULL,
+          appended TEXT NOT NULL,
+          state TEXT,
+          hash TEXT NOT NULL
+        ) STRICT;
+        CREATE UNIQUE INDEX checkpoints_ref ON checkpoints (thread_id, id);
+        CREATE TABLE checkpoint_writes (
+          thread_id TEXT NOT NULL,
+          checkpoint_id TEXT NOT NULL,
+          task_id TEXT NOT NULL,
+          idx INTEGER NOT NULL,
+          channel TEXT NOT NULL,
+          value TEXT NOT NULL,
+          PRIMARY KEY (thread_id, checkpoint_id, task_id, idx)
+        ) STRICT;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

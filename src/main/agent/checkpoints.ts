@@ -1,0 +1,55 @@
+/** Which thread and which checkpoint in it. */
+export interface CheckpointRef {
+  readonly threadId: string;
+  readonly checkpointId: string;
+}
+
+/** What one step changed: the messages it appended, and the scalar state after it when that changed. */
+export interface CheckpointDelta {
+  readonly appended: readonly unknown[];
+  readonly state?: Readonly<Record<string, unknown>>;
+}
+
+export interface CheckpointMetadata {
+  readonly source: 'input' | 'model' | 'tool' | 'approval' | 'restore' | 'other';
+  readonly step: number;
+  readonly note?: string;
+}
+
+export interface CheckpointSummary {
+  readonly ref: CheckpointRef;
+  readonly parentRef: CheckpointRef | null;
+  readonly seq: number;
+  readonly createdAt: number;
+  readonly metadata: CheckpointMetadata;
+}
+
+export interface PendingWrite {
+  readonly taskId: string;
+  readonly channel: string;
+  readonly value: unknown;
+}
+
+/** A checkpoint with its state put back together: every message along its chain, and the latest scalar state. */
+export interface CheckpointTuple extends CheckpointSummary {
+  readonly messages: unknown[];
+  readonly state: Record<string, unknown>;
+  readonly pendingWrites: readonly PendingWrite[];
+  /** Set when the checkpoint asked for (or one before it) failed its integrity check and an earlier, intact one was returned. */
+  readonly recoveredFrom: CheckpointRef | null;
+}
+
+export const checkpointFormatVersion = 1;
+
+/**
+ * Checkpoints in the shape LangGraph's savers have (`put`, `getTuple`, `list`, `putWrites`), typed,
+ * and storing what changed at each step rather than the whole state, so storage grows with the
+ * conversation and not with its square.
+ */
+export interface CheckpointStore {
+  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata): CheckpointRef;
+  getTuple(ref: CheckpointRef): CheckpointTuple | null;
+  /** Newest first; `before` excludes that checkpoint and everything newer. */
+  list(threadId: string, options?: { before?: CheckpointRef; limit?: number }): CheckpointSummary[];
+  putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void;
+}

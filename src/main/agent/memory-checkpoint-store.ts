@@ -1,0 +1,52 @@
+import { newId } from './ids';
+import { checkpointHash } from './checkpoint-hash';
+import { materialize, summaryOf, type CheckpointRow } from './checkpoint-rows';
+import type { CheckpointDelta, CheckpointMetadata, CheckpointRef, CheckpointStore, CheckpointSummary, CheckpointTuple, PendingWrite } from './checkpoints';
+
+/** Checkpoints in memory, for the headless runner and tests; the same rows and checks as the SQLite store. */
+export class MemoryCheckpointStore implements CheckpointStore {
+  private readonly rows = new Map<string, CheckpointRow>();
+  private readonly writes = new Map<string, PendingWrite[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata): CheckpointRef {
+    const parentRow = parent ? this.rows.get(`${parent.threadId}/${parent.checkpointId}`) : undefined;
+    if (parent && (!parentRow || parent.threadId !== threadId)) throw new Error(`No checkpoint ${parent.checkpointId} in thread ${threadId}.`);
+    const seq = parentRow ? parentRow.seq + 1 : 0;
+    const appended = JSON.stringify(delta.appended);
+    const state = delta.state === undefined ? null : JSON.stringify(delta.state);
+    const meta = JSON.stringify(metadata);
+    const row: CheckpointRow = { threadId, id: newId(this.now()), parentId: parentRow?.id ?? null, seq, createdAt: this.now(), metadata: meta, appended, state, hash: checkpointHash(parentRow?.hash ?? '', seq, appended, state, meta) };
+    this.rows.set(`${threadId}/${row.id}`, row);
+    return { threadId, checkpointId: row.id };
+  }
+
+  getTuple(ref: CheckpointRef): CheckpointTuple | null {
+    const chain: CheckpointRow[] = [];
+    for (let row = this.rows.get(`${ref.threadId}/${ref.checkpointId}`); row; row = row.parentId === null ? undefined : this.rows.get(`${ref.threadId}/${row.parentId}`)) chain.unshift(row);
+    if (chain.length === 0) return null;
+    return materialize(chain, ref, (row) => this.writes.get(`${row.threadId}/${row.id}`) ?? []);
+  }
+
+  list(threadId: string, options: { before?: CheckpointRef; limit?: number } = {}): CheckpointSummary[] {
+    const rows = [...this.rows.values()].filter((row) => row.threadId === threadId && (options.before === undefined || row.id < options.before.checkpointId));
+    rows.sort((a, b) => (a.id < b.id ? 1 : -1));
+    return rows.slice(0, options.limit ?? rows.length).map(summaryOf);
+  }
+
+  putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void {
+    const key = `${ref.threadId}/${ref.checkpointId}`;
+    if (!this.rows.has(key)) throw new Error(`No checkpoint ${ref.checkpointId} in thread ${ref.threadId}.`);
+    // Writes of one task replace that task's earlier writes, as a retried task writes again.
+    const kept = (this.writes.get(key) ?? []).filter((write) => write.taskId !== taskId);
+    this.writes.set(key, [...kept, ...writes.map((write) => ({ taskId, channel: write.channel, value: structuredClone(write.value) }))]);
+  }
+
+  /** Test hook: changes a stored row as damage on disk would. */
+  tamper(ref: CheckpointRef, appended: string): void {
+    const key = `${ref.threadId}/${ref.checkpointId}`;
+    const row = this.rows.get(key);
+    if (row) this.rows.set(key, { ...row, appended });
+  }
+}

@@ -1,0 +1,126 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { checkpointHash } from '../agent/checkpoint-hash';
+import { materialize, summaryOf, type CheckpointRow } from '../agent/checkpoint-rows';
+import { checkpointFormatVersion, type CheckpointDelta, type CheckpointMetadata, type CheckpointRef, type CheckpointStore, type CheckpointSummary, type CheckpointTuple, type PendingWrite } from '../agent/checkpoints';
+import { newId } from '../agent/ids';
+import { NotFoundError, StoreError } from '../../shared/errors';
+
+interface Row {
+  thread_id: string;
+  id: string;
+  parent_id: string | null;
+  seq: number;
+  format: number;
+  created_at: number;
+  metadata: string;
+  appended: string;
+  state: string | null;
+  hash: string;
+}
+
+const toRow = (row: Row): CheckpointRow => ({
+  threadId: row.thread_id,
+  id: row.id,
+  parentId: row.parent_id,
+  seq: row.seq,
+  createdAt: row.created_at,
+  metadata: row.metadata,
+  appended: row.appended,
+  state: row.state,
+  hash: row.hash,
+});
+
+/**
+ * Checkpoints in SQLite: one row per step with what it changed, found again by a recursive walk up
+ * the parents (an index lookup per step of the chain). Statements are prepared once.
+ */
+export class SqliteCheckpointStore implements CheckpointStore {
+  private readonly statements: {
+    parent: Statement<[string, string], Pick<Row, 'seq' | 'hash'>>;
+    insert: Statement<[Row]>;
+    chain: Statement<[{ thread: string; id: string }], Row>;
+    list: Statement<[string, string, number], Row>;
+    deleteWrites: Statement<[string, string, string]>;
+    insertWrite: Statement<[string, string, string, number, string, string]>;
+    writes: Statement<[string, string], { task_id: string; channel: string; value: string }>;
+  };
+  private readonly writeTransaction: (ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => void;
+
+  constructor(
+    db: Database,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.statements = {
+      parent: db.prepare('SELECT seq, hash FROM checkpoints WHERE thread_id = ? AND id = ?'),
+      insert: db.prepare(
+        'INSERT INTO checkpoints (thread_id, id, parent_id, seq, format, created_at, metadata, appended, state, hash) VALUES (@thread_id, @id, @parent_id, @seq, @format, @created_at, @metadata, @appended, @state, @hash)',
+      ),
+      chain: db.prepare(`
+        WITH RECURSIVE chain(id, parent_id, depth) AS (
+          SELECT id, parent_id, 0 FROM checkpoints WHERE thread_id = @thread AND id = @id
+          UNION ALL
+          SELECT c.id, c.parent_id, chain.depth + 1 FROM checkpoints c JOIN chain ON c.thread_id = @thread AND c.id = chain.parent_id
+        )
+        SELECT c.* FROM chain JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id ORDER BY chain.depth DESC`),
+      list: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
+      deleteWrites: db.prepare('DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? AND task_id = ?'),
+      insertWrite: db.prepare('INSERT INTO checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, value) VALUES (?, ?, ?, ?, ?, ?)'),
+      writes: db.prepare('SELECT task_id, channel, value FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? ORDER BY task_id, idx'),
+    };
+    this.writeTransaction = db.transaction((ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => {
+      // Writes of one task replace that task's earlier writes, as a retried task writes again.
+      this.statements.deleteWrites.run(ref.threadId, ref.checkpointId, taskId);
+      writes.forEach((write, index) => this.statements.insertWrite.run(ref.threadId, ref.checkpointId, taskId, index, write.channel, JSON.stringify(write.value)));
+    });
+  }
+
+  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata): CheckpointRef {
+    let parentSeq = -1;
+    let parentHash = '';
+    if (parent) {
+      const found = parent.threadId === threadId ? this.statements.parent.get(threadId, parent.checkpointId) : undefined;
+      if (!found) throw new NotFoundError('Checkpoint', parent.checkpointId);
+      parentSeq = found.seq;
+      parentHash = found.hash;
+    }
+    const seq = parentSeq + 1;
+    const appended = JSON.stringify(delta.appended);
+    const state = delta.state === undefined ? null : JSON.stringify(delta.state);
+    const meta = JSON.stringify(metadata);
+    const id = newId(this.now());
+    this.statements.insert.run({
+      thread_id: threadId,
+      id,
+      parent_id: parent?.checkpointId ?? null,
+      seq,
+      format: checkpointFormatVersion,
+      created_at: this.now(),
+      metadata: meta,
+      appended,
+      state,
+      hash: checkpointHash(parentHash, seq, appended, state, meta),
+    });
+    return { threadId, checkpointId: id };
+  }
+
+  getTuple(ref: CheckpointRef): CheckpointTuple | null {
+    const rows = this.statements.chain.all({ thread: ref.threadId, id: ref.checkpointId });
+    if (rows.length === 0) return null;
+    if (rows.some((row) => row.format > checkpointFormatVersion)) throw new StoreError('store_newer_version', `Checkpoint ${ref.checkpointId} was written by a newer version of the app.`);
+    return materialize(rows.map(toRow), ref, (row) => this.writesOf(row));
+  }
+
+  list(threadId: string, options: { before?: CheckpointRef; limit?: number } = {}): CheckpointSummary[] {
+    // Ids sort by time, so "before" is a comparison of ids; '~' sorts after every id character.
+    return this.statements.list.all(threadId, options.before?.checkpointId ?? '~', options.limit ?? -1).map((row) => summaryOf(toRow(row)));
+  }
+
+  putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void {
+    if (!this.statements.parent.get(ref.threadId, ref.checkpointId)) throw new NotFoundError('Checkpoint', ref.checkpointId);
+    this.writeTransaction(ref, writes, taskId);
+  }
+
+  private writesOf(row: CheckpointRow): PendingWrite[] {
+    return this.statements.writes.all(row.threadId, row.id).map((write) => ({ taskId: write.task_id, channel: write.channel, value: JSON.parse(write.value) as unknown }));
+  }
+}

@@ -1,0 +1,170 @@
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { CheckpointRef, CheckpointStore } from '../../../src/main/agent/checkpoints';
+import { MemoryCheckpointStore } from '../../../src/main/agent/memory-checkpoint-store';
+import { openDatabase } from '../../../src/main/store/database';
+import { SqliteCheckpointStore } from '../../../src/main/store/sqlite-checkpoint-store';
+import { temporaryFolder } from '../../helpers';
+
+/** One spec for every checkpoint store: each initializer makes a store and can damage a row of it. */
+interface StoreFixture {
+  readonly store: CheckpointStore;
+  tamper(ref: CheckpointRef, appended: string): void;
+  destroy(): void;
+}
+
+const initializers: Array<{ name: string; create: () => StoreFixture }> = [
+  {
+    name: 'MemoryCheckpointStore',
+    create: () => {
+      const store = new MemoryCheckpointStore();
+      return { store, tamper: (ref, appended) => store.tamper(ref, appended), destroy: () => undefined };
+    },
+  },
+  {
+    name: 'SqliteCheckpointStore',
+    create: () => {
+      const folder = temporaryFolder();
+      const db: Database = openDatabase(join(folder.path, 'workbench.sqlite')).db;
+      return {
+        store: new SqliteCheckpointStore(db),
+        tamper: (ref, appended) => void db.prepare('UPDATE checkpoints SET appended = ? WHERE thread_id = ? AND id = ?').run(appended, ref.threadId, ref.checkpointId),
+        destroy: () => {
+          db.close();
+          folder.remove();
+        },
+      };
+    },
+  },
+];
+
+const meta = (step: number) => ({ source: 'model' as const, step });
+
+describe.each(initializers)('$name', ({ create }) => {
+  const withStore = (test: (fixture: StoreFixture) => void) => () => {
+    const fixture = create();
+    try {
+      test(fixture);
+    } finally {
+      fixture.destroy();
+    }
+  };
+
+  it(
+    'puts each step’s change and gets back the whole state, in order',
+    withStore(({ store }) => {
+      const root = store.put(null, 't1', { appended: [{ role: 'user', content: 'hi' }], state: { status: 'planning' } }, { source: 'input', step: 0 });
+      const second = store.put(root, 't1', { appended: [{ role: 'assistant', content: 'hello ✓ “quotes” \u2028' }] }, meta(1));
+      const third = store.put(second, 't1', { appended: [], state: { status: 'completed', nested: { list: [1, 2] } } }, meta(2));
+      const tuple = store.getTuple(third);
+      expect(tuple).toMatchObject({ seq: 2, parentRef: second, metadata: meta(2), recoveredFrom: null, state: { status: 'completed', nested: { list: [1, 2] } } });
+      expect(tuple?.messages).toEqual([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello ✓ “quotes” \u2028' }]);
+      expect(store.getTuple(root)?.state).toEqual({ status: 'planning' });
+      expect(store.getTuple(second)?.state).toEqual({ status: 'planning' });
+    }),
+  );
+
+  it(
+    'keeps branches apart: two children of one parent each see their own history',
+    withStore(({ store }) => {
+      const root = store.put(null, 't', { appended: ['q'] }, meta(0));
+      const a = store.put(root, 't', { appended: ['answer a'] }, meta(1));
+      const b = store.put(root, 't', { appended: ['answer b'] }, meta(1));
+      const a2 = store.put(a, 't', { appended: ['more a'] }, meta(2));
+      expect(store.getTuple(a2)?.messages).toEqual(['q', 'answer a', 'more a']);
+      expect(store.getTuple(b)?.messages).toEqual(['q', 'answer b']);
+    }),
+  );
+
+  it(
+    'lists newest first, with before and limit, one thread only',
+    withStore(({ store }) => {
+      let parent: CheckpointRef | null = null;
+      const refs: CheckpointRef[] = [];
+      for (let step = 0; step < 5; step += 1) refs.push((parent = store.put(parent, 't', { appended: [step] }, meta(step))));
+      store.put(null, 'other', { appended: [] }, meta(0));
+      expect(store.list('t').map((summary) => summary.seq)).toEqual([4, 3, 2, 1, 0]);
+      expect(store.list('t', { limit: 2 }).map((summary) => summary.seq)).toEqual([4, 3]);
+      expect(store.list('t', { before: refs[3] as CheckpointRef }).map((summary) => summary.seq)).toEqual([2, 1, 0]);
+      expect(store.list('missing')).toEqual([]);
+    }),
+  );
+
+  it(
+    'keeps pending writes with their checkpoint; a task’s new writes replace its old ones',
+    withStore(({ store }) => {
+      const ref = store.put(null, 't', { appended: [] }, meta(0));
+      store.putWrites(ref, [{ channel: 'tool_result', value: { id: 1, output: 'first try' } }], 'task-1');
+      store.putWrites(ref, [{ channel: 'tool_result', value: { id: 1, output: 'retried' } }], 'task-1');
+      store.putWrites(ref, [{ channel: 'tool_result', value: { id: 2 } }], 'task-2');
+      expect(store.getTuple(ref)?.pendingWrites).toEqual([
+        { taskId: 'task-1', channel: 'tool_result', value: { id: 1, output: 'retried' } },
+        { taskId: 'task-2', channel: 'tool_result', value: { id: 2 } },
+      ]);
+    }),
+  );
+
+  it(
+    'falls back to the last intact checkpoint when one in the chain fails its hash',
+    withStore(({ store, tamper }) => {
+      const root = store.put(null, 't', { appended: ['a'] }, meta(0));
+      const middle = store.put(root, 't', { appended: ['b'] }, meta(1));
+      const last = store.put(middle, 't', { appended: ['c'] }, meta(2));
+      tamper(middle, '["B, changed on disk"]');
+      const tuple = store.getTuple(last);
+      expect(tuple?.ref).toEqual(root);
+      expect(tuple?.messages).toEqual(['a']);
+      expect(tuple?.recoveredFrom).toEqual(last);
+      tamper(root, '["x"]');
+      expect(store.getTuple(last)).toBeNull();
+    }),
+  );
+
+  it(
+    'refuses a parent that does not exist and answers null for an unknown checkpoint',
+    withStore(({ store }) => {
+      expect(() => store.put({ threadId: 't', checkpointId: 'nope' }, 't', { appended: [] }, meta(0))).toThrow();
+      const ref = store.put(null, 't', { appended: [] }, meta(0));
+      expect(() => store.put(ref, 'another-thread', { appended: [] }, meta(1))).toThrow();
+      expect(store.getTuple({ threadId: 't', checkpointId: 'nope' })).toBeNull();
+      expect(() => store.putWrites({ threadId: 't', checkpointId: 'nope' }, [], 'x')).toThrow();
+    }),
+  );
+
+  it(
+    'restores a long chain whole',
+    withStore(({ store }) => {
+      let ref: CheckpointRef | null = null;
+      for (let step = 0; step < 2000; step += 1) ref = store.put(ref, 't', { appended: [{ step, text: 'x'.repeat(100) }], ...(step % 100 === 0 ? { state: { step } } : {}) }, meta(step));
+      const tuple = store.getTuple(ref as CheckpointRef);
+      expect(tuple?.messages).toHaveLength(2000);
+      expect((tuple?.messages[1999] as { step: number }).step).toBe(1999);
+      expect(tuple?.state).toEqual({ step: 1900 });
+    }),
+  );
+});
+
+describe('SqliteCheckpointStore storage', () => {
+  it('grows linearly with the conversation', () => {
+    const folder = temporaryFolder();
+    const db = openDatabase(join(folder.path, 'workbench.sqlite')).db;
+    const store = new SqliteCheckpointStore(db);
+    const pages = (): number => db.pragma('page_count', { simple: true }) as number;
+    let ref: CheckpointRef | null = null;
+    const sizes: number[] = [];
+    for (let step = 1; step <= 2000; step += 1) {
+      ref = store.put(ref, 't', { appended: [{ role: 'user', content: 'y'.repeat(1000) }] }, meta(step));
+      if (step === 1000 || step === 2000) {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        sizes.push(pages());
+      }
+    }
+    // Twice the steps, about twice the pages: not four times, as storing the whole state would give.
+    expect((sizes[1] as number) / (sizes[0] as number)).toBeLessThan(2.2);
+    const bytesPerStep = ((sizes[1] as number) * (db.pragma('page_size', { simple: true }) as number)) / 2000;
+    expect(bytesPerStep).toBeLessThan(3 * 1000);
+    db.close();
+    folder.remove();
+  });
+});
