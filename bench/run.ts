@@ -1,9 +1,10 @@
+import { runCheckpointsBench } from './checkpoints';
 import { runPtyBench } from './pty';
 import { runRuntimeBench } from './runtime';
 import { runStreamBench } from './stream';
 
 /** `npm run bench -- <name>`: runs one benchmark; its last line is one JSON object. */
-const benches: Record<string, () => Promise<void>> = { stream: runStreamBench, runtime: runRuntimeBench, pty: runPtyBench };
+const benches: Record<string, () => Promise<void>> = { stream: runStreamBench, runtime: runRuntimeBench, pty: runPtyBench, checkpoints: runCheckpointsBench };
 
 const name = process.argv[2];
 const bench = name ? benches[name] : undefined;
