@@ -105,6 +105,19 @@ export const migrations: readonly Migration[] = [
           hash TEXT NOT NULL
         ) STRICT;
         CREATE UNIQUE INDEX checkpoints_ref ON checkpoints (thread_id, id);
+        -- Every 64 steps, the messages of those steps joined into one segment that points at the
+        -- segment before it, so a restore reads a few long strings instead of one row per step.
+        CREATE TABLE checkpoint_segments (
+          thread_id TEXT NOT NULL,
+          end_id TEXT NOT NULL,
+          previous_end_id TEXT,
+          start_seq INTEGER NOT NULL,
+          end_seq INTEGER NOT NULL,
+          content TEXT NOT NULL,
+          state TEXT NOT NULL,
+          crc INTEGER NOT NULL,
+          PRIMARY KEY (thread_id, end_id)
+        ) STRICT;
         CREATE TABLE checkpoint_writes (
           thread_id TEXT NOT NULL,
           checkpoint_id TEXT NOT NULL,

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { checkpointHash } from '../agent/checkpoint-hash';
 import { materialize, summaryOf, type CheckpointRow } from '../agent/checkpoint-rows';
@@ -17,6 +18,19 @@ interface Row {
   state: string | null;
   hash: string;
 }
+
+interface SegmentRow {
+  end_id: string;
+  previous_end_id: string | null;
+  content: string;
+  state: string;
+  crc: number;
+}
+
+/** Steps per segment. */
+const segmentSize = 64;
+const segmentCrc = (content: string, state: string): number => crc32(state, crc32(content));
+const inner = (appended: string): string => appended.slice(1, -1);
 
 const toRow = (row: Row): CheckpointRow => ({
   threadId: row.thread_id,
@@ -43,7 +57,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
     deleteWrites: Statement<[string, string, string]>;
     insertWrite: Statement<[string, string, string, number, string, string]>;
     writes: Statement<[string, string], { task_id: string; channel: string; value: string }>;
+    row: Statement<[string, string], Row>;
+    segment: Statement<[string, string], SegmentRow>;
+    insertSegment: Statement<[Record<string, unknown>]>;
   };
+  /** Rows written lately, so making a segment does not read them back. */
+  private readonly recent = new Map<string, CheckpointRow>();
   private readonly writeTransaction: (ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => void;
 
   constructor(
@@ -66,6 +85,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
       deleteWrites: db.prepare('DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? AND task_id = ?'),
       insertWrite: db.prepare('INSERT INTO checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, value) VALUES (?, ?, ?, ?, ?, ?)'),
       writes: db.prepare('SELECT task_id, channel, value FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? ORDER BY task_id, idx'),
+      row: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id = ?'),
+      segment: db.prepare('SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?'),
+      insertSegment: db.prepare(
+        'INSERT OR IGNORE INTO checkpoint_segments (thread_id, end_id, previous_end_id, start_seq, end_seq, content, state, crc) VALUES (@thread_id, @end_id, @previous_end_id, @start_seq, @end_seq, @content, @state, @crc)',
+      ),
     };
     this.writeTransaction = db.transaction((ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => {
       // Writes of one task replace that task's earlier writes, as a retried task writes again.
@@ -88,7 +112,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const state = delta.state === undefined ? null : JSON.stringify(delta.state);
     const meta = JSON.stringify(metadata);
     const id = newId(this.now());
-    this.statements.insert.run({
+    const row: Row = {
       thread_id: threadId,
       id,
       parent_id: parent?.checkpointId ?? null,
@@ -99,11 +123,92 @@ export class SqliteCheckpointStore implements CheckpointStore {
       appended,
       state,
       hash: checkpointHash(parentHash, seq, appended, state, meta),
-    });
+    };
+    this.statements.insert.run(row);
+    this.remember(toRow(row));
+    if ((seq + 1) % segmentSize === 0) this.writeSegment(toRow(row));
     return { threadId, checkpointId: id };
   }
 
+  private remember(row: CheckpointRow): void {
+    this.recent.set(`${row.threadId}/${row.id}`, row);
+    if (this.recent.size > segmentSize * 8) this.recent.delete(this.recent.keys().next().value as string);
+  }
+
+  private rowOf(threadId: string, id: string): CheckpointRow | null {
+    const cached = this.recent.get(`${threadId}/${id}`);
+    if (cached) return cached;
+    const row = this.statements.row.get(threadId, id);
+    return row ? toRow(row) : null;
+  }
+
+  /** Joins the messages of the last `segmentSize` steps of this chain into one segment. */
+  private writeSegment(end: CheckpointRow): void {
+    const rows: CheckpointRow[] = [end];
+    while (rows.length < segmentSize) {
+      const first = rows[0] as CheckpointRow;
+      const parent = first.parentId === null ? null : this.rowOf(end.threadId, first.parentId);
+      if (!parent) return;
+      rows.unshift(parent);
+    }
+    const first = rows[0] as CheckpointRow;
+    const previousEndId = first.parentId;
+    let state = [...rows].reverse().find((row) => row.state !== null)?.state ?? null;
+    if (state === null) state = previousEndId === null ? '{}' : (this.statements.segment.get(end.threadId, previousEndId)?.state ?? null);
+    if (state === null) return;
+    const content = rows.map((row) => inner(row.appended)).filter((part) => part.length > 0).join(',');
+    this.statements.insertSegment.run({ thread_id: end.threadId, end_id: end.id, previous_end_id: previousEndId, start_seq: first.seq, end_seq: end.seq, content, state, crc: segmentCrc(content, state) });
+  }
+
+  /**
+   * The quick way back: the steps after the newest segment one by one, then segment by segment to
+   * the start. Null when a segment is missing or damaged, and the row-by-row walk decides.
+   */
+  private viaSegments(ref: CheckpointRef): CheckpointTuple | null {
+    // Restores read from disk, never from the write cache, so damage on disk is seen.
+    const fromDisk = (id: string): CheckpointRow | null => {
+      const row = this.statements.row.get(ref.threadId, id);
+      return row ? toRow(row) : null;
+    };
+    const tail: CheckpointRow[] = [];
+    let cursor = fromDisk(ref.checkpointId);
+    if (!cursor) return null;
+    const target = cursor;
+    while ((cursor.seq + 1) % segmentSize !== 0) {
+      tail.unshift(cursor);
+      if (cursor.parentId === null) {
+        cursor = null;
+        break;
+      }
+      cursor = fromDisk(cursor.parentId);
+      if (!cursor) return null;
+    }
+    const segments: SegmentRow[] = [];
+    for (let endId = cursor?.id ?? null; endId !== null; ) {
+      const segment = this.statements.segment.get(ref.threadId, endId);
+      if (!segment || segmentCrc(segment.content, segment.state) !== segment.crc) return null;
+      segments.unshift(segment);
+      endId = segment.previous_end_id;
+    }
+    let parentHash = cursor?.hash ?? '';
+    for (const row of tail) {
+      if (checkpointHash(parentHash, row.seq, row.appended, row.state, row.metadata) !== row.hash) return null;
+      parentHash = row.hash;
+    }
+    const parts = [...segments.map((segment) => segment.content), ...tail.map((row) => inner(row.appended))].filter((part) => part.length > 0);
+    const state = [...tail].reverse().find((row) => row.state !== null)?.state ?? segments.at(-1)?.state ?? '{}';
+    return {
+      ...summaryOf(target),
+      messages: JSON.parse(`[${parts.join(',')}]`) as unknown[],
+      state: JSON.parse(state) as Record<string, unknown>,
+      pendingWrites: this.writesOf(target),
+      recoveredFrom: null,
+    };
+  }
+
   getTuple(ref: CheckpointRef): CheckpointTuple | null {
+    const quick = this.viaSegments(ref);
+    if (quick) return quick;
     const rows = this.statements.chain.all({ thread: ref.threadId, id: ref.checkpointId });
     if (rows.length === 0) return null;
     if (rows.some((row) => row.format > checkpointFormatVersion)) throw new StoreError('store_newer_version', `Checkpoint ${ref.checkpointId} was written by a newer version of the app.`);

@@ -168,3 +168,38 @@ describe('SqliteCheckpointStore storage', () => {
     folder.remove();
   });
 });
+
+describe('SqliteCheckpointStore segments', () => {
+  const setup = () => {
+    const folder = temporaryFolder();
+    const db = openDatabase(join(folder.path, 'workbench.sqlite')).db;
+    return { db, store: new SqliteCheckpointStore(db), done: () => (db.close(), folder.remove()) };
+  };
+  const chain = (store: SqliteCheckpointStore, from: CheckpointRef | null, steps: number, label: string, start = 0): CheckpointRef[] => {
+    const refs: CheckpointRef[] = [];
+    let ref = from;
+    for (let step = start; step < start + steps; step += 1) refs.push((ref = store.put(ref, 't', { appended: [`${label}${step}`] }, meta(step))));
+    return refs;
+  };
+
+  it('restores correctly from the rows when a segment is damaged', () => {
+    const { db, store, done } = setup();
+    const refs = chain(store, null, 200, 'm');
+    expect((db.prepare('SELECT COUNT(*) AS n FROM checkpoint_segments').get() as { n: number }).n).toBe(3);
+    db.prepare("UPDATE checkpoint_segments SET content = '\"damaged\"' WHERE start_seq = 64").run();
+    const tuple = store.getTuple(refs[199] as CheckpointRef);
+    expect(tuple?.messages).toEqual(Array.from({ length: 200 }, (_, step) => `m${step}`));
+    expect(tuple?.recoveredFrom).toBeNull();
+    done();
+  });
+
+  it('keeps a branch made in the middle of a segment apart from the main line', () => {
+    const { store, done } = setup();
+    const main = chain(store, null, 200, 'm');
+    const branch = chain(store, main[99] as CheckpointRef, 100, 'b', 100);
+    expect(store.getTuple(main[199] as CheckpointRef)?.messages).toEqual(Array.from({ length: 200 }, (_, step) => `m${step}`));
+    expect(store.getTuple(branch[99] as CheckpointRef)?.messages).toEqual([...Array.from({ length: 100 }, (_, step) => `m${step}`), ...Array.from({ length: 100 }, (_, step) => `b${step + 100}`)]);
+    expect(store.getTuple(branch[20] as CheckpointRef)?.messages.at(-1)).toBe('b120');
+    done();
+  });
+});
