@@ -105,6 +105,7 @@ export const migrations: readonly Migration[] = [
           hash TEXT NOT NULL
         ) STRICT;
         CREATE UNIQUE INDEX checkpoints_ref ON checkpoints (thread_id, id);
+        CREATE INDEX checkpoints_seq ON checkpoints (thread_id, seq);
         -- Every 64 steps, the messages of those steps joined into one segment that points at the
         -- segment before it, so a restore reads a few long strings instead of one row per step.
         CREATE TABLE checkpoint_segments (

@@ -58,6 +58,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     insertWrite: Statement<[string, string, string, number, string, string]>;
     writes: Statement<[string, string], { task_id: string; channel: string; value: string }>;
     row: Statement<[string, string], Row>;
+    range: Statement<[string, number, number], Row>;
     segment: Statement<[string, string], SegmentRow>;
     insertSegment: Statement<[Record<string, unknown>]>;
   };
@@ -86,6 +87,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
       insertWrite: db.prepare('INSERT INTO checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, value) VALUES (?, ?, ?, ?, ?, ?)'),
       writes: db.prepare('SELECT task_id, channel, value FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? ORDER BY task_id, idx'),
       row: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id = ?'),
+      range: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND seq > ? AND seq <= ?'),
       segment: db.prepare('SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?'),
       insertSegment: db.prepare(
         'INSERT OR IGNORE INTO checkpoint_segments (thread_id, end_id, previous_end_id, start_seq, end_seq, content, state, crc) VALUES (@thread_id, @end_id, @previous_end_id, @start_seq, @end_seq, @content, @state, @crc)',
@@ -165,14 +167,20 @@ export class SqliteCheckpointStore implements CheckpointStore {
    * the start. Null when a segment is missing or damaged, and the row-by-row walk decides.
    */
   private viaSegments(ref: CheckpointRef): CheckpointTuple | null {
-    // Restores read from disk, never from the write cache, so damage on disk is seen.
+    // Restores read from disk, never from the write cache, so damage on disk is seen. The steps
+    // since the last segment boundary come in one range read (other branches' rows included).
+    const targetRow = this.statements.row.get(ref.threadId, ref.checkpointId);
+    if (!targetRow) return null;
+    const boundary = targetRow.seq - ((targetRow.seq + 1) % segmentSize);
+    const nearby = new Map(this.statements.range.all(ref.threadId, boundary - 1, targetRow.seq).map((row) => [row.id, toRow(row)]));
     const fromDisk = (id: string): CheckpointRow | null => {
+      const near = nearby.get(id);
+      if (near) return near;
       const row = this.statements.row.get(ref.threadId, id);
       return row ? toRow(row) : null;
     };
     const tail: CheckpointRow[] = [];
-    let cursor = fromDisk(ref.checkpointId);
-    if (!cursor) return null;
+    let cursor: CheckpointRow | null = toRow(targetRow);
     const target = cursor;
     while ((cursor.seq + 1) % segmentSize !== 0) {
       tail.unshift(cursor);
