@@ -16,6 +16,7 @@ import { openDatabase, startCheckpointer, type OpenedDatabase } from './store/da
 import { SqliteSessionStore } from './store/sqlite-session-store';
 import { SqliteAccountingStore } from './store/sqlite-accounting-store';
 import { SqliteTrustStore } from './store/sqlite-trust-store';
+import { SqliteCheckpointStore } from './store/sqlite-checkpoint-store';
 import { ToolRegistry, type Tool } from './agent/tools';
 import type { SandboxStatus } from './tools/sandbox';
 import { McpManager } from './mcp/mcp-manager';
@@ -79,7 +80,9 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   }
 
   let runtimeRef: SessionRuntime | null = null;
-  const checkpointer = startCheckpointer(opened.db, databasePath, { isBusy: () => runtimeRef?.anyBusy() ?? false });
+  const checkpoints = new SqliteCheckpointStore(opened.db, () => clock.now());
+  // Checkpoint segments are written while no turn runs, so they never add to a step.
+  const checkpointer = startCheckpointer(opened.db, databasePath, { isBusy: () => runtimeRef?.anyBusy() ?? false, onIdle: () => checkpoints.compact() });
   const store = new SqliteSessionStore(opened.db);
   const providers = new ProviderRegistry({
     settings: options.settings,
@@ -112,6 +115,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     tools: registry,
     trust,
     accounting,
+    checkpoints,
     clock,
     listener,
     limits: () => {

@@ -103,6 +103,14 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     truncated: z.boolean(),
     latencyMs: z.number().nonnegative(),
   }),
+  z.object({
+    type: z.literal('checkpoint_saved'),
+    ...turnRef,
+    checkpointId: idSchema,
+    parentId: idSchema.nullable(),
+    seq: z.number().int().nonnegative(),
+    source: z.enum(['input', 'model', 'tool', 'approval']),
+  }),
   z.object({ type: z.literal('message_queued'), text: z.string(), replaced: z.boolean() }),
   z.object({ type: z.literal('queue_cleared'), reason: z.enum(['cleared', 'started']) }),
   z.object({

@@ -61,6 +61,8 @@ export interface SessionView {
   readonly pendingApproval: ViewApproval | null;
   readonly plan: ViewPlan | null;
   readonly queued: string | null;
+  /** Every saved checkpoint, oldest first: the timeline. */
+  readonly checkpoints: ReadonlyArray<{ readonly id: string; readonly turnId: string; readonly seq: number; readonly source: string; readonly at: number }>;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly modelMs: number; readonly costUsd: number; readonly toolCalls: number };
 }
 
@@ -73,6 +75,7 @@ export const emptySessionView: SessionView = {
   pendingApproval: null,
   plan: null,
   queued: null,
+  checkpoints: [],
   usage: { inputTokens: 0, outputTokens: 0, modelMs: 0, costUsd: 0, toolCalls: 0 },
 };
 
@@ -111,7 +114,7 @@ function endTurn(view: SessionView, turnId: string | null, messageState: Message
   return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, plan };
 }
 
-function applyEvent(view: SessionView, event: RuntimeEvent): SessionView {
+function applyEvent(view: SessionView, event: RuntimeEvent, at: number): SessionView {
   switch (event.type) {
     case 'user_message':
       return { ...view, messages: [...view.messages, { id: event.messageId, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done', toolCalls: [] }] };
@@ -205,6 +208,8 @@ function applyEvent(view: SessionView, event: RuntimeEvent): SessionView {
         ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, state: event.status, output: event.output, outputBytes: event.outputBytes, truncated: event.truncated, latencyMs: event.latencyMs })),
         usage: { ...view.usage, toolCalls: view.usage.toolCalls + 1 },
       };
+    case 'checkpoint_saved':
+      return { ...view, checkpoints: [...view.checkpoints, { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at }] };
     case 'message_queued':
       return { ...view, queued: event.text };
     case 'queue_cleared':
@@ -232,7 +237,7 @@ export function reduceSessionView(view: SessionView, entries: readonly JournalEn
   let next = view;
   for (const entry of entries) {
     if (entry.seq <= next.lastSeq) continue;
-    next = { ...applyEvent(next, entry.event), lastSeq: entry.seq };
+    next = { ...applyEvent(next, entry.event, entry.at), lastSeq: entry.seq };
   }
   return next;
 }

@@ -47,7 +47,8 @@ export const checkpointFormatVersion = 1;
  * conversation and not with its square.
  */
 export interface CheckpointStore {
-  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata): CheckpointRef;
+  /** `id` lets the caller journal the checkpoint's id in the same transaction; a time-sortable id is made otherwise. */
+  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata, id?: string): CheckpointRef;
   getTuple(ref: CheckpointRef): CheckpointTuple | null;
   /** Newest first; `before` excludes that checkpoint and everything newer. */
   list(threadId: string, options?: { before?: CheckpointRef; limit?: number }): CheckpointSummary[];

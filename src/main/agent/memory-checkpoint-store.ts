@@ -10,14 +10,14 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata): CheckpointRef {
+  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata, id: string = newId(this.now())): CheckpointRef {
     const parentRow = parent ? this.rows.get(`${parent.threadId}/${parent.checkpointId}`) : undefined;
     if (parent && (!parentRow || parent.threadId !== threadId)) throw new Error(`No checkpoint ${parent.checkpointId} in thread ${threadId}.`);
     const seq = parentRow ? parentRow.seq + 1 : 0;
     const appended = JSON.stringify(delta.appended);
     const state = delta.state === undefined ? null : JSON.stringify(delta.state);
     const meta = JSON.stringify(metadata);
-    const row: CheckpointRow = { threadId, id: newId(this.now()), parentId: parentRow?.id ?? null, seq, createdAt: this.now(), metadata: meta, appended, state, hash: checkpointHash(parentRow?.hash ?? '', seq, appended, state, meta) };
+    const row: CheckpointRow = { threadId, id, parentId: parentRow?.id ?? null, seq, createdAt: this.now(), metadata: meta, appended, state, hash: checkpointHash(parentRow?.hash ?? '', seq, appended, state, meta) };
     this.rows.set(`${threadId}/${row.id}`, row);
     return { threadId, checkpointId: row.id };
   }

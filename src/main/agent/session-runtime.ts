@@ -3,7 +3,8 @@ import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
 import type { AccountingStore } from './accounting';
 import type { Clock } from './clock';
-import { conversationFromJournal } from './conversation';
+import { checkpointHead, conversationFromJournal } from './conversation';
+import type { CheckpointStore } from './checkpoints';
 import { Gates } from './gates';
 import { newId as defaultNewId } from './ids';
 import type { ProviderResolver, RuntimeListener } from './ports';
@@ -25,6 +26,7 @@ export interface SessionRuntimeOptions {
   readonly tools: ToolRegistry;
   readonly trust: TrustStore;
   readonly accounting: AccountingStore;
+  readonly checkpoints: CheckpointStore;
   readonly clock: Clock;
   readonly listener: RuntimeListener;
   readonly limits: () => RuntimeLimits;
@@ -151,6 +153,7 @@ export class SessionRuntime {
     const provider = providers.resolve(choice);
     const endpoint = providers.describe(choice);
     const limits = this.options.limits();
+    const journal = store.journal(sessionId);
     const turnId = this.newId();
     const setup: TurnSetup = {
       sessionId,
@@ -161,7 +164,8 @@ export class SessionRuntime {
       endpoint,
       provider,
       system: this.options.systemPrompt ?? defaultSystemPrompt,
-      history: conversationFromJournal(store.journal(sessionId)),
+      history: conversationFromJournal(journal),
+      checkpointHead: checkpointHead(journal),
       userText: text,
       ...limits,
     };

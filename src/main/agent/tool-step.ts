@@ -95,6 +95,7 @@ export class ToolStep {
     this.turn.commit();
     const answer = await this.services.gates.waitForPlan(planId, sessionId, this.turn.signal);
     this.turn.record([{ type: 'plan_answered', turnId, planId, answer: answer.answer, ...(answer.text ? { text: answer.text } : {}) }]);
+    this.turn.checkpoint('approval');
     if (answer.answer === 'approve') {
       // Approval covers exactly the listed steps of this run, nothing more.
       for (const item of runnable) if (item.decision.action === 'ask') item.decision = { action: 'run', rule: 'plan', reason: 'Approved as a step of the plan.' };
@@ -157,12 +158,14 @@ export class ToolStep {
     const answered: RuntimeEvent = { type: 'approval_answered', turnId, toolCallId: call.request.id, approvalId, decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) };
     if (answer.decision === 'deny') {
       this.turn.record([answered]);
+      this.turn.checkpoint('approval');
       this.finishCall(call, 'denied', `Not run: the user denied this call${answer.reason ? `: ${answer.reason}` : '.'}`, 0);
       return false;
     }
     // A destructive call is allowed this once whatever the answer: no grant ever covers one.
     if (answer.decision === 'allow_once' || call.assessment.level === 'destructive') {
       this.turn.record([answered]);
+      this.turn.checkpoint('approval');
       return true;
     }
     const now = services.clock.now();
@@ -180,6 +183,7 @@ export class ToolStep {
       description: pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`,
     };
     this.turn.record([{ ...answered, grantId: grant.id } as RuntimeEvent, { type: 'trust_grant_created', grant }]);
+    this.turn.checkpoint('approval');
     this.turn.commit();
     services.trust.create(grant);
     return true;
@@ -245,6 +249,7 @@ export class ToolStep {
     );
     if (status === 'failed') this.turn.noteToolFailure();
     this.turn.addToolResult(call.request, forModel.text, status !== 'succeeded');
+    this.turn.checkpoint('tool');
   }
 
   private policyContext(grants: readonly TrustGrant[]) {

@@ -7,6 +7,7 @@ import type { Clock } from './clock';
 import { DeltaCoalescer, type StreamedEvent } from './delta-coalescer';
 import type { Gates } from './gates';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolCallRequest } from './model-provider';
+import type { CheckpointStore } from './checkpoints';
 import type { ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
 import { prepareCall, ToolStep, type PreparedCall } from './tool-step';
@@ -26,6 +27,8 @@ export interface TurnSetup {
   readonly planThreshold: number;
   readonly maxIterations: number;
   readonly deniedTools: readonly string[];
+  /** The session's newest checkpoint: this turn's checkpoints continue its chain. */
+  readonly checkpointHead: { readonly checkpointId: string; readonly seq: number } | null;
 }
 
 /** What a turn uses from the runtime. */
@@ -33,6 +36,7 @@ export interface TurnServices {
   readonly tools: ToolRegistry;
   readonly trust: TrustStore;
   readonly accounting: AccountingStore;
+  readonly checkpoints: CheckpointStore;
   readonly gates: Gates;
   readonly clock: Clock;
   readonly frameMs: number;
@@ -61,13 +65,38 @@ export class Turn {
   private status: SessionStatus = 'planning';
   private iterations = 0;
   private toolFailures = 0;
+  /** Messages added since the last checkpoint. */
+  private unsaved: ChatMessage[] = [];
+  private head: { checkpointId: string; seq: number } | null;
 
   constructor(
     private readonly setup: TurnSetup,
     private readonly services: TurnServices,
     private readonly controller: AbortController,
   ) {
-    this.messages = [...setup.history, { role: 'user', content: setup.userText }];
+    const question: ChatMessage = { role: 'user', content: setup.userText };
+    this.messages = [...setup.history, question];
+    this.unsaved = [question];
+    this.head = setup.checkpointHead;
+  }
+
+  /**
+   * Saves a checkpoint of the step just taken: the messages it added and where the turn stands.
+   * Its event and its row land in the same transaction as the step's other events.
+   */
+  checkpoint(source: 'input' | 'model' | 'tool' | 'approval'): void {
+    const { setup, services } = this;
+    const checkpointId = services.newId();
+    const parent = this.head;
+    const seq = parent ? parent.seq + 1 : 0;
+    const appended = this.unsaved;
+    this.unsaved = [];
+    this.head = { checkpointId, seq };
+    this.record([{ type: 'checkpoint_saved', turnId: setup.turnId, checkpointId, parentId: parent?.checkpointId ?? null, seq, source }]);
+    const state = { status: this.status, turnId: setup.turnId, iteration: this.iterations };
+    this.write(() =>
+      services.checkpoints.put(parent ? { threadId: setup.sessionId, checkpointId: parent.checkpointId } : null, setup.sessionId, { appended, state }, { source, step: seq }, checkpointId),
+    );
   }
 
   get signal(): AbortSignal {
@@ -76,6 +105,7 @@ export class Turn {
 
   async run(): Promise<void> {
     let next: Next = { kind: 'model' };
+    this.checkpoint('input');
     for (;;) {
       try {
         if (this.signal.aborted && next.kind !== 'finish') next = { kind: 'finish', status: 'cancelled' };
@@ -148,7 +178,12 @@ export class Turn {
   }
 
   addToolResult(call: ToolCallRequest, content: string, isError: boolean): void {
-    this.messages.push({ role: 'tool', toolCallId: call.id, content, isError });
+    this.pushMessage({ role: 'tool', toolCallId: call.id, content, isError });
+  }
+
+  private pushMessage(message: ChatMessage): void {
+    this.messages.push(message);
+    this.unsaved.push(message);
   }
 
   noteToolFailure(): void {
@@ -266,7 +301,8 @@ export class Turn {
     }
     if (cancelled) return { kind: 'finish', status: 'cancelled' };
     if (outcome.kind === 'error') return { kind: 'finish', status: 'failed', error: outcome.error };
-    this.messages.push(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+    this.pushMessage(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+    this.checkpoint('model');
     if (calls.length === 0) return { kind: 'finish', status: 'completed' };
     return { kind: 'tools', calls: prepared, purpose: text.trim().split('\n')[0]?.slice(0, 300) ?? '' };
   }

@@ -17,6 +17,7 @@ import { openDatabase } from '../store/database';
 import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
 import { SqliteSessionStore } from '../store/sqlite-session-store';
 import { SqliteTrustStore } from '../store/sqlite-trust-store';
+import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
 import { builtinTools } from '../tools/builtin-tools';
 import { detectSandbox } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
@@ -107,6 +108,7 @@ async function main(): Promise<number> {
     tools: new ToolRegistry(builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox: detectSandbox() })),
     trust: new SqliteTrustStore(db),
     accounting: new SqliteAccountingStore(db),
+    checkpoints: new SqliteCheckpointStore(db),
     clock: systemClock,
     limits: () => settings.get(),
     listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },

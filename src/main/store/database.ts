@@ -99,7 +99,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
 export function startCheckpointer(
   db: Database,
   path: string,
-  options: { intervalMs?: number; thresholdBytes?: number; hardLimitBytes?: number; isBusy?: () => boolean } = {},
+  options: { intervalMs?: number; thresholdBytes?: number; hardLimitBytes?: number; isBusy?: () => boolean; onIdle?: () => void } = {},
 ): { dispose(): void } {
   const walPath = `${path}-wal`;
   const threshold = options.thresholdBytes ?? 4 * 1024 * 1024;
@@ -112,6 +112,13 @@ export function startCheckpointer(
     }
   };
   const timer = setInterval(() => {
+    if (!options.isBusy?.()) {
+      try {
+        options.onIdle?.();
+      } catch (error) {
+        console.error('Idle maintenance of the database failed:', (error as Error).message);
+      }
+    }
     if (!existsSync(walPath)) return;
     const size = statSync(walPath).size;
     // While a turn runs, wait for it to end unless the log has grown very large.

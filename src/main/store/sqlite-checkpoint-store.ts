@@ -61,6 +61,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     range: Statement<[string, number, number], Row>;
     segment: Statement<[string, string], SegmentRow>;
     insertSegment: Statement<[Record<string, unknown>]>;
+    dueSegments: Statement<[{ size: number; limit: number }], Row>;
   };
   /** Rows written lately, so making a segment does not read them back. */
   private readonly recent = new Map<string, CheckpointRow>();
@@ -89,6 +90,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
       row: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id = ?'),
       range: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND seq > ? AND seq <= ?'),
       segment: db.prepare('SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?'),
+      dueSegments: db.prepare(
+        'SELECT c.* FROM checkpoints c LEFT JOIN checkpoint_segments s ON s.thread_id = c.thread_id AND s.end_id = c.id WHERE (c.seq + 1) % @size = 0 AND s.end_id IS NULL ORDER BY c.seq LIMIT @limit',
+      ),
       insertSegment: db.prepare(
         'INSERT OR IGNORE INTO checkpoint_segments (thread_id, end_id, previous_end_id, start_seq, end_seq, content, state, crc) VALUES (@thread_id, @end_id, @previous_end_id, @start_seq, @end_seq, @content, @state, @crc)',
       ),
@@ -100,7 +104,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     });
   }
 
-  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata): CheckpointRef {
+  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata, id: string = newId(this.now())): CheckpointRef {
     let parentSeq = -1;
     let parentHash = '';
     if (parent) {
@@ -113,7 +117,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const appended = JSON.stringify(delta.appended);
     const state = delta.state === undefined ? null : JSON.stringify(delta.state);
     const meta = JSON.stringify(metadata);
-    const id = newId(this.now());
     const row: Row = {
       thread_id: threadId,
       id,
@@ -128,8 +131,18 @@ export class SqliteCheckpointStore implements CheckpointStore {
     };
     this.statements.insert.run(row);
     this.remember(toRow(row));
-    if ((seq + 1) % segmentSize === 0) this.writeSegment(toRow(row));
     return { threadId, checkpointId: id };
+  }
+
+  /**
+   * Writes the segments that are due, oldest first, at most `limit` of them. It runs when the app
+   * is idle, not inside a step; until it has run, restores walk the rows instead.
+   */
+  compact(limit = 500): number {
+    const due = this.statements.dueSegments.all({ size: segmentSize, limit });
+    let written = 0;
+    for (const row of due) if (this.writeSegment(toRow(row))) written += 1;
+    return written;
   }
 
   private remember(row: CheckpointRow): void {
@@ -145,21 +158,22 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   /** Joins the messages of the last `segmentSize` steps of this chain into one segment. */
-  private writeSegment(end: CheckpointRow): void {
+  private writeSegment(end: CheckpointRow): boolean {
     const rows: CheckpointRow[] = [end];
     while (rows.length < segmentSize) {
       const first = rows[0] as CheckpointRow;
       const parent = first.parentId === null ? null : this.rowOf(end.threadId, first.parentId);
-      if (!parent) return;
+      if (!parent) return false;
       rows.unshift(parent);
     }
     const first = rows[0] as CheckpointRow;
     const previousEndId = first.parentId;
     let state = [...rows].reverse().find((row) => row.state !== null)?.state ?? null;
     if (state === null) state = previousEndId === null ? '{}' : (this.statements.segment.get(end.threadId, previousEndId)?.state ?? null);
-    if (state === null) return;
+    if (state === null) return false;
     const content = rows.map((row) => inner(row.appended)).filter((part) => part.length > 0).join(',');
     this.statements.insertSegment.run({ thread_id: end.threadId, end_id: end.id, previous_end_id: previousEndId, start_seq: first.seq, end_seq: end.seq, content, state, crc: segmentCrc(content, state) });
+    return true;
   }
 
   /**
@@ -182,7 +196,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const tail: CheckpointRow[] = [];
     let cursor: CheckpointRow | null = toRow(targetRow);
     const target = cursor;
-    while ((cursor.seq + 1) % segmentSize !== 0) {
+    while ((cursor.seq + 1) % segmentSize !== 0 || !this.statements.segment.get(ref.threadId, cursor.id)) {
       tail.unshift(cursor);
       if (cursor.parentId === null) {
         cursor = null;

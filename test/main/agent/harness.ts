@@ -16,6 +16,7 @@ import { openDatabase } from '../../../src/main/store/database';
 import { SqliteAccountingStore } from '../../../src/main/store/sqlite-accounting-store';
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
 import { SqliteTrustStore } from '../../../src/main/store/sqlite-trust-store';
+import { SqliteCheckpointStore } from '../../../src/main/store/sqlite-checkpoint-store';
 import { temporaryFolder } from '../../helpers';
 import { memoryKeyCipher } from '../../host/test-cipher';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -153,6 +154,7 @@ export interface Harness {
   readonly store: SqliteSessionStore;
   readonly trust: SqliteTrustStore;
   readonly accounting: SqliteAccountingStore;
+  readonly checkpoints: SqliteCheckpointStore;
   readonly clock: ManualClock;
   readonly log: string[];
   readonly live: JournalEntry[];
@@ -174,6 +176,7 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
   const store = new SqliteSessionStore(db);
   const trust = new SqliteTrustStore(db);
   const accounting = new SqliteAccountingStore(db);
+  const checkpoints = new SqliteCheckpointStore(db, () => clock.now());
   const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
   if (options.settings) settings.set({ ...settings.get(), ...options.settings });
   const providers = new ProviderRegistry({
@@ -193,6 +196,7 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
     tools: new ToolRegistry(tools),
     trust,
     accounting,
+    checkpoints,
     clock,
     frameMs: 5,
     limits: () => settings.get(),
@@ -209,6 +213,7 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
     store,
     trust,
     accounting,
+    checkpoints,
     clock,
     log,
     live,

@@ -14,6 +14,7 @@ import { openDatabase } from '../../../src/main/store/database';
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
 import { SqliteAccountingStore } from '../../../src/main/store/sqlite-accounting-store';
 import { SqliteTrustStore } from '../../../src/main/store/sqlite-trust-store';
+import { SqliteCheckpointStore } from '../../../src/main/store/sqlite-checkpoint-store';
 import { ToolRegistry } from '../../../src/main/agent/tools';
 import { closedPort, temporaryFolder } from '../../helpers';
 import { memoryKeyCipher } from '../../host/test-cipher';
@@ -56,6 +57,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
       tools: new ToolRegistry(),
       trust: new SqliteTrustStore(db),
       accounting: new SqliteAccountingStore(db),
+      checkpoints: new SqliteCheckpointStore(db),
       limits: () => settings.get(),
       clock: systemClock,
       frameMs: 16,
@@ -78,8 +80,8 @@ describe('SessionRuntime against the scripted server and a real database', () =>
     runtime.send('s1', 'Say hello');
     await runtime.whenIdle('s1');
     const types = store.journal('s1').map((entry) => entry.event.type);
-    expect(types.slice(0, 4)).toEqual(['user_message', 'run_started', 'status_changed', 'assistant_message_started']);
-    expect(types.slice(-3)).toEqual(['model_call_finished', 'run_finished', 'status_changed']);
+    expect(types.slice(0, 5)).toEqual(['user_message', 'run_started', 'status_changed', 'checkpoint_saved', 'assistant_message_started']);
+    expect(types.slice(-4)).toEqual(['model_call_finished', 'checkpoint_saved', 'run_finished', 'status_changed']);
     // 43 one-character chunks arrive far faster than one frame: they are written as a few rows.
     expect(types.filter((type) => type === 'text_delta').length).toBeLessThan(10);
     const result = view();

@@ -182,9 +182,25 @@ describe('SqliteCheckpointStore segments', () => {
     return refs;
   };
 
+  it('restores the same with segments, with some of them, and with none', () => {
+    const { store, done } = setup();
+    const refs = chain(store, null, 300, 'm');
+    const expected = (n: number) => Array.from({ length: n }, (_, step) => `m${step}`);
+    expect(store.getTuple(refs[299] as CheckpointRef)?.messages).toEqual(expected(300));
+    store.compact(2);
+    expect(store.getTuple(refs[299] as CheckpointRef)?.messages).toEqual(expected(300));
+    store.compact();
+    expect(store.getTuple(refs[299] as CheckpointRef)?.messages).toEqual(expected(300));
+    expect(store.getTuple(refs[127] as CheckpointRef)?.messages).toEqual(expected(128));
+    done();
+  });
+
   it('restores correctly from the rows when a segment is damaged', () => {
     const { db, store, done } = setup();
     const refs = chain(store, null, 200, 'm');
+    expect((db.prepare('SELECT COUNT(*) AS n FROM checkpoint_segments').get() as { n: number }).n).toBe(0);
+    expect(store.compact()).toBe(3);
+    expect(store.compact()).toBe(0);
     expect((db.prepare('SELECT COUNT(*) AS n FROM checkpoint_segments').get() as { n: number }).n).toBe(3);
     db.prepare("UPDATE checkpoint_segments SET content = '\"damaged\"' WHERE start_seq = 64").run();
     const tuple = store.getTuple(refs[199] as CheckpointRef);
@@ -197,6 +213,7 @@ describe('SqliteCheckpointStore segments', () => {
     const { store, done } = setup();
     const main = chain(store, null, 200, 'm');
     const branch = chain(store, main[99] as CheckpointRef, 100, 'b', 100);
+    expect(store.compact()).toBe(5);
     expect(store.getTuple(main[199] as CheckpointRef)?.messages).toEqual(Array.from({ length: 200 }, (_, step) => `m${step}`));
     expect(store.getTuple(branch[99] as CheckpointRef)?.messages).toEqual([...Array.from({ length: 100 }, (_, step) => `m${step}`), ...Array.from({ length: 100 }, (_, step) => `b${step + 100}`)]);
     expect(store.getTuple(branch[20] as CheckpointRef)?.messages.at(-1)).toBe('b120');
