@@ -58,6 +58,10 @@ const operators = ['&>>', '<<<', '<<-', '&&', '||', ';;', '>>', '<<', '>|', '<>'
 const keywords = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'in', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', '!', '{', '}', '[[', ']]']);
 const isRedirect = (value: string): value is RedirectOperator => ['>', '>>', '>|', '<', '<<', '<<-', '<<<', '<>', '>&', '<&', '&>', '&>>'].includes(value);
 
+/** Whether a command substitution starts here: `$(` (but not the arithmetic `$((`) or a backquote. */
+const substitutionAt = (source: string, index: number): boolean =>
+  source[index] === '`' || (source[index] === '$' && source[index + 1] === '(' && source[index + 2] !== '(');
+
 /** Finds the end of a `$(`...`)` or `<(`...`)` body, honouring quotes and nesting. */
 function matchParen(source: string, start: number): number {
   let depth = 1;
@@ -116,6 +120,15 @@ function tokenize(source: string): Token[] {
     const substitutions: Script[] = [];
     let expands = false;
     let quoted = false;
+    /** Parses `$(...)` or a backquoted command at `start`, keeps it in the word as written, and returns where it ends. */
+    const takeSubstitution = (start: number): number => {
+      const backquoted = source[start] === '`';
+      const end = backquoted ? source.indexOf('`', start + 1) : matchParen(source, start + 2);
+      if (end === -1) throw new ShellSyntaxError('unterminated backquote');
+      substitutions.push(parseScript(source.slice(start + (backquoted ? 1 : 2), end)));
+      text += source.slice(start, end + 1);
+      return end + 1;
+    };
     while (index < source.length) {
       const current = source[index] as string;
       if (current === ' ' || current === '\t' || current === '\n' || current === '\r') break;
@@ -145,17 +158,8 @@ function tokenize(source: string): Token[] {
           if (inner === '\\' && '"\\$`\n'.includes(source[index + 1] ?? '')) {
             text += source[index + 1];
             index += 2;
-          } else if (inner === '$' && source[index + 1] === '(' && source[index + 2] !== '(') {
-            const end = matchParen(source, index + 2);
-            substitutions.push(parseScript(source.slice(index + 2, end)));
-            text += source.slice(index, end + 1);
-            index = end + 1;
-          } else if (inner === '`') {
-            const end = source.indexOf('`', index + 1);
-            if (end === -1) throw new ShellSyntaxError('unterminated backquote');
-            substitutions.push(parseScript(source.slice(index + 1, end)));
-            text += source.slice(index, end + 1);
-            index = end + 1;
+          } else if (substitutionAt(source, index)) {
+            index = takeSubstitution(index);
           } else {
             if (inner === '$') expands = true;
             text += inner;
@@ -164,17 +168,8 @@ function tokenize(source: string): Token[] {
         }
         if (index >= source.length) throw new ShellSyntaxError('unterminated double quote');
         index += 1;
-      } else if (current === '$' && source[index + 1] === '(' && source[index + 2] !== '(') {
-        const end = matchParen(source, index + 2);
-        substitutions.push(parseScript(source.slice(index + 2, end)));
-        text += source.slice(index, end + 1);
-        index = end + 1;
-      } else if (current === '`') {
-        const end = source.indexOf('`', index + 1);
-        if (end === -1) throw new ShellSyntaxError('unterminated backquote');
-        substitutions.push(parseScript(source.slice(index + 1, end)));
-        text += source.slice(index, end + 1);
-        index = end + 1;
+      } else if (substitutionAt(source, index)) {
+        index = takeSubstitution(index);
       } else {
         if (current === '$' || current === '*' || current === '?' || current === '[' || (current === '~' && text === '') || current === '{') expands = true;
         text += current;

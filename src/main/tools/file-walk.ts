@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { open, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
@@ -80,4 +80,16 @@ export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]
     }
   }
   return { entries, truncated: false };
+}
+
+/** Whether a file looks binary: a NUL byte in its first 8 KB, as git and ripgrep judge. */
+export async function looksBinary(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const sample = Buffer.alloc(8192);
+    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
+    return sample.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import { walk } from './file-walk';
+import { looksBinary, walk } from './file-walk';
 
 export interface SearchOptions {
   readonly root: string;
@@ -66,17 +66,6 @@ export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Prom
   });
 }
 
-async function isBinary(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
-  try {
-    const sample = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
-    return sample.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** The same search in JavaScript, for machines without ripgrep. */
 export async function searchBuiltin(options: SearchOptions): Promise<SearchResult> {
   let regex: RegExp;
@@ -93,7 +82,7 @@ export async function searchBuiltin(options: SearchOptions): Promise<SearchResul
     if (matchGlob && !matchGlob(entry.path)) continue;
     const absolute = join(options.root, entry.path);
     try {
-      if (await isBinary(absolute)) continue;
+      if (await looksBinary(absolute)) continue;
       const lines = (await readFile(absolute, 'utf8')).split('\n');
       for (let index = 0; index < lines.length; index += 1) {
         if (regex.test(lines[index] ?? '')) {

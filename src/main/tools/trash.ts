@@ -2,16 +2,9 @@ import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
+import { trashEntrySchema } from '../../shared/ipc/contract';
 
-const manifestSchema = z.object({
-  version: z.literal(1),
-  id: z.string(),
-  originalPath: z.string(),
-  workspacePath: z.string(),
-  relativePath: z.string(),
-  deletedAt: z.number().int(),
-  directory: z.boolean(),
-});
+const manifestSchema = trashEntrySchema.extend({ version: z.literal(1) });
 export type TrashEntry = z.infer<typeof manifestSchema>;
 
 async function move(from: string, to: string): Promise<void> {

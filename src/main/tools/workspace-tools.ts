@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createTwoFilesPatch } from 'diff';
@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';
 import { defineTool, type Tool, type ToolContext } from '../agent/tools';
 import { resolveWorkspacePath, type ResolvedPath } from '../workspace/workspace-paths';
-import { walk } from './file-walk';
+import { looksBinary, walk } from './file-walk';
 import { findRipgrep, searchBuiltin, searchWithRipgrep } from './search';
 import { Trash } from './trash';
 
@@ -27,17 +27,6 @@ const relativePathSchema = z.string().min(1).max(1024);
 function workspaceOf(context: { workspacePath: string | null }): string {
   if (!context.workspacePath) throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
   return context.workspacePath;
-}
-
-async function looksBinary(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
-  try {
-    const sample = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
-    return sample.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
 }
 
 async function readLines(path: string, start: number, end: number): Promise<{ lines: string[]; total: number | null }> {
