@@ -1,22 +1,17 @@
 import { expect as expectPage } from 'playwright/test';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testTools, toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
-import { closeBrowser, openWorkbench, type Workbench } from './fixture';
+import { useWorkbenches } from './fixture';
 
 describe('approvals in the workbench', () => {
-  let workbench: Workbench | null = null;
   const log: string[] = [];
-  afterEach(async () => {
-    if (workbench) expect(workbench.pageErrors).toEqual([]);
-    await workbench?.close();
-    workbench = null;
+  const open = useWorkbenches(() => {
     log.length = 0;
   });
-  afterAll(closeBrowser);
 
   it('a write waits at the gate, is allowed for 5 min, the next one runs without asking, then the grant is revoked', async () => {
-    workbench = await openWorkbench({ tools: testTools(log).tools });
+    const workbench = await open({ tools: testTools(log).tools });
     const { page, server } = workbench;
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
@@ -57,7 +52,7 @@ describe('approvals in the workbench', () => {
   });
 
   it('a plan is proposed, approved, and runs with its tool cards', async () => {
-    workbench = await openWorkbench({ tools: testTools(log).tools });
+    const workbench = await open({ tools: testTools(log).tools });
     const { page, server } = workbench;
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
+import { afterAll, afterEach, expect } from 'vitest';
 import { chromiumHelp, findChromium } from '../../scripts/find-chromium.mjs';
 import { temporaryFolder } from '../helpers';
 import { startTestHost, type TestHost, type TestHostOptions } from '../host/host';
@@ -83,4 +84,21 @@ export async function openWorkbench(options: Partial<TestHostOptions> = {}): Pro
     },
   };
   return workbench;
+}
+
+/**
+ * Registers the hooks of an end-to-end file: after each test the page must have thrown nothing and
+ * its workbench is closed; after the file the browser is. Returns the way to open a workbench.
+ */
+export function useWorkbenches(afterEachTest?: () => void): (options?: Partial<TestHostOptions>) => Promise<Workbench> {
+  let current: Workbench | null = null;
+  afterEach(async () => {
+    const opened = current;
+    current = null;
+    afterEachTest?.();
+    if (opened) expect(opened.pageErrors).toEqual([]);
+    await opened?.close();
+  });
+  afterAll(closeBrowser);
+  return async (options = {}) => (current = await openWorkbench(options));
 }

@@ -1,21 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { expect as expectPage } from 'playwright/test';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { closeBrowser, openWorkbench, type Workbench } from './fixture';
+import { describe, it } from 'vitest';
+import { useWorkbenches } from './fixture';
 
 const everything = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
 describe('settings in the workbench', () => {
-  let workbench: Workbench | null = null;
-  afterEach(async () => {
-    if (workbench) expect(workbench.pageErrors).toEqual([]);
-    await workbench?.close();
-    workbench = null;
-  });
-  afterAll(closeBrowser);
+  const open = useWorkbenches();
 
   it('adds an MCP server from its JSON, shows it running with its tools, and disables it', async () => {
-    workbench = await openWorkbench();
+    const workbench = await open();
     const { page } = workbench;
     await page.getByRole('button', { name: 'Settings' }).click();
     const section = page.getByRole('region', { name: 'MCP servers' });

@@ -1,22 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect as expectPage } from 'playwright/test';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closedPort, temporaryFolder } from '../helpers';
 import { textTurn } from '../scripted-model-server';
-import { closeBrowser, openWorkbench, type Workbench } from './fixture';
+import { useWorkbenches } from './fixture';
 
 describe('the workbench in Chromium, through the test host', () => {
-  let workbench: Workbench | null = null;
-  afterEach(async () => {
-    if (workbench) expect(workbench.pageErrors).toEqual([]);
-    await workbench?.close();
-    workbench = null;
-  });
-  afterAll(closeBrowser);
+  const open = useWorkbenches();
 
   it('adds an endpoint in Settings, tests it, and streams an answer as markdown', async () => {
-    workbench = await openWorkbench();
+    const workbench = await open();
     const { page, server } = workbench;
     await page.getByRole('button', { name: 'Settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -34,7 +28,7 @@ describe('the workbench in Chromium, through the test host', () => {
     await page.getByLabel('Model', { exact: true }).press('Enter');
     await page.getByRole('textbox', { name: 'Message' }).click();
     await expectPage.poll(async () => {
-      const sessions = await workbench?.host.invoke('session:list', {});
+      const sessions = await workbench.host.invoke('session:list', {});
       return sessions?.ok ? (sessions.value as Array<{ model: unknown }>)[0]?.model : null;
     }).toMatchObject({ model: 'scripted-model' });
 
@@ -61,7 +55,7 @@ describe('the workbench in Chromium, through the test host', () => {
   });
 
   it('stops a slow stream with the Stop button and keeps what arrived', async () => {
-    workbench = await openWorkbench();
+    const workbench = await open();
     const { page, server } = workbench;
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
@@ -83,7 +77,7 @@ describe('the workbench in Chromium, through the test host', () => {
   });
 
   it('keeps the session and its history across a reload and a restart of the app', async () => {
-    workbench = await openWorkbench();
+    const workbench = await open();
     const { page, server } = workbench;
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
@@ -103,7 +97,7 @@ describe('the workbench in Chromium, through the test host', () => {
   });
 
   it('shows a clear error in place when the endpoint is down, and the session stays usable', async () => {
-    workbench = await openWorkbench();
+    const workbench = await open();
     const { page, host, server } = workbench;
     const port = await closedPort();
     const down = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Down', baseUrl: `http://127.0.0.1:${port}/v1` });
@@ -133,7 +127,7 @@ describe('the workbench in Chromium, through the test host', () => {
 
   it('sets the workspace from the folder dialog, renames and deletes sessions', async () => {
     const workspace = temporaryFolder('workbench-workspace-');
-    workbench = await openWorkbench({ folderPicker: { pickFolder: async () => workspace.path } });
+    const workbench = await open({ folderPicker: { pickFolder: async () => workspace.path } });
     const { page } = workbench;
     await page.getByRole('button', { name: 'New session' }).first().click();
     await page.getByRole('button', { name: 'Choose folder…' }).click();

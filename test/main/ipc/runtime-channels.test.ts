@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useScriptedCore } from '../scripted-core';
+import { describe, expect, it } from 'vitest';
 import type { TrustGrant } from '../../../src/shared/domain';
 import type { SessionTotalsView } from '../../../src/shared/ipc/contract';
 import type { WorkbenchCore } from '../../../src/main/workbench-core';
-import { temporaryFolder } from '../../helpers';
 import type { LoopbackTransport } from '../../host/loopback-transport';
-import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { testTools, toolCall } from '../agent/harness';
 
 describe('runtime channels over IPC', () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: { path: string };
   let server: ScriptedModelServer;
   let transport: LoopbackTransport;
   let core: WorkbenchCore;
@@ -22,17 +21,7 @@ describe('runtime channels over IPC', () => {
     return result.value as T;
   };
 
-  beforeAll(async () => {
-    folder = temporaryFolder();
-    server = await ScriptedModelServer.start();
-    ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl, tools: testTools(log).tools }));
-    sessionId = (await value<{ id: string }>('session:create', { workspacePath: folder.path })).id;
-  });
-  afterAll(async () => {
-    await core.close();
-    await server.close();
-    folder.remove();
-  });
+  useScriptedCore({ tools: () => testTools(log).tools, session: 'workspace' }, (started) => ({ folder, server, transport, core, sessionId } = started));
 
   it('answers a gate, lists the grant it created, announces it, and revokes it', async () => {
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('ok'));

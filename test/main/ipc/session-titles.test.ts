@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useScriptedCore } from '../scripted-core';
+import { describe, expect, it } from 'vitest';
 import { titleFrom } from '../../../src/main/ipc/handlers';
 import type { WorkbenchCore } from '../../../src/main/workbench-core';
-import { temporaryFolder } from '../../helpers';
 import type { LoopbackTransport } from '../../host/loopback-transport';
-import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 
 describe('session titles', () => {
@@ -17,20 +16,10 @@ describe('session titles', () => {
   });
 
   describe('through IPC', () => {
-    let folder: ReturnType<typeof temporaryFolder>;
     let server: ScriptedModelServer;
     let transport: LoopbackTransport;
     let core: WorkbenchCore;
-    beforeAll(async () => {
-      folder = temporaryFolder();
-      server = await ScriptedModelServer.start();
-      ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl }));
-    });
-    afterAll(async () => {
-      await core.close();
-      await server.close();
-      folder.remove();
-    });
+    useScriptedCore({}, (started) => ({ server, transport, core } = started));
 
     it('name a new session after its first message, and leave a chosen title alone', async () => {
       const fresh = await transport.invoke('session:create', {});

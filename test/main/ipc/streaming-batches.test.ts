@@ -1,31 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useScriptedCore } from '../scripted-core';
+import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../../src/shared/events';
 import type { WorkbenchCore } from '../../../src/main/workbench-core';
-import { temporaryFolder } from '../../helpers';
 import type { LoopbackTransport } from '../../host/loopback-transport';
-import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 
 describe('streamed text on its way to the renderer', () => {
-  let folder: ReturnType<typeof temporaryFolder>;
   let server: ScriptedModelServer;
   let transport: LoopbackTransport;
   let core: WorkbenchCore;
   let sessionId: string;
-
-  beforeAll(async () => {
-    folder = temporaryFolder();
-    server = await ScriptedModelServer.start();
-    ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl, frameMs: 16 }));
-    const session = await transport.invoke('session:create', {});
-    if (!session.ok) throw new Error(session.error.message);
-    sessionId = (session.value as { id: string }).id;
-  });
-  afterAll(async () => {
-    await core.close();
-    await server.close();
-    folder.remove();
-  });
+  useScriptedCore({ frameMs: 16, session: 'plain' }, (started) => ({ server, transport, core, sessionId } = started));
 
   it('arrives as deltas, at most one message per frame, never as the whole transcript', async () => {
     const text = Array.from({ length: 400 }, (_, index) => `t${index} `).join('');

@@ -1,31 +1,20 @@
+import { useScriptedCore } from '../scripted-core';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { McpServerStatus } from '../../../src/shared/domain';
 import type { WorkbenchCore } from '../../../src/main/workbench-core';
-import { temporaryFolder } from '../../helpers';
 import type { LoopbackTransport } from '../../host/loopback-transport';
-import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
 describe('MCP servers in the app', () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: { path: string };
   let server: ScriptedModelServer;
   let transport: LoopbackTransport;
   let core: WorkbenchCore;
-
-  beforeAll(async () => {
-    folder = temporaryFolder();
-    server = await ScriptedModelServer.start();
-    ({ core, transport } = await createCoreWithScriptedModel({ dataDir: folder.path, openaiBaseUrl: server.openaiBaseUrl }));
-  });
-  afterAll(async () => {
-    await core.close();
-    await server.close();
-    folder.remove();
-  });
+  useScriptedCore({}, (started) => ({ folder, server, transport, core } = started));
 
   it('configures a server, offers its tools to the model, runs a read-only one at L1, and can disable it', async () => {
     const configured = await transport.invoke('mcp:configure', { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });

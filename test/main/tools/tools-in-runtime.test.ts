@@ -1,6 +1,7 @@
+import { useScriptedCore } from '../scripted-core';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../../src/shared/events';
 import { builtinTools } from '../../../src/main/tools/builtin-tools';
 import type { WorkbenchCore } from '../../../src/main/workbench-core';
@@ -11,32 +12,21 @@ import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
 
 describe('the file tools in a turn', () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: { path: string };
   let server: ScriptedModelServer;
   let transport: LoopbackTransport;
   let core: WorkbenchCore;
   let sessionId: string;
   let n = 0;
-
-  beforeAll(async () => {
-    folder = temporaryFolder();
-    writeFileSync(join(folder.path, 'app.ts'), 'const greeting = "hi";\n');
-    server = await ScriptedModelServer.start();
-    const dataDir = join(folder.path, '.data');
-    ({ core, transport } = await createCoreWithScriptedModel({
-      dataDir,
-      openaiBaseUrl: server.openaiBaseUrl,
-      tools: builtinTools({ dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
-    }));
-    const created = await transport.invoke('session:create', { workspacePath: folder.path });
-    if (!created.ok) throw new Error(created.error.message);
-    sessionId = (created.value as { id: string }).id;
-  });
-  afterAll(async () => {
-    await core.close();
-    await server.close();
-    folder.remove();
-  });
+  useScriptedCore(
+    {
+      prepare: (path) => writeFileSync(join(path, 'app.ts'), 'const greeting = "hi";\n'),
+      dataDir: (path) => join(path, '.data'),
+      tools: (dataDir) => builtinTools({ dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
+      session: 'workspace',
+    },
+    (started) => ({ folder, server, transport, core, sessionId } = started),
+  );
 
   const journal = async (): Promise<JournalEntry[]> => {
     const opened = await transport.invoke('session:open', { sessionId });

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { Tool } from '../../src/main/agent/tools';
+import type { WorkbenchCore } from '../../src/main/workbench-core';
+import { temporaryFolder } from '../helpers';
+import type { LoopbackTransport } from '../host/loopback-transport';
+import { createCoreWithScriptedModel } from '../host/node-core';
+import { ScriptedModelServer } from '../scripted-model-server';
+
+export interface ScriptedCore {
+  readonly folder: ReturnType<typeof temporaryFolder>;
+  readonly server: ScriptedModelServer;
+  readonly core: WorkbenchCore;
+  readonly transport: LoopbackTransport;
+  /** A session made before the tests, when asked for: `''` otherwise. */
+  readonly sessionId: string;
+}
+
+export interface ScriptedCoreOptions {
+  readonly frameMs?: number;
+  /** The data folder, given the temporary folder; the folder itself by default. */
+  readonly dataDir?: (folder: string) => string;
+  readonly tools?: (dataDir: string) => readonly Tool[];
+  /** Runs on the temporary folder before the core starts (files a test needs). */
+  readonly prepare?: (folder: string) => void;
+  /** Creates a session first: `workspace` uses the temporary folder as its workspace. */
+  readonly session?: 'plain' | 'workspace';
+}
+
+/**
+ * Registers the usual hooks of an integration test file: a temporary folder, the scripted model
+ * server, and the core on a loopback transport with that server as its default model; all closed
+ * after the file. `bind` receives them once they are up.
+ */
+export function useScriptedCore(options: ScriptedCoreOptions, bind: (started: ScriptedCore) => void): void {
+  let started: ScriptedCore | null = null;
+  beforeAll(async () => {
+    const folder = temporaryFolder();
+    options.prepare?.(folder.path);
+    const server = await ScriptedModelServer.start();
+    const dataDir = options.dataDir?.(folder.path) ?? folder.path;
+    const { core, transport } = await createCoreWithScriptedModel({
+      dataDir,
+      openaiBaseUrl: server.openaiBaseUrl,
+      ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
+      ...(options.tools ? { tools: options.tools(dataDir) } : {}),
+    });
+    let sessionId = '';
+    if (options.session) {
+      const created = await transport.invoke('session:create', options.session === 'workspace' ? { workspacePath: folder.path } : {});
+      if (!created.ok) throw new Error(created.error.message);
+      sessionId = (created.value as { id: string }).id;
+    }
+    started = { folder, server, core, transport, sessionId };
+    bind(started);
+  });
+  afterAll(async () => {
+    await started?.core.close();
+    await started?.server.close();
+    started?.folder.remove();
+  });
+}
