@@ -98,6 +98,25 @@ export const sessionSchema = z.object({
 });
 export type Session = z.infer<typeof sessionSchema>;
 
+/** Why a branch exists: the first one of a session, an edited message, a retried answer, a restored checkpoint, or an import. */
+export const branchReasonSchema = z.enum(['start', 'edit', 'retry', 'restore', 'import']);
+export type BranchReason = z.infer<typeof branchReasonSchema>;
+
+/**
+ * One line of a session's history. A branch shows its parent's journal up to `forkSeq` and then its
+ * own; its turns continue from `checkpointId`. Branches are never deleted by switching or editing.
+ */
+export const branchSchema = z.object({
+  id: idSchema,
+  parentId: idSchema.nullable(),
+  forkSeq: z.number().int().min(-1),
+  checkpointId: idSchema.nullable(),
+  reason: branchReasonSchema,
+  createdAt: z.number().int(),
+  activeAt: z.number().int(),
+});
+export type Branch = z.infer<typeof branchSchema>;
+
 export const httpUrlSchema = z
   .string()
   .max(limits.urlLength)

@@ -28,6 +28,7 @@ export const errorCodeSchema = z.enum([
   'iteration_limit',
   'path_refused',
   'already_answered',
+  'invalid_state',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;

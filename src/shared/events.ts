@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorInfoSchema } from './errors';
-import { approvalDecisionSchema, idSchema, modelChoiceSchema, riskLevelSchema, sessionStatusSchema, trustGrantSchema } from './domain';
+import { approvalDecisionSchema, branchReasonSchema, idSchema, modelChoiceSchema, riskLevelSchema, sessionStatusSchema, trustGrantSchema } from './domain';
 
 /**
  * Version of the event format written to the journal. Bump it when an event changes shape and keep
@@ -32,6 +32,24 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     ...turnRef,
     model: modelChoiceSchema,
     providerKind: z.string(),
+    /** The turn goes on after the app stopped in the middle of it. */
+    resumed: z.boolean().optional(),
+  }),
+  /** The first event of a branch: it continues its parent's line after `forkSeq`, from `checkpointId`. */
+  z.object({
+    type: z.literal('branch_started'),
+    branchId: idSchema,
+    parentId: idSchema,
+    forkSeq: z.number().int().min(-1),
+    checkpointId: idSchema.nullable(),
+    reason: branchReasonSchema,
+  }),
+  /** A checkpoint failed its integrity check; the state was taken from an earlier, intact one. */
+  z.object({
+    type: z.literal('checkpoint_recovered'),
+    requestedId: idSchema,
+    usedId: idSchema.nullable(),
+    message: z.string(),
   }),
   z.object({ type: z.literal('status_changed'), status: sessionStatusSchema }),
   z.object({ type: z.literal('assistant_message_started'), ...turnRef, messageId: idSchema }),

@@ -3,7 +3,7 @@ import type { RiskLevel, SessionStatus } from './domain';
 import type { JournalEntry, PlanStep, RuntimeEvent, ToolCallStatus } from './events';
 
 export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
-export type ViewToolCallState = 'requested' | 'waiting' | 'running' | ToolCallStatus;
+export type ViewToolCallState = 'requested' | 'waiting' | 'running' | 'interrupted' | ToolCallStatus;
 
 export interface ViewToolCall {
   readonly id: string;
@@ -23,6 +23,8 @@ export interface ViewToolCall {
 
 export interface ViewMessage {
   readonly id: string;
+  /** The journal position of the event that began this message: where branches of it fork. */
+  readonly seq: number;
   readonly turnId: string;
   readonly role: 'user' | 'assistant';
   readonly text: string;
@@ -64,6 +66,18 @@ export interface SessionView {
   /** Every saved checkpoint, oldest first: the timeline. */
   readonly checkpoints: ReadonlyArray<{ readonly id: string; readonly turnId: string; readonly seq: number; readonly source: string; readonly at: number }>;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly modelMs: number; readonly costUsd: number; readonly toolCalls: number };
+  /** What was going on when the app stopped, until the turn is resumed or discarded. */
+  readonly interrupted: ViewInterruption | null;
+  /** Things the person should know that are not messages: a damaged checkpoint that was skipped. */
+  readonly warnings: readonly string[];
+}
+
+export interface ViewInterruption {
+  readonly turnId: string | null;
+  /** The call that was running (or about to), with its output so far. */
+  readonly lastTool: { readonly id: string; readonly tool: string; readonly summary: string; readonly output: string; readonly state: ViewToolCallState } | null;
+  readonly approval: ViewApproval | null;
+  readonly queued: string | null;
 }
 
 export const emptySessionView: SessionView = {
@@ -77,7 +91,21 @@ export const emptySessionView: SessionView = {
   queued: null,
   checkpoints: [],
   usage: { inputTokens: 0, outputTokens: 0, modelMs: 0, costUsd: 0, toolCalls: 0 },
+  interrupted: null,
+  warnings: [],
 };
+
+/** What was in flight: the running call if there is one, else the newest call still open. */
+function interruption(view: SessionView): ViewInterruption {
+  const open = view.messages.flatMap((message) => message.toolCalls).filter((call) => openToolStates.has(call.state));
+  const last = open.find((call) => call.state === 'running') ?? open.at(-1) ?? null;
+  return {
+    turnId: view.activeTurnId,
+    lastTool: last ? { id: last.id, tool: last.tool, summary: last.summary, output: last.output, state: last.state } : null,
+    approval: view.pendingApproval,
+    queued: view.queued,
+  };
+}
 
 function updateMessage(view: SessionView, find: (message: ViewMessage) => boolean, update: (message: ViewMessage) => ViewMessage): SessionView {
   // Streaming touches the newest messages, so search from the end.
@@ -103,10 +131,11 @@ function updateToolCall(view: SessionView, toolCallId: string, update: (call: Vi
 const openToolStates: ReadonlySet<ViewToolCallState> = new Set(['requested', 'waiting', 'running']);
 
 function endTurn(view: SessionView, turnId: string | null, messageState: MessageState): SessionView {
+  const callState = messageState === 'interrupted' ? ('interrupted' as const) : ('cancelled' as const);
   const messages = view.messages.map((message) => {
     if (turnId !== null && message.turnId !== turnId) return message;
     const toolCalls = message.toolCalls.some((call) => openToolStates.has(call.state))
-      ? message.toolCalls.map((call) => (openToolStates.has(call.state) ? { ...call, state: 'cancelled' as const } : call))
+      ? message.toolCalls.map((call) => (openToolStates.has(call.state) ? { ...call, state: callState } : call))
       : message.toolCalls;
     return message.state === 'streaming' ? { ...message, state: messageState, toolCalls } : { ...message, toolCalls };
   });
@@ -114,22 +143,32 @@ function endTurn(view: SessionView, turnId: string | null, messageState: Message
   return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, plan };
 }
 
-function applyEvent(view: SessionView, event: RuntimeEvent, at: number): SessionView {
+function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: number): SessionView {
   switch (event.type) {
     case 'user_message':
-      return { ...view, messages: [...view.messages, { id: event.messageId, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done', toolCalls: [] }] };
+      return { ...view, messages: [...view.messages, { id: event.messageId, seq, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done', toolCalls: [] }] };
     case 'run_started':
-      return { ...view, activeTurnId: event.turnId, retry: null };
+      return { ...view, activeTurnId: event.turnId, retry: null, interrupted: null };
+    case 'branch_started': {
+      // A branch may begin in the middle of a turn: what was open there is closed, and nothing waits.
+      const ended = endTurn(view, null, 'done');
+      return { ...ended, status: 'idle', plan: null, queued: null, interrupted: null };
+    }
+    case 'checkpoint_recovered':
+      return { ...view, warnings: [...view.warnings, event.message] };
     case 'status_changed':
       // The app stopped while this turn ran; what streamed so far stays, marked as cut short.
-      if (event.status === 'interrupted') return { ...endTurn(view, null, 'interrupted'), status: event.status };
+      if (event.status === 'interrupted') {
+        const interrupted = interruption(view);
+        return { ...endTurn(view, null, 'interrupted'), status: event.status, interrupted, pendingApproval: null };
+      }
       return { ...view, status: event.status };
     case 'assistant_message_started':
       return {
         ...view,
         retry: null,
         // A new response in the same turn means the earlier one has finished.
-        messages: [...view.messages.map((message) => (message.turnId === event.turnId && message.state === 'streaming' ? { ...message, state: 'done' as const } : message)), { id: event.messageId, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: 'streaming', toolCalls: [] }],
+        messages: [...view.messages.map((message) => (message.turnId === event.turnId && message.state === 'streaming' ? { ...message, state: 'done' as const } : message)), { id: event.messageId, seq, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: 'streaming', toolCalls: [] }],
       };
     case 'text_delta':
       return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, text: message.text + event.text }));
@@ -216,13 +255,13 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number): Session
       return { ...view, queued: null };
     case 'run_finished': {
       const finalState: MessageState = event.status === 'cancelled' ? 'cancelled' : event.status === 'failed' ? 'failed' : 'done';
-      const ended = endTurn(view, event.turnId, finalState);
+      const ended = { ...endTurn(view, event.turnId, finalState), interrupted: null };
       if (!event.error) return ended;
       const messages = ended.messages.slice();
       const lastOfTurn = messages.findLastIndex((message) => message.turnId === event.turnId);
       const last = messages[lastOfTurn];
       if (last?.role === 'assistant' && last.toolCalls.length === 0) messages[lastOfTurn] = { ...last, state: finalState, error: event.error };
-      else messages.push({ id: `${event.turnId}-error`, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: finalState, toolCalls: [], error: event.error });
+      else messages.push({ id: `${event.turnId}-error`, seq, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: finalState, toolCalls: [], error: event.error });
       return { ...ended, messages };
     }
     default: {
@@ -237,7 +276,7 @@ export function reduceSessionView(view: SessionView, entries: readonly JournalEn
   let next = view;
   for (const entry of entries) {
     if (entry.seq <= next.lastSeq) continue;
-    next = { ...applyEvent(next, entry.event, entry.at), lastSeq: entry.seq };
+    next = { ...applyEvent(next, entry.event, entry.at, entry.seq), lastSeq: entry.seq };
   }
   return next;
 }

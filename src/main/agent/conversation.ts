@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { StoreError } from '../../shared/errors';
 import type { JournalEntry } from '../../shared/events';
 import type { ChatMessage, ToolCallRequest } from './model-provider';
 
@@ -73,4 +75,40 @@ export function checkpointHead(entries: readonly JournalEntry[]): { checkpointId
     if (event?.type === 'checkpoint_saved') return { checkpointId: event.checkpointId, seq: event.seq };
   }
   return null;
+}
+
+/**
+ * Gives every tool call without a result one saying it did not run, in place, as the model APIs
+ * require: a checkpoint taken between a response and its tool results has such calls.
+ */
+export function answerDanglingCalls(messages: readonly ChatMessage[]): ChatMessage[] {
+  const answered = new Set<string>();
+  for (const message of messages) if (message.role === 'tool') answered.add(message.toolCallId);
+  const out: ChatMessage[] = [];
+  let open: ToolCallRequest[] = [];
+  const close = (): void => {
+    for (const call of open) if (!answered.has(call.id)) out.push({ role: 'tool', toolCallId: call.id, content: noResult, isError: true });
+    open = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') close();
+    out.push(message);
+    if (message.role === 'assistant' && message.toolCalls) open = [...message.toolCalls];
+  }
+  close();
+  return out;
+}
+
+const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const chatMessageSchema = z.union([
+  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(toolCallSchema).optional() }),
+  z.object({ role: z.literal('tool'), toolCallId: z.string(), content: z.string(), isError: z.boolean().optional() }),
+]);
+
+/** Checks what a checkpoint holds is a conversation before a model is given it. */
+export function parseCheckpointMessages(messages: readonly unknown[]): ChatMessage[] {
+  const parsed = z.array(chatMessageSchema).safeParse(messages);
+  if (!parsed.success) throw new StoreError('store_corrupt', `A checkpoint holds a message that is not one: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+  return parsed.data;
 }

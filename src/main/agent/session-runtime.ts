@@ -1,9 +1,11 @@
-import { busyStatuses, type ApprovalDecision, type ModelChoice } from '../../shared/domain';
+import { busyStatuses, type ApprovalDecision, type Branch, type BranchReason, type ModelChoice } from '../../shared/domain';
+import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
-import type { RuntimeEvent } from '../../shared/events';
+import type { JournalEntry, RuntimeEvent } from '../../shared/events';
+import { branchLine, branchPoints, ownerOf, sessionTree } from './branching';
 import type { AccountingStore } from './accounting';
 import type { Clock } from './clock';
-import { checkpointHead, conversationFromJournal } from './conversation';
+import { answerDanglingCalls, checkpointHead, conversationFromJournal, parseCheckpointMessages } from './conversation';
 import type { CheckpointStore } from './checkpoints';
 import { Gates } from './gates';
 import { newId as defaultNewId } from './ids';
@@ -11,7 +13,34 @@ import type { ProviderResolver, RuntimeListener } from './ports';
 import type { SessionStore } from './stores';
 import type { ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
-import { Turn, type TurnSetup } from './turn';
+import type { ChatMessage, ToolCallRequest } from './model-provider';
+import type { PriorCall } from './tool-step';
+import { Turn, type ResumePoint, type TurnSetup } from './turn';
+
+/** The conversation a turn starts from, and the checkpoint its own checkpoints hang off. */
+interface Base {
+  readonly history: readonly ChatMessage[];
+  readonly head: { readonly checkpointId: string; readonly seq: number } | null;
+  readonly unsavedHistory?: readonly ChatMessage[];
+  readonly warnings: readonly RuntimeEvent[];
+}
+
+interface StartInput {
+  readonly text: string | null;
+  readonly turnId?: string;
+  readonly resume?: ResumePoint;
+  readonly base?: Base;
+  /** Writes that must land before the turn's first event (a new branch), once nothing can refuse the start. */
+  readonly before?: () => RuntimeEvent[];
+}
+
+/** Where a new branch leaves its parent's line. */
+interface Fork {
+  readonly parentId: string;
+  readonly forkSeq: number;
+  readonly checkpointId: string | null;
+  readonly base: Base;
+}
 
 /** Limits a turn reads when it starts; they are settings. */
 export interface RuntimeLimits {
@@ -76,14 +105,30 @@ export class SessionRuntime {
     return this.queue.get(sessionId) ?? null;
   }
 
-  /** Marks sessions that were busy when the app last stopped as `interrupted`. */
+  /**
+   * On start: a session that was planning or executing when the app stopped becomes `interrupted`
+   * (the person resumes or discards it); one that was waiting for an approval waits again, at the
+   * same gate. A message that was queued is queued again.
+   */
   recoverInterrupted(): string[] {
     const recovered: string[] = [];
     for (const session of this.options.store.list()) {
-      if (busyStatuses.has(session.status) && !this.active.has(session.id)) {
-        this.record(session.id, [{ type: 'status_changed', status: 'interrupted' }]);
-        recovered.push(session.id);
+      if (this.active.has(session.id)) continue;
+      const busy = busyStatuses.has(session.status);
+      if (!busy && session.status !== 'interrupted') continue;
+      const queued = leftoverQueue(this.options.store.journal(session.id));
+      if (queued !== null) this.queue.set(session.id, queued);
+      if (!busy) continue;
+      recovered.push(session.id);
+      if (session.status === 'waiting_approval') {
+        try {
+          this.resumeTurn(session.id);
+          continue;
+        } catch (error) {
+          console.error('Could not reopen the waiting approval:', error instanceof Error ? error.message : String(error));
+        }
       }
+      this.record(session.id, [{ type: 'status_changed', status: 'interrupted' }]);
     }
     return recovered;
   }
@@ -101,7 +146,7 @@ export class SessionRuntime {
       this.queue.set(sessionId, text);
       return { turnId: null, queued: true };
     }
-    return { turnId: this.start(sessionId, text), queued: false };
+    return { turnId: this.start(sessionId, { text }), queued: false };
   }
 
   clearQueue(sessionId: string): boolean {
@@ -144,7 +189,7 @@ export class SessionRuntime {
     await Promise.all(turns.map((turn) => turn.finished));
   }
 
-  private start(sessionId: string, text: string): string {
+  private start(sessionId: string, input: StartInput): string {
     const { store, providers } = this.options;
     const session = store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
@@ -153,8 +198,8 @@ export class SessionRuntime {
     const provider = providers.resolve(choice);
     const endpoint = providers.describe(choice);
     const limits = this.options.limits();
-    const journal = store.journal(sessionId);
-    const turnId = this.newId();
+    const base = input.base ?? this.baseAt(sessionId, store.journal(sessionId), 'head');
+    const turnId = input.turnId ?? this.newId();
     const setup: TurnSetup = {
       sessionId,
       turnId,
@@ -164,14 +209,19 @@ export class SessionRuntime {
       endpoint,
       provider,
       system: this.options.systemPrompt ?? defaultSystemPrompt,
-      history: conversationFromJournal(journal),
-      checkpointHead: checkpointHead(journal),
-      userText: text,
+      history: base.history,
+      checkpointHead: base.head,
+      userText: input.text,
+      ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
+      ...(input.resume ? { resume: input.resume } : {}),
       ...limits,
     };
+    const prelude = input.before?.() ?? [];
     this.record(sessionId, [
-      { type: 'user_message', turnId, messageId: this.newId(), text },
-      { type: 'run_started', turnId, model: choice, providerKind: provider.kind },
+      ...prelude,
+      ...base.warnings,
+      ...(input.text === null ? [] : [{ type: 'user_message' as const, turnId, messageId: this.newId(), text: input.text }]),
+      { type: 'run_started', turnId, model: choice, providerKind: provider.kind, ...(input.resume ? { resumed: true } : {}) },
       { type: 'status_changed', status: 'planning' },
     ]);
     const controller = new AbortController();
@@ -184,6 +234,179 @@ export class SessionRuntime {
     return turnId;
   }
 
+  /**
+   * The conversation at a checkpoint, by one lookup. A checkpoint that fails its integrity check
+   * gives way to its parent, with a warning event; a session journalled before checkpoints existed
+   * is rebuilt from the journal. `at: 'head'` is the newest checkpoint of `entries`.
+   */
+  private baseAt(sessionId: string, entries: readonly JournalEntry[], at: string | null | 'head', keepOpenCalls = false): Base {
+    const checkpointId = at === 'head' ? (checkpointHead(entries)?.checkpointId ?? null) : at;
+    const fromJournal = (warnings: RuntimeEvent[]): Base => {
+      const history = conversationFromJournal(entries);
+      return { history, head: null, unsavedHistory: history, warnings };
+    };
+    if (checkpointId === null) return fromJournal([]);
+    const tuple = this.options.checkpoints.getTuple({ threadId: sessionId, checkpointId });
+    if (!tuple) {
+      return fromJournal([{ type: 'checkpoint_recovered', requestedId: checkpointId, usedId: null, message: `Checkpoint ${checkpointId} is missing, so the conversation was rebuilt from the journal.` }]);
+    }
+    const messages = parseCheckpointMessages(tuple.messages);
+    const warnings: RuntimeEvent[] = tuple.recoveredFrom
+      ? [
+          {
+            type: 'checkpoint_recovered',
+            requestedId: tuple.recoveredFrom.checkpointId,
+            usedId: tuple.ref.checkpointId,
+            message: `Checkpoint ${tuple.recoveredFrom.checkpointId} failed its integrity check, so the conversation continues from the intact checkpoint before it (step ${tuple.seq}).`,
+          },
+        ]
+      : [];
+    const history = keepOpenCalls ? messages : answerDanglingCalls(messages);
+    return { history, head: { checkpointId: tuple.ref.checkpointId, seq: tuple.seq }, warnings };
+  }
+
+  // ---- Branches ----
+
+  /** Edits a message the person sent: its turn runs again with the new text on a new branch; the old one is kept. */
+  editMessage(sessionId: string, messageId: string, text: string): { turnId: string; branchId: string } {
+    this.assertIdle(sessionId);
+    const entries = this.options.store.journal(sessionId);
+    const index = entries.findIndex((entry) => entry.event.type === 'user_message' && entry.event.messageId === messageId);
+    if (index < 0) throw new NotFoundError('Message', messageId);
+    return this.forkAndRun(sessionId, this.forkBefore(sessionId, entries, index), 'edit', text);
+  }
+
+  /** Answers a turn's message again on a new branch, from the checkpoint taken when the message arrived. */
+  retryTurn(sessionId: string, turnId: string): { turnId: string; branchId: string } {
+    this.assertIdle(sessionId);
+    const entries = this.options.store.journal(sessionId);
+    const question = entries.findIndex((entry) => entry.event.type === 'user_message' && entry.event.turnId === turnId);
+    if (question < 0) throw new NotFoundError('Turn', turnId);
+    const input = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.turnId === turnId && entry.event.source === 'input');
+    if (input < 0) {
+      // A turn journalled before checkpoints existed: send its message again from before it.
+      const event = entries[question]?.event;
+      return this.forkAndRun(sessionId, this.forkBefore(sessionId, entries, question), 'retry', event?.type === 'user_message' ? event.text : '');
+    }
+    return this.forkAndRun(sessionId, this.forkAt(sessionId, entries, input), 'retry', null);
+  }
+
+  /** Brings the conversation back to a checkpoint of the shown line, as a new branch; nothing runs. */
+  restoreCheckpoint(sessionId: string, checkpointId: string): { branchId: string; recovered: boolean } {
+    this.assertIdle(sessionId);
+    const entries = this.options.store.journal(sessionId);
+    const index = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId);
+    if (index < 0) throw new NotFoundError('Checkpoint', checkpointId);
+    const fork = this.forkAt(sessionId, entries, index);
+    const branchId = this.newId();
+    this.record(sessionId, [...this.openBranch(sessionId, branchId, fork, 'restore'), ...fork.base.warnings, { type: 'status_changed', status: 'idle' }]);
+    return { branchId, recovered: fork.base.warnings.length > 0 };
+  }
+
+  /** Shows another branch. Nothing is lost: every branch stays and can be shown again. */
+  switchBranch(sessionId: string, branchId: string): Branch {
+    this.assertIdle(sessionId);
+    const branch = this.options.store.activateBranch(sessionId, branchId, this.options.clock.now());
+    const session = this.options.store.get(sessionId);
+    if (session) this.options.listener.onSessionChanged({ session });
+    return branch;
+  }
+
+  branchPoints(sessionId: string): BranchPoint[] {
+    const { store } = this.options;
+    return branchPoints(store.branches(sessionId), store.activeBranch(sessionId), store.lastSeqByBranch(sessionId));
+  }
+
+  tree(sessionId: string): SessionTreeNode | null {
+    const { store } = this.options;
+    const branches = store.branches(sessionId);
+    const own = new Map(branches.map((branch) => [branch.id, store.journal(sessionId, { branchId: branch.id, afterSeq: branch.forkSeq })]));
+    return sessionTree(branches, store.activeBranch(sessionId), own);
+  }
+
+  /** A fork just before the row at `index`: the branch leaves the line after the row before it. */
+  private forkBefore(sessionId: string, entries: readonly JournalEntry[], index: number): Fork {
+    const forkSeq = entries[index - 1]?.seq ?? -1;
+    const head = checkpointHead(entries.slice(0, index));
+    return this.fork(sessionId, entries, forkSeq, head?.checkpointId ?? null, index);
+  }
+
+  /** A fork at the `checkpoint_saved` row at `index`. */
+  private forkAt(sessionId: string, entries: readonly JournalEntry[], index: number): Fork {
+    const entry = entries[index];
+    if (entry?.event.type !== 'checkpoint_saved') throw new WorkbenchError('internal', 'A fork at a checkpoint needs its row.');
+    return this.fork(sessionId, entries, entry.seq, entry.event.checkpointId, index + 1);
+  }
+
+  private fork(sessionId: string, entries: readonly JournalEntry[], forkSeq: number, checkpointId: string | null, end: number): Fork {
+    const { store } = this.options;
+    const base = this.baseAt(sessionId, entries.slice(0, end), checkpointId);
+    let at = forkSeq;
+    if (base.head && base.head.checkpointId !== checkpointId) {
+      // The checkpoint asked for was damaged: the branch leaves where the intact one was saved.
+      const used = entries.find((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === base.head?.checkpointId);
+      if (used) at = used.seq;
+    }
+    const line = branchLine(store.branches(sessionId), store.activeBranch(sessionId));
+    return { parentId: ownerOf(line, at), forkSeq: at, checkpointId: base.head?.checkpointId ?? null, base };
+  }
+
+  private openBranch(sessionId: string, branchId: string, fork: Fork, reason: BranchReason): RuntimeEvent[] {
+    this.options.store.createBranch(sessionId, { id: branchId, parentId: fork.parentId, forkSeq: fork.forkSeq, checkpointId: fork.checkpointId, reason }, this.options.clock.now());
+    return [{ type: 'branch_started', branchId, parentId: fork.parentId, forkSeq: fork.forkSeq, checkpointId: fork.checkpointId, reason }];
+  }
+
+  private forkAndRun(sessionId: string, fork: Fork, reason: BranchReason, text: string | null): { turnId: string; branchId: string } {
+    const branchId = this.newId();
+    const turnId = this.start(sessionId, { text, base: fork.base, before: () => this.openBranch(sessionId, branchId, fork, reason) });
+    return { turnId, branchId };
+  }
+
+  private assertIdle(sessionId: string): void {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (this.active.has(sessionId)) throw new WorkbenchError('session_busy', 'Stop the running turn first.');
+  }
+
+  // ---- Crash recovery ----
+
+  /** Goes on with the turn the app stopped in the middle of, from its last checkpoint. */
+  resume(sessionId: string): { turnId: string | null } {
+    this.assertIdle(sessionId);
+    const session = this.options.store.get(sessionId);
+    if (session?.status !== 'interrupted') throw new WorkbenchError('invalid_state', 'Only an interrupted session can be resumed.');
+    return this.resumeTurn(sessionId);
+  }
+
+  private resumeTurn(sessionId: string): { turnId: string | null } {
+    const entries = this.options.store.journal(sessionId);
+    const turnId = openTurn(entries);
+    if (turnId === null) {
+      // Nothing was running; a queued message was waiting to start.
+      this.record(sessionId, [{ type: 'status_changed', status: 'idle' }]);
+      this.startQueued(sessionId);
+      return { turnId: null };
+    }
+    const base = this.baseAt(sessionId, entries, 'head', true);
+    return { turnId: this.start(sessionId, { text: null, turnId, base, resume: resumePoint(base.history, entries, turnId) }) };
+  }
+
+  /** Ends the turn the app stopped in the middle of without going on; a queued message is handed back. */
+  discard(sessionId: string): { queued: string | null } {
+    this.assertIdle(sessionId);
+    const session = this.options.store.get(sessionId);
+    if (session?.status !== 'interrupted') throw new WorkbenchError('invalid_state', 'Only an interrupted session can be discarded.');
+    const entries = this.options.store.journal(sessionId);
+    const turnId = openTurn(entries);
+    const queued = this.queue.get(sessionId) ?? null;
+    this.queue.delete(sessionId);
+    this.record(sessionId, [
+      ...(turnId === null ? [] : [{ type: 'run_finished' as const, turnId, status: 'cancelled' as const }]),
+      ...(queued === null ? [] : [{ type: 'queue_cleared' as const, reason: 'cleared' as const }]),
+      { type: 'status_changed', status: 'cancelled' },
+    ]);
+    return { queued };
+  }
+
   /** A queued message runs as soon as the turn before it ends. */
   private startQueued(sessionId: string): void {
     const text = this.queue.get(sessionId);
@@ -191,7 +414,7 @@ export class SessionRuntime {
     this.queue.delete(sessionId);
     try {
       this.record(sessionId, [{ type: 'queue_cleared', reason: 'started' }]);
-      this.start(sessionId, text);
+      this.start(sessionId, { text });
     } catch (error) {
       console.error('Could not start the queued message:', error instanceof Error ? error.message : String(error));
     }
@@ -213,4 +436,54 @@ export class SessionRuntime {
       if (session) listener.onSessionChanged({ session });
     }
   }
+}
+
+/** The turn that started and never finished on this line, if any. */
+function openTurn(entries: readonly JournalEntry[]): string | null {
+  for (let index = entries.length - 1; index >= 0; index -= 1) {
+    const event = entries[index]?.event;
+    if (event?.type === 'run_finished' || event?.type === 'branch_started') return null;
+    if (event?.type === 'run_started') return event.turnId;
+  }
+  return null;
+}
+
+/** A message queued and neither started nor cleared when the app stopped. */
+function leftoverQueue(entries: readonly JournalEntry[]): string | null {
+  for (let index = entries.length - 1; index >= 0; index -= 1) {
+    const event = entries[index]?.event;
+    if (event?.type === 'queue_cleared' || event?.type === 'branch_started') return null;
+    if (event?.type === 'message_queued') return event.text;
+  }
+  return null;
+}
+
+/** What an interrupted turn still has to do: the calls of its last response without a result, and what the journal says of each. */
+function resumePoint(history: readonly ChatMessage[], entries: readonly JournalEntry[], turnId: string): ResumePoint {
+  const last = history.at(-1);
+  if (!last || last.role === 'user') return { calls: [], prior: new Map(), purpose: '', answered: false };
+  if (last.role === 'assistant' && !last.toolCalls?.length) return { calls: [], prior: new Map(), purpose: '', answered: true };
+  let index = history.length - 1;
+  while (index >= 0 && history[index]?.role === 'tool') index -= 1;
+  const response = history[index];
+  if (response?.role !== 'assistant' || !response.toolCalls) return { calls: [], prior: new Map(), purpose: '', answered: false };
+  const answered = new Set(history.slice(index + 1).flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
+  const calls: ToolCallRequest[] = response.toolCalls.filter((call) => !answered.has(call.id));
+  const prior = new Map<string, PriorCall>();
+  for (const call of calls) {
+    let started = false;
+    let output = '';
+    let finished: PriorCall['finished'];
+    let gate: { approvalId: string; answer: { decision: ApprovalDecision; reason?: string } | null } | undefined;
+    for (const { event } of entries) {
+      if (!('turnId' in event) || event.turnId !== turnId || !('toolCallId' in event) || event.toolCallId !== call.id) continue;
+      if (event.type === 'tool_call_started') started = true;
+      else if (event.type === 'tool_output') output += event.text;
+      else if (event.type === 'tool_call_finished') finished = { output: event.output, isError: event.status !== 'succeeded' };
+      else if (event.type === 'approval_requested') gate = { approvalId: event.approvalId, answer: null };
+      else if (event.type === 'approval_answered' && gate?.approvalId === event.approvalId) gate = { approvalId: event.approvalId, answer: event.reason ? { decision: event.decision, reason: event.reason } : { decision: event.decision } };
+    }
+    prior.set(call.id, finished ? { finished } : started ? { interruptedOutput: output } : gate ? { gate } : {});
+  }
+  return { calls, prior, purpose: response.content.trim().split('\n')[0]?.slice(0, 300) ?? '', answered: false };
 }

@@ -1,4 +1,4 @@
-import type { Autonomy, ModelChoice, Session, SessionStatus } from '../../shared/domain';
+import type { Autonomy, Branch, BranchReason, ModelChoice, Session, SessionStatus } from '../../shared/domain';
 import type { JournalEntry, RuntimeEvent } from '../../shared/events';
 
 export interface NewSession {
@@ -18,7 +18,21 @@ export interface SessionPatch {
   readonly status?: SessionStatus;
 }
 
-/** Sessions and their event journal. Appends are atomic: all events of a call land, or none. */
+export interface NewBranch {
+  readonly id: string;
+  readonly parentId: string;
+  readonly forkSeq: number;
+  readonly checkpointId: string | null;
+  readonly reason: BranchReason;
+}
+
+export const mainBranchId = 'main';
+
+/**
+ * Sessions and their event journal. Appends are atomic: all events of a call land, or none. A
+ * session's journal is a tree of branches; appends go to the active branch, and `journal` reads
+ * one branch's whole line (its ancestors' events up to each fork, then its own).
+ */
 export interface SessionStore {
   list(): Session[];
   get(sessionId: string): Session | null;
@@ -27,7 +41,14 @@ export interface SessionStore {
   delete(sessionId: string): boolean;
   /** Appends events in order; a `status_changed` event also updates the session row in the same transaction. */
   append(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[];
-  journal(sessionId: string, options?: { afterSeq?: number }): JournalEntry[];
+  journal(sessionId: string, options?: { afterSeq?: number; branchId?: string }): JournalEntry[];
+  branches(sessionId: string): Branch[];
+  activeBranch(sessionId: string): string;
+  /** The newest journal row each branch wrote itself. */
+  lastSeqByBranch(sessionId: string): Map<string, number>;
+  /** Adds a branch and makes it the active one. */
+  createBranch(sessionId: string, branch: NewBranch, at: number): Branch;
+  activateBranch(sessionId: string, branchId: string, at: number): Branch;
   /** Runs `work` in one transaction, so appends and other writes of the same database land together or not at all. */
   transaction<T>(work: () => T): T;
 }

@@ -1,6 +1,7 @@
 import { grantDurationsMs, maxRisk, type ApprovalDecision, type TrustGrant } from '../../shared/domain';
 import { CancelledError } from '../../shared/errors';
 import type { PlanStep, RuntimeEvent, ToolCallStatus } from '../../shared/events';
+import type { ApprovalAnswer } from './gates';
 import type { ToolCallRequest } from './model-provider';
 import { decide, type Decision } from './policy';
 import type { RiskAssessment, Tool, ToolRegistry } from './tools';
@@ -40,6 +41,16 @@ export function prepareCall(request: ToolCallRequest, tools: ToolRegistry, works
   return { request, tool, rawInput, input: parsed.input, invalid: null, assessment: tool.assess(parsed.input, { workspacePath }), summary: tool.summarize(parsed.input), preview: null };
 }
 
+/** What the journal knows of a call when its turn resumes after the app stopped. */
+export interface PriorCall {
+  /** It had finished; a damaged checkpoint lost its result, which the journal still has. */
+  readonly finished?: { readonly output: string; readonly isError: boolean };
+  /** It was running when the app stopped, and printed this much. */
+  readonly interruptedOutput?: string;
+  /** It was waiting at a gate: that gate's id, and its answer if one was given. */
+  readonly gate?: { readonly approvalId: string; readonly answer: ApprovalAnswer | null };
+}
+
 type Decided = { readonly call: PreparedCall & { tool: Tool }; decision: Decision };
 
 const timedDecisions: ReadonlySet<ApprovalDecision> = new Set(['allow_5m', 'allow_30m', 'allow_1h', 'allow_5h']);
@@ -56,7 +67,8 @@ export class ToolStep {
     private readonly turn: Turn,
   ) {}
 
-  async run(calls: readonly PreparedCall[], purpose: string): Promise<{ kind: 'model' }> {
+  async run(all: readonly PreparedCall[], purpose: string): Promise<{ kind: 'model' }> {
+    const calls = this.settlePrior(all);
     const grants = this.services.trust.listActive(this.services.clock.now());
     const decided: Decided[] = [];
     const steps: PlanStep[] = [];
@@ -82,6 +94,26 @@ export class ToolStep {
       await this.execute(runnable, false);
     }
     return { kind: 'model' };
+  }
+
+  /** Calls of a resumed turn that already ended get their result; the rest go on as usual. */
+  private settlePrior(calls: readonly PreparedCall[]): PreparedCall[] {
+    const prior = this.setup.resume?.prior;
+    if (!prior) return [...calls];
+    const rest: PreparedCall[] = [];
+    for (const call of calls) {
+      const known = prior.get(call.request.id);
+      if (known?.finished) {
+        this.turn.addToolResult(call.request, known.finished.output, known.finished.isError);
+        this.turn.checkpoint('tool');
+      } else if (known?.interruptedOutput !== undefined) {
+        const sofar = known.interruptedOutput.length > 0 ? `\nIts output so far:\n${known.interruptedOutput}` : '';
+        this.finishCall(call, 'failed', `The app stopped while this call was running, so it may have partly run.${sofar}`, 0);
+      } else {
+        rest.push(call);
+      }
+    }
+    return rest;
   }
 
   /** Shows the plan; waits for an answer when any step needs one. Resolves false when the plan will not run. */
@@ -135,11 +167,14 @@ export class ToolStep {
 
   /** The per-call gate. Timed and session answers create a trust grant before the call runs. */
   private async askAtGate(call: Decided['call']): Promise<boolean> {
-    const { turnId, sessionId, workspacePath } = this.setup;
+    const { turnId, sessionId } = this.setup;
     const { services } = this;
-    const approvalId = services.newId();
+    const prior = this.setup.resume?.prior.get(call.request.id)?.gate;
+    const approvalId = prior?.approvalId ?? services.newId();
+    if (prior?.answer) return this.takeAnswer(call, approvalId, prior.answer, true);
     this.turn.setStatus('waiting_approval');
-    this.turn.record([
+    // A gate that was open when the app stopped is journalled already: it opens again as it was.
+    if (!prior) this.turn.record([
       {
         type: 'approval_requested',
         turnId,
@@ -155,17 +190,29 @@ export class ToolStep {
     ]);
     this.turn.commit();
     const answer = await services.gates.waitForApproval(approvalId, sessionId, this.turn.signal);
-    const answered: RuntimeEvent = { type: 'approval_answered', turnId, toolCallId: call.request.id, approvalId, decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) };
-    if (answer.decision === 'deny') {
-      this.turn.record([answered]);
+    return this.takeAnswer(call, approvalId, answer, false);
+  }
+
+  /** Acts on a gate's answer; `journalled` when the answer is in the journal already (a resumed turn). */
+  private takeAnswer(call: Decided['call'], approvalId: string, answer: ApprovalAnswer, journalled: boolean): boolean {
+    const { turnId, sessionId, workspacePath } = this.setup;
+    const { services } = this;
+    const answeredEvent: RuntimeEvent = { type: 'approval_answered', turnId, toolCallId: call.request.id, approvalId, decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) };
+    // A journalled answer was saved with its checkpoint then: nothing to write again.
+    const answered = (): void => {
+      if (journalled) return;
+      this.turn.record([answeredEvent]);
       this.turn.checkpoint('approval');
+    };
+    if (answer.decision === 'deny') {
+      answered();
       this.finishCall(call, 'denied', `Not run: the user denied this call${answer.reason ? `: ${answer.reason}` : '.'}`, 0);
       return false;
     }
     // A destructive call is allowed this once whatever the answer: no grant ever covers one.
-    if (answer.decision === 'allow_once' || call.assessment.level === 'destructive') {
-      this.turn.record([answered]);
-      this.turn.checkpoint('approval');
+    if (answer.decision === 'allow_once' || call.assessment.level === 'destructive' || journalled) {
+      // A grant made from a journalled answer was created then, or is gone with the crash: either way this call runs once.
+      answered();
       return true;
     }
     const now = services.clock.now();
@@ -182,10 +229,11 @@ export class ToolStep {
       revokedAt: null,
       description: pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`,
     };
-    this.turn.record([{ ...answered, grantId: grant.id } as RuntimeEvent, { type: 'trust_grant_created', grant }]);
+    this.turn.record([{ ...answeredEvent, grantId: grant.id } as RuntimeEvent, { type: 'trust_grant_created', grant }]);
     this.turn.checkpoint('approval');
+    // The grant's row lands in the same transaction as its event.
+    this.turn.write(() => services.trust.create(grant));
     this.turn.commit();
-    services.trust.create(grant);
     return true;
   }
 

@@ -10,7 +10,16 @@ import type { ChatMessage, ModelProvider, ModelRequest, ToolCallRequest } from '
 import type { CheckpointStore } from './checkpoints';
 import type { ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
-import { prepareCall, ToolStep, type PreparedCall } from './tool-step';
+import { prepareCall, ToolStep, type PreparedCall, type PriorCall } from './tool-step';
+
+/** Where an interrupted turn picks up: the calls of its last response that have no result yet, and what is known of each. */
+export interface ResumePoint {
+  readonly calls: readonly ToolCallRequest[];
+  readonly prior: ReadonlyMap<string, PriorCall>;
+  readonly purpose: string;
+  /** The last response was a final answer: there is nothing left to do. */
+  readonly answered: boolean;
+}
 
 /** Everything fixed for one turn. */
 export interface TurnSetup {
@@ -23,7 +32,12 @@ export interface TurnSetup {
   readonly provider: ModelProvider;
   readonly system: string;
   readonly history: readonly ChatMessage[];
-  readonly userText: string;
+  /** The person's message; null when the turn answers the last one again (a retry) or resumes. */
+  readonly userText: string | null;
+  /** Set when the turn continues one the app stopped in the middle of. */
+  readonly resume?: ResumePoint;
+  /** Messages of `history` not yet in any checkpoint (a session journalled before checkpoints existed). */
+  readonly unsavedHistory?: readonly ChatMessage[];
   readonly planThreshold: number;
   readonly maxIterations: number;
   readonly deniedTools: readonly string[];
@@ -68,15 +82,17 @@ export class Turn {
   /** Messages added since the last checkpoint. */
   private unsaved: ChatMessage[] = [];
   private head: { checkpointId: string; seq: number } | null;
+  /** Text of a response cut short by Stop or an error: saved with the turn's end. */
+  private partialText = '';
 
   constructor(
     private readonly setup: TurnSetup,
     private readonly services: TurnServices,
     private readonly controller: AbortController,
   ) {
-    const question: ChatMessage = { role: 'user', content: setup.userText };
-    this.messages = [...setup.history, question];
-    this.unsaved = [question];
+    const question: ChatMessage[] = setup.userText === null ? [] : [{ role: 'user', content: setup.userText }];
+    this.messages = [...setup.history, ...question];
+    this.unsaved = [...(setup.unsavedHistory ?? []), ...question];
     this.head = setup.checkpointHead;
   }
 
@@ -104,8 +120,7 @@ export class Turn {
   }
 
   async run(): Promise<void> {
-    let next: Next = { kind: 'model' };
-    this.checkpoint('input');
+    let next: Next = await this.firstStep();
     for (;;) {
       try {
         if (this.signal.aborted && next.kind !== 'finish') next = { kind: 'finish', status: 'cancelled' };
@@ -128,6 +143,28 @@ export class Turn {
         next = this.signal.aborted || (error instanceof WorkbenchError && error.code === 'cancelled') ? { kind: 'finish', status: 'cancelled' } : { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
       }
     }
+  }
+
+  private async firstStep(): Promise<Next> {
+    const { resume } = this.setup;
+    if (!resume) {
+      if (this.unsaved.length > 0) this.checkpoint('input');
+      return { kind: 'model' };
+    }
+    if (resume.answered && resume.calls.length === 0) return { kind: 'finish', status: 'completed' };
+    if (resume.calls.length === 0) return { kind: 'model' };
+    const prepared = resume.calls.map((call) => prepareCall(call, this.services.tools, this.setup.workspacePath));
+    await this.addPreviews(prepared);
+    return { kind: 'tools', calls: prepared, purpose: resume.purpose };
+  }
+
+  private async addPreviews(prepared: readonly PreparedCall[]): Promise<void> {
+    const { workspacePath } = this.setup;
+    await Promise.all(
+      prepared.map(async (call) => {
+        if (call.tool && call.invalid === null) call.preview = await call.tool.preview(call.input, { workspacePath });
+      }),
+    );
   }
 
   /**
@@ -259,11 +296,7 @@ export class Turn {
     const cancelled = this.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
     if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
     const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));
-    await Promise.all(
-      prepared.map(async (call) => {
-        if (call.tool && call.invalid === null) call.preview = await call.tool.preview(call.input, { workspacePath: setup.workspacePath });
-      }),
-    );
+    await this.addPreviews(prepared);
     const events: RuntimeEvent[] = prepared.map((call) => ({
       type: 'tool_call_requested',
       turnId: setup.turnId,
@@ -299,6 +332,7 @@ export class Turn {
     } else if (events.length > 0) {
       this.record(events);
     }
+    if (cancelled || outcome.kind === 'error') this.partialText = text;
     if (cancelled) return { kind: 'finish', status: 'cancelled' };
     if (outcome.kind === 'error') return { kind: 'finish', status: 'failed', error: outcome.error };
     this.pushMessage(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
@@ -314,6 +348,12 @@ export class Turn {
     const error = this.storeFailure ?? next.error;
     if (this.storeFailure) status = 'failed';
     try {
+      // What the person saw streaming stays part of the conversation, as the journal has it.
+      if (this.partialText.length > 0) {
+        this.pushMessage({ role: 'assistant', content: this.partialText });
+        this.partialText = '';
+        this.checkpoint('model');
+      }
       this.record([status === 'failed' && error ? { type: 'run_finished', turnId, status, error } : { type: 'run_finished', turnId, status }, { type: 'status_changed', status }]);
       this.commit();
     } catch (failure) {

@@ -131,6 +131,31 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: 'branches: each journal row belongs to one, and a session shows one at a time',
+    up(db) {
+      db.exec(`
+        ALTER TABLE journal ADD COLUMN branch TEXT NOT NULL DEFAULT 'main';
+        ALTER TABLE sessions ADD COLUMN active_branch TEXT NOT NULL DEFAULT 'main';
+        -- A branch continues its parent's journal after the parent's row fork_seq, from checkpoint_id.
+        CREATE TABLE branches (
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          id TEXT NOT NULL,
+          parent_id TEXT,
+          fork_seq INTEGER NOT NULL,
+          checkpoint_id TEXT,
+          reason TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          active_at INTEGER NOT NULL,
+          PRIMARY KEY (session_id, id)
+        ) STRICT;
+        INSERT INTO branches (session_id, id, parent_id, fork_seq, checkpoint_id, reason, created_at, active_at)
+          SELECT id, 'main', NULL, -1, NULL, 'start', created_at, updated_at FROM sessions;
+        CREATE INDEX journal_branch ON journal (session_id, branch, seq);
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

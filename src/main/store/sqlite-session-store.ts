@@ -1,8 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { autonomySchema, sessionStatusSchema, type Session } from '../../shared/domain';
+import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
 import { NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type JournalEntry, type RuntimeEvent } from '../../shared/events';
-import type { NewSession, SessionPatch, SessionStore } from '../agent/stores';
+import { branchLine } from '../agent/branching';
+import { mainBranchId, type NewBranch, type NewSession, type SessionPatch, type SessionStore } from '../agent/stores';
 
 interface SessionRow {
   id: string;
@@ -14,6 +15,29 @@ interface SessionRow {
   status: string;
   created_at: number;
   updated_at: number;
+}
+
+interface BranchRow {
+  session_id: string;
+  id: string;
+  parent_id: string | null;
+  fork_seq: number;
+  checkpoint_id: string | null;
+  reason: string;
+  created_at: number;
+  active_at: number;
+}
+
+function toBranch(row: BranchRow): Branch {
+  return {
+    id: row.id,
+    parentId: row.parent_id,
+    forkSeq: row.fork_seq,
+    checkpointId: row.checkpoint_id,
+    reason: branchReasonSchema.parse(row.reason),
+    createdAt: row.created_at,
+    activeAt: row.active_at,
+  };
 }
 
 interface JournalRow {
@@ -46,9 +70,17 @@ export class SqliteSessionStore implements SessionStore {
     update: Statement<[SessionRow]>;
     delete: Statement<[string]>;
     lastSeq: Statement<[string], { seq: number | null }>;
-    appendEvent: Statement<[string, number, number, number, string, string]>;
-    journal: Statement<[string, number], JournalRow>;
+    appendEvent: Statement<[string, number, number, number, string, string, string]>;
+    journal: Statement<[string, string, number, number], JournalRow>;
+    branches: Statement<[string], BranchRow>;
+    insertBranch: Statement<[BranchRow]>;
+    activeBranch: Statement<[string], { active_branch: string }>;
+    lastOwnSeq: Statement<[string], { branch: string; seq: number }>;
+    setActiveBranch: Statement<[string, number, string]>;
+    touchBranch: Statement<[number, string, string]>;
   };
+  /** The active branch per session, read once: appends go to it. */
+  private readonly active = new Map<string, string>();
   /** Next sequence number per session. This process is the only writer, so it is read once. */
   private readonly nextSeq = new Map<string, number>();
   private readonly appendTransaction: (sessionId: string, events: readonly RuntimeEvent[], at: number) => JournalEntry[];
@@ -69,17 +101,26 @@ export class SqliteSessionStore implements SessionStore {
       ),
       delete: db.prepare('DELETE FROM sessions WHERE id = ?'),
       lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?'),
-      appendEvent: db.prepare('INSERT INTO journal (session_id, seq, at, format, type, payload) VALUES (?, ?, ?, ?, ?, ?)'),
-      journal: db.prepare('SELECT session_id, seq, at, format, payload FROM journal WHERE session_id = ? AND seq > ? ORDER BY seq'),
+      appendEvent: db.prepare('INSERT INTO journal (session_id, seq, at, format, type, payload, branch) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      journal: db.prepare('SELECT session_id, seq, at, format, payload FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq'),
+      branches: db.prepare('SELECT * FROM branches WHERE session_id = ? ORDER BY created_at, id'),
+      insertBranch: db.prepare(
+        'INSERT INTO branches (session_id, id, parent_id, fork_seq, checkpoint_id, reason, created_at, active_at) VALUES (@session_id, @id, @parent_id, @fork_seq, @checkpoint_id, @reason, @created_at, @active_at)',
+      ),
+      activeBranch: db.prepare('SELECT active_branch FROM sessions WHERE id = ?'),
+      lastOwnSeq: db.prepare('SELECT branch, MAX(seq) AS seq FROM journal WHERE session_id = ? GROUP BY branch'),
+      setActiveBranch: db.prepare('UPDATE sessions SET active_branch = ?, updated_at = ? WHERE id = ?'),
+      touchBranch: db.prepare('UPDATE branches SET active_at = ? WHERE session_id = ? AND id = ?'),
     };
     const setStatus = db.prepare<[number, string, string]>('UPDATE sessions SET updated_at = ?, status = ? WHERE id = ?');
     const touch = db.prepare<[number, string]>('UPDATE sessions SET updated_at = ? WHERE id = ?');
     this.appendTransaction = db.transaction((sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] => {
       let seq = this.nextSeq.get(sessionId) ?? (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
+      const branch = this.activeBranch(sessionId);
       const entries: JournalEntry[] = [];
       let status: string | null = null;
       for (const event of events) {
-        this.statements.appendEvent.run(sessionId, seq, at, eventFormatVersion, event.type, JSON.stringify(event));
+        this.statements.appendEvent.run(sessionId, seq, at, eventFormatVersion, event.type, JSON.stringify(event), branch);
         entries.push({ sessionId, seq, at, event });
         if (event.type === 'status_changed') status = event.status;
         seq += 1;
@@ -98,6 +139,7 @@ export class SqliteSessionStore implements SessionStore {
       } catch (error) {
         // A rolled-back append wrote nothing: read the number again next time.
         this.nextSeq.delete(sessionId);
+        this.active.delete(sessionId);
         // The journal's foreign key refuses events of a session that does not exist.
         if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('Session', sessionId);
         throw error;
@@ -126,7 +168,10 @@ export class SqliteSessionStore implements SessionStore {
       created_at: session.createdAt,
       updated_at: session.createdAt,
     };
-    this.statements.insert.run(row);
+    this.transaction(() => {
+      this.statements.insert.run(row);
+      this.statements.insertBranch.run({ session_id: session.id, id: mainBranchId, parent_id: null, fork_seq: -1, checkpoint_id: null, reason: 'start', created_at: session.createdAt, active_at: session.createdAt });
+    });
     return toSession(row);
   }
 
@@ -150,6 +195,7 @@ export class SqliteSessionStore implements SessionStore {
 
   delete(sessionId: string): boolean {
     this.nextSeq.delete(sessionId);
+    this.active.delete(sessionId);
     return this.statements.delete.run(sessionId).changes > 0;
   }
 
@@ -162,8 +208,67 @@ export class SqliteSessionStore implements SessionStore {
     return this.runInTransaction(work) as T;
   }
 
-  journal(sessionId: string, options: { afterSeq?: number } = {}): JournalEntry[] {
-    return this.statements.journal.all(sessionId, options.afterSeq ?? -1).map((row) => {
+  branches(sessionId: string): Branch[] {
+    return this.statements.branches.all(sessionId).map(toBranch);
+  }
+
+  lastSeqByBranch(sessionId: string): Map<string, number> {
+    return new Map(this.statements.lastOwnSeq.all(sessionId).map((row) => [row.branch, row.seq]));
+  }
+
+  activeBranch(sessionId: string): string {
+    const cached = this.active.get(sessionId);
+    if (cached !== undefined) return cached;
+    const row = this.statements.activeBranch.get(sessionId);
+    if (!row) throw new NotFoundError('Session', sessionId);
+    this.active.set(sessionId, row.active_branch);
+    return row.active_branch;
+  }
+
+  createBranch(sessionId: string, branch: NewBranch, at: number): Branch {
+    const row: BranchRow = {
+      session_id: sessionId,
+      id: branch.id,
+      parent_id: branch.parentId,
+      fork_seq: branch.forkSeq,
+      checkpoint_id: branch.checkpointId,
+      reason: branch.reason,
+      created_at: at,
+      active_at: at,
+    };
+    this.transaction(() => {
+      if (!this.statements.get.get(sessionId)) throw new NotFoundError('Session', sessionId);
+      if (!this.branches(sessionId).some((existing) => existing.id === branch.parentId)) throw new NotFoundError('Branch', branch.parentId);
+      this.statements.insertBranch.run(row);
+      this.statements.setActiveBranch.run(branch.id, at, sessionId);
+    });
+    this.active.set(sessionId, branch.id);
+    return toBranch(row);
+  }
+
+  activateBranch(sessionId: string, branchId: string, at: number): Branch {
+    const found = this.branches(sessionId).find((branch) => branch.id === branchId);
+    if (!found) throw new NotFoundError('Branch', branchId);
+    this.transaction(() => {
+      this.statements.setActiveBranch.run(branchId, at, sessionId);
+      this.statements.touchBranch.run(at, sessionId, branchId);
+    });
+    this.active.set(sessionId, branchId);
+    return { ...found, activeAt: at };
+  }
+
+  journal(sessionId: string, options: { afterSeq?: number; branchId?: string } = {}): JournalEntry[] {
+    const branches = this.branches(sessionId);
+    if (branches.length === 0) return [];
+    let line: ReturnType<typeof branchLine>;
+    try {
+      line = branchLine(branches, options.branchId ?? this.activeBranch(sessionId));
+    } catch (error) {
+      throw new StoreError('store_corrupt', `Session ${sessionId}: ${(error as Error).message}`);
+    }
+    const afterSeq = options.afterSeq ?? -1;
+    const rows = line.flatMap(({ branchId, upTo }) => (upTo <= afterSeq ? [] : this.statements.journal.all(sessionId, branchId, afterSeq, upTo)));
+    return rows.map((row) => {
       if (row.format > eventFormatVersion) {
         throw new StoreError('store_newer_version', `Event ${row.seq} of session ${sessionId} was written by a newer version of the app.`);
       }

@@ -66,7 +66,7 @@ describe('SqliteSessionStore', () => {
 
   it('reports a damaged journal row instead of dropping it silently', () => {
     store.create(newSession('a'));
-    db.prepare("INSERT INTO journal VALUES ('a', 0, 1, 1, 'text_delta', '{\"type\":\"text_delta\"}')").run();
+    db.prepare("INSERT INTO journal (session_id, seq, at, format, type, payload) VALUES ('a', 0, 1, 1, 'text_delta', '{\"type\":\"text_delta\"}')").run();
     expect(() => store.journal('a')).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
   });
 });

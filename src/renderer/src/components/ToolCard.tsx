@@ -6,6 +6,7 @@ const stateLabels: Record<ViewToolCall['state'], string> = {
   requested: 'proposed',
   waiting: 'waiting for you',
   running: 'running…',
+  interrupted: 'cut off when the app stopped',
   succeeded: 'done',
   failed: 'failed',
   denied: 'not run',
