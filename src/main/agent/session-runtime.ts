@@ -280,8 +280,15 @@ export class SessionRuntime {
   retryTurn(sessionId: string, turnId: string): { turnId: string; branchId: string } {
     this.assertIdle(sessionId);
     const entries = this.options.store.journal(sessionId);
+    const started = entries.findIndex((entry) => entry.event.type === 'run_started' && entry.event.turnId === turnId);
+    if (started < 0) throw new NotFoundError('Turn', turnId);
     const question = entries.findIndex((entry) => entry.event.type === 'user_message' && entry.event.turnId === turnId);
-    if (question < 0) throw new NotFoundError('Turn', turnId);
+    if (question < 0) {
+      // The turn answered a message again: every answer to that message leaves from the same checkpoint.
+      const checkpoint = entries.findLastIndex((entry, index) => index < started && entry.event.type === 'checkpoint_saved');
+      if (checkpoint < 0) throw new WorkbenchError('invalid_state', 'This answer has no checkpoint to start again from.');
+      return this.forkAndRun(sessionId, this.forkAt(sessionId, entries, checkpoint), 'retry', null);
+    }
     const input = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.turnId === turnId && entry.event.source === 'input');
     if (input < 0) {
       // A turn journalled before checkpoints existed: send its message again from before it.

@@ -225,7 +225,13 @@ export class SqliteSessionStore implements SessionStore {
     return row.active_branch;
   }
 
+  /** When a branch was last shown, strictly after every other, so "the one seen last" is never a tie. */
+  private lookedAt(sessionId: string, at: number): number {
+    return Math.max(at, ...this.branches(sessionId).map((branch) => branch.activeAt + 1));
+  }
+
   createBranch(sessionId: string, branch: NewBranch, at: number): Branch {
+    const looked = this.lookedAt(sessionId, at);
     const row: BranchRow = {
       session_id: sessionId,
       id: branch.id,
@@ -234,7 +240,7 @@ export class SqliteSessionStore implements SessionStore {
       checkpoint_id: branch.checkpointId,
       reason: branch.reason,
       created_at: at,
-      active_at: at,
+      active_at: looked,
     };
     this.transaction(() => {
       if (!this.statements.get.get(sessionId)) throw new NotFoundError('Session', sessionId);
@@ -249,12 +255,13 @@ export class SqliteSessionStore implements SessionStore {
   activateBranch(sessionId: string, branchId: string, at: number): Branch {
     const found = this.branches(sessionId).find((branch) => branch.id === branchId);
     if (!found) throw new NotFoundError('Branch', branchId);
+    const looked = this.lookedAt(sessionId, at);
     this.transaction(() => {
       this.statements.setActiveBranch.run(branchId, at, sessionId);
-      this.statements.touchBranch.run(at, sessionId, branchId);
+      this.statements.touchBranch.run(looked, sessionId, branchId);
     });
     this.active.set(sessionId, branchId);
-    return { ...found, activeAt: at };
+    return { ...found, activeAt: looked };
   }
 
   journal(sessionId: string, options: { afterSeq?: number; branchId?: string } = {}): JournalEntry[] {

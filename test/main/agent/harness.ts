@@ -155,6 +155,8 @@ export interface Harness {
   readonly trust: SqliteTrustStore;
   readonly accounting: SqliteAccountingStore;
   readonly checkpoints: SqliteCheckpointStore;
+  /** The database itself, for tests that damage it on purpose. */
+  readonly db: Database;
   readonly clock: ManualClock;
   readonly log: string[];
   readonly live: JournalEntry[];
@@ -166,6 +168,8 @@ export interface Harness {
   until(check: (view: SessionView) => boolean, what?: string): Promise<SessionView>;
   /** Opens the same database again, as after a restart of the app. */
   reopen(): Harness;
+  /** Stops this harness as a crash would: the database handle closes and nothing more is written; turns are left where they are. */
+  crash(): void;
   close(): Promise<void>;
 }
 
@@ -214,6 +218,7 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
     trust,
     accounting,
     checkpoints,
+    db,
     clock,
     log,
     live,
@@ -231,7 +236,10 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
       }
     },
     reopen: () => createHarness(server, { folder, clock }),
+    // Writes the abandoned turns still try fail on the closed handle, as they would in a dead process.
+    crash: () => db.close(),
     close: async () => {
+      if (!db.open) return;
       await runtime.dispose();
       db.close();
     },
