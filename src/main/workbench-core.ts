@@ -23,6 +23,8 @@ import { McpManager } from './mcp/mcp-manager';
 import { Trash } from './tools/trash';
 import { scrubbedEnvironment } from './tools/run-command';
 import { FolderInspector } from './workspace/folder-inspector';
+import { SqliteFileHistory } from './workspace/file-history';
+import { SessionTransfer } from './agent/session-transfer';
 
 export interface WorkbenchCoreOptions {
   readonly dataDir: string;
@@ -109,6 +111,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
       sender.send('session:changed', change);
     },
   };
+  const files = new SqliteFileHistory(opened.db);
   const runtime = new SessionRuntime({
     store,
     providers,
@@ -116,6 +119,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     trust,
     accounting,
     checkpoints,
+    files,
     clock,
     listener,
     limits: () => {
@@ -143,6 +147,8 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     onTrustChanged: announceTrust,
     mcp,
     trash: new Trash(join(options.dataDir, 'trash')),
+    checkpoints,
+    transfer: new SessionTransfer({ store, checkpoints, clock, newId: () => newId(clock.now()), appVersion: options.appVersion }),
   });
   const registration = registerHandlers(options.transport, handlers, routerOptions);
   // Servers start with the app; a slow or broken one does not hold the window up.

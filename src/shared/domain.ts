@@ -10,6 +10,8 @@ export const limits = {
   nameLength: 100,
   apiKeyLength: 500,
   modelNameLength: 300,
+  /** An exported session document, in characters. */
+  importLength: 100_000_000,
 } as const;
 
 export const idSchema = z.string().min(1).max(limits.idLength).regex(/^[A-Za-z0-9_-]+$/, 'ids are letters, digits, - and _');

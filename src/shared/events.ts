@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorInfoSchema } from './errors';
+import { filesRestoredSchema } from './file-history';
 import { approvalDecisionSchema, branchReasonSchema, idSchema, modelChoiceSchema, riskLevelSchema, sessionStatusSchema, trustGrantSchema } from './domain';
 
 /**
@@ -129,6 +130,19 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     seq: z.number().int().nonnegative(),
     source: z.enum(['input', 'model', 'tool', 'approval']),
   }),
+  /** The workspace's files were saved (only what changed is stored) at this point of the turn. */
+  z.object({
+    type: z.literal('files_snapshotted'),
+    ...turnRef,
+    snapshotId: idSchema,
+    /** The checkpoint whose moment these files belong to. */
+    checkpointId: idSchema.nullable(),
+    files: z.number().int().nonnegative(),
+    changed: z.array(z.string()),
+    skipped: z.number().int().nonnegative(),
+  }),
+  /** Files were brought back to a checkpoint (or a restore was undone). */
+  z.object({ type: z.literal('files_restored'), checkpointId: idSchema.nullable(), undoOf: idSchema.nullable(), ...filesRestoredSchema.shape }),
   z.object({ type: z.literal('message_queued'), text: z.string(), replaced: z.boolean() }),
   z.object({ type: z.literal('queue_cleared'), reason: z.enum(['cleared', 'started']) }),
   z.object({

@@ -64,12 +64,24 @@ export interface SessionView {
   readonly plan: ViewPlan | null;
   readonly queued: string | null;
   /** Every saved checkpoint, oldest first: the timeline. */
-  readonly checkpoints: ReadonlyArray<{ readonly id: string; readonly turnId: string; readonly seq: number; readonly source: string; readonly at: number }>;
+  readonly checkpoints: ReadonlyArray<ViewCheckpoint>;
+  /** The newest restore of files, which can be undone. */
+  readonly lastRestore: { readonly restoreId: string; readonly safetySnapshotId: string; readonly written: readonly string[]; readonly deleted: readonly string[]; readonly kept: readonly string[]; readonly undoOf: string | null } | null;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly modelMs: number; readonly costUsd: number; readonly toolCalls: number };
   /** What was going on when the app stopped, until the turn is resumed or discarded. */
   readonly interrupted: ViewInterruption | null;
   /** Things the person should know that are not messages: a damaged checkpoint that was skipped. */
   readonly warnings: readonly string[];
+}
+
+export interface ViewCheckpoint {
+  readonly id: string;
+  readonly turnId: string;
+  readonly seq: number;
+  readonly source: string;
+  readonly at: number;
+  /** Files the agent changed in the step this checkpoint ends, when they were saved with it. */
+  readonly filesChanged: readonly string[] | null;
 }
 
 export interface ViewInterruption {
@@ -90,6 +102,7 @@ export const emptySessionView: SessionView = {
   plan: null,
   queued: null,
   checkpoints: [],
+  lastRestore: null,
   usage: { inputTokens: 0, outputTokens: 0, modelMs: 0, costUsd: 0, toolCalls: 0 },
   interrupted: null,
   warnings: [],
@@ -248,7 +261,14 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         usage: { ...view.usage, toolCalls: view.usage.toolCalls + 1 },
       };
     case 'checkpoint_saved':
-      return { ...view, checkpoints: [...view.checkpoints, { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at }] };
+      return { ...view, checkpoints: [...view.checkpoints, { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null }] };
+    case 'files_snapshotted':
+      return {
+        ...view,
+        checkpoints: view.checkpoints.map((checkpoint) => (checkpoint.id === event.checkpointId ? { ...checkpoint, filesChanged: [...(checkpoint.filesChanged ?? []), ...event.changed] } : checkpoint)),
+      };
+    case 'files_restored':
+      return { ...view, lastRestore: { restoreId: event.restoreId, safetySnapshotId: event.safetySnapshotId, written: event.written, deleted: event.deleted, kept: event.kept, undoOf: event.undoOf } };
     case 'message_queued':
       return { ...view, queued: event.text };
     case 'queue_cleared':

@@ -1,5 +1,5 @@
 import { checkpointHash } from './checkpoint-hash';
-import type { CheckpointMetadata, CheckpointRef, CheckpointSummary, CheckpointTuple, PendingWrite } from './checkpoints';
+import type { CheckpointRecord, CheckpointMetadata, CheckpointRef, CheckpointSummary, CheckpointTuple, PendingWrite } from './checkpoints';
 
 /** A checkpoint as stored: the delta as JSON text, and the chained hash. */
 export interface CheckpointRow {
@@ -58,5 +58,16 @@ export function materialize(chain: readonly CheckpointRow[], requested: Checkpoi
     state: JSON.parse(state) as Record<string, unknown>,
     pendingWrites: writesOf(last),
     recoveredFrom: intact < chain.length ? requested : null,
+  };
+}
+
+export function recordOf(row: CheckpointRow): CheckpointRecord {
+  return {
+    id: row.id,
+    parentId: row.parentId,
+    seq: row.seq,
+    createdAt: row.createdAt,
+    metadata: JSON.parse(row.metadata) as CheckpointMetadata,
+    delta: row.state === null ? { appended: JSON.parse(row.appended) as unknown[] } : { appended: JSON.parse(row.appended) as unknown[], state: JSON.parse(row.state) as Record<string, unknown> },
   };
 }

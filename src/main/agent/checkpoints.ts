@@ -39,6 +39,16 @@ export interface CheckpointTuple extends CheckpointSummary {
   readonly recoveredFrom: CheckpointRef | null;
 }
 
+/** A checkpoint as it changed things: what an export carries. */
+export interface CheckpointRecord {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly seq: number;
+  readonly createdAt: number;
+  readonly metadata: CheckpointMetadata;
+  readonly delta: CheckpointDelta;
+}
+
 export const checkpointFormatVersion = 1;
 
 /**
@@ -53,4 +63,8 @@ export interface CheckpointStore {
   /** Newest first; `before` excludes that checkpoint and everything newer. */
   list(threadId: string, options?: { before?: CheckpointRef; limit?: number }): CheckpointSummary[];
   putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void;
+  /** Every checkpoint of a thread, parents before children. */
+  records(threadId: string): CheckpointRecord[];
+  /** Removes a thread's checkpoints (its session was deleted). */
+  deleteThread(threadId: string): void;
 }

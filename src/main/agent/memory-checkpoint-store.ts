@@ -1,7 +1,7 @@
 import { newId } from './ids';
 import { checkpointHash } from './checkpoint-hash';
-import { materialize, summaryOf, type CheckpointRow } from './checkpoint-rows';
-import type { CheckpointDelta, CheckpointMetadata, CheckpointRef, CheckpointStore, CheckpointSummary, CheckpointTuple, PendingWrite } from './checkpoints';
+import { materialize, recordOf, summaryOf, type CheckpointRow } from './checkpoint-rows';
+import type { CheckpointRecord, CheckpointDelta, CheckpointMetadata, CheckpointRef, CheckpointStore, CheckpointSummary, CheckpointTuple, PendingWrite } from './checkpoints';
 
 /** Checkpoints in memory, for the headless runner and tests; the same rows and checks as the SQLite store. */
 export class MemoryCheckpointStore implements CheckpointStore {
@@ -41,6 +41,18 @@ export class MemoryCheckpointStore implements CheckpointStore {
     // Writes of one task replace that task's earlier writes, as a retried task writes again.
     const kept = (this.writes.get(key) ?? []).filter((write) => write.taskId !== taskId);
     this.writes.set(key, [...kept, ...writes.map((write) => ({ taskId, channel: write.channel, value: structuredClone(write.value) }))]);
+  }
+
+  records(threadId: string): CheckpointRecord[] {
+    return [...this.rows.values()]
+      .filter((row) => row.threadId === threadId)
+      .sort((a, b) => a.seq - b.seq || (a.id < b.id ? -1 : 1))
+      .map(recordOf);
+  }
+
+  deleteThread(threadId: string): void {
+    for (const [key, row] of this.rows) if (row.threadId === threadId) this.rows.delete(key);
+    for (const key of this.writes.keys()) if (key.startsWith(`${threadId}/`)) this.writes.delete(key);
   }
 
   /** Test hook: changes a stored row as damage on disk would. */

@@ -1,4 +1,5 @@
 import type { ModelChoice, ProviderKind, Session } from '../../shared/domain';
+import type { FileChange } from '../../shared/file-history';
 import type { JournalEntry } from '../../shared/events';
 import type { ModelProvider } from './model-provider';
 
@@ -20,4 +21,34 @@ export interface WorkspaceInspector {
 export interface RuntimeListener {
   onEntries(sessionId: string, entries: readonly JournalEntry[]): void;
   onSessionChanged(change: { session: Session } | { deletedSessionId: string }): void;
+}
+
+/** A saved state of a workspace's files. */
+export interface FileSnapshotInfo {
+  readonly snapshotId: string;
+  readonly files: number;
+  /** Paths that differ from the session's previous snapshot. */
+  readonly changed: readonly string[];
+  readonly skipped: number;
+  /** Nothing changed since the previous snapshot, which is returned instead of a new one. */
+  readonly reused: boolean;
+}
+
+/**
+ * Time travel over a workspace's files: snapshots that store only what changed, a preview of what
+ * bringing one back would do, and the restore itself. The person's own `.git` is never touched,
+ * ignored files are never saved nor changed.
+ */
+export interface FileHistory {
+  capture(input: { sessionId: string; workspacePath: string; id: string; at: number; kind: 'step' | 'safety' }): Promise<FileSnapshotInfo>;
+  /** The newest snapshot of a session, or null. */
+  latest(sessionId: string): string | null;
+  preview(input: { workspacePath: string; targetId: string; expectedId: string | null }): Promise<FileChange[]>;
+  /**
+   * Writes the target's files, then (only once every write has succeeded) deletes the files the
+   * target does not have. Conflicts are kept unless `overwriteConflicts`.
+   */
+  restore(input: { workspacePath: string; targetId: string; expectedId: string | null; overwriteConflicts: boolean }): Promise<{ written: string[]; deleted: string[]; kept: string[] }>;
+  /** Which workspace a snapshot was taken of. */
+  workspaceOf(snapshotId: string): string | null;
 }

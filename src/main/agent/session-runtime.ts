@@ -9,7 +9,8 @@ import { answerDanglingCalls, checkpointHead, conversationFromJournal, parseChec
 import type { CheckpointStore } from './checkpoints';
 import { Gates } from './gates';
 import { newId as defaultNewId } from './ids';
-import type { ProviderResolver, RuntimeListener } from './ports';
+import type { FileHistory, ProviderResolver, RuntimeListener } from './ports';
+import type { FilePreview, FilesRestored, RestoreMode } from '../../shared/file-history';
 import type { SessionStore } from './stores';
 import type { ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
@@ -56,6 +57,7 @@ export interface SessionRuntimeOptions {
   readonly trust: TrustStore;
   readonly accounting: AccountingStore;
   readonly checkpoints: CheckpointStore;
+  readonly files?: FileHistory;
   readonly clock: Clock;
   readonly listener: RuntimeListener;
   readonly limits: () => RuntimeLimits;
@@ -84,6 +86,8 @@ export class SessionRuntime {
   readonly gates = new Gates();
   private readonly active = new Map<string, ActiveTurn>();
   private readonly queue = new Map<string, string>();
+  /** Sessions whose files are being restored: nothing else may start meanwhile. */
+  private readonly restoring = new Set<string>();
   private readonly frameMs: number;
   private readonly newId: () => string;
 
@@ -140,6 +144,7 @@ export class SessionRuntime {
   send(sessionId: string, text: string): SendResult {
     const session = this.options.store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
+    if (this.restoring.has(sessionId)) throw new WorkbenchError('session_busy', 'Files are being restored; wait for it to finish.');
     if (this.active.has(sessionId)) {
       const replaced = this.queue.has(sessionId);
       this.record(sessionId, [{ type: 'message_queued', text, replaced }]);
@@ -372,6 +377,101 @@ export class SessionRuntime {
   private assertIdle(sessionId: string): void {
     if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
     if (this.active.has(sessionId)) throw new WorkbenchError('session_busy', 'Stop the running turn first.');
+    if (this.restoring.has(sessionId)) throw new WorkbenchError('session_busy', 'Files are being restored; wait for it to finish.');
+  }
+
+  // ---- Time travel over files ----
+
+  /** What restoring a checkpoint's files would change, file by file, conflicts marked. */
+  async previewFiles(sessionId: string, checkpointId: string): Promise<FilePreview> {
+    const { workspacePath, snapshotId } = this.filesAt(sessionId, checkpointId);
+    const files = this.options.files;
+    if (!files || snapshotId === null || workspacePath === null) return { snapshotId: null, changes: [] };
+    return { snapshotId, changes: await files.preview({ workspacePath, targetId: snapshotId, expectedId: files.latest(sessionId) }) };
+  }
+
+  /**
+   * Brings a checkpoint back: its conversation (as a new branch), its files, or both. Files the
+   * person changed since the agent last saw them are kept unless `overwriteConflicts`. A safety
+   * snapshot is taken first, so the restore itself can be undone.
+   */
+  async restore(sessionId: string, checkpointId: string, mode: RestoreMode, overwriteConflicts = false): Promise<{ branchId: string | null; recovered: boolean; files: FilesRestored | null }> {
+    this.assertIdle(sessionId);
+    const entries = this.options.store.journal(sessionId);
+    if (!entries.some((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId)) throw new NotFoundError('Checkpoint', checkpointId);
+    const target = mode === 'conversation' ? null : this.filesAt(sessionId, checkpointId);
+    if (target && target.snapshotId === null) throw new WorkbenchError('invalid_state', 'No files were saved at this checkpoint: the agent had not changed any yet.');
+    const restored = target?.snapshotId ? await this.restoreFiles(sessionId, target.snapshotId, overwriteConflicts) : null;
+    const branch = mode === 'files' ? null : this.restoreCheckpoint(sessionId, checkpointId);
+    const files = restored ? this.recordRestore(sessionId, restored, checkpointId, null) : null;
+    return { branchId: branch?.branchId ?? null, recovered: branch?.recovered ?? false, files };
+  }
+
+  /** Puts the files back as they were just before a restore; what the person changed since is kept. */
+  async undoRestore(sessionId: string, restoreId: string): Promise<FilesRestored> {
+    this.assertIdle(sessionId);
+    const event = this.options.store
+      .journal(sessionId)
+      .map((entry) => entry.event)
+      .find((candidate) => candidate.type === 'files_restored' && candidate.restoreId === restoreId);
+    if (event?.type !== 'files_restored') throw new NotFoundError('Restore', restoreId);
+    const restored = await this.restoreFiles(sessionId, event.safetySnapshotId, false);
+    return this.recordRestore(sessionId, restored, null, restoreId);
+  }
+
+  private recordRestore(sessionId: string, restored: Omit<FilesRestored, 'restoreId'>, checkpointId: string | null, undoOf: string | null): FilesRestored {
+    const result: FilesRestored = { restoreId: this.newId(), ...restored };
+    this.record(sessionId, [{ type: 'files_restored', checkpointId, undoOf, ...result }]);
+    return result;
+  }
+
+  private async restoreFiles(sessionId: string, targetId: string, overwriteConflicts: boolean): Promise<Omit<FilesRestored, 'restoreId'>> {
+    const { files, clock } = this.options;
+    const session = this.options.store.get(sessionId);
+    if (!files || !session) throw new NotFoundError('Session', sessionId);
+    const workspacePath = session.workspacePath;
+    if (workspacePath === null || files.workspaceOf(targetId) !== workspacePath) throw new WorkbenchError('invalid_state', 'These files were saved from another folder than the session works in now.');
+    this.restoring.add(sessionId);
+    try {
+      const expectedId = files.latest(sessionId);
+      const safety = await files.capture({ sessionId, workspacePath, id: this.newId(), at: clock.now(), kind: 'safety' });
+      let outcome;
+      try {
+        outcome = await files.restore({ workspacePath, targetId, expectedId, overwriteConflicts });
+      } catch (error) {
+        // Half a restore is worse than none: put back what was written.
+        await files.restore({ workspacePath, targetId: safety.snapshotId, expectedId: null, overwriteConflicts: true }).catch(() => undefined);
+        throw error;
+      }
+      // The state after the restore is what the agent saw last: later changes are the person's.
+      await files.capture({ sessionId, workspacePath, id: this.newId(), at: clock.now(), kind: 'step' });
+      return { snapshotId: targetId, safetySnapshotId: safety.snapshotId, ...outcome };
+    } finally {
+      this.restoring.delete(sessionId);
+    }
+  }
+
+  /** The snapshot that holds a checkpoint's files on the shown line. */
+  private filesAt(sessionId: string, checkpointId: string): { workspacePath: string | null; snapshotId: string | null } {
+    const session = this.options.store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    const entries = this.options.store.journal(sessionId);
+    const index = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId);
+    if (index < 0) throw new NotFoundError('Checkpoint', checkpointId);
+    const next = entries.findIndex((entry, position) => position > index && entry.event.type === 'checkpoint_saved');
+    const end = next < 0 ? entries.length : next;
+    let snapshotId: string | null = null;
+    // The newest snapshot taken at or after the checkpoint and before the next one...
+    for (let position = end - 1; position >= 0 && snapshotId === null; position -= 1) {
+      const event = entries[position]?.event;
+      if (event?.type === 'files_snapshotted') snapshotId = event.snapshotId;
+    }
+    // ...or, when the agent changed nothing until later, the first one after: files were as it found them.
+    for (let position = end; position < entries.length && snapshotId === null; position += 1) {
+      const event = entries[position]?.event;
+      if (event?.type === 'files_snapshotted') snapshotId = event.snapshotId;
+    }
+    return { workspacePath: session.workspacePath, snapshotId };
   }
 
   // ---- Crash recovery ----

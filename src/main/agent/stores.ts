@@ -28,6 +28,13 @@ export interface NewBranch {
 
 export const mainBranchId = 'main';
 
+export interface ImportedSession {
+  readonly session: NewSession & { readonly status: SessionStatus; readonly updatedAt: number };
+  readonly branches: readonly Branch[];
+  readonly activeBranchId: string;
+  readonly rows: ReadonlyArray<{ seq: number; at: number; branchId: string; event: RuntimeEvent }>;
+}
+
 /**
  * Sessions and their event journal. Appends are atomic: all events of a call land, or none. A
  * session's journal is a tree of branches; appends go to the active branch, and `journal` reads
@@ -49,6 +56,10 @@ export interface SessionStore {
   /** Adds a branch and makes it the active one. */
   createBranch(sessionId: string, branch: NewBranch, at: number): Branch;
   activateBranch(sessionId: string, branchId: string, at: number): Branch;
+  /** Every journal row of every branch, in order: what an export carries. */
+  allRows(sessionId: string): Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }>;
+  /** Writes a whole session at once (an import): the session, its branches and its journal, in one transaction. */
+  importSession(input: ImportedSession): Session;
   /** Runs `work` in one transaction, so appends and other writes of the same database land together or not at all. */
   transaction<T>(work: () => T): T;
 }

@@ -241,6 +241,8 @@ export class ToolStep {
     const { turnId, sessionId, workspacePath } = this.setup;
     const { services } = this;
     const toolCallId = call.request.id;
+    const changesFiles = call.assessment.level !== 'read_only';
+    if (changesFiles) await this.turn.captureFiles();
     this.turn.setStatus('executing');
     this.turn.record([{ type: 'tool_call_started', turnId, toolCallId, rule }]);
     this.turn.commit();
@@ -268,6 +270,8 @@ export class ToolStep {
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
       aborted.catch(() => undefined);
+      // What the call changed is saved with its result's checkpoint, even when it was stopped.
+      if (changesFiles) await this.turn.captureFiles();
     }
   }
 

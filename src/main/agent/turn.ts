@@ -8,6 +8,7 @@ import { DeltaCoalescer, type StreamedEvent } from './delta-coalescer';
 import type { Gates } from './gates';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolCallRequest } from './model-provider';
 import type { CheckpointStore } from './checkpoints';
+import type { FileHistory } from './ports';
 import type { ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
 import { prepareCall, ToolStep, type PreparedCall, type PriorCall } from './tool-step';
@@ -51,6 +52,8 @@ export interface TurnServices {
   readonly trust: TrustStore;
   readonly accounting: AccountingStore;
   readonly checkpoints: CheckpointStore;
+  /** Saves the workspace's files around every call that may change them, for time travel. */
+  readonly files?: FileHistory;
   readonly gates: Gates;
   readonly clock: Clock;
   readonly frameMs: number;
@@ -113,6 +116,26 @@ export class Turn {
     this.write(() =>
       services.checkpoints.put(parent ? { threadId: setup.sessionId, checkpointId: parent.checkpointId } : null, setup.sessionId, { appended, state }, { source, step: seq }, checkpointId),
     );
+  }
+
+  /**
+   * Saves the workspace's files as they are now, as the state at the newest checkpoint. Runs
+   * before and after every call that may change files (edit tools, commands, MCP tools alike); a
+   * failure to save is reported and does not stop the turn.
+   */
+  async captureFiles(): Promise<void> {
+    const { files, clock } = this.services;
+    const { workspacePath, sessionId, turnId } = this.setup;
+    if (!files || !workspacePath) return;
+    this.commit();
+    try {
+      const info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
+      if (info.reused) return;
+      this.record([{ type: 'files_snapshotted', turnId, snapshotId: info.snapshotId, checkpointId: this.head?.checkpointId ?? null, files: info.files, changed: info.changed.slice(0, 500), skipped: info.skipped }]);
+      this.commit();
+    } catch (error) {
+      console.error('Could not save the workspace files:', toErrorInfo(error).message);
+    }
   }
 
   get signal(): AbortSignal {

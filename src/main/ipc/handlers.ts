@@ -14,6 +14,8 @@ import type { ProviderRegistry } from '../providers/provider-registry';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { Trash } from '../tools/trash';
 import type { Handlers } from './router';
+import type { SessionTransfer } from '../agent/session-transfer';
+import type { CheckpointStore } from '../agent/checkpoints';
 
 /** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
 export interface FolderPicker {
@@ -36,6 +38,8 @@ export interface HandlerDependencies {
   readonly onTrustChanged: () => void;
   readonly mcp: McpManager;
   readonly trash: Trash;
+  readonly transfer: SessionTransfer;
+  readonly checkpoints: CheckpointStore;
 }
 
 const defaultTitle = 'New session';
@@ -82,11 +86,33 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'session:delete': async (input) => {
       existing(input.sessionId);
       await runtime.cancel(input.sessionId);
-      store.delete(input.sessionId);
+      store.transaction(() => {
+        store.delete(input.sessionId);
+        deps.checkpoints.deleteThread(input.sessionId);
+      });
       listener.onSessionChanged({ deletedSessionId: input.sessionId });
       return { deleted: true as const };
     },
-    'session:open': (input) => ({ session: existing(input.sessionId), entries: store.journal(input.sessionId) }),
+    'session:open': (input) => ({ session: existing(input.sessionId), entries: store.journal(input.sessionId), branchPoints: runtime.branchPoints(input.sessionId) }),
+    'session:resume': (input) => runtime.resume(input.sessionId),
+    'session:discard': (input) => runtime.discard(input.sessionId),
+    'session:tree': (input) => {
+      existing(input.sessionId);
+      return runtime.tree(input.sessionId);
+    },
+    'session:export': (input) => deps.transfer.exportSession(input.sessionId),
+    'session:import': (input) => changed(deps.transfer.importSession(input.document)),
+
+    'message:edit': (input) => runtime.editMessage(input.sessionId, input.messageId, input.text),
+    'turn:retry': (input) => runtime.retryTurn(input.sessionId, input.turnId),
+    'branch:list': (input) => {
+      existing(input.sessionId);
+      return { activeBranchId: store.activeBranch(input.sessionId), branches: store.branches(input.sessionId), points: runtime.branchPoints(input.sessionId) };
+    },
+    'branch:switch': (input) => runtime.switchBranch(input.sessionId, input.branchId),
+    'checkpoint:preview': (input) => runtime.previewFiles(input.sessionId, input.checkpointId),
+    'checkpoint:restore': (input) => runtime.restore(input.sessionId, input.checkpointId, input.mode, input.overwriteConflicts ?? false),
+    'checkpoint:undoRestore': (input) => runtime.undoRestore(input.sessionId, input.restoreId),
     'session:setModel': (input) => {
       existing(input.sessionId);
       assertIdle(input.sessionId, 'change the model');

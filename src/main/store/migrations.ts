@@ -156,6 +156,32 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    description: 'file snapshots for time travel: content-addressed blobs and manifests that store what changed',
+    up(db) {
+      db.exec(`
+        CREATE TABLE file_blobs (
+          hash TEXT PRIMARY KEY,
+          size INTEGER NOT NULL,
+          data BLOB NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        -- A manifest is the whole file list (base_id NULL) or the changes from the snapshot base_id.
+        CREATE TABLE file_snapshots (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          workspace_path TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          base_id TEXT,
+          depth INTEGER NOT NULL,
+          truncated INTEGER NOT NULL,
+          manifest TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX file_snapshots_session ON file_snapshots (session_id, id);
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -1,8 +1,8 @@
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { checkpointHash } from '../agent/checkpoint-hash';
-import { materialize, summaryOf, type CheckpointRow } from '../agent/checkpoint-rows';
-import { checkpointFormatVersion, type CheckpointDelta, type CheckpointMetadata, type CheckpointRef, type CheckpointStore, type CheckpointSummary, type CheckpointTuple, type PendingWrite } from '../agent/checkpoints';
+import { materialize, recordOf, summaryOf, type CheckpointRow } from '../agent/checkpoint-rows';
+import { checkpointFormatVersion, type CheckpointRecord, type CheckpointDelta, type CheckpointMetadata, type CheckpointRef, type CheckpointStore, type CheckpointSummary, type CheckpointTuple, type PendingWrite } from '../agent/checkpoints';
 import { newId } from '../agent/ids';
 import { NotFoundError, StoreError } from '../../shared/errors';
 
@@ -58,6 +58,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
     insertWrite: Statement<[string, string, string, number, string, string]>;
     writes: Statement<[string, string], { task_id: string; channel: string; value: string }>;
     row: Statement<[string, string], Row>;
+    all: Statement<[string], Row>;
+    deleteThread: Statement<[string]>;
+    deleteThreadWrites: Statement<[string]>;
+    deleteThreadSegments: Statement<[string]>;
     range: Statement<[string, number, number], Row>;
     segment: Statement<[string, string], SegmentRow>;
     insertSegment: Statement<[Record<string, unknown>]>;
@@ -88,6 +92,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
       insertWrite: db.prepare('INSERT INTO checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, value) VALUES (?, ?, ?, ?, ?, ?)'),
       writes: db.prepare('SELECT task_id, channel, value FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? ORDER BY task_id, idx'),
       row: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id = ?'),
+      all: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? ORDER BY seq, id'),
+      deleteThread: db.prepare('DELETE FROM checkpoints WHERE thread_id = ?'),
+      deleteThreadWrites: db.prepare('DELETE FROM checkpoint_writes WHERE thread_id = ?'),
+      deleteThreadSegments: db.prepare('DELETE FROM checkpoint_segments WHERE thread_id = ?'),
       range: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND seq > ? AND seq <= ?'),
       segment: db.prepare('SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?'),
       dueSegments: db.prepare(
@@ -245,6 +253,19 @@ export class SqliteCheckpointStore implements CheckpointStore {
   putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void {
     if (!this.statements.parent.get(ref.threadId, ref.checkpointId)) throw new NotFoundError('Checkpoint', ref.checkpointId);
     this.writeTransaction(ref, writes, taskId);
+  }
+
+  records(threadId: string): CheckpointRecord[] {
+    return this.statements.all.all(threadId).map((row) => {
+      if (row.format > checkpointFormatVersion) throw new StoreError('store_newer_version', `Checkpoint ${row.id} was written by a newer version of the app.`);
+      return recordOf(toRow(row));
+    });
+  }
+
+  deleteThread(threadId: string): void {
+    this.statements.deleteThreadWrites.run(threadId);
+    this.statements.deleteThreadSegments.run(threadId);
+    this.statements.deleteThread.run(threadId);
   }
 
   private writesOf(row: CheckpointRow): PendingWrite[] {

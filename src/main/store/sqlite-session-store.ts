@@ -3,7 +3,7 @@ import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, t
 import { NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import { branchLine } from '../agent/branching';
-import { mainBranchId, type NewBranch, type NewSession, type SessionPatch, type SessionStore } from '../agent/stores';
+import { mainBranchId, type ImportedSession, type NewBranch, type NewSession, type SessionPatch, type SessionStore } from '../agent/stores';
 
 interface SessionRow {
   id: string;
@@ -72,6 +72,7 @@ export class SqliteSessionStore implements SessionStore {
     lastSeq: Statement<[string], { seq: number | null }>;
     appendEvent: Statement<[string, number, number, number, string, string, string]>;
     journal: Statement<[string, string, number, number], JournalRow>;
+    allRows: Statement<[string], JournalRow & { branch: string }>;
     branches: Statement<[string], BranchRow>;
     insertBranch: Statement<[BranchRow]>;
     activeBranch: Statement<[string], { active_branch: string }>;
@@ -104,6 +105,7 @@ export class SqliteSessionStore implements SessionStore {
       appendEvent: db.prepare('INSERT INTO journal (session_id, seq, at, format, type, payload, branch) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       journal: db.prepare('SELECT session_id, seq, at, format, payload FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq'),
       branches: db.prepare('SELECT * FROM branches WHERE session_id = ? ORDER BY created_at, id'),
+      allRows: db.prepare('SELECT session_id, seq, at, format, payload, branch FROM journal WHERE session_id = ? ORDER BY seq'),
       insertBranch: db.prepare(
         'INSERT INTO branches (session_id, id, parent_id, fork_seq, checkpoint_id, reason, created_at, active_at) VALUES (@session_id, @id, @parent_id, @fork_seq, @checkpoint_id, @reason, @created_at, @active_at)',
       ),
@@ -212,6 +214,36 @@ export class SqliteSessionStore implements SessionStore {
     return this.statements.branches.all(sessionId).map(toBranch);
   }
 
+  allRows(sessionId: string): Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }> {
+    return this.statements.allRows.all(sessionId).map((row) => ({ seq: row.seq, at: row.at, branchId: row.branch, format: row.format, event: this.parseRow(sessionId, row) }));
+  }
+
+  importSession(input: ImportedSession): Session {
+    const { session } = input;
+    const row: SessionRow = {
+      id: session.id,
+      title: session.title,
+      workspace_path: session.workspacePath,
+      model_provider_id: session.model?.providerId ?? null,
+      model_name: session.model?.model ?? null,
+      autonomy: session.autonomy,
+      status: session.status,
+      created_at: session.createdAt,
+      updated_at: session.updatedAt,
+    };
+    this.transaction(() => {
+      this.statements.insert.run(row);
+      for (const branch of input.branches) {
+        this.statements.insertBranch.run({ session_id: session.id, id: branch.id, parent_id: branch.parentId, fork_seq: branch.forkSeq, checkpoint_id: branch.checkpointId, reason: branch.reason, created_at: branch.createdAt, active_at: branch.activeAt });
+      }
+      this.statements.setActiveBranch.run(input.activeBranchId, session.updatedAt, session.id);
+      for (const entry of input.rows) this.statements.appendEvent.run(session.id, entry.seq, entry.at, eventFormatVersion, entry.event.type, JSON.stringify(entry.event), entry.branchId);
+    });
+    this.nextSeq.delete(session.id);
+    this.active.delete(session.id);
+    return toSession(row);
+  }
+
   lastSeqByBranch(sessionId: string): Map<string, number> {
     return new Map(this.statements.lastOwnSeq.all(sessionId).map((row) => [row.branch, row.seq]));
   }
@@ -275,13 +307,15 @@ export class SqliteSessionStore implements SessionStore {
     }
     const afterSeq = options.afterSeq ?? -1;
     const rows = line.flatMap(({ branchId, upTo }) => (upTo <= afterSeq ? [] : this.statements.journal.all(sessionId, branchId, afterSeq, upTo)));
-    return rows.map((row) => {
-      if (row.format > eventFormatVersion) {
-        throw new StoreError('store_newer_version', `Event ${row.seq} of session ${sessionId} was written by a newer version of the app.`);
-      }
-      const parsed = runtimeEventSchema.safeParse(JSON.parse(row.payload));
-      if (!parsed.success) throw new StoreError('store_corrupt', `Event ${row.seq} of session ${sessionId} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
-      return { sessionId: row.session_id, seq: row.seq, at: row.at, event: parsed.data };
-    });
+    return rows.map((row) => ({ sessionId: row.session_id, seq: row.seq, at: row.at, event: this.parseRow(sessionId, row) }));
+  }
+
+  private parseRow(sessionId: string, row: JournalRow): RuntimeEvent {
+    if (row.format > eventFormatVersion) {
+      throw new StoreError('store_newer_version', `Event ${row.seq} of session ${sessionId} was written by a newer version of the app.`);
+    }
+    const parsed = runtimeEventSchema.safeParse(JSON.parse(row.payload));
+    if (!parsed.success) throw new StoreError('store_corrupt', `Event ${row.seq} of session ${sessionId} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+    return parsed.data;
   }
 }

@@ -5,6 +5,7 @@ import {
   mcpServerNameSchema,
   approvalDecisionSchema,
   autonomySchema,
+  branchSchema,
   trustGrantSchema,
   idSchema,
   limits,
@@ -17,6 +18,8 @@ import {
   httpUrlSchema,
 } from '../domain';
 import { errorInfoSchema } from '../errors';
+import { branchPointSchema, sessionTreeNodeSchema } from '../branches';
+import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../file-history';
 import { journalEntrySchema } from '../events';
 
 /**
@@ -99,8 +102,38 @@ export const channels = {
   'session:delete': { input: z.object(sessionRef).strict(), output: z.object({ deleted: z.literal(true) }) },
   'session:open': {
     input: z.object(sessionRef).strict(),
-    output: z.object({ session: sessionSchema, entries: z.array(journalEntrySchema) }),
+    // The shown branch's whole line, and the places on it where other versions exist.
+    output: z.object({ session: sessionSchema, entries: z.array(journalEntrySchema), branchPoints: z.array(branchPointSchema) }),
   },
+  /** Goes on with the turn the app stopped in the middle of, from its last checkpoint. */
+  'session:resume': { input: z.object(sessionRef).strict(), output: z.object({ turnId: idSchema.nullable() }) },
+  /** Ends an interrupted turn without going on; a queued message is handed back for the composer. */
+  'session:discard': { input: z.object(sessionRef).strict(), output: z.object({ queued: z.string().nullable() }) },
+  'session:tree': { input: z.object(sessionRef).strict(), output: sessionTreeNodeSchema.nullable() },
+  /** The whole session, every branch included, as a versioned JSON document. */
+  'session:export': { input: z.object(sessionRef).strict(), output: z.object({ fileName: z.string(), document: z.string() }) },
+  'session:import': { input: z.object({ document: z.string().min(2).max(limits.importLength) }).strict(), output: sessionSchema },
+
+  /** Runs a sent message again with new text, on a new branch; the old one stays. */
+  'message:edit': {
+    input: z.object({ ...sessionRef, messageId: idSchema, text: z.string().trim().min(1).max(limits.messageLength) }).strict(),
+    output: z.object({ turnId: idSchema, branchId: idSchema }),
+  },
+  /** Answers a turn's message again, on a new branch. */
+  'turn:retry': { input: z.object({ ...sessionRef, turnId: idSchema }).strict(), output: z.object({ turnId: idSchema, branchId: idSchema }) },
+  'branch:list': {
+    input: z.object(sessionRef).strict(),
+    output: z.object({ activeBranchId: idSchema, branches: z.array(branchSchema), points: z.array(branchPointSchema) }),
+  },
+  'branch:switch': { input: z.object({ ...sessionRef, branchId: idSchema }).strict(), output: branchSchema },
+
+  /** What restoring a checkpoint's files would change, before anything is. */
+  'checkpoint:preview': { input: z.object({ ...sessionRef, checkpointId: idSchema }).strict(), output: filePreviewSchema },
+  'checkpoint:restore': {
+    input: z.object({ ...sessionRef, checkpointId: idSchema, mode: restoreModeSchema, overwriteConflicts: z.boolean().optional() }).strict(),
+    output: z.object({ branchId: idSchema.nullable(), recovered: z.boolean(), files: filesRestoredSchema.nullable() }),
+  },
+  'checkpoint:undoRestore': { input: z.object({ ...sessionRef, restoreId: idSchema }).strict(), output: filesRestoredSchema },
   'session:setModel': { input: z.object({ ...sessionRef, model: modelChoiceSchema.strict() }).strict(), output: sessionSchema },
   'session:setAutonomy': { input: z.object({ ...sessionRef, autonomy: autonomySchema }).strict(), output: sessionSchema },
   'session:stats': { input: z.object(sessionRef).strict(), output: sessionTotalsSchema },

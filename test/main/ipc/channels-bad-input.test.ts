@@ -40,6 +40,37 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', force: true }, code: 'invalid_input' },
   ],
   'session:open': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }, { input: { sessionId: 'x'.repeat(65) }, code: 'invalid_input' }],
+  'session:resume': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION' }, code: 'invalid_state' },
+    { input: { sessionId: 'SESSION', turnId: 'x' }, code: 'invalid_input' },
+  ],
+  'session:discard': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION' }, code: 'invalid_state' }],
+  'session:tree': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 5 }, code: 'invalid_input' }],
+  'session:export': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', path: '/tmp/x' }, code: 'invalid_input' }],
+  'session:import': [
+    { input: { document: 'not json' }, code: 'invalid_input' },
+    { input: { document: '{"format":"something-else"}' }, code: 'invalid_input' },
+    { input: { document: '{"format":"agent-workbench/session","version":99}' }, code: 'store_newer_version' },
+    { input: { document: '{"format":"agent-workbench/session","version":1,"session":{}}' }, code: 'invalid_input' },
+    { input: { document: 5 }, code: 'invalid_input' },
+  ],
+  'message:edit': [
+    { input: { sessionId: 'SESSION', messageId: unknownId, text: 'x' }, code: 'not_found' },
+    { input: { sessionId: unknownId, messageId: unknownId, text: 'x' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', messageId: unknownId, text: '  ' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', messageId: unknownId, text: huge }, code: 'invalid_input' },
+  ],
+  'turn:retry': [{ input: { sessionId: 'SESSION', turnId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION' }, code: 'invalid_input' }],
+  'branch:list': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', all: true }, code: 'invalid_input' }],
+  'branch:switch': [{ input: { sessionId: 'SESSION', branchId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', branchId: '../x' }, code: 'invalid_input' }],
+  'checkpoint:preview': [{ input: { sessionId: 'SESSION', checkpointId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION' }, code: 'invalid_input' }],
+  'checkpoint:restore': [
+    { input: { sessionId: 'SESSION', checkpointId: unknownId, mode: 'both' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', checkpointId: unknownId, mode: 'everything' }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', checkpointId: unknownId, mode: 'files', overwriteConflicts: 'yes' }, code: 'invalid_input' },
+  ],
+  'checkpoint:undoRestore': [{ input: { sessionId: 'SESSION', restoreId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', restoreId: '' }, code: 'invalid_input' }],
   'session:setModel': [
     { input: { sessionId: 'SESSION', model: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
     { input: { sessionId: unknownId, model: { providerId: 'PROVIDER', model: 'm' } }, code: 'not_found' },
@@ -166,7 +197,10 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     try {
       const sessions = db.prepare('SELECT * FROM sessions ORDER BY id').all();
       const journal = db.prepare('SELECT * FROM journal ORDER BY session_id, seq').all();
-      return JSON.stringify({ sessions, journal, settings: readFileSync(join(folder.path, 'settings.json'), 'utf8') });
+      const branches = db.prepare('SELECT * FROM branches ORDER BY session_id, id').all();
+      const checkpoints = db.prepare('SELECT thread_id, id FROM checkpoints ORDER BY thread_id, id').all();
+      const files = db.prepare('SELECT id FROM file_snapshots ORDER BY id').all();
+      return JSON.stringify({ sessions, journal, branches, checkpoints, files, settings: readFileSync(join(folder.path, 'settings.json'), 'utf8') });
     } finally {
       db.close();
     }

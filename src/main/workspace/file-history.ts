@@ -1,0 +1,256 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, lstat, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Database, Statement } from 'better-sqlite3';
+import { WorkbenchError } from '../../shared/errors';
+import type { FileChange } from '../../shared/file-history';
+import type { FileHistory, FileSnapshotInfo } from '../agent/ports';
+import { walk } from '../tools/file-walk';
+
+/** One file in a snapshot; `hash` is null when the file was too large to keep. */
+interface Entry {
+  readonly hash: string | null;
+  readonly size: number;
+  readonly mode: number;
+}
+type Manifest = Map<string, Entry>;
+
+interface SnapshotRow {
+  id: string;
+  session_id: string;
+  workspace_path: string;
+  kind: string;
+  created_at: number;
+  base_id: string | null;
+  depth: number;
+  truncated: number;
+  manifest: string;
+}
+
+export interface FileHistoryLimits {
+  /** Files larger than this are listed but not kept. */
+  readonly maxFileBytes: number;
+  /** New content one snapshot may add; past it, files are listed but not kept. */
+  readonly maxSnapshotBytes: number;
+  readonly maxFiles: number;
+}
+
+export const defaultFileHistoryLimits: FileHistoryLimits = { maxFileBytes: 10 * 1024 * 1024, maxSnapshotBytes: 256 * 1024 * 1024, maxFiles: 50_000 };
+
+/** A full file list every this many snapshots, so reading one back applies few deltas. */
+const fullEvery = 32;
+
+interface StatKey {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
+  readonly hash: string;
+}
+
+/**
+ * Snapshots of a workspace's files in SQLite: each file's content once, by its SHA-256, and per
+ * snapshot the list of paths that changed since the one before. Walks honour .gitignore and never
+ * enter `.git`; links are neither saved nor touched. Files are hashed again only when their size,
+ * times or inode changed.
+ */
+export class SqliteFileHistory implements FileHistory {
+  private readonly statements: {
+    latest: Statement<[string], { id: string }>;
+    row: Statement<[string], SnapshotRow>;
+    insert: Statement<[SnapshotRow]>;
+    hasBlob: Statement<[string], { one: number }>;
+    insertBlob: Statement<[string, number, Buffer]>;
+    blob: Statement<[string], { data: Buffer }>;
+  };
+  private readonly stats = new Map<string, StatKey>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly limits: FileHistoryLimits = defaultFileHistoryLimits,
+  ) {
+    this.statements = {
+      latest: db.prepare('SELECT id FROM file_snapshots WHERE session_id = ? ORDER BY id DESC LIMIT 1'),
+      row: db.prepare('SELECT * FROM file_snapshots WHERE id = ?'),
+      insert: db.prepare(
+        'INSERT INTO file_snapshots (id, session_id, workspace_path, kind, created_at, base_id, depth, truncated, manifest) VALUES (@id, @session_id, @workspace_path, @kind, @created_at, @base_id, @depth, @truncated, @manifest)',
+      ),
+      hasBlob: db.prepare('SELECT 1 AS one FROM file_blobs WHERE hash = ?'),
+      insertBlob: db.prepare('INSERT OR IGNORE INTO file_blobs (hash, size, data) VALUES (?, ?, ?)'),
+      blob: db.prepare('SELECT data FROM file_blobs WHERE hash = ?'),
+    };
+  }
+
+  latest(sessionId: string): string | null {
+    return this.statements.latest.get(sessionId)?.id ?? null;
+  }
+
+  workspaceOf(snapshotId: string): string | null {
+    return this.statements.row.get(snapshotId)?.workspace_path ?? null;
+  }
+
+  async capture(input: { sessionId: string; workspacePath: string; id: string; at: number; kind: 'step' | 'safety' }): Promise<FileSnapshotInfo> {
+    const previousId = this.latest(input.sessionId);
+    const previousRow = previousId ? (this.statements.row.get(previousId) ?? null) : null;
+    const previous = previousRow && previousRow.workspace_path === input.workspacePath ? this.manifest(previousRow.id) : null;
+    const { manifest, truncated } = await this.scan(input.workspacePath, true);
+    const changed = previous ? differences(previous.manifest, manifest) : [];
+    const skipped = [...manifest.values()].filter((entry) => entry.hash === null).length;
+    if (previousRow && previous && changed.length === 0 && input.kind === 'step') {
+      return { snapshotId: previousRow.id, files: manifest.size, changed, skipped, reused: true };
+    }
+    const delta = previousRow && previous && previousRow.depth + 1 < fullEvery;
+    const stored: Array<[string, Entry | null]> = delta ? changed.map((path) => [path, manifest.get(path) ?? null]) : [...manifest.entries()];
+    this.statements.insert.run({
+      id: input.id,
+      session_id: input.sessionId,
+      workspace_path: input.workspacePath,
+      kind: input.kind,
+      created_at: input.at,
+      base_id: delta ? previousRow.id : null,
+      depth: delta ? previousRow.depth + 1 : 0,
+      truncated: truncated ? 1 : 0,
+      manifest: JSON.stringify(stored),
+    });
+    return { snapshotId: input.id, files: manifest.size, changed, skipped, reused: false };
+  }
+
+  async preview(input: { workspacePath: string; targetId: string; expectedId: string | null }): Promise<FileChange[]> {
+    return (await this.plan(input)).map(({ change }) => change);
+  }
+
+  async restore(input: { workspacePath: string; targetId: string; expectedId: string | null; overwriteConflicts: boolean }): Promise<{ written: string[]; deleted: string[]; kept: string[] }> {
+    const plan = await this.plan(input);
+    const root = resolve(input.workspacePath);
+    const apply = plan.filter(({ change }) => change.available && (!change.conflict || input.overwriteConflicts));
+    const kept = plan.filter((item) => !apply.includes(item)).map(({ change }) => change.path);
+    const written: string[] = [];
+    // Every write first, each to a temporary file renamed into place...
+    for (const { change, target } of apply) {
+      if (change.change === 'delete' || !target?.hash) continue;
+      const absolute = inside(root, change.path);
+      const data = this.statements.blob.get(target.hash)?.data;
+      if (!data) throw new WorkbenchError('store_corrupt', `The saved content of ${change.path} is missing.`);
+      await mkdir(dirname(absolute), { recursive: true });
+      const temporary = join(dirname(absolute), `.${randomBytes(6).toString('hex')}.restoring`);
+      try {
+        await writeFile(temporary, data, { mode: target.mode & 0o777 });
+        await chmod(temporary, target.mode & 0o777);
+        await rename(temporary, absolute);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw new WorkbenchError('internal', `Could not write ${change.path}: ${(error as Error).message}`, { cause: error });
+      }
+      written.push(change.path);
+    }
+    // ...and only once all of them are in place, the deletions.
+    const deleted: string[] = [];
+    for (const { change } of apply) {
+      if (change.change !== 'delete') continue;
+      await unlink(inside(root, change.path));
+      deleted.push(change.path);
+    }
+    return { written, deleted, kept };
+  }
+
+  private async plan(input: { workspacePath: string; targetId: string; expectedId: string | null }): Promise<Array<{ change: FileChange; target: Entry | undefined }>> {
+    const target = this.manifest(input.targetId);
+    const expected = input.expectedId ? this.manifest(input.expectedId).manifest : null;
+    const { manifest: current } = await this.scan(input.workspacePath, false);
+    const paths = [...new Set([...target.manifest.keys(), ...current.keys()])].sort();
+    const plan: Array<{ change: FileChange; target: Entry | undefined }> = [];
+    for (const path of paths) {
+      const wanted = target.manifest.get(path);
+      const now = current.get(path);
+      if (wanted && now && wanted.hash !== null && wanted.hash === now.hash) continue;
+      // A snapshot that stopped listing at its limit says nothing of the files past it.
+      if (!wanted && target.truncated) continue;
+      const change: FileChange['change'] = wanted && now ? 'modify' : wanted ? 'create' : 'delete';
+      const seen = expected ? (expected.get(path)?.hash ?? null) : (now?.hash ?? null);
+      // Changed since the agent last saw it, or too large to have been saved: the person's, so kept by default.
+      const conflict = (now !== undefined && now.hash === null) || (now?.hash ?? null) !== seen;
+      plan.push({ change: { path, change, conflict, available: wanted ? wanted.hash !== null : now?.hash !== null }, target: wanted });
+    }
+    return plan;
+  }
+
+  /** A snapshot's whole file list, put together from its full base and the deltas after it. */
+  private manifest(id: string): { manifest: Manifest; truncated: boolean } {
+    const chain: SnapshotRow[] = [];
+    for (let row = this.statements.row.get(id); row; row = row.base_id ? this.statements.row.get(row.base_id) : undefined) {
+      chain.unshift(row);
+      if (chain.length > fullEvery + 1) throw new WorkbenchError('store_corrupt', `The file snapshot ${id} has a broken chain.`);
+    }
+    const first = chain[0];
+    if (!first || first.base_id !== null) throw new WorkbenchError('not_found', `File snapshot "${id}" does not exist.`);
+    const manifest: Manifest = new Map();
+    for (const row of chain) {
+      for (const [path, entry] of JSON.parse(row.manifest) as Array<[string, Entry | null]>) {
+        if (entry) manifest.set(path, entry);
+        else manifest.delete(path);
+      }
+    }
+    return { manifest, truncated: chain.at(-1)?.truncated === 1 };
+  }
+
+  /** The workspace's files now, hashed; with `store`, their content is saved too (within the limits). */
+  private async scan(workspacePath: string, store: boolean): Promise<{ manifest: Manifest; truncated: boolean }> {
+    const root = resolve(workspacePath);
+    const { entries, truncated } = await walk({ start: root, root, maxEntries: this.limits.maxFiles });
+    const manifest: Manifest = new Map();
+    let budget = this.limits.maxSnapshotBytes;
+    for (const entry of entries) {
+      if (entry.directory) continue;
+      const absolute = join(root, entry.path);
+      let info;
+      try {
+        info = await lstat(absolute);
+      } catch {
+        continue;
+      }
+      if (!info.isFile()) continue;
+      const key = `${root}\0${entry.path}`;
+      const cached = this.stats.get(key);
+      if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino && (!store || this.statements.hasBlob.get(cached.hash))) {
+        manifest.set(entry.path, { hash: cached.hash, size: info.size, mode: info.mode });
+        continue;
+      }
+      if (info.size > this.limits.maxFileBytes || (store && info.size > budget)) {
+        manifest.set(entry.path, { hash: null, size: info.size, mode: info.mode });
+        continue;
+      }
+      let data: Buffer;
+      try {
+        data = await readFile(absolute);
+      } catch {
+        continue;
+      }
+      const hash = createHash('sha256').update(data).digest('hex');
+      if (store && !this.statements.hasBlob.get(hash)) {
+        this.statements.insertBlob.run(hash, data.length, data);
+        budget -= data.length;
+      }
+      this.stats.set(key, { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, hash });
+      manifest.set(entry.path, { hash, size: info.size, mode: info.mode });
+    }
+    return { manifest, truncated };
+  }
+}
+
+function differences(before: Manifest, after: Manifest): string[] {
+  const changed: string[] = [];
+  for (const [path, entry] of after) {
+    const old = before.get(path);
+    if (!old || old.hash !== entry.hash || old.mode !== entry.mode || (entry.hash === null && old.size !== entry.size)) changed.push(path);
+  }
+  for (const path of before.keys()) if (!after.has(path)) changed.push(path);
+  return changed.sort();
+}
+
+/** The absolute path of a snapshot's relative path, refused if it would leave the workspace. */
+function inside(root: string, path: string): string {
+  const absolute = resolve(root, path);
+  const rel = relative(root, absolute);
+  if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('.git')) throw new WorkbenchError('path_refused', `${path} is outside the workspace.`);
+  return absolute;
+}

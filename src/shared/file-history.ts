@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/**
+ * What restoring files would do to one path. `conflict`: the person changed the file since the
+ * agent last saw it, so it is kept unless they say otherwise. `available: false`: the snapshot
+ * could not hold it (too large), so it cannot be brought back.
+ */
+export const fileChangeSchema = z.object({
+  path: z.string(),
+  change: z.enum(['modify', 'create', 'delete']),
+  conflict: z.boolean(),
+  available: z.boolean(),
+});
+export type FileChange = z.infer<typeof fileChangeSchema>;
+
+export const filePreviewSchema = z.object({
+  /** The snapshot the files would come from; null when no snapshot of files exists at that point. */
+  snapshotId: z.string().nullable(),
+  changes: z.array(fileChangeSchema),
+});
+export type FilePreview = z.infer<typeof filePreviewSchema>;
+
+export const filesRestoredSchema = z.object({
+  restoreId: z.string(),
+  snapshotId: z.string(),
+  /** The state just before the restore: restoring it undoes the restore. */
+  safetySnapshotId: z.string(),
+  written: z.array(z.string()),
+  deleted: z.array(z.string()),
+  /** Kept as they were: changed by the person since, or not in the snapshot. */
+  kept: z.array(z.string()),
+});
+export type FilesRestored = z.infer<typeof filesRestoredSchema>;
+
+export const restoreModeSchema = z.enum(['conversation', 'files', 'both']);
+export type RestoreMode = z.infer<typeof restoreModeSchema>;

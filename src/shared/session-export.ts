@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { autonomySchema, branchSchema, idSchema, modelChoiceSchema, sessionStatusSchema } from './domain';
+
+/**
+ * A session as a JSON document: every branch, the whole journal, and the checkpoints. Bump
+ * `sessionExportVersion` when the shape changes, and keep a document of the old version as a test
+ * fixture that must still import.
+ */
+export const sessionExportFormat = 'agent-workbench/session';
+export const sessionExportVersion = 1;
+
+export const sessionExportSchema = z.object({
+  format: z.literal(sessionExportFormat),
+  version: z.number().int().positive(),
+  exportedAt: z.number().int(),
+  appVersion: z.string().max(100).optional(),
+  session: z.object({
+    id: idSchema,
+    title: z.string().min(1).max(200),
+    workspacePath: z.string().max(4_096).nullable(),
+    model: modelChoiceSchema.nullable(),
+    autonomy: autonomySchema,
+    status: sessionStatusSchema,
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  }),
+  activeBranchId: idSchema,
+  branches: z.array(branchSchema).min(1),
+  journal: z.array(
+    z.object({
+      seq: z.number().int().nonnegative(),
+      at: z.number().int(),
+      branchId: idSchema,
+      /** The event format the row was written in; checked against the app's before the event is read. */
+      format: z.number().int().positive(),
+      event: z.unknown(),
+    }),
+  ),
+  checkpoints: z.array(
+    z.object({
+      id: idSchema,
+      parentId: idSchema.nullable(),
+      seq: z.number().int().nonnegative(),
+      createdAt: z.number().int(),
+      metadata: z.object({ source: z.enum(['input', 'model', 'tool', 'approval', 'restore', 'other']), step: z.number().int(), note: z.string().optional() }),
+      appended: z.array(z.unknown()),
+      state: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+});
+export type SessionExport = z.infer<typeof sessionExportSchema>;
