@@ -111,7 +111,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
       sender.send('session:changed', change);
     },
   };
-  const files = new SqliteFileHistory(opened.db);
+  const files = new SqliteFileHistory(opened.db, undefined, [options.dataDir]);
   const runtime = new SessionRuntime({
     store,
     providers,

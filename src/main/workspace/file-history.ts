@@ -68,6 +68,8 @@ export class SqliteFileHistory implements FileHistory {
   constructor(
     private readonly db: Database,
     private readonly limits: FileHistoryLimits = defaultFileHistoryLimits,
+    /** Folders never saved nor touched, such as the app's own data folder when it lies in a workspace. */
+    private readonly excluded: readonly string[] = [],
   ) {
     this.statements = {
       latest: db.prepare('SELECT id FROM file_snapshots WHERE session_id = ? ORDER BY id DESC LIMIT 1'),
@@ -131,9 +133,9 @@ export class SqliteFileHistory implements FileHistory {
       const absolute = inside(root, change.path);
       const data = this.statements.blob.get(target.hash)?.data;
       if (!data) throw new WorkbenchError('store_corrupt', `The saved content of ${change.path} is missing.`);
-      await mkdir(dirname(absolute), { recursive: true });
       const temporary = join(dirname(absolute), `.${randomBytes(6).toString('hex')}.restoring`);
       try {
+        await mkdir(dirname(absolute), { recursive: true });
         await writeFile(temporary, data, { mode: target.mode & 0o777 });
         await chmod(temporary, target.mode & 0o777);
         await rename(temporary, absolute);
@@ -199,9 +201,11 @@ export class SqliteFileHistory implements FileHistory {
     const { entries, truncated } = await walk({ start: root, root, maxEntries: this.limits.maxFiles });
     const manifest: Manifest = new Map();
     let budget = this.limits.maxSnapshotBytes;
+    const excluded = this.excluded.map((folder) => resolve(folder) + sep);
     for (const entry of entries) {
       if (entry.directory) continue;
       const absolute = join(root, entry.path);
+      if (excluded.some((folder) => absolute.startsWith(folder))) continue;
       let info;
       try {
         info = await lstat(absolute);
