@@ -140,7 +140,7 @@ export class SqliteFileHistory implements FileHistory {
         await chmod(temporary, target.mode & 0o777);
         await rename(temporary, absolute);
       } catch (error) {
-        await rm(temporary, { force: true });
+        await rm(temporary, { force: true }).catch(() => undefined);
         throw new WorkbenchError('internal', `Could not write ${change.path}: ${(error as Error).message}`, { cause: error });
       }
       written.push(change.path);
