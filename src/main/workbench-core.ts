@@ -148,7 +148,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     mcp,
     trash: new Trash(join(options.dataDir, 'trash')),
     checkpoints,
-    transfer: new SessionTransfer({ store, checkpoints, clock, newId: () => newId(clock.now()), appVersion: options.appVersion }),
+    transfer: new SessionTransfer({ store, checkpoints, clock, newId: () => newId(clock.now()), appVersion: options.appVersion, providerExists: (id) => providers.list().some((provider) => provider.id === id) }),
   });
   const registration = registerHandlers(options.transport, handlers, routerOptions);
   // Servers start with the app; a slow or broken one does not hold the window up.

@@ -13,6 +13,8 @@ export interface SessionTransferOptions {
   readonly clock: Clock;
   readonly newId: () => string;
   readonly appVersion: string;
+  /** Whether a model endpoint is configured here: an imported session's model from elsewhere falls back to the default. */
+  readonly providerExists: (providerId: string) => boolean;
 }
 
 /**
@@ -64,7 +66,7 @@ export class SessionTransfer {
     const status = busyStatuses.has(document.session.status) ? 'interrupted' : document.session.status;
     return store.transaction(() => {
       const session = store.importSession({
-        session: { ...document.session, id, title: document.session.title, status, updatedAt: Math.max(document.session.updatedAt, clock.now()) },
+        session: { ...document.session, id, model: document.session.model && this.options.providerExists(document.session.model.providerId) ? document.session.model : null, status, updatedAt: Math.max(document.session.updatedAt, clock.now()) },
         branches: document.branches,
         activeBranchId: document.activeBranchId,
         rows,
