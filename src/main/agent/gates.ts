@@ -16,8 +16,35 @@ type Pending =
 export class Gates {
   private readonly pending = new Map<string, Pending>();
   private readonly answered = new Set<string>();
+  /** Gates a resumed turn will open again (id to session), and answers given before it got there. */
+  private readonly expected = new Map<string, string>();
+  private readonly early = new Map<string, ApprovalAnswer>();
+
+  /**
+   * A gate that was open when the app stopped opens again once its resumed turn gets there; an
+   * answer given meanwhile is kept for it.
+   */
+  expectApproval(id: string, sessionId: string): void {
+    this.expected.set(id, sessionId);
+  }
+
+  /** A session's turn ended: gates it was expected to open again will not open. */
+  forgetSession(sessionId: string): void {
+    for (const [id, owner] of this.expected) {
+      if (owner !== sessionId) continue;
+      this.expected.delete(id);
+      this.early.delete(id);
+    }
+  }
 
   waitForApproval(id: string, sessionId: string, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const early = this.early.get(id);
+    this.expected.delete(id);
+    if (early) {
+      this.early.delete(id);
+      this.answered.add(id);
+      return Promise.resolve(early);
+    }
     return this.wait(id, signal, (resolve, reject) => ({ kind: 'approval', sessionId, resolve, reject }));
   }
 
@@ -27,6 +54,8 @@ export class Gates {
 
   /** Checks an approval answer can be taken, without taking it. */
   assertApprovalPending(id: string): { sessionId: string } {
+    const sessionId = this.expected.get(id);
+    if (sessionId !== undefined && !this.early.has(id)) return { sessionId };
     return this.find(id, 'approval');
   }
 
@@ -35,6 +64,10 @@ export class Gates {
   }
 
   answerApproval(id: string, answer: ApprovalAnswer): void {
+    if (!this.pending.has(id) && this.expected.has(id) && !this.early.has(id)) {
+      this.early.set(id, answer);
+      return;
+    }
     const pending = this.find(id, 'approval');
     this.settle(id);
     (pending as Extract<Pending, { kind: 'approval' }>).resolve(answer);

@@ -233,6 +233,7 @@ export class SessionRuntime {
     const turn = new Turn(setup, { ...this.options, gates: this.gates, frameMs: this.frameMs, newId: this.newId, record: (events, writes) => this.record(sessionId, events, writes) }, controller);
     const finished = turn.run().finally(() => {
       this.active.delete(sessionId);
+      this.gates.forgetSession(sessionId);
       this.startQueued(sessionId);
     });
     this.active.set(sessionId, { turnId, controller, finished });
@@ -494,7 +495,15 @@ export class SessionRuntime {
       return { turnId: null };
     }
     const base = this.baseAt(sessionId, entries, 'head', true);
-    return { turnId: this.start(sessionId, { text: null, turnId, base, resume: resumePoint(base.history, entries, turnId) }) };
+    const resume = resumePoint(base.history, entries, turnId);
+    // An answer to a gate that opens again may come before the turn is back at it.
+    for (const prior of resume.prior.values()) if (prior.gate && !prior.gate.answer) this.gates.expectApproval(prior.gate.approvalId, sessionId);
+    try {
+      return { turnId: this.start(sessionId, { text: null, turnId, base, resume }) };
+    } catch (error) {
+      this.gates.forgetSession(sessionId);
+      throw error;
+    }
   }
 
   /** Ends the turn the app stopped in the middle of without going on; a queued message is handed back. */

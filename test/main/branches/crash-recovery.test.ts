@@ -88,6 +88,21 @@ describe('crash recovery', () => {
     expect(second.store.journal(second.sessionId).filter((entry) => entry.event.type === 'approval_requested')).toHaveLength(1);
   });
 
+  it('an answer given straight after the restart, before the turn is back at its gate, is kept for it', async () => {
+    const first = start();
+    server.enqueue({ steps: [toolCall('publish', { target: 'site' }, 'c1')] });
+    first.runtime.send(first.sessionId, 'Publish');
+    const waiting = await first.until((view) => view.pendingApproval !== null, 'the gate');
+    const second = restart(first);
+    server.enqueue(textTurn('Published.'));
+    second.runtime.answerApproval(waiting.pendingApproval?.approvalId ?? '', 'allow_once');
+    // A second answer to the same gate is refused, as for any gate.
+    expect(() => second.runtime.answerApproval(waiting.pendingApproval?.approvalId ?? '', 'deny')).toThrow();
+    await second.runtime.whenIdle(second.sessionId);
+    expect(second.log).toEqual(['publish site']);
+    expect(second.view().status).toBe('completed');
+  });
+
   it('a queued message is shown after the crash, runs after Resume, and comes back to the composer on Discard', async () => {
     const first = start();
     server.enqueue({ steps: [toolCall('slow', {}, 'c1')] });

@@ -1,0 +1,205 @@
+/**
+ * The crash harness: runs scripted sessions in a child process and kills it with SIGKILL at random
+ * points (while a response streams, while a tool runs, just as a checkpoint is written, while a
+ * gate waits), `CRASH_RUNS` times (200 by default). After each kill it checks the database
+ * (`PRAGMA integrity_check`, every checkpoint the child reported as committed is there and intact,
+ * the journal has no gaps), and the next life of the app must resume the killed session and finish
+ * it. Prints the counts; exits non-zero on any failure.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { SqliteCheckpointStore } from '../../src/main/store/sqlite-checkpoint-store';
+import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '../scripted-model-server';
+
+const runs = Number(process.env['CRASH_RUNS'] ?? 200);
+const phases = ['streaming', 'tool', 'checkpoint', 'approval'] as const;
+type Phase = (typeof phases)[number];
+
+/** The model's side of every session: write a file (asks), then read it and run a command (asks), then finish. */
+function answer(request: RecordedRequest): ScriptedTurn {
+  const messages = request.body['messages'] as Array<{ role: string; content: unknown }>;
+  const lastUser = messages.map((message) => message.role).lastIndexOf('user');
+  const task = String(messages[lastUser]?.content ?? 'task x').replace(/[^A-Za-z0-9]/g, '-');
+  const results = messages.slice(lastUser).filter((message) => message.role === 'tool').length;
+  const talk = { kind: 'text' as const, text: `Working on ${task}. `.repeat(6), chunkSize: 8 };
+  if (results === 0) return { chunkDelayMs: 1, steps: [talk, { kind: 'tool_call', id: 'w', name: 'write_file', arguments: JSON.stringify({ path: `${task}.md`, content: `notes for ${task}\n`.repeat(50) }) }] };
+  if (results === 1) {
+    return {
+      chunkDelayMs: 1,
+      steps: [talk, { kind: 'tool_call', id: 'r', name: 'read_file', arguments: JSON.stringify({ path: `${task}.md` }) }, { kind: 'tool_call', id: 'c', name: 'run_command', arguments: JSON.stringify({ command: 'sleep 0.02 && echo checked' }) }],
+    };
+  }
+  return { chunkDelayMs: 1, steps: [{ kind: 'text', text: 'Finished the task. '.repeat(4), chunkSize: 8 }] };
+}
+
+interface Life {
+  readonly lines: string[];
+  readonly exited: Promise<number | null>;
+  kill(): void;
+}
+
+const childPath = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
+
+function startLife(dataDir: string, baseUrl: string, workspace: string, onLine: (line: string, life: Life) => void, once = false): Life {
+  const child = spawn(process.execPath, ['--import', 'tsx', childPath, dataDir, baseUrl, workspace], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...(once ? { CRASH_CHILD_ONCE: '1' } : {}) },
+  });
+  const lines: string[] = [];
+  let buffer = '';
+  const life: Life = {
+    lines,
+    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+    kill: () => child.kill('SIGKILL'),
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let newline = buffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      lines.push(line);
+      onLine(line, life);
+      newline = buffer.indexOf('\n');
+    }
+  });
+  return life;
+}
+
+/** What must hold after a kill. Returns the problems found. */
+function check(databasePath: string, committed: ReadonlyArray<{ sessionId: string; checkpointId: string; seq: number }>): string[] {
+  const problems: string[] = [];
+  const db = new BetterSqlite3(databasePath);
+  try {
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok') problems.push(`integrity_check: ${String(integrity)}`);
+    const checkpoints = new SqliteCheckpointStore(db);
+    const journalRow = db.prepare<[string, number], { type: string; payload: string }>('SELECT type, payload FROM journal WHERE session_id = ? AND seq = ?');
+    for (const item of committed) {
+      const tuple = checkpoints.getTuple({ threadId: item.sessionId, checkpointId: item.checkpointId });
+      if (!tuple) problems.push(`committed checkpoint ${item.checkpointId} is missing`);
+      else if (tuple.recoveredFrom) problems.push(`committed checkpoint ${item.checkpointId} fails its integrity check`);
+      const row = journalRow.get(item.sessionId, item.seq);
+      if (!row || row.type !== 'checkpoint_saved' || !row.payload.includes(item.checkpointId)) problems.push(`journal row ${item.seq} of ${item.sessionId} is not the checkpoint it was`);
+    }
+    const gaps = db.prepare<[], { session_id: string; rows: number; top: number }>('SELECT session_id, COUNT(*) AS rows, MAX(seq) AS top FROM journal GROUP BY session_id').all();
+    for (const gap of gaps) if (gap.rows !== gap.top + 1) problems.push(`the journal of ${gap.session_id} has gaps (${gap.rows} rows, last ${gap.top})`);
+  } finally {
+    db.close();
+  }
+  return problems;
+}
+
+interface Tally {
+  readonly killedAt: Record<Phase, number>;
+  readonly problems: string[];
+  readonly killed: Set<string>;
+  readonly resumed: Map<string, string>;
+  sessionsFinished: number;
+  checkedSteps: number;
+}
+
+/** One worker: its own data folder and workspace, `count` lives killed in turn, then one that finishes everything. */
+async function worker(index: number, count: number, baseUrl: string, tally: Tally): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), `workbench-crash-${index}-`));
+  const dataDir = join(root, 'data');
+  const workspace = join(root, 'workspace');
+  mkdirSync(dataDir);
+  mkdirSync(workspace);
+  const databasePath = join(dataDir, 'workbench.sqlite');
+  const { killedAt, problems, killed, resumed } = tally;
+  try {
+    for (let run = 0; run < count && problems.length === 0; run += 1) {
+      const target: Phase = phases[(run + index) % phases.length] as Phase;
+      const occurrence = 1 + Math.floor(Math.random() * 3);
+      const committed: Array<{ sessionId: string; checkpointId: string; seq: number }> = [];
+      let current: string | null = null;
+      let seen = 0;
+      let done = false;
+      const life = startLife(dataDir, baseUrl, workspace, (line, self) => {
+        const [kind, a, b, c] = line.split(' ');
+        if (kind === 'committed' && a && b && c) committed.push({ sessionId: a, checkpointId: b, seq: Number(c) });
+        else if (kind === 'recovered' && a && b) resumed.set(a, b);
+        else if (kind === 'started' && a) current = a;
+        else if (kind === 'finished') tally.sessionsFinished += 1;
+        else if (kind === 'error') problems.push(`worker ${index} run ${run}: the app failed: ${line}`);
+        else if (kind === 'phase' && a === target && b === current && !done) {
+          seen += 1;
+          if (seen < occurrence) return;
+          done = true;
+          killed.add(b);
+          killedAt[target] += 1;
+          // Somewhere in the next few milliseconds: during the step, or just after it.
+          setTimeout(() => self.kill(), Math.random() * 4);
+        }
+      });
+      // A life that neither reaches its kill nor ends is stuck: that is a failure too.
+      const stuck = setTimeout(() => {
+        problems.push(`worker ${index} run ${run}: the app got stuck (last lines: ${life.lines.slice(-3).join(' | ')})`);
+        done = true;
+        life.kill();
+      }, 30_000);
+      const code = await life.exited;
+      clearTimeout(stuck);
+      if (!done) problems.push(`worker ${index} run ${run}: the app exited (${code}) before the kill`);
+      tally.checkedSteps += committed.length;
+      problems.push(...check(databasePath, committed).map((problem) => `worker ${index} run ${run} (killed while ${target}): ${problem}`));
+    }
+    // A last life, not killed: it must bring every killed session to its end.
+    const last = startLife(
+      dataDir,
+      baseUrl,
+      workspace,
+      (line) => {
+        const [kind, a, b] = line.split(' ');
+        if (kind === 'recovered' && a && b) resumed.set(a, b);
+      },
+      true,
+    );
+    const stuck = setTimeout(() => {
+      problems.push(`worker ${index}: the last life got stuck (last lines: ${last.lines.slice(-3).join(' | ')})`);
+      last.kill();
+    }, 60_000);
+    await last.exited;
+    clearTimeout(stuck);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const workers = Math.max(1, Math.min(Number(process.env['CRASH_WORKERS'] ?? 4), availableParallelism(), runs));
+  const server = await ScriptedModelServer.start({ fallback: answer });
+  const tally: Tally = { killedAt: { streaming: 0, tool: 0, checkpoint: 0, approval: 0 }, problems: [], killed: new Set(), resumed: new Map(), sessionsFinished: 0, checkedSteps: 0 };
+  const started = Date.now();
+  try {
+    await Promise.all(Array.from({ length: workers }, (_, index) => worker(index, Math.floor(runs / workers) + (index < runs % workers ? 1 : 0), server.openaiBaseUrl, tally)));
+  } finally {
+    await server.close();
+  }
+  const { problems, killed, resumed } = tally;
+  for (const sessionId of killed) {
+    const status = resumed.get(sessionId);
+    if (status !== 'completed' && status !== 'completed_with_errors') problems.push(`session ${sessionId} was not resumed to its end (${status ?? 'never resumed'})`);
+  }
+  const summary = {
+    runs,
+    workers,
+    killed_while: tally.killedAt,
+    committed_steps_checked: tally.checkedSteps,
+    sessions_killed: killed.size,
+    sessions_resumed_to_end: [...killed].filter((id) => resumed.get(id)?.startsWith('completed')).length,
+    sessions_finished_unkilled: tally.sessionsFinished,
+    problems: problems.length,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+  };
+  for (const problem of problems.slice(0, 20)) console.error(problem);
+  console.log(JSON.stringify(summary));
+  process.exit(problems.length === 0 ? 0 : 1);
+}
+
+void main();
