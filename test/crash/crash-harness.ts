@@ -6,14 +6,13 @@
  * the journal has no gaps), and the next life of the app must resume the killed session and finish
  * it. Prints the counts; exits non-zero on any failure.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { SqliteCheckpointStore } from '../../src/main/store/sqlite-checkpoint-store';
 import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '../scripted-model-server';
+import { startLife } from './life';
 
 const runs = Number(process.env['CRASH_RUNS'] ?? 200);
 const phases = ['streaming', 'tool', 'checkpoint', 'approval'] as const;
@@ -34,40 +33,6 @@ function answer(request: RecordedRequest): ScriptedTurn {
     };
   }
   return { chunkDelayMs: 1, steps: [{ kind: 'text', text: 'Finished the task. '.repeat(4), chunkSize: 8 }] };
-}
-
-interface Life {
-  readonly lines: string[];
-  readonly exited: Promise<number | null>;
-  kill(): void;
-}
-
-const childPath = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
-
-function startLife(dataDir: string, baseUrl: string, workspace: string, onLine: (line: string, life: Life) => void, once = false): Life {
-  const child = spawn(process.execPath, ['--import', 'tsx', childPath, dataDir, baseUrl, workspace], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...(once ? { CRASH_CHILD_ONCE: '1' } : {}) },
-  });
-  const lines: string[] = [];
-  let buffer = '';
-  const life: Life = {
-    lines,
-    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
-    kill: () => child.kill('SIGKILL'),
-  };
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('utf8');
-    let newline = buffer.indexOf('\n');
-    while (newline >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      lines.push(line);
-      onLine(line, life);
-      newline = buffer.indexOf('\n');
-    }
-  });
-  return life;
 }
 
 /** What must hold after a kill. Returns the problems found. */

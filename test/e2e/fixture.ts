@@ -39,6 +39,8 @@ export interface Workbench {
   configureScriptedModel(): Promise<string>;
   /** Starts a new host on the same data folder, as a restart of the app would. */
   restart(options?: Partial<TestHostOptions>): Promise<void>;
+  /** Stops the host, lets `meanwhile` use the data folder (another life of the app), then starts the host again. */
+  restartAfter(meanwhile: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,12 @@ export async function openWorkbench(options: Partial<TestHostOptions> = {}): Pro
     restart: async (restartOptions = {}) => {
       await host.close();
       host = await startTestHost({ dataDir: folder.path, ...options, ...restartOptions });
+      await page.goto(host.url);
+    },
+    restartAfter: async (meanwhile) => {
+      await host.close();
+      await meanwhile();
+      host = await startTestHost({ dataDir: folder.path, ...options });
       await page.goto(host.url);
     },
     close: async () => {

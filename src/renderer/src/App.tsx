@@ -9,6 +9,8 @@ import { Sidebar } from './components/Sidebar';
 import { StartupError } from './components/StartupError';
 import { StatusBar } from './components/StatusBar';
 import { WorkspaceDropZone } from './components/WorkspaceDropZone';
+import { InterruptedBanner } from './components/InterruptedBanner';
+import { HistoryPanel, RestoreBar } from './components/HistoryPanel';
 import { useAppState, type AppStore } from './store';
 
 /** The plan waiting for an answer and the call waiting at its gate, docked above the message box. */
@@ -29,6 +31,7 @@ export function App({ store }: { store: AppStore }) {
   const selectedId = useAppState(store, (state) => state.selectedId);
   const notice = useAppState(store, (state) => state.notice);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [historyOpen, setHistoryOpen] = useState(false);
 
   if (loadError) return <StartupError title="The app could not start" message={loadError} />;
   if (!info) return <div className="loading" aria-busy="true">Starting…</div>;
@@ -43,7 +46,7 @@ export function App({ store }: { store: AppStore }) {
           <main className="main" aria-label="Conversation">
             {selectedId ? (
               <>
-                <SessionHeader store={store} sessionId={selectedId} />
+                <SessionHeader store={store} sessionId={selectedId} onToggleHistory={() => setHistoryOpen((open) => !open)} historyOpen={historyOpen} />
                 {notice && (
                   <div className={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
                     <span>{notice.text}</span>
@@ -52,7 +55,9 @@ export function App({ store }: { store: AppStore }) {
                     </button>
                   </div>
                 )}
+                <RestoreBar store={store} sessionId={selectedId} />
                 <Conversation store={store} sessionId={selectedId} />
+                <InterruptedBanner store={store} sessionId={selectedId} />
                 <Gates store={store} sessionId={selectedId} />
                 <Composer store={store} sessionId={selectedId} />
               </>
@@ -66,6 +71,7 @@ export function App({ store }: { store: AppStore }) {
               </div>
             )}
           </main>
+          {selectedId && historyOpen && <HistoryPanel store={store} sessionId={selectedId} onClose={() => setHistoryOpen(false)} />}
         </div>
         {settingsOpen && <SettingsPanel store={store} onClose={() => setSettingsOpen(false)} />}
       </div>

@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import type { Session, Settings, TrustGrant } from '../../shared/domain';
+import type { BranchPoint } from '../../shared/branches';
 import type { JournalEntry } from '../../shared/events';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
@@ -17,13 +18,17 @@ export interface AppState {
   readonly sessions: readonly Session[];
   readonly selectedId: string | null;
   readonly views: Readonly<Record<string, SessionView>>;
+  /** Per session: the places on the shown line where other versions exist. */
+  readonly branchPoints: Readonly<Record<string, readonly BranchPoint[]>>;
   readonly providers: readonly ProviderView[];
   readonly settings: Settings | null;
   readonly grants: readonly TrustGrant[];
   readonly notice: Notice | null;
+  /** Text to put in a session's message box (a queued message handed back). */
+  readonly drafts: Readonly<Record<string, string>>;
 }
 
-const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, providers: [], settings: null, grants: [], notice: null };
+const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, branchPoints: {}, providers: [], settings: null, grants: [], notice: null, drafts: {} };
 
 type Listener = () => void;
 
@@ -99,6 +104,13 @@ export class AppStore {
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
   }
 
+  setDraft(sessionId: string, text: string | null): void {
+    this.set((state) => {
+      const { [sessionId]: _old, ...rest } = state.drafts;
+      return { ...state, drafts: text === null ? rest : { ...rest, [sessionId]: text } };
+    });
+  }
+
   notify(notice: Notice | null): void {
     this.set((state) => ({ ...state, notice }));
   }
@@ -116,6 +128,16 @@ export class AppStore {
   async select(sessionId: string): Promise<void> {
     this.set((state) => ({ ...state, selectedId: sessionId, notice: null }));
     if (this.state.views[sessionId] || this.opening.has(sessionId)) return;
+    await this.reload(sessionId);
+  }
+
+  /**
+   * Reads a session's shown line again from main: after another branch is shown, a message is
+   * edited, a turn retried or a checkpoint restored. Entries that arrive meanwhile are kept and
+   * folded in after.
+   */
+  async reload(sessionId: string): Promise<void> {
+    if (this.opening.has(sessionId)) return;
     this.opening.add(sessionId);
     const opened = await this.attempt(() => this.call('session:open', { sessionId }));
     this.opening.delete(sessionId);
@@ -126,7 +148,7 @@ export class AppStore {
     const pending = this.early.get(sessionId) ?? [];
     this.early.delete(sessionId);
     const view = reduceSessionView(reduceSessionView(emptySessionView, opened.entries), pending);
-    this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: view } }));
+    this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: view }, branchPoints: { ...state.branchPoints, [sessionId]: opened.branchPoints } }));
     this.upsertSession(opened.session);
   }
 
@@ -166,9 +188,16 @@ export class AppStore {
     if (next && !this.state.views[next]) void this.select(next);
   }
 
+  /** Runs an action that changes which line of a session is shown, then shows it. */
+  async changeLine<T>(sessionId: string, action: () => Promise<T>): Promise<T | undefined> {
+    const result = await this.attempt(action);
+    if (result !== undefined) await this.reload(sessionId);
+    return result;
+  }
+
   private applyEntries(sessionId: string, entries: readonly JournalEntry[]): void {
     const view = this.state.views[sessionId];
-    if (!view) {
+    if (!view || this.opening.has(sessionId)) {
       // A session that is not open is read whole from the journal when it is opened.
       if (!this.opening.has(sessionId)) return;
       const buffered = this.early.get(sessionId) ?? [];

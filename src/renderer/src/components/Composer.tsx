@@ -8,6 +8,14 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
   const queued = useAppState(store, (state) => state.views[sessionId]?.queued ?? null);
   const busy = busyStatuses.has(status);
   const input = useRef<HTMLTextAreaElement>(null);
+  const draft = useAppState(store, (state) => state.drafts[sessionId] ?? null);
+
+  useEffect(() => {
+    if (draft === null) return;
+    setText(draft);
+    store.setDraft(sessionId, null);
+    input.current?.focus();
+  }, [draft, store, sessionId]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {

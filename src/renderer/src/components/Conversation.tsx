@@ -1,5 +1,7 @@
-import { memo, useEffect, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import Markdown from 'react-markdown';
+import type { BranchPoint } from '../../../shared/branches';
+import { busyStatuses } from '../../../shared/domain';
 import type { ViewMessage } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 import { ToolCard } from './ToolCard';
@@ -28,10 +30,81 @@ const stateLabels: Record<ViewMessage['state'], string | null> = {
   interrupted: 'Interrupted: the app stopped while this was running',
 };
 
-function MessageItem({ message }: { message: ViewMessage }) {
+const reasonLabels: Record<BranchPoint['versions'][number]['reason'], string> = {
+  original: 'the original',
+  start: 'the original',
+  edit: 'an edited message',
+  retry: 'a retried answer',
+  restore: 'a restored checkpoint',
+  import: 'an imported version',
+};
+
+/** "‹ 2 / 3 ›": the versions of this message; each opens as it was last seen. */
+function BranchSwitcher({ store, sessionId, point, disabled }: { store: AppStore; sessionId: string; point: BranchPoint; disabled: boolean }) {
+  const shown = Math.max(0, point.versions.findIndex((version) => version.shown));
+  const go = (index: number): void => {
+    const version = point.versions[index];
+    if (!version) return;
+    void store.changeLine(sessionId, () => store.call('branch:switch', { sessionId, branchId: version.branchId }));
+  };
+  return (
+    <nav className="branch-switcher" aria-label="Versions of this message">
+      <button type="button" className="icon" aria-label="Previous version" disabled={disabled || shown === 0} onClick={() => go(shown - 1)}>
+        ‹
+      </button>
+      <span className="small" title={`This is ${reasonLabels[point.versions[shown]?.reason ?? 'original']}`}>
+        {shown + 1} / {point.versions.length}
+      </span>
+      <button type="button" className="icon" aria-label="Next version" disabled={disabled || shown === point.versions.length - 1} onClick={() => go(shown + 1)}>
+        ›
+      </button>
+    </nav>
+  );
+}
+
+interface MessageActions {
+  readonly store: AppStore;
+  readonly sessionId: string;
+  readonly point: BranchPoint | undefined;
+  readonly busy: boolean;
+  /** The last answer of its turn: it can be retried. */
+  readonly lastOfTurn: boolean;
+}
+
+function MessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
   const label = stateLabels[message.state];
+  const { store, sessionId, point, busy } = actions;
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(message.text);
+  if (editing) {
+    return (
+      <form
+        className="message message-user editing"
+        aria-label="Edit your message"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const text = draft.trim();
+          if (text === '') return;
+          setEditing(false);
+          void store.changeLine(sessionId, () => store.call('message:edit', { sessionId, messageId: message.id, text }));
+        }}
+      >
+        <textarea aria-label="Edited message" value={draft} rows={3} autoFocus onChange={(event) => setDraft(event.target.value)} />
+        <div className="row">
+          <span className="muted small">Runs again from here as a new version; the current one is kept.</span>
+          <button type="button" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={draft.trim() === ''}>
+            Save and run
+          </button>
+        </div>
+      </form>
+    );
+  }
   return (
     <article className={`message message-${message.role} state-${message.state}`} aria-label={message.role === 'user' ? 'Your message' : 'Answer'} data-state={message.state}>
+      {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
       {message.reasoning.length > 0 && (
         <details className="reasoning">
           <summary>Reasoning</summary>
@@ -49,12 +122,44 @@ function MessageItem({ message }: { message: ViewMessage }) {
         </div>
       )}
       {label && !message.error && <div className="message-flag muted small">{label}</div>}
+      {!busy && message.role === 'user' && (
+        <div className="message-actions">
+          <button
+            type="button"
+            className="link small"
+            onClick={() => {
+              setDraft(message.text);
+              setEditing(true);
+            }}
+          >
+            Edit
+          </button>
+        </div>
+      )}
+      {!busy && message.role === 'assistant' && actions.lastOfTurn && (
+        <div className="message-actions">
+          <button type="button" className="link small" onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}>
+            Retry
+          </button>
+        </div>
+      )}
     </article>
   );
 }
 
 export function Conversation({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const view = useAppState(store, (state) => state.views[sessionId]);
+  const points = useAppState(store, (state) => state.branchPoints[sessionId]);
+  const busy = view ? busyStatuses.has(view.status) || view.activeTurnId !== null : true;
+  // Each place with versions shows its switcher on the first message after the fork.
+  const pointAt = useMemo(() => {
+    const byMessage = new Map<string, BranchPoint>();
+    for (const point of points ?? []) {
+      const first = view?.messages.find((message) => message.seq > point.forkSeq);
+      if (first && !byMessage.has(first.id)) byMessage.set(first.id, point);
+    }
+    return byMessage;
+  }, [points, view?.messages]);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   const last = view?.messages.at(-1);
@@ -75,8 +180,17 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
       }}
     >
       {view.messages.length === 0 && <p className="muted center">Ask for something to begin.</p>}
-      {view.messages.map((message) => (
-        <MessageItem key={message.id} message={message} />
+      {view.warnings.map((warning) => (
+        <div key={warning} className="notice notice-error" role="alert">
+          {warning}
+        </div>
+      ))}
+      {view.messages.map((message, index) => (
+        <MessageItem
+          key={message.id}
+          message={message}
+          actions={{ store, sessionId, point: pointAt.get(message.id), busy, lastOfTurn: message.role === 'assistant' && view.messages[index + 1]?.turnId !== message.turnId }}
+        />
       ))}
     </div>
   );

@@ -2,7 +2,17 @@ import type { Autonomy } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { ModelPicker } from './ModelPicker';
 
-export function SessionHeader({ store, sessionId }: { store: AppStore; sessionId: string }) {
+/** Saves a session export as a file the browser (or the app window) downloads. */
+function download(fileName: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+}
+
+export function SessionHeader({ store, sessionId, onToggleHistory, historyOpen }: { store: AppStore; sessionId: string; onToggleHistory: () => void; historyOpen: boolean }) {
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
   if (!session) return null;
   return (
@@ -26,6 +36,22 @@ export function SessionHeader({ store, sessionId }: { store: AppStore; sessionId
         </button>
       </div>
       <ModelPicker store={store} sessionId={sessionId} />
+      <div className="row">
+        <button type="button" aria-pressed={historyOpen} onClick={onToggleHistory}>
+          History
+        </button>
+        <button
+          type="button"
+          onClick={() =>
+            void store.attempt(async () => {
+              const { fileName, document: text } = await store.call('session:export', { sessionId });
+              download(fileName, text);
+            })
+          }
+        >
+          Export
+        </button>
+      </div>
       <label className="autonomy">
         <span className="muted small">Autonomy</span>
         <select

@@ -68,6 +68,25 @@ export function Sidebar({ store }: { store: AppStore }) {
       <button type="button" className="primary wide" onClick={() => void store.createSession()}>
         + New session
       </button>
+      <label className="import-session link small">
+        Import a session…
+        <input
+          type="file"
+          accept=".json,application/json"
+          aria-label="Import a session"
+          hidden
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            event.target.value = '';
+            if (!file) return;
+            void store.attempt(async () => {
+              const session = await store.call('session:import', { document: await file.text() });
+              store.upsertSession(session);
+              await store.select(session.id);
+            });
+          }}
+        />
+      </label>
       <ul className="sessions">
         {sessions.map((session) => (
           <SessionItem key={session.id} store={store} session={session} selected={session.id === selectedId} />

@@ -1,0 +1,187 @@
+import { useEffect, useState } from 'react';
+import type { SessionTreeNode } from '../../../shared/branches';
+import type { FilePreview, RestoreMode } from '../../../shared/file-history';
+import type { ViewCheckpoint } from '../../../shared/session-view';
+import { useAppState, type AppStore } from '../store';
+
+const sourceLabels: Record<string, string> = { input: 'your message', model: 'answer', tool: 'tool result', approval: 'your approval' };
+const changeLabels = { modify: 'changed back', create: 'brought back', delete: 'deleted' } as const;
+
+/** Restoring one checkpoint: what to bring back, and a preview of the files that would change. */
+function RestoreDialog({ store, sessionId, checkpoint, step, onClose }: { store: AppStore; sessionId: string; checkpoint: ViewCheckpoint; step: number; onClose: () => void }) {
+  const [mode, setMode] = useState<RestoreMode>('both');
+  const [preview, setPreview] = useState<FilePreview | null>(null);
+  const [overwrite, setOverwrite] = useState(false);
+  const [working, setWorking] = useState(false);
+  useEffect(() => {
+    let live = true;
+    void store.attempt(async () => {
+      const result = await store.call('checkpoint:preview', { sessionId, checkpointId: checkpoint.id });
+      if (live) setPreview(result);
+    });
+    return () => {
+      live = false;
+    };
+  }, [store, sessionId, checkpoint.id]);
+  const noFiles = preview !== null && preview.snapshotId === null;
+  const effectiveMode: RestoreMode = noFiles ? 'conversation' : mode;
+  const conflicts = preview?.changes.filter((change) => change.conflict) ?? [];
+  return (
+    <div className="dialog" role="dialog" aria-label={`Restore step ${step}`}>
+      <h3>Restore step {step}</h3>
+      <fieldset className="row" disabled={working}>
+        <legend className="muted small">Bring back</legend>
+        {(['both', 'conversation', 'files'] as const).map((value) => (
+          <label key={value}>
+            <input type="radio" name="restore-mode" value={value} checked={effectiveMode === value} disabled={noFiles && value !== 'conversation'} onChange={() => setMode(value)} />
+            {value === 'both' ? 'Conversation and files' : value === 'conversation' ? 'Conversation only' : 'Files only'}
+          </label>
+        ))}
+      </fieldset>
+      {effectiveMode !== 'files' && <p className="muted small">The conversation continues from this step as a new version; the current one is kept.</p>}
+      {effectiveMode !== 'conversation' && (
+        <div aria-label="Files that will change">
+          {preview === null ? (
+            <p className="muted small">Comparing files…</p>
+          ) : preview.changes.length === 0 ? (
+            <p className="muted small">The files are already as they were at this step.</p>
+          ) : (
+            <ul className="file-changes">
+              {preview.changes.map((change) => (
+                <li key={change.path} data-conflict={change.conflict ? 'true' : 'false'}>
+                  <code>{change.path}</code> <span className="small">{changeLabels[change.change]}</span>
+                  {change.conflict && <span className="badge status-failed">{change.available ? 'you changed it since: kept unless you say so' : 'too large to have been saved: kept'}</span>}
+                  {!change.conflict && !change.available && <span className="badge">too large to have been saved</span>}
+                </li>
+              ))}
+            </ul>
+          )}
+          {conflicts.length > 0 && (
+            <label>
+              <input type="checkbox" checked={overwrite} onChange={(event) => setOverwrite(event.target.checked)} /> Also put back the {conflicts.length} file{conflicts.length === 1 ? '' : 's'} changed since
+            </label>
+          )}
+          <p className="muted small">The files are saved first, so this restore can be undone.</p>
+        </div>
+      )}
+      {noFiles && <p className="muted small">No files were saved at this step: the agent had not changed any yet.</p>}
+      <div className="row">
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="primary"
+          disabled={working || (effectiveMode !== 'conversation' && preview === null)}
+          onClick={() => {
+            setWorking(true);
+            void store
+              .changeLine(sessionId, () => store.call('checkpoint:restore', { sessionId, checkpointId: checkpoint.id, mode: effectiveMode, overwriteConflicts: overwrite }))
+              .then((result) => {
+                setWorking(false);
+                if (result) onClose();
+              });
+          }}
+        >
+          Restore
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function TreeNode({ store, sessionId, node }: { store: AppStore; sessionId: string; node: SessionTreeNode }) {
+  return (
+    <li>
+      <div className="row">
+        <span className={node.active ? 'tree-title active' : 'tree-title'}>{node.title || (node.branch.reason === 'start' ? 'Start' : `(${node.branch.reason})`)}</span>
+        <span className="muted small">
+          {node.branch.reason} · {node.messages} messages
+        </span>
+        {node.active ? (
+          <span className="badge">shown</span>
+        ) : (
+          <button type="button" className="link small" onClick={() => void store.changeLine(sessionId, () => store.call('branch:switch', { sessionId, branchId: node.branch.id }))}>
+            Show
+          </button>
+        )}
+      </div>
+      {node.children.length > 0 && (
+        <ul>
+          {node.children.map((child) => (
+            <TreeNode key={child.branch.id} store={store} sessionId={sessionId} node={child} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/** The session's checkpoints (each can be restored) and its tree of versions. */
+export function HistoryPanel({ store, sessionId, onClose }: { store: AppStore; sessionId: string; onClose: () => void }) {
+  const checkpoints = useAppState(store, (state) => state.views[sessionId]?.checkpoints ?? []);
+  const lastSeq = useAppState(store, (state) => state.views[sessionId]?.lastSeq ?? -1);
+  const [restoring, setRestoring] = useState<{ checkpoint: ViewCheckpoint; step: number } | null>(null);
+  const [tree, setTree] = useState<SessionTreeNode | null>(null);
+  useEffect(() => {
+    void store.attempt(async () => setTree(await store.call('session:tree', { sessionId })));
+  }, [store, sessionId, lastSeq]);
+  return (
+    <aside className="history" aria-label="History">
+      <div className="row">
+        <h3>History</h3>
+        <button type="button" className="link" aria-label="Close history" onClick={onClose}>
+          ×
+        </button>
+      </div>
+      <ol className="timeline" aria-label="Checkpoints">
+        {checkpoints.map((checkpoint, index) => (
+          <li key={checkpoint.id}>
+            <span>
+              Step {index + 1}: {sourceLabels[checkpoint.source] ?? checkpoint.source}
+            </span>
+            <span className="muted small">{new Date(checkpoint.at).toLocaleTimeString()}</span>
+            {checkpoint.filesChanged && checkpoint.filesChanged.length > 0 && <span className="small" title={checkpoint.filesChanged.join('\n')}>{checkpoint.filesChanged.length} file(s) changed</span>}
+            <button type="button" className="link small" aria-label={`Restore step ${index + 1}`} onClick={() => setRestoring({ checkpoint, step: index + 1 })}>
+              Restore…
+            </button>
+          </li>
+        ))}
+      </ol>
+      {checkpoints.length === 0 && <p className="muted small">Checkpoints appear here as the agent works.</p>}
+      {tree && tree.children.length > 0 && (
+        <>
+          <h4>Versions</h4>
+          <ul className="tree" aria-label="Versions of this session">
+            <TreeNode store={store} sessionId={sessionId} node={tree} />
+          </ul>
+        </>
+      )}
+      {restoring && <RestoreDialog store={store} sessionId={sessionId} checkpoint={restoring.checkpoint} step={restoring.step} onClose={() => setRestoring(null)} />}
+    </aside>
+  );
+}
+
+/** After files were restored: what happened, and the way back. */
+export function RestoreBar({ store, sessionId }: { store: AppStore; sessionId: string }) {
+  const restore = useAppState(store, (state) => state.views[sessionId]?.lastRestore ?? null);
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  if (!restore || dismissed === restore.restoreId) return null;
+  const undo = restore.undoOf !== null;
+  return (
+    <div className="notice notice-info" role="status" aria-label="Files restored">
+      <span>
+        {undo ? 'Restore undone' : 'Files restored'}: {restore.written.length} written, {restore.deleted.length} deleted
+        {restore.kept.length > 0 ? `, ${restore.kept.length} kept as you had them (${restore.kept.slice(0, 3).join(', ')}${restore.kept.length > 3 ? '…' : ''})` : ''}.
+      </span>
+      {!undo && (
+        <button type="button" onClick={() => void store.attempt(() => store.call('checkpoint:undoRestore', { sessionId, restoreId: restore.restoreId }))}>
+          Undo restore
+        </button>
+      )}
+      <button type="button" className="link" aria-label="Dismiss" onClick={() => setDismissed(restore.restoreId)}>
+        ×
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it } from 'vitest';
+import { builtinTools } from '../../src/main/tools/builtin-tools';
+import { startLife } from '../crash/life';
+import { toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { temporaryFolder } from '../helpers';
+import { useWorkbenches, type Workbench } from './fixture';
+
+async function send(workbench: Workbench, text: string): Promise<void> {
+  const box = workbench.page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+describe('versions, checkpoints and recovery in the workbench', () => {
+  const open = useWorkbenches();
+
+  it('edits a sent message into a second version, switches between them, and retries an answer', async () => {
+    const workbench = await open();
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue(textTurn('A1'), textTurn('A2'), textTurn('A1 edited'), textTurn('A1 edited, again'));
+    const answers = page.getByRole('article', { name: 'Answer' });
+    await send(workbench, 'Q1');
+    await expectPage(answers.last()).toHaveText(/A1/);
+    await send(workbench, 'Q2');
+    await expectPage(answers.last()).toHaveText(/A2/);
+
+    const first = page.getByRole('article', { name: 'Your message' }).first();
+    await first.getByRole('button', { name: 'Edit' }).click();
+    const editor = page.getByRole('form', { name: 'Edit your message' });
+    await editor.getByRole('textbox', { name: 'Edited message' }).fill('Q1 edited');
+    await editor.getByRole('button', { name: 'Save and run' }).click();
+    await expectPage(answers.last()).toHaveText(/A1 edited/);
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveCount(1);
+    const versions = page.getByRole('navigation', { name: 'Versions of this message' });
+    await expectPage(versions).toContainText('2 / 2');
+    await workbench.screenshot('versions-edited');
+
+    await versions.getByRole('button', { name: 'Previous version' }).click();
+    await expectPage(versions).toContainText('1 / 2');
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText([/Q1Edit$/, 'Q2Edit']);
+    await expectPage(answers).toHaveCount(2);
+    await versions.getByRole('button', { name: 'Next version' }).click();
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText([/Q1 editedEdit$/]);
+
+    await answers.last().getByRole('button', { name: 'Retry' }).click();
+    await expectPage(answers.last()).toHaveText(/A1 edited, again/);
+    await expectPage(page.getByRole('navigation', { name: 'Versions of this message' }).last()).toContainText('2 / 2');
+  });
+
+  it('restores a checkpoint’s files and conversation from the history, with a preview, and undoes it', async () => {
+    const workbench = await open({ tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-project-');
+    const workspace = folder.path;
+    writeFileSync(join(workspace, 'app.ts'), 'v1\n');
+    const created = await host.invoke('session:create', { title: 'Files', workspacePath: workspace });
+    if (!created.ok) throw new Error(created.error.message);
+    await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
+    await page.reload();
+    await page.getByRole('button', { name: /^Files/ }).click();
+
+    server.enqueue({ steps: [toolCall('write_file', { path: 'app.ts', content: 'v2\n' }, 'w1')] }, textTurn('Rewrote app.ts.'));
+    await send(workbench, 'Rewrite app.ts');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Rewrote app.ts.');
+    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+
+    await page.getByRole('button', { name: 'History' }).click();
+    const history = page.getByRole('complementary', { name: 'History' });
+    await expectPage(history.getByRole('list', { name: 'Checkpoints' })).toContainText('1 file(s) changed');
+    await history.getByRole('button', { name: 'Restore step 1' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore step 1' });
+    await expectPage(dialog.getByLabel('Files that will change')).toContainText('app.ts changed back');
+    await workbench.screenshot('restore-preview');
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    const bar = page.getByRole('status', { name: 'Files restored' });
+    await expectPage(bar).toContainText('1 written');
+    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v1\n');
+    // The conversation is back at step 1: the message, no answer yet.
+    await expectPage(page.getByRole('article', { name: 'Answer' })).toHaveCount(0);
+    await expectPage(history.getByRole('list', { name: 'Versions of this session' })).toContainText('restore');
+
+    await bar.getByRole('button', { name: 'Undo restore' }).click();
+    await expectPage(page.getByRole('status', { name: 'Files restored' })).toContainText('Restore undone');
+    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+    folder.remove();
+  });
+
+  it('after a crash, shows what was running and resumes from the last checkpoint', async () => {
+    const workbench = await open();
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    const workspace = join(workbench.dataDir, 'work');
+    mkdirSync(workspace);
+    server.enqueue({ steps: [{ kind: 'text', text: 'Running the long check.' }, toolCall('run_command', { command: 'echo started; sleep 30' }, 'c1')] }, textTurn('The check was cut off; the rest is done.'));
+    await workbench.restartAfter(async () => {
+      // Another life of the app runs the turn and is killed with SIGKILL while the command runs.
+      const life = startLife(workbench.dataDir, server.openaiBaseUrl, workspace, (line, self) => {
+        if (line.startsWith('phase tool')) setTimeout(() => self.kill(), 300);
+      });
+      await life.exited;
+    });
+    await page.getByRole('button', { name: /^task / }).click();
+    const banner = page.getByRole('region', { name: 'Interrupted turn' });
+    await expectPage(banner).toContainText('run_command');
+    await expectPage(banner.getByLabel('Output so far')).toContainText('started');
+    await workbench.screenshot('interrupted-turn');
+    await banner.getByRole('button', { name: 'Resume' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('The check was cut off; the rest is done.');
+    await expectPage(banner).toHaveCount(0);
+  });
+});
