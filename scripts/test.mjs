@@ -22,7 +22,9 @@ function run(title, command, args, env = {}) {
 function countTests(file) {
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'));
-    return { passed: report.numPassedTests ?? 0, failed: (report.numFailedTests ?? 0) + (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) };
+    // A file that fails to load has no tests to count, so it counts as a failure of its own.
+    const brokenFiles = (report.testResults ?? []).filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0).length;
+    return { passed: report.numPassedTests ?? 0, failed: (report.numFailedTests ?? 0) + (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) + brokenFiles };
   } catch {
     return { passed: 0, failed: 1 };
   }

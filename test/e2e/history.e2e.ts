@@ -30,8 +30,7 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     await send(workbench, 'Q2');
     await expectPage(answers.last()).toHaveText(/A2/);
 
-    const first = page.getByRole('article', { name: 'Your message' }).first();
-    await first.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('button', { name: 'Edit' }).first().click();
     const editor = page.getByRole('form', { name: 'Edit your message' });
     await editor.getByRole('textbox', { name: 'Edited message' }).fill('Q1 edited');
     await editor.getByRole('button', { name: 'Save and run' }).click();
@@ -43,12 +42,12 @@ describe('versions, checkpoints and recovery in the workbench', () => {
 
     await versions.getByRole('button', { name: 'Previous version' }).click();
     await expectPage(versions).toContainText('1 / 2');
-    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText([/Q1Edit$/, 'Q2Edit']);
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText(['Q1', 'Q2']);
     await expectPage(answers).toHaveCount(2);
     await versions.getByRole('button', { name: 'Next version' }).click();
-    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText([/Q1 editedEdit$/]);
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText(['Q1 edited']);
 
-    await answers.last().getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('button', { name: 'Retry' }).last().click();
     await expectPage(answers.last()).toHaveText(/A1 edited, again/);
     await expectPage(page.getByRole('navigation', { name: 'Versions of this message' }).last()).toContainText('2 / 2');
   });

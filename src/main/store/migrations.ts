@@ -182,6 +182,26 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: 'checkpoint segments hold whole JSON arrays as UTF-8 bytes; the old ones are dropped and written again while idle',
+    up(db) {
+      db.exec(`
+        DROP TABLE checkpoint_segments;
+        CREATE TABLE checkpoint_segments (
+          thread_id TEXT NOT NULL,
+          end_id TEXT NOT NULL,
+          previous_end_id TEXT,
+          start_seq INTEGER NOT NULL,
+          end_seq INTEGER NOT NULL,
+          content BLOB NOT NULL,
+          state TEXT NOT NULL,
+          crc INTEGER NOT NULL,
+          PRIMARY KEY (thread_id, end_id)
+        ) STRICT;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

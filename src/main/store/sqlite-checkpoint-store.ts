@@ -22,14 +22,15 @@ interface Row {
 interface SegmentRow {
   end_id: string;
   previous_end_id: string | null;
-  content: string;
+  /** The messages as one JSON array, UTF-8: checked and decoded without a copy through a string first. */
+  content: Buffer;
   state: string;
   crc: number;
 }
 
 /** Steps per segment. */
 const segmentSize = 64;
-const segmentCrc = (content: string, state: string): number => crc32(state, crc32(content));
+const segmentCrc = (content: Buffer, state: string): number => crc32(state, crc32(content));
 const inner = (appended: string): string => appended.slice(1, -1);
 
 const toRow = (row: Row): CheckpointRow => ({
@@ -64,6 +65,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     deleteThreadSegments: Statement<[string]>;
     range: Statement<[string, number, number], Row>;
     segment: Statement<[string, string], SegmentRow>;
+    segmentChain: Statement<[{ thread: string; id: string }], SegmentRow>;
     insertSegment: Statement<[Record<string, unknown>]>;
     dueSegments: Statement<[{ size: number; limit: number }], Row>;
   };
@@ -98,6 +100,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
       deleteThreadSegments: db.prepare('DELETE FROM checkpoint_segments WHERE thread_id = ?'),
       range: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND seq > ? AND seq <= ?'),
       segment: db.prepare('SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?'),
+      // A segment and the ones before it, oldest first, in one read.
+      segmentChain: db.prepare(`
+        WITH RECURSIVE chain(end_id, previous_end_id, depth) AS (
+          SELECT end_id, previous_end_id, 0 FROM checkpoint_segments WHERE thread_id = @thread AND end_id = @id
+          UNION ALL
+          SELECT s.end_id, s.previous_end_id, chain.depth + 1 FROM checkpoint_segments s JOIN chain ON s.thread_id = @thread AND s.end_id = chain.previous_end_id
+        )
+        SELECT s.end_id, s.previous_end_id, s.content, s.state, s.crc FROM chain JOIN checkpoint_segments s ON s.thread_id = @thread AND s.end_id = chain.end_id ORDER BY chain.depth DESC`),
       dueSegments: db.prepare(
         'SELECT c.* FROM checkpoints c LEFT JOIN checkpoint_segments s ON s.thread_id = c.thread_id AND s.end_id = c.id WHERE (c.seq + 1) % @size = 0 AND s.end_id IS NULL ORDER BY c.seq LIMIT @limit',
       ),
@@ -179,7 +189,15 @@ export class SqliteCheckpointStore implements CheckpointStore {
     let state = [...rows].reverse().find((row) => row.state !== null)?.state ?? null;
     if (state === null) state = previousEndId === null ? '{}' : (this.statements.segment.get(end.threadId, previousEndId)?.state ?? null);
     if (state === null) return false;
-    const content = rows.map((row) => inner(row.appended)).filter((part) => part.length > 0).join(',');
+    // A segment is only as good as its rows: each is checked against its hash before it is joined.
+    let parentHash = previousEndId === null ? '' : (this.rowOf(end.threadId, previousEndId)?.hash ?? null);
+    if (parentHash === null) return false;
+    for (const row of rows) {
+      if (checkpointHash(parentHash, row.seq, row.appended, row.state, row.metadata) !== row.hash) return false;
+      parentHash = row.hash;
+    }
+    // Stored as a whole JSON array, so a restore parses it as it is read.
+    const content = Buffer.from(`[${rows.map((row) => inner(row.appended)).filter((part) => part.length > 0).join(',')}]`, 'utf8');
     this.statements.insertSegment.run({ thread_id: end.threadId, end_id: end.id, previous_end_id: previousEndId, start_seq: first.seq, end_seq: end.seq, content, state, crc: segmentCrc(content, state) });
     return true;
   }
@@ -213,23 +231,25 @@ export class SqliteCheckpointStore implements CheckpointStore {
       cursor = fromDisk(cursor.parentId);
       if (!cursor) return null;
     }
-    const segments: SegmentRow[] = [];
-    for (let endId = cursor?.id ?? null; endId !== null; ) {
-      const segment = this.statements.segment.get(ref.threadId, endId);
-      if (!segment || segmentCrc(segment.content, segment.state) !== segment.crc) return null;
-      segments.unshift(segment);
-      endId = segment.previous_end_id;
+    const segments = cursor ? this.statements.segmentChain.all({ thread: ref.threadId, id: cursor.id }) : [];
+    if (segments.length === 0 && cursor) return null;
+    if (segments[0]?.previous_end_id !== null && segments.length > 0) return null;
+    const messages: unknown[] = [];
+    for (const segment of segments) {
+      if (segmentCrc(segment.content, segment.state) !== segment.crc) return null;
+      const parsed = JSON.parse(segment.content.toString('utf8')) as unknown[];
+      for (const item of parsed) messages.push(item);
     }
     let parentHash = cursor?.hash ?? '';
     for (const row of tail) {
       if (checkpointHash(parentHash, row.seq, row.appended, row.state, row.metadata) !== row.hash) return null;
       parentHash = row.hash;
     }
-    const parts = [...segments.map((segment) => segment.content), ...tail.map((row) => inner(row.appended))].filter((part) => part.length > 0);
+    for (const row of tail) for (const item of JSON.parse(row.appended) as unknown[]) messages.push(item);
     const state = [...tail].reverse().find((row) => row.state !== null)?.state ?? segments.at(-1)?.state ?? '{}';
     return {
       ...summaryOf(target),
-      messages: JSON.parse(`[${parts.join(',')}]`) as unknown[],
+      messages,
       state: JSON.parse(state) as Record<string, unknown>,
       pendingWrites: this.writesOf(target),
       recoveredFrom: null,

@@ -143,6 +143,26 @@ describe.each(initializers)('$name', ({ create }) => {
       expect(tuple?.state).toEqual({ step: 1900 });
     }),
   );
+
+  it(
+    'lists every checkpoint of a thread as it changed things, parents first, and a copy made from them restores the same',
+    withStore(({ store }) => {
+      const root = store.put(null, 't', { appended: ['q'], state: { status: 'planning' } }, { source: 'input', step: 0 });
+      const a = store.put(root, 't', { appended: ['a'] }, meta(1));
+      const b = store.put(root, 't', { appended: ['b'], state: { status: 'done' } }, meta(1));
+      store.put(null, 'other', { appended: ['elsewhere'] }, meta(0));
+      const records = store.records('t');
+      expect(records.map((record) => record.id)).toEqual(expect.arrayContaining([root.checkpointId, a.checkpointId, b.checkpointId]));
+      expect(records[0]?.id).toBe(root.checkpointId);
+      expect(records.find((record) => record.id === b.checkpointId)).toMatchObject({ parentId: root.checkpointId, seq: 1, delta: { appended: ['b'], state: { status: 'done' } } });
+      for (const record of records) store.put(record.parentId ? { threadId: 'copy', checkpointId: record.parentId } : null, 'copy', record.delta, record.metadata, record.id);
+      expect(store.getTuple({ threadId: 'copy', checkpointId: b.checkpointId })).toMatchObject({ messages: ['q', 'b'], state: { status: 'done' }, recoveredFrom: null });
+      store.deleteThread('t');
+      expect(store.records('t')).toEqual([]);
+      expect(store.getTuple(a)).toBeNull();
+      expect(store.records('other')).toHaveLength(1);
+    }),
+  );
 });
 
 describe('SqliteCheckpointStore storage', () => {
@@ -202,7 +222,7 @@ describe('SqliteCheckpointStore segments', () => {
     expect(store.compact()).toBe(3);
     expect(store.compact()).toBe(0);
     expect((db.prepare('SELECT COUNT(*) AS n FROM checkpoint_segments').get() as { n: number }).n).toBe(3);
-    db.prepare("UPDATE checkpoint_segments SET content = '\"damaged\"' WHERE start_seq = 64").run();
+    db.prepare(`UPDATE checkpoint_segments SET content = CAST('"damaged"' AS BLOB) WHERE start_seq = 64`).run();
     const tuple = store.getTuple(refs[199] as CheckpointRef);
     expect(tuple?.messages).toEqual(Array.from({ length: 200 }, (_, step) => `m${step}`));
     expect(tuple?.recoveredFrom).toBeNull();

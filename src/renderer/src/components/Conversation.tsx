@@ -103,8 +103,9 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
     );
   }
   return (
+    <div className={`message-wrap message-wrap-${message.role}`}>
+    {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
     <article className={`message message-${message.role} state-${message.state}`} aria-label={message.role === 'user' ? 'Your message' : 'Answer'} data-state={message.state}>
-      {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
       {message.reasoning.length > 0 && (
         <details className="reasoning">
           <summary>Reasoning</summary>
@@ -122,6 +123,7 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
         </div>
       )}
       {label && !message.error && <div className="message-flag muted small">{label}</div>}
+    </article>
       {!busy && message.role === 'user' && (
         <div className="message-actions">
           <button
@@ -143,7 +145,7 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
           </button>
         </div>
       )}
-    </article>
+    </div>
   );
 }
 
