@@ -308,9 +308,7 @@ export class SessionRuntime {
   restoreCheckpoint(sessionId: string, checkpointId: string): { branchId: string; recovered: boolean } {
     this.assertIdle(sessionId);
     const entries = this.options.store.journal(sessionId);
-    const index = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId);
-    if (index < 0) throw new NotFoundError('Checkpoint', checkpointId);
-    const fork = this.forkAt(sessionId, entries, index);
+    const fork = this.forkAt(sessionId, entries, checkpointRow(entries, checkpointId));
     const branchId = this.newId();
     this.record(sessionId, [...this.openBranch(sessionId, branchId, fork, 'restore'), ...fork.base.warnings, { type: 'status_changed', status: 'idle' }]);
     return { branchId, recovered: fork.base.warnings.length > 0 };
@@ -399,7 +397,7 @@ export class SessionRuntime {
   async restore(sessionId: string, checkpointId: string, mode: RestoreMode, overwriteConflicts = false): Promise<{ branchId: string | null; recovered: boolean; files: FilesRestored | null }> {
     this.assertIdle(sessionId);
     const entries = this.options.store.journal(sessionId);
-    if (!entries.some((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId)) throw new NotFoundError('Checkpoint', checkpointId);
+    checkpointRow(entries, checkpointId);
     const target = mode === 'conversation' ? null : this.filesAt(sessionId, checkpointId);
     if (target && target.snapshotId === null) throw new WorkbenchError('invalid_state', 'No files were saved at this checkpoint: the agent had not changed any yet.');
     const restored = target?.snapshotId ? await this.restoreFiles(sessionId, target.snapshotId, overwriteConflicts) : null;
@@ -457,8 +455,7 @@ export class SessionRuntime {
     const session = this.options.store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
     const entries = this.options.store.journal(sessionId);
-    const index = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId);
-    if (index < 0) throw new NotFoundError('Checkpoint', checkpointId);
+    const index = checkpointRow(entries, checkpointId);
     const next = entries.findIndex((entry, position) => position > index && entry.event.type === 'checkpoint_saved');
     const end = next < 0 ? entries.length : next;
     let snapshotId: string | null = null;
@@ -552,6 +549,13 @@ export class SessionRuntime {
       if (session) listener.onSessionChanged({ session });
     }
   }
+}
+
+/** Where a checkpoint was journalled on the shown line; not found when it is on another line or none. */
+function checkpointRow(entries: readonly JournalEntry[], checkpointId: string): number {
+  const index = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId);
+  if (index < 0) throw new NotFoundError('Checkpoint', checkpointId);
+  return index;
 }
 
 /** The turn that started and never finished on this line, if any. */

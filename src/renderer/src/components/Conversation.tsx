@@ -104,26 +104,26 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
   }
   return (
     <div className={`message-wrap message-wrap-${message.role}`}>
-    {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
-    <article className={`message message-${message.role} state-${message.state}`} aria-label={message.role === 'user' ? 'Your message' : 'Answer'} data-state={message.state}>
-      {message.reasoning.length > 0 && (
-        <details className="reasoning">
-          <summary>Reasoning</summary>
-          <pre>{message.reasoning}</pre>
-        </details>
-      )}
-      {message.text.length > 0 && <MessageBody text={message.text} />}
-      {message.toolCalls.map((call) => (
-        <ToolCard key={call.id} call={call} />
-      ))}
-      {message.state === 'streaming' && message.text.length === 0 && message.toolCalls.length === 0 && <span className="muted">…</span>}
-      {message.error && (
-        <div className="message-error" role="alert">
-          {message.error.message}
-        </div>
-      )}
-      {label && !message.error && <div className="message-flag muted small">{label}</div>}
-    </article>
+      {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
+      <article className={`message message-${message.role} state-${message.state}`} aria-label={message.role === 'user' ? 'Your message' : 'Answer'} data-state={message.state}>
+        {message.reasoning.length > 0 && (
+          <details className="reasoning">
+            <summary>Reasoning</summary>
+            <pre>{message.reasoning}</pre>
+          </details>
+        )}
+        {message.text.length > 0 && <MessageBody text={message.text} />}
+        {message.toolCalls.map((call) => (
+          <ToolCard key={call.id} call={call} />
+        ))}
+        {message.state === 'streaming' && message.text.length === 0 && message.toolCalls.length === 0 && <span className="muted">…</span>}
+        {message.error && (
+          <div className="message-error" role="alert">
+            {message.error.message}
+          </div>
+        )}
+        {label && !message.error && <div className="message-flag muted small">{label}</div>}
+      </article>
       {!busy && message.role === 'user' && (
         <div className="message-actions">
           <button
