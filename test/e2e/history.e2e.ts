@@ -71,7 +71,7 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
 
     await page.getByRole('button', { name: 'History' }).click();
-    const history = page.getByRole('complementary', { name: 'History' });
+    const history = page.getByRole('region', { name: 'History' });
     await expectPage(history.getByRole('list', { name: 'Checkpoints' })).toContainText('1 file(s) changed');
     await history.getByRole('button', { name: 'Restore step 1' }).click();
     const dialog = page.getByRole('dialog', { name: 'Restore step 1' });

@@ -14,6 +14,8 @@ import type { ProviderRegistry } from '../providers/provider-registry';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { Trash } from '../tools/trash';
 import type { Handlers } from './router';
+import { walk } from '../tools/file-walk';
+import { resolveWorkspacePath } from '../workspace/workspace-paths';
 import type { SessionTransfer } from '../agent/session-transfer';
 import type { CheckpointStore } from '../agent/checkpoints';
 
@@ -135,6 +137,20 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       assertIdle(input.sessionId, 'change the workspace');
       const folder = await workspaces.resolveFolder(input.path);
       return changed(store.update(input.sessionId, { workspacePath: folder }, clock.now()));
+    },
+    'workspace:list': async (input) => {
+      const session = existing(input.sessionId);
+      if (session.workspacePath === null) throw new WorkbenchError('no_workspace', 'This session has no workspace folder yet.');
+      const root = await resolveWorkspacePath(session.workspacePath, '.', { forWrite: false });
+      const folder = await resolveWorkspacePath(session.workspacePath, input.path, { forWrite: false });
+      if (folder.kind !== 'directory') throw new WorkbenchError('invalid_input', `${input.path} is not a folder of the workspace.`);
+      const { entries, truncated } = await walk({ start: folder.absolute, root: root.absolute, maxEntries: 2_000, maxDepth: 0 });
+      const listed = entries.map((entry) => {
+        const path = entry.directory ? entry.path.slice(0, -1) : entry.path;
+        return { path, name: path.split('/').at(-1) ?? path, directory: entry.directory };
+      });
+      listed.sort((a, b) => (a.directory === b.directory ? a.name.localeCompare(b.name) : a.directory ? -1 : 1));
+      return { entries: listed, truncated };
     },
     'workspace:pick': async (input) => {
       existing(input.sessionId);

@@ -9,6 +9,8 @@ export interface WalkOptions {
   readonly root: string;
   readonly includeIgnored?: boolean;
   readonly maxEntries: number;
+  /** Levels below `start` to enter; 0 lists `start` only. Unlimited by default. */
+  readonly maxDepth?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -21,6 +23,7 @@ export interface WalkEntry {
 interface Frame {
   readonly absolute: string;
   readonly relative: string;
+  readonly depth: number;
   readonly rules: ReadonlyArray<{ base: string; matcher: Ignore }>;
 }
 
@@ -53,7 +56,7 @@ export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]
   const entries: WalkEntry[] = [];
   const startRelative = options.start === options.root ? '' : options.start.slice(options.root.length + 1).split('\\').join('/');
   const rootRules = await rulesIn(options.root);
-  const queue: Frame[] = [{ absolute: options.start, relative: startRelative, rules: rootRules ? [{ base: '', matcher: rootRules }] : [] }];
+  const queue: Frame[] = [{ absolute: options.start, relative: startRelative, depth: 0, rules: rootRules ? [{ base: '', matcher: rootRules }] : [] }];
   while (queue.length > 0) {
     if (options.signal?.aborted) break;
     const frame = queue.shift() as Frame;
@@ -76,7 +79,7 @@ export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]
       if (!options.includeIgnored && ignored(rules, relativePath, directory)) continue;
       if (entries.length >= options.maxEntries) return { entries, truncated: true };
       entries.push({ path: directory ? `${relativePath}/` : relativePath, directory });
-      if (directory) queue.push({ absolute: join(frame.absolute, child.name), relative: relativePath, rules });
+      if (directory && frame.depth < (options.maxDepth ?? Number.POSITIVE_INFINITY)) queue.push({ absolute: join(frame.absolute, child.name), relative: relativePath, depth: frame.depth + 1, rules });
     }
   }
   return { entries, truncated: false };

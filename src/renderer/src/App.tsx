@@ -1,28 +1,44 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApprovalGate } from './components/ApprovalGate';
 import { Composer } from './components/Composer';
-import { PlanCard } from './components/PlanCard';
 import { Conversation } from './components/Conversation';
+import { FileTree } from './components/FileTree';
+import { RestoreBar } from './components/HistoryPanel';
+import { InterruptedBanner } from './components/InterruptedBanner';
+import { RightPanel } from './components/RightPanel';
 import { SessionHeader } from './components/SessionHeader';
 import { SettingsPanel } from './components/SettingsPanel';
 import { Sidebar } from './components/Sidebar';
+import { Splitter } from './components/Splitter';
 import { StartupError } from './components/StartupError';
 import { StatusBar } from './components/StatusBar';
 import { WorkspaceDropZone } from './components/WorkspaceDropZone';
-import { InterruptedBanner } from './components/InterruptedBanner';
-import { HistoryPanel, RestoreBar } from './components/HistoryPanel';
+import { usePersistentLayout } from './layout';
 import { useAppState, type AppStore } from './store';
 
-/** The plan waiting for an answer and the call waiting at its gate, docked above the message box. */
-function Gates({ store, sessionId }: { store: AppStore; sessionId: string }) {
-  const plan = useAppState(store, (state) => state.views[sessionId]?.plan ?? null);
+/** The call waiting at its gate, docked above the message box. */
+function Gate({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const approval = useAppState(store, (state) => state.views[sessionId]?.pendingApproval ?? null);
-  return (
-    <>
-      {plan && (plan.state === 'waiting' || plan.state === 'running') && <PlanCard store={store} plan={plan} />}
-      {approval && <ApprovalGate store={store} approval={approval} />}
-    </>
-  );
+  return approval ? <ApprovalGate key={approval.approvalId} store={store} approval={approval} /> : null;
+}
+
+/** Asks for a desktop notification when a session starts waiting for the person while the window is in the background. */
+function useApprovalNotifications(store: AppStore): void {
+  const waiting = useAppState(store, (state) => state.sessions.filter((session) => session.status === 'waiting_approval').map((session) => `${session.id}\u0000${session.title}`).join('\n'));
+  const seen = useRef(new Set<string>());
+  useEffect(() => {
+    const now = new Set(waiting === '' ? [] : waiting.split('\n'));
+    for (const item of now) {
+      if (seen.current.has(item)) continue;
+      const title = item.split('\u0000')[1] ?? '';
+      if (typeof Notification !== 'undefined' && !document.hasFocus()) {
+        const show = (): void => void new Notification('Approval needed', { body: `“${title}” is waiting for you.`, tag: item });
+        if (Notification.permission === 'granted') show();
+        else if (Notification.permission === 'default') void Notification.requestPermission().then((permission) => permission === 'granted' && show());
+      }
+    }
+    seen.current = now;
+  }, [waiting]);
 }
 
 export function App({ store }: { store: AppStore }) {
@@ -30,8 +46,37 @@ export function App({ store }: { store: AppStore }) {
   const loadError = useAppState(store, (state) => state.loadError);
   const selectedId = useAppState(store, (state) => state.selectedId);
   const notice = useAppState(store, (state) => state.notice);
+  const planWaiting = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.plan?.state === 'waiting' : false));
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const [historyOpen, setHistoryOpen] = useState(false);
+  const [layout, setLayout] = usePersistentLayout();
+  useApprovalNotifications(store);
+
+  // A plan that waits for an answer is shown, whatever the panels were doing.
+  useEffect(() => {
+    if (planWaiting) setLayout({ rightOpen: true, rightTab: 'plan' });
+  }, [planWaiting, setLayout]);
+
+  // Keyboard first: new session, switching sessions, and the panels.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      const command = event.ctrlKey || event.metaKey;
+      const sessions = store.getState().sessions;
+      const current = sessions.findIndex((session) => session.id === store.getState().selectedId);
+      if (command && !event.shiftKey && event.key.toLowerCase() === 'n') void store.createSession();
+      else if (command && event.key.toLowerCase() === 'b') setLayout({ leftOpen: !layout.leftOpen });
+      else if (command && event.key.toLowerCase() === 'j') setLayout({ rightOpen: !layout.rightOpen });
+      else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
+        const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
+        if (next) void store.select(next.id);
+      } else if (command && /^[1-9]$/.test(event.key)) {
+        const target = sessions[Number(event.key) - 1];
+        if (target) void store.select(target.id);
+      } else return;
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [store, layout.leftOpen, layout.rightOpen, setLayout]);
 
   if (loadError) return <StartupError title="The app could not start" message={loadError} />;
   if (!info) return <div className="loading" aria-busy="true">Starting…</div>;
@@ -40,13 +85,26 @@ export function App({ store }: { store: AppStore }) {
   return (
     <WorkspaceDropZone store={store}>
       <div className="app">
-        <StatusBar store={store} onOpenSettings={() => setSettingsOpen(true)} />
+        <StatusBar store={store} onOpenSettings={() => setSettingsOpen(true)} onToggleLeft={() => setLayout({ leftOpen: !layout.leftOpen })} onToggleRight={() => setLayout({ rightOpen: !layout.rightOpen })} layout={layout} />
         <div className="body">
-          <Sidebar store={store} />
+          {layout.leftOpen && (
+            <>
+              <div className="left-panel" style={{ width: layout.leftWidth }}>
+                <Sidebar store={store} />
+                {selectedId && (
+                  <details className="files-section" open={layout.filesOpen} onToggle={(event) => setLayout({ filesOpen: event.currentTarget.open })}>
+                    <summary>Files</summary>
+                    <FileTree store={store} sessionId={selectedId} />
+                  </details>
+                )}
+              </div>
+              <Splitter label="Resize the sessions panel" side="left" width={layout.leftWidth} onResize={(width) => setLayout({ leftWidth: Math.round(Math.min(640, Math.max(160, width))) })} onToggle={() => setLayout({ leftOpen: false })} />
+            </>
+          )}
           <main className="main" aria-label="Conversation">
             {selectedId ? (
               <>
-                <SessionHeader store={store} sessionId={selectedId} onToggleHistory={() => setHistoryOpen((open) => !open)} historyOpen={historyOpen} />
+                <SessionHeader store={store} sessionId={selectedId} onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })} />
                 {notice && (
                   <div className={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
                     <span>{notice.text}</span>
@@ -58,7 +116,7 @@ export function App({ store }: { store: AppStore }) {
                 <RestoreBar store={store} sessionId={selectedId} />
                 <Conversation store={store} sessionId={selectedId} />
                 <InterruptedBanner store={store} sessionId={selectedId} />
-                <Gates store={store} sessionId={selectedId} />
+                <Gate store={store} sessionId={selectedId} />
                 <Composer store={store} sessionId={selectedId} />
               </>
             ) : (
@@ -71,7 +129,14 @@ export function App({ store }: { store: AppStore }) {
               </div>
             )}
           </main>
-          {selectedId && historyOpen && <HistoryPanel store={store} sessionId={selectedId} onClose={() => setHistoryOpen(false)} />}
+          {selectedId && layout.rightOpen && (
+            <>
+              <Splitter label="Resize the details panel" side="right" width={layout.rightWidth} onResize={(width) => setLayout({ rightWidth: Math.round(Math.min(800, Math.max(220, width))) })} onToggle={() => setLayout({ rightOpen: false })} />
+              <div className="right-wrap" style={{ width: layout.rightWidth }}>
+                <RightPanel store={store} sessionId={selectedId} tab={layout.rightTab} onTab={(rightTab) => setLayout({ rightTab })} onClose={() => setLayout({ rightOpen: false })} />
+              </div>
+            </>
+          )}
         </div>
         {settingsOpen && <SettingsPanel store={store} onClose={() => setSettingsOpen(false)} />}
       </div>

@@ -139,6 +139,11 @@ export const channels = {
   'session:stats': { input: z.object(sessionRef).strict(), output: sessionTotalsSchema },
 
   'workspace:set': { input: z.object({ ...sessionRef, path: pathSchema }).strict(), output: sessionSchema },
+  /** One folder of the session's workspace, as the file tree shows it: ignored files left out, folders first. */
+  'workspace:list': {
+    input: z.object({ ...sessionRef, path: z.string().max(limits.pathLength).default('.') }).strict(),
+    output: z.object({ entries: z.array(z.object({ path: z.string(), name: z.string(), directory: z.boolean() })), truncated: z.boolean() }),
+  },
   'workspace:pick': { input: z.object(sessionRef).strict(), output: sessionSchema.nullable() },
 
   'run:send': {

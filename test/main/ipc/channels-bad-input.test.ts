@@ -91,6 +91,11 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', path: huge }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', path: 12 }, code: 'invalid_input' },
   ],
+  'workspace:list': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION' }, code: 'no_workspace' },
+    { input: { sessionId: 'SESSION', path: 5 }, code: 'invalid_input' },
+  ],
   'workspace:pick': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', path: '/tmp' }, code: 'invalid_input' }],
   'run:send': [
     { input: { sessionId: 'SESSION', text: '' }, code: 'invalid_input' },

@@ -1,16 +1,16 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ApprovalDecision } from '../../../shared/domain';
 import type { ViewApproval } from '../../../shared/session-view';
 import type { AppStore } from '../store';
 import { DiffView } from './DiffView';
 import { RiskBadge } from './ToolCard';
 
-const timed: Array<{ decision: ApprovalDecision; label: string }> = [
-  { decision: 'allow_5m', label: '5 min' },
-  { decision: 'allow_30m', label: '30 min' },
-  { decision: 'allow_1h', label: '1 h' },
-  { decision: 'allow_5h', label: '5 h' },
-  { decision: 'allow_session', label: 'This session' },
+const timed: Array<{ decision: ApprovalDecision; label: string; key: string }> = [
+  { decision: 'allow_5m', label: '5 min', key: '1' },
+  { decision: 'allow_30m', label: '30 min', key: '2' },
+  { decision: 'allow_1h', label: '1 h', key: '3' },
+  { decision: 'allow_5h', label: '5 h', key: '4' },
+  { decision: 'allow_session', label: 'This session', key: 's' },
 ];
 
 /** The gate a call waits at: the tool, its arguments, its risk and why, and every answer. */
@@ -20,6 +20,28 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
     void store.attempt(() => store.call('approval:answer', { approvalId: approval.approvalId, decision, ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}) }));
   };
   const destructive = approval.risk === 'destructive';
+  const reasonBox = useRef<HTMLInputElement>(null);
+  // Alt+A allows once, Alt+D denies (with the reason typed so far), Alt+1..4 and Alt+S allow for a while.
+  const keys = useRef({ answer, destructive });
+  keys.current = { answer, destructive };
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      if (!event.altKey || event.ctrlKey || event.metaKey) return;
+      const key = event.key.toLowerCase();
+      const { answer: act, destructive: once } = keys.current;
+      if (key === 'a') act('allow_once');
+      else if (key === 'd') act('deny');
+      else if (key === 'r') reasonBox.current?.focus();
+      else {
+        const option = once ? undefined : timed.find((candidate) => candidate.key === key);
+        if (!option) return;
+        act(option.decision);
+      }
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [approval.approvalId]);
   return (
     <section className="gate" role="region" aria-label="Approval needed">
       <header className="row">
@@ -30,18 +52,18 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
       <p className="gate-summary">{approval.summary}</p>
       {approval.preview ? <DiffView diff={approval.preview} label="Changes" /> : <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>}
       <div className="row">
-        <input aria-label="Reason for denying" placeholder="Reason (optional, told to the model)" value={reason} maxLength={4000} onChange={(event) => setReason(event.target.value)} />
-        <button type="button" className="danger" onClick={() => answer('deny')}>
+        <input ref={reasonBox} aria-label="Reason for denying" aria-keyshortcuts="Alt+R" placeholder="Reason (optional, told to the model)" value={reason} maxLength={4000} onChange={(event) => setReason(event.target.value)} />
+        <button type="button" className="danger" aria-keyshortcuts="Alt+D" title="Deny (Alt+D)" onClick={() => answer('deny')}>
           Deny
         </button>
-        <button type="button" className="primary" onClick={() => answer('allow_once')}>
+        <button type="button" className="primary" aria-keyshortcuts="Alt+A" title="Allow once (Alt+A)" onClick={() => answer('allow_once')}>
           Allow once
         </button>
         {!destructive && (
           <span className="row" role="group" aria-label="Allow for">
             <span className="muted small">Allow for</span>
             {timed.map((option) => (
-              <button key={option.decision} type="button" onClick={() => answer(option.decision)}>
+              <button key={option.decision} type="button" aria-keyshortcuts={`Alt+${option.key.toUpperCase()}`} title={`${option.label} (Alt+${option.key.toUpperCase()})`} onClick={() => answer(option.decision)}>
                 {option.label}
               </button>
             ))}

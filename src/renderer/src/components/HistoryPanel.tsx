@@ -7,6 +7,8 @@ import { useAppState, type AppStore } from '../store';
 const sourceLabels: Record<string, string> = { input: 'your message', model: 'answer', tool: 'tool result', approval: 'your approval' };
 const changeLabels = { modify: 'changed back', create: 'brought back', delete: 'deleted' } as const;
 
+const noCheckpoints: readonly ViewCheckpoint[] = [];
+
 /** Restoring one checkpoint: what to bring back, and a preview of the files that would change. */
 function RestoreDialog({ store, sessionId, checkpoint, step, onClose }: { store: AppStore; sessionId: string; checkpoint: ViewCheckpoint; step: number; onClose: () => void }) {
   const [mode, setMode] = useState<RestoreMode>('both');
@@ -118,8 +120,8 @@ function TreeNode({ store, sessionId, node }: { store: AppStore; sessionId: stri
 }
 
 /** The session's checkpoints (each can be restored) and its tree of versions. */
-export function HistoryPanel({ store, sessionId, onClose }: { store: AppStore; sessionId: string; onClose: () => void }) {
-  const checkpoints = useAppState(store, (state) => state.views[sessionId]?.checkpoints ?? []);
+export function HistoryContent({ store, sessionId }: { store: AppStore; sessionId: string }) {
+  const checkpoints = useAppState(store, (state) => state.views[sessionId]?.checkpoints ?? noCheckpoints);
   const lastSeq = useAppState(store, (state) => state.views[sessionId]?.lastSeq ?? -1);
   const [restoring, setRestoring] = useState<{ checkpoint: ViewCheckpoint; step: number } | null>(null);
   const [tree, setTree] = useState<SessionTreeNode | null>(null);
@@ -127,13 +129,7 @@ export function HistoryPanel({ store, sessionId, onClose }: { store: AppStore; s
     void store.attempt(async () => setTree(await store.call('session:tree', { sessionId })));
   }, [store, sessionId, lastSeq]);
   return (
-    <aside className="history" aria-label="History">
-      <div className="row">
-        <h3>History</h3>
-        <button type="button" className="link" aria-label="Close history" onClick={onClose}>
-          ×
-        </button>
-      </div>
+    <section className="history" aria-label="History">
       <ol className="timeline" aria-label="Checkpoints">
         {checkpoints.map((checkpoint, index) => (
           <li key={checkpoint.id}>
@@ -158,7 +154,7 @@ export function HistoryPanel({ store, sessionId, onClose }: { store: AppStore; s
         </>
       )}
       {restoring && <RestoreDialog store={store} sessionId={sessionId} checkpoint={restoring.checkpoint} step={restoring.step} onClose={() => setRestoring(null)} />}
-    </aside>
+    </section>
   );
 }
 

@@ -1,6 +1,4 @@
-import type { Autonomy } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
-import { ModelPicker } from './ModelPicker';
 
 /** Saves a session export as a file the browser (or the app window) downloads. */
 function download(fileName: string, text: string): void {
@@ -12,7 +10,7 @@ function download(fileName: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1_000);
 }
 
-export function SessionHeader({ store, sessionId, onToggleHistory, historyOpen }: { store: AppStore; sessionId: string; onToggleHistory: () => void; historyOpen: boolean }) {
+export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
   if (!session) return null;
   return (
@@ -35,9 +33,8 @@ export function SessionHeader({ store, sessionId, onToggleHistory, historyOpen }
           Choose folder…
         </button>
       </div>
-      <ModelPicker store={store} sessionId={sessionId} />
       <div className="row">
-        <button type="button" aria-pressed={historyOpen} onClick={onToggleHistory}>
+        <button type="button" onClick={onShowHistory}>
           History
         </button>
         <button
@@ -52,21 +49,6 @@ export function SessionHeader({ store, sessionId, onToggleHistory, historyOpen }
           Export
         </button>
       </div>
-      <label className="autonomy">
-        <span className="muted small">Autonomy</span>
-        <select
-          aria-label="Autonomy"
-          value={session.autonomy}
-          onChange={(event) =>
-            void store.attempt(async () => store.upsertSession(await store.call('session:setAutonomy', { sessionId, autonomy: event.target.value as Autonomy })))
-          }
-        >
-          <option value="L0">L0 observe: ask for everything</option>
-          <option value="L1">L1 recommend: reads run, writes ask</option>
-          <option value="L2">L2 assisted: small writes run</option>
-          <option value="L3">L3 supervised: all but destructive run</option>
-        </select>
-      </label>
     </div>
   );
 }

@@ -1,28 +1,96 @@
-import { busyStatuses } from '../../../shared/domain';
+import { useState } from 'react';
+import { busyStatuses, type Autonomy } from '../../../shared/domain';
+import type { Layout } from '../layout';
 import { useAppState, type AppStore } from '../store';
+import { ModelPicker } from './ModelPicker';
 import { statusLabel } from './status';
 import { TrustGrants } from './TrustGrants';
 
-export function StatusBar({ store, onOpenSettings }: { store: AppStore; onOpenSettings: () => void }) {
+/** Every session waiting for an answer, whichever is shown: a badge, and the list one click away. */
+function Inbox({ store }: { store: AppStore }) {
+  // A selector must return the same value for the same state: pick the sessions list, then filter.
+  const sessions = useAppState(store, (state) => state.sessions);
+  const waiting = sessions.filter((session) => session.status === 'waiting_approval');
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="inbox">
+      <button type="button" aria-label={`Approvals waiting: ${waiting.length}`} aria-expanded={open} onClick={() => setOpen(!open)} className={waiting.length > 0 ? 'inbox-button pending' : 'inbox-button'}>
+        Inbox{waiting.length > 0 && <span className="inbox-badge">{waiting.length}</span>}
+      </button>
+      {open && (
+        <ul className="inbox-list" aria-label="Waiting for you">
+          {waiting.length === 0 && <li className="muted small">Nothing is waiting for you.</li>}
+          {waiting.map((session) => (
+            <li key={session.id}>
+              <button
+                type="button"
+                className="link"
+                onClick={() => {
+                  setOpen(false);
+                  void store.select(session.id);
+                }}
+              >
+                {session.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function AutonomyPicker({ store, sessionId }: { store: AppStore; sessionId: string }) {
+  const autonomy = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId)?.autonomy ?? 'L1');
+  return (
+    <label className="autonomy">
+      <span className="muted small">Autonomy</span>
+      <select
+        aria-label="Autonomy"
+        value={autonomy}
+        onChange={(event) => void store.attempt(async () => store.upsertSession(await store.call('session:setAutonomy', { sessionId, autonomy: event.target.value as Autonomy })))}
+      >
+        <option value="L0">L0 observe: ask for everything</option>
+        <option value="L1">L1 recommend: reads run, writes ask</option>
+        <option value="L2">L2 assisted: small writes run</option>
+        <option value="L3">L3 supervised: all but destructive run</option>
+      </select>
+    </label>
+  );
+}
+
+export function StatusBar({ store, onOpenSettings, onToggleLeft, onToggleRight, layout }: { store: AppStore; onOpenSettings: () => void; onToggleLeft: () => void; onToggleRight: () => void; layout: Layout }) {
   const selectedId = useAppState(store, (state) => state.selectedId);
   const info = useAppState(store, (state) => state.info);
   const view = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId] : undefined));
+  const local = useAppState(store, (state) => {
+    const session = state.sessions.find((candidate) => candidate.id === state.selectedId);
+    const provider = state.providers.find((candidate) => candidate.id === (session?.model ?? state.settings?.defaultModel)?.providerId);
+    return provider ? provider.kind !== 'anthropic' : true;
+  });
   const status = view?.status ?? 'idle';
   const busy = busyStatuses.has(status);
+  const running = status === 'executing' ? view?.messages.flatMap((message) => message.toolCalls).find((call) => call.state === 'running') : undefined;
   const seconds = (view?.usage.modelMs ?? 0) / 1000;
   const rate = seconds > 0 ? Math.round((view?.usage.outputTokens ?? 0) / seconds) : 0;
   return (
     <header className="status-bar" aria-label="Status">
+      <button type="button" className="icon" aria-label={layout.leftOpen ? 'Hide sessions' : 'Show sessions'} aria-pressed={layout.leftOpen} title="Sessions (Ctrl+B)" onClick={onToggleLeft}>
+        ☰
+      </button>
       <strong className="brand">Agent Workbench</strong>
       <span className={`state status-${status}`} role="status" aria-live="polite" aria-label="Session state">
-        {view?.retry ? `retrying (attempt ${view.retry.attempt + 1})…` : statusLabel(status)}
+        {view?.retry ? `retrying (attempt ${view.retry.attempt + 1})…` : running ? `running ${running.tool}` : statusLabel(status)}
       </span>
       {busy && selectedId && (
-        <button type="button" className="danger" aria-label="Stop" title="Stop (Esc)" onClick={() => void store.attempt(() => store.call('run:cancel', { sessionId: selectedId }))}>
+        <button type="button" className="danger" aria-label="Stop" aria-keyshortcuts="Escape" title="Stop (Esc)" onClick={() => void store.attempt(() => store.call('run:cancel', { sessionId: selectedId }))}>
           ■ Stop
         </button>
       )}
+      {selectedId && <ModelPicker store={store} sessionId={selectedId} />}
+      {selectedId && <AutonomyPicker store={store} sessionId={selectedId} />}
       <span className="spacer" />
+      <Inbox store={store} />
       {info && (
         <span className={info.sandbox.available ? 'sandbox sandbox-on' : 'sandbox sandbox-off'} title={info.sandbox.description} aria-label="Sandbox">
           {info.sandbox.available ? 'sandbox on' : 'no sandbox'}
@@ -31,12 +99,15 @@ export function StatusBar({ store, onOpenSettings }: { store: AppStore; onOpenSe
       <TrustGrants store={store} />
       {view && (
         <span className="usage muted" aria-label="Token usage">
-          {view.usage.inputTokens} in · {view.usage.outputTokens} out{rate > 0 ? ` · ${rate} tok/s` : ''}
-          {view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
+          {view.usage.inputTokens} in · {view.usage.outputTokens} out{local && rate > 0 ? ` · ${rate} tok/s` : ''}
+          {!local || view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
         </span>
       )}
       <button type="button" aria-label="Settings" onClick={onOpenSettings}>
         ⚙ Settings
+      </button>
+      <button type="button" className="icon" aria-label={layout.rightOpen ? 'Hide details' : 'Show details'} aria-pressed={layout.rightOpen} title="Details (Ctrl+J)" onClick={onToggleRight}>
+        ◧
       </button>
     </header>
   );

@@ -13,6 +13,8 @@ const stateLabels: Record<ViewToolCall['state'], string> = {
   cancelled: 'stopped',
 };
 
+export const toolStateLabel = (state: ViewToolCall['state']): string => stateLabels[state];
+
 export function RiskBadge({ risk }: { risk: ViewToolCall['risk'] }) {
   return <span className={`risk risk-${risk}`}>{risk.replace('_', ' ')}</span>;
 }
@@ -21,7 +23,7 @@ export function RiskBadge({ risk }: { risk: ViewToolCall['risk'] }) {
 export function ToolCard({ call }: { call: ViewToolCall }) {
   const [open, setOpen] = useState(call.state === 'running' || call.state === 'failed');
   return (
-    <section className={`tool-card tool-${call.state}`} aria-label={`Tool ${call.tool}`} data-state={call.state}>
+    <section className={`tool-card tool-${call.state}`} id={`tool-${call.id}`} aria-label={`Tool ${call.tool}`} data-state={call.state}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className="tool-name">{call.tool}</span>
         <span className="tool-summary">{call.summary}</span>
