@@ -6,13 +6,15 @@ export const appHost = 'workbench';
 export const appOrigin = `${appScheme}://${appHost}`;
 
 /**
- * The Content Security Policy of every page: nothing but the app's own scripts and styles, no
- * inline scripts, no remote connections.
+ * The Content Security Policy of every page: nothing but the app's own scripts, no inline
+ * scripts, no remote connections. Inline styles are allowed because the terminal sets its own
+ * (sizes and colours) at run time; with nothing but the app's own origin to load from, a style
+ * cannot fetch or send anything.
  */
 export const contentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",

@@ -1,26 +1,10 @@
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import Markdown from 'react-markdown';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { CopyButton, MessageBody } from './MessageBody';
 import type { BranchPoint } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';
 import type { ViewMessage } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 import { ToolCard } from './ToolCard';
-
-const MessageBody = memo(function MessageBody({ text }: { text: string }) {
-  return (
-    <Markdown
-      components={{
-        a: ({ href, children }) => (
-          <a href={href} target="_blank" rel="noreferrer noopener">
-            {children}
-          </a>
-        ),
-      }}
-    >
-      {text}
-    </Markdown>
-  );
-});
 
 const stateLabels: Record<ViewMessage['state'], string | null> = {
   streaming: null,
@@ -112,7 +96,7 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
             <pre>{message.reasoning}</pre>
           </details>
         )}
-        {message.text.length > 0 && <MessageBody text={message.text} />}
+        {message.text.length > 0 && (message.role === 'user' ? <p className="user-text">{message.text}</p> : <MessageBody text={message.text} streaming={message.state === 'streaming'} />)}
         {message.toolCalls.map((call) => (
           <ToolCard key={call.id} call={call} />
         ))}
@@ -126,6 +110,7 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
       </article>
       {!busy && message.role === 'user' && (
         <div className="message-actions">
+          <CopyButton label="Copy message" text={() => message.text} />
           <button
             type="button"
             className="link small"
@@ -138,11 +123,14 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
           </button>
         </div>
       )}
-      {!busy && message.role === 'assistant' && actions.lastOfTurn && (
+      {message.role === 'assistant' && message.state !== 'streaming' && (message.text.length > 0 || actions.lastOfTurn) && (
         <div className="message-actions">
-          <button type="button" className="link small" onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}>
-            Retry
-          </button>
+          {message.text.length > 0 && <CopyButton label="Copy answer" text={() => message.text} />}
+          {!busy && actions.lastOfTurn && (
+            <button type="button" className="link small" onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}>
+              Retry
+            </button>
+          )}
         </div>
       )}
     </div>

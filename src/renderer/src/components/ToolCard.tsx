@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { DiffView } from './DiffView';
+import { TerminalView } from './TerminalView';
 
 const stateLabels: Record<ViewToolCall['state'], string> = {
   requested: 'proposed',
@@ -34,11 +35,14 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
       {open && (
         <div className="tool-body">
           {call.preview ? <DiffView diff={call.preview} label="Changes" /> : <pre className="tool-input" aria-label="Arguments">{JSON.stringify(call.input, null, 2)}</pre>}
-          {call.output.length > 0 && (
-            <pre className="tool-output" aria-label="Output">
-              {call.output}
-            </pre>
-          )}
+          {call.output.length > 0 &&
+            (call.tool === 'run_command' ? (
+              <TerminalView output={call.output} label="Terminal output" />
+            ) : (
+              <pre className="tool-output" aria-label="Output">
+                {call.output}
+              </pre>
+            ))}
           {call.truncated && <p className="muted small">Long output: the model was given the start and the end ({call.outputBytes.toLocaleString()} bytes in all).</p>}
         </div>
       )}
