@@ -1,10 +1,13 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CopyButton, MessageBody } from './MessageBody';
 import type { BranchPoint } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';
 import type { ViewMessage } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 import { ToolCard } from './ToolCard';
+
+const noMessages: readonly ViewMessage[] = [];
 
 const stateLabels: Record<ViewMessage['state'], string | null> = {
   streaming: null,
@@ -137,6 +140,16 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
   );
 }
 
+/** Asks the conversation to bring a tool call into view, wherever it is in a long session. */
+export function revealToolCall(toolCallId: string): void {
+  window.dispatchEvent(new CustomEvent('workbench:reveal-tool', { detail: toolCallId }));
+}
+
+/**
+ * The conversation, virtualized: only the messages in view (and a few around them) are in the
+ * page, so a session of thousands of events opens at once, on its last turns. While the view is
+ * at the bottom it follows what streams in.
+ */
 export function Conversation({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const view = useAppState(store, (state) => state.views[sessionId]);
   const points = useAppState(store, (state) => state.branchPoints[sessionId]);
@@ -152,14 +165,43 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   }, [points, view?.messages]);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
-  const last = view?.messages.at(-1);
+  const messages = view?.messages ?? noMessages;
+  const last = messages.at(-1);
+  const virtualizer = useVirtualizer({
+    count: messages.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 96,
+    overscan: 6,
+    getItemKey: (index) => messages[index]?.id ?? index,
+    initialOffset: () => Number.MAX_SAFE_INTEGER,
+  });
+
+  // Opened or switched: start at the end.
+  useLayoutEffect(() => {
+    pinned.current = true;
+    if (messages.length > 0) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
+    // Only when another session is shown: `messages` and `virtualizer` change on every delta.
+  }, [sessionId]);
 
   useEffect(() => {
-    const element = scroller.current;
-    if (element && pinned.current) element.scrollTop = element.scrollHeight;
-  }, [view?.messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+    if (pinned.current && messages.length > 0) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
+  }, [virtualizer, messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+
+  useEffect(() => {
+    const onReveal = (event: Event): void => {
+      const id = (event as CustomEvent<string>).detail;
+      const index = messages.findIndex((message) => message.toolCalls.some((call) => call.id === id));
+      if (index < 0) return;
+      pinned.current = false;
+      virtualizer.scrollToIndex(index, { align: 'center' });
+      requestAnimationFrame(() => document.getElementById(`tool-${id}`)?.scrollIntoView({ block: 'center' }));
+    };
+    window.addEventListener('workbench:reveal-tool', onReveal);
+    return () => window.removeEventListener('workbench:reveal-tool', onReveal);
+  }, [messages, virtualizer]);
 
   if (!view) return <div className="conversation muted">Loading…</div>;
+  const items = virtualizer.getVirtualItems();
   return (
     <div
       className="conversation"
@@ -175,13 +217,22 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
           {warning}
         </div>
       ))}
-      {view.messages.map((message, index) => (
-        <MessageItem
-          key={message.id}
-          message={message}
-          actions={{ store, sessionId, point: pointAt.get(message.id), busy, lastOfTurn: message.role === 'assistant' && view.messages[index + 1]?.turnId !== message.turnId }}
-        />
-      ))}
+      <div className="conversation-rows" style={{ height: virtualizer.getTotalSize() }}>
+        <div className="conversation-window" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
+          {items.map((item) => {
+            const message = messages[item.index];
+            if (!message) return null;
+            return (
+              <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="conversation-row">
+                <MessageItem
+                  message={message}
+                  actions={{ store, sessionId, point: pointAt.get(message.id), busy, lastOfTurn: message.role === 'assistant' && messages[item.index + 1]?.turnId !== message.turnId }}
+                />
+              </div>
+            );
+          })}
+        </div>
+      </div>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import type { RightTab } from '../layout';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
+import { revealToolCall } from './Conversation';
 import { HistoryContent } from './HistoryPanel';
 import { PlanCard } from './PlanCard';
 import { RiskBadge, toolStateLabel } from './ToolCard';
@@ -13,7 +14,7 @@ function ToolList({ store, sessionId }: { store: AppStore; sessionId: string }) 
     <ol className="tool-list" aria-label="Tool executions">
       {calls.map((call) => (
         <li key={call.id} data-state={call.state}>
-          <button type="button" className="tool-row" onClick={() => document.getElementById(`tool-${call.id}`)?.scrollIntoView({ block: 'center', behavior: 'smooth' })}>
+          <button type="button" className="tool-row" onClick={() => revealToolCall(call.id)}>
             <span className={`state-dot dot-${call.state}`} aria-hidden="true" />
             <span className="tool-name">{call.tool}</span>
             <span className="tool-summary">{call.summary}</span>

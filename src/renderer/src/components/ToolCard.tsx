@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { DiffView } from './DiffView';
 import { TerminalView } from './TerminalView';
@@ -23,6 +23,10 @@ export function RiskBadge({ risk }: { risk: ViewToolCall['risk'] }) {
 /** One tool call inline in the conversation: what it is, its risk, its state, its output. */
 export function ToolCard({ call }: { call: ViewToolCall }) {
   const [open, setOpen] = useState(call.state === 'running' || call.state === 'failed');
+  // A call opens when it starts running or fails, so its output is in view; the person can close it again.
+  useEffect(() => {
+    if (call.state === 'running' || call.state === 'failed') setOpen(true);
+  }, [call.state]);
   return (
     <section className={`tool-card tool-${call.state}`} id={`tool-${call.id}`} aria-label={`Tool ${call.tool}`} data-state={call.state}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
