@@ -14,12 +14,18 @@ export interface ViewToolCall {
   readonly riskReason: string;
   readonly preview: string | null;
   readonly state: ViewToolCallState;
-  /** Live output while running; what the model was given once finished. */
+  /** Live output while running (its last `liveOutputLimit` characters); what the model was given once finished. */
   readonly output: string;
+  /** Characters of live output received in all, and which version of `output` this is (it is replaced when the call finishes). */
+  readonly outputTotal: number;
+  readonly outputEpoch: number;
   readonly outputBytes: number;
   readonly truncated: boolean;
   readonly latencyMs: number | null;
 }
+
+/** Live output kept per call in the view; the whole output is in the journal and the tool-calls table. */
+export const liveOutputLimit = 1024 * 1024;
 
 export interface ViewMessage {
   readonly id: string;
@@ -145,13 +151,21 @@ const openToolStates: ReadonlySet<ViewToolCallState> = new Set(['requested', 'wa
 
 function endTurn(view: SessionView, turnId: string | null, messageState: MessageState): SessionView {
   const callState = messageState === 'interrupted' ? ('interrupted' as const) : ('cancelled' as const);
-  const messages = view.messages.map((message) => {
+  // A turn's messages are the newest ones of its line: only they are looked at, not the whole session.
+  let from = 0;
+  if (turnId !== null) {
+    from = view.messages.length;
+    while (from > 0 && view.messages[from - 1]?.turnId === turnId) from -= 1;
+  }
+  const ended = view.messages.slice(from).map((message) => {
     if (turnId !== null && message.turnId !== turnId) return message;
     const toolCalls = message.toolCalls.some((call) => openToolStates.has(call.state))
       ? message.toolCalls.map((call) => (openToolStates.has(call.state) ? { ...call, state: callState } : call))
       : message.toolCalls;
-    return message.state === 'streaming' ? { ...message, state: messageState, toolCalls } : { ...message, toolCalls };
+    if (message.state === 'streaming') return { ...message, state: messageState, toolCalls };
+    return toolCalls === message.toolCalls ? message : { ...message, toolCalls };
   });
+  const messages = from === 0 ? ended : [...view.messages.slice(0, from), ...ended];
   const plan = view.plan && (view.plan.state === 'waiting' || view.plan.state === 'running') ? { ...view.plan, state: 'finished' as const } : view.plan;
   return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, plan };
 }
@@ -211,6 +225,8 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         preview: event.preview ?? null,
         state: 'requested',
         output: '',
+        outputTotal: 0,
+        outputEpoch: 0,
         outputBytes: 0,
         truncated: false,
         latencyMs: null,
@@ -254,10 +270,13 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         }),
       );
     case 'tool_output':
-      return updateToolCall(view, event.toolCallId, (call) => ({ ...call, output: call.output + event.text }));
+      return updateToolCall(view, event.toolCallId, (call) => {
+        const output = call.output + event.text;
+        return { ...call, output: output.length > liveOutputLimit ? output.slice(output.length - liveOutputLimit) : output, outputTotal: call.outputTotal + event.text.length };
+      });
     case 'tool_call_finished':
       return {
-        ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, state: event.status, output: event.output, outputBytes: event.outputBytes, truncated: event.truncated, latencyMs: event.latencyMs })),
+        ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, state: event.status, output: event.output, outputTotal: event.output.length, outputEpoch: call.outputEpoch + 1, outputBytes: event.outputBytes, truncated: event.truncated, latencyMs: event.latencyMs })),
         usage: { ...view.usage, toolCalls: view.usage.toolCalls + 1 },
       };
     case 'checkpoint_saved':

@@ -27,6 +27,8 @@ export interface NodeCoreOptions {
   readonly cipher?: SecretCipher;
   readonly tools?: readonly Tool[];
   readonly sandbox?: SandboxStatus;
+  /** Check every answer against the contract (on for tests; the app does not, and benchmarks measure the app). */
+  readonly validateOutputs?: boolean;
 }
 
 /**
@@ -44,7 +46,7 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     settings,
     secrets,
     folderPicker: options.folderPicker ?? { pickFolder: async () => null },
-    validateOutputs: true,
+    validateOutputs: options.validateOutputs ?? true,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),

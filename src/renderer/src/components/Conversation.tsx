@@ -183,9 +183,11 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     // Only when another session is shown: `messages` and `virtualizer` change on every delta.
   }, [sessionId]);
 
+  // Following the stream: stay at the bottom as the last message grows (a plain scroll, no re-measuring).
   useEffect(() => {
-    if (pinned.current && messages.length > 0) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
-  }, [virtualizer, messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+    const element = scroller.current;
+    if (element && pinned.current) element.scrollTop = element.scrollHeight;
+  }, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
 
   useEffect(() => {
     const onReveal = (event: Event): void => {

@@ -32,11 +32,29 @@ function CodeBlock({ children }: { children: ReactNode }) {
   );
 }
 
-/**
- * A message as Markdown. Code blocks get a copy button, and their highlighting once the message has
- * finished streaming, so a long answer never costs a frame per token.
- */
-export const MessageBody = memo(function MessageBody({ text, streaming }: { text: string; streaming: boolean }) {
+/** Splits streamed Markdown into finished blocks (ended by a blank line outside a code fence) and the block still arriving. */
+export function splitBlocks(text: string): { done: string[]; tail: string } {
+  const done: string[] = [];
+  let fenced = false;
+  let start = 0;
+  let position = 0;
+  while (position < text.length) {
+    const end = text.indexOf('\n', position);
+    const lineEnd = end < 0 ? text.length : end;
+    const line = text.slice(position, lineEnd);
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && line.trim() === '' && lineEnd > start && end >= 0) {
+      const block = text.slice(start, lineEnd);
+      if (block.trim() !== '') done.push(block);
+      start = lineEnd + 1;
+    }
+    if (end < 0) break;
+    position = end + 1;
+  }
+  return { done, tail: text.slice(start) };
+}
+
+function renderMarkdown(text: string, highlight: boolean) {
   return (
     <Markdown
       components={{
@@ -48,7 +66,7 @@ export const MessageBody = memo(function MessageBody({ text, streaming }: { text
         pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
         code: ({ className, children }) => {
           const language = /language-([\w+-]+)/.exec(className ?? '')?.[1];
-          if (streaming || !language || !hljs.getLanguage(language)) return <code className={className}>{children}</code>;
+          if (!highlight || !language || !hljs.getLanguage(language)) return <code className={className}>{children}</code>;
           const source = String(children).replace(/\n$/, '');
           // highlight.js escapes the source; its output is markup of spans only.
           return <code className={`hljs language-${language}`} dangerouslySetInnerHTML={{ __html: hljs.highlight(source, { language, ignoreIllegals: true }).value }} />;
@@ -57,5 +75,27 @@ export const MessageBody = memo(function MessageBody({ text, streaming }: { text
     >
       {text}
     </Markdown>
+  );
+}
+
+const StreamedBlock = memo(function StreamedBlock({ text }: { text: string }) {
+  return renderMarkdown(text, false);
+});
+
+/**
+ * A message as Markdown. While it streams, each finished block is parsed once and the block still
+ * arriving is shown as plain text, so a long answer costs the same per frame at its end as at its
+ * start; once it has finished it is rendered whole, code highlighted, with copy buttons.
+ */
+export const MessageBody = memo(function MessageBody({ text, streaming }: { text: string; streaming: boolean }) {
+  if (!streaming) return renderMarkdown(text, true);
+  const { done, tail } = splitBlocks(text);
+  return (
+    <>
+      {done.map((block, index) => (
+        <StreamedBlock key={index} text={block} />
+      ))}
+      {tail.length > 0 && <p className="streaming-tail">{tail}</p>}
+    </>
   );
 });

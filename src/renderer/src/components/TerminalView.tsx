@@ -7,15 +7,32 @@ import { useEffect, useRef } from 'react';
 /** Bytes handed to the terminal and not yet drawn, past which new output is gathered and written in one piece. */
 const highWater = 256 * 1024;
 const scrollback = 5_000;
+const slice = 16 * 1024;
+
+/** Whether the GPU draws WebGL; a software rasterizer (SwiftShader, llvmpipe) is slower than the DOM renderer. */
+let hardwareWebgl: boolean | null = null;
+function hasHardwareWebgl(): boolean {
+  if (hardwareWebgl !== null) return hardwareWebgl;
+  try {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    const info = gl?.getExtension('WEBGL_debug_renderer_info');
+    const renderer = gl && info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+    hardwareWebgl = gl !== null && !/swiftshader|llvmpipe|software/i.test(renderer);
+    gl?.getExtension('WEBGL_lose_context')?.loseContext();
+  } catch {
+    hardwareWebgl = false;
+  }
+  return hardwareWebgl;
+}
 
 /**
  * A command's output in a real terminal (colours, cursor movement, progress bars), drawn with WebGL
  * where the machine has it. Output is written as it grows; while the terminal is behind, what
  * arrives is gathered and written at once, so a flood of output cannot queue without bound.
  */
-export function TerminalView({ output, label }: { output: string; label: string }) {
+export function TerminalView({ output, total, epoch, label }: { output: string; total: number; epoch: number; label: string }) {
   const host = useRef<HTMLDivElement>(null);
-  const state = useRef<{ terminal: Terminal; fit: FitAddon; written: string; pending: number; held: string } | null>(null);
+  const state = useRef<{ terminal: Terminal; fit: FitAddon; written: number; epoch: number; pending: number; held: string } | null>(null);
 
   useEffect(() => {
     const element = host.current;
@@ -24,19 +41,21 @@ export function TerminalView({ output, label }: { output: string; label: string 
     const fit = new FitAddon();
     terminal.loadAddon(fit);
     terminal.open(element);
-    try {
-      const webgl = new WebglAddon();
-      webgl.onContextLoss(() => webgl.dispose());
-      terminal.loadAddon(webgl);
-    } catch {
-      // No WebGL here: the DOM renderer draws it.
+    if (hasHardwareWebgl()) {
+      try {
+        const webgl = new WebglAddon();
+        webgl.onContextLoss(() => webgl.dispose());
+        terminal.loadAddon(webgl);
+      } catch {
+        // No WebGL after all: the DOM renderer draws it.
+      }
     }
     try {
       fit.fit();
     } catch {
       // Not laid out yet; the size is fixed when it is.
     }
-    state.current = { terminal, fit, written: '', pending: 0, held: '' };
+    state.current = { terminal, fit, written: 0, epoch: -1, pending: 0, held: '' };
     const observer = new ResizeObserver(() => {
       try {
         fit.fit();
@@ -60,26 +79,32 @@ export function TerminalView({ output, label }: { output: string; label: string 
       current.terminal.write(data, () => {
         current.pending -= data.length;
         if (current.pending < highWater && current.held.length > 0) {
-          const held = current.held;
-          current.held = '';
+          const held = current.held.slice(0, slice);
+          current.held = current.held.slice(slice);
           write(held);
         }
       });
     };
+    // Output only grows within an epoch: what is new is its last `total - written` characters.
     let delta: string;
-    if (output.startsWith(current.written)) {
-      delta = output.slice(current.written.length);
-    } else {
-      // The finished call's output replaced the live one (cut for the model): show it afresh.
-      current.terminal.reset();
+    if (current.epoch !== epoch || total < current.written || total - current.written > output.length) {
+      // The finished call's output replaced the live one (cut for the model), or more arrived than is kept: show it afresh.
+      if (current.written > 0 || current.epoch !== -1) current.terminal.reset();
       current.held = '';
       delta = output;
+    } else {
+      delta = output.slice(output.length - (total - current.written));
     }
-    current.written = output;
+    current.epoch = epoch;
+    current.written = total;
     if (delta.length === 0) return;
-    if (current.pending >= highWater) current.held += delta;
-    else write(delta);
-  }, [output]);
+    if (current.pending >= highWater) {
+      current.held += delta;
+      return;
+    }
+    // In slices: the terminal parses one write at a time, and yields to the page between writes.
+    for (let start = 0; start < delta.length; start += slice) write(delta.slice(start, start + slice));
+  }, [output, total, epoch]);
 
   return <div className="terminal" ref={host} role="log" aria-label={label} data-output-length={output.length} />;
 }

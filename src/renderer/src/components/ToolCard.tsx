@@ -41,7 +41,7 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
           {call.preview ? <DiffView diff={call.preview} label="Changes" /> : <pre className="tool-input" aria-label="Arguments">{JSON.stringify(call.input, null, 2)}</pre>}
           {call.output.length > 0 &&
             (call.tool === 'run_command' ? (
-              <TerminalView output={call.output} label="Terminal output" />
+              <TerminalView output={call.output} total={call.outputTotal} epoch={call.outputEpoch} label="Terminal output" />
             ) : (
               <pre className="tool-output" aria-label="Output">
                 {call.output}

@@ -1,0 +1,206 @@
+/// <reference lib="dom" />
+import { spawnSync } from 'node:child_process';
+import { chromium, type Page } from 'playwright';
+import { findChromium } from '../scripts/find-chromium.mjs';
+import { eventFormatVersion, type RuntimeEvent } from '../src/shared/events';
+import { sessionExportFormat, sessionExportVersion } from '../src/shared/session-export';
+import { builtinTools } from '../src/main/tools/builtin-tools';
+import { temporaryFolder } from '../test/helpers';
+import { startTestHost } from '../test/host/host';
+import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-server';
+
+/*
+ * The real UI in Chromium through the test host: a 20,000-token answer and 50 MB of shell output
+ * streamed into an open session, counting frames over 50 ms, messages received per second and the
+ * heap; then the time from selecting a session of 5,000 events to the first paint of its last
+ * turn, against selecting a session of one turn in the same run.
+ */
+
+const tokens = 20_000;
+const shellBytes = 50 * 1024 * 1024;
+
+/** A session of `turns` question-and-answer turns, 8 events each, as an export document. */
+function sessionDocument(turns: number, title: string): string {
+  const journal: Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }> = [];
+  const at = Date.UTC(2026, 10, 22);
+  for (let turn = 0; turn < turns; turn += 1) {
+    const turnId = `turn${turn}`;
+    const events: RuntimeEvent[] = [
+      { type: 'user_message', turnId, messageId: `q${turn}`, text: `Question ${turn}: how does part ${turn} work?` },
+      { type: 'run_started', turnId, model: { providerId: 'none', model: 'none' }, providerKind: 'openai-compatible' },
+      { type: 'status_changed', status: 'planning' },
+      { type: 'assistant_message_started', turnId, messageId: `a${turn}` },
+      { type: 'text_delta', turnId, messageId: `a${turn}`, text: `Answer ${turn}. ${'It works like this, in some detail. '.repeat(8)}\n\n\`\`\`ts\nconst part${turn} = ${turn};\n\`\`\`` },
+      { type: 'model_call_finished', turnId, messageId: `a${turn}`, inputTokens: 100, outputTokens: 80, latencyMs: 900, attempts: 1 },
+      { type: 'run_finished', turnId, status: 'completed' },
+      { type: 'status_changed', status: 'completed' },
+    ];
+    for (const event of events) journal.push({ seq: journal.length, at, branchId: 'main', format: eventFormatVersion, event });
+  }
+  return JSON.stringify({
+    format: sessionExportFormat,
+    version: sessionExportVersion,
+    exportedAt: at,
+    session: { id: 'bench', title, workspacePath: null, model: null, autonomy: 'L1', status: 'completed', createdAt: at, updatedAt: at },
+    activeBranchId: 'main',
+    branches: [{ id: 'main', parentId: null, forkSeq: -1, checkpointId: null, reason: 'start', createdAt: at, activeAt: at }],
+    journal,
+    checkpoints: [],
+  });
+}
+
+/** Frames longer than 50 ms, counted in the page by the gaps between animation frames. */
+async function watchFrames(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const probe = window as unknown as { longFrames: number; frames: number; messages: number; stopProbe: boolean; long: Array<[number, number]> };
+    probe.longFrames = 0;
+    probe.long = [];
+    const origin = performance.now();
+    probe.frames = 0;
+    probe.stopProbe = false;
+    let last = performance.now();
+    const tick = (now: number): void => {
+      if (now - last > 50) {
+        probe.longFrames += 1;
+        probe.long.push([Math.round(last - origin), Math.round(now - last)]);
+      }
+      probe.frames += 1;
+      last = now;
+      if (!probe.stopProbe) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+async function readFrames(page: Page): Promise<{ longFrames: number; frames: number }> {
+  return page.evaluate(() => {
+    const probe = window as unknown as { longFrames: number; frames: number; stopProbe: boolean };
+    probe.stopProbe = true;
+    return { longFrames: probe.longFrames, frames: probe.frames };
+  });
+}
+
+/** Milliseconds from selecting a session to the first paint that shows `lastText`. */
+async function timeOpen(page: Page, title: string, lastText: string): Promise<number> {
+  return page.evaluate(
+    async ({ title: name, lastText: text }) => {
+      const button = [...document.querySelectorAll<HTMLButtonElement>('button.session-open')].find((candidate) => candidate.textContent?.startsWith(name));
+      if (!button) throw new Error(`no session ${name}`);
+      const started = performance.now();
+      button.click();
+      for (;;) {
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+        if (document.querySelector('.conversation')?.textContent?.includes(text)) break;
+        if (performance.now() - started > 30_000) throw new Error('the session did not open');
+      }
+      // The frame after the one that laid it out is the one that painted it.
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      return performance.now() - started;
+    },
+    { title, lastText },
+  );
+}
+
+export async function runUiBench(): Promise<void> {
+  const build = spawnSync('npm', ['run', 'build:test-host'], { stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('the build failed');
+  const executablePath = await findChromium();
+  if (!executablePath) throw new Error('Chromium was not found');
+  const folder = temporaryFolder('workbench-bench-ui-');
+  const workspace = temporaryFolder('workbench-bench-ui-ws-');
+  const server = await ScriptedModelServer.start();
+  const host = await startTestHost({ dataDir: folder.path, validateOutputs: false, tools: builtinTools({ dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }) });
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  try {
+    const provider = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
+    if (!provider.ok) throw new Error(provider.error.message);
+    await host.invoke('settings:update', { defaultModel: { providerId: (provider.value as { id: string }).id, model: 'scripted-model' } });
+    const created = await host.invoke('session:create', { title: 'Streaming', workspacePath: workspace.path });
+    if (!created.ok) throw new Error(created.error.message);
+    const sessionId = (created.value as { id: string }).id;
+    await host.invoke('session:setAutonomy', { sessionId, autonomy: 'L3' });
+    for (const [document, title] of [
+      [sessionDocument(625, 'Five thousand events'), 'Five thousand events'],
+      [sessionDocument(1, 'One turn'), 'One turn'],
+    ] as const) {
+      const imported = await host.invoke('session:import', { document });
+      if (!imported.ok) throw new Error(imported.error.message);
+      void title;
+    }
+
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    // tsx names the functions it compiles with a helper the page does not have.
+    await page.addInitScript({ content: 'window.__name = (target) => target;' });
+    await page.goto(host.url);
+    await page.getByRole('button', { name: /^Streaming/ }).click();
+    await page.evaluate(() => {
+      const probe = window as unknown as { messages: number; workbench: { on: Record<string, (listener: () => void) => () => void> } };
+      probe.messages = 0;
+      probe.workbench.on['session:events']?.(() => (probe.messages += 1));
+    });
+
+    // The streams: an answer of 20,000 tokens, then a command printing 50 MB.
+    const answerAndCommand: { steps: ScriptedTurn['steps'][number][]; usage: ScriptedTurn['usage'] } = {
+      steps: [
+        { kind: 'text', text: 'tok '.repeat(tokens), chunkSize: 4 },
+        { kind: 'tool_call', id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: `head -c ${shellBytes} /dev/zero | tr '\\0' 'x' | fold -w 160` }) },
+      ],
+      usage: { inputTokens: 10, outputTokens: tokens },
+    };
+    if (process.env['UI_BENCH_ONLY'] === 'text') answerAndCommand.steps.splice(1);
+    if (process.env['UI_BENCH_ONLY'] === 'shell') answerAndCommand.steps.splice(0, 1);
+    server.enqueue(answerAndCommand, { steps: [{ kind: 'text', text: 'Done.' }] });
+    await watchFrames(page);
+    const started = Date.now();
+    await page.getByRole('textbox', { name: 'Message' }).fill('Stream it all');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await host.core.runtime?.whenIdle(sessionId);
+    await page.screenshot({ path: 'test-results/screenshots/bench-after-streams.png' });
+    if (process.env['UI_BENCH_ONLY'] !== 'text') await page.getByRole('article', { name: 'Answer' }).filter({ hasText: 'Done.' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('status', { name: 'Session state' }).filter({ hasText: 'done' }).waitFor({ timeout: 20_000 });
+    const streamSeconds = (Date.now() - started) / 1000;
+    const { longFrames, frames } = await readFrames(page);
+    if (process.env['UI_BENCH_DETAIL']) console.log('long frames (start ms, length ms):', JSON.stringify(await page.evaluate(() => (window as unknown as { long: unknown }).long)));
+    const messages = await page.evaluate(() => (window as unknown as { messages: number }).messages);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+
+    // Opening: the small session first (the baseline), then the large one, each from the streaming session.
+    const openSmall = await timeOpen(page, 'One turn', 'Answer 0.');
+    await page.getByRole('button', { name: /^Streaming/ }).click();
+    const openLarge = await timeOpen(page, 'Five thousand events', 'Answer 624.');
+    if (process.env['UI_BENCH_DETAIL']) {
+      const detail = await page.evaluate(async () => {
+        const api = (window as unknown as { workbench: { invoke: Record<string, (input: unknown) => Promise<{ value: unknown }>> } }).workbench.invoke;
+        const list = (await api['session:list']?.({}))?.value as Array<{ id: string; title: string }>;
+        const id = list.find((session) => session.title === 'Five thousand events')?.id;
+        const started = performance.now();
+        await api['session:open']?.({ sessionId: id });
+        return performance.now() - started;
+      });
+      console.log(`session:open alone: ${detail.toFixed(0)} ms`);
+    }
+    await page.screenshot({ path: 'test-results/screenshots/bench-open-5000-events.png' });
+
+    console.log(`streams: ${streamSeconds.toFixed(1)} s, ${frames} frames, ${longFrames} over 50 ms, ${messages} event messages`);
+    console.log(`open: 5,000 events ${openLarge.toFixed(0)} ms, one turn ${openSmall.toFixed(0)} ms`);
+    console.log(
+      JSON.stringify({
+        bench: 'ui',
+        long_frames: longFrames,
+        ipc_msgs_per_s: Math.round(messages / streamSeconds),
+        heap_mb: Math.round((heap.usedSize / 1024 / 1024) * 10) / 10,
+        open_5000_events_ms: Math.round(openLarge),
+        open_one_turn_ms: Math.round(openSmall),
+        open_ratio: Math.round((openLarge / openSmall) * 100) / 100,
+      }),
+    );
+  } finally {
+    await browser.close();
+    await host.close();
+    await server.close();
+    folder.remove();
+    workspace.remove();
+  }
+}
