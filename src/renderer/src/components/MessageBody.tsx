@@ -44,7 +44,7 @@ export function splitBlocks(text: string): { done: string[]; tail: string } {
     const line = text.slice(position, lineEnd);
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     else if (!fenced && line.trim() === '' && lineEnd > start && end >= 0) {
-      const block = text.slice(start, lineEnd);
+      const block = text.slice(start, position).replace(/\n+$/, '');
       if (block.trim() !== '') done.push(block);
       start = lineEnd + 1;
     }
