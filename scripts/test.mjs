@@ -59,7 +59,12 @@ const steps = [
   ['lint, with the layer rule', bin('eslint'), ['.', '--max-warnings=0']],
 ];
 let ok = true;
-for (const [title, command, args] of steps) ok = run(title, command, args) && ok;
+// A check that fails (typecheck, lint, a build) counts as one failure in the last line.
+for (const [title, command, args] of steps) {
+  const passed = run(title, command, args);
+  if (!passed) results.push({ passed: 0, failed: 1 });
+  ok = passed && ok;
+}
 
 ok = run('unit and integration tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/unit.json']) && ok;
 results.push(countTests('test-results/unit.json'));
@@ -69,6 +74,7 @@ if (built) {
   ok = run(`end-to-end tests in ${chromium}`, bin('vitest'), ['run', '--config', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/e2e.json'], { CHROMIUM_PATH: chromium }) && ok;
   results.push(countTests('test-results/e2e.json'));
 } else {
+  results.push({ passed: 0, failed: 1 });
   ok = false;
 }
 console.log('\nScreenshots: test-results/screenshots/');

@@ -99,4 +99,33 @@ describe('the workbench panels and keyboard', () => {
     await expectPage(page.getByRole('complementary', { name: 'Details' })).toBeVisible();
     await workbench.screenshot('panels-restored');
   });
+
+  it('every control has an accessible name, on the main screen and in Settings', async () => {
+    const workbench = await open({ tools: testTools(log).tools });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue({ steps: [{ kind: 'text', text: 'Reading.' }, toolCall('read_note', { name: 'a' })] }, textTurn('Done, see `a`.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Read a');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Done');
+    const unnamed = (): Promise<string[]> =>
+      page.evaluate(() => {
+        const controls = document.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea, [role="button"], [role="tab"], [role="separator"][tabindex]');
+        const nameOf = (element: HTMLElement): string => {
+          const labelledBy = element.getAttribute('aria-labelledby');
+          const byId = labelledBy ? labelledBy.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ') : '';
+          const labels = 'labels' in element ? [...((element as HTMLInputElement).labels ?? [])].map((label) => label.textContent ?? '').join(' ') : '';
+          return [element.getAttribute('aria-label'), byId, labels, element.textContent, element.getAttribute('title'), element.getAttribute('placeholder')].map((part) => part?.trim() ?? '').find((part) => part.length > 0) ?? '';
+        };
+        return [...controls].filter((element) => element.offsetParent !== null && nameOf(element) === '').map((element) => element.outerHTML.slice(0, 120));
+      });
+    expect(await unnamed()).toEqual([]);
+    await page.getByRole('tab', { name: 'History' }).click();
+    expect(await unnamed()).toEqual([]);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await expectPage(page.getByLabel('Default autonomy')).toBeVisible();
+    expect(await unnamed()).toEqual([]);
+    await workbench.screenshot('settings-behaviour');
+  });
 });

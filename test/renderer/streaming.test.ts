@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptySessionView, liveOutputLimit, reduceSessionView } from '../../src/shared/session-view';
 import type { JournalEntry, RuntimeEvent } from '../../src/shared/events';
-import { splitBlocks } from '../../src/renderer/src/components/MessageBody';
+import { splitBlocks } from '../../src/renderer/src/markdown-blocks';
 
 const entries = (events: RuntimeEvent[]): JournalEntry[] => events.map((event, seq) => ({ sessionId: 's', seq, at: 1, event }));
 

@@ -10,7 +10,7 @@ export interface HardenableContents {
 /** The parts of Electron's session the hardening uses. */
 export interface PermissionSession {
   setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
-  setPermissionCheckHandler(handler: () => boolean): void;
+  setPermissionCheckHandler(handler: (...args: unknown[]) => boolean): void;
 }
 
 /**
@@ -31,8 +31,11 @@ export function hardenWebContents(contents: HardenableContents, openExternal: (u
   contents.on('will-attach-webview', (event) => event.preventDefault());
 }
 
-/** Camera, microphone, notifications, geolocation, everything: denied unless a later feature asks for one by name. */
+/** The one permission the app uses: desktop notifications, when a session waits for an approval in the background. */
+export const grantedPermissions: ReadonlySet<string> = new Set(['notifications']);
+
+/** Camera, microphone, geolocation, clipboard reading, everything else: denied. */
 export function denyAllPermissions(session: PermissionSession): void {
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_contents, permission, callback) => callback(grantedPermissions.has(permission)));
+  session.setPermissionCheckHandler((...args: unknown[]) => grantedPermissions.has(String(args[1])));
 }

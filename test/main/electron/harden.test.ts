@@ -43,15 +43,16 @@ describe('hardenWebContents', () => {
 });
 
 describe('denyAllPermissions', () => {
-  it('refuses every permission request and check', () => {
+  it('refuses every permission request and check but desktop notifications', () => {
     const handlers: {
       request?: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void;
-      check?: () => boolean;
+      check?: (...args: unknown[]) => boolean;
     } = {};
     denyAllPermissions({ setPermissionRequestHandler: (handler) => (handlers.request = handler), setPermissionCheckHandler: (handler) => (handlers.check = handler) });
     const answers: boolean[] = [];
     for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read']) handlers.request?.(null, permission, (granted: boolean) => answers.push(granted));
-    expect(answers).toEqual([false, false, false, false]);
-    expect(handlers.check?.()).toBe(false);
+    expect(answers).toEqual([false, false, true, false]);
+    expect(handlers.check?.(null, 'media')).toBe(false);
+    expect(handlers.check?.(null, 'notifications')).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import hljs from 'highlight.js/lib/common';
 import { memo, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import { copyText } from '../copy';
+import { splitBlocks } from '../markdown-blocks';
 
 export function CopyButton({ text, label }: { text: () => string; label: string }) {
   const [copied, setCopied] = useState(false);
@@ -30,28 +31,6 @@ function CodeBlock({ children }: { children: ReactNode }) {
       <pre ref={pre}>{children}</pre>
     </div>
   );
-}
-
-/** Splits streamed Markdown into finished blocks (ended by a blank line outside a code fence) and the block still arriving. */
-export function splitBlocks(text: string): { done: string[]; tail: string } {
-  const done: string[] = [];
-  let fenced = false;
-  let start = 0;
-  let position = 0;
-  while (position < text.length) {
-    const end = text.indexOf('\n', position);
-    const lineEnd = end < 0 ? text.length : end;
-    const line = text.slice(position, lineEnd);
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    else if (!fenced && line.trim() === '' && lineEnd > start && end >= 0) {
-      const block = text.slice(start, position).replace(/\n+$/, '');
-      if (block.trim() !== '') done.push(block);
-      start = lineEnd + 1;
-    }
-    if (end < 0) break;
-    position = end + 1;
-  }
-  return { done, tail: text.slice(start) };
 }
 
 function renderMarkdown(text: string, highlight: boolean) {

@@ -3,6 +3,7 @@ import type { ProviderKind } from '../../../shared/domain';
 import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
+import { BehaviourSettings } from './BehaviourSettings';
 import { McpSettings } from './McpSettings';
 import { TrashSettings } from './TrashSettings';
 
@@ -209,6 +210,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
           </ul>
         )}
         <AddEndpointForm store={store} />
+        <BehaviourSettings store={store} />
         <McpSettings store={store} />
         <TrashSettings store={store} />
         <h3>Sandbox</h3>

@@ -1,0 +1,36 @@
+import type { Autonomy } from '../../../shared/domain';
+import { useAppState, type AppStore } from '../store';
+import { TrustGrants } from './TrustGrants';
+
+/** How the agent behaves by default, and the trust grants in force. */
+export function BehaviourSettings({ store }: { store: AppStore }) {
+  const settings = useAppState(store, (state) => state.settings);
+  const grants = useAppState(store, (state) => state.grants);
+  if (!settings) return null;
+  const update = (change: { defaultAutonomy?: Autonomy; planThreshold?: number; maxIterations?: number }): void =>
+    void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
+  return (
+    <>
+      <h3>Behaviour</h3>
+      <label>
+        Autonomy of new sessions
+        <select aria-label="Default autonomy" value={settings.defaultAutonomy} onChange={(event) => update({ defaultAutonomy: event.target.value as Autonomy })}>
+          <option value="L0">L0 observe: ask for everything</option>
+          <option value="L1">L1 recommend: reads run, writes ask</option>
+          <option value="L2">L2 assisted: small writes run</option>
+          <option value="L3">L3 supervised: all but destructive run</option>
+        </select>
+      </label>
+      <label>
+        Show a plan from this many tool calls
+        <input aria-label="Plan threshold" type="number" min={2} max={50} value={settings.planThreshold} onChange={(event) => event.target.valueAsNumber >= 2 && update({ planThreshold: event.target.valueAsNumber })} />
+      </label>
+      <label>
+        Model calls per turn, at most
+        <input aria-label="Iteration limit" type="number" min={1} max={1000} value={settings.maxIterations} onChange={(event) => event.target.valueAsNumber >= 1 && update({ maxIterations: event.target.valueAsNumber })} />
+      </label>
+      <h3>Trust grants</h3>
+      {grants.length === 0 ? <p className="muted small">None. Answer a gate with a duration to make one.</p> : <TrustGrants store={store} />}
+    </>
+  );
+}
