@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptySessionView, liveOutputLimit, reduceSessionView } from '../../src/shared/session-view';
 import type { JournalEntry, RuntimeEvent } from '../../src/shared/events';
-import { splitBlocks } from '../../src/renderer/src/markdown-blocks';
+import { splitBlocks, splitLongParagraph } from '../../src/renderer/src/markdown-blocks';
 
 const entries = (events: RuntimeEvent[]): JournalEntry[] => events.map((event, seq) => ({ sessionId: 's', seq, at: 1, event }));
 
@@ -29,5 +29,17 @@ describe('streaming in the view', () => {
     expect(splitBlocks('intro\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\nafter')).toEqual({ done: ['intro', '```ts\nconst a = 1;\n\nconst b = 2;\n```'], tail: 'after' });
     expect(splitBlocks('```\nopen fence\n\nstill code')).toEqual({ done: [], tail: '```\nopen fence\n\nstill code' });
     expect(splitBlocks('')).toEqual({ done: [], tail: '' });
+  });
+
+  it('cuts a long paragraph at spaces where no code span, emphasis or link is open, and leaves other blocks whole', () => {
+    const prose = 'word '.repeat(5_000);
+    const pieces = splitLongParagraph(prose, 1_000);
+    expect(pieces.join('')).toBe(prose);
+    expect(pieces.length).toBeGreaterThan(20);
+    expect(pieces.every((piece) => piece.length <= 1_001)).toBe(true);
+    const withCode = `${'a '.repeat(480)}\`x y z\` ${'b '.repeat(600)}`;
+    for (const piece of splitLongParagraph(withCode, 1_000)) expect((piece.match(/`/g) ?? []).length % 2).toBe(0);
+    expect(splitLongParagraph(`- item ${'x '.repeat(2_000)}`, 1_000)).toHaveLength(1);
+    expect(splitLongParagraph('short')).toEqual(['short']);
   });
 });

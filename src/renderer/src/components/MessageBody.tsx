@@ -1,8 +1,8 @@
 import hljs from 'highlight.js/lib/common';
-import { memo, useRef, useState, type ReactNode } from 'react';
+import { Fragment, memo, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import { copyText } from '../copy';
-import { splitBlocks } from '../markdown-blocks';
+import { splitBlocks, splitLongParagraph } from '../markdown-blocks';
 
 export function CopyButton({ text, label }: { text: () => string; label: string }) {
   const [copied, setCopied] = useState(false);
@@ -33,10 +33,11 @@ function CodeBlock({ children }: { children: ReactNode }) {
   );
 }
 
-function renderMarkdown(text: string, highlight: boolean) {
+function renderMarkdown(text: string, highlight: boolean, inline = false) {
   return (
     <Markdown
       components={{
+        ...(inline ? { p: Fragment } : {}),
         a: ({ href, children }) => (
           <a href={href} target="_blank" rel="noreferrer noopener">
             {children}
@@ -57,24 +58,43 @@ function renderMarkdown(text: string, highlight: boolean) {
   );
 }
 
-const StreamedBlock = memo(function StreamedBlock({ text }: { text: string }) {
-  return renderMarkdown(text, false);
+/** One block, parsed once: blocks with code are highlighted once the message has finished. */
+const Block = memo(function Block({ text, highlight }: { text: string; highlight: boolean }) {
+  return renderMarkdown(text, highlight);
 });
 
+/** A piece of a long paragraph, parsed once, its inline content only. */
+const Piece = memo(function Piece({ text }: { text: string }) {
+  return renderMarkdown(text, false, true);
+});
+
+function LongParagraph({ pieces, streaming }: { pieces: string[]; streaming: boolean }) {
+  const last = pieces.length - 1;
+  return (
+    <p>
+      {pieces.map((piece, index) => (streaming && index === last ? <Fragment key={index}>{piece}</Fragment> : <Piece key={index} text={piece} />))}
+    </p>
+  );
+}
+
 /**
- * A message as Markdown. While it streams, each finished block is parsed once and the block still
- * arriving is shown as plain text, so a long answer costs the same per frame at its end as at its
- * start; once it has finished it is rendered whole, code highlighted, with copy buttons.
+ * A message as Markdown, block by block: each finished block (and each piece of a long paragraph)
+ * is parsed once and kept, so a long answer costs the same per frame at its end as at its start.
+ * While it streams, the part still arriving is plain text; once it has finished, code blocks are
+ * highlighted and get copy buttons.
  */
 export const MessageBody = memo(function MessageBody({ text, streaming }: { text: string; streaming: boolean }) {
-  if (!streaming) return renderMarkdown(text, true);
   const { done, tail } = splitBlocks(text);
+  const blocks = tail.trim() === '' ? done : [...done, tail];
   return (
     <>
-      {done.map((block, index) => (
-        <StreamedBlock key={index} text={block} />
-      ))}
-      {tail.length > 0 && <p className="streaming-tail">{tail}</p>}
+      {blocks.map((block, index) => {
+        const arriving = streaming && index === blocks.length - 1 && tail.trim() !== '';
+        const pieces = splitLongParagraph(block);
+        if (pieces.length > 1) return <LongParagraph key={index} pieces={pieces} streaming={arriving} />;
+        if (arriving) return <p key={index} className="streaming-tail">{block}</p>;
+        return <Block key={index} text={block} highlight={!streaming && /```|~~~/.test(block)} />;
+      })}
     </>
   );
 });
