@@ -14,8 +14,9 @@ import type { FilePreview, FilesRestored, RestoreMode } from '../../shared/file-
 import type { SessionStore } from './stores';
 import type { ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
-import type { ChatMessage, ToolCallRequest } from './model-provider';
-import type { PriorCall } from './tool-step';
+import type { ChatMessage } from './model-provider';
+import { FileRestorer } from './file-restorer';
+import { checkpointRow, leftoverQueue, openTurn, resumePoint, snapshotAt } from './journal-reading';
 import { Turn, type ResumePoint, type TurnSetup } from './turn';
 
 /** The conversation a turn starts from, and the checkpoint its own checkpoints hang off. */
@@ -88,12 +89,14 @@ export class SessionRuntime {
   private readonly queue = new Map<string, string>();
   /** Sessions whose files are being restored: nothing else may start meanwhile. */
   private readonly restoring = new Set<string>();
+  private readonly fileRestorer: FileRestorer | null;
   private readonly frameMs: number;
   private readonly newId: () => string;
 
   constructor(private readonly options: SessionRuntimeOptions) {
     this.frameMs = options.frameMs ?? 16;
     this.newId = options.newId ?? (() => defaultNewId(options.clock.now()));
+    this.fileRestorer = options.files ? new FileRestorer(options.files, options.clock, this.newId) : null;
   }
 
   isBusy(sessionId: string): boolean {
@@ -425,26 +428,11 @@ export class SessionRuntime {
   }
 
   private async restoreFiles(sessionId: string, targetId: string, overwriteConflicts: boolean): Promise<Omit<FilesRestored, 'restoreId'>> {
-    const { files, clock } = this.options;
     const session = this.options.store.get(sessionId);
-    if (!files || !session) throw new NotFoundError('Session', sessionId);
-    const workspacePath = session.workspacePath;
-    if (workspacePath === null || files.workspaceOf(targetId) !== workspacePath) throw new WorkbenchError('invalid_state', 'These files were saved from another folder than the session works in now.');
+    if (!this.fileRestorer || !session) throw new NotFoundError('Session', sessionId);
     this.restoring.add(sessionId);
     try {
-      const expectedId = files.latest(sessionId);
-      const safety = await files.capture({ sessionId, workspacePath, id: this.newId(), at: clock.now(), kind: 'safety' });
-      let outcome;
-      try {
-        outcome = await files.restore({ workspacePath, targetId, expectedId, overwriteConflicts });
-      } catch (error) {
-        // Half a restore is worse than none: put back what was written.
-        await files.restore({ workspacePath, targetId: safety.snapshotId, expectedId: null, overwriteConflicts: true }).catch(() => undefined);
-        throw error;
-      }
-      // The state after the restore is what the agent saw last: later changes are the person's.
-      await files.capture({ sessionId, workspacePath, id: this.newId(), at: clock.now(), kind: 'step' });
-      return { snapshotId: targetId, safetySnapshotId: safety.snapshotId, ...outcome };
+      return await this.fileRestorer.restore(sessionId, session.workspacePath, targetId, overwriteConflicts);
     } finally {
       this.restoring.delete(sessionId);
     }
@@ -454,22 +442,7 @@ export class SessionRuntime {
   private filesAt(sessionId: string, checkpointId: string): { workspacePath: string | null; snapshotId: string | null } {
     const session = this.options.store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
-    const entries = this.options.store.journal(sessionId);
-    const index = checkpointRow(entries, checkpointId);
-    const next = entries.findIndex((entry, position) => position > index && entry.event.type === 'checkpoint_saved');
-    const end = next < 0 ? entries.length : next;
-    let snapshotId: string | null = null;
-    // The newest snapshot taken at or after the checkpoint and before the next one...
-    for (let position = end - 1; position >= 0 && snapshotId === null; position -= 1) {
-      const event = entries[position]?.event;
-      if (event?.type === 'files_snapshotted') snapshotId = event.snapshotId;
-    }
-    // ...or, when the agent changed nothing until later, the first one after: files were as it found them.
-    for (let position = end; position < entries.length && snapshotId === null; position += 1) {
-      const event = entries[position]?.event;
-      if (event?.type === 'files_snapshotted') snapshotId = event.snapshotId;
-    }
-    return { workspacePath: session.workspacePath, snapshotId };
+    return { workspacePath: session.workspacePath, snapshotId: snapshotAt(this.options.store.journal(sessionId), checkpointId) };
   }
 
   // ---- Crash recovery ----
@@ -549,61 +522,4 @@ export class SessionRuntime {
       if (session) listener.onSessionChanged({ session });
     }
   }
-}
-
-/** Where a checkpoint was journalled on the shown line; not found when it is on another line or none. */
-function checkpointRow(entries: readonly JournalEntry[], checkpointId: string): number {
-  const index = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.checkpointId === checkpointId);
-  if (index < 0) throw new NotFoundError('Checkpoint', checkpointId);
-  return index;
-}
-
-/** The turn that started and never finished on this line, if any. */
-function openTurn(entries: readonly JournalEntry[]): string | null {
-  for (let index = entries.length - 1; index >= 0; index -= 1) {
-    const event = entries[index]?.event;
-    if (event?.type === 'run_finished' || event?.type === 'branch_started') return null;
-    if (event?.type === 'run_started') return event.turnId;
-  }
-  return null;
-}
-
-/** A message queued and neither started nor cleared when the app stopped. */
-function leftoverQueue(entries: readonly JournalEntry[]): string | null {
-  for (let index = entries.length - 1; index >= 0; index -= 1) {
-    const event = entries[index]?.event;
-    if (event?.type === 'queue_cleared' || event?.type === 'branch_started') return null;
-    if (event?.type === 'message_queued') return event.text;
-  }
-  return null;
-}
-
-/** What an interrupted turn still has to do: the calls of its last response without a result, and what the journal says of each. */
-function resumePoint(history: readonly ChatMessage[], entries: readonly JournalEntry[], turnId: string): ResumePoint {
-  const last = history.at(-1);
-  if (!last || last.role === 'user') return { calls: [], prior: new Map(), purpose: '', answered: false };
-  if (last.role === 'assistant' && !last.toolCalls?.length) return { calls: [], prior: new Map(), purpose: '', answered: true };
-  let index = history.length - 1;
-  while (index >= 0 && history[index]?.role === 'tool') index -= 1;
-  const response = history[index];
-  if (response?.role !== 'assistant' || !response.toolCalls) return { calls: [], prior: new Map(), purpose: '', answered: false };
-  const answered = new Set(history.slice(index + 1).flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
-  const calls: ToolCallRequest[] = response.toolCalls.filter((call) => !answered.has(call.id));
-  const prior = new Map<string, PriorCall>();
-  for (const call of calls) {
-    let started = false;
-    let output = '';
-    let finished: PriorCall['finished'];
-    let gate: { approvalId: string; answer: { decision: ApprovalDecision; reason?: string } | null } | undefined;
-    for (const { event } of entries) {
-      if (!('turnId' in event) || event.turnId !== turnId || !('toolCallId' in event) || event.toolCallId !== call.id) continue;
-      if (event.type === 'tool_call_started') started = true;
-      else if (event.type === 'tool_output') output += event.text;
-      else if (event.type === 'tool_call_finished') finished = { output: event.output, isError: event.status !== 'succeeded' };
-      else if (event.type === 'approval_requested') gate = { approvalId: event.approvalId, answer: null };
-      else if (event.type === 'approval_answered' && gate?.approvalId === event.approvalId) gate = { approvalId: event.approvalId, answer: event.reason ? { decision: event.decision, reason: event.reason } : { decision: event.decision } };
-    }
-    prior.set(call.id, finished ? { finished } : started ? { interruptedOutput: output } : gate ? { gate } : {});
-  }
-  return { calls, prior, purpose: response.content.trim().split('\n')[0]?.slice(0, 300) ?? '', answered: false };
 }

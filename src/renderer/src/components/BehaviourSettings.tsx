@@ -1,5 +1,6 @@
 import type { Autonomy } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
+import { AutonomyOptions } from './AutonomyOptions';
 import { TrustGrants } from './TrustGrants';
 
 /** How the agent behaves by default, and the trust grants in force. */
@@ -15,10 +16,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
       <label>
         Autonomy of new sessions
         <select aria-label="Default autonomy" value={settings.defaultAutonomy} onChange={(event) => update({ defaultAutonomy: event.target.value as Autonomy })}>
-          <option value="L0">L0 observe: ask for everything</option>
-          <option value="L1">L1 recommend: reads run, writes ask</option>
-          <option value="L2">L2 assisted: small writes run</option>
-          <option value="L3">L3 supervised: all but destructive run</option>
+          <AutonomyOptions />
         </select>
       </label>
       <label>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { busyStatuses, type Autonomy } from '../../../shared/domain';
 import type { Layout } from '../layout';
 import { useAppState, type AppStore } from '../store';
+import { AutonomyOptions } from './AutonomyOptions';
 import { ModelPicker } from './ModelPicker';
 import { statusLabel } from './status';
 import { TrustGrants } from './TrustGrants';
@@ -50,10 +51,7 @@ function AutonomyPicker({ store, sessionId }: { store: AppStore; sessionId: stri
         value={autonomy}
         onChange={(event) => void store.attempt(async () => store.upsertSession(await store.call('session:setAutonomy', { sessionId, autonomy: event.target.value as Autonomy })))}
       >
-        <option value="L0">L0 observe: ask for everything</option>
-        <option value="L1">L1 recommend: reads run, writes ask</option>
-        <option value="L2">L2 assisted: small writes run</option>
-        <option value="L3">L3 supervised: all but destructive run</option>
+        <AutonomyOptions />
       </select>
     </label>
   );
