@@ -50,6 +50,8 @@ export interface SessionStore {
   append(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[];
   journal(sessionId: string, options?: { afterSeq?: number; branchId?: string }): JournalEntry[];
   branches(sessionId: string): Branch[];
+  /** Where the last `turns` turns of the shown line begin (the seq of that user message); -1 when the line has no more turns than that. */
+  recentTurnsStart(sessionId: string, turns: number): number;
   activeBranch(sessionId: string): string;
   /** The newest journal row each branch wrote itself. */
   lastSeqByBranch(sessionId: string): Map<string, number>;

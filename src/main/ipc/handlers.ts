@@ -95,7 +95,11 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       listener.onSessionChanged({ deletedSessionId: input.sessionId });
       return { deleted: true as const };
     },
-    'session:open': (input) => ({ session: existing(input.sessionId), entries: store.journal(input.sessionId), branchPoints: runtime.branchPoints(input.sessionId) }),
+    'session:open': (input) => {
+      const session = existing(input.sessionId);
+      const from = input.recentTurns === undefined ? -1 : store.recentTurnsStart(input.sessionId, input.recentTurns);
+      return { session, entries: store.journal(input.sessionId, { afterSeq: from - 1 }), complete: from <= 0, branchPoints: runtime.branchPoints(input.sessionId) };
+    },
     'session:resume': (input) => runtime.resume(input.sessionId),
     'session:discard': (input) => runtime.discard(input.sessionId),
     'session:tree': (input) => {

@@ -77,6 +77,7 @@ export class SqliteSessionStore implements SessionStore {
     insertBranch: Statement<[BranchRow]>;
     activeBranch: Statement<[string], { active_branch: string }>;
     lastOwnSeq: Statement<[string], { branch: string; seq: number }>;
+    questions: Statement<[string, string, number, number, number], { seq: number }>;
     setActiveBranch: Statement<[string, number, string]>;
     touchBranch: Statement<[number, string, string]>;
   };
@@ -111,6 +112,7 @@ export class SqliteSessionStore implements SessionStore {
       ),
       activeBranch: db.prepare('SELECT active_branch FROM sessions WHERE id = ?'),
       lastOwnSeq: db.prepare('SELECT branch, MAX(seq) AS seq FROM journal WHERE session_id = ? GROUP BY branch'),
+      questions: db.prepare("SELECT seq FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? AND type = 'user_message' ORDER BY seq DESC LIMIT ?"),
       setActiveBranch: db.prepare('UPDATE sessions SET active_branch = ?, updated_at = ? WHERE id = ?'),
       touchBranch: db.prepare('UPDATE branches SET active_at = ? WHERE session_id = ? AND id = ?'),
     };
@@ -242,6 +244,21 @@ export class SqliteSessionStore implements SessionStore {
     this.nextSeq.delete(session.id);
     this.active.delete(session.id);
     return toSession(row);
+  }
+
+  recentTurnsStart(sessionId: string, turns: number): number {
+    const line = branchLine(this.branches(sessionId), this.activeBranch(sessionId));
+    let found = 0;
+    // Newest part of the line first: each branch contributes the rows after its parent's part.
+    for (let index = line.length - 1; index >= 0; index -= 1) {
+      const element = line[index];
+      if (!element) continue;
+      const below = line[index - 1]?.upTo ?? -1;
+      const seqs = this.statements.questions.all(sessionId, element.branchId, below, element.upTo, turns - found);
+      found += seqs.length;
+      if (found >= turns) return seqs.at(-1)?.seq ?? -1;
+    }
+    return -1;
   }
 
   lastSeqByBranch(sessionId: string): Map<string, number> {

@@ -20,6 +20,8 @@ export interface AppState {
   readonly views: Readonly<Record<string, SessionView>>;
   /** Per session: the places on the shown line where other versions exist. */
   readonly branchPoints: Readonly<Record<string, readonly BranchPoint[]>>;
+  /** Sessions shown from their last turns while the rest loads. */
+  readonly partial: Readonly<Record<string, boolean>>;
   readonly providers: readonly ProviderView[];
   readonly settings: Settings | null;
   readonly grants: readonly TrustGrant[];
@@ -28,9 +30,12 @@ export interface AppState {
   readonly drafts: Readonly<Record<string, string>>;
 }
 
-const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, branchPoints: {}, providers: [], settings: null, grants: [], notice: null, drafts: {} };
+const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, branchPoints: {}, partial: {}, providers: [], settings: null, grants: [], notice: null, drafts: {} };
 
 type Listener = () => void;
+
+/** Turns read first when a session opens, enough to fill the window. */
+const recentTurnsFirst = 30;
 
 /**
  * The renderer's state. Changes are applied at once but announced at most once per animation
@@ -139,18 +144,30 @@ export class AppStore {
   async reload(sessionId: string): Promise<void> {
     if (this.opening.has(sessionId)) return;
     this.opening.add(sessionId);
-    const opened = await this.attempt(() => this.call('session:open', { sessionId }));
-    this.opening.delete(sessionId);
-    if (!opened) {
+    const show = (opened: { entries: readonly JournalEntry[]; branchPoints: readonly BranchPoint[]; complete: boolean }): void => {
+      const view = reduceSessionView(reduceSessionView(emptySessionView, opened.entries), this.early.get(sessionId) ?? []);
+      this.set((state) => ({
+        ...state,
+        views: { ...state.views, [sessionId]: view },
+        branchPoints: { ...state.branchPoints, [sessionId]: opened.branchPoints },
+        partial: { ...state.partial, [sessionId]: !opened.complete },
+      }));
+    };
+    try {
+      // A long session paints its last turns first; the whole line follows at once.
+      const recent = await this.attempt(() => this.call('session:open', { sessionId, recentTurns: recentTurnsFirst }));
+      if (!recent) return;
+      show(recent);
+      this.upsertSession(recent.session);
+      if (recent.complete) return;
+      const whole = await this.attempt(() => this.call('session:open', { sessionId }));
+      if (whole) show(whole);
+    } finally {
+      this.opening.delete(sessionId);
       this.early.delete(sessionId);
-      return;
     }
-    const pending = this.early.get(sessionId) ?? [];
-    this.early.delete(sessionId);
-    const view = reduceSessionView(reduceSessionView(emptySessionView, opened.entries), pending);
-    this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: view }, branchPoints: { ...state.branchPoints, [sessionId]: opened.branchPoints } }));
-    this.upsertSession(opened.session);
   }
+
 
   async createSession(workspacePath?: string): Promise<void> {
     const session = await this.attempt(() => this.call('session:create', workspacePath === undefined ? {} : { workspacePath }));

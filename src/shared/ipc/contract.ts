@@ -101,9 +101,10 @@ export const channels = {
   'session:rename': { input: z.object({ ...sessionRef, title: titleSchema }).strict(), output: sessionSchema },
   'session:delete': { input: z.object(sessionRef).strict(), output: z.object({ deleted: z.literal(true) }) },
   'session:open': {
-    input: z.object(sessionRef).strict(),
-    // The shown branch's whole line, and the places on it where other versions exist.
-    output: z.object({ session: sessionSchema, entries: z.array(journalEntrySchema), branchPoints: z.array(branchPointSchema) }),
+    // `recentTurns`: only the last turns, for a first paint of a long session; the whole line follows.
+    input: z.object({ ...sessionRef, recentTurns: z.number().int().min(1).max(1_000).optional() }).strict(),
+    // The shown branch's line (whole, or its last turns), and the places on it where other versions exist.
+    output: z.object({ session: sessionSchema, entries: z.array(journalEntrySchema), complete: z.boolean(), branchPoints: z.array(branchPointSchema) }),
   },
   /** Goes on with the turn the app stopped in the middle of, from its last checkpoint. */
   'session:resume': { input: z.object(sessionRef).strict(), output: z.object({ turnId: idSchema.nullable() }) },

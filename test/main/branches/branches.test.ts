@@ -181,4 +181,23 @@ describe('branches', () => {
       await reopened.close();
     }
   });
+
+  it('finds where the last turns of the shown line begin, across the branches it is made of', async () => {
+    await twoTurns();
+    server.enqueue(textTurn('A2 edited'), textTurn('A3'));
+    harness.runtime.editMessage(harness.sessionId, harness.view().messages[2]?.id ?? '', 'Q2 edited');
+    await harness.runtime.whenIdle(harness.sessionId);
+    harness.runtime.send(harness.sessionId, 'Q3');
+    await harness.runtime.whenIdle(harness.sessionId);
+    const lastTurns = (turns: number): string[] => {
+      const from = harness.store.recentTurnsStart(harness.sessionId, turns);
+      const entries = harness.store.journal(harness.sessionId, { afterSeq: from - 1 });
+      return entries.flatMap((entry) => (entry.event.type === 'user_message' ? [entry.event.text] : []));
+    };
+    expect(lastTurns(1)).toEqual(['Q3']);
+    expect(lastTurns(2)).toEqual(['Q2 edited', 'Q3']);
+    // The first turn is on the parent branch: the line is followed into it.
+    expect(lastTurns(3)).toEqual(['Q1', 'Q2 edited', 'Q3']);
+    expect(harness.store.recentTurnsStart(harness.sessionId, 4)).toBe(-1);
+  });
 });

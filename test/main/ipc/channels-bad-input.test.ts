@@ -39,7 +39,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 7 }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', force: true }, code: 'invalid_input' },
   ],
-  'session:open': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }, { input: { sessionId: 'x'.repeat(65) }, code: 'invalid_input' }],
+  'session:open': [{ input: { sessionId: 'SESSION', recentTurns: 0 }, code: 'invalid_input' }, { input: { sessionId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }, { input: { sessionId: 'x'.repeat(65) }, code: 'invalid_input' }],
   'session:resume': [
     { input: { sessionId: unknownId }, code: 'not_found' },
     { input: { sessionId: 'SESSION' }, code: 'invalid_state' },

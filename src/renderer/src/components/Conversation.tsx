@@ -153,6 +153,7 @@ export function revealToolCall(toolCallId: string): void {
 export function Conversation({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const view = useAppState(store, (state) => state.views[sessionId]);
   const points = useAppState(store, (state) => state.branchPoints[sessionId]);
+  const partial = useAppState(store, (state) => state.partial[sessionId] === true);
   const busy = view ? busyStatuses.has(view.status) || view.activeTurnId !== null : true;
   // Each place with versions shows its switcher on the first message after the fork.
   const pointAt = useMemo(() => {
@@ -213,7 +214,8 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
         pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
       }}
     >
-      {view.messages.length === 0 && <p className="muted center">Ask for something to begin.</p>}
+      {partial && <p className="muted small center">Loading earlier messages…</p>}
+      {view.messages.length === 0 && !partial && <p className="muted center">Ask for something to begin.</p>}
       {view.warnings.map((warning) => (
         <div key={warning} className="notice notice-error" role="alert">
           {warning}
