@@ -4,10 +4,9 @@ import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef } from 'react';
 
-/** Bytes handed to the terminal and not yet drawn, past which new output is gathered and written in one piece. */
-const highWater = 256 * 1024;
 const scrollback = 5_000;
-const slice = 16 * 1024;
+/** Characters handed to the terminal per animation frame: it parses and draws them well inside the frame. */
+const perFrame = 24 * 1024;
 
 /** Whether the GPU draws WebGL; a software rasterizer (SwiftShader, llvmpipe) is slower than the DOM renderer. */
 let hardwareWebgl: boolean | null = null;
@@ -27,12 +26,11 @@ function hasHardwareWebgl(): boolean {
 
 /**
  * A command's output in a real terminal (colours, cursor movement, progress bars), drawn with WebGL
- * where the machine has it. Output is written as it grows; while the terminal is behind, what
- * arrives is gathered and written at once, so a flood of output cannot queue without bound.
+ * where the machine has it. Output is written as it grows, at most a frame's worth per frame.
  */
 export function TerminalView({ output, total, epoch, label }: { output: string; total: number; epoch: number; label: string }) {
   const host = useRef<HTMLDivElement>(null);
-  const state = useRef<{ terminal: Terminal; fit: FitAddon; written: number; epoch: number; pending: number; held: string } | null>(null);
+  const state = useRef<{ terminal: Terminal; fit: FitAddon; written: number; epoch: number; queue: string; frame: number | null } | null>(null);
 
   useEffect(() => {
     const element = host.current;
@@ -55,7 +53,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
     } catch {
       // Not laid out yet; the size is fixed when it is.
     }
-    state.current = { terminal, fit, written: 0, epoch: -1, pending: 0, held: '' };
+    state.current = { terminal, fit, written: 0, epoch: -1, queue: '', frame: null };
     const observer = new ResizeObserver(() => {
       try {
         fit.fit();
@@ -66,6 +64,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
     observer.observe(element);
     return () => {
       observer.disconnect();
+      if (state.current?.frame != null) cancelAnimationFrame(state.current.frame);
       terminal.dispose();
       state.current = null;
     };
@@ -74,23 +73,21 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
   useEffect(() => {
     const current = state.current;
     if (!current) return;
-    const write = (data: string): void => {
-      current.pending += data.length;
-      current.terminal.write(data, () => {
-        current.pending -= data.length;
-        if (current.pending < highWater && current.held.length > 0) {
-          const held = current.held.slice(0, slice);
-          current.held = current.held.slice(slice);
-          write(held);
-        }
-      });
+    // The queue is drained a frame's worth at a time, so a flood of output never blocks the page.
+    const pump = (): void => {
+      current.frame = null;
+      if (current.queue.length === 0) return;
+      const next = current.queue.slice(0, perFrame);
+      current.queue = current.queue.slice(perFrame);
+      current.terminal.write(next);
+      if (current.queue.length > 0) current.frame = requestAnimationFrame(pump);
     };
     // Output only grows within an epoch: what is new is its last `total - written` characters.
     let delta: string;
     if (current.epoch !== epoch || total < current.written || total - current.written > output.length) {
       // The finished call's output replaced the live one (cut for the model), or more arrived than is kept: show it afresh.
       if (current.written > 0 || current.epoch !== -1) current.terminal.reset();
-      current.held = '';
+      current.queue = '';
       delta = output;
     } else {
       delta = output.slice(output.length - (total - current.written));
@@ -98,12 +95,10 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
     current.epoch = epoch;
     current.written = total;
     if (delta.length === 0) return;
-    if (current.pending >= highWater) {
-      current.held += delta;
-      return;
-    }
-    // In slices: the terminal parses one write at a time, and yields to the page between writes.
-    for (let start = 0; start < delta.length; start += slice) write(delta.slice(start, start + slice));
+    current.queue += delta;
+    // Behind by more than the view keeps: what the terminal would never catch up on is skipped, as said.
+    if (current.queue.length > 4 * 1024 * 1024) current.queue = `\r\n[… earlier output skipped …]\r\n${current.queue.slice(-1024 * 1024)}`;
+    current.frame ??= requestAnimationFrame(pump);
   }, [output, total, epoch]);
 
   return <div className="terminal" ref={host} role="log" aria-label={label} data-output-length={output.length} />;
