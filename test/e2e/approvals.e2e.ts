@@ -70,6 +70,10 @@ describe('approvals in the workbench', () => {
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Summary written.');
     expect(log).toEqual(['read a', 'read b', 'write c']);
     await expectPage(page.locator('section[data-state="succeeded"]')).toHaveCount(3);
+    // The plan panel shows every step done, with its progress full.
+    await expectPage(plan).toContainText('3 of 3 steps done');
+    await expectPage(plan.getByRole('progressbar', { name: 'Plan progress' })).toHaveAttribute('value', '3');
+    await expectPage(plan.locator('li[data-state="succeeded"]')).toHaveCount(3);
     await workbench.screenshot('plan-finished');
   });
 });
