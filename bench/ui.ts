@@ -69,6 +69,24 @@ async function watchFrames(page: Page): Promise<void> {
       if (!probe.stopProbe) requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
+    // Where a long frame's time went, where the browser can say (long animation frame timing).
+    const loaf = window as unknown as { loaf: unknown[] };
+    loaf.loaf = [];
+    try {
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as unknown as Array<{ startTime: number; duration: number; blockingDuration: number; renderStart: number; styleAndLayoutStart: number; scripts: Array<{ duration: number; invoker: string; sourceURL: string }> }>) {
+          loaf.loaf.push({
+            at: Math.round(entry.startTime - origin),
+            duration: Math.round(entry.duration),
+            scripts: Math.round(entry.scripts.reduce((sum, script) => sum + script.duration, 0)),
+            render: Math.round(entry.startTime + entry.duration - (entry.renderStart || entry.startTime + entry.duration)),
+            top: entry.scripts.sort((a, b) => b.duration - a.duration)[0]?.invoker ?? '',
+          });
+        }
+      }).observe({ type: 'long-animation-frame', buffered: false });
+    } catch {
+      // Not available in this browser.
+    }
   });
 }
 
@@ -151,6 +169,11 @@ export async function runUiBench(): Promise<void> {
     if (process.env['UI_BENCH_ONLY'] === 'shell') answerAndCommand.steps.splice(0, 1);
     server.enqueue(answerAndCommand, { steps: [{ kind: 'text', text: 'Done.' }] });
     await watchFrames(page);
+    const profiler = process.env['UI_BENCH_PROFILE'] ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.start');
+    }
     const started = Date.now();
     await page.getByRole('textbox', { name: 'Message' }).fill('Stream it all');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
@@ -159,7 +182,19 @@ export async function runUiBench(): Promise<void> {
     if (process.env['UI_BENCH_ONLY'] !== 'text') await page.getByRole('article', { name: 'Answer' }).filter({ hasText: 'Done.' }).waitFor({ timeout: 20_000 });
     await page.getByRole('status', { name: 'Session state' }).filter({ hasText: 'done' }).waitFor({ timeout: 20_000 });
     const streamSeconds = (Date.now() - started) / 1000;
+    if (profiler) {
+      const { profile } = (await profiler.send('Profiler.stop')) as { profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] } };
+      const self = new Map<string, number>();
+      const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+      profile.samples.forEach((id, index) => {
+        const node = byId.get(id);
+        const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
+        self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+      });
+      console.log([...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, ms]) => `${ms.toFixed(1)} ms ${key}`).join('\n'));
+    }
     const { longFrames, frames } = await readFrames(page);
+    if (process.env['UI_BENCH_DETAIL']) console.log('long animation frames:', JSON.stringify(await page.evaluate(() => (window as unknown as { loaf: unknown }).loaf)));
     if (process.env['UI_BENCH_DETAIL']) console.log('long frames (start ms, length ms):', JSON.stringify(await page.evaluate(() => (window as unknown as { long: unknown }).long)));
     const messages = await page.evaluate(() => (window as unknown as { messages: number }).messages);
     const cdp = await page.context().newCDPSession(page);
