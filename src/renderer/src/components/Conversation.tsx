@@ -184,11 +184,20 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     // Only when another session is shown: `messages` and `virtualizer` change on every delta.
   }, [sessionId]);
 
-  // Following the stream: stay at the bottom as the last message grows (a plain scroll, no re-measuring).
+  // Following the stream: stay at the bottom as the last message grows, with at most one plain
+  // scroll per frame, done when the frame lays out anyway.
+  const follow = useRef<number | null>(null);
   useEffect(() => {
-    const element = scroller.current;
-    if (element && pinned.current) element.scrollTop = element.scrollHeight;
+    if (!pinned.current || follow.current !== null) return;
+    follow.current = requestAnimationFrame(() => {
+      follow.current = null;
+      const element = scroller.current;
+      if (element && pinned.current) element.scrollTop = element.scrollHeight;
+    });
   }, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+  useEffect(() => () => {
+    if (follow.current !== null) cancelAnimationFrame(follow.current);
+  }, []);
 
   useEffect(() => {
     const onReveal = (event: Event): void => {
