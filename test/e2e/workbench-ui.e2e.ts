@@ -128,4 +128,24 @@ describe('the workbench panels and keyboard', () => {
     expect(await unnamed()).toEqual([]);
     await workbench.screenshot('settings-behaviour');
   });
+
+  it('light and dark follow the system, and the theme setting overrides it', async () => {
+    const workbench = await open();
+    const { page } = workbench;
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const background = (): Promise<string> => page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim());
+    expect(await background()).toBe('#16181c');
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByLabel('Theme').selectOption('light');
+    await expectPage(page.locator('html')).toHaveAttribute('data-theme', 'light');
+    expect(await background()).toBe('#f6f7f9');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.getByLabel('Theme').selectOption('dark');
+    await expectPage(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    expect(await background()).toBe('#16181c');
+    await workbench.screenshot('theme-dark');
+    // The choice is a setting: it holds after a reload.
+    await page.reload();
+    await expectPage(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  });
 });

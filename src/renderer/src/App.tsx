@@ -49,7 +49,14 @@ export function App({ store }: { store: AppStore }) {
   const planWaiting = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.plan?.state === 'waiting' : false));
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [layout, setLayout] = usePersistentLayout();
+  const theme = useAppState(store, (state) => state.settings?.theme ?? 'system');
   useApprovalNotifications(store);
+
+  // Light and dark follow the OS unless the theme setting picks one.
+  useEffect(() => {
+    if (theme === 'system') delete document.documentElement.dataset['theme'];
+    else document.documentElement.dataset['theme'] = theme;
+  }, [theme]);
 
   // A plan that waits for an answer is shown, whatever the panels were doing.
   useEffect(() => {
