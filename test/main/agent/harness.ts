@@ -145,6 +145,12 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
   };
 }
 
+/** The messages the model was sent in the newest request, as `role: text`, without the system prompt. */
+export function lastPrompt(server: ScriptedModelServer): string[] {
+  const body = server.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+  return body.messages.filter((message) => message.role !== 'system').map((message) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`);
+}
+
 export function toolCall(name: string, args: unknown, id = `call_${name}`): ScriptedTurn['steps'][number] {
   return { kind: 'tool_call', id, name, arguments: JSON.stringify(args) };
 }

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
-import { toolCall, useHarness, type Harness } from '../agent/harness';
-
-/** The messages the model was sent in the newest request, as role: text. */
-function lastPrompt(server: ScriptedModelServer): string[] {
-  const body = server.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> };
-  return body.messages.filter((message) => message.role !== 'system').map((message) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`);
-}
+import { lastPrompt, toolCall, useHarness, type Harness } from '../agent/harness';
 
 const texts = (harness: Harness): string[] => harness.view().messages.map((message) => `${message.role}: ${message.text}`);
 

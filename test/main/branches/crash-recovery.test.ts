@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
-import { createHarness, toolCall, useHarness, type Harness } from '../agent/harness';
-
-function lastPrompt(server: ScriptedModelServer): string[] {
-  const body = server.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
-  return body.messages.filter((message) => message.role !== 'system').map((message) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`);
-}
+import { createHarness, lastPrompt, toolCall, useHarness, type Harness } from '../agent/harness';
 
 describe('crash recovery', () => {
   let server: ScriptedModelServer;
