@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { chromium, type Page } from 'playwright';
 import { findChromium } from '../scripts/find-chromium.mjs';
-import { eventFormatVersion, type RuntimeEvent } from '../src/shared/events';
-import { sessionExportFormat, sessionExportVersion } from '../src/shared/session-export';
 import { builtinTools } from '../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../test/helpers';
+import { longSessionDocument } from '../test/long-session';
 import { startTestHost } from '../test/host/host';
 import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-server';
 
@@ -18,36 +18,6 @@ import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-s
 
 const tokens = 20_000;
 const shellBytes = 50 * 1024 * 1024;
-
-/** A session of `turns` question-and-answer turns, 8 events each, as an export document. */
-function sessionDocument(turns: number, title: string): string {
-  const journal: Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }> = [];
-  const at = Date.UTC(2026, 10, 22);
-  for (let turn = 0; turn < turns; turn += 1) {
-    const turnId = `turn${turn}`;
-    const events: RuntimeEvent[] = [
-      { type: 'user_message', turnId, messageId: `q${turn}`, text: `Question ${turn}: how does part ${turn} work?` },
-      { type: 'run_started', turnId, model: { providerId: 'none', model: 'none' }, providerKind: 'openai-compatible' },
-      { type: 'status_changed', status: 'planning' },
-      { type: 'assistant_message_started', turnId, messageId: `a${turn}` },
-      { type: 'text_delta', turnId, messageId: `a${turn}`, text: `Answer ${turn}. ${'It works like this, in some detail. '.repeat(8)}\n\n\`\`\`ts\nconst part${turn} = ${turn};\n\`\`\`` },
-      { type: 'model_call_finished', turnId, messageId: `a${turn}`, inputTokens: 100, outputTokens: 80, latencyMs: 900, attempts: 1 },
-      { type: 'run_finished', turnId, status: 'completed' },
-      { type: 'status_changed', status: 'completed' },
-    ];
-    for (const event of events) journal.push({ seq: journal.length, at, branchId: 'main', format: eventFormatVersion, event });
-  }
-  return JSON.stringify({
-    format: sessionExportFormat,
-    version: sessionExportVersion,
-    exportedAt: at,
-    session: { id: 'bench', title, workspacePath: null, model: null, autonomy: 'L1', status: 'completed', createdAt: at, updatedAt: at },
-    activeBranchId: 'main',
-    branches: [{ id: 'main', parentId: null, forkSeq: -1, checkpointId: null, reason: 'start', createdAt: at, activeAt: at }],
-    journal,
-    checkpoints: [],
-  });
-}
 
 /** Frames longer than 50 ms, counted in the page by the gaps between animation frames. */
 async function watchFrames(page: Page): Promise<void> {
@@ -74,13 +44,13 @@ async function watchFrames(page: Page): Promise<void> {
     loaf.loaf = [];
     try {
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as unknown as Array<{ startTime: number; duration: number; blockingDuration: number; renderStart: number; styleAndLayoutStart: number; scripts: Array<{ duration: number; invoker: string; sourceURL: string }> }>) {
+        for (const entry of list.getEntries() as unknown as Array<{ startTime: number; duration: number; blockingDuration: number; renderStart: number; styleAndLayoutStart: number; scripts: Array<{ duration: number; invoker: string; sourceURL: string; sourceFunctionName: string; sourceCharPosition: number; forcedStyleAndLayoutDuration: number }> }>) {
           loaf.loaf.push({
             at: Math.round(entry.startTime - origin),
             duration: Math.round(entry.duration),
             scripts: Math.round(entry.scripts.reduce((sum, script) => sum + script.duration, 0)),
             render: Math.round(entry.startTime + entry.duration - (entry.renderStart || entry.startTime + entry.duration)),
-            top: entry.scripts.sort((a, b) => b.duration - a.duration)[0]?.invoker ?? '',
+            top: entry.scripts.sort((a, b) => b.duration - a.duration).slice(0, 3).map((script) => `${script.invoker} ${script.sourceFunctionName}@${script.sourceCharPosition} ${Math.round(script.duration)}ms forced ${Math.round(script.forcedStyleAndLayoutDuration)}ms`),
           });
         }
       }).observe({ type: 'long-animation-frame', buffered: false });
@@ -106,8 +76,11 @@ async function timeOpen(page: Page, title: string, lastText: string): Promise<nu
       if (!button) throw new Error(`no session ${name}`);
       const started = performance.now();
       button.click();
+      const frames: number[] = [];
       for (;;) {
         await new Promise((resolve) => requestAnimationFrame(resolve));
+        frames.push(Math.round(performance.now() - started));
+        (window as unknown as { openFrames: number[] }).openFrames = frames;
         if (document.querySelector('.conversation')?.textContent?.includes(text)) break;
         if (performance.now() - started > 30_000) throw new Error('the session did not open');
       }
@@ -138,8 +111,8 @@ export async function runUiBench(): Promise<void> {
     const sessionId = (created.value as { id: string }).id;
     await host.invoke('session:setAutonomy', { sessionId, autonomy: 'L3' });
     for (const [document, title] of [
-      [sessionDocument(625, 'Five thousand events'), 'Five thousand events'],
-      [sessionDocument(1, 'One turn'), 'One turn'],
+      [longSessionDocument(625, 'Five thousand events'), 'Five thousand events'],
+      [longSessionDocument(1, 'One turn'), 'One turn'],
     ] as const) {
       const imported = await host.invoke('session:import', { document });
       if (!imported.ok) throw new Error(imported.error.message);
@@ -161,7 +134,7 @@ export async function runUiBench(): Promise<void> {
     const answerAndCommand: { steps: ScriptedTurn['steps'][number][]; usage: ScriptedTurn['usage'] } = {
       steps: [
         { kind: 'text', text: 'tok '.repeat(tokens), chunkSize: 4 },
-        { kind: 'tool_call', id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: `head -c ${shellBytes} /dev/zero | tr '\\0' 'x' | fold -w 160` }) },
+        { kind: 'tool_call', id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: process.env['UI_BENCH_COMMAND'] ?? `head -c ${shellBytes} /dev/zero | tr '\\0' 'x' | fold -w 160` }) },
       ],
       usage: { inputTokens: 10, outputTokens: tokens },
     };
@@ -174,6 +147,7 @@ export async function runUiBench(): Promise<void> {
       await profiler.send('Profiler.enable');
       await profiler.send('Profiler.start');
     }
+    if (process.env['UI_BENCH_TRACE']) await browser.startTracing(page, { path: 'test-results/ui-trace.json', categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'gpu', 'toplevel', 'v8'] });
     const started = Date.now();
     await page.getByRole('textbox', { name: 'Message' }).fill('Stream it all');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
@@ -182,8 +156,10 @@ export async function runUiBench(): Promise<void> {
     if (process.env['UI_BENCH_ONLY'] !== 'text') await page.getByRole('article', { name: 'Answer' }).filter({ hasText: 'Done.' }).waitFor({ timeout: 20_000 });
     await page.getByRole('status', { name: 'Session state' }).filter({ hasText: 'done' }).waitFor({ timeout: 20_000 });
     const streamSeconds = (Date.now() - started) / 1000;
+    if (process.env['UI_BENCH_TRACE']) await browser.stopTracing();
     if (profiler) {
       const { profile } = (await profiler.send('Profiler.stop')) as { profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] } };
+      writeFileSync('test-results/ui.cpuprofile', JSON.stringify(profile));
       const self = new Map<string, number>();
       const byId = new Map(profile.nodes.map((node) => [node.id, node]));
       profile.samples.forEach((id, index) => {
@@ -204,7 +180,11 @@ export async function runUiBench(): Promise<void> {
     // Opening: the small session first (the baseline), then the large one, each from the streaming session.
     const openSmall = await timeOpen(page, 'One turn', 'Answer 0.');
     await page.getByRole('button', { name: /^Streaming/ }).click();
-    const openLarge = await timeOpen(page, 'Five thousand events', 'Answer 624.');
+    const openLarge = await timeOpen(page, 'Five thousand events', 'Answer 624.').catch(async (error: unknown) => {
+      await page.screenshot({ path: 'test-results/screenshots/bench-open-failed.png' });
+      console.log(await page.evaluate(() => { const c = document.querySelector('.conversation'); return JSON.stringify({ top: c?.scrollTop, h: c?.scrollHeight, ch: c?.clientHeight, rows: [...document.querySelectorAll('.conversation-row')].map((r) => (r as HTMLElement).dataset['index']), text: c?.textContent?.slice(-300) }); }));
+      throw error;
+    });
     if (process.env['UI_BENCH_DETAIL']) {
       const detail = await page.evaluate(async () => {
         const api = (window as unknown as { workbench: { invoke: Record<string, (input: unknown) => Promise<{ value: unknown }>> } }).workbench.invoke;
@@ -215,6 +195,7 @@ export async function runUiBench(): Promise<void> {
         return performance.now() - started;
       });
       console.log(`session:open alone: ${detail.toFixed(0)} ms`);
+      console.log('open frames:', JSON.stringify(await page.evaluate(() => (window as unknown as { openFrames: number[] }).openFrames)));
     }
     await page.screenshot({ path: 'test-results/screenshots/bench-open-5000-events.png' });
 

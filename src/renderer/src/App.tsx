@@ -121,7 +121,7 @@ export function App({ store }: { store: AppStore }) {
                   </div>
                 )}
                 <RestoreBar store={store} sessionId={selectedId} />
-                <Conversation store={store} sessionId={selectedId} />
+                <Conversation key={selectedId} store={store} sessionId={selectedId} />
                 <InterruptedBanner store={store} sessionId={selectedId} />
                 <Gate store={store} sessionId={selectedId} />
                 <Composer store={store} sessionId={selectedId} />

@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
 import { App } from './App';
+import { warmTerminal } from './components/TerminalView';
 import { AppStore } from './store';
 import './styles.css';
 
@@ -22,6 +23,7 @@ try {
       <App store={store} />
     </StrictMode>,
   );
+  warmTerminal();
 } catch (error) {
   root.render(<p role="alert">{error instanceof Error ? error.message : String(error)}</p>);
 }

@@ -8,6 +8,8 @@ import { useAppState, type AppStore } from '../store';
 import { ToolCard } from './ToolCard';
 
 const noMessages: readonly ViewMessage[] = [];
+/** Keys that scroll the conversation when it has focus. */
+const scrollKeys = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
 
 const stateLabels: Record<ViewMessage['state'], string | null> = {
   streaming: null,
@@ -111,8 +113,9 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
         )}
         {label && !message.error && <div className="message-flag muted small">{label}</div>}
       </article>
-      {!busy && message.role === 'user' && (
-        <div className="message-actions">
+      {message.role === 'user' && (
+        // Kept in place while a turn runs, only hidden, so nothing above the stream moves when it ends.
+        <div className={busy ? 'message-actions held' : 'message-actions'} aria-hidden={busy || undefined}>
           <CopyButton label="Copy message" text={() => message.text} />
           <button
             type="button"
@@ -166,6 +169,12 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   }, [points, view?.messages]);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
+  // Scrolled away from the end by the person: a button brings them back.
+  const [away, setAway] = useState(false);
+  const pin = (value: boolean): void => {
+    pinned.current = value;
+    setAway(!value);
+  };
   const messages = view?.messages ?? noMessages;
   const last = messages.at(-1);
   const virtualizer = useVirtualizer({
@@ -184,9 +193,34 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     // Only when another session is shown: `messages` and `virtualizer` change on every delta.
   }, [sessionId]);
 
+  // Earlier messages arrived above (a long session's whole line after its last turns): the
+  // messages in view stay where they are, unless the view follows the end.
+  const firstId = messages[0]?.id;
+  const shownFirst = useRef<{ sessionId: string; id: string | undefined }>({ sessionId, id: firstId });
+  useLayoutEffect(() => {
+    const before = shownFirst.current;
+    shownFirst.current = { sessionId, id: firstId };
+    const element = scroller.current;
+    if (before.sessionId !== sessionId || before.id === undefined || before.id === firstId || !element || pinned.current) return;
+    const index = messages.findIndex((message) => message.id === before.id);
+    const above = index > 0 ? virtualizer.getOffsetForIndex(index, 'start')?.[0] : undefined;
+    const top = virtualizer.getOffsetForIndex(0, 'start')?.[0];
+    if (above !== undefined && top !== undefined) element.scrollTop += above - top;
+  }, [sessionId, firstId]);
+
+  // Sending a message brings the end back into view (its answer may have arrived with it).
+  const lastUserId = messages.findLast((message) => message.role === 'user')?.id;
+  const seenUserId = useRef(lastUserId);
+  if (seenUserId.current !== lastUserId) {
+    seenUserId.current = lastUserId;
+    pinned.current = true;
+    if (away) setAway(false);
+  }
+
   // Following the stream: stay at the bottom as the last message grows, with at most one plain
   // scroll per frame, done when the frame lays out anyway.
   const follow = useRef<number | null>(null);
+  const totalSize = virtualizer.getTotalSize();
   useEffect(() => {
     if (!pinned.current || follow.current !== null) return;
     follow.current = requestAnimationFrame(() => {
@@ -194,17 +228,35 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
       const element = scroller.current;
       if (element && pinned.current) element.scrollTop = element.scrollHeight;
     });
-  }, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+  }, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls, totalSize]);
   useEffect(() => () => {
     if (follow.current !== null) cancelAnimationFrame(follow.current);
   }, []);
+
+  // Only the person unpins the view, by scrolling away from the end; the view's own adjustments
+  // (measuring rows, earlier messages arriving) never do.
+  const intent = useRef({ at: Number.NEGATIVE_INFINITY, holding: false });
+  useEffect(() => {
+    const release = (): void => {
+      intent.current.holding = false;
+    };
+    window.addEventListener('pointerup', release);
+    window.addEventListener('pointercancel', release);
+    return () => {
+      window.removeEventListener('pointerup', release);
+      window.removeEventListener('pointercancel', release);
+    };
+  }, []);
+  const noteIntent = (): void => {
+    intent.current.at = performance.now();
+  };
 
   useEffect(() => {
     const onReveal = (event: Event): void => {
       const id = (event as CustomEvent<string>).detail;
       const index = messages.findIndex((message) => message.toolCalls.some((call) => call.id === id));
       if (index < 0) return;
-      pinned.current = false;
+      pin(false);
       virtualizer.scrollToIndex(index, { align: 'center' });
       requestAnimationFrame(() => document.getElementById(`tool-${id}`)?.scrollIntoView({ block: 'center' }));
     };
@@ -218,9 +270,21 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     <div
       className="conversation"
       ref={scroller}
+      onWheel={noteIntent}
+      onTouchMove={noteIntent}
+      onKeyDown={(event) => {
+        if (scrollKeys.has(event.key)) noteIntent();
+      }}
+      onPointerDown={(event) => {
+        // On the scroll bar itself: a drag.
+        if (event.target === event.currentTarget) intent.current.holding = true;
+        noteIntent();
+      }}
       onScroll={(event) => {
         const element = event.currentTarget;
-        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+        const atEnd = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+        if (atEnd) pin(true);
+        else if (intent.current.holding || performance.now() - intent.current.at < 400) pin(false);
       }}
     >
       {partial && <p className="muted small center">Loading earlier messages…</p>}
@@ -246,6 +310,21 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
           })}
         </div>
       </div>
+      {away && (
+        <button
+          type="button"
+          className="jump-to-end"
+          aria-label="Jump to the latest message"
+          title="Jump to the latest message"
+          onClick={() => {
+            pin(true);
+            const element = scroller.current;
+            if (element) element.scrollTop = element.scrollHeight;
+          }}
+        >
+          ↓ Latest
+        </button>
+      )}
     </div>
   );
 }

@@ -7,6 +7,10 @@ import { useEffect, useRef } from 'react';
 const scrollback = 5_000;
 /** Characters handed to the terminal per animation frame: it parses and draws them well inside the frame. */
 const perFrame = 24 * 1024;
+/** Synchronized output (DEC mode 2026): what is written between these is shown at once. */
+const syncMode = '\x1b[?2026';
+const beginSync = `${syncMode}h`;
+const endSync = `${syncMode}l`;
 
 /** Whether the GPU draws WebGL; a software rasterizer (SwiftShader, llvmpipe) is slower than the DOM renderer. */
 let hardwareWebgl: boolean | null = null;
@@ -24,6 +28,95 @@ function hasHardwareWebgl(): boolean {
   return hardwareWebgl;
 }
 
+interface Made {
+  readonly terminal: Terminal;
+  readonly fit: FitAddon;
+}
+
+function makeTerminal(): Made {
+  const terminal = new Terminal({ convertEol: true, disableStdin: true, scrollback, rows: 12, fontSize: 12, cursorInactiveStyle: 'none', theme: { background: '#0d1117' } });
+  const fit = new FitAddon();
+  terminal.loadAddon(fit);
+  return { terminal, fit };
+}
+
+function openTerminal({ terminal }: Made, parent: HTMLElement): void {
+  terminal.open(parent);
+  if (!hasHardwareWebgl()) return;
+  try {
+    const webgl = new WebglAddon();
+    webgl.onContextLoss(() => webgl.dispose());
+    terminal.loadAddon(webgl);
+  } catch {
+    // No WebGL after all: the DOM renderer draws it.
+  }
+}
+
+/**
+ * One terminal made and opened ahead of time, out of sight, while the page is idle: a command's
+ * card then shows its terminal without the frame it would take to build one.
+ */
+let spare: Made | null = null;
+let warming = false;
+
+function parking(): HTMLElement {
+  const found = document.getElementById('terminal-parking');
+  if (found) return found;
+  const element = document.createElement('div');
+  element.id = 'terminal-parking';
+  element.className = 'terminal-parking';
+  element.setAttribute('aria-hidden', 'true');
+  document.body.append(element);
+  return element;
+}
+
+/** Runs `work` when the page has a long enough idle moment for it. */
+function whenIdle(work: () => void): void {
+  const attempt = (deadline: IdleDeadline): void => {
+    if (deadline.timeRemaining() < 30 && !deadline.didTimeout) {
+      requestIdleCallback(attempt, { timeout: 10_000 });
+      return;
+    }
+    work();
+  };
+  requestIdleCallback(attempt, { timeout: 10_000 });
+}
+
+/** Prepares the next terminal in idle moments, one step per moment. */
+export function warmTerminal(): void {
+  if (spare || warming || typeof requestIdleCallback !== 'function') return;
+  warming = true;
+  whenIdle(() => {
+    hasHardwareWebgl();
+    whenIdle(() => {
+      const made = makeTerminal();
+      whenIdle(() => {
+        const parent = document.createElement('div');
+        parent.className = 'terminal';
+        parking().append(parent);
+        openTerminal(made, parent);
+        spare = made;
+        warming = false;
+      });
+    });
+  });
+}
+
+function takeTerminal(parent: HTMLElement): Made {
+  const taken = spare;
+  spare = null;
+  warmTerminal();
+  if (!taken?.terminal.element) {
+    const made = makeTerminal();
+    openTerminal(made, parent);
+    return made;
+  }
+  const holder = taken.terminal.element.parentElement;
+  parent.append(taken.terminal.element);
+  holder?.remove();
+  return taken;
+}
+
 /**
  * A command's output in a real terminal (colours, cursor movement, progress bars), drawn with WebGL
  * where the machine has it. Output is written as it grows, at most a frame's worth per frame.
@@ -35,19 +128,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
   useEffect(() => {
     const element = host.current;
     if (!element) return;
-    const terminal = new Terminal({ convertEol: true, disableStdin: true, scrollback, rows: 12, fontSize: 12, cursorInactiveStyle: 'none', theme: { background: '#0d1117' } });
-    const fit = new FitAddon();
-    terminal.loadAddon(fit);
-    terminal.open(element);
-    if (hasHardwareWebgl()) {
-      try {
-        const webgl = new WebglAddon();
-        webgl.onContextLoss(() => webgl.dispose());
-        terminal.loadAddon(webgl);
-      } catch {
-        // No WebGL after all: the DOM renderer draws it.
-      }
-    }
+    const { terminal, fit } = takeTerminal(element);
     try {
       fit.fit();
     } catch {
@@ -79,7 +160,8 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
       if (current.queue.length === 0) return;
       const next = current.queue.slice(0, perFrame);
       current.queue = current.queue.slice(perFrame);
-      current.terminal.write(next);
+      // One synchronized update per chunk: the terminal syncs its scrollbar and draws once, not once per line.
+      current.terminal.write(next.includes(syncMode) ? next : `${beginSync}${next}${endSync}`);
       if (current.queue.length > 0) current.frame = requestAnimationFrame(pump);
     };
     // Output only grows within an epoch: what is new is its last `total - written` characters.
