@@ -19,6 +19,11 @@ export interface PtyRunOptions {
   /** The pty is paused above this many bytes read but not yet handled, and resumed below `lowWatermark`. */
   readonly highWatermark?: number;
   readonly lowWatermark?: number;
+  /**
+   * How much lower than the app's the command's CPU priority is (`nice`; 0 or absent: the same), so
+   * that a command keeping every core busy cannot starve the window that shows it.
+   */
+  readonly niceness?: number;
   /** Wraps the shell in a sandbox: given the folder holding the command file, returns the program and its arguments to run first. */
   readonly sandbox?: (runFolder: string) => { program: string; args: string[] };
 }
@@ -62,7 +67,10 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
   const runFolder = mkdtempSync(join(tmpdir(), 'workbench-run-'));
   const scriptPath = join(runFolder, 'command.sh');
   writeFileSync(scriptPath, `${options.command}\n`, { mode: 0o600 });
-  const outer = `bash --noprofile --norc "$WB_SCRIPT" </dev/null; wb_code=$?; printf '\\033]7777;workbench-done;%s;%d\\007' "$WB_TOKEN" "$wb_code"; IFS= read -r wb_line`;
+  const niceness = Math.max(0, Math.min(19, Math.trunc(options.niceness ?? 0)));
+  // Where `nice` is missing the command still runs, at the app's priority.
+  const nicer = niceness > 0 ? `wb_nice=; command -v nice >/dev/null 2>&1 && wb_nice="nice -n ${niceness}"; $wb_nice ` : '';
+  const outer = `${nicer}bash --noprofile --norc "$WB_SCRIPT" </dev/null; wb_code=$?; printf '\\033]7777;workbench-done;%s;%d\\007' "$WB_TOKEN" "$wb_code"; IFS= read -r wb_line`;
   const frameMs = options.frameMs ?? 16;
   const liveLimit = options.liveLimitBytes ?? 2 * 1024 * 1024;
   const keep = options.keepBytes ?? 512 * 1024;

@@ -33,6 +33,8 @@ export interface RunCommandOptions {
   readonly sandbox?: SandboxStatus;
   /** Folders inside a workspace that commands may not write (the app's data). */
   readonly protectedFolders?: readonly string[];
+  /** How much lower the commands' CPU priority is than the app's; 10 unless said (0: the same). */
+  readonly niceness?: number;
 }
 
 /** run_command: a shell command in the workspace, in a pty, with live output. */
@@ -73,6 +75,7 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
         timeoutMs,
         signal: context.signal,
         onOutput: (text) => context.emitOutput(text),
+        niceness: options.niceness ?? 10,
         ...(sandbox && input.sandbox !== 'none'
           ? {
               sandbox: (runFolder: string) =>

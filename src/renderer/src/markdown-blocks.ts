@@ -36,7 +36,7 @@ function balanced(text: string): boolean {
  * Cuts a long plain paragraph into pieces of about `limit` characters, at spaces where no inline
  * marker is left open, so each piece can be parsed once and kept. Anything else comes back whole.
  */
-export function splitLongParagraph(block: string, limit = 8 * 1024): string[] {
+export function splitLongParagraph(block: string, limit = 2 * 1024): string[] {
   if (block.length <= limit || !isParagraph(block)) return [block];
   const pieces: string[] = [];
   let start = 0;

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInPty } from '../../../src/main/tools/pty-runner';
 import { plainText, runCommandTool, scrubbedEnvironment } from '../../../src/main/tools/run-command';
@@ -125,6 +126,13 @@ describe('run_command', () => {
     expect(await run('printf "\\033[31mred\\033[0m\\n"')).toEqual({ output: 'red\n[exit code 0]', isError: false });
     expect(await run('echo oops >&2; exit 2')).toEqual({ output: 'oops\n[exit code 2]', isError: true });
     expect(await run('sleep 5', 1)).toMatchObject({ isError: true, output: expect.stringContaining('timed out') });
+  });
+
+  it('runs the agent\'s commands at a lower CPU priority than the app, so a busy one cannot starve its window', async () => {
+    const app = getPriority();
+    expect(await run('nice')).toEqual({ output: `${Math.min(19, app + 10)}\n[exit code 0]`, isError: false });
+    const same = await runInPty({ ...base(), command: 'nice' });
+    expect(plainText(same.output)).toBe(`${app}\n`);
   });
 
   it('judges risk from the parse, and never below write_high without a sandbox', () => {

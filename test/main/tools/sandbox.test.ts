@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -42,6 +43,10 @@ describe('the OS sandbox', () => {
 
   it('is available on this machine (bubblewrap)', () => {
     expect(sandbox).toMatchObject({ available: true, kind: 'bubblewrap' });
+  });
+
+  it('runs commands at a lower CPU priority inside the sandbox too', async () => {
+    expect(await run('nice')).toMatchObject({ output: `${Math.min(19, getPriority() + 10)}\n[exit code 0]` });
   });
 
   it('lets a command write inside the workspace and in its own /tmp', async () => {

@@ -1,5 +1,5 @@
 import hljs from 'highlight.js/lib/common';
-import { Fragment, memo, useRef, useState, type ReactNode } from 'react';
+import { Fragment, memo, useDeferredValue, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import { copyText } from '../copy';
 import { splitBlocks, splitLongParagraph } from '../markdown-blocks';
@@ -68,11 +68,19 @@ const Piece = memo(function Piece({ text }: { text: string }) {
   return renderMarkdown(text, false, true);
 });
 
+/**
+ * A very long paragraph, each piece in a box of its own: a change at its end lays out that piece
+ * alone, not the whole paragraph again. Lines break at piece ends, every couple of thousand characters.
+ */
 function LongParagraph({ pieces, streaming }: { pieces: string[]; streaming: boolean }) {
   const last = pieces.length - 1;
   return (
-    <p>
-      {pieces.map((piece, index) => (streaming && index === last ? <Fragment key={index}>{piece}</Fragment> : <Piece key={index} text={piece} />))}
+    <p className="long-paragraph">
+      {pieces.map((piece, index) => (
+        <span key={index} className="piece">
+          {streaming && index === last ? piece : <Piece text={piece} />}
+        </span>
+      ))}
     </p>
   );
 }
@@ -83,7 +91,12 @@ function LongParagraph({ pieces, streaming }: { pieces: string[]; streaming: boo
  * While it streams, the part still arriving is plain text; once it has finished, code blocks are
  * highlighted and get copy buttons.
  */
-export const MessageBody = memo(function MessageBody({ text, streaming }: { text: string; streaming: boolean }) {
+export const MessageBody = memo(function MessageBody(props: { text: string; streaming: boolean }) {
+  // What arrives (and the highlighting at the end) is parsed in work React can pause between
+  // blocks for a frame, so a burst of text never holds up the page; until then the text shown is
+  // a moment old. A message shown whole at once is parsed at once.
+  const text = useDeferredValue(props.text);
+  const streaming = useDeferredValue(props.streaming);
   const { done, tail } = splitBlocks(text);
   const blocks = tail.trim() === '' ? done : [...done, tail];
   return (

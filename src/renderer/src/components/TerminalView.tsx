@@ -2,7 +2,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 const scrollback = 5_000;
 /** Characters handed to the terminal per animation frame: it parses and draws them well inside the frame. */
@@ -73,7 +73,7 @@ function parking(): HTMLElement {
 /** Runs `work` when the page has a long enough idle moment for it. */
 function whenIdle(work: () => void): void {
   const attempt = (deadline: IdleDeadline): void => {
-    if (deadline.timeRemaining() < 30 && !deadline.didTimeout) {
+    if (deadline.timeRemaining() < 20 && !deadline.didTimeout) {
       requestIdleCallback(attempt, { timeout: 10_000 });
       return;
     }
@@ -102,19 +102,40 @@ export function warmTerminal(): void {
   });
 }
 
-function takeTerminal(parent: HTMLElement): Made {
+/**
+ * Puts a terminal into `parent`: the one prepared ahead of time, at once; otherwise one built a
+ * step per task (make, check the GPU, open), so that no frame waits for all of it. Returns how to
+ * cancel a build still under way.
+ */
+function placeTerminal(parent: HTMLElement, placed: (made: Made) => void): () => void {
   const taken = spare;
   spare = null;
   warmTerminal();
-  if (!taken?.terminal.element) {
-    const made = makeTerminal();
-    openTerminal(made, parent);
-    return made;
+  if (taken?.terminal.element) {
+    const holder = taken.terminal.element.parentElement;
+    parent.append(taken.terminal.element);
+    holder?.remove();
+    placed(taken);
+    return () => undefined;
   }
-  const holder = taken.terminal.element.parentElement;
-  parent.append(taken.terminal.element);
-  holder?.remove();
-  return taken;
+  let made: Made | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = setTimeout(() => {
+    made = makeTerminal();
+    timer = setTimeout(() => {
+      hasHardwareWebgl();
+      timer = setTimeout(() => {
+        timer = null;
+        if (!made) return;
+        openTerminal(made, parent);
+        placed(made);
+      });
+    });
+  });
+  return () => {
+    if (timer !== null) clearTimeout(timer);
+    // Made but never shown: nobody else will dispose of it.
+    if (timer !== null) made?.terminal.dispose();
+  };
 }
 
 /**
@@ -124,29 +145,34 @@ function takeTerminal(parent: HTMLElement): Made {
 export function TerminalView({ output, total, epoch, label }: { output: string; total: number; epoch: number; label: string }) {
   const host = useRef<HTMLDivElement>(null);
   const state = useRef<{ terminal: Terminal; fit: FitAddon; written: number; epoch: number; queue: string; frame: number | null } | null>(null);
+  const [ready, setReady] = useState(false);
 
   useEffect(() => {
     const element = host.current;
     if (!element) return;
-    const { terminal, fit } = takeTerminal(element);
-    try {
-      fit.fit();
-    } catch {
-      // Not laid out yet; the size is fixed when it is.
-    }
-    state.current = { terminal, fit, written: 0, epoch: -1, queue: '', frame: null };
-    const observer = new ResizeObserver(() => {
+    let observer: ResizeObserver | null = null;
+    const cancel = placeTerminal(element, ({ terminal, fit }) => {
       try {
         fit.fit();
       } catch {
-        // Hidden: nothing to fit.
+        // Not laid out yet; the size is fixed when it is.
       }
+      state.current = { terminal, fit, written: 0, epoch: -1, queue: '', frame: null };
+      observer = new ResizeObserver(() => {
+        try {
+          fit.fit();
+        } catch {
+          // Hidden: nothing to fit.
+        }
+      });
+      observer.observe(element);
+      setReady(true);
     });
-    observer.observe(element);
     return () => {
-      observer.disconnect();
+      cancel();
+      observer?.disconnect();
       if (state.current?.frame != null) cancelAnimationFrame(state.current.frame);
-      terminal.dispose();
+      state.current?.terminal.dispose();
       state.current = null;
     };
   }, []);
@@ -181,7 +207,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
     // Behind by more than the view keeps: what the terminal would never catch up on is skipped, as said.
     if (current.queue.length > 4 * 1024 * 1024) current.queue = `\r\n[… earlier output skipped …]\r\n${current.queue.slice(-1024 * 1024)}`;
     current.frame ??= requestAnimationFrame(pump);
-  }, [output, total, epoch]);
+  }, [output, total, epoch, ready]);
 
   return <div className="terminal" ref={host} role="log" aria-label={label} data-output-length={output.length} />;
 }
