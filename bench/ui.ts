@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { chromium, type Page } from 'playwright';
 import { findChromium } from '../scripts/find-chromium.mjs';
 import { builtinTools } from '../src/main/tools/builtin-tools';
+import { runInPty } from '../src/main/tools/pty-runner';
 import { temporaryFolder } from '../test/helpers';
 import { longSessionDocument } from '../test/long-session';
 import { startTestHost } from '../test/host/host';
@@ -18,6 +19,7 @@ import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-s
 
 const tokens = 20_000;
 const shellBytes = 50 * 1024 * 1024;
+const shellCommand = process.env['UI_BENCH_COMMAND'] ?? `head -c ${shellBytes} /dev/zero | tr '\\0' 'x' | fold -w 160`;
 
 /** Frames longer than 50 ms, counted in the page by the gaps between animation frames. */
 async function watchFrames(page: Page): Promise<void> {
@@ -120,6 +122,16 @@ export async function runUiBench(): Promise<void> {
       void title;
     }
 
+    // The baseline: the same command's 50 MB through a pty while an empty page counts its frames,
+    // which is what this machine does without any of the UI's work.
+    const blank = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await blank.setContent('<p>Nothing but frames.</p>');
+    await blank.evaluate('window.__name = (target) => target');
+    await watchFrames(blank);
+    await runInPty({ command: shellCommand, cwd: workspace.path, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, timeoutMs: 60_000, signal: new AbortController().signal, niceness: 10, onOutput: () => undefined });
+    const baseline = await readFrames(blank);
+    await blank.context().close();
+
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     // tsx names the functions it compiles with a helper the page does not have.
     await page.addInitScript({ content: 'window.__name = (target) => target;' });
@@ -137,7 +149,7 @@ export async function runUiBench(): Promise<void> {
     const answerAndCommand: { steps: ScriptedTurn['steps'][number][]; usage: ScriptedTurn['usage'] } = {
       steps: [
         { kind: 'text', text: 'tok '.repeat(tokens), chunkSize: 4 },
-        { kind: 'tool_call', id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: process.env['UI_BENCH_COMMAND'] ?? `head -c ${shellBytes} /dev/zero | tr '\\0' 'x' | fold -w 160` }) },
+        { kind: 'tool_call', id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: shellCommand }) },
       ],
       usage: { inputTokens: 10, outputTokens: tokens },
     };
@@ -203,11 +215,13 @@ export async function runUiBench(): Promise<void> {
     await page.screenshot({ path: 'test-results/screenshots/bench-open-5000-events.png' });
 
     console.log(`streams: ${streamSeconds.toFixed(1)} s, ${frames} frames, ${longFrames} over 50 ms, ${messages} event messages`);
+    console.log(`baseline (an empty page while the command runs): ${baseline.frames} frames, ${baseline.longFrames} over 50 ms`);
     console.log(`open: 5,000 events ${openLarge.toFixed(0)} ms, one turn ${openSmall.toFixed(0)} ms`);
     console.log(
       JSON.stringify({
         bench: 'ui',
         long_frames: longFrames,
+        baseline_long_frames: baseline.longFrames,
         ipc_msgs_per_s: Math.round(messages / streamSeconds),
         heap_mb: Math.round((heap.usedSize / 1024 / 1024) * 10) / 10,
         open_5000_events_ms: Math.round(openLarge),
