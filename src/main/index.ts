@@ -12,6 +12,7 @@ import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store'
 import { ConfSettingsStore } from './settings/conf-settings-store';
 import { newId } from './agent/ids';
 import { builtinTools } from './tools/builtin-tools';
+import { commandNiceness } from './tools/run-command';
 import { detectSandbox } from './tools/sandbox';
 import { createWorkbenchCore, type WorkbenchCore } from './workbench-core';
 
@@ -84,7 +85,7 @@ if (!app.requestSingleInstanceLock()) {
         },
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
-      tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox }),
+      tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox, commandNiceness: () => commandNiceness(settings.get()) }),
       sandbox,
     });
     mainWindow = createWindow();

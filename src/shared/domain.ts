@@ -187,7 +187,9 @@ export const settingsSchema = z.object({
   deniedTools: z.array(z.string().min(1).max(200)).max(200).default([]),
   mcpServers: mcpServersSchema.default({}),
   theme: z.enum(['system', 'light', 'dark']),
+  /** The agent's commands run at a lower CPU priority than the app, or at the same. */
+  commandPriority: z.enum(['lower', 'normal']).default('lower'),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
-export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, deniedTools: [], mcpServers: {}, theme: 'system' };
+export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, deniedTools: [], mcpServers: {}, theme: 'system', commandPriority: 'lower' };

@@ -129,6 +129,30 @@ describe('the workbench panels and keyboard', () => {
     await workbench.screenshot('settings-behaviour');
   });
 
+  it('the behaviour settings are kept, shown again after a reload, and used by new sessions', async () => {
+    const workbench = await open();
+    const { page, host } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByLabel('Default autonomy').selectOption('L3');
+    await page.getByLabel('Plan threshold').fill('5');
+    await page.getByLabel('Iteration limit').fill('40');
+    await page.getByLabel('Command priority').selectOption('normal');
+    await expectPage.poll(async () => {
+      const stored = await host.invoke('settings:get', {});
+      return stored.ok ? stored.value : null;
+    }).toMatchObject({ defaultAutonomy: 'L3', planThreshold: 5, maxIterations: 40, commandPriority: 'normal' });
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await expectPage(page.getByLabel('Default autonomy')).toHaveValue('L3');
+    await expectPage(page.getByLabel('Plan threshold')).toHaveValue('5');
+    await expectPage(page.getByLabel('Iteration limit')).toHaveValue('40');
+    await expectPage(page.getByLabel('Command priority')).toHaveValue('normal');
+    await page.getByRole('button', { name: 'Close settings' }).click();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    await expectPage(page.getByLabel('Autonomy', { exact: true })).toHaveValue('L3');
+  });
+
   it('light and dark follow the system, and the theme setting overrides it', async () => {
     const workbench = await open();
     const { page } = workbench;

@@ -19,6 +19,7 @@ import { SqliteSessionStore } from '../store/sqlite-session-store';
 import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
 import { builtinTools } from '../tools/builtin-tools';
+import { commandNiceness } from '../tools/run-command';
 import { detectSandbox } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { formatEntry } from './format-entry';
@@ -105,7 +106,7 @@ async function main(): Promise<number> {
   runtime = new SessionRuntime({
     store,
     providers,
-    tools: new ToolRegistry(builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox: detectSandbox() })),
+    tools: new ToolRegistry(builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox: detectSandbox(), commandNiceness: () => commandNiceness(settings.get()) })),
     trust: new SqliteTrustStore(db),
     accounting: new SqliteAccountingStore(db),
     checkpoints: new SqliteCheckpointStore(db),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { maxRisk } from '../../shared/domain';
+import { maxRisk, type Settings } from '../../shared/domain';
 import { WorkbenchError } from '../../shared/errors';
 import { assessCommand, commandTrustCovers, commandTrustPattern } from '../agent/command-risk';
 import { defineTool, type Tool } from '../agent/tools';
@@ -33,8 +33,13 @@ export interface RunCommandOptions {
   readonly sandbox?: SandboxStatus;
   /** Folders inside a workspace that commands may not write (the app's data). */
   readonly protectedFolders?: readonly string[];
-  /** How much lower the commands' CPU priority is than the app's; 10 unless said (0: the same). */
-  readonly niceness?: number;
+  /** How much lower a command's CPU priority is than the app's, asked as each starts; 10 unless said (0: the same). */
+  readonly niceness?: () => number;
+}
+
+/** How much lower than the app's the settings put the agent's commands' CPU priority. */
+export function commandNiceness(settings: Pick<Settings, 'commandPriority'>): number {
+  return settings.commandPriority === 'normal' ? 0 : 10;
 }
 
 /** run_command: a shell command in the workspace, in a pty, with live output. */
@@ -75,7 +80,7 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
         timeoutMs,
         signal: context.signal,
         onOutput: (text) => context.emitOutput(text),
-        niceness: options.niceness ?? 10,
+        niceness: options.niceness?.() ?? 10,
         ...(sandbox && input.sandbox !== 'none'
           ? {
               sandbox: (runFolder: string) =>

@@ -220,6 +220,7 @@ export const channels = {
         maxIterations: z.number().int().min(1).max(1000).optional(),
         deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
         theme: settingsSchema.shape.theme.optional(),
+        commandPriority: z.enum(['lower', 'normal']).optional(),
       })
       .strict(),
     output: settingsSchema,

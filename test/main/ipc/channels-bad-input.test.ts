@@ -162,6 +162,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { planThreshold: 1 }, code: 'invalid_input' },
     { input: { maxIterations: 0 }, code: 'invalid_input' },
     { input: { defaultAutonomy: 'L4' }, code: 'invalid_input' },
+    { input: { commandPriority: 'idle' }, code: 'invalid_input' },
   ],
 };
 

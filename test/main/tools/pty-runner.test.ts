@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInPty } from '../../../src/main/tools/pty-runner';
-import { plainText, runCommandTool, scrubbedEnvironment } from '../../../src/main/tools/run-command';
+import { commandNiceness, plainText, runCommandTool, scrubbedEnvironment } from '../../../src/main/tools/run-command';
 import { temporaryFolder } from '../../helpers';
 
 const base = () => ({ cwd: folder.path, env: scrubbedEnvironment(), timeoutMs: 10_000, signal: new AbortController().signal });
@@ -133,6 +133,11 @@ describe('run_command', () => {
     expect(await run('nice')).toEqual({ output: `${Math.min(19, app + 10)}\n[exit code 0]`, isError: false });
     const same = await runInPty({ ...base(), command: 'nice' });
     expect(plainText(same.output)).toBe(`${app}\n`);
+    // The setting that asks for the app's own priority.
+    const normal = runCommandTool({ niceness: () => commandNiceness({ commandPriority: 'normal' }) });
+    const parsed = normal.parse({ command: 'nice' });
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(await normal.execute(parsed.input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath: folder.path, emitOutput: () => undefined })).toEqual({ output: `${app}\n[exit code 0]`, isError: false });
   });
 
   it('judges risk from the parse, and never below write_high without a sandbox', () => {

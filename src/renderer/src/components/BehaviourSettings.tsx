@@ -1,4 +1,4 @@
-import type { Autonomy } from '../../../shared/domain';
+import type { Autonomy, Settings } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { AutonomyOptions } from './AutonomyOptions';
 import { TrustGrants } from './TrustGrants';
@@ -8,7 +8,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
   const grants = useAppState(store, (state) => state.grants);
   if (!settings) return null;
-  const update = (change: { defaultAutonomy?: Autonomy; planThreshold?: number; maxIterations?: number; theme?: 'system' | 'light' | 'dark' }): void =>
+  const update = (change: Partial<Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'maxIterations' | 'theme' | 'commandPriority'>>): void =>
     void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
   return (
     <>
@@ -27,6 +27,13 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
         <label>
           Model calls per turn, at most
           <input aria-label="Iteration limit" type="number" min={1} max={1000} value={settings.maxIterations} onChange={(event) => event.target.valueAsNumber >= 1 && update({ maxIterations: event.target.valueAsNumber })} />
+        </label>
+        <label>
+          CPU priority of the agent&apos;s commands
+          <select aria-label="Command priority" value={settings.commandPriority} onChange={(event) => update({ commandPriority: event.target.value as Settings['commandPriority'] })}>
+            <option value="lower">Lower than the app: it stays responsive while they run</option>
+            <option value="normal">The same as the app</option>
+          </select>
         </label>
         <label>
           Theme
