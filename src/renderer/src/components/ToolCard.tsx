@@ -47,7 +47,7 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
                 {call.output}
               </pre>
             ))}
-          {call.truncated && <p className="muted small">Long output: the model was given the start and the end ({call.outputBytes.toLocaleString()} bytes in all).</p>}
+          {call.truncated && <p className="muted small">Long output: the model was given the start and the end of the {call.outputBytes.toLocaleString()} bytes kept.</p>}
         </div>
       )}
     </section>
