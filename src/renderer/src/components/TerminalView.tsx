@@ -3,14 +3,11 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
+import { cancelSequence, nextChunk, type ScanState } from '../terminal-chunks';
 
 const scrollback = 5_000;
 /** Characters handed to the terminal per animation frame: it parses and draws them well inside the frame. */
 const perFrame = 24 * 1024;
-/** Synchronized output (DEC mode 2026): what is written between these is shown at once. */
-const syncMode = '\x1b[?2026';
-const beginSync = `${syncMode}h`;
-const endSync = `${syncMode}l`;
 
 /** Whether the GPU draws WebGL; a software rasterizer (SwiftShader, llvmpipe) is slower than the DOM renderer. */
 let hardwareWebgl: boolean | null = null;
@@ -144,7 +141,7 @@ function placeTerminal(parent: HTMLElement, placed: (made: Made) => void): () =>
  */
 export function TerminalView({ output, total, epoch, label }: { output: string; total: number; epoch: number; label: string }) {
   const host = useRef<HTMLDivElement>(null);
-  const state = useRef<{ terminal: Terminal; fit: FitAddon; written: number; epoch: number; queue: string; frame: number | null } | null>(null);
+  const state = useRef<{ terminal: Terminal; fit: FitAddon; written: number; epoch: number; queue: string; scan: ScanState; frame: number | null } | null>(null);
   const [ready, setReady] = useState(false);
 
   useEffect(() => {
@@ -157,7 +154,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
       } catch {
         // Not laid out yet; the size is fixed when it is.
       }
-      state.current = { terminal, fit, written: 0, epoch: -1, queue: '', frame: null };
+      state.current = { terminal, fit, written: 0, epoch: -1, queue: '', scan: 'ground', frame: null };
       observer = new ResizeObserver(() => {
         try {
           fit.fit();
@@ -184,10 +181,10 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
     const pump = (): void => {
       current.frame = null;
       if (current.queue.length === 0) return;
-      const next = current.queue.slice(0, perFrame);
-      current.queue = current.queue.slice(perFrame);
-      // One synchronized update per chunk: the terminal syncs its scrollbar and draws once, not once per line.
-      current.terminal.write(next.includes(syncMode) ? next : `${beginSync}${next}${endSync}`);
+      const chunk = nextChunk(current.queue, perFrame, current.scan);
+      current.queue = chunk.rest;
+      current.scan = chunk.state;
+      current.terminal.write(chunk.write);
       if (current.queue.length > 0) current.frame = requestAnimationFrame(pump);
     };
     // Output only grows within an epoch: what is new is its last `total - written` characters.
@@ -196,6 +193,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
       // The finished call's output replaced the live one (cut for the model), or more arrived than is kept: show it afresh.
       if (current.written > 0 || current.epoch !== -1) current.terminal.reset();
       current.queue = '';
+      current.scan = 'ground';
       delta = output;
     } else {
       delta = output.slice(output.length - (total - current.written));
@@ -205,7 +203,11 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
     if (delta.length === 0) return;
     current.queue += delta;
     // Behind by more than the view keeps: what the terminal would never catch up on is skipped, as said.
-    if (current.queue.length > 4 * 1024 * 1024) current.queue = `\r\n[… earlier output skipped …]\r\n${current.queue.slice(-1024 * 1024)}`;
+    if (current.queue.length > 4 * 1024 * 1024) {
+      // Any sequence under way is cancelled, and what is kept starts at a line's start, not halfway through one.
+      const kept = current.queue.slice(-1024 * 1024);
+      current.queue = `${cancelSequence}\r\n[… earlier output skipped …]\r\n${kept.slice(kept.indexOf('\n') + 1)}`;
+    }
     current.frame ??= requestAnimationFrame(pump);
   }, [output, total, epoch, ready]);
 
