@@ -68,8 +68,13 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
   const scriptPath = join(runFolder, 'command.sh');
   writeFileSync(scriptPath, `${options.command}\n`, { mode: 0o600 });
   const niceness = Math.max(0, Math.min(19, Math.trunc(options.niceness ?? 0)));
-  // Where `nice` is missing the command still runs, at the app's priority.
-  const nicer = niceness > 0 ? `wb_nice=; command -v nice >/dev/null 2>&1 && wb_nice="nice -n ${niceness}"; $wb_nice ` : '';
+  // The pty starts a session of its own, which Linux may schedule as a group of its own
+  // (autogroup): the group is made nicer too, where it can be. Where `nice` is missing the command
+  // still runs, at the app's priority.
+  const nicer =
+    niceness > 0
+      ? `{ [ -w /proc/self/autogroup ] && echo ${niceness} > /proc/self/autogroup; } 2>/dev/null; wb_nice=; command -v nice >/dev/null 2>&1 && wb_nice="nice -n ${niceness}"; $wb_nice `
+      : '';
   const outer = `${nicer}bash --noprofile --norc "$WB_SCRIPT" </dev/null; wb_code=$?; printf '\\033]7777;workbench-done;%s;%d\\007' "$WB_TOKEN" "$wb_code"; IFS= read -r wb_line`;
   const frameMs = options.frameMs ?? 16;
   const liveLimit = options.liveLimitBytes ?? 2 * 1024 * 1024;

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInPty } from '../../../src/main/tools/pty-runner';
@@ -133,6 +134,10 @@ describe('run_command', () => {
     expect(await run('nice')).toEqual({ output: `${Math.min(19, app + 10)}\n[exit code 0]`, isError: false });
     const same = await runInPty({ ...base(), command: 'nice' });
     expect(plainText(same.output)).toBe(`${app}\n`);
+    // Where Linux schedules the command's session as a group of its own, the group is nicer too.
+    if (existsSync('/proc/self/autogroup')) {
+      expect(await run('cat /proc/self/autogroup')).toMatchObject({ output: expect.stringMatching(/nice 10\n\[exit code 0\]$/) });
+    }
     // The setting that asks for the app's own priority.
     const normal = runCommandTool({ niceness: () => commandNiceness({ commandPriority: 'normal' }) });
     const parsed = normal.parse({ command: 'nice' });

@@ -208,48 +208,67 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     if (above !== undefined && top !== undefined) element.scrollTop += above - top;
   }, [sessionId, firstId]);
 
-  // Sending a message brings the end back into view (its answer may have arrived with it).
+  // Sending a message brings the end back into view (its answer may have arrived with it). A line
+  // read again (another version shown, a checkpoint restored) leaves the view where it is.
   const lastUserId = messages.findLast((message) => message.role === 'user')?.id;
   const seenUserId = useRef(lastUserId);
   if (seenUserId.current !== lastUserId) {
+    const previous = seenUserId.current;
     seenUserId.current = lastUserId;
-    pinned.current = true;
-    if (away) setAway(false);
+    if (previous === undefined || messages.some((message) => message.id === previous)) {
+      pinned.current = true;
+      if (away) setAway(false);
+    }
   }
+
+  // Only the person unpins the view, by scrolling away from the end; the view's own adjustments
+  // (measuring rows, earlier messages arriving) never do.
+  const intent = useRef({ at: Number.NEGATIVE_INFINITY, holding: false });
+  const noteIntent = (): void => {
+    intent.current.at = performance.now();
+  };
+  useEffect(() => {
+    const release = (): void => {
+      intent.current.holding = false;
+    };
+    // Scroll keys count wherever the focus is, except where they edit text.
+    const onKey = (event: KeyboardEvent): void => {
+      const target = event.target instanceof HTMLElement ? event.target : null;
+      if (!scrollKeys.has(event.key) || target?.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName ?? '')) return;
+      noteIntent();
+    };
+    window.addEventListener('pointerup', release);
+    window.addEventListener('pointercancel', release);
+    window.addEventListener('keydown', onKey, true);
+    return () => {
+      window.removeEventListener('pointerup', release);
+      window.removeEventListener('pointercancel', release);
+      window.removeEventListener('keydown', onKey, true);
+    };
+  }, []);
 
   // Following the stream: stay at the bottom as the last message grows, with at most one plain
   // scroll per frame, done when the frame lays out anyway.
   const follow = useRef<number | null>(null);
-  const totalSize = virtualizer.getTotalSize();
-  useEffect(() => {
+  const followEnd = (): void => {
     if (!pinned.current || follow.current !== null) return;
     follow.current = requestAnimationFrame(() => {
       follow.current = null;
       const element = scroller.current;
       if (element && pinned.current) element.scrollTop = element.scrollHeight;
     });
-  }, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls, totalSize]);
+  };
+  useEffect(followEnd, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+  // Rows measured anew are followed too, unless the person has just opened or closed something
+  // (a tool card, the reasoning), which then stays where it is.
+  const totalSize = virtualizer.getTotalSize();
+  useEffect(() => {
+    if (performance.now() - intent.current.at > 1_000) followEnd();
+  }, [totalSize]);
   useEffect(() => () => {
     if (follow.current !== null) cancelAnimationFrame(follow.current);
   }, []);
-
-  // Only the person unpins the view, by scrolling away from the end; the view's own adjustments
-  // (measuring rows, earlier messages arriving) never do.
-  const intent = useRef({ at: Number.NEGATIVE_INFINITY, holding: false });
-  useEffect(() => {
-    const release = (): void => {
-      intent.current.holding = false;
-    };
-    window.addEventListener('pointerup', release);
-    window.addEventListener('pointercancel', release);
-    return () => {
-      window.removeEventListener('pointerup', release);
-      window.removeEventListener('pointercancel', release);
-    };
-  }, []);
-  const noteIntent = (): void => {
-    intent.current.at = performance.now();
-  };
+  const lastTop = useRef(0);
 
   useEffect(() => {
     const onReveal = (event: Event): void => {
@@ -272,9 +291,6 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
       ref={scroller}
       onWheel={noteIntent}
       onTouchMove={noteIntent}
-      onKeyDown={(event) => {
-        if (scrollKeys.has(event.key)) noteIntent();
-      }}
       onPointerDown={(event) => {
         // On the scroll bar itself: a drag.
         if (event.target === event.currentTarget) intent.current.holding = true;
@@ -282,12 +298,22 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
       }}
       onScroll={(event) => {
         const element = event.currentTarget;
-        const atEnd = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
-        if (atEnd) pin(true);
-        else if (intent.current.holding || performance.now() - intent.current.at < 400) pin(false);
+        const top = element.scrollTop;
+        const wentUp = top < lastTop.current;
+        lastTop.current = top;
+        const byPerson = intent.current.holding || performance.now() - intent.current.at < 400;
+        // Up by the person, however little (a touchpad's small steps), leaves the end.
+        if (byPerson && wentUp) pin(false);
+        else if (element.scrollHeight - top - element.clientHeight < 40) pin(true);
+        else if (byPerson) pin(false);
       }}
     >
-      {partial && <p className="muted small center">Loading earlier messages…</p>}
+      {partial && (
+        // Over the rows, not among them: its going away moves nothing.
+        <div className="conversation-loading">
+          <span className="muted small">Loading earlier messages…</span>
+        </div>
+      )}
       {view.messages.length === 0 && !partial && <p className="muted center">Ask for something to begin.</p>}
       {view.warnings.map((warning) => (
         <div key={warning} className="notice notice-error" role="alert">

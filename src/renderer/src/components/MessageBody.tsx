@@ -1,5 +1,5 @@
 import hljs from 'highlight.js/lib/common';
-import { Fragment, memo, useDeferredValue, useRef, useState, type ReactNode } from 'react';
+import { Fragment, memo, useDeferredValue, useMemo, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import { copyText } from '../copy';
 import { splitBlocks, splitLongParagraph } from '../markdown-blocks';
@@ -69,16 +69,17 @@ const Piece = memo(function Piece({ text }: { text: string }) {
 });
 
 /**
- * A very long paragraph, each piece in a box of its own: a change at its end lays out that piece
- * alone, not the whole paragraph again. Lines break at piece ends, every couple of thousand characters.
+ * A very long paragraph. While it streams each piece is a box of its own, so a change at its end
+ * lays out that piece alone, not the whole paragraph again (its lines break at piece ends, every
+ * couple of thousand characters); once finished the pieces flow as one paragraph.
  */
-function LongParagraph({ pieces, streaming }: { pieces: string[]; streaming: boolean }) {
+function LongParagraph({ pieces, streaming, arriving }: { pieces: string[]; streaming: boolean; arriving: boolean }) {
   const last = pieces.length - 1;
   return (
-    <p className="long-paragraph">
+    <p className={streaming ? 'long-paragraph streaming' : 'long-paragraph'}>
       {pieces.map((piece, index) => (
         <span key={index} className="piece">
-          {streaming && index === last ? piece : <Piece text={piece} />}
+          {arriving && index === last ? piece : <Piece text={piece} />}
         </span>
       ))}
     </p>
@@ -97,14 +98,17 @@ export const MessageBody = memo(function MessageBody(props: { text: string; stre
   // a moment old. A message shown whole at once is parsed at once.
   const text = useDeferredValue(props.text);
   const streaming = useDeferredValue(props.streaming);
-  const { done, tail } = splitBlocks(text);
-  const blocks = tail.trim() === '' ? done : [...done, tail];
+  // Split again only when the text shown changes, not on the render that keeps the old one.
+  const parts = useMemo(() => {
+    const { done, tail } = splitBlocks(text);
+    const open = tail.trim() !== '';
+    return { open, blocks: (open ? [...done, tail] : done).map((block) => ({ block, pieces: splitLongParagraph(block) })) };
+  }, [text]);
   return (
     <>
-      {blocks.map((block, index) => {
-        const arriving = streaming && index === blocks.length - 1 && tail.trim() !== '';
-        const pieces = splitLongParagraph(block);
-        if (pieces.length > 1) return <LongParagraph key={index} pieces={pieces} streaming={arriving} />;
+      {parts.blocks.map(({ block, pieces }, index) => {
+        const arriving = streaming && parts.open && index === parts.blocks.length - 1;
+        if (pieces.length > 1) return <LongParagraph key={index} pieces={pieces} streaming={streaming} arriving={arriving} />;
         if (arriving) return <p key={index} className="streaming-tail">{block}</p>;
         return <Block key={index} text={block} highlight={!streaming && /```|~~~/.test(block)} />;
       })}

@@ -171,6 +171,8 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
       if (state.current?.frame != null) cancelAnimationFrame(state.current.frame);
       state.current?.terminal.dispose();
       state.current = null;
+      // A terminal placed again (a remount) writes the output afresh.
+      setReady(false);
     };
   }, []);
 
