@@ -88,10 +88,12 @@ describe('the conversation view', () => {
     await expectPage.poll(async () => (await streaming.textContent())?.length ?? 0).toBeGreaterThan(600);
     await expectPage.poll(() => distanceFromEnd(page)).toBeLessThan(40);
 
-    // The person scrolls up in small steps, as a touchpad does: the stream goes on below without
-    // pulling the view back or moving it.
+    // The person scrolls up: one small step, as a touchpad makes, is enough to leave the end, and
+    // the stream goes on below without pulling the view back or moving it.
     await page.locator('.conversation').hover();
-    for (let step = 0; step < 30; step += 1) await page.mouse.wheel(0, -40);
+    await page.mouse.wheel(0, -5);
+    await expectPage(page.getByRole('button', { name: 'Jump to the latest message' })).toBeVisible();
+    await page.mouse.wheel(0, -1200);
     await expectPage.poll(() => distanceFromEnd(page)).toBeGreaterThan(600);
     // Once the wheel's scroll has come to rest, that is what the person is reading.
     let held = '';
