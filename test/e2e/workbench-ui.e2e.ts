@@ -51,7 +51,7 @@ describe('the workbench panels and keyboard', () => {
     await expectPage(plan).toContainText('rejected');
   });
 
-  it('keyboard first: the gate answers to Alt+A, sessions to Ctrl+N and Alt+arrows, and the inbox counts waiting sessions', async () => {
+  it('keyboard first: the gate answers to Alt+A, sessions to Ctrl+N and Alt+arrows, the inbox counts waiting sessions, and Ctrl+/ lists every shortcut', async () => {
     const workbench = await open({ tools: testTools(log).tools });
     const { page, server } = workbench;
     await workbench.configureScriptedModel();
@@ -79,6 +79,17 @@ describe('the workbench panels and keyboard', () => {
     const before = await selected();
     await page.keyboard.press('Alt+ArrowDown');
     await expectPage(page.locator('.session.selected .session-title')).not.toHaveText(before ?? '');
+
+    // Every shortcut is listed a keystroke away; Settings has one too.
+    await page.keyboard.press('Control+/');
+    const shortcuts = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await expectPage(shortcuts.getByRole('region', { name: 'A call waiting for you' })).toContainText('Alt+A');
+    await expectPage(shortcuts).toContainText('Ctrl+N');
+    await workbench.screenshot('keyboard-shortcuts');
+    await page.keyboard.press('Escape');
+    await expectPage(shortcuts).toHaveCount(0);
+    await page.keyboard.press('Control+,');
+    await expectPage(page.getByRole('dialog', { name: 'Settings' })).toBeVisible();
   });
 
   // The app's window always has the same origin (app://workbench); a restarted test host would not, so this reloads the page.

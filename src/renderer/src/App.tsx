@@ -8,6 +8,7 @@ import { InterruptedBanner } from './components/InterruptedBanner';
 import { RightPanel } from './components/RightPanel';
 import { SessionHeader } from './components/SessionHeader';
 import { SettingsPanel } from './components/SettingsPanel';
+import { ShortcutsDialog } from './components/ShortcutsDialog';
 import { Sidebar } from './components/Sidebar';
 import { Splitter } from './components/Splitter';
 import { StartupError } from './components/StartupError';
@@ -48,6 +49,7 @@ export function App({ store }: { store: AppStore }) {
   const notice = useAppState(store, (state) => state.notice);
   const planWaiting = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.plan?.state === 'waiting' : false));
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const [layout, setLayout] = usePersistentLayout();
   const theme = useAppState(store, (state) => state.settings?.theme ?? 'system');
   useApprovalNotifications(store);
@@ -72,6 +74,8 @@ export function App({ store }: { store: AppStore }) {
       if (command && !event.shiftKey && event.key.toLowerCase() === 'n') void store.createSession();
       else if (command && event.key.toLowerCase() === 'b') setLayout({ leftOpen: !layout.leftOpen });
       else if (command && event.key.toLowerCase() === 'j') setLayout({ rightOpen: !layout.rightOpen });
+      else if (command && event.key === ',') setSettingsOpen(true);
+      else if (command && event.key === '/') setShortcutsOpen((open) => !open);
       else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
         const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
         if (next) void store.select(next.id);
@@ -92,7 +96,7 @@ export function App({ store }: { store: AppStore }) {
   return (
     <WorkspaceDropZone store={store}>
       <div className="app">
-        <StatusBar store={store} onOpenSettings={() => setSettingsOpen(true)} onToggleLeft={() => setLayout({ leftOpen: !layout.leftOpen })} onToggleRight={() => setLayout({ rightOpen: !layout.rightOpen })} layout={layout} />
+        <StatusBar store={store} onOpenSettings={() => setSettingsOpen(true)} onOpenShortcuts={() => setShortcutsOpen(true)} onToggleLeft={() => setLayout({ leftOpen: !layout.leftOpen })} onToggleRight={() => setLayout({ rightOpen: !layout.rightOpen })} layout={layout} />
         <div className="body">
           {layout.leftOpen && (
             <>
@@ -146,6 +150,7 @@ export function App({ store }: { store: AppStore }) {
           )}
         </div>
         {settingsOpen && <SettingsPanel store={store} onClose={() => setSettingsOpen(false)} />}
+        {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
       </div>
     </WorkspaceDropZone>
   );

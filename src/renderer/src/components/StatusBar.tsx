@@ -57,7 +57,7 @@ function AutonomyPicker({ store, sessionId }: { store: AppStore; sessionId: stri
   );
 }
 
-export function StatusBar({ store, onOpenSettings, onToggleLeft, onToggleRight, layout }: { store: AppStore; onOpenSettings: () => void; onToggleLeft: () => void; onToggleRight: () => void; layout: Layout }) {
+export function StatusBar({ store, onOpenSettings, onOpenShortcuts, onToggleLeft, onToggleRight, layout }: { store: AppStore; onOpenSettings: () => void; onOpenShortcuts: () => void; onToggleLeft: () => void; onToggleRight: () => void; layout: Layout }) {
   const selectedId = useAppState(store, (state) => state.selectedId);
   const info = useAppState(store, (state) => state.info);
   const view = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId] : undefined));
@@ -101,7 +101,10 @@ export function StatusBar({ store, onOpenSettings, onToggleLeft, onToggleRight, 
           {!local || view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
         </span>
       )}
-      <button type="button" aria-label="Settings" onClick={onOpenSettings}>
+      <button type="button" className="icon" aria-label="Keyboard shortcuts" aria-keyshortcuts="Control+/" title="Keyboard shortcuts (Ctrl+/)" onClick={onOpenShortcuts}>
+        ?
+      </button>
+      <button type="button" aria-label="Settings" aria-keyshortcuts="Control+," title="Settings (Ctrl+,)" onClick={onOpenSettings}>
         ⚙ Settings
       </button>
       <button type="button" className="icon" aria-label={layout.rightOpen ? 'Hide details' : 'Show details'} aria-pressed={layout.rightOpen} title="Details (Ctrl+J)" onClick={onToggleRight}>

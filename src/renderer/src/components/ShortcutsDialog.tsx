@@ -1,0 +1,80 @@
+/** Every keyboard shortcut, by where it works. */
+const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string]> }> = [
+  {
+    title: 'Anywhere',
+    keys: [
+      ['Ctrl+N', 'New session'],
+      ['Alt+↑ / Alt+↓', 'Previous / next session'],
+      ['Ctrl+1 … Ctrl+9', 'Go to the session at that place in the list'],
+      ['Ctrl+B', 'Show or hide the sessions panel'],
+      ['Ctrl+J', 'Show or hide the details panel (plan, tools, history)'],
+      ['Ctrl+,', 'Settings'],
+      ['Ctrl+/', 'This list'],
+    ],
+  },
+  {
+    title: 'Message box',
+    keys: [
+      ['Enter', 'Send (or queue, while a turn runs)'],
+      ['Shift+Enter', 'New line'],
+      ['Esc', 'Stop the running turn'],
+    ],
+  },
+  {
+    title: 'A call waiting for you',
+    keys: [
+      ['Alt+A', 'Allow once (on a plan: approve it)'],
+      ['Alt+D', 'Deny, with the reason typed so far'],
+      ['Alt+R', 'Type a reason'],
+      ['Alt+1 / 2 / 3 / 4', 'Allow for 5 min / 30 min / 1 h / 5 h'],
+      ['Alt+S', 'Allow for this session'],
+    ],
+  },
+  {
+    title: 'Panel edges',
+    keys: [
+      ['← / →', 'Narrower / wider'],
+      ['Enter', 'Fold the panel away'],
+    ],
+  },
+];
+
+/** The keyboard shortcuts, in a dialog: Ctrl+/ or the ? button opens it, Esc closes it. */
+export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
+  return (
+    <div className="modal-backdrop" onClick={onClose}>
+      <section
+        className="modal shortcuts"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Keyboard shortcuts"
+        onClick={(event) => event.stopPropagation()}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') onClose();
+        }}
+      >
+        <header className="modal-header">
+          <h2>Keyboard shortcuts</h2>
+          <button type="button" aria-label="Close keyboard shortcuts" autoFocus onClick={onClose}>
+            ×
+          </button>
+        </header>
+        {groups.map((group) => (
+          <section key={group.title} aria-label={group.title}>
+            <h3>{group.title}</h3>
+            <dl className="shortcut-list">
+              {group.keys.map(([keys, action]) => (
+                <div key={keys} className="shortcut">
+                  <dt>
+                    <kbd>{keys}</kbd>
+                  </dt>
+                  <dd>{action}</dd>
+                </div>
+              ))}
+            </dl>
+          </section>
+        ))}
+      </section>
+    </div>
+  );
+}
