@@ -10,6 +10,7 @@ import { ToolCard } from './ToolCard';
 const noMessages: readonly ViewMessage[] = [];
 /** Keys that scroll the conversation when it has focus. */
 const scrollKeys = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
+const upKeys = new Set(['ArrowUp', 'PageUp', 'Home']);
 
 const stateLabels: Record<ViewMessage['state'], string | null> = {
   streaming: null,
@@ -208,6 +209,9 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     if (above !== undefined && top !== undefined) element.scrollTop += above - top;
   }, [sessionId, firstId]);
 
+  // When the person last scrolled (wheel, touch, keys, a click), and whether they hold the scroll bar.
+  const intent = useRef<{ at: number; holding: boolean; up: boolean }>({ at: Number.NEGATIVE_INFINITY, holding: false, up: false });
+
   // Sending a message brings the end back into view (its answer may have arrived with it). A line
   // read again (another version shown, a checkpoint restored) leaves the view where it is.
   const lastUserId = messages.findLast((message) => message.role === 'user')?.id;
@@ -217,16 +221,19 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     seenUserId.current = lastUserId;
     if (previous === undefined || messages.some((message) => message.id === previous)) {
       pinned.current = true;
+      // Sending supersedes any scrolling just before it.
+      intent.current.at = Number.NEGATIVE_INFINITY;
       if (away) setAway(false);
     }
   }
 
   // Only the person unpins the view, by scrolling away from the end; the view's own adjustments
   // (measuring rows, earlier messages arriving) never do.
-  const intent = useRef({ at: Number.NEGATIVE_INFINITY, holding: false });
-  const noteIntent = (): void => {
+  const noteIntent = (up = false): void => {
     intent.current.at = performance.now();
+    intent.current.up = up;
   };
+  const scrolling = (): boolean => intent.current.holding || performance.now() - intent.current.at < 400;
   useEffect(() => {
     const release = (): void => {
       intent.current.holding = false;
@@ -235,7 +242,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     const onKey = (event: KeyboardEvent): void => {
       const target = event.target instanceof HTMLElement ? event.target : null;
       if (!scrollKeys.has(event.key) || target?.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName ?? '')) return;
-      noteIntent();
+      noteIntent(upKeys.has(event.key));
     };
     window.addEventListener('pointerup', release);
     window.addEventListener('pointercancel', release);
@@ -250,12 +257,17 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   // Following the stream: stay at the bottom as the last message grows, with at most one plain
   // scroll per frame, done when the frame lays out anyway.
   const follow = useRef<number | null>(null);
+  // While the person is scrolling, the view leaves their scroll alone (setting the position would
+  // cut it short); the next change after that is followed if they stayed at the end.
+  const later = useRef<ReturnType<typeof setTimeout> | null>(null);
   const followEnd = (): void => {
-    if (!pinned.current || follow.current !== null) return;
+    if (!pinned.current || follow.current !== null || later.current !== null) return;
     follow.current = requestAnimationFrame(() => {
       follow.current = null;
       const element = scroller.current;
-      if (element && pinned.current) element.scrollTop = element.scrollHeight;
+      if (!element || !pinned.current) return;
+      if (scrolling()) later.current = setTimeout(() => ((later.current = null), followEnd()), 100);
+      else element.scrollTop = element.scrollHeight;
     });
   };
   useEffect(followEnd, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
@@ -267,6 +279,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   }, [totalSize]);
   useEffect(() => () => {
     if (follow.current !== null) cancelAnimationFrame(follow.current);
+    if (later.current !== null) clearTimeout(later.current);
   }, []);
   const lastTop = useRef(0);
 
@@ -289,8 +302,14 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     <div
       className="conversation"
       ref={scroller}
-      onWheel={noteIntent}
-      onTouchMove={noteIntent}
+      onWheel={(event) => {
+        noteIntent(event.deltaY < 0);
+        // Up is away from the end at once, before the scroll it makes (which the view's own
+        // adjustments in the same frame could cut short).
+        const element = event.currentTarget;
+        if (event.deltaY < 0 && element.scrollHeight > element.clientHeight) pin(false);
+      }}
+      onTouchMove={() => noteIntent()}
       onPointerDown={(event) => {
         // On the scroll bar itself: a drag.
         if (event.target === event.currentTarget) intent.current.holding = true;
@@ -301,9 +320,10 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
         const top = element.scrollTop;
         const wentUp = top < lastTop.current;
         lastTop.current = top;
-        const byPerson = intent.current.holding || performance.now() - intent.current.at < 400;
-        // Up by the person, however little (a touchpad's small steps), leaves the end.
-        if (byPerson && wentUp) pin(false);
+        const byPerson = scrolling();
+        // Up by the person, however little (a touchpad's small steps), leaves the end, whatever the
+        // view's own adjustments do to the position meanwhile.
+        if (byPerson && (wentUp || intent.current.up)) pin(false);
         else if (element.scrollHeight - top - element.clientHeight < 40) pin(true);
         else if (byPerson) pin(false);
       }}

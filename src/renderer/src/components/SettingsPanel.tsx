@@ -5,6 +5,7 @@ import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { BehaviourSettings } from './BehaviourSettings';
 import { McpSettings } from './McpSettings';
+import { Modal } from './Modal';
 import { TrashSettings } from './TrashSettings';
 
 const defaultUrls: Record<ProviderKind, string> = { 'openai-compatible': 'http://127.0.0.1:11434/v1', anthropic: 'https://api.anthropic.com' };
@@ -111,118 +112,101 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
   const [searching, setSearching] = useState(false);
 
   return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <section
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Settings"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') onClose();
-        }}
-      >
-        <header className="modal-header">
-          <h2>Settings</h2>
-          <button type="button" aria-label="Close settings" onClick={onClose}>
-            ×
-          </button>
-        </header>
-        <h3>Model endpoints</h3>
-        {providers.length === 0 && <p className="muted">None yet. Find a local server or add one below.</p>}
+    <Modal title="Settings" closeLabel="Close settings" onClose={onClose}>
+      <h3>Model endpoints</h3>
+      {providers.length === 0 && <p className="muted">None yet. Find a local server or add one below.</p>}
+      <ul className="providers">
+        {providers.map((provider) => (
+          <li key={provider.id} className="card">
+            <div className="row">
+              <strong>{provider.name}</strong>
+              <span className="muted small">{provider.kind}</span>
+              <code className="small">{provider.baseUrl}</code>
+              {provider.hasKey && <span className="badge">key stored</span>}
+              <span className="spacer" />
+              <button
+                type="button"
+                aria-label={`Test ${provider.name}`}
+                onClick={() =>
+                  void store.attempt(async () => {
+                    const result = await store.call('provider:test', { providerId: provider.id });
+                    setTests((current) => ({ ...current, [provider.id]: result }));
+                  })
+                }
+              >
+                Test
+              </button>
+              <button
+                type="button"
+                className="danger"
+                aria-label={`Remove ${provider.name}`}
+                onClick={() =>
+                  void store.attempt(async () => {
+                    await store.call('provider:remove', { providerId: provider.id });
+                    await store.refreshProviders();
+                  })
+                }
+              >
+                Remove
+              </button>
+            </div>
+            {tests[provider.id] && <TestResult result={tests[provider.id]!} />}
+          </li>
+        ))}
+      </ul>
+      <div className="row">
+        <button
+          type="button"
+          disabled={searching}
+          onClick={() => {
+            setSearching(true);
+            void store.attempt(() => store.call('provider:discover', {})).then((result) => {
+              setFound(result ?? []);
+              setSearching(false);
+            });
+          }}
+        >
+          {searching ? 'Looking…' : 'Find local servers'}
+        </button>
+        <span className="muted small">Probes Ollama (11434), LM Studio (1234), llama.cpp (8080) and vLLM (8000) on this machine.</span>
+      </div>
+      {found && found.length === 0 && <p className="muted small">No local server answered.</p>}
+      {found && found.length > 0 && (
         <ul className="providers">
-          {providers.map((provider) => (
-            <li key={provider.id} className="card">
-              <div className="row">
-                <strong>{provider.name}</strong>
-                <span className="muted small">{provider.kind}</span>
-                <code className="small">{provider.baseUrl}</code>
-                {provider.hasKey && <span className="badge">key stored</span>}
-                <span className="spacer" />
-                <button
-                  type="button"
-                  aria-label={`Test ${provider.name}`}
-                  onClick={() =>
-                    void store.attempt(async () => {
-                      const result = await store.call('provider:test', { providerId: provider.id });
-                      setTests((current) => ({ ...current, [provider.id]: result }));
-                    })
-                  }
-                >
-                  Test
-                </button>
-                <button
-                  type="button"
-                  className="danger"
-                  aria-label={`Remove ${provider.name}`}
-                  onClick={() =>
-                    void store.attempt(async () => {
-                      await store.call('provider:remove', { providerId: provider.id });
-                      await store.refreshProviders();
-                    })
-                  }
-                >
-                  Remove
-                </button>
-              </div>
-              {tests[provider.id] && <TestResult result={tests[provider.id]!} />}
+          {found.map((endpoint) => (
+            <li key={endpoint.baseUrl} className="card row">
+              <strong>{endpoint.name}</strong>
+              <code className="small">{endpoint.baseUrl}</code>
+              <span className="muted small">{endpoint.models.length} models</span>
+              <span className="spacer" />
+              <button
+                type="button"
+                onClick={() =>
+                  void store.attempt(async () => {
+                    await store.call('provider:save', { kind: endpoint.kind, name: endpoint.name, baseUrl: endpoint.baseUrl });
+                    await store.refreshProviders();
+                  })
+                }
+              >
+                Add
+              </button>
             </li>
           ))}
         </ul>
-        <div className="row">
-          <button
-            type="button"
-            disabled={searching}
-            onClick={() => {
-              setSearching(true);
-              void store.attempt(() => store.call('provider:discover', {})).then((result) => {
-                setFound(result ?? []);
-                setSearching(false);
-              });
-            }}
-          >
-            {searching ? 'Looking…' : 'Find local servers'}
-          </button>
-          <span className="muted small">Probes Ollama (11434), LM Studio (1234), llama.cpp (8080) and vLLM (8000) on this machine.</span>
-        </div>
-        {found && found.length === 0 && <p className="muted small">No local server answered.</p>}
-        {found && found.length > 0 && (
-          <ul className="providers">
-            {found.map((endpoint) => (
-              <li key={endpoint.baseUrl} className="card row">
-                <strong>{endpoint.name}</strong>
-                <code className="small">{endpoint.baseUrl}</code>
-                <span className="muted small">{endpoint.models.length} models</span>
-                <span className="spacer" />
-                <button
-                  type="button"
-                  onClick={() =>
-                    void store.attempt(async () => {
-                      await store.call('provider:save', { kind: endpoint.kind, name: endpoint.name, baseUrl: endpoint.baseUrl });
-                      await store.refreshProviders();
-                    })
-                  }
-                >
-                  Add
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-        <AddEndpointForm store={store} />
-        <BehaviourSettings store={store} />
-        <McpSettings store={store} />
-        <TrashSettings store={store} />
-        <h3>Sandbox</h3>
-        <p className="small" aria-label="Sandbox status">
-          {info?.sandbox.description}
-        </p>
-        <h3>Data</h3>
-        <p className="small">
-          Data folder: <code>{info?.dataDir}</code>
-        </p>
-        <p className="small">{info?.secretsEncrypted ? 'API keys are encrypted by the operating system.' : 'This system offers no encrypted key storage: keys cannot be saved (use ANTHROPIC_API_KEY).'}</p>
-      </section>
-    </div>
+      )}
+      <AddEndpointForm store={store} />
+      <BehaviourSettings store={store} />
+      <McpSettings store={store} />
+      <TrashSettings store={store} />
+      <h3>Sandbox</h3>
+      <p className="small" aria-label="Sandbox status">
+        {info?.sandbox.description}
+      </p>
+      <h3>Data</h3>
+      <p className="small">
+        Data folder: <code>{info?.dataDir}</code>
+      </p>
+      <p className="small">{info?.secretsEncrypted ? 'API keys are encrypted by the operating system.' : 'This system offers no encrypted key storage: keys cannot be saved (use ANTHROPIC_API_KEY).'}</p>
+    </Modal>
   );
 }

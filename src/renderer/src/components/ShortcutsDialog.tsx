@@ -1,3 +1,5 @@
+import { Modal } from './Modal';
+
 /** Every keyboard shortcut, by where it works. */
 const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string]> }> = [
   {
@@ -42,39 +44,22 @@ const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string
 /** The keyboard shortcuts, in a dialog: Ctrl+/ or the ? button opens it, Esc closes it. */
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <section
-        className="modal shortcuts"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Keyboard shortcuts"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') onClose();
-        }}
-      >
-        <header className="modal-header">
-          <h2>Keyboard shortcuts</h2>
-          <button type="button" aria-label="Close keyboard shortcuts" autoFocus onClick={onClose}>
-            ×
-          </button>
-        </header>
-        {groups.map((group) => (
-          <section key={group.title} aria-label={group.title}>
-            <h3>{group.title}</h3>
-            <dl className="shortcut-list">
-              {group.keys.map(([keys, action]) => (
-                <div key={keys} className="shortcut">
-                  <dt>
-                    <kbd>{keys}</kbd>
-                  </dt>
-                  <dd>{action}</dd>
-                </div>
-              ))}
-            </dl>
-          </section>
-        ))}
-      </section>
-    </div>
+    <Modal title="Keyboard shortcuts" closeLabel="Close keyboard shortcuts" className="shortcuts" onClose={onClose}>
+      {groups.map((group) => (
+        <section key={group.title} aria-label={group.title}>
+          <h3>{group.title}</h3>
+          <dl className="shortcut-list">
+            {group.keys.map(([keys, action]) => (
+              <div key={keys} className="shortcut">
+                <dt>
+                  <kbd>{keys}</kbd>
+                </dt>
+                <dd>{action}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      ))}
+    </Modal>
   );
 }
