@@ -187,7 +187,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     initialOffset: () => Number.MAX_SAFE_INTEGER,
   });
 
-  // Opened or switched: start at the end.
+  // Opened: start at the end.
   useLayoutEffect(() => {
     pinned.current = true;
     if (messages.length > 0) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
@@ -197,17 +197,18 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   // Earlier messages arrived above (a long session's whole line after its last turns): the
   // messages in view stay where they are, unless the view follows the end.
   const firstId = messages[0]?.id;
-  const shownFirst = useRef<{ sessionId: string; id: string | undefined }>({ sessionId, id: firstId });
+  // (The view is keyed by session: another session is another view, so the session never changes here.)
+  const shownFirst = useRef(firstId);
   useLayoutEffect(() => {
     const before = shownFirst.current;
-    shownFirst.current = { sessionId, id: firstId };
+    shownFirst.current = firstId;
     const element = scroller.current;
-    if (before.sessionId !== sessionId || before.id === undefined || before.id === firstId || !element || pinned.current) return;
-    const index = messages.findIndex((message) => message.id === before.id);
+    if (before === undefined || before === firstId || !element || pinned.current) return;
+    const index = messages.findIndex((message) => message.id === before);
     const above = index > 0 ? virtualizer.getOffsetForIndex(index, 'start')?.[0] : undefined;
     const top = virtualizer.getOffsetForIndex(0, 'start')?.[0];
     if (above !== undefined && top !== undefined) element.scrollTop += above - top;
-  }, [sessionId, firstId]);
+  }, [firstId]);
 
   // When the person last scrolled (wheel, touch, keys, a click), and whether they hold the scroll bar.
   const intent = useRef<{ at: number; holding: boolean; up: boolean }>({ at: Number.NEGATIVE_INFINITY, holding: false, up: false });
