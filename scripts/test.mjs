@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /*
- * `npm test`: native modules for Node, typecheck, lint (with the layer rule), unit and integration
+ * `npm test`: native modules for Node, typecheck, lint (with the layer rule), formatting, unit and integration
  * tests, the renderer build, and the end-to-end tests in Chromium. Ends with one summary line.
  */
 import { spawnSync } from 'node:child_process';
@@ -57,6 +57,7 @@ const steps = [
   ['typecheck (main, shared, preload, tests)', bin('tsc'), ['-p', 'tsconfig.json']],
   ['typecheck (renderer)', bin('tsc'), ['-p', 'tsconfig.web.json']],
   ['lint, with the layer rule', bin('eslint'), ['.', '--max-warnings=0']],
+  ['formatting (prettier --check)', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
 ];
 let ok = true;
 // A check that fails (typecheck, lint, a build) counts as one failure in the last line.
