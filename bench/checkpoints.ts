@@ -13,14 +13,18 @@ import { temporaryFolder } from '../test/helpers';
  * write time per step, and restore time at N/2 and N against JSON.parse of the restored state.
  */
 
-const message = (step: number) => ({ role: step % 2 === 0 ? 'user' : 'assistant', content: `${String(step).padStart(6, '0')} ${'m'.repeat(1000 - 8)}` });
+const message = (step: number) => ({
+  role: step % 2 === 0 ? 'user' : 'assistant',
+  content: `${String(step).padStart(6, '0')} ${'m'.repeat(1000 - 8)}`,
+});
 const rawBytes = (n: number): number => Buffer.byteLength(JSON.stringify(Array.from({ length: n }, (_, step) => message(step))));
 
 function fileBytes(path: string): number {
   return [path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file)).reduce((sum, file) => sum + statSync(file).size, 0);
 }
 
-const percentile = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;
+const percentile = (values: number[], p: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;
 
 interface Result {
   n: number;
@@ -39,7 +43,12 @@ function ours(n: number): Result {
   let ref: CheckpointRef | null = null;
   for (let step = 0; step < n; step += 1) {
     const started = performance.now();
-    ref = store.put(ref, 'thread', { appended: [message(step)], ...(step % 64 === 0 ? { state: { step } } : {}) }, { source: 'model', step });
+    ref = store.put(
+      ref,
+      'thread',
+      { appended: [message(step)], ...(step % 64 === 0 ? { state: { step } } : {}) },
+      { source: 'model', step },
+    );
     writes.push(performance.now() - started);
     refs.push(ref);
   }
@@ -77,7 +86,14 @@ async function sqliteSaver(n: number): Promise<{ n: number; storageRatio: number
   const writes: number[] = [];
   for (let step = 0; step < n; step += 1) {
     messages.push(message(step));
-    const checkpoint = { ...emptyCheckpoint(), id: uuid6(step), ts: new Date().toISOString(), channel_values: { messages: [...messages] }, channel_versions: { messages: step + 1 }, versions_seen: {} };
+    const checkpoint = {
+      ...emptyCheckpoint(),
+      id: uuid6(step),
+      ts: new Date().toISOString(),
+      channel_values: { messages: [...messages] },
+      channel_versions: { messages: step + 1 },
+      versions_seen: {},
+    };
     const started = performance.now();
     config = (await saver.put(config, checkpoint, { source: 'loop', step, parents: {} })) as typeof config;
     writes.push(performance.now() - started);
@@ -95,7 +111,9 @@ export async function runCheckpointsBench(): Promise<void> {
   for (const n of [100, 1000, 5000]) {
     const result = ours(n);
     results.push(result);
-    console.log(`ours at ${n}: storage ×${result.storageRatio.toFixed(2)}, write p99 ${result.writeP99.toFixed(3)} ms, restore ${result.restoreVsParse.toFixed(2)}× JSON.parse`);
+    console.log(
+      `ours at ${n}: storage ×${result.storageRatio.toFixed(2)}, write p99 ${result.writeP99.toFixed(3)} ms, restore ${result.restoreVsParse.toFixed(2)}× JSON.parse`,
+    );
   }
   const peers = [];
   for (const n of [100, 1000]) {

@@ -5,7 +5,13 @@ import { runStreamBench } from './stream';
 import { runUiBench } from './ui';
 
 /** `npm run bench -- <name>`: runs one benchmark; its last line is one JSON object. */
-const benches: Record<string, () => Promise<void>> = { stream: runStreamBench, runtime: runRuntimeBench, pty: runPtyBench, checkpoints: runCheckpointsBench, ui: runUiBench };
+const benches: Record<string, () => Promise<void>> = {
+  stream: runStreamBench,
+  runtime: runRuntimeBench,
+  pty: runPtyBench,
+  checkpoints: runCheckpointsBench,
+  ui: runUiBench,
+};
 
 const name = process.argv[2];
 const bench = name ? benches[name] : undefined;

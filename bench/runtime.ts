@@ -20,7 +20,10 @@ import type { ScriptedTurn } from '../test/scripted-model-server';
 /** Model calls in the session: every one but the last asks for a tool. */
 const steps = 1_000;
 const turns = (): ScriptedTurn[] => [
-  ...Array.from({ length: steps - 1 }, (_, index): ScriptedTurn => ({ steps: [{ kind: 'tool_call', id: `c${index}`, name: 'lookup', arguments: JSON.stringify({ key: `k${index}` }) }], usage: { inputTokens: 10, outputTokens: 5 } })),
+  ...Array.from({ length: steps - 1 }, (_, index): ScriptedTurn => ({
+    steps: [{ kind: 'tool_call', id: `c${index}`, name: 'lookup', arguments: JSON.stringify({ key: `k${index}` }) }],
+    usage: { inputTokens: 10, outputTokens: 5 },
+  })),
   { steps: [{ kind: 'text', text: 'Done.' }] },
 ];
 
@@ -124,7 +127,18 @@ export async function runRuntimeBench(): Promise<void> {
   await server.close();
   const baseP50 = percentile(base, 50);
   const overhead = runtime.map((gap) => Math.max(0, gap - baseP50));
-  console.log(`baseline gap between streams: p50 ${baseP50.toFixed(3)} ms, p99 ${percentile(base, 99).toFixed(3)} ms over ${base.length} steps`);
-  console.log(`runtime gap between streams: p50 ${percentile(runtime, 50).toFixed(3)} ms, p99 ${percentile(runtime, 99).toFixed(3)} ms over ${runtime.length} steps`);
-  console.log(JSON.stringify({ bench: 'runtime', steps: runtime.length + 1, overhead_p50_ms: Number(percentile(overhead, 50).toFixed(3)), overhead_p99_ms: Number(percentile(overhead, 99).toFixed(3)) }));
+  console.log(
+    `baseline gap between streams: p50 ${baseP50.toFixed(3)} ms, p99 ${percentile(base, 99).toFixed(3)} ms over ${base.length} steps`,
+  );
+  console.log(
+    `runtime gap between streams: p50 ${percentile(runtime, 50).toFixed(3)} ms, p99 ${percentile(runtime, 99).toFixed(3)} ms over ${runtime.length} steps`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'runtime',
+      steps: runtime.length + 1,
+      overhead_p50_ms: Number(percentile(overhead, 50).toFixed(3)),
+      overhead_p99_ms: Number(percentile(overhead, 99).toFixed(3)),
+    }),
+  );
 }

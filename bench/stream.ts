@@ -14,7 +14,10 @@ import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-s
 
 const tokens = 20_000;
 const tokenText = 'tok ';
-const turn: ScriptedTurn = { steps: [{ kind: 'text', text: tokenText.repeat(tokens), chunkSize: tokenText.length }], usage: { inputTokens: 10, outputTokens: tokens } };
+const turn: ScriptedTurn = {
+  steps: [{ kind: 'text', text: tokenText.repeat(tokens), chunkSize: tokenText.length }],
+  usage: { inputTokens: 10, outputTokens: tokens },
+};
 const rounds = 5;
 
 async function baseline(server: ScriptedModelServer): Promise<number> {
@@ -46,7 +49,8 @@ async function throughWorkbench(server: ScriptedModelServer): Promise<{ elapsedM
   const { core } = createNodeCore({ dataDir: folder.path, transport });
   const api = createBridge({
     invoke: (channel: ChannelName, input: unknown) => transport.invoke(channel, input),
-    subscribe: (event: EventName, listener: (payload: unknown) => void) => transport.onEvent((name, payload) => name === event && listener(payload)),
+    subscribe: (event: EventName, listener: (payload: unknown) => void) =>
+      transport.onEvent((name, payload) => name === event && listener(payload)),
     pathForFile: () => null,
   });
   const store = new AppStore(api, (callback) => setTimeout(callback, 16));
@@ -91,7 +95,9 @@ export async function runStreamBench(): Promise<void> {
     const result = await throughWorkbench(server);
     workbenchTimes.push(result.elapsedMs);
     ipcMessages = result.ipcMessages;
-    console.log(`round ${round + 1}: http alone ${baselineTimes.at(-1)?.toFixed(1)} ms, through the workbench ${result.elapsedMs.toFixed(1)} ms, ${result.ipcMessages} IPC messages`);
+    console.log(
+      `round ${round + 1}: http alone ${baselineTimes.at(-1)?.toFixed(1)} ms, through the workbench ${result.elapsedMs.toFixed(1)} ms, ${result.ipcMessages} IPC messages`,
+    );
   }
   await server.close();
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;

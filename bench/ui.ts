@@ -24,7 +24,13 @@ const shellCommand = process.env['UI_BENCH_COMMAND'] ?? `head -c ${shellBytes} /
 /** Frames longer than 50 ms, counted in the page by the gaps between animation frames. */
 async function watchFrames(page: Page): Promise<void> {
   await page.evaluate(() => {
-    const probe = window as unknown as { longFrames: number; frames: number; messages: number; stopProbe: boolean; long: Array<[number, number]> };
+    const probe = window as unknown as {
+      longFrames: number;
+      frames: number;
+      messages: number;
+      stopProbe: boolean;
+      long: Array<[number, number]>;
+    };
     probe.longFrames = 0;
     probe.long = [];
     const origin = performance.now();
@@ -47,13 +53,33 @@ async function watchFrames(page: Page): Promise<void> {
     loaf.loaf = [];
     try {
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as unknown as Array<{ startTime: number; duration: number; blockingDuration: number; renderStart: number; styleAndLayoutStart: number; scripts: Array<{ duration: number; invoker: string; sourceURL: string; sourceFunctionName: string; sourceCharPosition: number; forcedStyleAndLayoutDuration: number }> }>) {
+        for (const entry of list.getEntries() as unknown as Array<{
+          startTime: number;
+          duration: number;
+          blockingDuration: number;
+          renderStart: number;
+          styleAndLayoutStart: number;
+          scripts: Array<{
+            duration: number;
+            invoker: string;
+            sourceURL: string;
+            sourceFunctionName: string;
+            sourceCharPosition: number;
+            forcedStyleAndLayoutDuration: number;
+          }>;
+        }>) {
           loaf.loaf.push({
             at: Math.round(entry.startTime - origin),
             duration: Math.round(entry.duration),
             scripts: Math.round(entry.scripts.reduce((sum, script) => sum + script.duration, 0)),
             render: Math.round(entry.startTime + entry.duration - (entry.renderStart || entry.startTime + entry.duration)),
-            top: entry.scripts.sort((a, b) => b.duration - a.duration).slice(0, 3).map((script) => `${script.invoker} ${script.sourceFunctionName}@${script.sourceCharPosition} ${Math.round(script.duration)}ms forced ${Math.round(script.forcedStyleAndLayoutDuration)}ms`),
+            top: entry.scripts
+              .sort((a, b) => b.duration - a.duration)
+              .slice(0, 3)
+              .map(
+                (script) =>
+                  `${script.invoker} ${script.sourceFunctionName}@${script.sourceCharPosition} ${Math.round(script.duration)}ms forced ${Math.round(script.forcedStyleAndLayoutDuration)}ms`,
+              ),
           });
         }
       }).observe({ type: 'long-animation-frame', buffered: false });
@@ -75,7 +101,9 @@ async function readFrames(page: Page): Promise<{ longFrames: number; frames: num
 async function timeOpen(page: Page, title: string, lastText: string): Promise<number> {
   return page.evaluate(
     async ({ title: name, lastText: text }) => {
-      const button = [...document.querySelectorAll<HTMLButtonElement>('button.session-open')].find((candidate) => candidate.textContent?.startsWith(name));
+      const button = [...document.querySelectorAll<HTMLButtonElement>('button.session-open')].find((candidate) =>
+        candidate.textContent?.startsWith(name),
+      );
       if (!button) throw new Error(`no session ${name}`);
       const started = performance.now();
       button.click();
@@ -103,8 +131,22 @@ export async function runUiBench(): Promise<void> {
   const folder = temporaryFolder('workbench-bench-ui-');
   const workspace = temporaryFolder('workbench-bench-ui-ws-');
   const server = await ScriptedModelServer.start();
-  const host = await startTestHost({ dataDir: folder.path, validateOutputs: false, tools: builtinTools({ dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }) });
-  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  const host = await startTestHost({
+    dataDir: folder.path,
+    validateOutputs: false,
+    tools: builtinTools({ dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }),
+  });
+  const browser = await chromium.launch({
+    executablePath,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
   try {
     const provider = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
     if (!provider.ok) throw new Error(provider.error.message);
@@ -128,7 +170,15 @@ export async function runUiBench(): Promise<void> {
     await blank.setContent('<p>Nothing but frames.</p>');
     await blank.evaluate('window.__name = (target) => target');
     await watchFrames(blank);
-    await runInPty({ command: shellCommand, cwd: workspace.path, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, timeoutMs: 60_000, signal: new AbortController().signal, niceness: 10, onOutput: () => undefined });
+    await runInPty({
+      command: shellCommand,
+      cwd: workspace.path,
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+      timeoutMs: 60_000,
+      signal: new AbortController().signal,
+      niceness: 10,
+      onOutput: () => undefined,
+    });
     const baseline = await readFrames(blank);
     await blank.context().close();
 
@@ -162,18 +212,29 @@ export async function runUiBench(): Promise<void> {
       await profiler.send('Profiler.enable');
       await profiler.send('Profiler.start');
     }
-    if (process.env['UI_BENCH_TRACE']) await browser.startTracing(page, { path: 'test-results/ui-trace.json', categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'gpu', 'toplevel', 'v8'] });
+    if (process.env['UI_BENCH_TRACE'])
+      await browser.startTracing(page, {
+        path: 'test-results/ui-trace.json',
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'gpu', 'toplevel', 'v8'],
+      });
     const started = Date.now();
     await page.getByRole('textbox', { name: 'Message' }).fill('Stream it all');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
     await host.core.runtime?.whenIdle(sessionId);
     await page.screenshot({ path: 'test-results/screenshots/bench-after-streams.png' });
-    if (process.env['UI_BENCH_ONLY'] !== 'text') await page.getByRole('article', { name: 'Answer' }).filter({ hasText: 'Done.' }).waitFor({ timeout: 20_000 });
+    if (process.env['UI_BENCH_ONLY'] !== 'text')
+      await page.getByRole('article', { name: 'Answer' }).filter({ hasText: 'Done.' }).waitFor({ timeout: 20_000 });
     await page.getByRole('status', { name: 'Session state' }).filter({ hasText: 'done' }).waitFor({ timeout: 20_000 });
     const streamSeconds = (Date.now() - started) / 1000;
     if (process.env['UI_BENCH_TRACE']) await browser.stopTracing();
     if (profiler) {
-      const { profile } = (await profiler.send('Profiler.stop')) as { profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] } };
+      const { profile } = (await profiler.send('Profiler.stop')) as {
+        profile: {
+          nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+          samples: number[];
+          timeDeltas: number[];
+        };
+      };
       writeFileSync('test-results/ui.cpuprofile', JSON.stringify(profile));
       const self = new Map<string, number>();
       const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -182,11 +243,22 @@ export async function runUiBench(): Promise<void> {
         const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
         self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
       });
-      console.log([...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, ms]) => `${ms.toFixed(1)} ms ${key}`).join('\n'));
+      console.log(
+        [...self.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 25)
+          .map(([key, ms]) => `${ms.toFixed(1)} ms ${key}`)
+          .join('\n'),
+      );
     }
     const { longFrames, frames } = await readFrames(page);
-    if (process.env['UI_BENCH_DETAIL']) console.log('long animation frames:', JSON.stringify(await page.evaluate(() => (window as unknown as { loaf: unknown }).loaf)));
-    if (process.env['UI_BENCH_DETAIL']) console.log('long frames (start ms, length ms):', JSON.stringify(await page.evaluate(() => (window as unknown as { long: unknown }).long)));
+    if (process.env['UI_BENCH_DETAIL'])
+      console.log('long animation frames:', JSON.stringify(await page.evaluate(() => (window as unknown as { loaf: unknown }).loaf)));
+    if (process.env['UI_BENCH_DETAIL'])
+      console.log(
+        'long frames (start ms, length ms):',
+        JSON.stringify(await page.evaluate(() => (window as unknown as { long: unknown }).long)),
+      );
     const messages = await page.evaluate(() => (window as unknown as { messages: number }).messages);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('HeapProfiler.collectGarbage');
@@ -197,12 +269,24 @@ export async function runUiBench(): Promise<void> {
     await page.getByRole('button', { name: /^Streaming/ }).click();
     const openLarge = await timeOpen(page, 'Five thousand events', 'Answer 624.').catch(async (error: unknown) => {
       await page.screenshot({ path: 'test-results/screenshots/bench-open-failed.png' });
-      console.log(await page.evaluate(() => { const c = document.querySelector('.conversation'); return JSON.stringify({ top: c?.scrollTop, h: c?.scrollHeight, ch: c?.clientHeight, rows: [...document.querySelectorAll('.conversation-row')].map((r) => (r as HTMLElement).dataset['index']), text: c?.textContent?.slice(-300) }); }));
+      console.log(
+        await page.evaluate(() => {
+          const c = document.querySelector('.conversation');
+          return JSON.stringify({
+            top: c?.scrollTop,
+            h: c?.scrollHeight,
+            ch: c?.clientHeight,
+            rows: [...document.querySelectorAll('.conversation-row')].map((r) => (r as HTMLElement).dataset['index']),
+            text: c?.textContent?.slice(-300),
+          });
+        }),
+      );
       throw error;
     });
     if (process.env['UI_BENCH_DETAIL']) {
       const detail = await page.evaluate(async () => {
-        const api = (window as unknown as { workbench: { invoke: Record<string, (input: unknown) => Promise<{ value: unknown }>> } }).workbench.invoke;
+        const api = (window as unknown as { workbench: { invoke: Record<string, (input: unknown) => Promise<{ value: unknown }>> } })
+          .workbench.invoke;
         const list = (await api['session:list']?.({}))?.value as Array<{ id: string; title: string }>;
         const id = list.find((session) => session.title === 'Five thousand events')?.id;
         const started = performance.now();

@@ -45,7 +45,11 @@ function rebuild(runtime) {
   for (const key of Object.keys(env)) if (/^npm_config_(runtime|target|disturl|arch)$/i.test(key)) delete env[key];
   if (runtime === 'electron') {
     const version = require('electron/package.json').version;
-    Object.assign(env, { npm_config_runtime: 'electron', npm_config_target: version, npm_config_disturl: 'https://electronjs.org/headers' });
+    Object.assign(env, {
+      npm_config_runtime: 'electron',
+      npm_config_target: version,
+      npm_config_disturl: 'https://electronjs.org/headers',
+    });
     console.log(`Rebuilding ${modules.join(' and ')} for Electron ${version}…`);
   } else {
     console.log(`Rebuilding ${modules.join(' and ')} for Node ${process.version}…`);
@@ -65,11 +69,17 @@ if (first.missing) {
   );
   process.exit(1);
 }
-if (!/NODE_MODULE_VERSION|different Node\.js version|invalid ELF|wrong ELF|Module did not self-register|Cannot find module|was compiled against|ERR_DLOPEN_FAILED/i.test(first.detail)) {
+if (
+  !/NODE_MODULE_VERSION|different Node\.js version|invalid ELF|wrong ELF|Module did not self-register|Cannot find module|was compiled against|ERR_DLOPEN_FAILED/i.test(
+    first.detail,
+  )
+) {
   console.error(`Loading the native modules failed for a reason a rebuild may not fix:\n${first.detail}`);
 }
 if (!rebuild(target) || !check(target).ok) {
-  console.error(`The native modules could not be built for ${target}. See the output above; a C++ toolchain and Python are needed (node-gyp).`);
+  console.error(
+    `The native modules could not be built for ${target}. See the output above; a C++ toolchain and Python are needed (node-gyp).`,
+  );
   process.exit(1);
 }
 console.log(`Native modules are ready for ${target}.`);

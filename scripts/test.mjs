@@ -23,8 +23,13 @@ function countTests(file) {
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     // A file that fails to load has no tests to count, so it counts as a failure of its own.
-    const brokenFiles = (report.testResults ?? []).filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0).length;
-    return { passed: report.numPassedTests ?? 0, failed: (report.numFailedTests ?? 0) + (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) + brokenFiles };
+    const brokenFiles = (report.testResults ?? []).filter(
+      (file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0,
+    ).length;
+    return {
+      passed: report.numPassedTests ?? 0,
+      failed: (report.numFailedTests ?? 0) + (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) + brokenFiles,
+    };
   } catch {
     return { passed: 0, failed: 1 };
   }
@@ -67,12 +72,26 @@ for (const [title, command, args] of steps) {
   ok = passed && ok;
 }
 
-ok = run('unit and integration tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/unit.json']) && ok;
+ok =
+  run('unit and integration tests', bin('vitest'), [
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    '--outputFile.json=test-results/unit.json',
+  ]) && ok;
 results.push(countTests('test-results/unit.json'));
 
-const built = run('build the app and the test host bridge', bin('electron-vite'), ['build']) && run('build the test host bridge', bin('vite'), ['build', '--config', 'test/host/vite.bridge.config.ts', '--logLevel', 'warn']);
+const built =
+  run('build the app and the test host bridge', bin('electron-vite'), ['build']) &&
+  run('build the test host bridge', bin('vite'), ['build', '--config', 'test/host/vite.bridge.config.ts', '--logLevel', 'warn']);
 if (built) {
-  ok = run(`end-to-end tests in ${chromium}`, bin('vitest'), ['run', '--config', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/e2e.json'], { CHROMIUM_PATH: chromium }) && ok;
+  ok =
+    run(
+      `end-to-end tests in ${chromium}`,
+      bin('vitest'),
+      ['run', '--config', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/e2e.json'],
+      { CHROMIUM_PATH: chromium },
+    ) && ok;
   results.push(countTests('test-results/e2e.json'));
 } else {
   results.push({ passed: 0, failed: 1 });

@@ -15,7 +15,12 @@ export function longSessionDocument(turns: number, title: string): string {
       { type: 'run_started', turnId, model: { providerId: 'none', model: 'none' }, providerKind: 'openai-compatible' },
       { type: 'status_changed', status: 'planning' },
       { type: 'assistant_message_started', turnId, messageId: `a${turn}` },
-      { type: 'text_delta', turnId, messageId: `a${turn}`, text: `Answer ${turn}. ${'It works like this, in some detail. '.repeat(8)}\n\n\`\`\`ts\nconst part${turn} = ${turn};\n\`\`\`` },
+      {
+        type: 'text_delta',
+        turnId,
+        messageId: `a${turn}`,
+        text: `Answer ${turn}. ${'It works like this, in some detail. '.repeat(8)}\n\n\`\`\`ts\nconst part${turn} = ${turn};\n\`\`\``,
+      },
       { type: 'model_call_finished', turnId, messageId: `a${turn}`, inputTokens: 100, outputTokens: 80, latencyMs: 900, attempts: 1 },
       { type: 'run_finished', turnId, status: 'completed' },
       { type: 'status_changed', status: 'completed' },

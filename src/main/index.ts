@@ -68,7 +68,9 @@ if (!app.requestSingleInstanceLock()) {
 
     const dataDir = app.getPath('userData');
     const sandbox = detectSandbox();
-    const settings = new ConfSettingsStore(new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }));
+    const settings = new ConfSettingsStore(
+      new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }),
+    );
     const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), safeStorageCipher(safeStorage, process.platform));
     core = createWorkbenchCore({
       dataDir,
@@ -85,7 +87,13 @@ if (!app.requestSingleInstanceLock()) {
         },
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
-      tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox, commandNiceness: () => commandNiceness(settings.get()) }),
+      tools: builtinTools({
+        dataDir,
+        newId: () => newId(),
+        now: () => Date.now(),
+        sandbox,
+        commandNiceness: () => commandNiceness(settings.get()),
+      }),
       sandbox,
     });
     mainWindow = createWindow();

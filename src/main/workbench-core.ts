@@ -66,9 +66,21 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   const sender = new EventSender(options.transport);
   const batcher = new EventBatcher(sender, options.frameMs ?? 16);
   const sandbox = options.sandbox?.available
-    ? { available: true, description: `Commands run in a ${options.sandbox.kind === 'seatbelt' ? 'Seatbelt' : 'bubblewrap'} sandbox: writes only inside the workspace, no network unless you approve it.` }
-    : { available: false, description: `Commands run without an OS sandbox (${options.sandbox && !options.sandbox.available ? options.sandbox.reason : 'none was found'}), so every command asks at L0 to L2.` };
-  const baseInfo = { version: options.appVersion, dataDir: options.dataDir, databasePath, secretsEncrypted: options.secrets.encrypted, sandbox };
+    ? {
+        available: true,
+        description: `Commands run in a ${options.sandbox.kind === 'seatbelt' ? 'Seatbelt' : 'bubblewrap'} sandbox: writes only inside the workspace, no network unless you approve it.`,
+      }
+    : {
+        available: false,
+        description: `Commands run without an OS sandbox (${options.sandbox && !options.sandbox.available ? options.sandbox.reason : 'none was found'}), so every command asks at L0 to L2.`,
+      };
+  const baseInfo = {
+    version: options.appVersion,
+    dataDir: options.dataDir,
+    databasePath,
+    secretsEncrypted: options.secrets.encrypted,
+    sandbox,
+  };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
 
   let opened: OpenedDatabase;
@@ -78,13 +90,23 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
     const appInfo: AppInfo = { ...baseInfo, startupError: info };
     const registration = registerHandlers(options.transport, createUnavailableHandlers(appInfo), routerOptions);
-    return { info: appInfo, runtime: null, mcp: null, batcher, dispose: () => registration.dispose(), close: async () => registration.dispose() };
+    return {
+      info: appInfo,
+      runtime: null,
+      mcp: null,
+      batcher,
+      dispose: () => registration.dispose(),
+      close: async () => registration.dispose(),
+    };
   }
 
   let runtimeRef: SessionRuntime | null = null;
   const checkpoints = new SqliteCheckpointStore(opened.db, () => clock.now());
   // Checkpoint segments are written while no turn runs, so they never add to a step.
-  const checkpointer = startCheckpointer(opened.db, databasePath, { isBusy: () => runtimeRef?.anyBusy() ?? false, onIdle: () => checkpoints.compact() });
+  const checkpointer = startCheckpointer(opened.db, databasePath, {
+    isBusy: () => runtimeRef?.anyBusy() ?? false,
+    onIdle: () => checkpoints.compact(),
+  });
   const store = new SqliteSessionStore(opened.db);
   const providers = new ProviderRegistry({
     settings: options.settings,
@@ -148,7 +170,14 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     mcp,
     trash: new Trash(join(options.dataDir, 'trash')),
     checkpoints,
-    transfer: new SessionTransfer({ store, checkpoints, clock, newId: () => newId(clock.now()), appVersion: options.appVersion, providerExists: (id) => providers.list().some((provider) => provider.id === id) }),
+    transfer: new SessionTransfer({
+      store,
+      checkpoints,
+      clock,
+      newId: () => newId(clock.now()),
+      appVersion: options.appVersion,
+      providerExists: (id) => providers.list().some((provider) => provider.id === id),
+    }),
   });
   const registration = registerHandlers(options.transport, handlers, routerOptions);
   // Servers start with the app; a slow or broken one does not hold the window up.
@@ -167,4 +196,3 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   };
   return { info: appInfo, runtime, mcp, batcher, dispose: () => void close(), close };
 }
-

@@ -14,7 +14,11 @@ export const limits = {
   importLength: 100_000_000,
 } as const;
 
-export const idSchema = z.string().min(1).max(limits.idLength).regex(/^[A-Za-z0-9_-]+$/, 'ids are letters, digits, - and _');
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(limits.idLength)
+  .regex(/^[A-Za-z0-9_-]+$/, 'ids are letters, digits, - and _');
 
 /** The closed set of session statuses (design section 3). */
 export const sessionStatusSchema = z.enum([
@@ -38,7 +42,8 @@ export const riskLevelSchema = z.enum(['read_only', 'write_low', 'write_high', '
 export type RiskLevel = z.infer<typeof riskLevelSchema>;
 export const riskOrder: readonly RiskLevel[] = riskLevelSchema.options;
 export const riskRank = (level: RiskLevel): number => riskOrder.indexOf(level);
-export const maxRisk = (levels: readonly RiskLevel[]): RiskLevel => levels.reduce<RiskLevel>((top, level) => (riskRank(level) > riskRank(top) ? level : top), 'read_only');
+export const maxRisk = (levels: readonly RiskLevel[]): RiskLevel =>
+  levels.reduce<RiskLevel>((top, level) => (riskRank(level) > riskRank(top) ? level : top), 'read_only');
 
 /** How much the agent may do without asking: L0 observe .. L3 supervised. */
 export const autonomySchema = z.enum(['L0', 'L1', 'L2', 'L3']);
@@ -157,11 +162,15 @@ export const mcpServerConfigSchema = z.union([
       disabled: z.boolean().default(false),
     })
     .strict(),
-  z.object({ url: httpUrlSchema, headers: z.record(z.string(), z.string().max(10_000)).default({}), disabled: z.boolean().default(false) }).strict(),
+  z
+    .object({ url: httpUrlSchema, headers: z.record(z.string(), z.string().max(10_000)).default({}), disabled: z.boolean().default(false) })
+    .strict(),
 ]);
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
 export const mcpServerNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'server names are 1 to 40 letters, digits, - and _');
-export const mcpServersSchema = z.record(mcpServerNameSchema, mcpServerConfigSchema).refine((servers) => Object.keys(servers).length <= 50, 'at most 50 servers');
+export const mcpServersSchema = z
+  .record(mcpServerNameSchema, mcpServerConfigSchema)
+  .refine((servers) => Object.keys(servers).length <= 50, 'at most 50 servers');
 
 export const mcpServerStatusSchema = z.object({
   name: z.string(),
@@ -192,4 +201,15 @@ export const settingsSchema = z.object({
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
-export const defaultSettings: Settings = { version: 1, providers: [], defaultModel: null, defaultAutonomy: 'L1', planThreshold: 3, maxIterations: 25, deniedTools: [], mcpServers: {}, theme: 'system', commandPriority: 'lower' };
+export const defaultSettings: Settings = {
+  version: 1,
+  providers: [],
+  defaultModel: null,
+  defaultAutonomy: 'L1',
+  planThreshold: 3,
+  maxIterations: 25,
+  deniedTools: [],
+  mcpServers: {},
+  theme: 'system',
+  commandPriority: 'lower',
+};

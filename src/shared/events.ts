@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { errorInfoSchema } from './errors';
 import { filesRestoredSchema } from './file-history';
-import { approvalDecisionSchema, branchReasonSchema, idSchema, modelChoiceSchema, riskLevelSchema, sessionStatusSchema, trustGrantSchema } from './domain';
+import {
+  approvalDecisionSchema,
+  branchReasonSchema,
+  idSchema,
+  modelChoiceSchema,
+  riskLevelSchema,
+  sessionStatusSchema,
+  trustGrantSchema,
+} from './domain';
 
 /**
  * Version of the event format written to the journal. Bump it when an event changes shape and keep
@@ -89,7 +97,13 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     maxRisk: riskLevelSchema,
     needsApproval: z.boolean(),
   }),
-  z.object({ type: z.literal('plan_answered'), ...turnRef, planId: idSchema, answer: z.enum(['approve', 'reject', 'refine']), text: z.string().optional() }),
+  z.object({
+    type: z.literal('plan_answered'),
+    ...turnRef,
+    planId: idSchema,
+    answer: z.enum(['approve', 'reject', 'refine']),
+    text: z.string().optional(),
+  }),
   z.object({
     type: z.literal('approval_requested'),
     ...toolCallRef,
@@ -142,7 +156,12 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     skipped: z.number().int().nonnegative(),
   }),
   /** Files were brought back to a checkpoint (or a restore was undone). */
-  z.object({ type: z.literal('files_restored'), checkpointId: idSchema.nullable(), undoOf: idSchema.nullable(), ...filesRestoredSchema.shape }),
+  z.object({
+    type: z.literal('files_restored'),
+    checkpointId: idSchema.nullable(),
+    undoOf: idSchema.nullable(),
+    ...filesRestoredSchema.shape,
+  }),
   z.object({ type: z.literal('message_queued'), text: z.string(), replaced: z.boolean() }),
   z.object({ type: z.literal('queue_cleared'), reason: z.enum(['cleared', 'started']) }),
   z.object({

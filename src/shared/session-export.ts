@@ -42,7 +42,11 @@ export const sessionExportSchema = z.object({
       parentId: idSchema.nullable(),
       seq: z.number().int().nonnegative(),
       createdAt: z.number().int(),
-      metadata: z.object({ source: z.enum(['input', 'model', 'tool', 'approval', 'restore', 'other']), step: z.number().int(), note: z.string().optional() }),
+      metadata: z.object({
+        source: z.enum(['input', 'model', 'tool', 'approval', 'restore', 'other']),
+        step: z.number().int(),
+        note: z.string().optional(),
+      }),
       appended: z.array(z.unknown()),
       state: z.record(z.string(), z.unknown()).optional(),
     }),

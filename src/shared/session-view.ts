@@ -72,8 +72,21 @@ export interface SessionView {
   /** Every saved checkpoint, oldest first: the timeline. */
   readonly checkpoints: ReadonlyArray<ViewCheckpoint>;
   /** The newest restore of files, which can be undone. */
-  readonly lastRestore: { readonly restoreId: string; readonly safetySnapshotId: string; readonly written: readonly string[]; readonly deleted: readonly string[]; readonly kept: readonly string[]; readonly undoOf: string | null } | null;
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly modelMs: number; readonly costUsd: number; readonly toolCalls: number };
+  readonly lastRestore: {
+    readonly restoreId: string;
+    readonly safetySnapshotId: string;
+    readonly written: readonly string[];
+    readonly deleted: readonly string[];
+    readonly kept: readonly string[];
+    readonly undoOf: string | null;
+  } | null;
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly modelMs: number;
+    readonly costUsd: number;
+    readonly toolCalls: number;
+  };
   /** What was going on when the app stopped, until the turn is resumed or discarded. */
   readonly interrupted: ViewInterruption | null;
   /** Things the person should know that are not messages: a damaged checkpoint that was skipped. */
@@ -93,7 +106,13 @@ export interface ViewCheckpoint {
 export interface ViewInterruption {
   readonly turnId: string | null;
   /** The call that was running (or about to), with its output so far. */
-  readonly lastTool: { readonly id: string; readonly tool: string; readonly summary: string; readonly output: string; readonly state: ViewToolCallState } | null;
+  readonly lastTool: {
+    readonly id: string;
+    readonly tool: string;
+    readonly summary: string;
+    readonly output: string;
+    readonly state: ViewToolCallState;
+  } | null;
   readonly approval: ViewApproval | null;
   readonly queued: string | null;
 }
@@ -126,7 +145,11 @@ function interruption(view: SessionView): ViewInterruption {
   };
 }
 
-function updateMessage(view: SessionView, find: (message: ViewMessage) => boolean, update: (message: ViewMessage) => ViewMessage): SessionView {
+function updateMessage(
+  view: SessionView,
+  find: (message: ViewMessage) => boolean,
+  update: (message: ViewMessage) => ViewMessage,
+): SessionView {
   // Streaming touches the newest messages, so search from the end.
   for (let index = view.messages.length - 1; index >= 0; index -= 1) {
     const message = view.messages[index];
@@ -166,14 +189,23 @@ function endTurn(view: SessionView, turnId: string | null, messageState: Message
     return toolCalls === message.toolCalls ? message : { ...message, toolCalls };
   });
   const messages = from === 0 ? ended : [...view.messages.slice(0, from), ...ended];
-  const plan = view.plan && (view.plan.state === 'waiting' || view.plan.state === 'running') ? { ...view.plan, state: 'finished' as const } : view.plan;
+  const plan =
+    view.plan && (view.plan.state === 'waiting' || view.plan.state === 'running')
+      ? { ...view.plan, state: 'finished' as const }
+      : view.plan;
   return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, plan };
 }
 
 function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: number): SessionView {
   switch (event.type) {
     case 'user_message':
-      return { ...view, messages: [...view.messages, { id: event.messageId, seq, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done', toolCalls: [] }] };
+      return {
+        ...view,
+        messages: [
+          ...view.messages,
+          { id: event.messageId, seq, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done', toolCalls: [] },
+        ],
+      };
     case 'run_started':
       return { ...view, activeTurnId: event.turnId, retry: null, interrupted: null };
     case 'branch_started': {
@@ -195,12 +227,25 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         ...view,
         retry: null,
         // A new response in the same turn means the earlier one has finished.
-        messages: [...view.messages.map((message) => (message.turnId === event.turnId && message.state === 'streaming' ? { ...message, state: 'done' as const } : message)), { id: event.messageId, seq, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: 'streaming', toolCalls: [] }],
+        messages: [
+          ...view.messages.map((message) =>
+            message.turnId === event.turnId && message.state === 'streaming' ? { ...message, state: 'done' as const } : message,
+          ),
+          { id: event.messageId, seq, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: 'streaming', toolCalls: [] },
+        ],
       };
     case 'text_delta':
-      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, text: message.text + event.text }));
+      return updateMessage(
+        view,
+        (message) => message.id === event.messageId,
+        (message) => ({ ...message, text: message.text + event.text }),
+      );
     case 'reasoning_delta':
-      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, reasoning: message.reasoning + event.text }));
+      return updateMessage(
+        view,
+        (message) => message.id === event.messageId,
+        (message) => ({ ...message, reasoning: message.reasoning + event.text }),
+      );
     case 'model_call_finished':
       return {
         ...view,
@@ -232,10 +277,27 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         latencyMs: null,
       };
       // Calls are journalled once the response has finished streaming.
-      return updateMessage(view, (message) => message.id === event.messageId, (message) => ({ ...message, state: message.state === 'streaming' ? 'done' : message.state, toolCalls: [...message.toolCalls, call] }));
+      return updateMessage(
+        view,
+        (message) => message.id === event.messageId,
+        (message) => ({
+          ...message,
+          state: message.state === 'streaming' ? 'done' : message.state,
+          toolCalls: [...message.toolCalls, call],
+        }),
+      );
     }
     case 'plan_proposed':
-      return { ...view, plan: { planId: event.planId, purpose: event.purpose, steps: event.steps, maxRisk: event.maxRisk, state: event.needsApproval ? 'waiting' : 'running' } };
+      return {
+        ...view,
+        plan: {
+          planId: event.planId,
+          purpose: event.purpose,
+          steps: event.steps,
+          maxRisk: event.maxRisk,
+          state: event.needsApproval ? 'waiting' : 'running',
+        },
+      };
     case 'plan_answered': {
       if (view.plan?.planId !== event.planId) return view;
       const state = event.answer === 'approve' ? 'running' : event.answer === 'reject' ? 'rejected' : 'refining';
@@ -272,22 +334,55 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
     case 'tool_output':
       return updateToolCall(view, event.toolCallId, (call) => {
         const output = call.output + event.text;
-        return { ...call, output: output.length > liveOutputLimit ? output.slice(output.length - liveOutputLimit) : output, outputTotal: call.outputTotal + event.text.length };
+        return {
+          ...call,
+          output: output.length > liveOutputLimit ? output.slice(output.length - liveOutputLimit) : output,
+          outputTotal: call.outputTotal + event.text.length,
+        };
       });
     case 'tool_call_finished':
       return {
-        ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, state: event.status, output: event.output, outputTotal: event.output.length, outputEpoch: call.outputEpoch + 1, outputBytes: event.outputBytes, truncated: event.truncated, latencyMs: event.latencyMs })),
+        ...updateToolCall(view, event.toolCallId, (call) => ({
+          ...call,
+          state: event.status,
+          output: event.output,
+          outputTotal: event.output.length,
+          outputEpoch: call.outputEpoch + 1,
+          outputBytes: event.outputBytes,
+          truncated: event.truncated,
+          latencyMs: event.latencyMs,
+        })),
         usage: { ...view.usage, toolCalls: view.usage.toolCalls + 1 },
       };
     case 'checkpoint_saved':
-      return { ...view, checkpoints: [...view.checkpoints, { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null }] };
+      return {
+        ...view,
+        checkpoints: [
+          ...view.checkpoints,
+          { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null },
+        ],
+      };
     case 'files_snapshotted':
       return {
         ...view,
-        checkpoints: view.checkpoints.map((checkpoint) => (checkpoint.id === event.checkpointId ? { ...checkpoint, filesChanged: [...(checkpoint.filesChanged ?? []), ...event.changed] } : checkpoint)),
+        checkpoints: view.checkpoints.map((checkpoint) =>
+          checkpoint.id === event.checkpointId
+            ? { ...checkpoint, filesChanged: [...(checkpoint.filesChanged ?? []), ...event.changed] }
+            : checkpoint,
+        ),
       };
     case 'files_restored':
-      return { ...view, lastRestore: { restoreId: event.restoreId, safetySnapshotId: event.safetySnapshotId, written: event.written, deleted: event.deleted, kept: event.kept, undoOf: event.undoOf } };
+      return {
+        ...view,
+        lastRestore: {
+          restoreId: event.restoreId,
+          safetySnapshotId: event.safetySnapshotId,
+          written: event.written,
+          deleted: event.deleted,
+          kept: event.kept,
+          undoOf: event.undoOf,
+        },
+      };
     case 'message_queued':
       return { ...view, queued: event.text };
     case 'queue_cleared':
@@ -299,8 +394,20 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
       const messages = ended.messages.slice();
       const lastOfTurn = messages.findLastIndex((message) => message.turnId === event.turnId);
       const last = messages[lastOfTurn];
-      if (last?.role === 'assistant' && last.toolCalls.length === 0) messages[lastOfTurn] = { ...last, state: finalState, error: event.error };
-      else messages.push({ id: `${event.turnId}-error`, seq, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: finalState, toolCalls: [], error: event.error });
+      if (last?.role === 'assistant' && last.toolCalls.length === 0)
+        messages[lastOfTurn] = { ...last, state: finalState, error: event.error };
+      else
+        messages.push({
+          id: `${event.turnId}-error`,
+          seq,
+          turnId: event.turnId,
+          role: 'assistant',
+          text: '',
+          reasoning: '',
+          state: finalState,
+          toolCalls: [],
+          error: event.error,
+        });
       return { ...ended, messages };
     }
     default: {

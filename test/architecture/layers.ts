@@ -55,7 +55,8 @@ export interface Violation {
   readonly reason: string;
 }
 
-const importPattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+const importPattern =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 
 export function importsOf(source: string): string[] {
   const found: string[] = [];
@@ -82,7 +83,9 @@ export function findViolations(projectRoot: string): Violation[] {
     const layer = layerOf(file);
     for (const specifier of importsOf(readFileSync(absolute, 'utf8'))) {
       if (specifier.startsWith('.')) {
-        const target = relative(projectRoot, resolve(dirname(absolute), specifier)).split(sep).join('/');
+        const target = relative(projectRoot, resolve(dirname(absolute), specifier))
+          .split(sep)
+          .join('/');
         let targetLayer: Layer;
         try {
           targetLayer = layerOf(target.startsWith('src/') ? `${target}` : target);
@@ -90,7 +93,8 @@ export function findViolations(projectRoot: string): Violation[] {
           violations.push({ file, specifier, reason: 'imports from outside src/' });
           continue;
         }
-        if (!allowedLayers[layer].includes(targetLayer)) violations.push({ file, specifier, reason: `${layer} may not import ${targetLayer}` });
+        if (!allowedLayers[layer].includes(targetLayer))
+          violations.push({ file, specifier, reason: `${layer} may not import ${targetLayer}` });
       } else if (!packageAllowed(layer, specifier, file)) {
         violations.push({ file, specifier, reason: `${layer} may not import the package ${specifier}` });
       }

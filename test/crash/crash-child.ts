@@ -21,7 +21,12 @@ const terminal = new Set(['completed', 'completed_with_errors', 'failed', 'cance
 
 const transport = new LoopbackTransport();
 transport.recordEvents = false;
-const { core, settings } = createNodeCore({ dataDir, transport, frameMs: 1, tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() }) });
+const { core, settings } = createNodeCore({
+  dataDir,
+  transport,
+  frameMs: 1,
+  tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() }),
+});
 
 async function call<T>(channel: string, input: unknown): Promise<T> {
   const result = await transport.invoke(channel, input);
@@ -66,7 +71,8 @@ async function recover(): Promise<void> {
     const view = reduceSessionView(emptySessionView, opened.entries);
     if (session.status === 'interrupted') await call('session:resume', { sessionId: session.id });
     else if (view.pendingApproval) answerSoon(view.pendingApproval.approvalId);
-    else if (session.status === 'idle' && view.messages.length === 0) await call('run:send', { sessionId: session.id, text: `task ${session.id}` });
+    else if (session.status === 'idle' && view.messages.length === 0)
+      await call('run:send', { sessionId: session.id, text: `task ${session.id}` });
     say(`recovered ${session.id} ${await waitUntilFinished(session.id)}`);
   }
 }

@@ -25,11 +25,27 @@ function answer(request: RecordedRequest): ScriptedTurn {
   const task = String(messages[lastUser]?.content ?? 'task x').replace(/[^A-Za-z0-9]/g, '-');
   const results = messages.slice(lastUser).filter((message) => message.role === 'tool').length;
   const talk = { kind: 'text' as const, text: `Working on ${task}. `.repeat(6), chunkSize: 8 };
-  if (results === 0) return { chunkDelayMs: 1, steps: [talk, { kind: 'tool_call', id: 'w', name: 'write_file', arguments: JSON.stringify({ path: `${task}.md`, content: `notes for ${task}\n`.repeat(50) }) }] };
+  if (results === 0)
+    return {
+      chunkDelayMs: 1,
+      steps: [
+        talk,
+        {
+          kind: 'tool_call',
+          id: 'w',
+          name: 'write_file',
+          arguments: JSON.stringify({ path: `${task}.md`, content: `notes for ${task}\n`.repeat(50) }),
+        },
+      ],
+    };
   if (results === 1) {
     return {
       chunkDelayMs: 1,
-      steps: [talk, { kind: 'tool_call', id: 'r', name: 'read_file', arguments: JSON.stringify({ path: `${task}.md` }) }, { kind: 'tool_call', id: 'c', name: 'run_command', arguments: JSON.stringify({ command: 'sleep 0.02 && echo checked' }) }],
+      steps: [
+        talk,
+        { kind: 'tool_call', id: 'r', name: 'read_file', arguments: JSON.stringify({ path: `${task}.md` }) },
+        { kind: 'tool_call', id: 'c', name: 'run_command', arguments: JSON.stringify({ command: 'sleep 0.02 && echo checked' }) },
+      ],
     };
   }
   return { chunkDelayMs: 1, steps: [{ kind: 'text', text: 'Finished the task. '.repeat(4), chunkSize: 8 }] };
@@ -43,16 +59,24 @@ function check(databasePath: string, committed: ReadonlyArray<{ sessionId: strin
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') problems.push(`integrity_check: ${String(integrity)}`);
     const checkpoints = new SqliteCheckpointStore(db);
-    const journalRow = db.prepare<[string, number], { type: string; payload: string }>('SELECT type, payload FROM journal WHERE session_id = ? AND seq = ?');
+    const journalRow = db.prepare<[string, number], { type: string; payload: string }>(
+      'SELECT type, payload FROM journal WHERE session_id = ? AND seq = ?',
+    );
     for (const item of committed) {
       const tuple = checkpoints.getTuple({ threadId: item.sessionId, checkpointId: item.checkpointId });
       if (!tuple) problems.push(`committed checkpoint ${item.checkpointId} is missing`);
       else if (tuple.recoveredFrom) problems.push(`committed checkpoint ${item.checkpointId} fails its integrity check`);
       const row = journalRow.get(item.sessionId, item.seq);
-      if (!row || row.type !== 'checkpoint_saved' || !row.payload.includes(item.checkpointId)) problems.push(`journal row ${item.seq} of ${item.sessionId} is not the checkpoint it was`);
+      if (!row || row.type !== 'checkpoint_saved' || !row.payload.includes(item.checkpointId))
+        problems.push(`journal row ${item.seq} of ${item.sessionId} is not the checkpoint it was`);
     }
-    const gaps = db.prepare<[], { session_id: string; rows: number; top: number }>('SELECT session_id, COUNT(*) AS rows, MAX(seq) AS top FROM journal GROUP BY session_id').all();
-    for (const gap of gaps) if (gap.rows !== gap.top + 1) problems.push(`the journal of ${gap.session_id} has gaps (${gap.rows} rows, last ${gap.top})`);
+    const gaps = db
+      .prepare<[], { session_id: string; rows: number; top: number }>(
+        'SELECT session_id, COUNT(*) AS rows, MAX(seq) AS top FROM journal GROUP BY session_id',
+      )
+      .all();
+    for (const gap of gaps)
+      if (gap.rows !== gap.top + 1) problems.push(`the journal of ${gap.session_id} has gaps (${gap.rows} rows, last ${gap.top})`);
   } finally {
     db.close();
   }
@@ -139,17 +163,29 @@ async function worker(index: number, count: number, baseUrl: string, tally: Tall
 async function main(): Promise<void> {
   const workers = Math.max(1, Math.min(Number(process.env['CRASH_WORKERS'] ?? 4), availableParallelism(), runs));
   const server = await ScriptedModelServer.start({ fallback: answer });
-  const tally: Tally = { killedAt: { streaming: 0, tool: 0, checkpoint: 0, approval: 0 }, problems: [], killed: new Set(), resumed: new Map(), sessionsFinished: 0, checkedSteps: 0 };
+  const tally: Tally = {
+    killedAt: { streaming: 0, tool: 0, checkpoint: 0, approval: 0 },
+    problems: [],
+    killed: new Set(),
+    resumed: new Map(),
+    sessionsFinished: 0,
+    checkedSteps: 0,
+  };
   const started = Date.now();
   try {
-    await Promise.all(Array.from({ length: workers }, (_, index) => worker(index, Math.floor(runs / workers) + (index < runs % workers ? 1 : 0), server.openaiBaseUrl, tally)));
+    await Promise.all(
+      Array.from({ length: workers }, (_, index) =>
+        worker(index, Math.floor(runs / workers) + (index < runs % workers ? 1 : 0), server.openaiBaseUrl, tally),
+      ),
+    );
   } finally {
     await server.close();
   }
   const { problems, killed, resumed } = tally;
   for (const sessionId of killed) {
     const status = resumed.get(sessionId);
-    if (status !== 'completed' && status !== 'completed_with_errors') problems.push(`session ${sessionId} was not resumed to its end (${status ?? 'never resumed'})`);
+    if (status !== 'completed' && status !== 'completed_with_errors')
+      problems.push(`session ${sessionId} was not resumed to its end (${status ?? 'never resumed'})`);
   }
   const summary = {
     runs,

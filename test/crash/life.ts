@@ -11,7 +11,13 @@ export interface Life {
 const childPath = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 
 /** Starts a life on a data folder; `once`: it stops after its first new session instead of starting more. */
-export function startLife(dataDir: string, baseUrl: string, workspace: string, onLine: (line: string, life: Life) => void, once = false): Life {
+export function startLife(
+  dataDir: string,
+  baseUrl: string,
+  workspace: string,
+  onLine: (line: string, life: Life) => void,
+  once = false,
+): Life {
   const child = spawn(process.execPath, ['--import', 'tsx', childPath, dataDir, baseUrl, workspace], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...(once ? { CRASH_CHILD_ONCE: '1' } : {}) },

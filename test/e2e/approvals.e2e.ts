@@ -16,7 +16,10 @@ describe('approvals in the workbench', () => {
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
 
-    server.enqueue({ steps: [{ kind: 'text', text: 'Writing the note.' }, toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written.'));
+    server.enqueue(
+      { steps: [{ kind: 'text', text: 'Writing the note.' }, toolCall('write_note', { name: 'todo', text: 'buy milk' })] },
+      textTurn('Written.'),
+    );
     await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
     const gate = page.getByRole('region', { name: 'Approval needed' });
@@ -57,7 +60,14 @@ describe('approvals in the workbench', () => {
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
     server.enqueue(
-      { steps: [{ kind: 'text', text: 'Read two notes, then write one.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('read_note', { name: 'b' }, 'c2'), toolCall('write_note', { name: 'c', text: 'summary' }, 'c3')] },
+      {
+        steps: [
+          { kind: 'text', text: 'Read two notes, then write one.' },
+          toolCall('read_note', { name: 'a' }, 'c1'),
+          toolCall('read_note', { name: 'b' }, 'c2'),
+          toolCall('write_note', { name: 'c', text: 'summary' }, 'c3'),
+        ],
+      },
       textTurn('Summary written.'),
     );
     await page.getByRole('textbox', { name: 'Message' }).fill('Summarize a and b into c');

@@ -97,12 +97,14 @@ describe('the conversation view', () => {
     await expectPage.poll(() => distanceFromEnd(page)).toBeGreaterThan(600);
     // Once the wheel's scroll has come to rest, that is what the person is reading.
     let held = '';
-    await expectPage.poll(async () => {
-      const previous = held;
-      await settle(page, 3);
-      held = await rowInView(page);
-      return held === previous;
-    }).toBe(true);
+    await expectPage
+      .poll(async () => {
+        const previous = held;
+        await settle(page, 3);
+        held = await rowInView(page);
+        return held === previous;
+      })
+      .toBe(true);
     const lengthBefore = (await streaming.textContent())?.length ?? 0;
     await expectPage.poll(async () => (await streaming.textContent())?.length ?? 0).toBeGreaterThan(lengthBefore + 200);
     await settle(page);

@@ -53,7 +53,9 @@ describe('versions, checkpoints and recovery in the workbench', () => {
   });
 
   it('restores a checkpoint’s files and conversation from the history, with a preview, and undoes it', async () => {
-    const workbench = await open({ tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) });
+    const workbench = await open({
+      tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
+    });
     const { page, server, host } = workbench;
     await workbench.configureScriptedModel();
     const folder = temporaryFolder('workbench-project-');
@@ -97,7 +99,10 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     await workbench.configureScriptedModel();
     const workspace = join(workbench.dataDir, 'work');
     mkdirSync(workspace);
-    server.enqueue({ steps: [{ kind: 'text', text: 'Running the long check.' }, toolCall('run_command', { command: 'echo started; sleep 30' }, 'c1')] }, textTurn('The check was cut off; the rest is done.'));
+    server.enqueue(
+      { steps: [{ kind: 'text', text: 'Running the long check.' }, toolCall('run_command', { command: 'echo started; sleep 30' }, 'c1')] },
+      textTurn('The check was cut off; the rest is done.'),
+    );
     await workbench.restartAfter(async () => {
       // Another life of the app runs the turn and is killed with SIGKILL while the command runs.
       const life = startLife(workbench.dataDir, server.openaiBaseUrl, workspace, (line, self) => {

@@ -13,7 +13,9 @@ describe('settings in the workbench', () => {
     const { page } = workbench;
     await page.getByRole('button', { name: 'Settings' }).click();
     const section = page.getByRole('region', { name: 'MCP servers' });
-    await section.getByLabel('MCP configuration').fill(JSON.stringify({ everything: { command: process.execPath, args: [everything, 'stdio'] } }));
+    await section
+      .getByLabel('MCP configuration')
+      .fill(JSON.stringify({ everything: { command: process.execPath, args: [everything, 'stdio'] } }));
     await section.getByRole('button', { name: 'Save and restart servers' }).click();
     const item = section.getByRole('listitem').filter({ hasText: 'everything' });
     await expectPage(item).toContainText('running', { timeout: 15_000 });

@@ -24,7 +24,18 @@ describe('commands in the workbench', () => {
     await page.reload();
     await page.getByRole('button', { name: /^Long command/ }).click();
 
-    server.enqueue({ steps: [toolCall('run_command', { command: 'for i in 1 2 3; do echo "line $i"; done; printf "\\033[32mgreen\\033[0m\\n"; sleep 30' }, 'c1')] }, textTurn('never'));
+    server.enqueue(
+      {
+        steps: [
+          toolCall(
+            'run_command',
+            { command: 'for i in 1 2 3; do echo "line $i"; done; printf "\\033[32mgreen\\033[0m\\n"; sleep 30' },
+            'c1',
+          ),
+        ],
+      },
+      textTurn('never'),
+    );
     await page.getByRole('textbox', { name: 'Message' }).fill('Run the long job');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
     const gate = page.getByRole('region', { name: 'Approval needed' });

@@ -33,7 +33,14 @@ describe('the workbench panels and keyboard', () => {
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
     server.enqueue(
-      { steps: [{ kind: 'text', text: 'Publish three times.' }, toolCall('publish', { target: 'a' }, 'p1'), toolCall('publish', { target: 'b' }, 'p2'), toolCall('publish', { target: 'c' }, 'p3')] },
+      {
+        steps: [
+          { kind: 'text', text: 'Publish three times.' },
+          toolCall('publish', { target: 'a' }, 'p1'),
+          toolCall('publish', { target: 'b' }, 'p2'),
+          toolCall('publish', { target: 'c' }, 'p3'),
+        ],
+      },
       textTurn('Understood, nothing published.'),
     );
     await page.getByRole('textbox', { name: 'Message' }).fill('Publish everything');
@@ -47,7 +54,9 @@ describe('the workbench panels and keyboard', () => {
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Understood, nothing published.');
     expect(log).toEqual([]);
     const messages = server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>;
-    expect(messages.filter((message) => message.role === 'tool').every((message) => message.content.includes('not on a Friday'))).toBe(true);
+    expect(messages.filter((message) => message.role === 'tool').every((message) => message.content.includes('not on a Friday'))).toBe(
+      true,
+    );
     await expectPage(plan).toContainText('rejected');
   });
 
@@ -122,14 +131,35 @@ describe('the workbench panels and keyboard', () => {
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Done');
     const unnamed = (): Promise<string[]> =>
       page.evaluate(() => {
-        const controls = document.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea, [role="button"], [role="tab"], [role="separator"][tabindex]');
+        const controls = document.querySelectorAll<HTMLElement>(
+          'button, a[href], input, select, textarea, [role="button"], [role="tab"], [role="separator"][tabindex]',
+        );
         const nameOf = (element: HTMLElement): string => {
           const labelledBy = element.getAttribute('aria-labelledby');
-          const byId = labelledBy ? labelledBy.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ') : '';
-          const labels = 'labels' in element ? [...((element as HTMLInputElement).labels ?? [])].map((label) => label.textContent ?? '').join(' ') : '';
-          return [element.getAttribute('aria-label'), byId, labels, element.textContent, element.getAttribute('title'), element.getAttribute('placeholder')].map((part) => part?.trim() ?? '').find((part) => part.length > 0) ?? '';
+          const byId = labelledBy
+            ? labelledBy
+                .split(' ')
+                .map((id) => document.getElementById(id)?.textContent ?? '')
+                .join(' ')
+            : '';
+          const labels =
+            'labels' in element ? [...((element as HTMLInputElement).labels ?? [])].map((label) => label.textContent ?? '').join(' ') : '';
+          return (
+            [
+              element.getAttribute('aria-label'),
+              byId,
+              labels,
+              element.textContent,
+              element.getAttribute('title'),
+              element.getAttribute('placeholder'),
+            ]
+              .map((part) => part?.trim() ?? '')
+              .find((part) => part.length > 0) ?? ''
+          );
         };
-        return [...controls].filter((element) => element.offsetParent !== null && nameOf(element) === '').map((element) => element.outerHTML.slice(0, 120));
+        return [...controls]
+          .filter((element) => element.offsetParent !== null && nameOf(element) === '')
+          .map((element) => element.outerHTML.slice(0, 120));
       });
     expect(await unnamed()).toEqual([]);
     await page.getByRole('tab', { name: 'History' }).click();
@@ -149,10 +179,12 @@ describe('the workbench panels and keyboard', () => {
     await page.getByLabel('Plan threshold').fill('5');
     await page.getByLabel('Iteration limit').fill('40');
     await page.getByLabel('Command priority').selectOption('normal');
-    await expectPage.poll(async () => {
-      const stored = await host.invoke('settings:get', {});
-      return stored.ok ? stored.value : null;
-    }).toMatchObject({ defaultAutonomy: 'L3', planThreshold: 5, maxIterations: 40, commandPriority: 'normal' });
+    await expectPage
+      .poll(async () => {
+        const stored = await host.invoke('settings:get', {});
+        return stored.ok ? stored.value : null;
+      })
+      .toMatchObject({ defaultAutonomy: 'L3', planThreshold: 5, maxIterations: 40, commandPriority: 'normal' });
     await page.reload();
     await page.getByRole('button', { name: 'Settings' }).click();
     await expectPage(page.getByLabel('Default autonomy')).toHaveValue('L3');
@@ -168,7 +200,8 @@ describe('the workbench panels and keyboard', () => {
     const workbench = await open();
     const { page } = workbench;
     await page.emulateMedia({ colorScheme: 'dark' });
-    const background = (): Promise<string> => page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim());
+    const background = (): Promise<string> =>
+      page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim());
     expect(await background()).toBe('#16181c');
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByLabel('Theme').selectOption('light');

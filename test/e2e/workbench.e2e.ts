@@ -27,13 +27,21 @@ describe('the workbench in Chromium, through the test host', () => {
     await page.getByLabel('Model', { exact: true }).fill('scripted-model');
     await page.getByLabel('Model', { exact: true }).press('Enter');
     await page.getByRole('textbox', { name: 'Message' }).click();
-    await expectPage.poll(async () => {
-      const sessions = await workbench.host.invoke('session:list', {});
-      return sessions?.ok ? (sessions.value as Array<{ model: unknown }>)[0]?.model : null;
-    }).toMatchObject({ model: 'scripted-model' });
+    await expectPage
+      .poll(async () => {
+        const sessions = await workbench.host.invoke('session:list', {});
+        return sessions?.ok ? (sessions.value as Array<{ model: unknown }>)[0]?.model : null;
+      })
+      .toMatchObject({ model: 'scripted-model' });
 
     const answer = 'Here is **bold** and a list:\n\n- first item\n- second item\n\n```js\nconsole.log("hi")\n```\n';
-    server.enqueue({ steps: [{ kind: 'reasoning', text: 'Planning the answer.' }, { kind: 'text', text: answer, chunkSize: 2 }], chunkDelayMs: 25 });
+    server.enqueue({
+      steps: [
+        { kind: 'reasoning', text: 'Planning the answer.' },
+        { kind: 'text', text: answer, chunkSize: 2 },
+      ],
+      chunkDelayMs: 25,
+    });
     await page.getByRole('textbox', { name: 'Message' }).fill('Show me some markdown');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
 

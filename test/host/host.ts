@@ -47,14 +47,21 @@ const projectRoot = resolve(import.meta.dirname, '../..');
 export async function startTestHost(options: TestHostOptions): Promise<TestHost> {
   const rendererDir = options.rendererDir ?? join(projectRoot, 'out/renderer');
   const bridgeFile = options.bridgeFile ?? join(projectRoot, 'out/test-host/ws-bridge.js');
-  for (const [what, path] of [['renderer', join(rendererDir, 'index.html')], ['bridge', bridgeFile]] as const) {
+  for (const [what, path] of [
+    ['renderer', join(rendererDir, 'index.html')],
+    ['bridge', bridgeFile],
+  ] as const) {
     if (!existsSync(path)) throw new Error(`The ${what} is not built (${path} is missing). Run "npm run build:test-host" first.`);
   }
   const token = randomBytes(24).toString('base64url');
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
   let origin = '';
-  const { core } = createNodeCore({ ...options, transport, isTrustedSender: (sender: SenderInfo) => sender.isMainFrame && sender.url === origin });
+  const { core } = createNodeCore({
+    ...options,
+    transport,
+    isTrustedSender: (sender: SenderInfo) => sender.isMainFrame && sender.url === origin,
+  });
 
   const server = createServer((request, response) => serveFile(request, response, rendererDir, bridgeFile));
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
@@ -126,5 +133,7 @@ function serveFile(request: IncomingMessage, response: ServerResponse, rendererD
     // The bridge goes in before the app, as the preload does in Electron.
     body = body.toString('utf8').replace('<script type="module"', '<script src="/__bridge.js"></script>\n    <script type="module"');
   }
-  response.writeHead(200, { 'content-type': contentTypes[extname(file)] ?? 'application/octet-stream', 'x-content-type-options': 'nosniff' }).end(body);
+  response
+    .writeHead(200, { 'content-type': contentTypes[extname(file)] ?? 'application/octet-stream', 'x-content-type-options': 'nosniff' })
+    .end(body);
 }

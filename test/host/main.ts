@@ -23,7 +23,11 @@ const server = await ScriptedModelServer.start({
     return {
       steps: [
         { kind: 'reasoning', text: 'The person asked something; the scripted model answers with a fixed demo reply.' },
-        { kind: 'text', text: `You said: *${asked.slice(0, 200)}*\n\nThis answer comes from the **scripted model server**, streamed in small chunks.\n\n\`\`\`ts\nconst answer = 42;\n\`\`\`\n`, chunkSize: 3 },
+        {
+          kind: 'text',
+          text: `You said: *${asked.slice(0, 200)}*\n\nThis answer comes from the **scripted model server**, streamed in small chunks.\n\n\`\`\`ts\nconst answer = 42;\n\`\`\`\n`,
+          chunkSize: 3,
+        },
       ],
       chunkDelayMs: 15,
     };
@@ -38,8 +42,13 @@ const host = await startTestHost({
 });
 const providers = await host.invoke('provider:list', {});
 if (providers.ok && (providers.value as unknown[]).length === 0) {
-  const saved = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted demo model', baseUrl: server.openaiBaseUrl });
-  if (saved.ok) await host.invoke('settings:update', { defaultModel: { providerId: (saved.value as { id: string }).id, model: 'scripted-model' } });
+  const saved = await host.invoke('provider:save', {
+    kind: 'openai-compatible',
+    name: 'Scripted demo model',
+    baseUrl: server.openaiBaseUrl,
+  });
+  if (saved.ok)
+    await host.invoke('settings:update', { defaultModel: { providerId: (saved.value as { id: string }).id, model: 'scripted-model' } });
 }
 console.log(`Test host: ${host.url}`);
 console.log(`Data: ${dataDir}`);

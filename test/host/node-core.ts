@@ -36,7 +36,14 @@ export interface NodeCoreOptions {
  * `conf` (the library under electron-store) for settings, an in-memory-key cipher for safeStorage.
  */
 export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore; settings: ConfSettingsStore } {
-  const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: options.dataDir, configName: 'settings', projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
+  const settings = new ConfSettingsStore(
+    new Conf<Record<string, unknown>>({
+      cwd: options.dataDir,
+      configName: 'settings',
+      projectName: 'agent-workbench',
+      defaults: { ...defaultSettings },
+    }),
+  );
   const secrets = new EncryptedFileSecretStore(join(options.dataDir, 'secrets.json'), options.cipher ?? memoryKeyCipher());
   const core = createWorkbenchCore({
     dataDir: options.dataDir,
@@ -59,7 +66,12 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
 }
 
 /** A core on a loopback transport with the scripted server as its default model: the usual start of an integration test. */
-export async function createCoreWithScriptedModel(options: { dataDir: string; openaiBaseUrl: string; frameMs?: number; tools?: readonly Tool[] }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
+export async function createCoreWithScriptedModel(options: {
+  dataDir: string;
+  openaiBaseUrl: string;
+  frameMs?: number;
+  tools?: readonly Tool[];
+}): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
   const transport = new LoopbackTransport();
   const { core } = createNodeCore({
     dataDir: options.dataDir,
@@ -69,7 +81,9 @@ export async function createCoreWithScriptedModel(options: { dataDir: string; op
   });
   const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: options.openaiBaseUrl });
   if (!provider.ok) throw new Error(provider.error.message);
-  const updated = await transport.invoke('settings:update', { defaultModel: { providerId: (provider.value as { id: string }).id, model: 'scripted-model' } });
+  const updated = await transport.invoke('settings:update', {
+    defaultModel: { providerId: (provider.value as { id: string }).id, model: 'scripted-model' },
+  });
   if (!updated.ok) throw new Error(updated.error.message);
   return { core, transport };
 }

@@ -23,7 +23,12 @@ describe('local endpoint discovery', () => {
     );
     expect(Date.now() - started).toBeLessThan(2000);
     expect(found).toEqual([
-      { name: 'Ollama', kind: 'openai-compatible', baseUrl: server.openaiBaseUrl, models: [{ id: 'llama3.2:3b', contextLength: 131072 }, { id: 'qwen2.5-coder:7b' }] },
+      {
+        name: 'Ollama',
+        kind: 'openai-compatible',
+        baseUrl: server.openaiBaseUrl,
+        models: [{ id: 'llama3.2:3b', contextLength: 131072 }, { id: 'qwen2.5-coder:7b' }],
+      },
     ]);
   });
 
@@ -33,7 +38,11 @@ describe('local endpoint discovery', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
     const started = Date.now();
-    const found = await discoverLocalEndpoints([{ name: 'vLLM', baseUrl: `http://127.0.0.1:${port}/v1` }], (baseUrl) => new OpenAICompatibleProvider({ baseUrl }), 300);
+    const found = await discoverLocalEndpoints(
+      [{ name: 'vLLM', baseUrl: `http://127.0.0.1:${port}/v1` }],
+      (baseUrl) => new OpenAICompatibleProvider({ baseUrl }),
+      300,
+    );
     expect(found).toEqual([]);
     expect(Date.now() - started).toBeLessThan(1500);
     silent.closeAllConnections();

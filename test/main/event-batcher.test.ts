@@ -4,7 +4,12 @@ import { EventBatcher } from '../../src/main/ipc/event-batcher';
 import { EventSender } from '../../src/main/ipc/router';
 import { LoopbackTransport } from '../host/loopback-transport';
 
-const delta = (seq: number, sessionId = 's'): JournalEntry => ({ sessionId, seq, at: 0, event: { type: 'text_delta', turnId: 't', messageId: 'm', text: 'x' } });
+const delta = (seq: number, sessionId = 's'): JournalEntry => ({
+  sessionId,
+  seq,
+  at: 0,
+  event: { type: 'text_delta', turnId: 't', messageId: 'm', text: 'x' },
+});
 
 describe('EventBatcher', () => {
   it('sends at most one message per session per frame, in order, with nothing lost', async () => {
@@ -13,7 +18,9 @@ describe('EventBatcher', () => {
     for (let seq = 0; seq < 500; seq += 1) batcher.push('s', [delta(seq)]);
     batcher.push('other', [delta(0, 'other')]);
     await new Promise((resolve) => setTimeout(resolve, 40));
-    const messages = transport.sent.filter((sent) => sent.event === 'session:events').map((sent) => sent.payload as { sessionId: string; entries: JournalEntry[] });
+    const messages = transport.sent
+      .filter((sent) => sent.event === 'session:events')
+      .map((sent) => sent.payload as { sessionId: string; entries: JournalEntry[] });
     expect(messages.map((message) => message.sessionId).sort()).toEqual(['other', 's']);
     expect(messages.find((message) => message.sessionId === 's')?.entries.map((entry) => entry.seq)).toEqual([...Array(500).keys()]);
   });

@@ -12,21 +12,55 @@ describe('streaming in the view', () => {
       emptySessionView,
       entries([
         { type: 'assistant_message_started', turnId: 't', messageId: 'm' },
-        { type: 'tool_call_requested', turnId: 't', toolCallId: 'c', messageId: 'm', tool: 'run_command', input: {}, summary: 'x', risk: 'read_only', riskReason: '' },
-        ...Array.from({ length: 5 }, (_, index): RuntimeEvent => ({ type: 'tool_output', turnId: 't', toolCallId: 'c', text: `${index}${chunk}` })),
+        {
+          type: 'tool_call_requested',
+          turnId: 't',
+          toolCallId: 'c',
+          messageId: 'm',
+          tool: 'run_command',
+          input: {},
+          summary: 'x',
+          risk: 'read_only',
+          riskReason: '',
+        },
+        ...Array.from({ length: 5 }, (_, index): RuntimeEvent => ({
+          type: 'tool_output',
+          turnId: 't',
+          toolCallId: 'c',
+          text: `${index}${chunk}`,
+        })),
       ]),
     );
     const call = view.messages[0]?.toolCalls[0];
     expect(call?.output.length).toBe(liveOutputLimit);
     expect(call?.output.endsWith(`4${chunk}`)).toBe(true);
     expect(call?.outputTotal).toBe(5 * (chunk.length + 1));
-    const finished = reduceSessionView(view, [{ sessionId: 's', seq: 10, at: 1, event: { type: 'tool_call_finished', turnId: 't', toolCallId: 'c', status: 'succeeded', output: 'cut', outputBytes: 9, truncated: true, latencyMs: 1 } }]);
+    const finished = reduceSessionView(view, [
+      {
+        sessionId: 's',
+        seq: 10,
+        at: 1,
+        event: {
+          type: 'tool_call_finished',
+          turnId: 't',
+          toolCallId: 'c',
+          status: 'succeeded',
+          output: 'cut',
+          outputBytes: 9,
+          truncated: true,
+          latencyMs: 1,
+        },
+      },
+    ]);
     expect(finished.messages[0]?.toolCalls[0]).toMatchObject({ output: 'cut', outputEpoch: 1, outputTotal: 3 });
   });
 
   it('splits a streamed answer into finished blocks and the one still arriving, never inside a code fence', () => {
     expect(splitBlocks('one\n\ntwo\n\nthr')).toEqual({ done: ['one', 'two'], tail: 'thr' });
-    expect(splitBlocks('intro\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\nafter')).toEqual({ done: ['intro', '```ts\nconst a = 1;\n\nconst b = 2;\n```'], tail: 'after' });
+    expect(splitBlocks('intro\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\nafter')).toEqual({
+      done: ['intro', '```ts\nconst a = 1;\n\nconst b = 2;\n```'],
+      tail: 'after',
+    });
     expect(splitBlocks('```\nopen fence\n\nstill code')).toEqual({ done: [], tail: '```\nopen fence\n\nstill code' });
     expect(splitBlocks('')).toEqual({ done: [], tail: '' });
   });

@@ -62,7 +62,10 @@ describe('terminal output in synchronized chunks', () => {
         if (chunk.write.startsWith(begin) && chunk.write.endsWith(end)) {
           const inner = chunk.write.slice(begin.length, -end.length);
           expect(boundaries.has(position), `seed ${seed}: a wrapper opens inside a sequence or character at ${position}`).toBe(true);
-          expect(boundaries.has(position + inner.length), `seed ${seed}: a wrapper closes inside a sequence or character at ${position + inner.length}`).toBe(true);
+          expect(
+            boundaries.has(position + inner.length),
+            `seed ${seed}: a wrapper closes inside a sequence or character at ${position + inner.length}`,
+          ).toBe(true);
           rebuilt += inner;
           position += inner.length;
         } else {

@@ -27,7 +27,9 @@ export const openAIWriter: ProtocolWriter = {
           break;
         case 'tool_start':
           usedTools = true;
-          frames.push(chunk({ tool_calls: [{ index: item.index, id: item.id, type: 'function', function: { name: item.name, arguments: '' } }] }));
+          frames.push(
+            chunk({ tool_calls: [{ index: item.index, id: item.id, type: 'function', function: { name: item.name, arguments: '' } }] }),
+          );
           break;
         case 'tool_arguments':
           frames.push(chunk({ tool_calls: [{ index: item.index, function: { arguments: item.piece } }] }));
@@ -39,12 +41,26 @@ export const openAIWriter: ProtocolWriter = {
     frames.push(chunk({}, usedTools ? 'tool_calls' : 'stop'));
     if (includeUsage) {
       const usage = defaultUsage(turn);
-      frames.push(sse({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } }));
+      frames.push(
+        sse({
+          id,
+          object: 'chat.completion.chunk',
+          created,
+          model,
+          choices: [],
+          usage: {
+            prompt_tokens: usage.inputTokens,
+            completion_tokens: usage.outputTokens,
+            total_tokens: usage.inputTokens + usage.outputTokens,
+          },
+        }),
+      );
     }
     frames.push('data: [DONE]\n\n');
     return frames;
   },
-  errorBody: (status, message) => JSON.stringify({ error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } }),
+  errorBody: (status, message) =>
+    JSON.stringify({ error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } }),
   malformedFrame: () => 'data: {"id": "chatcmpl-scripted", "choices": [ {not json\n\n',
 };
 
@@ -55,7 +71,16 @@ export const anthropicWriter: ProtocolWriter = {
       sse(
         {
           type: 'message_start',
-          message: { id: 'msg_scripted', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.inputTokens, output_tokens: 1 } },
+          message: {
+            id: 'msg_scripted',
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: usage.inputTokens, output_tokens: 1 },
+          },
         },
         'message_start',
       ),
@@ -83,21 +108,45 @@ export const anthropicWriter: ProtocolWriter = {
         usedTools = true;
         blockIndex += 1;
         block.open = { kind: 'tool_start', index: blockIndex };
-        frames.push(sse({ type: 'content_block_start', index: blockIndex, content_block: { type: 'tool_use', id: item.id, name: item.name, input: {} } }, 'content_block_start'));
+        frames.push(
+          sse(
+            {
+              type: 'content_block_start',
+              index: blockIndex,
+              content_block: { type: 'tool_use', id: item.id, name: item.name, input: {} },
+            },
+            'content_block_start',
+          ),
+        );
       } else if (item.kind === 'tool_arguments') {
-        frames.push(sse({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: item.piece } }, 'content_block_delta'));
+        frames.push(
+          sse(
+            { type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: item.piece } },
+            'content_block_delta',
+          ),
+        );
       } else {
         close();
       }
     }
     close();
     frames.push(
-      sse({ type: 'message_delta', delta: { stop_reason: usedTools ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.outputTokens } }, 'message_delta'),
+      sse(
+        {
+          type: 'message_delta',
+          delta: { stop_reason: usedTools ? 'tool_use' : 'end_turn', stop_sequence: null },
+          usage: { output_tokens: usage.outputTokens },
+        },
+        'message_delta',
+      ),
       sse({ type: 'message_stop' }, 'message_stop'),
     );
     return frames;
   },
   errorBody: (status, message) =>
-    JSON.stringify({ type: 'error', error: { type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error', message } }),
+    JSON.stringify({
+      type: 'error',
+      error: { type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error', message },
+    }),
   malformedFrame: () => 'event: content_block_delta\ndata: {"type": "content_block_delta", {not json\n\n',
 };

@@ -62,5 +62,8 @@ export function defaultUsage(turn: ScriptedTurn): { inputTokens: number; outputT
 }
 
 export function textTurn(text: string, options: { chunkSize?: number; chunkDelayMs?: number } = {}): ScriptedTurn {
-  return { steps: [{ kind: 'text', text, ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }) }], ...(options.chunkDelayMs === undefined ? {} : { chunkDelayMs: options.chunkDelayMs }) };
+  return {
+    steps: [{ kind: 'text', text, ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }) }],
+    ...(options.chunkDelayMs === undefined ? {} : { chunkDelayMs: options.chunkDelayMs }),
+  };
 }

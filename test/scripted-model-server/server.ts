@@ -92,7 +92,9 @@ export class ScriptedModelServer {
     }
     const isChat = request.method === 'POST' && (path === '/v1/chat/completions' || path === '/v1/messages');
     if (!isChat) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `No route ${request.method} ${path}` } }));
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `No route ${request.method} ${path}` } }));
       return;
     }
     let body: Record<string, unknown>;
@@ -162,8 +164,28 @@ export class ScriptedModelServer {
     const models = this.options.models ?? [{ id: 'scripted-model', contextLength: 32768 }];
     const body =
       protocol === 'anthropic'
-        ? { data: models.map((model) => ({ type: 'model', id: model.id, display_name: model.id, created_at: '2026-01-01T00:00:00Z', ...(model.contextLength ? { max_input_tokens: model.contextLength } : {}) })), has_more: false, first_id: models[0]?.id ?? null, last_id: models.at(-1)?.id ?? null }
-        : { object: 'list', data: models.map((model) => ({ id: model.id, object: 'model', created: 0, owned_by: 'scripted', ...(model.contextLength ? { max_model_len: model.contextLength } : {}) })) };
+        ? {
+            data: models.map((model) => ({
+              type: 'model',
+              id: model.id,
+              display_name: model.id,
+              created_at: '2026-01-01T00:00:00Z',
+              ...(model.contextLength ? { max_input_tokens: model.contextLength } : {}),
+            })),
+            has_more: false,
+            first_id: models[0]?.id ?? null,
+            last_id: models.at(-1)?.id ?? null,
+          }
+        : {
+            object: 'list',
+            data: models.map((model) => ({
+              id: model.id,
+              object: 'model',
+              created: 0,
+              owned_by: 'scripted',
+              ...(model.contextLength ? { max_model_len: model.contextLength } : {}),
+            })),
+          };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
 }

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { journalEntrySchema, type JournalEntry } from '../../src/shared/events';
 import { emptySessionView, reduceSessionView } from '../../src/shared/session-view';
 
-const recorded = JSON.parse(readFileSync(new URL('../fixtures/journal/format-1-session.json', import.meta.url), 'utf8')) as { format: number; entries: unknown[] };
+const recorded = JSON.parse(readFileSync(new URL('../fixtures/journal/format-1-session.json', import.meta.url), 'utf8')) as {
+  format: number;
+  entries: unknown[];
+};
 
 describe('the session view reducer', () => {
   const entries: JournalEntry[] = recorded.entries.map((entry) => journalEntrySchema.parse(entry));
@@ -42,7 +45,9 @@ describe('the session view reducer', () => {
 });
 
 describe('a recorded session with tools, a plan, a gate, a grant and a queued message', () => {
-  const sample = JSON.parse(readFileSync(new URL('../fixtures/journal/format-1-tools-session.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+  const sample = JSON.parse(readFileSync(new URL('../fixtures/journal/format-1-tools-session.json', import.meta.url), 'utf8')) as {
+    entries: unknown[];
+  };
   const entries = sample.entries.map((entry) => journalEntrySchema.parse(entry));
 
   it('folds into the view the person saw', () => {
@@ -51,7 +56,10 @@ describe('a recorded session with tools, a plan, a gate, a grant and a queued me
     expect(view.pendingApproval).toBeNull();
     expect(view.plan).toMatchObject({ state: 'finished', maxRisk: 'write_low' });
     expect(view.queued).toBeNull();
-    expect(view.messages.filter((message) => message.role === 'user').map((message) => message.text)).toEqual(['Do the work', 'And then this']);
+    expect(view.messages.filter((message) => message.role === 'user').map((message) => message.text)).toEqual([
+      'Do the work',
+      'And then this',
+    ]);
     const calls = view.messages.flatMap((message) => message.toolCalls);
     expect(calls.map((call) => [call.tool, call.state])).toEqual([
       ['read_note', 'succeeded'],

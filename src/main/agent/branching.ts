@@ -65,8 +65,22 @@ export function branchPoints(branches: readonly Branch[], activeBranchId: string
       const hasOriginal = (lastOwnSeq.get(element.branchId) ?? -1) > forkSeq;
       const activeChild = ordered.find((branch) => line.some((item) => item.branchId === branch.id));
       const versions = [
-        ...(hasOriginal ? [{ branchId: newestLooked(subtree(branches, element.branchId, forkSeq))?.id ?? element.branchId, reason: 'original' as const, createdAt: 0, shown: activeChild === undefined }] : []),
-        ...ordered.map((branch) => ({ branchId: newestLooked(subtree(branches, branch.id, -2))?.id ?? branch.id, reason: branch.reason, createdAt: branch.createdAt, shown: activeChild?.id === branch.id })),
+        ...(hasOriginal
+          ? [
+              {
+                branchId: newestLooked(subtree(branches, element.branchId, forkSeq))?.id ?? element.branchId,
+                reason: 'original' as const,
+                createdAt: 0,
+                shown: activeChild === undefined,
+              },
+            ]
+          : []),
+        ...ordered.map((branch) => ({
+          branchId: newestLooked(subtree(branches, branch.id, -2))?.id ?? branch.id,
+          reason: branch.reason,
+          createdAt: branch.createdAt,
+          shown: activeChild?.id === branch.id,
+        })),
       ];
       if (versions.length < 2) continue;
       points.push({ forkSeq, versions });
@@ -76,7 +90,11 @@ export function branchPoints(branches: readonly Branch[], activeBranchId: string
 }
 
 /** The session's tree of branches, with a line of text for each so the person can tell them apart. */
-export function sessionTree(branches: readonly Branch[], activeBranchId: string, ownEntries: ReadonlyMap<string, readonly JournalEntry[]>): SessionTreeNode | null {
+export function sessionTree(
+  branches: readonly Branch[],
+  activeBranchId: string,
+  ownEntries: ReadonlyMap<string, readonly JournalEntry[]>,
+): SessionTreeNode | null {
   const root = branches.find((branch) => branch.parentId === null);
   if (!root) return null;
   const build = (branch: Branch): SessionTreeNode => {
@@ -89,7 +107,10 @@ export function sessionTree(branches: readonly Branch[], activeBranchId: string,
       title: text.length > 120 ? `${text.slice(0, 119)}…` : text,
       messages: entries.filter((entry) => entry.event.type === 'user_message' || entry.event.type === 'assistant_message_started').length,
       checkpoints: entries.filter((entry) => entry.event.type === 'checkpoint_saved').length,
-      children: branches.filter((child) => child.parentId === branch.id).sort((a, b) => a.forkSeq - b.forkSeq || a.createdAt - b.createdAt).map(build),
+      children: branches
+        .filter((child) => child.parentId === branch.id)
+        .sort((a, b) => a.forkSeq - b.forkSeq || a.createdAt - b.createdAt)
+        .map(build),
     };
   };
   return build(root);

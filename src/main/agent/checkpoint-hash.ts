@@ -5,5 +5,15 @@ import { createHash } from 'node:crypto';
  * change to any row of a chain shows at that row.
  */
 export function checkpointHash(parentHash: string, seq: number, appended: string, state: string | null, metadata: string): string {
-  return createHash('sha256').update(parentHash).update('\u0000').update(String(seq)).update('\u0000').update(appended).update('\u0000').update(state ?? '').update('\u0000').update(metadata).digest('base64url');
+  return createHash('sha256')
+    .update(parentHash)
+    .update('\u0000')
+    .update(String(seq))
+    .update('\u0000')
+    .update(appended)
+    .update('\u0000')
+    .update(state ?? '')
+    .update('\u0000')
+    .update(metadata)
+    .digest('base64url');
 }

@@ -32,7 +32,11 @@ export function summaryOf(row: CheckpointRow): CheckpointSummary {
  * marked as recovered from the checkpoint asked for. The messages are joined as JSON text and
  * parsed once, which costs about what parsing a saved whole state would.
  */
-export function materialize(chain: readonly CheckpointRow[], requested: CheckpointRef, writesOf: (row: CheckpointRow) => PendingWrite[]): CheckpointTuple | null {
+export function materialize(
+  chain: readonly CheckpointRow[],
+  requested: CheckpointRef,
+  writesOf: (row: CheckpointRow) => PendingWrite[],
+): CheckpointTuple | null {
   let parentHash = '';
   let intact = chain.length;
   for (let index = 0; index < chain.length; index += 1) {
@@ -68,6 +72,9 @@ export function recordOf(row: CheckpointRow): CheckpointRecord {
     seq: row.seq,
     createdAt: row.createdAt,
     metadata: JSON.parse(row.metadata) as CheckpointMetadata,
-    delta: row.state === null ? { appended: JSON.parse(row.appended) as unknown[] } : { appended: JSON.parse(row.appended) as unknown[], state: JSON.parse(row.state) as Record<string, unknown> },
+    delta:
+      row.state === null
+        ? { appended: JSON.parse(row.appended) as unknown[] }
+        : { appended: JSON.parse(row.appended) as unknown[], state: JSON.parse(row.state) as Record<string, unknown> },
   };
 }

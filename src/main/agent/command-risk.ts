@@ -8,14 +8,125 @@ export interface CommandRisk {
 
 /** Programs that only read (with the option checks below for the few that can also write). */
 const readOnlyPrograms = new Set([
-  'ls', 'cat', 'head', 'tail', 'less', 'more', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'wc', 'echo', 'printf', 'pwd', 'which', 'type', 'whereis', 'tree', 'stat', 'file',
-  'du', 'df', 'date', 'uname', 'whoami', 'id', 'hostname', 'sort', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'comm', 'basename', 'dirname', 'realpath', 'readlink', 'true',
-  'false', 'test', '[', 'jq', 'yq', 'column', 'nl', 'od', 'hexdump', 'xxd', 'md5sum', 'sha1sum', 'sha256sum', 'cksum', 'seq', 'expr', 'sleep', 'ps', 'top', 'free',
-  'uptime', 'printenv', 'man', 'help', 'locale', 'tput', 'fd', 'fdfind', 'bat', 'cd', 'wait', 'lsof', 'nproc', 'tac', 'rev', 'fold', 'fmt', 'paste', 'join',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'less',
+  'more',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'wc',
+  'echo',
+  'printf',
+  'pwd',
+  'which',
+  'type',
+  'whereis',
+  'tree',
+  'stat',
+  'file',
+  'du',
+  'df',
+  'date',
+  'uname',
+  'whoami',
+  'id',
+  'hostname',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'diff',
+  'cmp',
+  'comm',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'true',
+  'false',
+  'test',
+  '[',
+  'jq',
+  'yq',
+  'column',
+  'nl',
+  'od',
+  'hexdump',
+  'xxd',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'cksum',
+  'seq',
+  'expr',
+  'sleep',
+  'ps',
+  'top',
+  'free',
+  'uptime',
+  'printenv',
+  'man',
+  'help',
+  'locale',
+  'tput',
+  'fd',
+  'fdfind',
+  'bat',
+  'cd',
+  'wait',
+  'lsof',
+  'nproc',
+  'tac',
+  'rev',
+  'fold',
+  'fmt',
+  'paste',
+  'join',
 ]);
 
-const gitReadOnly = new Set(['status', 'log', 'show', 'diff', 'blame', 'grep', 'ls-files', 'ls-tree', 'rev-parse', 'describe', 'shortlog', 'reflog', 'cat-file', 'config', 'remote', 'branch', 'tag', 'stash']);
-const packageReadOnly = new Set(['ls', 'list', 'view', 'info', 'outdated', 'why', 'explain', 'help', 'search', 'audit', 'config', 'root', 'prefix', 'version', '--version', '-v']);
+const gitReadOnly = new Set([
+  'status',
+  'log',
+  'show',
+  'diff',
+  'blame',
+  'grep',
+  'ls-files',
+  'ls-tree',
+  'rev-parse',
+  'describe',
+  'shortlog',
+  'reflog',
+  'cat-file',
+  'config',
+  'remote',
+  'branch',
+  'tag',
+  'stash',
+]);
+const packageReadOnly = new Set([
+  'ls',
+  'list',
+  'view',
+  'info',
+  'outdated',
+  'why',
+  'explain',
+  'help',
+  'search',
+  'audit',
+  'config',
+  'root',
+  'prefix',
+  'version',
+  '--version',
+  '-v',
+]);
 const shells = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh']);
 const interpreters = new Set(['python', 'python3', 'node', 'ruby', 'perl', 'php', 'deno', 'bun', 'lua']);
 const privileged = new Set(['sudo', 'doas', 'su', 'pkexec']);
@@ -23,11 +134,15 @@ const diskDestroyers = new Set(['dd', 'shred', 'wipefs', 'fdisk', 'sfdisk', 'par
 const lowWriters = new Set(['mkdir', 'touch', 'cp', 'mv', 'ln', 'tee', 'patch', 'install', 'tar', 'unzip', 'zip', 'gzip', 'gunzip']);
 
 /** Words back into a command line, quoted so that parsing it again gives the same words. */
-const quoteWords = (words: readonly string[]): string => words.map((word) => (/^[A-Za-z0-9_./=:,+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`)).join(' ');
+const quoteWords = (words: readonly string[]): string =>
+  words.map((word) => (/^[A-Za-z0-9_./=:,+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`)).join(' ');
 
 const wordsOf = (command: Extract<Command, { kind: 'simple' }>): string[] => command.words.map((word) => word.text);
 const hasFlag = (args: readonly string[], ...flags: string[]): boolean =>
-  args.some((arg) => flags.includes(arg) || (/^-[A-Za-z]+$/.test(arg) && flags.some((flag) => /^-[A-Za-z]$/.test(flag) && arg.includes(flag.slice(1)))));
+  args.some(
+    (arg) =>
+      flags.includes(arg) || (/^-[A-Za-z]+$/.test(arg) && flags.some((flag) => /^-[A-Za-z]$/.test(flag) && arg.includes(flag.slice(1)))),
+  );
 
 /** Options of command runners that take a value, so the value is not taken for the command. */
 const optionValues: Record<string, readonly string[]> = {
@@ -67,16 +182,19 @@ function assessSimple(command: Extract<Command, { kind: 'simple' }>, depth: numb
   for (const redirect of command.redirects) {
     const target = redirect.target.text;
     const writes = ['>', '>>', '>|', '&>', '&>>', '<>'].includes(redirect.operator);
-    if (writes && target !== '/dev/null' && !/^&?\d$/.test(target)) findings.push({ level: 'write_high', reason: `writes into ${target} with ${redirect.operator}` });
+    if (writes && target !== '/dev/null' && !/^&?\d$/.test(target))
+      findings.push({ level: 'write_high', reason: `writes into ${target} with ${redirect.operator}` });
   }
   if (words.length === 0) return findings;
   const program = programOf(words[0] as string);
   const args = words.slice(1);
   const sub = args.find((arg) => !arg.startsWith('-')) ?? '';
 
-  if (command.words[0]?.expands || command.words[0]?.substitutions.length) return [...findings, { level: 'write_high', reason: 'the program name is only known when it runs' }];
+  if (command.words[0]?.expands || command.words[0]?.substitutions.length)
+    return [...findings, { level: 'write_high', reason: 'the program name is only known when it runs' }];
   if (privileged.has(program)) return [...findings, { level: 'destructive', reason: `${program} runs with raised privileges` }];
-  if (diskDestroyers.has(program) || /^mkfs/.test(program)) return [...findings, { level: 'destructive', reason: `${program} can destroy disks or files` }];
+  if (diskDestroyers.has(program) || /^mkfs/.test(program))
+    return [...findings, { level: 'destructive', reason: `${program} can destroy disks or files` }];
 
   const nested = (text: string): Finding[] => {
     if (depth > 4) return [{ level: 'destructive', reason: 'commands nested too deep to judge' }];
@@ -86,8 +204,10 @@ function assessSimple(command: Extract<Command, { kind: 'simple' }>, depth: numb
 
   switch (program) {
     case 'rm': {
-      if (hasFlag(args, '-r', '-R', '--recursive') || args.some((arg) => arg.startsWith('--recursive'))) findings.push({ level: 'destructive', reason: 'rm -r deletes whole folders' });
-      else if (command.words.slice(1).some((word) => word.expands)) findings.push({ level: 'destructive', reason: 'rm with a pattern deletes files not named' });
+      if (hasFlag(args, '-r', '-R', '--recursive') || args.some((arg) => arg.startsWith('--recursive')))
+        findings.push({ level: 'destructive', reason: 'rm -r deletes whole folders' });
+      else if (command.words.slice(1).some((word) => word.expands))
+        findings.push({ level: 'destructive', reason: 'rm with a pattern deletes files not named' });
       else findings.push({ level: 'write_high', reason: 'rm deletes files for good' });
       break;
     }
@@ -99,30 +219,65 @@ function assessSimple(command: Extract<Command, { kind: 'simple' }>, depth: numb
       if (args.includes('-delete')) findings.push({ level: 'destructive', reason: 'find -delete deletes what it finds' });
       else if (args.some((arg) => ['-exec', '-execdir', '-ok', '-okdir'].includes(arg))) {
         const index = args.findIndex((arg) => arg.startsWith('-exec') || arg.startsWith('-ok'));
-        const inner = args.slice(index + 1, args.indexOf(';', index) === -1 ? undefined : args.indexOf(';', index)).filter((arg) => arg !== '{}' && arg !== '+');
+        const inner = args
+          .slice(index + 1, args.indexOf(';', index) === -1 ? undefined : args.indexOf(';', index))
+          .filter((arg) => arg !== '{}' && arg !== '+');
         // Whatever -exec runs, it runs on every file found: deleting that way deletes many.
-        if (['rm', 'shred', 'unlink'].includes(programOf(inner[0] ?? ''))) findings.push({ level: 'destructive', reason: `find -exec ${inner[0]} deletes every file it finds` });
+        if (['rm', 'shred', 'unlink'].includes(programOf(inner[0] ?? '')))
+          findings.push({ level: 'destructive', reason: `find -exec ${inner[0]} deletes every file it finds` });
         else findings.push(...nested(quoteWords(inner)));
-      } else if (args.some((arg) => ['-fprint', '-fprintf', '-fls'].includes(arg))) findings.push({ level: 'write_low', reason: 'find writes its list to a file' });
+      } else if (args.some((arg) => ['-fprint', '-fprintf', '-fls'].includes(arg)))
+        findings.push({ level: 'write_low', reason: 'find writes its list to a file' });
       else findings.push({ level: 'read_only', reason: 'find lists files' });
       break;
     case 'git': {
-      const gitArgs = args.filter((arg) => !arg.startsWith('-') || arg === '--force' || arg === '-f' || arg === '--hard' || arg.startsWith('--force'));
+      const gitArgs = args.filter(
+        (arg) => !arg.startsWith('-') || arg === '--force' || arg === '-f' || arg === '--hard' || arg.startsWith('--force'),
+      );
       const verb = args.find((arg) => !arg.startsWith('-')) ?? '';
       if (verb === 'clean') findings.push({ level: 'destructive', reason: 'git clean deletes untracked files' });
-      else if (verb === 'reset' && args.includes('--hard')) findings.push({ level: 'destructive', reason: 'git reset --hard discards changes' });
-      else if (verb === 'push' && args.some((arg) => arg === '-f' || arg.startsWith('--force') || arg.startsWith('+') || arg === '--delete' || arg === '--mirror')) findings.push({ level: 'destructive', reason: 'a forced push rewrites the remote' });
-      else if ((verb === 'checkout' || verb === 'restore') && (args.includes('.') || args.includes('--') || hasFlag(args, '-f', '--force'))) findings.push({ level: 'destructive', reason: `git ${verb} can discard uncommitted changes` });
-      else if (verb === 'branch' && hasFlag(args, '-D', '--delete', '-d')) findings.push({ level: 'destructive', reason: 'git branch -D deletes a branch' });
+      else if (verb === 'reset' && args.includes('--hard'))
+        findings.push({ level: 'destructive', reason: 'git reset --hard discards changes' });
+      else if (
+        verb === 'push' &&
+        args.some((arg) => arg === '-f' || arg.startsWith('--force') || arg.startsWith('+') || arg === '--delete' || arg === '--mirror')
+      )
+        findings.push({ level: 'destructive', reason: 'a forced push rewrites the remote' });
+      else if ((verb === 'checkout' || verb === 'restore') && (args.includes('.') || args.includes('--') || hasFlag(args, '-f', '--force')))
+        findings.push({ level: 'destructive', reason: `git ${verb} can discard uncommitted changes` });
+      else if (verb === 'branch' && hasFlag(args, '-D', '--delete', '-d'))
+        findings.push({ level: 'destructive', reason: 'git branch -D deletes a branch' });
       else if (verb === 'stash') {
         const action = args[args.indexOf('stash') + 1] ?? '';
         if (['drop', 'clear'].includes(action)) findings.push({ level: 'destructive', reason: 'git stash drop loses stashed work' });
         else if (['list', 'show'].includes(action)) findings.push({ level: 'read_only', reason: `git stash ${action} only reads` });
         else findings.push({ level: 'write_low', reason: 'git stash changes the working tree' });
-      }
-      else if (['branch', 'tag', 'remote', 'config', 'stash'].includes(verb) && args.length > 1 && !hasFlag(args, '-l', '--list', '-v', '-a', '--show-current', '--get', '-r')) findings.push({ level: 'write_low', reason: `git ${verb} changes the repository` });
+      } else if (
+        ['branch', 'tag', 'remote', 'config', 'stash'].includes(verb) &&
+        args.length > 1 &&
+        !hasFlag(args, '-l', '--list', '-v', '-a', '--show-current', '--get', '-r')
+      )
+        findings.push({ level: 'write_low', reason: `git ${verb} changes the repository` });
       else if (gitReadOnly.has(verb)) findings.push({ level: 'read_only', reason: `git ${verb} only reads` });
-      else if (['add', 'commit', 'switch', 'checkout', 'mv', 'restore', 'init', 'apply', 'cherry-pick', 'revert', 'merge', 'rebase', 'am', 'rm'].includes(verb)) findings.push({ level: verb === 'rm' ? 'write_high' : 'write_low', reason: `git ${verb} changes the repository` });
+      else if (
+        [
+          'add',
+          'commit',
+          'switch',
+          'checkout',
+          'mv',
+          'restore',
+          'init',
+          'apply',
+          'cherry-pick',
+          'revert',
+          'merge',
+          'rebase',
+          'am',
+          'rm',
+        ].includes(verb)
+      )
+        findings.push({ level: verb === 'rm' ? 'write_high' : 'write_low', reason: `git ${verb} changes the repository` });
       else findings.push({ level: 'write_high', reason: `git ${verb || gitArgs.join(' ')} can change the repository or the remote` });
       break;
     }
@@ -134,10 +289,18 @@ function assessSimple(command: Extract<Command, { kind: 'simple' }>, depth: numb
       else findings.push({ level: 'write_high', reason: `${program} ${sub} runs package scripts or installs code` });
       break;
     case 'sed':
-      findings.push(hasFlag(args, '-i') || args.some((arg) => arg.startsWith('--in-place')) ? { level: 'write_low', reason: 'sed -i edits files in place' } : { level: 'read_only', reason: 'sed prints' });
+      findings.push(
+        hasFlag(args, '-i') || args.some((arg) => arg.startsWith('--in-place'))
+          ? { level: 'write_low', reason: 'sed -i edits files in place' }
+          : { level: 'read_only', reason: 'sed prints' },
+      );
       break;
     case 'sort':
-      findings.push(hasFlag(args, '-o') || args.some((arg) => arg.startsWith('--output')) ? { level: 'write_low', reason: 'sort -o writes a file' } : { level: 'read_only', reason: 'sort prints' });
+      findings.push(
+        hasFlag(args, '-o') || args.some((arg) => arg.startsWith('--output'))
+          ? { level: 'write_low', reason: 'sort -o writes a file' }
+          : { level: 'read_only', reason: 'sort prints' },
+      );
       break;
     case 'curl':
     case 'wget':
@@ -146,7 +309,8 @@ function assessSimple(command: Extract<Command, { kind: 'simple' }>, depth: numb
     case 'xargs': {
       const inner = commandAfterOptions(program, args);
       if (inner.length === 0) findings.push({ level: 'read_only', reason: 'xargs alone echoes' });
-      else if (['rm', 'shred', 'unlink'].includes(programOf(inner[0] ?? ''))) findings.push({ level: 'destructive', reason: `xargs ${inner[0]} deletes every file it is given` });
+      else if (['rm', 'shred', 'unlink'].includes(programOf(inner[0] ?? '')))
+        findings.push({ level: 'destructive', reason: `xargs ${inner[0]} deletes every file it is given` });
       else findings.push(...nested(quoteWords(inner)));
       break;
     }
@@ -175,7 +339,11 @@ function assessSimple(command: Extract<Command, { kind: 'simple' }>, depth: numb
     case 'chmod':
     case 'chown':
     case 'chgrp':
-      findings.push(hasFlag(args, '-R', '--recursive') ? { level: 'destructive', reason: `${program} -R changes a whole tree` } : { level: 'write_high', reason: `${program} changes permissions` });
+      findings.push(
+        hasFlag(args, '-R', '--recursive')
+          ? { level: 'destructive', reason: `${program} -R changes a whole tree` }
+          : { level: 'write_high', reason: `${program} changes permissions` },
+      );
       break;
     case 'kill':
     case 'pkill':
@@ -207,7 +375,8 @@ function assessScript(script: Script, depth: number): Finding[] {
       for (const command of pipeline.commands) {
         if (command.kind !== 'simple' || command !== last || pipeline.commands.length < 2) continue;
         const program = programOf(command.words[0]?.text ?? '');
-        if (shells.has(program) || interpreters.has(program)) findings.push({ level: 'destructive', reason: `piping into ${program} runs whatever the pipe carries` });
+        if (shells.has(program) || interpreters.has(program))
+          findings.push({ level: 'destructive', reason: `piping into ${program} runs whatever the pipe carries` });
       }
     }
   }

@@ -59,7 +59,11 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): ChatM
     }
     const item = entry.draft;
     if (item.content.length === 0 && item.toolCalls.length === 0) continue;
-    messages.push(item.toolCalls.length > 0 ? { role: 'assistant', content: item.content, toolCalls: item.toolCalls } : { role: 'assistant', content: item.content });
+    messages.push(
+      item.toolCalls.length > 0
+        ? { role: 'assistant', content: item.content, toolCalls: item.toolCalls }
+        : { role: 'assistant', content: item.content },
+    );
     for (const call of item.toolCalls) {
       const result = results.get(call.id);
       messages.push({ role: 'tool', toolCallId: call.id, content: result?.content ?? noResult, isError: result ? result.isError : true });
@@ -109,6 +113,7 @@ const chatMessageSchema = z.union([
 /** Checks what a checkpoint holds is a conversation before a model is given it. */
 export function parseCheckpointMessages(messages: readonly unknown[]): ChatMessage[] {
   const parsed = z.array(chatMessageSchema).safeParse(messages);
-  if (!parsed.success) throw new StoreError('store_corrupt', `A checkpoint holds a message that is not one: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+  if (!parsed.success)
+    throw new StoreError('store_corrupt', `A checkpoint holds a message that is not one: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
   return parsed.data;
 }

@@ -2,7 +2,8 @@ import type { RuntimeEvent } from '../../shared/events';
 
 export type StreamedEvent = Extract<RuntimeEvent, { type: 'text_delta' | 'reasoning_delta' | 'tool_output' }>;
 
-const keyOf = (event: StreamedEvent): string => (event.type === 'tool_output' ? `tool:${event.toolCallId}` : `${event.type}:${event.messageId}`);
+const keyOf = (event: StreamedEvent): string =>
+  event.type === 'tool_output' ? `tool:${event.toolCallId}` : `${event.type}:${event.messageId}`;
 
 /**
  * Collects streamed pieces and hands them out merged: consecutive pieces of the same kind and

@@ -15,9 +15,15 @@ export class FileRestorer {
     private readonly newId: () => string,
   ) {}
 
-  async restore(sessionId: string, workspacePath: string | null, targetId: string, overwriteConflicts: boolean): Promise<Omit<FilesRestored, 'restoreId'>> {
+  async restore(
+    sessionId: string,
+    workspacePath: string | null,
+    targetId: string,
+    overwriteConflicts: boolean,
+  ): Promise<Omit<FilesRestored, 'restoreId'>> {
     const { files, clock } = this;
-    if (workspacePath === null || files.workspaceOf(targetId) !== workspacePath) throw new WorkbenchError('invalid_state', 'These files were saved from another folder than the session works in now.');
+    if (workspacePath === null || files.workspaceOf(targetId) !== workspacePath)
+      throw new WorkbenchError('invalid_state', 'These files were saved from another folder than the session works in now.');
     const expectedId = files.latest(sessionId);
     const safety = await files.capture({ sessionId, workspacePath, id: this.newId(), at: clock.now(), kind: 'safety' });
     let outcome;
@@ -25,7 +31,9 @@ export class FileRestorer {
       outcome = await files.restore({ workspacePath, targetId, expectedId, overwriteConflicts });
     } catch (error) {
       // Half a restore is worse than none: put back what was written.
-      await files.restore({ workspacePath, targetId: safety.snapshotId, expectedId: null, overwriteConflicts: true }).catch(() => undefined);
+      await files
+        .restore({ workspacePath, targetId: safety.snapshotId, expectedId: null, overwriteConflicts: true })
+        .catch(() => undefined);
       throw error;
     }
     await files.capture({ sessionId, workspacePath, id: this.newId(), at: clock.now(), kind: 'step' });

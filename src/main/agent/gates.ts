@@ -5,8 +5,18 @@ export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly rea
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
 
 type Pending =
-  | { readonly kind: 'approval'; readonly sessionId: string; readonly resolve: (answer: ApprovalAnswer) => void; readonly reject: (error: Error) => void }
-  | { readonly kind: 'plan'; readonly sessionId: string; readonly resolve: (answer: PlanAnswer) => void; readonly reject: (error: Error) => void };
+  | {
+      readonly kind: 'approval';
+      readonly sessionId: string;
+      readonly resolve: (answer: ApprovalAnswer) => void;
+      readonly reject: (error: Error) => void;
+    }
+  | {
+      readonly kind: 'plan';
+      readonly sessionId: string;
+      readonly resolve: (answer: PlanAnswer) => void;
+      readonly reject: (error: Error) => void;
+    };
 
 /**
  * Where a turn waits for the person. Waiting is a state of the turn, not an exception: the turn
@@ -83,7 +93,11 @@ export class Gates {
     return this.pending.has(id);
   }
 
-  private wait<T>(id: string, signal: AbortSignal, make: (resolve: (answer: T) => void, reject: (error: Error) => void) => Pending): Promise<T> {
+  private wait<T>(
+    id: string,
+    signal: AbortSignal,
+    make: (resolve: (answer: T) => void, reject: (error: Error) => void) => Pending,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (signal.aborted) {
         reject(new CancelledError());
@@ -112,7 +126,8 @@ export class Gates {
   private find(id: string, kind: Pending['kind']): Pending {
     const pending = this.pending.get(id);
     if (!pending) {
-      if (this.answered.has(id)) throw new WorkbenchError('already_answered', `This ${kind === 'plan' ? 'plan' : 'approval'} was already answered.`);
+      if (this.answered.has(id))
+        throw new WorkbenchError('already_answered', `This ${kind === 'plan' ? 'plan' : 'approval'} was already answered.`);
       throw new NotFoundError(kind === 'plan' ? 'Plan' : 'Approval', id);
     }
     if (pending.kind !== kind) throw new WorkbenchError('invalid_input', `${id} is a ${pending.kind}, not a ${kind}.`);

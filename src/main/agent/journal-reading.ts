@@ -57,7 +57,11 @@ export function resumePoint(history: readonly ChatMessage[], entries: readonly J
       else if (event.type === 'tool_output') output += event.text;
       else if (event.type === 'tool_call_finished') finished = { output: event.output, isError: event.status !== 'succeeded' };
       else if (event.type === 'approval_requested') gate = { approvalId: event.approvalId, answer: null };
-      else if (event.type === 'approval_answered' && gate?.approvalId === event.approvalId) gate = { approvalId: event.approvalId, answer: event.reason ? { decision: event.decision, reason: event.reason } : { decision: event.decision } };
+      else if (event.type === 'approval_answered' && gate?.approvalId === event.approvalId)
+        gate = {
+          approvalId: event.approvalId,
+          answer: event.reason ? { decision: event.decision, reason: event.reason } : { decision: event.decision },
+        };
     }
     prior.set(call.id, finished ? { finished } : started ? { interruptedOutput: output } : gate ? { gate } : {});
   }

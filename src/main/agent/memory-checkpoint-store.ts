@@ -1,7 +1,16 @@
 import { newId } from './ids';
 import { checkpointHash } from './checkpoint-hash';
 import { materialize, recordOf, summaryOf, type CheckpointRow } from './checkpoint-rows';
-import type { CheckpointRecord, CheckpointDelta, CheckpointMetadata, CheckpointRef, CheckpointStore, CheckpointSummary, CheckpointTuple, PendingWrite } from './checkpoints';
+import type {
+  CheckpointRecord,
+  CheckpointDelta,
+  CheckpointMetadata,
+  CheckpointRef,
+  CheckpointStore,
+  CheckpointSummary,
+  CheckpointTuple,
+  PendingWrite,
+} from './checkpoints';
 
 /** Checkpoints in memory, for the headless runner and tests; the same rows and checks as the SQLite store. */
 export class MemoryCheckpointStore implements CheckpointStore {
@@ -10,27 +19,51 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata, id: string = newId(this.now())): CheckpointRef {
+  put(
+    parent: CheckpointRef | null,
+    threadId: string,
+    delta: CheckpointDelta,
+    metadata: CheckpointMetadata,
+    id: string = newId(this.now()),
+  ): CheckpointRef {
     const parentRow = parent ? this.rows.get(`${parent.threadId}/${parent.checkpointId}`) : undefined;
-    if (parent && (!parentRow || parent.threadId !== threadId)) throw new Error(`No checkpoint ${parent.checkpointId} in thread ${threadId}.`);
+    if (parent && (!parentRow || parent.threadId !== threadId))
+      throw new Error(`No checkpoint ${parent.checkpointId} in thread ${threadId}.`);
     const seq = parentRow ? parentRow.seq + 1 : 0;
     const appended = JSON.stringify(delta.appended);
     const state = delta.state === undefined ? null : JSON.stringify(delta.state);
     const meta = JSON.stringify(metadata);
-    const row: CheckpointRow = { threadId, id, parentId: parentRow?.id ?? null, seq, createdAt: this.now(), metadata: meta, appended, state, hash: checkpointHash(parentRow?.hash ?? '', seq, appended, state, meta) };
+    const row: CheckpointRow = {
+      threadId,
+      id,
+      parentId: parentRow?.id ?? null,
+      seq,
+      createdAt: this.now(),
+      metadata: meta,
+      appended,
+      state,
+      hash: checkpointHash(parentRow?.hash ?? '', seq, appended, state, meta),
+    };
     this.rows.set(`${threadId}/${row.id}`, row);
     return { threadId, checkpointId: row.id };
   }
 
   getTuple(ref: CheckpointRef): CheckpointTuple | null {
     const chain: CheckpointRow[] = [];
-    for (let row = this.rows.get(`${ref.threadId}/${ref.checkpointId}`); row; row = row.parentId === null ? undefined : this.rows.get(`${ref.threadId}/${row.parentId}`)) chain.unshift(row);
+    for (
+      let row = this.rows.get(`${ref.threadId}/${ref.checkpointId}`);
+      row;
+      row = row.parentId === null ? undefined : this.rows.get(`${ref.threadId}/${row.parentId}`)
+    )
+      chain.unshift(row);
     if (chain.length === 0) return null;
     return materialize(chain, ref, (row) => this.writes.get(`${row.threadId}/${row.id}`) ?? []);
   }
 
   list(threadId: string, options: { before?: CheckpointRef; limit?: number } = {}): CheckpointSummary[] {
-    const rows = [...this.rows.values()].filter((row) => row.threadId === threadId && (options.before === undefined || row.id < options.before.checkpointId));
+    const rows = [...this.rows.values()].filter(
+      (row) => row.threadId === threadId && (options.before === undefined || row.id < options.before.checkpointId),
+    );
     rows.sort((a, b) => (a.id < b.id ? 1 : -1));
     return rows.slice(0, options.limit ?? rows.length).map(summaryOf);
   }

@@ -41,7 +41,8 @@ export function grantIsActive(grant: TrustGrant, now: number, sessionId: string 
  */
 export function decide(tool: Tool, input: unknown, assessment: RiskAssessment, context: PolicyContext): Decision {
   if (assessment.refused) return { action: 'deny', rule: 'builtin_denial', reason: assessment.refused };
-  if (context.deniedTools.includes(tool.name)) return { action: 'deny', rule: 'user_denial', reason: `You have denied ${tool.name} in Settings.` };
+  if (context.deniedTools.includes(tool.name))
+    return { action: 'deny', rule: 'user_denial', reason: `You have denied ${tool.name} in Settings.` };
   if (assessment.level !== 'destructive') {
     for (const grant of context.grants) {
       if (

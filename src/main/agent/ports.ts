@@ -48,7 +48,12 @@ export interface FileHistory {
    * Writes the target's files, then (only once every write has succeeded) deletes the files the
    * target does not have. Conflicts are kept unless `overwriteConflicts`.
    */
-  restore(input: { workspacePath: string; targetId: string; expectedId: string | null; overwriteConflicts: boolean }): Promise<{ written: string[]; deleted: string[]; kept: string[] }>;
+  restore(input: {
+    workspacePath: string;
+    targetId: string;
+    expectedId: string | null;
+    overwriteConflicts: boolean;
+  }): Promise<{ written: string[]; deleted: string[]; kept: string[] }>;
   /** Which workspace a snapshot was taken of. */
   workspaceOf(snapshotId: string): string | null;
 }

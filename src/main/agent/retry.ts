@@ -23,7 +23,13 @@ export function backoffDelay(policy: RetryPolicy, attempt: number, random: () =>
 
 /** Events that show the person something; once one is out, a retry would repeat it, so none is made. */
 function isContent(event: ModelStreamEvent): boolean {
-  return event.type === 'text_delta' || event.type === 'reasoning_delta' || event.type === 'tool_call_started' || event.type === 'tool_call_arguments_delta' || event.type === 'tool_call_ready';
+  return (
+    event.type === 'text_delta' ||
+    event.type === 'reasoning_delta' ||
+    event.type === 'tool_call_started' ||
+    event.type === 'tool_call_arguments_delta' ||
+    event.type === 'tool_call_ready'
+  );
 }
 
 /**
@@ -48,7 +54,13 @@ export class RetryingModelProvider implements ModelProvider {
       let streamedContent = false;
       let failure: Extract<ModelStreamEvent, { type: 'error' }> | null = null;
       for await (const event of this.inner.stream(request, signal)) {
-        if (event.type === 'error' && !streamedContent && event.error.retryable === true && attempt < this.policy.maxAttempts && !signal.aborted) {
+        if (
+          event.type === 'error' &&
+          !streamedContent &&
+          event.error.retryable === true &&
+          attempt < this.policy.maxAttempts &&
+          !signal.aborted
+        ) {
           failure = event;
           break;
         }

@@ -233,7 +233,17 @@ export class SessionRuntime {
       { type: 'status_changed', status: 'planning' },
     ]);
     const controller = new AbortController();
-    const turn = new Turn(setup, { ...this.options, gates: this.gates, frameMs: this.frameMs, newId: this.newId, record: (events, writes) => this.record(sessionId, events, writes) }, controller);
+    const turn = new Turn(
+      setup,
+      {
+        ...this.options,
+        gates: this.gates,
+        frameMs: this.frameMs,
+        newId: this.newId,
+        record: (events, writes) => this.record(sessionId, events, writes),
+      },
+      controller,
+    );
     const finished = turn.run().finally(() => {
       this.active.delete(sessionId);
       this.gates.forgetSession(sessionId);
@@ -257,7 +267,14 @@ export class SessionRuntime {
     if (checkpointId === null) return fromJournal([]);
     const tuple = this.options.checkpoints.getTuple({ threadId: sessionId, checkpointId });
     if (!tuple) {
-      return fromJournal([{ type: 'checkpoint_recovered', requestedId: checkpointId, usedId: null, message: `Checkpoint ${checkpointId} is missing, so the conversation was rebuilt from the journal.` }]);
+      return fromJournal([
+        {
+          type: 'checkpoint_recovered',
+          requestedId: checkpointId,
+          usedId: null,
+          message: `Checkpoint ${checkpointId} is missing, so the conversation was rebuilt from the journal.`,
+        },
+      ]);
     }
     const messages = parseCheckpointMessages(tuple.messages);
     const warnings: RuntimeEvent[] = tuple.recoveredFrom
@@ -298,11 +315,18 @@ export class SessionRuntime {
       if (checkpoint < 0) throw new WorkbenchError('invalid_state', 'This answer has no checkpoint to start again from.');
       return this.forkAndRun(sessionId, this.forkAt(sessionId, entries, checkpoint), 'retry', null);
     }
-    const input = entries.findIndex((entry) => entry.event.type === 'checkpoint_saved' && entry.event.turnId === turnId && entry.event.source === 'input');
+    const input = entries.findIndex(
+      (entry) => entry.event.type === 'checkpoint_saved' && entry.event.turnId === turnId && entry.event.source === 'input',
+    );
     if (input < 0) {
       // A turn journalled before checkpoints existed: send its message again from before it.
       const event = entries[question]?.event;
-      return this.forkAndRun(sessionId, this.forkBefore(sessionId, entries, question), 'retry', event?.type === 'user_message' ? event.text : '');
+      return this.forkAndRun(
+        sessionId,
+        this.forkBefore(sessionId, entries, question),
+        'retry',
+        event?.type === 'user_message' ? event.text : '',
+      );
     }
     return this.forkAndRun(sessionId, this.forkAt(sessionId, entries, input), 'retry', null);
   }
@@ -313,7 +337,11 @@ export class SessionRuntime {
     const entries = this.options.store.journal(sessionId);
     const fork = this.forkAt(sessionId, entries, checkpointRow(entries, checkpointId));
     const branchId = this.newId();
-    this.record(sessionId, [...this.openBranch(sessionId, branchId, fork, 'restore'), ...fork.base.warnings, { type: 'status_changed', status: 'idle' }]);
+    this.record(sessionId, [
+      ...this.openBranch(sessionId, branchId, fork, 'restore'),
+      ...fork.base.warnings,
+      { type: 'status_changed', status: 'idle' },
+    ]);
     return { branchId, recovered: fork.base.warnings.length > 0 };
   }
 
@@ -366,7 +394,11 @@ export class SessionRuntime {
   }
 
   private openBranch(sessionId: string, branchId: string, fork: Fork, reason: BranchReason): RuntimeEvent[] {
-    this.options.store.createBranch(sessionId, { id: branchId, parentId: fork.parentId, forkSeq: fork.forkSeq, checkpointId: fork.checkpointId, reason }, this.options.clock.now());
+    this.options.store.createBranch(
+      sessionId,
+      { id: branchId, parentId: fork.parentId, forkSeq: fork.forkSeq, checkpointId: fork.checkpointId, reason },
+      this.options.clock.now(),
+    );
     return [{ type: 'branch_started', branchId, parentId: fork.parentId, forkSeq: fork.forkSeq, checkpointId: fork.checkpointId, reason }];
   }
 
@@ -397,12 +429,18 @@ export class SessionRuntime {
    * person changed since the agent last saw them are kept unless `overwriteConflicts`. A safety
    * snapshot is taken first, so the restore itself can be undone.
    */
-  async restore(sessionId: string, checkpointId: string, mode: RestoreMode, overwriteConflicts = false): Promise<{ branchId: string | null; recovered: boolean; files: FilesRestored | null }> {
+  async restore(
+    sessionId: string,
+    checkpointId: string,
+    mode: RestoreMode,
+    overwriteConflicts = false,
+  ): Promise<{ branchId: string | null; recovered: boolean; files: FilesRestored | null }> {
     this.assertIdle(sessionId);
     const entries = this.options.store.journal(sessionId);
     checkpointRow(entries, checkpointId);
     const target = mode === 'conversation' ? null : this.filesAt(sessionId, checkpointId);
-    if (target && target.snapshotId === null) throw new WorkbenchError('invalid_state', 'No files were saved at this checkpoint: the agent had not changed any yet.');
+    if (target && target.snapshotId === null)
+      throw new WorkbenchError('invalid_state', 'No files were saved at this checkpoint: the agent had not changed any yet.');
     const restored = target?.snapshotId ? await this.restoreFiles(sessionId, target.snapshotId, overwriteConflicts) : null;
     const branch = mode === 'files' ? null : this.restoreCheckpoint(sessionId, checkpointId);
     const files = restored ? this.recordRestore(sessionId, restored, checkpointId, null) : null;
@@ -421,7 +459,12 @@ export class SessionRuntime {
     return this.recordRestore(sessionId, restored, null, restoreId);
   }
 
-  private recordRestore(sessionId: string, restored: Omit<FilesRestored, 'restoreId'>, checkpointId: string | null, undoOf: string | null): FilesRestored {
+  private recordRestore(
+    sessionId: string,
+    restored: Omit<FilesRestored, 'restoreId'>,
+    checkpointId: string | null,
+    undoOf: string | null,
+  ): FilesRestored {
     const result: FilesRestored = { restoreId: this.newId(), ...restored };
     this.record(sessionId, [{ type: 'files_restored', checkpointId, undoOf, ...result }]);
     return result;
@@ -467,7 +510,8 @@ export class SessionRuntime {
     const base = this.baseAt(sessionId, entries, 'head', true);
     const resume = resumePoint(base.history, entries, turnId);
     // An answer to a gate that opens again may come before the turn is back at it.
-    for (const prior of resume.prior.values()) if (prior.gate && !prior.gate.answer) this.gates.expectApproval(prior.gate.approvalId, sessionId);
+    for (const prior of resume.prior.values())
+      if (prior.gate && !prior.gate.answer) this.gates.expectApproval(prior.gate.approvalId, sessionId);
     try {
       return { turnId: this.start(sessionId, { text: null, turnId, base, resume }) };
     } catch (error) {

@@ -34,10 +34,21 @@ export class SessionTransfer {
       version: sessionExportVersion,
       exportedAt: clock.now(),
       appVersion,
-      session: { id: session.id, title: session.title, workspacePath: session.workspacePath, model: session.model, autonomy: session.autonomy, status: session.status, createdAt: session.createdAt, updatedAt: session.updatedAt },
+      session: {
+        id: session.id,
+        title: session.title,
+        workspacePath: session.workspacePath,
+        model: session.model,
+        autonomy: session.autonomy,
+        status: session.status,
+        createdAt: session.createdAt,
+        updatedAt: session.updatedAt,
+      },
       activeBranchId: store.activeBranch(sessionId),
       branches: store.branches(sessionId),
-      journal: store.allRows(sessionId).map((row) => ({ seq: row.seq, at: row.at, branchId: row.branchId, format: row.format, event: row.event })),
+      journal: store
+        .allRows(sessionId)
+        .map((row) => ({ seq: row.seq, at: row.at, branchId: row.branchId, format: row.format, event: row.event })),
       checkpoints: checkpoints.records(sessionId).map((record) => ({
         id: record.id,
         parentId: record.parentId,
@@ -48,7 +59,11 @@ export class SessionTransfer {
         ...(record.delta.state ? { state: { ...record.delta.state } } : {}),
       })),
     };
-    const safeTitle = session.title.replace(/[^A-Za-z0-9 _-]+/g, '').trim().slice(0, 60) || 'session';
+    const safeTitle =
+      session.title
+        .replace(/[^A-Za-z0-9 _-]+/g, '')
+        .trim()
+        .slice(0, 60) || 'session';
     return { fileName: `${safeTitle}.workbench-session.json`, document: JSON.stringify(document, null, 1) };
   }
 
@@ -56,9 +71,14 @@ export class SessionTransfer {
     const { store, checkpoints, clock, newId } = this.options;
     const document = parseDocument(text);
     const rows = document.journal.map((row) => {
-      if (row.format > eventFormatVersion) throw new StoreError('store_newer_version', `Event ${row.seq} was written by a newer version of the app; update the app to import this session.`);
+      if (row.format > eventFormatVersion)
+        throw new StoreError(
+          'store_newer_version',
+          `Event ${row.seq} was written by a newer version of the app; update the app to import this session.`,
+        );
       const parsed = runtimeEventSchema.safeParse(row.event);
-      if (!parsed.success) throw new InvalidInputError(`Event ${row.seq} is not a valid event: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+      if (!parsed.success)
+        throw new InvalidInputError(`Event ${row.seq} is not a valid event: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
       return { seq: row.seq, at: row.at, branchId: row.branchId, event: parsed.data as RuntimeEvent };
     });
     checkShape(document);
@@ -66,7 +86,13 @@ export class SessionTransfer {
     const status = busyStatuses.has(document.session.status) ? 'interrupted' : document.session.status;
     return store.transaction(() => {
       const session = store.importSession({
-        session: { ...document.session, id, model: document.session.model && this.options.providerExists(document.session.model.providerId) ? document.session.model : null, status, updatedAt: Math.max(document.session.updatedAt, clock.now()) },
+        session: {
+          ...document.session,
+          id,
+          model: document.session.model && this.options.providerExists(document.session.model.providerId) ? document.session.model : null,
+          status,
+          updatedAt: Math.max(document.session.updatedAt, clock.now()),
+        },
         branches: document.branches,
         activeBranchId: document.activeBranchId,
         rows,
@@ -93,7 +119,10 @@ function parseDocument(text: string): SessionExport {
   if (format !== sessionExportFormat) throw new InvalidInputError('This is not a session export of this app.');
   const version = (raw as { version?: unknown }).version;
   if (typeof version === 'number' && version > sessionExportVersion) {
-    throw new StoreError('store_newer_version', `This session was exported by a newer version of the app (format ${version}); update the app to import it.`);
+    throw new StoreError(
+      'store_newer_version',
+      `This session was exported by a newer version of the app (format ${version}); update the app to import it.`,
+    );
   }
   const parsed = sessionExportSchema.safeParse(raw);
   if (!parsed.success) {
@@ -107,9 +136,11 @@ function parseDocument(text: string): SessionExport {
 function checkShape(document: SessionExport): void {
   const ids = new Set(document.branches.map((branch) => branch.id));
   if (ids.size !== document.branches.length) throw new InvalidInputError('The session export has two branches with the same id.');
-  if (document.branches.filter((branch) => branch.parentId === null).length !== 1) throw new InvalidInputError('The session export must have exactly one first branch.');
+  if (document.branches.filter((branch) => branch.parentId === null).length !== 1)
+    throw new InvalidInputError('The session export must have exactly one first branch.');
   for (const branch of document.branches) {
-    if (branch.parentId !== null && !ids.has(branch.parentId)) throw new InvalidInputError(`Branch ${branch.id} has a parent that is not in the export.`);
+    if (branch.parentId !== null && !ids.has(branch.parentId))
+      throw new InvalidInputError(`Branch ${branch.id} has a parent that is not in the export.`);
     try {
       branchLine(document.branches, branch.id);
     } catch (error) {
@@ -125,7 +156,8 @@ function checkShape(document: SessionExport): void {
   }
   const seen = new Set<string>();
   for (const checkpoint of document.checkpoints) {
-    if (checkpoint.parentId !== null && !seen.has(checkpoint.parentId)) throw new InvalidInputError(`Checkpoint ${checkpoint.id} comes before its parent.`);
+    if (checkpoint.parentId !== null && !seen.has(checkpoint.parentId))
+      throw new InvalidInputError(`Checkpoint ${checkpoint.id} comes before its parent.`);
     if (seen.has(checkpoint.id)) throw new InvalidInputError(`Two checkpoints have the id ${checkpoint.id}.`);
     seen.add(checkpoint.id);
   }

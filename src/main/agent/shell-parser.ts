@@ -25,7 +25,12 @@ export interface Redirect {
 }
 
 export type Command =
-  | { readonly kind: 'simple'; readonly assignments: readonly Word[]; readonly words: readonly Word[]; readonly redirects: readonly Redirect[] }
+  | {
+      readonly kind: 'simple';
+      readonly assignments: readonly Word[];
+      readonly words: readonly Word[];
+      readonly redirects: readonly Redirect[];
+    }
   | { readonly kind: 'subshell' | 'group'; readonly body: Script; readonly redirects: readonly Redirect[] };
 
 export interface Pipeline {
@@ -54,9 +59,53 @@ type Token =
   | { readonly type: 'op'; readonly value: string; readonly fd: number | null }
   | { readonly type: 'newline' };
 
-const operators = ['&>>', '<<<', '<<-', '&&', '||', ';;', '>>', '<<', '>|', '<>', '>&', '<&', '&>', '|&', ';', '&', '|', '(', ')', '<', '>'];
-const keywords = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'in', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', '!', '{', '}', '[[', ']]']);
-const isRedirect = (value: string): value is RedirectOperator => ['>', '>>', '>|', '<', '<<', '<<-', '<<<', '<>', '>&', '<&', '&>', '&>>'].includes(value);
+const operators = [
+  '&>>',
+  '<<<',
+  '<<-',
+  '&&',
+  '||',
+  ';;',
+  '>>',
+  '<<',
+  '>|',
+  '<>',
+  '>&',
+  '<&',
+  '&>',
+  '|&',
+  ';',
+  '&',
+  '|',
+  '(',
+  ')',
+  '<',
+  '>',
+];
+const keywords = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'for',
+  'in',
+  'while',
+  'until',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'function',
+  'select',
+  '!',
+  '{',
+  '}',
+  '[[',
+  ']]',
+]);
+const isRedirect = (value: string): value is RedirectOperator =>
+  ['>', '>>', '>|', '<', '<<', '<<-', '<<<', '<>', '>&', '<&', '&>', '&>>'].includes(value);
 
 /** Whether a command substitution starts here: `$(` (but not the arithmetic `$((`) or a backquote. */
 const substitutionAt = (source: string, index: number): boolean =>
@@ -171,7 +220,8 @@ function tokenize(source: string): Token[] {
       } else if (substitutionAt(source, index)) {
         index = takeSubstitution(index);
       } else {
-        if (current === '$' || current === '*' || current === '?' || current === '[' || (current === '~' && text === '') || current === '{') expands = true;
+        if (current === '$' || current === '*' || current === '?' || current === '[' || (current === '~' && text === '') || current === '{')
+          expands = true;
         text += current;
         index += 1;
       }
@@ -200,7 +250,12 @@ class Parser {
     for (;;) {
       while (this.peek()?.type === 'newline' || this.isOp(';') || this.isOp(';;')) this.position += 1;
       const token = this.peek();
-      if (!token || (until && token.type === 'op' && token.value === until) || (until === '}' && token.type === 'word' && token.word.text === '}' && !token.word.quoted)) break;
+      if (
+        !token ||
+        (until && token.type === 'op' && token.value === until) ||
+        (until === '}' && token.type === 'word' && token.word.text === '}' && !token.word.quoted)
+      )
+        break;
       const andOr = this.andOr();
       const background = this.isOp('&');
       if (background) this.position += 1;

@@ -32,13 +32,37 @@ export function prepareCall(request: ToolCallRequest, tools: ToolRegistry, works
   const tool = tools.get(request.name) ?? null;
   const fallback: RiskAssessment = { level: tool?.baseRisk ?? 'read_only', reason: 'not run' };
   if (!tool) {
-    const known = tools.list().map((candidate) => candidate.name).join(', ') || 'none';
-    return { request, tool, rawInput, input: null, invalid: `There is no tool named ${request.name}. Available tools: ${known}.`, assessment: fallback, summary: request.name, preview: null };
+    const known =
+      tools
+        .list()
+        .map((candidate) => candidate.name)
+        .join(', ') || 'none';
+    return {
+      request,
+      tool,
+      rawInput,
+      input: null,
+      invalid: `There is no tool named ${request.name}. Available tools: ${known}.`,
+      assessment: fallback,
+      summary: request.name,
+      preview: null,
+    };
   }
-  if (jsonError) return { request, tool, rawInput, input: null, invalid: jsonError, assessment: fallback, summary: request.name, preview: null };
+  if (jsonError)
+    return { request, tool, rawInput, input: null, invalid: jsonError, assessment: fallback, summary: request.name, preview: null };
   const parsed = tool.parse(rawInput);
-  if (!parsed.ok) return { request, tool, rawInput, input: null, invalid: parsed.message, assessment: fallback, summary: request.name, preview: null };
-  return { request, tool, rawInput, input: parsed.input, invalid: null, assessment: tool.assess(parsed.input, { workspacePath }), summary: tool.summarize(parsed.input), preview: null };
+  if (!parsed.ok)
+    return { request, tool, rawInput, input: null, invalid: parsed.message, assessment: fallback, summary: request.name, preview: null };
+  return {
+    request,
+    tool,
+    rawInput,
+    input: parsed.input,
+    invalid: null,
+    assessment: tool.assess(parsed.input, { workspacePath }),
+    summary: tool.summarize(parsed.input),
+    preview: null,
+  };
 }
 
 /** What the journal knows of a call when its turn resumes after the app stopped. */
@@ -74,16 +98,29 @@ export class ToolStep {
     const steps: PlanStep[] = [];
     for (const call of calls) {
       if (call.invalid !== null || call.tool === null) {
-        steps.push({ toolCallId: call.request.id, tool: call.request.name, summary: call.summary, risk: call.assessment.level, decision: 'deny' });
+        steps.push({
+          toolCallId: call.request.id,
+          tool: call.request.name,
+          summary: call.summary,
+          risk: call.assessment.level,
+          decision: 'deny',
+        });
         continue;
       }
       const decision = decide(call.tool, call.input, call.assessment, this.policyContext(grants));
       decided.push({ call: call as Decided['call'], decision });
-      steps.push({ toolCallId: call.request.id, tool: call.tool.name, summary: call.summary, risk: call.assessment.level, decision: decision.action });
+      steps.push({
+        toolCallId: call.request.id,
+        tool: call.tool.name,
+        summary: call.summary,
+        risk: call.assessment.level,
+        decision: decision.action,
+      });
     }
 
     for (const call of calls) if (call.invalid !== null) this.finishCall(call, 'failed', call.invalid, 0);
-    for (const item of decided) if (item.decision.action === 'deny') this.finishCall(item.call, 'denied', `Not run: ${item.decision.reason}`, 0);
+    for (const item of decided)
+      if (item.decision.action === 'deny') this.finishCall(item.call, 'denied', `Not run: ${item.decision.reason}`, 0);
     const runnable = decided.filter((item) => item.decision.action !== 'deny');
 
     if (calls.length >= this.setup.planThreshold) {
@@ -121,7 +158,17 @@ export class ToolStep {
     const { turnId, sessionId } = this.setup;
     const planId = this.services.newId();
     const needsApproval = runnable.some((item) => item.decision.action === 'ask');
-    this.turn.record([{ type: 'plan_proposed', turnId, planId, purpose: purpose || `${steps.length} steps`, steps, maxRisk: maxRisk(steps.map((step) => step.risk)), needsApproval }]);
+    this.turn.record([
+      {
+        type: 'plan_proposed',
+        turnId,
+        planId,
+        purpose: purpose || `${steps.length} steps`,
+        steps,
+        maxRisk: maxRisk(steps.map((step) => step.risk)),
+        needsApproval,
+      },
+    ]);
     if (!needsApproval) return true;
     this.turn.setStatus('waiting_approval');
     this.turn.commit();
@@ -130,7 +177,8 @@ export class ToolStep {
     this.turn.checkpoint('approval');
     if (answer.answer === 'approve') {
       // Approval covers exactly the listed steps of this run, nothing more.
-      for (const item of runnable) if (item.decision.action === 'ask') item.decision = { action: 'run', rule: 'plan', reason: 'Approved as a step of the plan.' };
+      for (const item of runnable)
+        if (item.decision.action === 'ask') item.decision = { action: 'run', rule: 'plan', reason: 'Approved as a step of the plan.' };
       return true;
     }
     const note =
@@ -147,12 +195,23 @@ export class ToolStep {
     while (index < runnable.length) {
       if (this.turn.signal.aborted) throw new CancelledError();
       const batch: Decided[] = [];
-      while (index < runnable.length && runnable[index]?.decision.action === 'run' && runnable[index]?.call.assessment.level === 'read_only') {
+      while (
+        index < runnable.length &&
+        runnable[index]?.decision.action === 'run' &&
+        runnable[index]?.call.assessment.level === 'read_only'
+      ) {
         batch.push(runnable[index] as Decided);
         index += 1;
       }
       if (batch.length > 0) {
-        await Promise.all(batch.map((item) => this.runCall(item.call, item.decision.rule === 'grant' ? 'grant' : fromPlan && item.decision.rule === 'plan' ? 'plan' : 'matrix')));
+        await Promise.all(
+          batch.map((item) =>
+            this.runCall(
+              item.call,
+              item.decision.rule === 'grant' ? 'grant' : fromPlan && item.decision.rule === 'plan' ? 'plan' : 'matrix',
+            ),
+          ),
+        );
         continue;
       }
       const item = runnable[index] as Decided;
@@ -174,20 +233,21 @@ export class ToolStep {
     if (prior?.answer) return this.takeAnswer(call, approvalId, prior.answer, true);
     this.turn.setStatus('waiting_approval');
     // A gate that was open when the app stopped is journalled already: it opens again as it was.
-    if (!prior) this.turn.record([
-      {
-        type: 'approval_requested',
-        turnId,
-        toolCallId: call.request.id,
-        approvalId,
-        tool: call.tool.name,
-        summary: call.summary,
-        input: call.rawInput,
-        risk: call.assessment.level,
-        reason: call.assessment.reason,
-        ...(call.preview === null ? {} : { preview: call.preview }),
-      },
-    ]);
+    if (!prior)
+      this.turn.record([
+        {
+          type: 'approval_requested',
+          turnId,
+          toolCallId: call.request.id,
+          approvalId,
+          tool: call.tool.name,
+          summary: call.summary,
+          input: call.rawInput,
+          risk: call.assessment.level,
+          reason: call.assessment.reason,
+          ...(call.preview === null ? {} : { preview: call.preview }),
+        },
+      ]);
     this.turn.commit();
     const answer = await services.gates.waitForApproval(approvalId, sessionId, this.turn.signal);
     return this.takeAnswer(call, approvalId, answer, false);
@@ -197,7 +257,14 @@ export class ToolStep {
   private takeAnswer(call: Decided['call'], approvalId: string, answer: ApprovalAnswer, journalled: boolean): boolean {
     const { turnId, sessionId, workspacePath } = this.setup;
     const { services } = this;
-    const answeredEvent: RuntimeEvent = { type: 'approval_answered', turnId, toolCallId: call.request.id, approvalId, decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) };
+    const answeredEvent: RuntimeEvent = {
+      type: 'approval_answered',
+      turnId,
+      toolCallId: call.request.id,
+      approvalId,
+      decision: answer.decision,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+    };
     // A journalled answer was saved with its checkpoint then: nothing to write again.
     const answered = (): void => {
       if (journalled) return;
@@ -257,7 +324,13 @@ export class ToolStep {
     try {
       // A tool that ignores the signal cannot hold the turn: Stop wins the race.
       const outcome = await Promise.race([
-        call.tool.execute(call.input, { signal, sessionId, toolCallId, workspacePath, emitOutput: (text) => this.turn.stream({ type: 'tool_output', turnId, toolCallId, text }) }),
+        call.tool.execute(call.input, {
+          signal,
+          sessionId,
+          toolCallId,
+          workspacePath,
+          emitOutput: (text) => this.turn.stream({ type: 'tool_output', turnId, toolCallId, text }),
+        }),
         aborted,
       ]);
       this.finishCall(call, outcome.isError ? 'failed' : 'succeeded', outcome.output, services.clock.now() - startedAt);
@@ -266,7 +339,12 @@ export class ToolStep {
         this.finishCall(call, 'cancelled', 'Stopped by the user while running.', services.clock.now() - startedAt);
         throw new CancelledError();
       }
-      this.finishCall(call, 'failed', `${call.tool.name} failed: ${error instanceof Error ? error.message : String(error)}`, services.clock.now() - startedAt);
+      this.finishCall(
+        call,
+        'failed',
+        `${call.tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        services.clock.now() - startedAt,
+      );
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
       aborted.catch(() => undefined);
@@ -281,20 +359,29 @@ export class ToolStep {
     const forModel = truncateForModel(output);
     const onDisk = capForDisk(output);
     this.turn.record([
-      { type: 'tool_call_finished', turnId, toolCallId: call.request.id, status, output: forModel.text, outputBytes: onDisk.bytes, truncated: forModel.truncated || onDisk.capped, latencyMs },
+      {
+        type: 'tool_call_finished',
+        turnId,
+        toolCallId: call.request.id,
+        status,
+        output: forModel.text,
+        outputBytes: onDisk.bytes,
+        truncated: forModel.truncated || onDisk.capped,
+        latencyMs,
+      },
     ]);
     const at = this.services.clock.now();
     this.turn.write(() =>
       this.services.accounting.recordToolCall({
-      id: call.request.id,
-      sessionId,
-      turnId,
-      tool: call.request.name,
-      input: typeof call.rawInput === 'string' ? call.rawInput : JSON.stringify(call.rawInput),
-      output: onDisk.text,
-      outputBytes: onDisk.bytes,
-      truncated: onDisk.capped,
-      status,
+        id: call.request.id,
+        sessionId,
+        turnId,
+        tool: call.request.name,
+        input: typeof call.rawInput === 'string' ? call.rawInput : JSON.stringify(call.rawInput),
+        output: onDisk.text,
+        outputBytes: onDisk.bytes,
+        truncated: onDisk.capped,
+        status,
         latencyMs,
         at,
       }),

@@ -81,10 +81,16 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
     parse(raw) {
       const parsed = declaration.input.safeParse(raw);
       if (parsed.success) return { ok: true, input: parsed.data };
-      const issues = parsed.error.issues.slice(0, 3).map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message));
+      const issues = parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message));
       return { ok: false, message: `Invalid input for ${declaration.name}: ${issues.join('; ')}` };
     },
-    assess: (input, context) => declaration.assess?.(input as Input, context) ?? { level: declaration.risk, reason: `${declaration.name} is ${declaration.risk.replace('_', '-')}` },
+    assess: (input, context) =>
+      declaration.assess?.(input as Input, context) ?? {
+        level: declaration.risk,
+        reason: `${declaration.name} is ${declaration.risk.replace('_', '-')}`,
+      },
     trustPattern: (input) => declaration.trustPattern?.(input as Input) ?? exact(input),
     covers: (pattern, input) => {
       if (declaration.covers) return declaration.covers(pattern, input as Input);

@@ -19,6 +19,9 @@ export function truncateForModel(output: string, maxChars: number = outputLimits
 export function capForDisk(output: string, maxBytes: number = outputLimits.diskBytes): { text: string; bytes: number; capped: boolean } {
   const bytes = Buffer.byteLength(output, 'utf8');
   if (bytes <= maxBytes) return { text: output, bytes, capped: false };
-  const text = Buffer.from(output, 'utf8').subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const text = Buffer.from(output, 'utf8')
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return { text: `${text}\n[… output capped at ${maxBytes} bytes …]`, bytes, capped: true };
 }

@@ -114,7 +114,13 @@ export class Turn {
     this.record([{ type: 'checkpoint_saved', turnId: setup.turnId, checkpointId, parentId: parent?.checkpointId ?? null, seq, source }]);
     const state = { status: this.status, turnId: setup.turnId, iteration: this.iterations };
     this.write(() =>
-      services.checkpoints.put(parent ? { threadId: setup.sessionId, checkpointId: parent.checkpointId } : null, setup.sessionId, { appended, state }, { source, step: seq }, checkpointId),
+      services.checkpoints.put(
+        parent ? { threadId: setup.sessionId, checkpointId: parent.checkpointId } : null,
+        setup.sessionId,
+        { appended, state },
+        { source, step: seq },
+        checkpointId,
+      ),
     );
   }
 
@@ -131,7 +137,17 @@ export class Turn {
     try {
       const info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
       if (info.reused) return;
-      this.record([{ type: 'files_snapshotted', turnId, snapshotId: info.snapshotId, checkpointId: this.head?.checkpointId ?? null, files: info.files, changed: info.changed.slice(0, 500), skipped: info.skipped }]);
+      this.record([
+        {
+          type: 'files_snapshotted',
+          turnId,
+          snapshotId: info.snapshotId,
+          checkpointId: this.head?.checkpointId ?? null,
+          files: info.files,
+          changed: info.changed.slice(0, 500),
+          skipped: info.skipped,
+        },
+      ]);
       this.commit();
     } catch (error) {
       console.error('Could not save the workspace files:', toErrorInfo(error).message);
@@ -163,7 +179,10 @@ export class Turn {
           }
         }
       } catch (error) {
-        next = this.signal.aborted || (error instanceof WorkbenchError && error.code === 'cancelled') ? { kind: 'finish', status: 'cancelled' } : { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
+        next =
+          this.signal.aborted || (error instanceof WorkbenchError && error.code === 'cancelled')
+            ? { kind: 'finish', status: 'cancelled' }
+            : { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
       }
     }
   }
@@ -259,7 +278,11 @@ export class Turn {
   private async modelStep(): Promise<Next> {
     const { setup, services } = this;
     if (this.iterations >= setup.maxIterations) {
-      return { kind: 'finish', status: 'failed', error: { code: 'iteration_limit', message: `The turn stopped after ${setup.maxIterations} model calls without a final answer.` } };
+      return {
+        kind: 'finish',
+        status: 'failed',
+        error: { code: 'iteration_limit', message: `The turn stopped after ${setup.maxIterations} model calls without a final answer.` },
+      };
     }
     this.iterations += 1;
     this.setStatus('planning');
@@ -275,9 +298,17 @@ export class Turn {
     let text = '';
     let attempts = 1;
     let usage = { inputTokens: 0, outputTokens: 0 };
-    let outcome: { kind: 'done' } | { kind: 'error'; error: ErrorInfo } = { kind: 'error', error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' } };
+    let outcome: { kind: 'done' } | { kind: 'error'; error: ErrorInfo } = {
+      kind: 'error',
+      error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' },
+    };
     const calls: ToolCallRequest[] = [];
-    const request: ModelRequest = { model: setup.choice.model, system: setup.system, messages: this.messages, ...(services.tools.list().length > 0 ? { tools: services.tools.specs() } : {}) };
+    const request: ModelRequest = {
+      model: setup.choice.model,
+      system: setup.system,
+      messages: this.messages,
+      ...(services.tools.list().length > 0 ? { tools: services.tools.specs() } : {}),
+    };
 
     for await (const event of setup.provider.stream(request, this.signal)) {
       switch (event.type) {
@@ -293,7 +324,9 @@ export class Turn {
           break;
         case 'retry_scheduled':
           attempts = event.attempt + 1;
-          this.record([{ type: 'model_retry_scheduled', turnId: setup.turnId, attempt: event.attempt, delayMs: event.delayMs, error: event.error }]);
+          this.record([
+            { type: 'model_retry_scheduled', turnId: setup.turnId, attempt: event.attempt, delayMs: event.delayMs, error: event.error },
+          ]);
           this.commit();
           break;
         case 'tool_call_ready':
@@ -318,7 +351,8 @@ export class Turn {
     if (this.storeFailure) return { kind: 'finish', status: 'failed', error: this.storeFailure };
     const cancelled = this.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
     if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
-    const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));
+    const prepared =
+      cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));
     await this.addPreviews(prepared);
     const events: RuntimeEvent[] = prepared.map((call) => ({
       type: 'tool_call_requested',
@@ -339,15 +373,15 @@ export class Turn {
       this.record(events);
       this.write(() =>
         services.accounting.recordModelCall({
-        id: messageId,
-        sessionId: setup.sessionId,
-        turnId: setup.turnId,
-        providerId: setup.choice.providerId,
-        providerKind: setup.endpoint.kind,
-        model: setup.choice.model,
-        ...usage,
-        latencyMs,
-        costUsd,
+          id: messageId,
+          sessionId: setup.sessionId,
+          turnId: setup.turnId,
+          providerId: setup.choice.providerId,
+          providerKind: setup.endpoint.kind,
+          model: setup.choice.model,
+          ...usage,
+          latencyMs,
+          costUsd,
           status: cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed',
           at: services.clock.now(),
         }),
@@ -377,7 +411,10 @@ export class Turn {
         this.partialText = '';
         this.checkpoint('model');
       }
-      this.record([status === 'failed' && error ? { type: 'run_finished', turnId, status, error } : { type: 'run_finished', turnId, status }, { type: 'status_changed', status }]);
+      this.record([
+        status === 'failed' && error ? { type: 'run_finished', turnId, status, error } : { type: 'run_finished', turnId, status },
+        { type: 'status_changed', status },
+      ]);
       this.commit();
     } catch (failure) {
       // The journal could not be written (disk full, database closed). The session row keeps its busy

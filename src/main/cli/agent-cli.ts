@@ -75,8 +75,20 @@ async function main(): Promise<number> {
   const workspace = await new FolderInspector().resolveFolder(resolve(values.workspace));
   const dataDir = values.data ? resolve(values.data) : mkdtempSync(join(tmpdir(), 'workbench-agent-'));
   const { db } = openDatabase(join(dataDir, 'workbench.sqlite'));
-  const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: dataDir, projectName: 'agent-workbench', configName: 'headless-settings', defaults: { ...defaultSettings } }));
-  const providers = new ProviderRegistry({ settings, secrets: new MemorySecretStore(), clock: systemClock, environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null });
+  const settings = new ConfSettingsStore(
+    new Conf<Record<string, unknown>>({
+      cwd: dataDir,
+      projectName: 'agent-workbench',
+      configName: 'headless-settings',
+      defaults: { ...defaultSettings },
+    }),
+  );
+  const providers = new ProviderRegistry({
+    settings,
+    secrets: new MemorySecretStore(),
+    clock: systemClock,
+    environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
+  });
   const endpoint = providers.save({ kind, name: 'headless', baseUrl: values.endpoint });
   const store = new SqliteSessionStore(db);
   const questions = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stderr }) : null;
@@ -85,28 +97,46 @@ async function main(): Promise<number> {
   const print = (entry: JournalEntry): void => {
     console.log(values.json ? JSON.stringify(entry) : formatEntry(entry));
     const event = entry.event;
-    if (event.type === 'approval_requested') void answerApproval(event.approvalId, `${event.tool} ${event.summary} (${event.risk}: ${event.reason})`);
+    if (event.type === 'approval_requested')
+      void answerApproval(event.approvalId, `${event.tool} ${event.summary} (${event.risk}: ${event.reason})`);
     if (event.type === 'plan_proposed' && event.needsApproval) void answerPlan(event.planId);
   };
   const answerApproval = async (approvalId: string, what: string): Promise<void> => {
     let decision: ApprovalDecision = approveMode === 'ask' ? 'deny' : (approveMode as ApprovalDecision);
     if (approveMode === 'ask' && questions) {
       const reply = (await questions.question(`Allow ${what}? [y] once, [n] no, 5m, 30m, 1h, 5h, [s]ession: `)).trim().toLowerCase();
-      const map: Record<string, ApprovalDecision> = { y: 'allow_once', n: 'deny', '5m': 'allow_5m', '30m': 'allow_30m', '1h': 'allow_1h', '5h': 'allow_5h', s: 'allow_session' };
+      const map: Record<string, ApprovalDecision> = {
+        y: 'allow_once',
+        n: 'deny',
+        '5m': 'allow_5m',
+        '30m': 'allow_30m',
+        '1h': 'allow_1h',
+        '5h': 'allow_5h',
+        s: 'allow_session',
+      };
       decision = map[reply] ?? 'deny';
     }
     runtime?.answerApproval(approvalId, decision);
   };
   const answerPlan = async (planId: string): Promise<void> => {
     let approve = approveMode !== 'deny';
-    if (approveMode === 'ask' && questions) approve = (await questions.question('Approve the plan? [y/n]: ')).trim().toLowerCase().startsWith('y');
+    if (approveMode === 'ask' && questions)
+      approve = (await questions.question('Approve the plan? [y/n]: ')).trim().toLowerCase().startsWith('y');
     runtime?.answerPlan(planId, approve ? 'approve' : 'reject', approve ? undefined : 'Rejected from the terminal.');
   };
 
   runtime = new SessionRuntime({
     store,
     providers,
-    tools: new ToolRegistry(builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox: detectSandbox(), commandNiceness: () => commandNiceness(settings.get()) })),
+    tools: new ToolRegistry(
+      builtinTools({
+        dataDir,
+        newId: () => newId(),
+        now: () => Date.now(),
+        sandbox: detectSandbox(),
+        commandNiceness: () => commandNiceness(settings.get()),
+      }),
+    ),
     trust: new SqliteTrustStore(db),
     accounting: new SqliteAccountingStore(db),
     checkpoints: new SqliteCheckpointStore(db),
@@ -115,7 +145,14 @@ async function main(): Promise<number> {
     listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },
   });
   const sessionId = `headless${Date.now().toString(36)}`;
-  store.create({ id: sessionId, title: prompt.slice(0, 60), workspacePath: workspace, model: { providerId: endpoint.id, model: values.model }, autonomy: autonomy.data, createdAt: Date.now() });
+  store.create({
+    id: sessionId,
+    title: prompt.slice(0, 60),
+    workspacePath: workspace,
+    model: { providerId: endpoint.id, model: values.model },
+    autonomy: autonomy.data,
+    createdAt: Date.now(),
+  });
   process.once('SIGINT', () => void runtime?.cancel(sessionId));
   runtime.send(sessionId, prompt);
   await runtime.whenIdle(sessionId);

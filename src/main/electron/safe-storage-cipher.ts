@@ -14,7 +14,8 @@ export interface SafeStorageLike {
  */
 export function safeStorageCipher(safeStorage: SafeStorageLike, platform: NodeJS.Platform): SecretCipher {
   return {
-    isAvailable: () => safeStorage.isEncryptionAvailable() && !(platform === 'linux' && safeStorage.getSelectedStorageBackend?.() === 'basic_text'),
+    isAvailable: () =>
+      safeStorage.isEncryptionAvailable() && !(platform === 'linux' && safeStorage.getSelectedStorageBackend?.() === 'basic_text'),
     encrypt: (plain) => safeStorage.encryptString(plain),
     decrypt: (encrypted) => safeStorage.decryptString(encrypted),
   };

@@ -20,7 +20,11 @@ export class EventBatcher {
     const queue = this.pending.get(sessionId);
     if (queue) queue.push(...entries);
     else this.pending.set(sessionId, [...entries]);
-    if (!this.timers.has(sessionId)) this.timers.set(sessionId, setTimeout(() => this.flush(sessionId), this.frameMs));
+    if (!this.timers.has(sessionId))
+      this.timers.set(
+        sessionId,
+        setTimeout(() => this.flush(sessionId), this.frameMs),
+      );
   }
 
   flush(sessionId: string): void {

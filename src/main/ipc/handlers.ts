@@ -79,7 +79,16 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'session:create': async (input) => {
       const workspacePath = input.workspacePath === undefined ? null : await workspaces.resolveFolder(input.workspacePath);
       const now = clock.now();
-      return changed(store.create({ id: newId(now), title: input.title ?? defaultTitle, workspacePath, model: settings.get().defaultModel, autonomy: settings.get().defaultAutonomy, createdAt: now }));
+      return changed(
+        store.create({
+          id: newId(now),
+          title: input.title ?? defaultTitle,
+          workspacePath,
+          model: settings.get().defaultModel,
+          autonomy: settings.get().defaultAutonomy,
+          createdAt: now,
+        }),
+      );
     },
     'session:rename': (input) => {
       existing(input.sessionId);
@@ -98,7 +107,12 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'session:open': (input) => {
       const session = existing(input.sessionId);
       const from = input.recentTurns === undefined ? -1 : store.recentTurnsStart(input.sessionId, input.recentTurns);
-      return { session, entries: store.journal(input.sessionId, { afterSeq: from - 1 }), complete: from <= 0, branchPoints: runtime.branchPoints(input.sessionId) };
+      return {
+        session,
+        entries: store.journal(input.sessionId, { afterSeq: from - 1 }),
+        complete: from <= 0,
+        branchPoints: runtime.branchPoints(input.sessionId),
+      };
     },
     'session:resume': (input) => runtime.resume(input.sessionId),
     'session:discard': (input) => runtime.discard(input.sessionId),
@@ -113,7 +127,11 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'turn:retry': (input) => runtime.retryTurn(input.sessionId, input.turnId),
     'branch:list': (input) => {
       existing(input.sessionId);
-      return { activeBranchId: store.activeBranch(input.sessionId), branches: store.branches(input.sessionId), points: runtime.branchPoints(input.sessionId) };
+      return {
+        activeBranchId: store.activeBranch(input.sessionId),
+        branches: store.branches(input.sessionId),
+        points: runtime.branchPoints(input.sessionId),
+      };
     },
     'branch:switch': (input) => runtime.switchBranch(input.sessionId, input.branchId),
     'checkpoint:preview': (input) => runtime.previewFiles(input.sessionId, input.checkpointId),
@@ -122,7 +140,8 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'session:setModel': (input) => {
       existing(input.sessionId);
       assertIdle(input.sessionId, 'change the model');
-      if (!providers.list().some((provider) => provider.id === input.model.providerId)) throw new NotFoundError('Provider', input.model.providerId);
+      if (!providers.list().some((provider) => provider.id === input.model.providerId))
+        throw new NotFoundError('Provider', input.model.providerId);
       return changed(store.update(input.sessionId, { model: input.model }, clock.now()));
     },
 

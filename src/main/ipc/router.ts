@@ -1,4 +1,13 @@
-import { channels, channelNames, type ChannelName, type ChannelOutput, type EventName, type EventPayload, type IpcResult, type ParsedInput } from '../../shared/ipc/contract';
+import {
+  channels,
+  channelNames,
+  type ChannelName,
+  type ChannelOutput,
+  type EventName,
+  type EventPayload,
+  type IpcResult,
+  type ParsedInput,
+} from '../../shared/ipc/contract';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
 
 /** Who sent a request, as the transport can tell. */
@@ -38,7 +47,13 @@ function describeIssues(issues: readonly { path: readonly PropertyKey[]; message
  * Handles one request: checks the sender, parses the input with the contract's schema, runs the
  * handler, and answers data in every case. A handler never sees unparsed input.
  */
-export async function dispatch<K extends ChannelName>(channel: K, handler: Handlers[K], sender: SenderInfo, payload: unknown, options: RouterOptions): Promise<IpcResult<ChannelOutput<K>>> {
+export async function dispatch<K extends ChannelName>(
+  channel: K,
+  handler: Handlers[K],
+  sender: SenderInfo,
+  payload: unknown,
+  options: RouterOptions,
+): Promise<IpcResult<ChannelOutput<K>>> {
   if (!options.isTrustedSender(sender)) {
     return { ok: false, error: { code: 'forbidden_sender', message: `Requests from ${sender.url} are not accepted.` } };
   }
@@ -60,7 +75,9 @@ export async function dispatch<K extends ChannelName>(channel: K, handler: Handl
 /** Registers a handler for every channel of the contract; the build fails if one is missing. */
 export function registerHandlers(transport: IpcTransport, handlers: Handlers, options: RouterOptions): Disposable {
   const registrations = channelNames.map((channel) =>
-    transport.handle(channel, (sender, payload) => dispatch(channel, handlers[channel] as Handlers[typeof channel], sender, payload, options)),
+    transport.handle(channel, (sender, payload) =>
+      dispatch(channel, handlers[channel] as Handlers[typeof channel], sender, payload, options),
+    ),
   );
   return { dispose: () => registrations.forEach((registration) => registration.dispose()) };
 }

@@ -28,7 +28,14 @@ class Connection {
     private readonly options: McpManagerOptions,
     private readonly announce: () => void,
   ) {
-    this.status = { name, transport: 'command' in config ? 'stdio' : 'http', state: config.disabled ? 'disabled' : 'stopped', tools: [], error: null, restarts: 0 };
+    this.status = {
+      name,
+      transport: 'command' in config ? 'stdio' : 'http',
+      state: config.disabled ? 'disabled' : 'stopped',
+      tools: [],
+      error: null,
+      restarts: 0,
+    };
   }
 
   /** The pid of a stdio server, for tests that crash it. */
@@ -42,7 +49,13 @@ class Connection {
     try {
       const transport =
         'command' in this.config
-          ? new StdioClientTransport({ command: this.config.command, args: this.config.args, env: { ...this.options.baseEnv, ...this.config.env }, ...(this.config.cwd ? { cwd: this.config.cwd } : {}), stderr: 'pipe' })
+          ? new StdioClientTransport({
+              command: this.config.command,
+              args: this.config.args,
+              env: { ...this.options.baseEnv, ...this.config.env },
+              ...(this.config.cwd ? { cwd: this.config.cwd } : {}),
+              stderr: 'pipe',
+            })
           : new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers } });
       client.onclose = () => this.closed();
       await client.connect(transport);
@@ -51,7 +64,18 @@ class Connection {
       this.client = client;
       this.attempt = 0;
       this.clearTools();
-      const tools = listed.tools.map((tool) => mcpTool(this.name, { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, annotations: tool.annotations }, () => this.client));
+      const tools = listed.tools.map((tool) =>
+        mcpTool(
+          this.name,
+          {
+            name: tool.name,
+            description: tool.description,
+            inputSchema: tool.inputSchema as Record<string, unknown>,
+            annotations: tool.annotations,
+          },
+          () => this.client,
+        ),
+      );
       this.unregister = tools.map((tool) => this.options.registry.register(tool));
       this.set({ state: 'running', tools: tools.map((tool) => tool.name) });
     } catch (error) {

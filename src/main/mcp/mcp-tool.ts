@@ -42,8 +42,17 @@ export function mcpTool(server: string, description: McpToolDescription, client:
     description: `${description.description ?? description.name} (MCP server ${server})`,
     baseRisk: risk,
     inputJsonSchema: description.inputSchema,
-    parse: (raw) => (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? { ok: true, input: raw } : { ok: false, message: `The arguments of ${name} must be a JSON object.` }),
-    assess: () => ({ level: risk, reason: risk === 'read_only' ? `${server} marks ${description.name} read-only` : `${description.name} is a tool of the MCP server ${server}` }),
+    parse: (raw) =>
+      raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+        ? { ok: true, input: raw }
+        : { ok: false, message: `The arguments of ${name} must be a JSON object.` },
+    assess: () => ({
+      level: risk,
+      reason:
+        risk === 'read_only'
+          ? `${server} marks ${description.name} read-only`
+          : `${description.name} is a tool of the MCP server ${server}`,
+    }),
     trustPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),
     covers: (pattern, input) => pattern.kind === 'exact' && pattern.arguments === canonicalJson(input),
     summarize: (input) => `${server}: ${description.name} ${canonicalJson(input).slice(0, 160)}`,
@@ -51,7 +60,10 @@ export function mcpTool(server: string, description: McpToolDescription, client:
     execute: async (input, context): Promise<ToolOutcome> => {
       const connected = client();
       if (!connected) return { output: `The MCP server ${server} is not running.`, isError: true };
-      const result = await connected.callTool({ name: description.name, arguments: input as Record<string, unknown> }, undefined, { signal: context.signal, timeout: 10 * 60_000 });
+      const result = await connected.callTool({ name: description.name, arguments: input as Record<string, unknown> }, undefined, {
+        signal: context.signal,
+        timeout: 10 * 60_000,
+      });
       const structured = (result as { structuredContent?: unknown }).structuredContent;
       const text = contentText(result.content) || (structured === undefined ? '' : JSON.stringify(structured));
       return { output: text, isError: result.isError === true };

@@ -37,7 +37,12 @@ function toAnthropicMessages(request: ModelRequest): MessageParam[] {
         appendBlock(messages, 'assistant', { type: 'tool_use', id: call.id, name: call.name, input });
       }
     } else {
-      appendBlock(messages, 'user', { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true } : {}) });
+      appendBlock(messages, 'user', {
+        type: 'tool_result',
+        tool_use_id: message.toolCallId,
+        content: message.content,
+        ...(message.isError ? { is_error: true } : {}),
+      });
     }
   }
   return messages;
@@ -91,7 +96,13 @@ export class AnthropicProvider implements ModelProvider {
           stream: true,
           ...(request.system ? { system: request.system } : {}),
           ...(request.tools && request.tools.length > 0
-            ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { type: 'object' as const, ...tool.inputSchema } })) }
+            ? {
+                tools: request.tools.map((tool) => ({
+                  name: tool.name,
+                  description: tool.description,
+                  input_schema: { type: 'object' as const, ...tool.inputSchema },
+                })),
+              }
             : {}),
         },
         { signal: watchdog.signal },
@@ -100,7 +111,10 @@ export class AnthropicProvider implements ModelProvider {
         watchdog.touch();
         switch (event.type) {
           case 'message_start':
-            inputTokens = event.message.usage.input_tokens + (event.message.usage.cache_read_input_tokens ?? 0) + (event.message.usage.cache_creation_input_tokens ?? 0);
+            inputTokens =
+              event.message.usage.input_tokens +
+              (event.message.usage.cache_read_input_tokens ?? 0) +
+              (event.message.usage.cache_creation_input_tokens ?? 0);
             outputTokens = event.message.usage.output_tokens;
             break;
           case 'content_block_start':
@@ -124,7 +138,8 @@ export class AnthropicProvider implements ModelProvider {
             break;
           case 'content_block_stop': {
             const tool = tools.get(event.index);
-            if (tool) yield { type: 'tool_call_ready', index: event.index, id: tool.id, name: tool.name, arguments: tool.arguments || '{}' };
+            if (tool)
+              yield { type: 'tool_call_ready', index: event.index, id: tool.id, name: tool.name, arguments: tool.arguments || '{}' };
             break;
           }
           case 'message_delta':
@@ -144,7 +159,11 @@ export class AnthropicProvider implements ModelProvider {
     } catch (error) {
       if (inputTokens > 0 || outputTokens > 0) yield { type: 'usage', inputTokens, outputTokens };
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
-      yield { type: 'error', error: classified.error, ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }) };
+      yield {
+        type: 'error',
+        error: classified.error,
+        ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
+      };
     } finally {
       watchdog.dispose();
     }
@@ -159,7 +178,9 @@ export class AnthropicProvider implements ModelProvider {
       const models: ModelInfo[] = [];
       for await (const model of this.client.models.list({ limit: 100 }, { signal })) {
         const extra = model as unknown as { max_input_tokens?: unknown };
-        models.push(typeof extra.max_input_tokens === 'number' ? { id: model.id, contextLength: extra.max_input_tokens } : { id: model.id });
+        models.push(
+          typeof extra.max_input_tokens === 'number' ? { id: model.id, contextLength: extra.max_input_tokens } : { id: model.id },
+        );
         if (models.length >= 500) break;
       }
       return models;

@@ -27,7 +27,13 @@ function toOpenAIMessages(request: ModelRequest): ChatCompletionMessageParam[] {
         role: 'assistant',
         content: message.content,
         ...(message.toolCalls && message.toolCalls.length > 0
-          ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
           : {}),
       });
     } else messages.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
@@ -73,14 +79,20 @@ export class OpenAICompatibleProvider implements ModelProvider {
           stream_options: { include_usage: true },
           ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
           ...(request.tools && request.tools.length > 0
-            ? { tools: request.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })) }
+            ? {
+                tools: request.tools.map((tool) => ({
+                  type: 'function' as const,
+                  function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+                })),
+              }
             : {}),
         },
         { signal: watchdog.signal },
       );
       for await (const chunk of stream) {
         watchdog.touch();
-        if (chunk.usage) yield { type: 'usage', inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+        if (chunk.usage)
+          yield { type: 'usage', inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const delta = choice.delta as DeltaWithReasoning | undefined;
@@ -104,11 +116,16 @@ export class OpenAICompatibleProvider implements ModelProvider {
       }
       // The SDK ends the iteration quietly when the request is aborted, so an abort is checked here.
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
-      for (const [index, call] of calls) yield { type: 'tool_call_ready', index, id: call.id, name: call.name, arguments: call.arguments || '{}' };
+      for (const [index, call] of calls)
+        yield { type: 'tool_call_ready', index, id: call.id, name: call.name, arguments: call.arguments || '{}' };
       yield { type: 'done', stopReason: calls.size > 0 && finish !== 'length' ? 'tool_use' : stopReason(finish) };
     } catch (error) {
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
-      yield { type: 'error', error: classified.error, ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }) };
+      yield {
+        type: 'error',
+        error: classified.error,
+        ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
+      };
     } finally {
       watchdog.dispose();
     }
@@ -121,7 +138,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
       for (const model of page.data) {
         // llama.cpp reports `meta.n_ctx_train`; vLLM `max_model_len`; LM Studio `max_context_length`.
         const extra = model as unknown as { max_model_len?: unknown; max_context_length?: unknown; meta?: { n_ctx_train?: unknown } };
-        const context = [extra.max_model_len, extra.max_context_length, extra.meta?.n_ctx_train].find((value): value is number => typeof value === 'number' && value > 0);
+        const context = [extra.max_model_len, extra.max_context_length, extra.meta?.n_ctx_train].find(
+          (value): value is number => typeof value === 'number' && value > 0,
+        );
         models.push(context === undefined ? { id: model.id } : { id: model.id, contextLength: Math.floor(context) });
       }
       return models;

@@ -36,7 +36,8 @@ function causeChain(error: unknown): string {
   for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
     const message = current.message.replace(/\.$/, '');
-    if (message.length > 0 && !parts.includes(message)) parts.push(typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message);
+    if (message.length > 0 && !parts.includes(message))
+      parts.push(typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message);
     current = current.cause;
   }
   return parts.join(': ');
@@ -45,7 +46,8 @@ function causeChain(error: unknown): string {
 function serverMessage(error: unknown): string {
   const body = (error as { error?: unknown }).error;
   if (body && typeof body === 'object') {
-    const inner = (body as { message?: unknown; error?: { message?: unknown } }).message ?? (body as { error?: { message?: unknown } }).error?.message;
+    const inner =
+      (body as { message?: unknown; error?: { message?: unknown } }).message ?? (body as { error?: { message?: unknown } }).error?.message;
     if (typeof inner === 'string' && inner.length > 0) return inner;
   }
   return error instanceof Error ? error.message : String(error);
@@ -71,25 +73,39 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
     const headers = (error as { headers?: unknown }).headers;
     if (status === 429) {
       const after = retryAfter(headers);
-      return { error: { code: 'model_rate_limited', message: `${endpoint} is rate limiting requests (429): ${detail}`, retryable: true }, ...(after === undefined ? {} : { retryAfterMs: after }) };
+      return {
+        error: { code: 'model_rate_limited', message: `${endpoint} is rate limiting requests (429): ${detail}`, retryable: true },
+        ...(after === undefined ? {} : { retryAfterMs: after }),
+      };
     }
-    if (status >= 500) return { error: { code: 'model_server_error', message: `${endpoint} failed with ${status}: ${detail}`, retryable: true } };
-    if (status === 401 || status === 403) return { error: { code: 'model_auth_failed', message: `${endpoint} refused the API key (${status}): ${detail}` } };
+    if (status >= 500)
+      return { error: { code: 'model_server_error', message: `${endpoint} failed with ${status}: ${detail}`, retryable: true } };
+    if (status === 401 || status === 403)
+      return { error: { code: 'model_auth_failed', message: `${endpoint} refused the API key (${status}): ${detail}` } };
     return { error: { code: 'model_request_rejected', message: `${endpoint} rejected the request (${status}): ${detail}` } };
   }
 
   // The SDKs' error classes do not all set `name`, so the constructor name is read as well.
   const name = error instanceof Error ? `${error.name} ${error.constructor.name}` : '';
   const chain = causeChain(error);
-  if (/timeout/i.test(name)) return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time: ${chain}`, retryable: true } };
+  if (/timeout/i.test(name))
+    return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time: ${chain}`, retryable: true } };
   if (/Connection/.test(name) || /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|fetch failed/.test(chain)) {
-    return { error: { code: 'model_connection_failed', message: `Could not connect to ${endpoint}: ${chain}. Is the server running?`, retryable: true } };
+    return {
+      error: {
+        code: 'model_connection_failed',
+        message: `Could not connect to ${endpoint}: ${chain}. Is the server running?`,
+        retryable: true,
+      },
+    };
   }
   if (error instanceof SyntaxError || /JSON|Unexpected token|Could not parse/i.test(chain)) {
     return { error: { code: 'model_bad_response', message: `${endpoint} sent a malformed response: ${chain}` } };
   }
   if (/terminated|other side closed|ECONNRESET|socket/i.test(chain)) {
-    return { error: { code: 'model_stream_interrupted', message: `The connection to ${endpoint} dropped mid-answer: ${chain}`, retryable: true } };
+    return {
+      error: { code: 'model_stream_interrupted', message: `The connection to ${endpoint} dropped mid-answer: ${chain}`, retryable: true },
+    };
   }
   return { error: { code: 'model_bad_response', message: `${endpoint} failed: ${chain}` } };
 }

@@ -29,7 +29,9 @@ export class ProviderRegistry implements ProviderResolver {
   constructor(private readonly options: ProviderRegistryOptions) {}
 
   list(): ProviderView[] {
-    return this.options.settings.get().providers.map((provider) => ({ ...provider, hasKey: this.options.secrets.get(secretKey(provider.id)) !== null }));
+    return this.options.settings
+      .get()
+      .providers.map((provider) => ({ ...provider, hasKey: this.options.secrets.get(secretKey(provider.id)) !== null }));
   }
 
   defaultModel(): ModelChoice | null {
@@ -39,7 +41,11 @@ export class ProviderRegistry implements ProviderResolver {
   /** A provider with retries, for running turns. */
   resolve(choice: ModelChoice): ModelProvider {
     const endpoint = this.endpoint(choice.providerId);
-    return new RetryingModelProvider(this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint)), this.options.clock, this.options.retryPolicy ?? defaultRetryPolicy);
+    return new RetryingModelProvider(
+      this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint)),
+      this.options.clock,
+      this.options.retryPolicy ?? defaultRetryPolicy,
+    );
   }
 
   describe(choice: ModelChoice): { kind: ProviderKind; baseUrl: string } {
@@ -56,9 +62,18 @@ export class ProviderRegistry implements ProviderResolver {
 
   save(input: ChannelInput<'provider:save'>): ProviderView {
     const settings = this.options.settings.get();
-    if (input.id !== undefined && !settings.providers.some((provider) => provider.id === input.id)) throw new NotFoundError('Provider', input.id);
-    const endpoint: ProviderEndpoint = { id: input.id ?? newId(this.options.clock.now()), kind: input.kind, name: input.name, baseUrl: input.baseUrl };
-    const providers = input.id === undefined ? [...settings.providers, endpoint] : settings.providers.map((provider) => (provider.id === input.id ? endpoint : provider));
+    if (input.id !== undefined && !settings.providers.some((provider) => provider.id === input.id))
+      throw new NotFoundError('Provider', input.id);
+    const endpoint: ProviderEndpoint = {
+      id: input.id ?? newId(this.options.clock.now()),
+      kind: input.kind,
+      name: input.name,
+      baseUrl: input.baseUrl,
+    };
+    const providers =
+      input.id === undefined
+        ? [...settings.providers, endpoint]
+        : settings.providers.map((provider) => (provider.id === input.id ? endpoint : provider));
     if (providers.length > 50) throw new WorkbenchError('invalid_input', 'At most 50 endpoints can be configured.');
     // The key goes first: if it cannot be stored, the endpoint is not saved either.
     if (input.apiKey === null) this.options.secrets.delete(secretKey(endpoint.id));
@@ -71,7 +86,11 @@ export class ProviderRegistry implements ProviderResolver {
     const settings = this.options.settings.get();
     this.endpoint(providerId);
     const defaultModel = settings.defaultModel?.providerId === providerId ? null : settings.defaultModel;
-    this.options.settings.set({ ...settings, defaultModel, providers: settings.providers.filter((provider) => provider.id !== providerId) });
+    this.options.settings.set({
+      ...settings,
+      defaultModel,
+      providers: settings.providers.filter((provider) => provider.id !== providerId),
+    });
     this.options.secrets.delete(secretKey(providerId));
   }
 
@@ -88,7 +107,11 @@ export class ProviderRegistry implements ProviderResolver {
       const endpoint = this.endpoint(input.providerId);
       provider = this.create(endpoint.kind, endpoint.baseUrl, input.apiKey ?? this.keyFor(endpoint));
     } else if (input.kind !== undefined && input.baseUrl !== undefined) {
-      provider = this.create(input.kind, input.baseUrl, input.apiKey ?? (input.kind === 'anthropic' ? (this.options.environmentAnthropicKey ?? null) : null));
+      provider = this.create(
+        input.kind,
+        input.baseUrl,
+        input.apiKey ?? (input.kind === 'anthropic' ? (this.options.environmentAnthropicKey ?? null) : null),
+      );
     } else {
       throw new WorkbenchError('invalid_input', 'Give providerId, or kind and baseUrl.');
     }
@@ -101,7 +124,9 @@ export class ProviderRegistry implements ProviderResolver {
   }
 
   discover(): Promise<DiscoveredEndpoint[]> {
-    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (baseUrl) => this.create('openai-compatible', baseUrl, null));
+    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (baseUrl) =>
+      this.create('openai-compatible', baseUrl, null),
+    );
   }
 
   private endpoint(providerId: string): ProviderEndpoint {

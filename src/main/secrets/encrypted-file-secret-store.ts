@@ -46,7 +46,10 @@ export class EncryptedFileSecretStore implements SecretStore {
 
   set(key: string, value: string): void {
     if (!this.cipher.isAvailable()) {
-      throw new WorkbenchError('secret_storage_unavailable', 'This system offers no encrypted storage for keys, so the key was not saved. Set ANTHROPIC_API_KEY in the environment instead.');
+      throw new WorkbenchError(
+        'secret_storage_unavailable',
+        'This system offers no encrypted storage for keys, so the key was not saved. Set ANTHROPIC_API_KEY in the environment instead.',
+      );
     }
     this.secrets = { ...this.secrets, [key]: this.cipher.encrypt(value).toString('base64') };
     this.save();

@@ -19,7 +19,9 @@ export class ConfSettingsStore implements SettingsStore {
   constructor(private readonly conf: ConfLike) {
     const parsed = settingsSchema.safeParse({ ...defaultSettings, ...conf.store });
     this.current = parsed.success ? parsed.data : defaultSettings;
-    this.problem = parsed.success ? null : `The settings file was not valid and defaults are in use: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
+    this.problem = parsed.success
+      ? null
+      : `The settings file was not valid and defaults are in use: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
   }
 
   get(): Settings {

@@ -51,7 +51,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   try {
     db = new BetterSqlite3(path);
   } catch (error) {
-    if (isCorruption(error)) throw new StoreError('store_corrupt', `The database file ${path} is damaged and cannot be opened. It was left untouched.`, { cause: error });
+    if (isCorruption(error))
+      throw new StoreError('store_corrupt', `The database file ${path} is damaged and cannot be opened. It was left untouched.`, {
+        cause: error,
+      });
     throw new StoreError('store_unavailable', `The database file ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
   }
   try {
@@ -86,7 +89,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   } catch (error) {
     db.close();
     if (error instanceof StoreError) throw error;
-    if (isCorruption(error)) throw new StoreError('store_corrupt', `The database file ${path} is damaged. It was left untouched.`, { cause: error });
+    if (isCorruption(error))
+      throw new StoreError('store_corrupt', `The database file ${path} is damaged. It was left untouched.`, { cause: error });
     throw new StoreError('store_unavailable', `The database ${path} could not be prepared: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -37,7 +37,9 @@ export class SqliteAccountingStore implements AccountingStore {
       modelTotals: db.prepare(
         'SELECT COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs FROM model_calls WHERE session_id = ?',
       ),
-      toolTotals: db.prepare("SELECT COUNT(*) AS tool_calls, SUM(status = 'failed') AS failures, SUM(latency_ms) AS tool_ms FROM tool_calls WHERE session_id = ?"),
+      toolTotals: db.prepare(
+        "SELECT COUNT(*) AS tool_calls, SUM(status = 'failed') AS failures, SUM(latency_ms) AS tool_ms FROM tool_calls WHERE session_id = ?",
+      ),
       output: db.prepare('SELECT output, output_bytes, output_truncated FROM tool_calls WHERE id = ?'),
     };
   }

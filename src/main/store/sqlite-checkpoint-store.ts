@@ -2,7 +2,17 @@ import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { checkpointHash } from '../agent/checkpoint-hash';
 import { materialize, recordOf, summaryOf, type CheckpointRow } from '../agent/checkpoint-rows';
-import { checkpointFormatVersion, type CheckpointRecord, type CheckpointDelta, type CheckpointMetadata, type CheckpointRef, type CheckpointStore, type CheckpointSummary, type CheckpointTuple, type PendingWrite } from '../agent/checkpoints';
+import {
+  checkpointFormatVersion,
+  type CheckpointRecord,
+  type CheckpointDelta,
+  type CheckpointMetadata,
+  type CheckpointRef,
+  type CheckpointStore,
+  type CheckpointSummary,
+  type CheckpointTuple,
+  type PendingWrite,
+} from '../agent/checkpoints';
 import { newId } from '../agent/ids';
 import { NotFoundError, StoreError } from '../../shared/errors';
 
@@ -71,7 +81,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
   };
   /** Rows written lately, so making a segment does not read them back. */
   private readonly recent = new Map<string, CheckpointRow>();
-  private readonly writeTransaction: (ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => void;
+  private readonly writeTransaction: (
+    ref: CheckpointRef,
+    writes: ReadonlyArray<{ channel: string; value: unknown }>,
+    taskId: string,
+  ) => void;
 
   constructor(
     db: Database,
@@ -91,15 +105,21 @@ export class SqliteCheckpointStore implements CheckpointStore {
         SELECT c.* FROM chain JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id ORDER BY chain.depth DESC`),
       list: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
       deleteWrites: db.prepare('DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? AND task_id = ?'),
-      insertWrite: db.prepare('INSERT INTO checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, value) VALUES (?, ?, ?, ?, ?, ?)'),
-      writes: db.prepare('SELECT task_id, channel, value FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? ORDER BY task_id, idx'),
+      insertWrite: db.prepare(
+        'INSERT INTO checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, value) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      writes: db.prepare(
+        'SELECT task_id, channel, value FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? ORDER BY task_id, idx',
+      ),
       row: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id = ?'),
       all: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? ORDER BY seq, id'),
       deleteThread: db.prepare('DELETE FROM checkpoints WHERE thread_id = ?'),
       deleteThreadWrites: db.prepare('DELETE FROM checkpoint_writes WHERE thread_id = ?'),
       deleteThreadSegments: db.prepare('DELETE FROM checkpoint_segments WHERE thread_id = ?'),
       range: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND seq > ? AND seq <= ?'),
-      segment: db.prepare('SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?'),
+      segment: db.prepare(
+        'SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?',
+      ),
       // A segment and the ones before it, oldest first, in one read.
       segmentChain: db.prepare(`
         WITH RECURSIVE chain(end_id, previous_end_id, depth) AS (
@@ -115,14 +135,24 @@ export class SqliteCheckpointStore implements CheckpointStore {
         'INSERT OR IGNORE INTO checkpoint_segments (thread_id, end_id, previous_end_id, start_seq, end_seq, content, state, crc) VALUES (@thread_id, @end_id, @previous_end_id, @start_seq, @end_seq, @content, @state, @crc)',
       ),
     };
-    this.writeTransaction = db.transaction((ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => {
-      // Writes of one task replace that task's earlier writes, as a retried task writes again.
-      this.statements.deleteWrites.run(ref.threadId, ref.checkpointId, taskId);
-      writes.forEach((write, index) => this.statements.insertWrite.run(ref.threadId, ref.checkpointId, taskId, index, write.channel, JSON.stringify(write.value)));
-    });
+    this.writeTransaction = db.transaction(
+      (ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => {
+        // Writes of one task replace that task's earlier writes, as a retried task writes again.
+        this.statements.deleteWrites.run(ref.threadId, ref.checkpointId, taskId);
+        writes.forEach((write, index) =>
+          this.statements.insertWrite.run(ref.threadId, ref.checkpointId, taskId, index, write.channel, JSON.stringify(write.value)),
+        );
+      },
+    );
   }
 
-  put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata, id: string = newId(this.now())): CheckpointRef {
+  put(
+    parent: CheckpointRef | null,
+    threadId: string,
+    delta: CheckpointDelta,
+    metadata: CheckpointMetadata,
+    id: string = newId(this.now()),
+  ): CheckpointRef {
     let parentSeq = -1;
     let parentHash = '';
     if (parent) {
@@ -197,8 +227,23 @@ export class SqliteCheckpointStore implements CheckpointStore {
       parentHash = row.hash;
     }
     // Stored as a whole JSON array, so a restore parses it as it is read.
-    const content = Buffer.from(`[${rows.map((row) => inner(row.appended)).filter((part) => part.length > 0).join(',')}]`, 'utf8');
-    this.statements.insertSegment.run({ thread_id: end.threadId, end_id: end.id, previous_end_id: previousEndId, start_seq: first.seq, end_seq: end.seq, content, state, crc: segmentCrc(content, state) });
+    const content = Buffer.from(
+      `[${rows
+        .map((row) => inner(row.appended))
+        .filter((part) => part.length > 0)
+        .join(',')}]`,
+      'utf8',
+    );
+    this.statements.insertSegment.run({
+      thread_id: end.threadId,
+      end_id: end.id,
+      previous_end_id: previousEndId,
+      start_seq: first.seq,
+      end_seq: end.seq,
+      content,
+      state,
+      crc: segmentCrc(content, state),
+    });
     return true;
   }
 
@@ -261,7 +306,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
     if (quick) return quick;
     const rows = this.statements.chain.all({ thread: ref.threadId, id: ref.checkpointId });
     if (rows.length === 0) return null;
-    if (rows.some((row) => row.format > checkpointFormatVersion)) throw new StoreError('store_newer_version', `Checkpoint ${ref.checkpointId} was written by a newer version of the app.`);
+    if (rows.some((row) => row.format > checkpointFormatVersion))
+      throw new StoreError('store_newer_version', `Checkpoint ${ref.checkpointId} was written by a newer version of the app.`);
     return materialize(rows.map(toRow), ref, (row) => this.writesOf(row));
   }
 
@@ -277,7 +323,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
 
   records(threadId: string): CheckpointRecord[] {
     return this.statements.all.all(threadId).map((row) => {
-      if (row.format > checkpointFormatVersion) throw new StoreError('store_newer_version', `Checkpoint ${row.id} was written by a newer version of the app.`);
+      if (row.format > checkpointFormatVersion)
+        throw new StoreError('store_newer_version', `Checkpoint ${row.id} was written by a newer version of the app.`);
       return recordOf(toRow(row));
     });
   }
@@ -289,6 +336,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   private writesOf(row: CheckpointRow): PendingWrite[] {
-    return this.statements.writes.all(row.threadId, row.id).map((write) => ({ taskId: write.task_id, channel: write.channel, value: JSON.parse(write.value) as unknown }));
+    return this.statements.writes
+      .all(row.threadId, row.id)
+      .map((write) => ({ taskId: write.task_id, channel: write.channel, value: JSON.parse(write.value) as unknown }));
   }
 }

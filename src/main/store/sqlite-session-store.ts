@@ -104,7 +104,9 @@ export class SqliteSessionStore implements SessionStore {
       delete: db.prepare('DELETE FROM sessions WHERE id = ?'),
       lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?'),
       appendEvent: db.prepare('INSERT INTO journal (session_id, seq, at, format, type, payload, branch) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      journal: db.prepare('SELECT session_id, seq, at, format, payload FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq'),
+      journal: db.prepare(
+        'SELECT session_id, seq, at, format, payload FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq',
+      ),
       branches: db.prepare('SELECT * FROM branches WHERE session_id = ? ORDER BY created_at, id'),
       allRows: db.prepare('SELECT session_id, seq, at, format, payload, branch FROM journal WHERE session_id = ? ORDER BY seq'),
       insertBranch: db.prepare(
@@ -112,7 +114,9 @@ export class SqliteSessionStore implements SessionStore {
       ),
       activeBranch: db.prepare('SELECT active_branch FROM sessions WHERE id = ?'),
       lastOwnSeq: db.prepare('SELECT branch, MAX(seq) AS seq FROM journal WHERE session_id = ? GROUP BY branch'),
-      questions: db.prepare("SELECT seq FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? AND type = 'user_message' ORDER BY seq DESC LIMIT ?"),
+      questions: db.prepare(
+        "SELECT seq FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? AND type = 'user_message' ORDER BY seq DESC LIMIT ?",
+      ),
       setActiveBranch: db.prepare('UPDATE sessions SET active_branch = ?, updated_at = ? WHERE id = ?'),
       touchBranch: db.prepare('UPDATE branches SET active_at = ? WHERE session_id = ? AND id = ?'),
     };
@@ -174,7 +178,16 @@ export class SqliteSessionStore implements SessionStore {
     };
     this.transaction(() => {
       this.statements.insert.run(row);
-      this.statements.insertBranch.run({ session_id: session.id, id: mainBranchId, parent_id: null, fork_seq: -1, checkpoint_id: null, reason: 'start', created_at: session.createdAt, active_at: session.createdAt });
+      this.statements.insertBranch.run({
+        session_id: session.id,
+        id: mainBranchId,
+        parent_id: null,
+        fork_seq: -1,
+        checkpoint_id: null,
+        reason: 'start',
+        created_at: session.createdAt,
+        active_at: session.createdAt,
+      });
     });
     return toSession(row);
   }
@@ -217,7 +230,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   allRows(sessionId: string): Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }> {
-    return this.statements.allRows.all(sessionId).map((row) => ({ seq: row.seq, at: row.at, branchId: row.branch, format: row.format, event: this.parseRow(sessionId, row) }));
+    return this.statements.allRows
+      .all(sessionId)
+      .map((row) => ({ seq: row.seq, at: row.at, branchId: row.branch, format: row.format, event: this.parseRow(sessionId, row) }));
   }
 
   importSession(input: ImportedSession): Session {
@@ -236,10 +251,28 @@ export class SqliteSessionStore implements SessionStore {
     this.transaction(() => {
       this.statements.insert.run(row);
       for (const branch of input.branches) {
-        this.statements.insertBranch.run({ session_id: session.id, id: branch.id, parent_id: branch.parentId, fork_seq: branch.forkSeq, checkpoint_id: branch.checkpointId, reason: branch.reason, created_at: branch.createdAt, active_at: branch.activeAt });
+        this.statements.insertBranch.run({
+          session_id: session.id,
+          id: branch.id,
+          parent_id: branch.parentId,
+          fork_seq: branch.forkSeq,
+          checkpoint_id: branch.checkpointId,
+          reason: branch.reason,
+          created_at: branch.createdAt,
+          active_at: branch.activeAt,
+        });
       }
       this.statements.setActiveBranch.run(input.activeBranchId, session.updatedAt, session.id);
-      for (const entry of input.rows) this.statements.appendEvent.run(session.id, entry.seq, entry.at, eventFormatVersion, entry.event.type, JSON.stringify(entry.event), entry.branchId);
+      for (const entry of input.rows)
+        this.statements.appendEvent.run(
+          session.id,
+          entry.seq,
+          entry.at,
+          eventFormatVersion,
+          entry.event.type,
+          JSON.stringify(entry.event),
+          entry.branchId,
+        );
     });
     this.nextSeq.delete(session.id);
     this.active.delete(session.id);
@@ -323,7 +356,9 @@ export class SqliteSessionStore implements SessionStore {
       throw new StoreError('store_corrupt', `Session ${sessionId}: ${(error as Error).message}`);
     }
     const afterSeq = options.afterSeq ?? -1;
-    const rows = line.flatMap(({ branchId, upTo }) => (upTo <= afterSeq ? [] : this.statements.journal.all(sessionId, branchId, afterSeq, upTo)));
+    const rows = line.flatMap(({ branchId, upTo }) =>
+      upTo <= afterSeq ? [] : this.statements.journal.all(sessionId, branchId, afterSeq, upTo),
+    );
     return rows.map((row) => ({ sessionId: row.session_id, seq: row.seq, at: row.at, event: this.parseRow(sessionId, row) }));
   }
 
@@ -332,7 +367,11 @@ export class SqliteSessionStore implements SessionStore {
       throw new StoreError('store_newer_version', `Event ${row.seq} of session ${sessionId} was written by a newer version of the app.`);
     }
     const parsed = runtimeEventSchema.safeParse(JSON.parse(row.payload));
-    if (!parsed.success) throw new StoreError('store_corrupt', `Event ${row.seq} of session ${sessionId} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+    if (!parsed.success)
+      throw new StoreError(
+        'store_corrupt',
+        `Event ${row.seq} of session ${sessionId} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
+      );
     return parsed.data;
   }
 }

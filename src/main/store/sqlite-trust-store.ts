@@ -46,7 +46,9 @@ export class SqliteTrustStore implements TrustStore {
         'INSERT INTO trust_grants (id, tool, pattern, workspace_path, max_risk, session_id, created_at, expires_at, revoked_at, description) VALUES (@id, @tool, @pattern, @workspace_path, @max_risk, @session_id, @created_at, @expires_at, @revoked_at, @description)',
       ),
       get: db.prepare('SELECT * FROM trust_grants WHERE id = ?'),
-      active: db.prepare('SELECT * FROM trust_grants WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id'),
+      active: db.prepare(
+        'SELECT * FROM trust_grants WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id',
+      ),
       revoke: db.prepare('UPDATE trust_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     };
   }

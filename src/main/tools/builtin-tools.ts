@@ -4,9 +4,15 @@ import type { SandboxStatus } from './sandbox';
 import { workspaceTools, type WorkspaceToolOptions } from './workspace-tools';
 
 /** The tools the app offers the model: the workspace file tools and the shell, sandboxed where it can be. */
-export function builtinTools(options: WorkspaceToolOptions & { readonly sandbox?: SandboxStatus; readonly commandNiceness?: () => number }): Tool[] {
+export function builtinTools(
+  options: WorkspaceToolOptions & { readonly sandbox?: SandboxStatus; readonly commandNiceness?: () => number },
+): Tool[] {
   return [
     ...workspaceTools(options),
-    runCommandTool({ ...(options.sandbox ? { sandbox: options.sandbox } : {}), ...(options.commandNiceness ? { niceness: options.commandNiceness } : {}), protectedFolders: [options.dataDir] }),
+    runCommandTool({
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+      ...(options.commandNiceness ? { niceness: options.commandNiceness } : {}),
+      protectedFolders: [options.dataDir],
+    }),
   ];
 }

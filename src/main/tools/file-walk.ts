@@ -54,9 +54,17 @@ function ignored(rules: Frame['rules'], relativePath: string, directory: boolean
  */
 export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
   const entries: WalkEntry[] = [];
-  const startRelative = options.start === options.root ? '' : options.start.slice(options.root.length + 1).split('\\').join('/');
+  const startRelative =
+    options.start === options.root
+      ? ''
+      : options.start
+          .slice(options.root.length + 1)
+          .split('\\')
+          .join('/');
   const rootRules = await rulesIn(options.root);
-  const queue: Frame[] = [{ absolute: options.start, relative: startRelative, depth: 0, rules: rootRules ? [{ base: '', matcher: rootRules }] : [] }];
+  const queue: Frame[] = [
+    { absolute: options.start, relative: startRelative, depth: 0, rules: rootRules ? [{ base: '', matcher: rootRules }] : [] },
+  ];
   while (queue.length > 0) {
     if (options.signal?.aborted) break;
     const frame = queue.shift() as Frame;
@@ -79,7 +87,8 @@ export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]
       if (!options.includeIgnored && ignored(rules, relativePath, directory)) continue;
       if (entries.length >= options.maxEntries) return { entries, truncated: true };
       entries.push({ path: directory ? `${relativePath}/` : relativePath, directory });
-      if (directory && frame.depth < (options.maxDepth ?? Number.POSITIVE_INFINITY)) queue.push({ absolute: join(frame.absolute, child.name), relative: relativePath, depth: frame.depth + 1, rules });
+      if (directory && frame.depth < (options.maxDepth ?? Number.POSITIVE_INFINITY))
+        queue.push({ absolute: join(frame.absolute, child.name), relative: relativePath, depth: frame.depth + 1, rules });
     }
   }
   return { entries, truncated: false };

@@ -130,7 +130,8 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
       let text = pending.join('');
       pending = [];
       pendingBytes = 0;
-      if (liveBytes + Buffer.byteLength(text) > liveLimit) text = `${text.slice(0, Math.max(0, liveLimit - liveBytes))}\r\n[… live output stops here; the end is kept …]\r\n`;
+      if (liveBytes + Buffer.byteLength(text) > liveLimit)
+        text = `${text.slice(0, Math.max(0, liveLimit - liveBytes))}\r\n[… live output stops here; the end is kept …]\r\n`;
       liveBytes += Buffer.byteLength(text);
       options.onOutput?.(text);
       if (paused && pendingBytes < low) {

@@ -7,7 +7,23 @@ import { runInPty } from './pty-runner';
 import { sandboxBlock, sandboxWrapper, type SandboxStatus } from './sandbox';
 
 /** Variables a command may see; everything else (keys, tokens, the app's own settings) is left out. */
-const passedVariables = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'EDITOR', 'VISUAL', 'COLORTERM', 'DISPLAY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR'];
+const passedVariables = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'EDITOR',
+  'VISUAL',
+  'COLORTERM',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XDG_RUNTIME_DIR',
+];
 
 /** The environment of a command: the allowed variables, a terminal, and no pagers or prompts. */
 export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -20,10 +36,16 @@ export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Re
 }
 
 /** Escape sequences of a terminal, removed from what the model reads. */
-const ansi = new RegExp(String.raw`\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)|\u001b[()][A-Za-z0-9]|\u001b[=>78]`, 'g');
+const ansi = new RegExp(
+  String.raw`\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)|\u001b[()][A-Za-z0-9]|\u001b[=>78]`,
+  'g',
+);
 
 export function plainText(output: string): string {
-  return output.replace(ansi, '').replace(/\r\n/g, '\n').replace(/\r(?!\n)/g, '\n');
+  return output
+    .replace(ansi, '')
+    .replace(/\r\n/g, '\n')
+    .replace(/\r(?!\n)/g, '\n');
 }
 
 export interface RunCommandOptions {
@@ -53,9 +75,19 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
     input: z
       .object({
         command: z.string().min(1).max(20_000),
-        timeoutSeconds: z.number().int().min(1).max(Math.round(maxTimeout / 1000)).optional(),
+        timeoutSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(Math.round(maxTimeout / 1000))
+          .optional(),
         // Widening the sandbox is an approval the person gives, never automatic.
-        sandbox: z.enum(['workspace', 'network', 'none']).default('workspace').describe('workspace: writes only in the workspace, no network. network: the same with network. none: no sandbox. Ask for more only after the sandbox blocked a command.'),
+        sandbox: z
+          .enum(['workspace', 'network', 'none'])
+          .default('workspace')
+          .describe(
+            'workspace: writes only in the workspace, no network. network: the same with network. none: no sandbox. Ask for more only after the sandbox blocked a command.',
+          ),
       })
       .strict(),
     risk: 'write_high',
@@ -71,7 +103,8 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
     covers: (pattern, input) => input.sandbox !== 'none' && commandTrustCovers(pattern, input.command),
     summarize: (input) => (input.sandbox === 'workspace' ? input.command : `${input.command} (sandbox: ${input.sandbox})`),
     execute: async (input, context) => {
-      if (!context.workspacePath) throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
+      if (!context.workspacePath)
+        throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
       const timeoutMs = input.timeoutSeconds ? input.timeoutSeconds * 1000 : defaultTimeout;
       const result = await runInPty({
         command: input.command,
@@ -84,15 +117,23 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
         ...(sandbox && input.sandbox !== 'none'
           ? {
               sandbox: (runFolder: string) =>
-                sandboxWrapper(sandbox, { workspace: context.workspacePath as string, runFolder, protectedFolders: options.protectedFolders ?? [], mode: input.sandbox === 'network' ? 'network' : 'workspace' }),
+                sandboxWrapper(sandbox, {
+                  workspace: context.workspacePath as string,
+                  runFolder,
+                  protectedFolders: options.protectedFolders ?? [],
+                  mode: input.sandbox === 'network' ? 'network' : 'workspace',
+                }),
             }
           : {}),
       });
       const text = plainText(result.output).replace(/\n+$/, '');
-      if (result.timedOut) return { output: `${text}\n[stopped after ${Math.round(timeoutMs / 1000)} s: the command timed out]`, isError: true };
+      if (result.timedOut)
+        return { output: `${text}\n[stopped after ${Math.round(timeoutMs / 1000)} s: the command timed out]`, isError: true };
       if (result.cancelled) return { output: `${text}\n[stopped by the user]`, isError: true };
       const blocked = sandbox && input.sandbox !== 'none' && result.exitCode !== 0 ? sandboxBlock(text) : null;
-      const note = blocked ? `\n[${blocked}. If the task needs it, run it again with sandbox: "${blocked.startsWith('network') ? 'network' : 'none'}"; the person will be asked.]` : '';
+      const note = blocked
+        ? `\n[${blocked}. If the task needs it, run it again with sandbox: "${blocked.startsWith('network') ? 'network' : 'none'}"; the person will be asked.]`
+        : '';
       return { output: `${text}${text.length > 0 ? '\n' : ''}[exit code ${result.exitCode}]${note}`, isError: result.exitCode !== 0 };
     },
   });

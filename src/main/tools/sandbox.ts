@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 
 /** Whether commands run in an OS sandbox here, and if not, why. */
-export type SandboxStatus = { readonly available: true; readonly kind: 'bubblewrap' | 'seatbelt'; readonly path: string } | { readonly available: false; readonly reason: string };
+export type SandboxStatus =
+  | { readonly available: true; readonly kind: 'bubblewrap' | 'seatbelt'; readonly path: string }
+  | { readonly available: false; readonly reason: string };
 
 /** How far a command may reach: the workspace only, the workspace and the network, or everything. */
 export type SandboxMode = 'workspace' | 'network' | 'none';
@@ -16,12 +18,18 @@ const seatbeltPath = '/usr/bin/sandbox-exec';
  */
 export function detectSandbox(platform: NodeJS.Platform = process.platform, exists: (path: string) => boolean = existsSync): SandboxStatus {
   if (platform === 'darwin') {
-    return exists(seatbeltPath) ? { available: true, kind: 'seatbelt', path: seatbeltPath } : { available: false, reason: 'no sandbox: sandbox-exec (Seatbelt) was not found' };
+    return exists(seatbeltPath)
+      ? { available: true, kind: 'seatbelt', path: seatbeltPath }
+      : { available: false, reason: 'no sandbox: sandbox-exec (Seatbelt) was not found' };
   }
   if (platform !== 'linux') return { available: false, reason: `no sandbox is used on ${platform} yet; commands run with your rights` };
-  const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-net', '--die-with-parent', 'true'], { encoding: 'utf8', timeout: 5_000 });
+  const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-net', '--die-with-parent', 'true'], {
+    encoding: 'utf8',
+    timeout: 5_000,
+  });
   if (probe.error) return { available: false, reason: 'bubblewrap (bwrap) is not installed; install it to sandbox commands' };
-  if (probe.status !== 0) return { available: false, reason: `bubblewrap cannot make a sandbox here: ${(probe.stderr || '').trim() || `exit ${probe.status}`}` };
+  if (probe.status !== 0)
+    return { available: false, reason: `bubblewrap cannot make a sandbox here: ${(probe.stderr || '').trim() || `exit ${probe.status}`}` };
   return { available: true, kind: 'bubblewrap', path: 'bwrap' };
 }
 
@@ -35,11 +43,30 @@ const inside = (root: string, candidate: string): boolean => {
  * private /tmp writable, the workspace's .git and the app's data read-only again, the command's
  * own folder readable, and no network unless the mode grants it. The process dies with the app.
  */
-export function bubblewrapArguments(options: { workspace: string; runFolder: string; protectedFolders: readonly string[]; mode: Exclude<SandboxMode, 'none'> }): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', options.workspace, options.workspace];
+export function bubblewrapArguments(options: {
+  workspace: string;
+  runFolder: string;
+  protectedFolders: readonly string[];
+  mode: Exclude<SandboxMode, 'none'>;
+}): string[] {
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    options.workspace,
+    options.workspace,
+  ];
   const git = join(options.workspace, '.git');
   if (existsSync(git)) args.push('--ro-bind', git, git);
-  for (const folder of options.protectedFolders) if (existsSync(folder) && inside(options.workspace, folder)) args.push('--ro-bind', folder, folder);
+  for (const folder of options.protectedFolders)
+    if (existsSync(folder) && inside(options.workspace, folder)) args.push('--ro-bind', folder, folder);
   args.push('--ro-bind', options.runFolder, options.runFolder, '--chdir', options.workspace, '--die-with-parent');
   if (options.mode === 'workspace') args.push('--unshare-net');
   return args;
@@ -48,7 +75,12 @@ export function bubblewrapArguments(options: { workspace: string; runFolder: str
 /** Signs in a command's output that the sandbox stopped it, told to the model and the person. */
 export function sandboxBlock(output: string): string | null {
   if (/Read-only file system/.test(output)) return 'a write outside the workspace (or into .git) was blocked by the sandbox';
-  if (/Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo (EAI_AGAIN|ENOTFOUND)|Name or service not known/.test(output)) return 'network access was blocked by the sandbox';
+  if (
+    /Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo (EAI_AGAIN|ENOTFOUND)|Name or service not known/.test(
+      output,
+    )
+  )
+    return 'network access was blocked by the sandbox';
   return null;
 }
 
@@ -59,7 +91,11 @@ const sbplString = (path: string): string => `"${path.replace(/\\/g, '\\\\').rep
  * the workspace and the temporary folders, never into its .git or the app's data, no network
  * unless the mode grants it.
  */
-export function seatbeltProfile(options: { workspace: string; protectedFolders: readonly string[]; mode: Exclude<SandboxMode, 'none'> }): string {
+export function seatbeltProfile(options: {
+  workspace: string;
+  protectedFolders: readonly string[];
+  mode: Exclude<SandboxMode, 'none'>;
+}): string {
   const denied = [join(options.workspace, '.git'), ...options.protectedFolders.filter((folder) => inside(options.workspace, folder))];
   return [
     '(version 1)',
@@ -72,7 +108,10 @@ export function seatbeltProfile(options: { workspace: string; protectedFolders: 
 }
 
 /** The program and arguments that put a shell in the sandbox. */
-export function sandboxWrapper(status: Extract<SandboxStatus, { available: true }>, options: { workspace: string; runFolder: string; protectedFolders: readonly string[]; mode: Exclude<SandboxMode, 'none'> }): { program: string; args: string[] } {
+export function sandboxWrapper(
+  status: Extract<SandboxStatus, { available: true }>,
+  options: { workspace: string; runFolder: string; protectedFolders: readonly string[]; mode: Exclude<SandboxMode, 'none'> },
+): { program: string; args: string[] } {
   if (status.kind === 'seatbelt') return { program: status.path, args: ['-p', seatbeltProfile(options)] };
   return { program: status.path, args: bubblewrapArguments(options) };
 }

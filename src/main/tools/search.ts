@@ -32,7 +32,18 @@ const clip = (line: string): string => (line.length > maxLineLength ? `${line.sl
 
 /** Searches with ripgrep: it honours .gitignore itself and skips binary files. */
 export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Promise<SearchResult> {
-  const args = ['--line-number', '--no-heading', '--color', 'never', '--with-filename', '--max-columns', String(maxLineLength), '--max-columns-preview', '--regexp', options.pattern];
+  const args = [
+    '--line-number',
+    '--no-heading',
+    '--color',
+    'never',
+    '--with-filename',
+    '--max-columns',
+    String(maxLineLength),
+    '--max-columns-preview',
+    '--regexp',
+    options.pattern,
+  ];
   if (!options.caseSensitive) args.push('--ignore-case');
   if (options.glob) args.push('--glob', options.glob);
   args.push('--', options.start === options.root ? '.' : options.start.slice(options.root.length + 1));

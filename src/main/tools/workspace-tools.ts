@@ -21,11 +21,18 @@ export interface WorkspaceToolOptions {
   readonly now: () => number;
 }
 
-const limits = { readBytes: 256 * 1024, wholeFileBytes: 2 * 1024 * 1024, writeBytes: 5 * 1024 * 1024, listEntries: 2000, searchResults: 200 } as const;
+const limits = {
+  readBytes: 256 * 1024,
+  wholeFileBytes: 2 * 1024 * 1024,
+  writeBytes: 5 * 1024 * 1024,
+  listEntries: 2000,
+  searchResults: 200,
+} as const;
 const relativePathSchema = z.string().min(1).max(1024);
 
 function workspaceOf(context: { workspacePath: string | null }): string {
-  if (!context.workspacePath) throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
+  if (!context.workspacePath)
+    throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
   return context.workspacePath;
 }
 
@@ -45,7 +52,10 @@ async function readLines(path: string, start: number, end: number): Promise<{ li
 }
 
 function unifiedDiff(relativePath: string, before: string, after: string): string {
-  return createTwoFilesPatch(`a/${relativePath}`, `b/${relativePath}`, before, after, undefined, undefined, { context: 3 }).replace(/^=+\n/m, '');
+  return createTwoFilesPatch(`a/${relativePath}`, `b/${relativePath}`, before, after, undefined, undefined, { context: 3 }).replace(
+    /^=+\n/m,
+    '',
+  );
 }
 
 async function currentText(resolved: ResolvedPath): Promise<string> {
@@ -57,8 +67,16 @@ async function currentText(resolved: ResolvedPath): Promise<string> {
 function replaceExact(text: string, oldText: string, newText: string, replaceAll: boolean, path: string): string {
   if (oldText.length === 0) throw new WorkbenchError('invalid_input', 'oldText is empty; use write_file to create a file.');
   const count = text.split(oldText).length - 1;
-  if (count === 0) throw new WorkbenchError('invalid_input', `oldText was not found in ${path}. Read the file again and copy the text exactly, whitespace included.`);
-  if (count > 1 && !replaceAll) throw new WorkbenchError('invalid_input', `oldText occurs ${count} times in ${path}. Give more context to make it unique, or set replaceAll.`);
+  if (count === 0)
+    throw new WorkbenchError(
+      'invalid_input',
+      `oldText was not found in ${path}. Read the file again and copy the text exactly, whitespace included.`,
+    );
+  if (count > 1 && !replaceAll)
+    throw new WorkbenchError(
+      'invalid_input',
+      `oldText occurs ${count} times in ${path}. Give more context to make it unique, or set replaceAll.`,
+    );
   return replaceAll ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
 }
 
@@ -67,13 +85,18 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
   const ripgrep = options.ripgrep === undefined ? findRipgrep() : options.ripgrep;
   const trash = new Trash(join(options.dataDir, 'trash'));
   const protectedRoots = [options.dataDir];
-  const forRead = (context: { workspacePath: string | null }, path: string) => resolveWorkspacePath(workspaceOf(context), path, { forWrite: false });
-  const forWrite = (context: { workspacePath: string | null }, path: string) => resolveWorkspacePath(workspaceOf(context), path, { forWrite: true, protectedRoots });
+  const forRead = (context: { workspacePath: string | null }, path: string) =>
+    resolveWorkspacePath(workspaceOf(context), path, { forWrite: false });
+  const forWrite = (context: { workspacePath: string | null }, path: string) =>
+    resolveWorkspacePath(workspaceOf(context), path, { forWrite: true, protectedRoots });
 
   const listFiles = defineTool({
     name: 'list_files',
-    description: 'Lists files and folders in the workspace (folders end with /), honouring .gitignore. Optionally filter with a glob such as "src/**/*.ts".',
-    input: z.object({ path: relativePathSchema.default('.'), glob: z.string().max(500).optional(), includeIgnored: z.boolean().default(false) }).strict(),
+    description:
+      'Lists files and folders in the workspace (folders end with /), honouring .gitignore. Optionally filter with a glob such as "src/**/*.ts".',
+    input: z
+      .object({ path: relativePathSchema.default('.'), glob: z.string().max(500).optional(), includeIgnored: z.boolean().default(false) })
+      .strict(),
     risk: 'read_only',
     summarize: (input) => `${input.path}${input.glob ? ` ${input.glob}` : ''}`,
     execute: async (input, context: ToolContext) => {
@@ -81,30 +104,50 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
       if (resolved.kind !== 'directory') throw new WorkbenchError('invalid_input', `${input.path} is not a folder.`);
       const root = await resolveWorkspacePath(workspaceOf(context), '.', { forWrite: false });
       const matcher = input.glob ? picomatch(input.glob, { dot: true, basename: !input.glob.includes('/') }) : null;
-      const { entries, truncated } = await walk({ start: resolved.absolute, root: root.absolute, includeIgnored: input.includeIgnored, maxEntries: matcher ? 200_000 : limits.listEntries, signal: context.signal });
+      const { entries, truncated } = await walk({
+        start: resolved.absolute,
+        root: root.absolute,
+        includeIgnored: input.includeIgnored,
+        maxEntries: matcher ? 200_000 : limits.listEntries,
+        signal: context.signal,
+      });
       const shown = (matcher ? entries.filter((entry) => !entry.directory && matcher(entry.path)) : entries).slice(0, limits.listEntries);
       const more = truncated || shown.length === limits.listEntries;
       if (shown.length === 0) return { output: 'No files match.' };
-      return { output: `${shown.map((entry) => entry.path).join('\n')}${more ? `\n[… listing stopped at ${limits.listEntries} entries; narrow it with path or glob …]` : ''}` };
+      return {
+        output: `${shown.map((entry) => entry.path).join('\n')}${more ? `\n[… listing stopped at ${limits.listEntries} entries; narrow it with path or glob …]` : ''}`,
+      };
     },
   });
 
   const readFileTool = defineTool({
     name: 'read_file',
-    description: 'Reads a text file of the workspace, whole or lines startLine..endLine (1-based, inclusive). Large files need a line range.',
-    input: z.object({ path: relativePathSchema, startLine: z.number().int().min(1).optional(), endLine: z.number().int().min(1).optional() }).strict(),
+    description:
+      'Reads a text file of the workspace, whole or lines startLine..endLine (1-based, inclusive). Large files need a line range.',
+    input: z
+      .object({ path: relativePathSchema, startLine: z.number().int().min(1).optional(), endLine: z.number().int().min(1).optional() })
+      .strict(),
     risk: 'read_only',
-    summarize: (input) => `${input.path}${input.startLine || input.endLine ? ` lines ${input.startLine ?? 1}-${input.endLine ?? '…'}` : ''}`,
+    summarize: (input) =>
+      `${input.path}${input.startLine || input.endLine ? ` lines ${input.startLine ?? 1}-${input.endLine ?? '…'}` : ''}`,
     execute: async (input, context) => {
       const resolved = await forRead(context, input.path);
-      if (resolved.kind !== 'file') throw new WorkbenchError('invalid_input', resolved.kind === 'missing' ? `${input.path} does not exist.` : `${input.path} is a folder; use list_files.`);
+      if (resolved.kind !== 'file')
+        throw new WorkbenchError(
+          'invalid_input',
+          resolved.kind === 'missing' ? `${input.path} does not exist.` : `${input.path} is a folder; use list_files.`,
+        );
       const { size } = await stat(resolved.absolute);
-      if (await looksBinary(resolved.absolute)) return { output: `${resolved.relative} is a binary file (${size} bytes); it is not shown.`, isError: true };
+      if (await looksBinary(resolved.absolute))
+        return { output: `${resolved.relative} is a binary file (${size} bytes); it is not shown.`, isError: true };
       if (input.startLine === undefined && input.endLine === undefined) {
-        if (size > limits.wholeFileBytes) return { output: `${resolved.relative} has ${size} bytes; read it in parts with startLine and endLine.`, isError: true };
+        if (size > limits.wholeFileBytes)
+          return { output: `${resolved.relative} has ${size} bytes; read it in parts with startLine and endLine.`, isError: true };
         const text = await readFile(resolved.absolute, 'utf8');
         if (Buffer.byteLength(text) <= limits.readBytes) return { output: text };
-        return { output: `${Buffer.from(text).subarray(0, limits.readBytes).toString('utf8')}\n[… stopped after ${limits.readBytes} bytes of ${size}; read the rest with startLine and endLine …]` };
+        return {
+          output: `${Buffer.from(text).subarray(0, limits.readBytes).toString('utf8')}\n[… stopped after ${limits.readBytes} bytes of ${size}; read the rest with startLine and endLine …]`,
+        };
       }
       const start = input.startLine ?? 1;
       const end = input.endLine ?? start + 499;
@@ -119,14 +162,28 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     name: 'search',
     description: 'Searches file contents of the workspace with a regular expression; answers path:line:text. Honours .gitignore.',
     input: z
-      .object({ pattern: z.string().min(1).max(1000), path: relativePathSchema.default('.'), glob: z.string().max(500).optional(), caseSensitive: z.boolean().default(false), maxResults: z.number().int().min(1).max(1000).default(limits.searchResults) })
+      .object({
+        pattern: z.string().min(1).max(1000),
+        path: relativePathSchema.default('.'),
+        glob: z.string().max(500).optional(),
+        caseSensitive: z.boolean().default(false),
+        maxResults: z.number().int().min(1).max(1000).default(limits.searchResults),
+      })
       .strict(),
     risk: 'read_only',
     summarize: (input) => `/${input.pattern}/ in ${input.path}${input.glob ? ` (${input.glob})` : ''}`,
     execute: async (input, context) => {
       const resolved = await forRead(context, input.path);
       const root = await resolveWorkspacePath(workspaceOf(context), '.', { forWrite: false });
-      const searchOptions = { root: root.absolute, start: resolved.absolute, pattern: input.pattern, caseSensitive: input.caseSensitive, maxResults: input.maxResults, signal: context.signal, ...(input.glob ? { glob: input.glob } : {}) };
+      const searchOptions = {
+        root: root.absolute,
+        start: resolved.absolute,
+        pattern: input.pattern,
+        caseSensitive: input.caseSensitive,
+        maxResults: input.maxResults,
+        signal: context.signal,
+        ...(input.glob ? { glob: input.glob } : {}),
+      };
       const result = ripgrep ? await searchWithRipgrep(ripgrep, searchOptions) : await searchBuiltin(searchOptions);
       if (result.matches.length === 0) return { output: 'No matches.' };
       return { output: `${result.matches.join('\n')}${result.truncated ? `\n[… stopped at ${input.maxResults} matches …]` : ''}` };
@@ -149,20 +206,34 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
       const before = await currentText(resolved);
       await mkdir(dirname(resolved.absolute), { recursive: true });
       await writeFile(resolved.absolute, input.content, 'utf8');
-      return { output: `${resolved.kind === 'missing' ? 'Created' : 'Replaced'} ${resolved.relative}.\n${unifiedDiff(resolved.relative, before, input.content)}` };
+      return {
+        output: `${resolved.kind === 'missing' ? 'Created' : 'Replaced'} ${resolved.relative}.\n${unifiedDiff(resolved.relative, before, input.content)}`,
+      };
     },
   });
 
   const editFile = defineTool({
     name: 'edit_file',
-    description: 'Replaces oldText with newText in a workspace file. oldText must match exactly once (whitespace included) unless replaceAll is true.',
-    input: z.object({ path: relativePathSchema, oldText: z.string().max(limits.writeBytes), newText: z.string().max(limits.writeBytes), replaceAll: z.boolean().default(false) }).strict(),
+    description:
+      'Replaces oldText with newText in a workspace file. oldText must match exactly once (whitespace included) unless replaceAll is true.',
+    input: z
+      .object({
+        path: relativePathSchema,
+        oldText: z.string().max(limits.writeBytes),
+        newText: z.string().max(limits.writeBytes),
+        replaceAll: z.boolean().default(false),
+      })
+      .strict(),
     risk: 'write_low',
     summarize: (input) => input.path,
     preview: async (input, context) => {
       const resolved = await forWrite(context, input.path);
       const before = await currentText(resolved);
-      return unifiedDiff(resolved.relative, before, replaceExact(before, input.oldText, input.newText, input.replaceAll, resolved.relative));
+      return unifiedDiff(
+        resolved.relative,
+        before,
+        replaceExact(before, input.oldText, input.newText, input.replaceAll, resolved.relative),
+      );
     },
     execute: async (input, context) => {
       const resolved = await forWrite(context, input.path);
@@ -183,7 +254,13 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     execute: async (input, context) => {
       const resolved = await forWrite(context, input.path);
       if (resolved.kind === 'missing') throw new WorkbenchError('invalid_input', `${input.path} does not exist.`);
-      const entry = await trash.put({ id: options.newId(), absolute: resolved.absolute, workspacePath: workspaceOf(context), relativePath: resolved.relative, now: options.now() });
+      const entry = await trash.put({
+        id: options.newId(),
+        absolute: resolved.absolute,
+        workspacePath: workspaceOf(context),
+        relativePath: resolved.relative,
+        now: options.now(),
+      });
       return { output: `Moved ${resolved.relative}${entry.directory ? '/' : ''} to the trash (entry ${entry.id}); it can be restored.` };
     },
   });

@@ -35,7 +35,11 @@ export interface FileHistoryLimits {
   readonly maxFiles: number;
 }
 
-export const defaultFileHistoryLimits: FileHistoryLimits = { maxFileBytes: 10 * 1024 * 1024, maxSnapshotBytes: 256 * 1024 * 1024, maxFiles: 50_000 };
+export const defaultFileHistoryLimits: FileHistoryLimits = {
+  maxFileBytes: 10 * 1024 * 1024,
+  maxSnapshotBytes: 256 * 1024 * 1024,
+  maxFiles: 50_000,
+};
 
 /** A full file list every this many snapshots, so reading one back applies few deltas. */
 const fullEvery = 32;
@@ -91,7 +95,13 @@ export class SqliteFileHistory implements FileHistory {
     return this.statements.row.get(snapshotId)?.workspace_path ?? null;
   }
 
-  async capture(input: { sessionId: string; workspacePath: string; id: string; at: number; kind: 'step' | 'safety' }): Promise<FileSnapshotInfo> {
+  async capture(input: {
+    sessionId: string;
+    workspacePath: string;
+    id: string;
+    at: number;
+    kind: 'step' | 'safety';
+  }): Promise<FileSnapshotInfo> {
     const previousId = this.latest(input.sessionId);
     const previousRow = previousId ? (this.statements.row.get(previousId) ?? null) : null;
     const previous = previousRow && previousRow.workspace_path === input.workspacePath ? this.manifest(previousRow.id) : null;
@@ -102,7 +112,9 @@ export class SqliteFileHistory implements FileHistory {
       return { snapshotId: previousRow.id, files: manifest.size, changed, skipped, reused: true };
     }
     const delta = previousRow && previous && previousRow.depth + 1 < fullEvery;
-    const stored: Array<[string, Entry | null]> = delta ? changed.map((path) => [path, manifest.get(path) ?? null]) : [...manifest.entries()];
+    const stored: Array<[string, Entry | null]> = delta
+      ? changed.map((path) => [path, manifest.get(path) ?? null])
+      : [...manifest.entries()];
     this.statements.insert.run({
       id: input.id,
       session_id: input.sessionId,
@@ -121,7 +133,12 @@ export class SqliteFileHistory implements FileHistory {
     return (await this.plan(input)).map(({ change }) => change);
   }
 
-  async restore(input: { workspacePath: string; targetId: string; expectedId: string | null; overwriteConflicts: boolean }): Promise<{ written: string[]; deleted: string[]; kept: string[] }> {
+  async restore(input: {
+    workspacePath: string;
+    targetId: string;
+    expectedId: string | null;
+    overwriteConflicts: boolean;
+  }): Promise<{ written: string[]; deleted: string[]; kept: string[] }> {
     const plan = await this.plan(input);
     const root = resolve(input.workspacePath);
     const apply = plan.filter(({ change }) => change.available && (!change.conflict || input.overwriteConflicts));
@@ -155,7 +172,11 @@ export class SqliteFileHistory implements FileHistory {
     return { written, deleted, kept };
   }
 
-  private async plan(input: { workspacePath: string; targetId: string; expectedId: string | null }): Promise<Array<{ change: FileChange; target: Entry | undefined }>> {
+  private async plan(input: {
+    workspacePath: string;
+    targetId: string;
+    expectedId: string | null;
+  }): Promise<Array<{ change: FileChange; target: Entry | undefined }>> {
     const target = this.manifest(input.targetId);
     const expected = input.expectedId ? this.manifest(input.expectedId).manifest : null;
     const { manifest: current } = await this.scan(input.workspacePath, false);
@@ -215,7 +236,14 @@ export class SqliteFileHistory implements FileHistory {
       if (!info.isFile()) continue;
       const key = `${root}\0${entry.path}`;
       const cached = this.stats.get(key);
-      if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino && (!store || this.statements.hasBlob.get(cached.hash))) {
+      if (
+        cached &&
+        cached.size === info.size &&
+        cached.mtimeMs === info.mtimeMs &&
+        cached.ctimeMs === info.ctimeMs &&
+        cached.ino === info.ino &&
+        (!store || this.statements.hasBlob.get(cached.hash))
+      ) {
         manifest.set(entry.path, { hash: cached.hash, size: info.size, mode: info.mode });
         continue;
       }
@@ -255,6 +283,7 @@ function differences(before: Manifest, after: Manifest): string[] {
 function inside(root: string, path: string): string {
   const absolute = resolve(root, path);
   const rel = relative(root, absolute);
-  if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('.git')) throw new WorkbenchError('path_refused', `${path} is outside the workspace.`);
+  if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('.git'))
+    throw new WorkbenchError('path_refused', `${path} is outside the workspace.`);
   return absolute;
 }

@@ -31,14 +31,17 @@ const maxSegmentBytes = 255;
  * Characters that look like `.`, `/` or `\\` to a person or to another tool but are not: a path
  * that contains one is refused rather than guessed at.
  */
-const confusables = /[\u2024\u2025\u2026\uFE52\uFF0E\u3002\uFF61\u2215\u2044\u29F8\uFF0F\u2571\u29F5\u29F9\uFE68\uFF3C\u2216\u2572\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/u;
+const confusables =
+  /[\u2024\u2025\u2026\uFE52\uFF0E\u3002\uFF61\u2215\u2044\u29F8\uFF0F\u2571\u29F5\u29F9\uFE68\uFF3C\u2216\u2572\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/u;
 
-const privateKeyNames = /^(id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)|\.netrc|\.pgpass|credentials|\.npmrc|\.pypirc)$/i;
+const privateKeyNames =
+  /^(id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)|\.netrc|\.pgpass|credentials|\.npmrc|\.pypirc)$/i;
 
 /** Why writing to this workspace-relative path is refused, or null. Case-insensitive, as some file systems are. */
 export function protectedReason(relativePath: string): string | null {
   const segments = relativePath.split('/').filter((segment) => segment.length > 0);
-  if (segments.some((segment) => segment.toLowerCase() === '.git')) return 'the .git folder belongs to git; change the repository with git commands instead.';
+  if (segments.some((segment) => segment.toLowerCase() === '.git'))
+    return 'the .git folder belongs to git; change the repository with git commands instead.';
   const name = segments.at(-1) ?? '';
   if (/^\.env(\..*)?$/i.test(name)) return 'environment files hold secrets and are not written by the agent.';
   if (privateKeyNames.test(name)) return 'key and credential files are not written by the agent.';
@@ -56,9 +59,11 @@ function checkText(requested: string): void {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
   if (/[\u0000-\u001f\u007f]/.test(requested)) throw new PathRefusedError(requested, 'the path contains a NUL or control character.');
   if (requested.includes('\\')) throw new PathRefusedError(requested, 'use / as the separator; \\ is refused.');
-  if (confusables.test(requested)) throw new PathRefusedError(requested, 'the path contains a character that only looks like a dot or a slash.');
+  if (confusables.test(requested))
+    throw new PathRefusedError(requested, 'the path contains a character that only looks like a dot or a slash.');
   for (const segment of requested.split('/')) {
-    if (Buffer.byteLength(segment, 'utf8') > maxSegmentBytes) throw new PathRefusedError(requested, `a name in it is longer than ${maxSegmentBytes} bytes.`);
+    if (Buffer.byteLength(segment, 'utf8') > maxSegmentBytes)
+      throw new PathRefusedError(requested, `a name in it is longer than ${maxSegmentBytes} bytes.`);
   }
   if (/^~(\/|$)/.test(requested)) throw new PathRefusedError(requested, '~ is not expanded; give a path inside the workspace.');
 }
@@ -101,7 +106,14 @@ export async function resolveWorkspacePath(workspaceRoot: string, requested: str
     realExisting = await realpath(existing);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new PathRefusedError(requested, code === 'ELOOP' ? 'it goes through a loop of links.' : code === 'ENOENT' ? 'it goes through a link to nothing.' : `it cannot be resolved (${code ?? 'error'}).`);
+    throw new PathRefusedError(
+      requested,
+      code === 'ELOOP'
+        ? 'it goes through a loop of links.'
+        : code === 'ENOENT'
+          ? 'it goes through a link to nothing.'
+          : `it cannot be resolved (${code ?? 'error'}).`,
+    );
   }
   if (!inside(root, realExisting)) throw new PathRefusedError(requested, 'a link on the way leads outside the workspace.');
   const absolute = missing.length > 0 ? join(realExisting, ...missing) : realExisting;

@@ -25,7 +25,12 @@ function Gate({ store, sessionId }: { store: AppStore; sessionId: string }) {
 
 /** Asks for a desktop notification when a session starts waiting for the person while the window is in the background. */
 function useApprovalNotifications(store: AppStore): void {
-  const waiting = useAppState(store, (state) => state.sessions.filter((session) => session.status === 'waiting_approval').map((session) => `${session.id}\u0000${session.title}`).join('\n'));
+  const waiting = useAppState(store, (state) =>
+    state.sessions
+      .filter((session) => session.status === 'waiting_approval')
+      .map((session) => `${session.id}\u0000${session.title}`)
+      .join('\n'),
+  );
   const seen = useRef(new Set<string>());
   useEffect(() => {
     const now = new Set(waiting === '' ? [] : waiting.split('\n'));
@@ -35,7 +40,8 @@ function useApprovalNotifications(store: AppStore): void {
       if (typeof Notification !== 'undefined' && !document.hasFocus()) {
         const show = (): void => void new Notification('Approval needed', { body: `“${title}” is waiting for you.`, tag: item });
         if (Notification.permission === 'granted') show();
-        else if (Notification.permission === 'default') void Notification.requestPermission().then((permission) => permission === 'granted' && show());
+        else if (Notification.permission === 'default')
+          void Notification.requestPermission().then((permission) => permission === 'granted' && show());
       }
     }
     seen.current = now;
@@ -90,32 +96,61 @@ export function App({ store }: { store: AppStore }) {
   }, [store, layout.leftOpen, layout.rightOpen, setLayout]);
 
   if (loadError) return <StartupError title="The app could not start" message={loadError} />;
-  if (!info) return <div className="loading" aria-busy="true">Starting…</div>;
-  if (info.startupError) return <StartupError title="Your data could not be opened" message={info.startupError.message} detail={`Database: ${info.databasePath}`} />;
+  if (!info)
+    return (
+      <div className="loading" aria-busy="true">
+        Starting…
+      </div>
+    );
+  if (info.startupError)
+    return (
+      <StartupError title="Your data could not be opened" message={info.startupError.message} detail={`Database: ${info.databasePath}`} />
+    );
 
   return (
     <WorkspaceDropZone store={store}>
       <div className="app">
-        <StatusBar store={store} onOpenSettings={() => setSettingsOpen(true)} onOpenShortcuts={() => setShortcutsOpen(true)} onToggleLeft={() => setLayout({ leftOpen: !layout.leftOpen })} onToggleRight={() => setLayout({ rightOpen: !layout.rightOpen })} layout={layout} />
+        <StatusBar
+          store={store}
+          onOpenSettings={() => setSettingsOpen(true)}
+          onOpenShortcuts={() => setShortcutsOpen(true)}
+          onToggleLeft={() => setLayout({ leftOpen: !layout.leftOpen })}
+          onToggleRight={() => setLayout({ rightOpen: !layout.rightOpen })}
+          layout={layout}
+        />
         <div className="body">
           {layout.leftOpen && (
             <>
               <div className="left-panel" style={{ width: layout.leftWidth }}>
                 <Sidebar store={store} />
                 {selectedId && (
-                  <details className="files-section" open={layout.filesOpen} onToggle={(event) => setLayout({ filesOpen: event.currentTarget.open })}>
+                  <details
+                    className="files-section"
+                    open={layout.filesOpen}
+                    onToggle={(event) => setLayout({ filesOpen: event.currentTarget.open })}
+                  >
                     <summary>Files</summary>
                     <FileTree store={store} sessionId={selectedId} />
                   </details>
                 )}
               </div>
-              <Splitter label="Resize the sessions panel" side="left" width={layout.leftWidth} onResize={(width) => setLayout({ leftWidth: Math.round(Math.min(640, Math.max(160, width))) })} onToggle={() => setLayout({ leftOpen: false })} />
+              <Splitter
+                label="Resize the sessions panel"
+                side="left"
+                width={layout.leftWidth}
+                onResize={(width) => setLayout({ leftWidth: Math.round(Math.min(640, Math.max(160, width))) })}
+                onToggle={() => setLayout({ leftOpen: false })}
+              />
             </>
           )}
           <main className="main" aria-label="Conversation">
             {selectedId ? (
               <>
-                <SessionHeader store={store} sessionId={selectedId} onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })} />
+                <SessionHeader
+                  store={store}
+                  sessionId={selectedId}
+                  onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })}
+                />
                 {notice && (
                   <div className={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
                     <span>{notice.text}</span>
@@ -142,9 +177,21 @@ export function App({ store }: { store: AppStore }) {
           </main>
           {selectedId && layout.rightOpen && (
             <>
-              <Splitter label="Resize the details panel" side="right" width={layout.rightWidth} onResize={(width) => setLayout({ rightWidth: Math.round(Math.min(800, Math.max(220, width))) })} onToggle={() => setLayout({ rightOpen: false })} />
+              <Splitter
+                label="Resize the details panel"
+                side="right"
+                width={layout.rightWidth}
+                onResize={(width) => setLayout({ rightWidth: Math.round(Math.min(800, Math.max(220, width))) })}
+                onToggle={() => setLayout({ rightOpen: false })}
+              />
               <div className="right-wrap" style={{ width: layout.rightWidth }}>
-                <RightPanel store={store} sessionId={selectedId} tab={layout.rightTab} onTab={(rightTab) => setLayout({ rightTab })} onClose={() => setLayout({ rightOpen: false })} />
+                <RightPanel
+                  store={store}
+                  sessionId={selectedId}
+                  tab={layout.rightTab}
+                  onTab={(rightTab) => setLayout({ rightTab })}
+                  onClose={() => setLayout({ rightOpen: false })}
+                />
               </div>
             </>
           )}

@@ -14,7 +14,9 @@ export class RemoteError extends Error {
 
 /** Calls a channel and unwraps its result; a refused call rejects with a `RemoteError`. */
 export async function callWith<K extends ChannelName>(api: WorkbenchBridge, channel: K, input: ChannelInput<K>): Promise<ChannelOutput<K>> {
-  const invoke = api.invoke[channel] as (input: ChannelInput<K>) => Promise<{ ok: true; value: ChannelOutput<K> } | { ok: false; error: ErrorInfo }>;
+  const invoke = api.invoke[channel] as (
+    input: ChannelInput<K>,
+  ) => Promise<{ ok: true; value: ChannelOutput<K> } | { ok: false; error: ErrorInfo }>;
   const result = await invoke(input);
   if (!result.ok) throw new RemoteError(result.error);
   return result.value;

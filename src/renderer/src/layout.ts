@@ -13,7 +13,14 @@ const layoutSchema = z.object({
 export type Layout = z.infer<typeof layoutSchema>;
 export type RightTab = Layout['rightTab'];
 
-export const defaultLayout: Layout = { leftWidth: 260, rightWidth: 340, leftOpen: true, rightOpen: true, rightTab: 'plan', filesOpen: true };
+export const defaultLayout: Layout = {
+  leftWidth: 260,
+  rightWidth: 340,
+  leftOpen: true,
+  rightOpen: true,
+  rightTab: 'plan',
+  filesOpen: true,
+};
 const key = 'agent-workbench.layout';
 
 function load(): Layout {

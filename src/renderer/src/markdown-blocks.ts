@@ -20,7 +20,6 @@ export function splitBlocks(text: string): { done: string[]; tail: string } {
   return { done, tail: text.slice(start) };
 }
 
-
 /** Whether a block is a plain paragraph: no heading, list, quote, table, fence or indented code. */
 function isParagraph(block: string): boolean {
   return !/^(\s{4}|\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||```|~~~))/.test(block);
@@ -29,7 +28,13 @@ function isParagraph(block: string): boolean {
 /** Inline markers that must not be cut apart: code spans, emphasis, links. */
 function balanced(text: string): boolean {
   const count = (pattern: RegExp): number => (text.match(pattern) ?? []).length;
-  return count(/`/g) % 2 === 0 && count(/\*/g) % 2 === 0 && count(/\[/g) === count(/]/g) && count(/\(/g) === count(/\)/g) && count(/(^|\s)_|_(\s|$)/g) % 2 === 0;
+  return (
+    count(/`/g) % 2 === 0 &&
+    count(/\*/g) % 2 === 0 &&
+    count(/\[/g) === count(/]/g) &&
+    count(/\(/g) === count(/\)/g) &&
+    count(/(^|\s)_|_(\s|$)/g) % 2 === 0
+  );
 }
 
 /**
@@ -43,7 +48,8 @@ export function splitLongParagraph(block: string, limit = 2 * 1024): string[] {
   while (block.length - start > limit) {
     let cut = block.lastIndexOf(' ', start + limit);
     // A few tries back from the limit; a paragraph with no safe place is left whole from here.
-    for (let tries = 0; cut > start && !balanced(block.slice(start, cut)); tries += 1) cut = tries < 64 ? block.lastIndexOf(' ', cut - 1) : -1;
+    for (let tries = 0; cut > start && !balanced(block.slice(start, cut)); tries += 1)
+      cut = tries < 64 ? block.lastIndexOf(' ', cut - 1) : -1;
     if (cut <= start) break;
     pieces.push(block.slice(start, cut + 1));
     start = cut + 1;

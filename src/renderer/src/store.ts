@@ -30,7 +30,20 @@ export interface AppState {
   readonly drafts: Readonly<Record<string, string>>;
 }
 
-const initialState: AppState = { info: null, loadError: null, sessions: [], selectedId: null, views: {}, branchPoints: {}, partial: {}, providers: [], settings: null, grants: [], notice: null, drafts: {} };
+const initialState: AppState = {
+  info: null,
+  loadError: null,
+  sessions: [],
+  selectedId: null,
+  views: {},
+  branchPoints: {},
+  partial: {},
+  providers: [],
+  settings: null,
+  grants: [],
+  notice: null,
+  drafts: {},
+};
 
 type Listener = () => void;
 
@@ -61,7 +74,8 @@ export class AppStore {
     this.call = (channel, input) => callWith(this.api, channel, input);
     // Read through globalThis so the store also runs under Node (benchmarks), where a scheduler is passed in.
     const frames = globalThis as { requestAnimationFrame?: (callback: () => void) => number };
-    this.scheduleFrame = scheduleFrame ?? ((callback) => (frames.requestAnimationFrame ? frames.requestAnimationFrame(callback) : setTimeout(callback, 16)));
+    this.scheduleFrame =
+      scheduleFrame ?? ((callback) => (frames.requestAnimationFrame ? frames.requestAnimationFrame(callback) : setTimeout(callback, 16)));
   }
 
   getState = (): AppState => this.state;
@@ -96,7 +110,12 @@ export class AppStore {
       const info = await this.call('app:info', {});
       this.set((state) => ({ ...state, info }));
       if (info.startupError) return;
-      const [sessions, providers, settings, grants] = await Promise.all([this.call('session:list', {}), this.call('provider:list', {}), this.call('settings:get', {}), this.call('trust:list', {})]);
+      const [sessions, providers, settings, grants] = await Promise.all([
+        this.call('session:list', {}),
+        this.call('provider:list', {}),
+        this.call('settings:get', {}),
+        this.call('trust:list', {}),
+      ]);
       this.set((state) => ({ ...state, sessions, providers, settings, grants }));
       const first = sessions[0];
       if (first) await this.select(first.id);
@@ -167,7 +186,6 @@ export class AppStore {
       this.early.delete(sessionId);
     }
   }
-
 
   async createSession(workspacePath?: string): Promise<void> {
     const session = await this.attempt(() => this.call('session:create', workspacePath === undefined ? {} : { workspacePath }));

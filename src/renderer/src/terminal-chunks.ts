@@ -9,7 +9,8 @@ const endSync = `${syncMode}l`;
  */
 export const cancelSequence = '\x18';
 
-export type ScanState = 'ground' | 'escape' | 'csi' | 'intermediate' | 'osc' | 'string' | 'osc-escaped' | 'string-escaped' | 'high-surrogate';
+export type ScanState =
+  'ground' | 'escape' | 'csi' | 'intermediate' | 'osc' | 'string' | 'osc-escaped' | 'string-escaped' | 'high-surrogate';
 
 const esc = 0x1b;
 

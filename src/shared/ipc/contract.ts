@@ -104,7 +104,12 @@ export const channels = {
     // `recentTurns`: only the last turns, for a first paint of a long session; the whole line follows.
     input: z.object({ ...sessionRef, recentTurns: z.number().int().min(1).max(1_000).optional() }).strict(),
     // The shown branch's line (whole, or its last turns), and the places on it where other versions exist.
-    output: z.object({ session: sessionSchema, entries: z.array(journalEntrySchema), complete: z.boolean(), branchPoints: z.array(branchPointSchema) }),
+    output: z.object({
+      session: sessionSchema,
+      entries: z.array(journalEntrySchema),
+      complete: z.boolean(),
+      branchPoints: z.array(branchPointSchema),
+    }),
   },
   /** Goes on with the turn the app stopped in the middle of, from its last checkpoint. */
   'session:resume': { input: z.object(sessionRef).strict(), output: z.object({ turnId: idSchema.nullable() }) },
@@ -121,7 +126,10 @@ export const channels = {
     output: z.object({ turnId: idSchema, branchId: idSchema }),
   },
   /** Answers a turn's message again, on a new branch. */
-  'turn:retry': { input: z.object({ ...sessionRef, turnId: idSchema }).strict(), output: z.object({ turnId: idSchema, branchId: idSchema }) },
+  'turn:retry': {
+    input: z.object({ ...sessionRef, turnId: idSchema }).strict(),
+    output: z.object({ turnId: idSchema, branchId: idSchema }),
+  },
   'branch:list': {
     input: z.object(sessionRef).strict(),
     output: z.object({ activeBranchId: idSchema, branches: z.array(branchSchema), points: z.array(branchPointSchema) }),
@@ -131,7 +139,9 @@ export const channels = {
   /** What restoring a checkpoint's files would change, before anything is. */
   'checkpoint:preview': { input: z.object({ ...sessionRef, checkpointId: idSchema }).strict(), output: filePreviewSchema },
   'checkpoint:restore': {
-    input: z.object({ ...sessionRef, checkpointId: idSchema, mode: restoreModeSchema, overwriteConflicts: z.boolean().optional() }).strict(),
+    input: z
+      .object({ ...sessionRef, checkpointId: idSchema, mode: restoreModeSchema, overwriteConflicts: z.boolean().optional() })
+      .strict(),
     output: z.object({ branchId: idSchema.nullable(), recovered: z.boolean(), files: filesRestoredSchema.nullable() }),
   },
   'checkpoint:undoRestore': { input: z.object({ ...sessionRef, restoreId: idSchema }).strict(), output: filesRestoredSchema },
@@ -143,7 +153,10 @@ export const channels = {
   /** One folder of the session's workspace, as the file tree shows it: ignored files left out, folders first. */
   'workspace:list': {
     input: z.object({ ...sessionRef, path: z.string().max(limits.pathLength).default('.') }).strict(),
-    output: z.object({ entries: z.array(z.object({ path: z.string(), name: z.string(), directory: z.boolean() })), truncated: z.boolean() }),
+    output: z.object({
+      entries: z.array(z.object({ path: z.string(), name: z.string(), directory: z.boolean() })),
+      truncated: z.boolean(),
+    }),
   },
   'workspace:pick': { input: z.object(sessionRef).strict(), output: sessionSchema.nullable() },
 
@@ -208,7 +221,10 @@ export const channels = {
   'mcp:list': { input: noInput, output: z.array(mcpServerStatusSchema) },
   /** Replaces the MCP configuration (the `mcpServers` object); servers that changed restart. */
   'mcp:configure': { input: z.object({ mcpServers: mcpServersSchema }).strict(), output: z.array(mcpServerStatusSchema) },
-  'mcp:setEnabled': { input: z.object({ name: mcpServerNameSchema, enabled: z.boolean() }).strict(), output: z.array(mcpServerStatusSchema) },
+  'mcp:setEnabled': {
+    input: z.object({ name: mcpServerNameSchema, enabled: z.boolean() }).strict(),
+    output: z.array(mcpServerStatusSchema),
+  },
 
   'settings:get': { input: noInput, output: settingsSchema },
   'settings:update': {
@@ -231,10 +247,7 @@ export const events = {
   /** Journal entries of a session as they happen, batched (at most one message per session per frame). */
   'session:events': z.object({ sessionId: idSchema, entries: z.array(journalEntrySchema) }),
   /** A session row changed (created, renamed, status) or was deleted. */
-  'session:changed': z.union([
-    z.object({ session: sessionSchema }),
-    z.object({ deletedSessionId: idSchema }),
-  ]),
+  'session:changed': z.union([z.object({ session: sessionSchema }), z.object({ deletedSessionId: idSchema })]),
   /** The state of every MCP server, whenever one changes. */
   'mcp:changed': z.object({ servers: z.array(mcpServerStatusSchema) }),
   /** The active trust grants, whenever one is created or revoked. */

@@ -18,7 +18,9 @@ const expected: Record<Autonomy, Record<RiskLevel, 'run' | 'ask'>> = {
   L3: { read_only: 'run', write_low: 'run', write_high: 'run', destructive: 'ask' },
 };
 
-const cells = (Object.keys(expected) as Autonomy[]).flatMap((autonomy) => (Object.keys(toolFor) as RiskLevel[]).map((risk) => ({ autonomy, risk, outcome: expected[autonomy][risk] })));
+const cells = (Object.keys(expected) as Autonomy[]).flatMap((autonomy) =>
+  (Object.keys(toolFor) as RiskLevel[]).map((risk) => ({ autonomy, risk, outcome: expected[autonomy][risk] })),
+);
 
 describe('approvals', () => {
   let server: ScriptedModelServer;
@@ -90,7 +92,10 @@ describe('approvals', () => {
     harness.runtime.send(harness.sessionId, 'Publish');
     await harness.runtime.whenIdle(harness.sessionId);
     expect(harness.log).toEqual([]);
-    expect(harness.view().messages[1]?.toolCalls[0]).toMatchObject({ state: 'denied', output: expect.stringContaining('denied publish in Settings') });
+    expect(harness.view().messages[1]?.toolCalls[0]).toMatchObject({
+      state: 'denied',
+      output: expect.stringContaining('denied publish in Settings'),
+    });
   });
 });
 
@@ -99,15 +104,34 @@ describe('plans', () => {
   let harness: Harness;
   useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
-  const readPlan = { steps: [{ kind: 'text' as const, text: 'I will read three notes.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('read_note', { name: 'b' }, 'c2'), toolCall('read_note', { name: 'c' }, 'c3')] };
-  const writePlan = { steps: [{ kind: 'text' as const, text: 'Read, then write twice.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('write_note', { name: 'b', text: '1' }, 'c2'), toolCall('write_note', { name: 'c', text: '2' }, 'c3')] };
+  const readPlan = {
+    steps: [
+      { kind: 'text' as const, text: 'I will read three notes.' },
+      toolCall('read_note', { name: 'a' }, 'c1'),
+      toolCall('read_note', { name: 'b' }, 'c2'),
+      toolCall('read_note', { name: 'c' }, 'c3'),
+    ],
+  };
+  const writePlan = {
+    steps: [
+      { kind: 'text' as const, text: 'Read, then write twice.' },
+      toolCall('read_note', { name: 'a' }, 'c1'),
+      toolCall('write_note', { name: 'b', text: '1' }, 'c2'),
+      toolCall('write_note', { name: 'c', text: '2' }, 'c3'),
+    ],
+  };
 
   it('shows three read-only calls as a plan and runs it at once', async () => {
     server.enqueue(readPlan, textTurn('Read them all.'));
     harness.runtime.send(harness.sessionId, 'Read my notes');
     await harness.runtime.whenIdle(harness.sessionId);
     const plan = harness.store.journal(harness.sessionId).find((entry) => entry.event.type === 'plan_proposed')?.event;
-    expect(plan).toMatchObject({ purpose: 'I will read three notes.', maxRisk: 'read_only', needsApproval: false, steps: [{ tool: 'read_note', decision: 'run' }, { decision: 'run' }, { decision: 'run' }] });
+    expect(plan).toMatchObject({
+      purpose: 'I will read three notes.',
+      maxRisk: 'read_only',
+      needsApproval: false,
+      steps: [{ tool: 'read_note', decision: 'run' }, { decision: 'run' }, { decision: 'run' }],
+    });
     expect(harness.log).toEqual(['read a', 'read b', 'read c']);
     expect(harness.view().plan?.state).toBe('finished');
   });
@@ -135,21 +159,35 @@ describe('plans', () => {
     harness.runtime.answerPlan(waiting.plan?.planId ?? '', 'reject', 'those notes are archived');
     await harness.runtime.whenIdle(harness.sessionId);
     expect(harness.log).toEqual([]);
-    const results = (server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool');
+    const results = (server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>).filter(
+      (message) => message.role === 'tool',
+    );
     expect(results.map((result) => result.content)).toEqual(Array(3).fill('Not run: the user rejected the plan: those notes are archived'));
     expect(harness.view().plan?.state).toBe('rejected');
     expect(harness.view().status).toBe('completed');
   });
 
   it('refines a plan: the feedback goes to the model, which proposes again', async () => {
-    const revised = { steps: [{ kind: 'text' as const, text: 'Revised plan.' }, toolCall('read_note', { name: 'a' }, 'r1'), toolCall('read_note', { name: 'x' }, 'r2'), toolCall('write_note', { name: 'x', text: 'new' }, 'r3')] };
+    const revised = {
+      steps: [
+        { kind: 'text' as const, text: 'Revised plan.' },
+        toolCall('read_note', { name: 'a' }, 'r1'),
+        toolCall('read_note', { name: 'x' }, 'r2'),
+        toolCall('write_note', { name: 'x', text: 'new' }, 'r3'),
+      ],
+    };
     server.enqueue(writePlan, revised, textTurn('Done as you asked.'));
     harness.runtime.send(harness.sessionId, 'Update notes');
     const first = await harness.until((view) => view.plan?.state === 'waiting');
     expect(() => harness.runtime.answerPlan(first.plan?.planId ?? '', 'refine')).toThrow(/Say what should change/);
     harness.runtime.answerPlan(first.plan?.planId ?? '', 'refine', 'write to x instead of b and c');
-    const second = await harness.until((view) => view.plan?.state === 'waiting' && view.plan.planId !== first.plan?.planId, 'the revised plan');
-    const toolMessages = (server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool');
+    const second = await harness.until(
+      (view) => view.plan?.state === 'waiting' && view.plan.planId !== first.plan?.planId,
+      'the revised plan',
+    );
+    const toolMessages = (server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>).filter(
+      (message) => message.role === 'tool',
+    );
     expect(toolMessages[0]?.content).toContain('write to x instead of b and c');
     expect(harness.log).toEqual([]);
     harness.runtime.answerPlan(second.plan?.planId ?? '', 'approve');
@@ -186,7 +224,10 @@ describe('the order of the rules', () => {
     harness.runtime.send(harness.sessionId, 'Write there');
     await harness.runtime.whenIdle(harness.sessionId);
     expect(harness.log).toEqual([]);
-    expect(harness.view().messages[1]?.toolCalls[0]).toMatchObject({ state: 'denied', output: 'Not run: /etc/passwd is outside the workspace.' });
+    expect(harness.view().messages[1]?.toolCalls[0]).toMatchObject({
+      state: 'denied',
+      output: 'Not run: /etc/passwd is outside the workspace.',
+    });
   });
 
   it('the person’s denial wins over a grant', async () => {

@@ -41,7 +41,9 @@ describe('Stop', () => {
     const waiting = await harness.until((view) => view.pendingApproval !== null, 'the gate');
     await stopWithin500ms();
     expect(harness.view().pendingApproval).toBeNull();
-    expect(() => harness.runtime.answerApproval(waiting.pendingApproval?.approvalId ?? '', 'allow_once')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(() => harness.runtime.answerApproval(waiting.pendingApproval?.approvalId ?? '', 'allow_once')).toThrow(
+      expect.objectContaining({ code: 'not_found' }),
+    );
     expect(harness.log).toEqual([]);
   });
 
@@ -71,7 +73,9 @@ describe('the message queue', () => {
     expect(harness.runtime.send(harness.sessionId, 'second')).toEqual({ turnId: null, queued: true });
     expect(harness.view().queued).toBe('second');
     harness.runtime.send(harness.sessionId, 'third');
-    const queuedEvents = harness.store.journal(harness.sessionId).flatMap((entry) => (entry.event.type === 'message_queued' ? [entry.event] : []));
+    const queuedEvents = harness.store
+      .journal(harness.sessionId)
+      .flatMap((entry) => (entry.event.type === 'message_queued' ? [entry.event] : []));
     expect(queuedEvents).toEqual([
       { type: 'message_queued', text: 'second', replaced: false },
       { type: 'message_queued', text: 'third', replaced: true },
@@ -100,7 +104,16 @@ describe('the journal', () => {
     const server = await ScriptedModelServer.start();
     const harness = createHarness(server);
     server.enqueue(
-      { steps: [{ kind: 'reasoning', text: 'Plan it.' }, { kind: 'text', text: 'Three steps.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('write_note', { name: 'b', text: 'x' }, 'c2'), toolCall('broken', {}, 'c3')], chunkDelayMs: 5 },
+      {
+        steps: [
+          { kind: 'reasoning', text: 'Plan it.' },
+          { kind: 'text', text: 'Three steps.' },
+          toolCall('read_note', { name: 'a' }, 'c1'),
+          toolCall('write_note', { name: 'b', text: 'x' }, 'c2'),
+          toolCall('broken', {}, 'c3'),
+        ],
+        chunkDelayMs: 5,
+      },
       { steps: [toolCall('publish', { target: 'site' })] },
       textTurn('All done, with one failure.'),
       textTurn('Queued one answered.'),
@@ -116,8 +129,16 @@ describe('the journal', () => {
     const replayed = harness.view();
     expect(live).toEqual(replayed);
     expect(replayed.status).toBe('completed');
-    expect(replayed.messages.filter((message) => message.role === 'user').map((message) => message.text)).toEqual(['Do the work', 'And then this']);
-    expect(replayed.messages.flatMap((message) => message.toolCalls.map((call) => call.state))).toEqual(['succeeded', 'succeeded', 'failed', 'succeeded']);
+    expect(replayed.messages.filter((message) => message.role === 'user').map((message) => message.text)).toEqual([
+      'Do the work',
+      'And then this',
+    ]);
+    expect(replayed.messages.flatMap((message) => message.toolCalls.map((call) => call.state))).toEqual([
+      'succeeded',
+      'succeeded',
+      'failed',
+      'succeeded',
+    ]);
     await harness.close();
     await server.close();
   });

@@ -131,7 +131,7 @@ const table: Array<[string, RiskLevel]> = [
   ['echo $(rm -rf /)', 'destructive'],
   ['echo `rm -rf /`', 'destructive'],
   ['sh -c "rm -rf /"', 'destructive'],
-  ['bash -c \'git clean -fd\'', 'destructive'],
+  ["bash -c 'git clean -fd'", 'destructive'],
   ['eval "rm -rf $HOME"', 'destructive'],
   ['xargs rm -rf', 'destructive'],
   ['(cd /tmp && rm -rf x)', 'destructive'],
@@ -163,7 +163,8 @@ describe('command risk', () => {
 
 describe('the shell parser', () => {
   it('finds the commands inside substitutions, subshells and compound commands', () => {
-    const programs = (source: string) => simpleCommands(parseScript(source)).flatMap((command) => (command.words[0] ? [command.words[0].text] : []));
+    const programs = (source: string) =>
+      simpleCommands(parseScript(source)).flatMap((command) => (command.words[0] ? [command.words[0].text] : []));
     expect(programs('a | b && (c; d) || { e; } & f $(g "$(h)") `i` <(j)')).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']);
     expect(programs('while read line; do echo "$line"; done < file')).toEqual(['read', 'echo']);
   });
@@ -189,8 +190,24 @@ describe('command trust patterns', () => {
     expect(commandTrustPattern('git log | head')).toEqual({ kind: 'exact', arguments: 'git log | head' });
     expect(commandTrustPattern('ls *.ts')).toEqual({ kind: 'exact', arguments: 'ls *.ts' });
     const pattern = commandTrustPattern('git show HEAD');
-    for (const covered of ['git show', 'git show abc123 --stat', "git show 'HEAD~1'"]) expect(commandTrustCovers(pattern, covered), covered).toBe(true);
-    for (const widened of ['git show > ~/.ssh/id_rsa', 'git show; rm -rf ~', 'git show && x', 'git show | sh', 'git show &', 'git show $(id)', 'git show `id`', 'git show "$HOME"', 'git show *', 'FOO=1 git show', 'git status', 'git', '(git show)', 'git show 2>x']) {
+    for (const covered of ['git show', 'git show abc123 --stat', "git show 'HEAD~1'"])
+      expect(commandTrustCovers(pattern, covered), covered).toBe(true);
+    for (const widened of [
+      'git show > ~/.ssh/id_rsa',
+      'git show; rm -rf ~',
+      'git show && x',
+      'git show | sh',
+      'git show &',
+      'git show $(id)',
+      'git show `id`',
+      'git show "$HOME"',
+      'git show *',
+      'FOO=1 git show',
+      'git status',
+      'git',
+      '(git show)',
+      'git show 2>x',
+    ]) {
       expect(commandTrustCovers(pattern, widened), widened).toBe(false);
     }
   });

@@ -119,7 +119,10 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
         description: 'Writes a file, but never outside the workspace.',
         input: z.object({ path: z.string() }).strict(),
         risk: 'write_low',
-        assess: (input) => (input.path.startsWith('/') || input.path.includes('..') ? { level: 'write_low', reason: 'writes a file', refused: `${input.path} is outside the workspace.` } : { level: 'write_low', reason: 'writes a file' }),
+        assess: (input) =>
+          input.path.startsWith('/') || input.path.includes('..')
+            ? { level: 'write_low', reason: 'writes a file', refused: `${input.path} is outside the workspace.` }
+            : { level: 'write_low', reason: 'writes a file' },
         execute: async (input) => {
           log.push(`guarded ${input.path}`);
           return { output: 'written' };
@@ -148,7 +151,9 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
 /** The messages the model was sent in the newest request, as `role: text`, without the system prompt. */
 export function lastPrompt(server: ScriptedModelServer): string[] {
   const body = server.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
-  return body.messages.filter((message) => message.role !== 'system').map((message) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`);
+  return body.messages
+    .filter((message) => message.role !== 'system')
+    .map((message) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`);
 }
 
 export function toolCall(name: string, args: unknown, id = `call_${name}`): ScriptedTurn['steps'][number] {
@@ -179,7 +184,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function createHarness(server: ScriptedModelServer, options: { autonomy?: Autonomy; settings?: Partial<Settings>; folder?: ReturnType<typeof temporaryFolder>; clock?: ManualClock } = {}): Harness {
+export function createHarness(
+  server: ScriptedModelServer,
+  options: { autonomy?: Autonomy; settings?: Partial<Settings>; folder?: ReturnType<typeof temporaryFolder>; clock?: ManualClock } = {},
+): Harness {
   const folder = options.folder ?? temporaryFolder();
   const clock = options.clock ?? new ManualClock();
   const db: Database = openDatabase(join(folder.path, 'workbench.sqlite')).db;
@@ -187,7 +195,9 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
   const trust = new SqliteTrustStore(db);
   const accounting = new SqliteAccountingStore(db);
   const checkpoints = new SqliteCheckpointStore(db, () => clock.now());
-  const settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
+  const settings = new ConfSettingsStore(
+    new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }),
+  );
   if (options.settings) settings.set({ ...settings.get(), ...options.settings });
   const providers = new ProviderRegistry({
     settings,
@@ -215,7 +225,14 @@ export function createHarness(server: ScriptedModelServer, options: { autonomy?:
   runtime.recoverInterrupted();
   const sessionId = 's1';
   if (!store.get(sessionId)) {
-    store.create({ id: sessionId, title: 'Test', workspacePath: folder.path, model: { providerId: endpoint.id, model: 'scripted-model' }, autonomy: options.autonomy ?? 'L1', createdAt: clock.now() });
+    store.create({
+      id: sessionId,
+      title: 'Test',
+      workspacePath: folder.path,
+      model: { providerId: endpoint.id, model: 'scripted-model' },
+      autonomy: options.autonomy ?? 'L1',
+      createdAt: clock.now(),
+    });
   }
   const view = (id = sessionId): SessionView => reduceSessionView(emptySessionView, store.journal(id));
   const harness: Harness = {

@@ -40,7 +40,9 @@ describe('SessionRuntime against the scripted server and a real database', () =>
     folder = temporaryFolder();
     db = openDatabase(join(folder.path, 'workbench.sqlite')).db;
     store = new SqliteSessionStore(db);
-    settings = new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
+    settings = new ConfSettingsStore(
+      new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }),
+    );
     registry = new ProviderRegistry({
       settings,
       secrets: new EncryptedFileSecretStore(join(folder.path, 'secrets.json'), memoryKeyCipher()),
@@ -61,9 +63,19 @@ describe('SessionRuntime against the scripted server and a real database', () =>
       limits: () => settings.get(),
       clock: systemClock,
       frameMs: 16,
-      listener: { onEntries: (_id, entries) => live.push(...entries), onSessionChanged: (change) => 'session' in change && changes.push(change.session) },
+      listener: {
+        onEntries: (_id, entries) => live.push(...entries),
+        onSessionChanged: (change) => 'session' in change && changes.push(change.session),
+      },
     });
-    store.create({ id: 's1', title: 'Test', workspacePath: null, model: { providerId: endpoint.id, model: 'scripted-model' }, autonomy: 'L1', createdAt: 1 });
+    store.create({
+      id: 's1',
+      title: 'Test',
+      workspacePath: null,
+      model: { providerId: endpoint.id, model: 'scripted-model' },
+      autonomy: 'L1',
+      createdAt: 1,
+    });
     server.reset();
   });
 
@@ -76,7 +88,10 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   const view = () => reduceSessionView(emptySessionView, store.journal('s1'));
 
   it('streams an answer into the journal, coalescing deltas, and ends completed', async () => {
-    server.enqueue({ steps: [{ kind: 'text', text: 'Hello **world**, this is a streamed answer.', chunkSize: 1 }], usage: { inputTokens: 30, outputTokens: 12 } });
+    server.enqueue({
+      steps: [{ kind: 'text', text: 'Hello **world**, this is a streamed answer.', chunkSize: 1 }],
+      usage: { inputTokens: 30, outputTokens: 12 },
+    });
     runtime.send('s1', 'Say hello');
     await runtime.whenIdle('s1');
     const types = store.journal('s1').map((entry) => entry.event.type);
@@ -169,13 +184,17 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   });
 
   it('marks a session that was running when the app stopped as interrupted', () => {
-    store.append('s1', [
-      { type: 'user_message', turnId: 't', messageId: 'u', text: 'q' },
-      { type: 'run_started', turnId: 't', model: { providerId: 'p', model: 'm' }, providerKind: 'openai-compatible' },
-      { type: 'status_changed', status: 'planning' },
-      { type: 'assistant_message_started', turnId: 't', messageId: 'a' },
-      { type: 'text_delta', turnId: 't', messageId: 'a', text: 'half an ans' },
-    ], 5);
+    store.append(
+      's1',
+      [
+        { type: 'user_message', turnId: 't', messageId: 'u', text: 'q' },
+        { type: 'run_started', turnId: 't', model: { providerId: 'p', model: 'm' }, providerKind: 'openai-compatible' },
+        { type: 'status_changed', status: 'planning' },
+        { type: 'assistant_message_started', turnId: 't', messageId: 'a' },
+        { type: 'text_delta', turnId: 't', messageId: 'a', text: 'half an ans' },
+      ],
+      5,
+    );
     expect(runtime.recoverInterrupted()).toEqual(['s1']);
     const result = view();
     expect(result.status).toBe('interrupted');
@@ -184,7 +203,15 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   });
 
   it('builds the same view from the live events as from replaying the journal', async () => {
-    server.enqueue({ steps: [{ kind: 'reasoning', text: 'Let me think.' }, { kind: 'text', text: 'A considered answer.', chunkSize: 2 }] }, { steps: [], fault: { kind: 'status', status: 400 } });
+    server.enqueue(
+      {
+        steps: [
+          { kind: 'reasoning', text: 'Let me think.' },
+          { kind: 'text', text: 'A considered answer.', chunkSize: 2 },
+        ],
+      },
+      { steps: [], fault: { kind: 'status', status: 400 } },
+    );
     runtime.send('s1', 'Think');
     await runtime.whenIdle('s1');
     runtime.send('s1', 'Fail please');

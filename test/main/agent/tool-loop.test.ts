@@ -8,21 +8,33 @@ describe('the tool loop', () => {
   useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
   const toolResults = (requestIndex: number) =>
-    ((server.requests[requestIndex]?.body['messages'] as Array<{ role: string; content: string; tool_call_id?: string }>) ?? []).filter((message) => message.role === 'tool');
+    ((server.requests[requestIndex]?.body['messages'] as Array<{ role: string; content: string; tool_call_id?: string }>) ?? []).filter(
+      (message) => message.role === 'tool',
+    );
 
   it('runs a read-only tool at L1 without asking and gives the model its result', async () => {
-    server.enqueue({ steps: [{ kind: 'text', text: 'Let me look.' }, toolCall('read_note', { name: 'todo' })] }, textTurn('The note says: contents of todo.'));
+    server.enqueue(
+      { steps: [{ kind: 'text', text: 'Let me look.' }, toolCall('read_note', { name: 'todo' })] },
+      textTurn('The note says: contents of todo.'),
+    );
     harness.runtime.send(harness.sessionId, 'What is in my todo note?');
     await harness.runtime.whenIdle(harness.sessionId);
     const view = harness.view();
     expect(harness.log).toEqual(['read todo']);
     expect(view.status).toBe('completed');
     expect(view.pendingApproval).toBeNull();
-    expect(view.messages[1]?.toolCalls[0]).toMatchObject({ tool: 'read_note', state: 'succeeded', output: 'contents of todo', risk: 'read_only' });
+    expect(view.messages[1]?.toolCalls[0]).toMatchObject({
+      tool: 'read_note',
+      state: 'succeeded',
+      output: 'contents of todo',
+      risk: 'read_only',
+    });
     expect(view.messages.at(-1)?.text).toBe('The note says: contents of todo.');
     expect(toolResults(1)).toEqual([expect.objectContaining({ role: 'tool', content: 'contents of todo' })]);
     // The tools are offered to the model with their JSON schema.
-    const tools = server.requests[0]?.body['tools'] as Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>;
+    const tools = server.requests[0]?.body['tools'] as Array<{
+      function: { name: string; parameters: { properties: Record<string, unknown> } };
+    }>;
     expect(tools.map((tool) => tool.function.name)).toContain('read_note');
     expect(tools.find((tool) => tool.function.name === 'read_note')?.function.parameters.properties).toHaveProperty('name');
   });
@@ -38,7 +50,10 @@ describe('the tool loop', () => {
   });
 
   it('answers a call to an unknown tool or with broken JSON with a failed result naming the problem', async () => {
-    server.enqueue({ steps: [toolCall('teleport', {}), { kind: 'tool_call', id: 'c2', name: 'read_note', arguments: '{"name": ' }] }, textTurn('ok'));
+    server.enqueue(
+      { steps: [toolCall('teleport', {}), { kind: 'tool_call', id: 'c2', name: 'read_note', arguments: '{"name": ' }] },
+      textTurn('ok'),
+    );
     harness.runtime.send(harness.sessionId, 'Go');
     await harness.runtime.whenIdle(harness.sessionId);
     const results = toolResults(1).map((result) => result.content);
@@ -69,7 +84,11 @@ describe('the tool loop', () => {
 
   it('stops at the iteration limit with a clear error', async () => {
     harness.settings.set({ ...harness.settings.get(), maxIterations: 2 });
-    server.enqueue({ steps: [toolCall('read_note', { name: 'a' })] }, { steps: [toolCall('read_note', { name: 'b' })] }, { steps: [toolCall('read_note', { name: 'c' })] });
+    server.enqueue(
+      { steps: [toolCall('read_note', { name: 'a' })] },
+      { steps: [toolCall('read_note', { name: 'b' })] },
+      { steps: [toolCall('read_note', { name: 'c' })] },
+    );
     harness.runtime.send(harness.sessionId, 'Loop');
     await harness.runtime.whenIdle(harness.sessionId);
     const view = harness.view();
@@ -91,10 +110,22 @@ describe('the tool loop', () => {
   });
 
   it('records every model call and tool call, with session totals and zero cost for a local model', async () => {
-    server.enqueue({ steps: [toolCall('read_note', { name: 'a' })], usage: { inputTokens: 100, outputTokens: 20 } }, { steps: [{ kind: 'text', text: 'Done.' }], usage: { inputTokens: 150, outputTokens: 5 } });
+    server.enqueue(
+      { steps: [toolCall('read_note', { name: 'a' })], usage: { inputTokens: 100, outputTokens: 20 } },
+      { steps: [{ kind: 'text', text: 'Done.' }], usage: { inputTokens: 150, outputTokens: 5 } },
+    );
     harness.runtime.send(harness.sessionId, 'Go');
     await harness.runtime.whenIdle(harness.sessionId);
-    expect(harness.accounting.totals(harness.sessionId)).toEqual({ modelCalls: 2, inputTokens: 250, outputTokens: 25, modelMs: 0, costUsd: 0, toolCalls: 1, toolFailures: 0, toolMs: 0 });
+    expect(harness.accounting.totals(harness.sessionId)).toEqual({
+      modelCalls: 2,
+      inputTokens: 250,
+      outputTokens: 25,
+      modelMs: 0,
+      costUsd: 0,
+      toolCalls: 1,
+      toolFailures: 0,
+      toolMs: 0,
+    });
     expect(harness.view().usage).toMatchObject({ inputTokens: 250, outputTokens: 25, costUsd: 0, toolCalls: 1 });
   });
 });

@@ -133,7 +133,9 @@ describe('branches', () => {
     const tool = checkpoints.find((checkpoint) => checkpoint.source === 'tool');
     const model = checkpoints.find((checkpoint) => checkpoint.source === 'model');
     // Damage the row: its content no longer matches its hash.
-    harness.db.prepare("UPDATE checkpoints SET appended = replace(appended, 'contents of a', 'contents of b') WHERE id = ?").run(tool?.id ?? '');
+    harness.db
+      .prepare("UPDATE checkpoints SET appended = replace(appended, 'contents of a', 'contents of b') WHERE id = ?")
+      .run(tool?.id ?? '');
 
     const { recovered } = harness.runtime.restoreCheckpoint(harness.sessionId, tool?.id ?? '');
     expect(recovered).toBe(true);
@@ -156,7 +158,9 @@ describe('branches', () => {
 
     server.enqueue(textTurn('slow', { chunkDelayMs: 50, chunkSize: 1 }));
     harness.runtime.send(harness.sessionId, 'Q3');
-    expect(() => harness.runtime.editMessage(harness.sessionId, harness.view().messages[0]?.id ?? '', 'x')).toThrow(expect.objectContaining({ code: 'session_busy' }));
+    expect(() => harness.runtime.editMessage(harness.sessionId, harness.view().messages[0]?.id ?? '', 'x')).toThrow(
+      expect.objectContaining({ code: 'session_busy' }),
+    );
     expect(harness.store.branches(harness.sessionId)).toHaveLength(1);
     await harness.runtime.cancel(harness.sessionId);
   });

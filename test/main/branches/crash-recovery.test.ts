@@ -25,7 +25,10 @@ describe('crash recovery', () => {
     const first = start();
     server.enqueue({ steps: [{ kind: 'text', text: 'Taking a while.' }, toolCall('slow', {}, 'c1')] });
     first.runtime.send(first.sessionId, 'Do the slow thing');
-    await first.until((view) => view.messages.some((message) => message.toolCalls.some((call) => call.state === 'running')), 'the slow call to run');
+    await first.until(
+      (view) => view.messages.some((message) => message.toolCalls.some((call) => call.state === 'running')),
+      'the slow call to run',
+    );
     const second = restart(first);
 
     const view = second.view();
@@ -102,19 +105,28 @@ describe('crash recovery', () => {
     const first = start();
     server.enqueue({ steps: [toolCall('slow', {}, 'c1')] });
     first.runtime.send(first.sessionId, 'Slow');
-    await first.until((view) => view.messages.some((message) => message.toolCalls.some((call) => call.state === 'running')), 'the slow call');
+    await first.until(
+      (view) => view.messages.some((message) => message.toolCalls.some((call) => call.state === 'running')),
+      'the slow call',
+    );
     first.runtime.send(first.sessionId, 'Then this');
     const second = restart(first);
     expect(second.view().interrupted?.queued).toBe('Then this');
     server.enqueue(textTurn('Slow done.'), textTurn('And this.'));
     second.runtime.resume(second.sessionId);
-    await second.until((view) => view.messages.some((message) => message.text === 'And this.') && view.status === 'completed', 'the queued message to run');
+    await second.until(
+      (view) => view.messages.some((message) => message.text === 'And this.') && view.status === 'completed',
+      'the queued message to run',
+    );
     expect(lastPrompt(server).at(-1)).toBe('user: Then this');
 
     // The same again, discarded this time.
     server.enqueue({ steps: [toolCall('slow', {}, 'c2')] });
     second.runtime.send(second.sessionId, 'Slow again');
-    await second.until((view) => view.messages.some((message) => message.toolCalls.some((call) => call.state === 'running')), 'the second slow call');
+    await second.until(
+      (view) => view.messages.some((message) => message.toolCalls.some((call) => call.state === 'running')),
+      'the second slow call',
+    );
     second.runtime.send(second.sessionId, 'Queued again');
     const third = restart(second);
     const requests = server.requests.length;

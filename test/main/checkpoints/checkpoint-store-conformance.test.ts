@@ -29,7 +29,10 @@ const initializers: Array<{ name: string; create: () => StoreFixture }> = [
       const db: Database = openDatabase(join(folder.path, 'workbench.sqlite')).db;
       return {
         store: new SqliteCheckpointStore(db),
-        tamper: (ref, appended) => void db.prepare('UPDATE checkpoints SET appended = ? WHERE thread_id = ? AND id = ?').run(appended, ref.threadId, ref.checkpointId),
+        tamper: (ref, appended) =>
+          void db
+            .prepare('UPDATE checkpoints SET appended = ? WHERE thread_id = ? AND id = ?')
+            .run(appended, ref.threadId, ref.checkpointId),
         destroy: () => {
           db.close();
           folder.remove();
@@ -54,12 +57,26 @@ describe.each(initializers)('$name', ({ create }) => {
   it(
     'puts each step’s change and gets back the whole state, in order',
     withStore(({ store }) => {
-      const root = store.put(null, 't1', { appended: [{ role: 'user', content: 'hi' }], state: { status: 'planning' } }, { source: 'input', step: 0 });
+      const root = store.put(
+        null,
+        't1',
+        { appended: [{ role: 'user', content: 'hi' }], state: { status: 'planning' } },
+        { source: 'input', step: 0 },
+      );
       const second = store.put(root, 't1', { appended: [{ role: 'assistant', content: 'hello ✓ “quotes” \u2028' }] }, meta(1));
       const third = store.put(second, 't1', { appended: [], state: { status: 'completed', nested: { list: [1, 2] } } }, meta(2));
       const tuple = store.getTuple(third);
-      expect(tuple).toMatchObject({ seq: 2, parentRef: second, metadata: meta(2), recoveredFrom: null, state: { status: 'completed', nested: { list: [1, 2] } } });
-      expect(tuple?.messages).toEqual([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello ✓ “quotes” \u2028' }]);
+      expect(tuple).toMatchObject({
+        seq: 2,
+        parentRef: second,
+        metadata: meta(2),
+        recoveredFrom: null,
+        state: { status: 'completed', nested: { list: [1, 2] } },
+      });
+      expect(tuple?.messages).toEqual([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello ✓ “quotes” \u2028' },
+      ]);
       expect(store.getTuple(root)?.state).toEqual({ status: 'planning' });
       expect(store.getTuple(second)?.state).toEqual({ status: 'planning' });
     }),
@@ -136,7 +153,13 @@ describe.each(initializers)('$name', ({ create }) => {
     'restores a long chain whole',
     withStore(({ store }) => {
       let ref: CheckpointRef | null = null;
-      for (let step = 0; step < 2000; step += 1) ref = store.put(ref, 't', { appended: [{ step, text: 'x'.repeat(100) }], ...(step % 100 === 0 ? { state: { step } } : {}) }, meta(step));
+      for (let step = 0; step < 2000; step += 1)
+        ref = store.put(
+          ref,
+          't',
+          { appended: [{ step, text: 'x'.repeat(100) }], ...(step % 100 === 0 ? { state: { step } } : {}) },
+          meta(step),
+        );
       const tuple = store.getTuple(ref as CheckpointRef);
       expect(tuple?.messages).toHaveLength(2000);
       expect((tuple?.messages[1999] as { step: number }).step).toBe(1999);
@@ -154,9 +177,24 @@ describe.each(initializers)('$name', ({ create }) => {
       const records = store.records('t');
       expect(records.map((record) => record.id)).toEqual(expect.arrayContaining([root.checkpointId, a.checkpointId, b.checkpointId]));
       expect(records[0]?.id).toBe(root.checkpointId);
-      expect(records.find((record) => record.id === b.checkpointId)).toMatchObject({ parentId: root.checkpointId, seq: 1, delta: { appended: ['b'], state: { status: 'done' } } });
-      for (const record of records) store.put(record.parentId ? { threadId: 'copy', checkpointId: record.parentId } : null, 'copy', record.delta, record.metadata, record.id);
-      expect(store.getTuple({ threadId: 'copy', checkpointId: b.checkpointId })).toMatchObject({ messages: ['q', 'b'], state: { status: 'done' }, recoveredFrom: null });
+      expect(records.find((record) => record.id === b.checkpointId)).toMatchObject({
+        parentId: root.checkpointId,
+        seq: 1,
+        delta: { appended: ['b'], state: { status: 'done' } },
+      });
+      for (const record of records)
+        store.put(
+          record.parentId ? { threadId: 'copy', checkpointId: record.parentId } : null,
+          'copy',
+          record.delta,
+          record.metadata,
+          record.id,
+        );
+      expect(store.getTuple({ threadId: 'copy', checkpointId: b.checkpointId })).toMatchObject({
+        messages: ['q', 'b'],
+        state: { status: 'done' },
+        recoveredFrom: null,
+      });
       store.deleteThread('t');
       expect(store.records('t')).toEqual([]);
       expect(store.getTuple(a)).toBeNull();
@@ -198,7 +236,8 @@ describe('SqliteCheckpointStore segments', () => {
   const chain = (store: SqliteCheckpointStore, from: CheckpointRef | null, steps: number, label: string, start = 0): CheckpointRef[] => {
     const refs: CheckpointRef[] = [];
     let ref = from;
-    for (let step = start; step < start + steps; step += 1) refs.push((ref = store.put(ref, 't', { appended: [`${label}${step}`] }, meta(step))));
+    for (let step = start; step < start + steps; step += 1)
+      refs.push((ref = store.put(ref, 't', { appended: [`${label}${step}`] }, meta(step))));
     return refs;
   };
 
@@ -235,7 +274,10 @@ describe('SqliteCheckpointStore segments', () => {
     const branch = chain(store, main[99] as CheckpointRef, 100, 'b', 100);
     expect(store.compact()).toBe(5);
     expect(store.getTuple(main[199] as CheckpointRef)?.messages).toEqual(Array.from({ length: 200 }, (_, step) => `m${step}`));
-    expect(store.getTuple(branch[99] as CheckpointRef)?.messages).toEqual([...Array.from({ length: 100 }, (_, step) => `m${step}`), ...Array.from({ length: 100 }, (_, step) => `b${step + 100}`)]);
+    expect(store.getTuple(branch[99] as CheckpointRef)?.messages).toEqual([
+      ...Array.from({ length: 100 }, (_, step) => `m${step}`),
+      ...Array.from({ length: 100 }, (_, step) => `b${step + 100}`),
+    ]);
     expect(store.getTuple(branch[20] as CheckpointRef)?.messages.at(-1)).toBe('b120');
     done();
   });

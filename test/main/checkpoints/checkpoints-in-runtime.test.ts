@@ -11,7 +11,16 @@ describe('checkpoints in a session', () => {
   useHarness({ server: (started) => (server = started), harness: (created) => (harness = created) });
 
   it('saves one after every step, and the newest holds exactly the conversation the model sees', async () => {
-    server.enqueue({ steps: [{ kind: 'text', text: 'Reading.' }, toolCall('read_note', { name: 'a' }, 'c1'), toolCall('write_note', { name: 'b', text: 't' }, 'c2')] }, textTurn('Done.'));
+    server.enqueue(
+      {
+        steps: [
+          { kind: 'text', text: 'Reading.' },
+          toolCall('read_note', { name: 'a' }, 'c1'),
+          toolCall('write_note', { name: 'b', text: 't' }, 'c2'),
+        ],
+      },
+      textTurn('Done.'),
+    );
     harness.runtime.send(harness.sessionId, 'Read a, write b');
     const gate = await harness.until((view) => view.pendingApproval !== null);
     harness.runtime.answerApproval(gate.pendingApproval?.approvalId ?? '', 'allow_once');
@@ -21,7 +30,16 @@ describe('checkpoints in a session', () => {
     await harness.runtime.whenIdle(harness.sessionId);
 
     const view = harness.view();
-    expect(view.checkpoints.map((checkpoint) => checkpoint.source)).toEqual(['input', 'model', 'tool', 'approval', 'tool', 'model', 'input', 'model']);
+    expect(view.checkpoints.map((checkpoint) => checkpoint.source)).toEqual([
+      'input',
+      'model',
+      'tool',
+      'approval',
+      'tool',
+      'model',
+      'input',
+      'model',
+    ]);
     expect(view.checkpoints.map((checkpoint) => checkpoint.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     const newest = view.checkpoints.at(-1);
     const tuple = harness.checkpoints.getTuple({ threadId: harness.sessionId, checkpointId: newest?.id ?? '' });

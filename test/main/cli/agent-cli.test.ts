@@ -8,7 +8,10 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli/agent-cli.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli/agent-cli.ts', ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -30,8 +33,22 @@ describe('the headless runner', () => {
   });
 
   it('runs a turn against an endpoint and prints its events, one per line', async () => {
-    server.enqueue({ steps: [{ kind: 'reasoning', text: 'Short.' }, { kind: 'text', text: 'Hello from the terminal.' }], usage: { inputTokens: 7, outputTokens: 5 } });
-    const result = await runCli(['--workspace', workspace.path, '--endpoint', server.openaiBaseUrl, '--model', 'scripted-model', 'Say hello']);
+    server.enqueue({
+      steps: [
+        { kind: 'reasoning', text: 'Short.' },
+        { kind: 'text', text: 'Hello from the terminal.' },
+      ],
+      usage: { inputTokens: 7, outputTokens: 5 },
+    });
+    const result = await runCli([
+      '--workspace',
+      workspace.path,
+      '--endpoint',
+      server.openaiBaseUrl,
+      '--model',
+      'scripted-model',
+      'Say hello',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
@@ -45,7 +62,10 @@ describe('the headless runner', () => {
     server.enqueue({ steps: [], fault: { kind: 'status', status: 400, message: 'no such model' } });
     const result = await runCli(['--json', '--workspace', workspace.path, '--endpoint', server.openaiBaseUrl, '--model', 'missing', 'Hi']);
     expect(result.code).toBe(1);
-    const entries = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: { type: string; error?: { message: string } } });
+    const entries = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: { type: string; error?: { message: string } } });
     expect(entries.find((entry) => entry.event.type === 'run_finished')?.event.error?.message).toContain('no such model');
   }, 30_000);
 

@@ -48,9 +48,13 @@ describe('denyAllPermissions', () => {
       request?: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void;
       check?: (...args: unknown[]) => boolean;
     } = {};
-    denyAllPermissions({ setPermissionRequestHandler: (handler) => (handlers.request = handler), setPermissionCheckHandler: (handler) => (handlers.check = handler) });
+    denyAllPermissions({
+      setPermissionRequestHandler: (handler) => (handlers.request = handler),
+      setPermissionCheckHandler: (handler) => (handlers.check = handler),
+    });
     const answers: boolean[] = [];
-    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read']) handlers.request?.(null, permission, (granted: boolean) => answers.push(granted));
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read'])
+      handlers.request?.(null, permission, (granted: boolean) => answers.push(granted));
     expect(answers).toEqual([false, false, true, false]);
     expect(handlers.check?.(null, 'media')).toBe(false);
     expect(handlers.check?.(null, 'notifications')).toBe(true);

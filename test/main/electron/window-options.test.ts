@@ -1,6 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile, secureWebPreferences } from '../../../src/main/electron/window-options';
+import {
+  contentSecurityPolicy,
+  isAppUrl,
+  mainWindowOptions,
+  resolveAppFile,
+  secureWebPreferences,
+} from '../../../src/main/electron/window-options';
 
 describe('the window factory', () => {
   it('pins every web preference of the main window', () => {

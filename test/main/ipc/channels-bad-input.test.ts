@@ -16,8 +16,14 @@ const unknownId = 'does-not-exist';
  * Wrong types, missing fields, extra fields, oversized strings and unknown ids.
  */
 const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = {
-  'app:info': [{ input: { extra: 1 }, code: 'invalid_input' }, { input: 'text', code: 'invalid_input' }],
-  'session:list': [{ input: null, code: 'invalid_input' }, { input: { limit: 5 }, code: 'invalid_input' }],
+  'app:info': [
+    { input: { extra: 1 }, code: 'invalid_input' },
+    { input: 'text', code: 'invalid_input' },
+  ],
+  'session:list': [
+    { input: null, code: 'invalid_input' },
+    { input: { limit: 5 }, code: 'invalid_input' },
+  ],
   'session:create': [
     { input: { title: 42 }, code: 'invalid_input' },
     { input: { title: huge }, code: 'invalid_input' },
@@ -39,15 +45,29 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 7 }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', force: true }, code: 'invalid_input' },
   ],
-  'session:open': [{ input: { sessionId: 'SESSION', recentTurns: 0 }, code: 'invalid_input' }, { input: { sessionId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }, { input: { sessionId: 'x'.repeat(65) }, code: 'invalid_input' }],
+  'session:open': [
+    { input: { sessionId: 'SESSION', recentTurns: 0 }, code: 'invalid_input' },
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: {}, code: 'invalid_input' },
+    { input: { sessionId: 'x'.repeat(65) }, code: 'invalid_input' },
+  ],
   'session:resume': [
     { input: { sessionId: unknownId }, code: 'not_found' },
     { input: { sessionId: 'SESSION' }, code: 'invalid_state' },
     { input: { sessionId: 'SESSION', turnId: 'x' }, code: 'invalid_input' },
   ],
-  'session:discard': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION' }, code: 'invalid_state' }],
-  'session:tree': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 5 }, code: 'invalid_input' }],
-  'session:export': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', path: '/tmp/x' }, code: 'invalid_input' }],
+  'session:discard': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION' }, code: 'invalid_state' },
+  ],
+  'session:tree': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 5 }, code: 'invalid_input' },
+  ],
+  'session:export': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', path: '/tmp/x' }, code: 'invalid_input' },
+  ],
   'session:import': [
     { input: { document: 'not json' }, code: 'invalid_input' },
     { input: { document: '{"format":"something-else"}' }, code: 'invalid_input' },
@@ -61,16 +81,31 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', messageId: unknownId, text: '  ' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', messageId: unknownId, text: huge }, code: 'invalid_input' },
   ],
-  'turn:retry': [{ input: { sessionId: 'SESSION', turnId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION' }, code: 'invalid_input' }],
-  'branch:list': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', all: true }, code: 'invalid_input' }],
-  'branch:switch': [{ input: { sessionId: 'SESSION', branchId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', branchId: '../x' }, code: 'invalid_input' }],
-  'checkpoint:preview': [{ input: { sessionId: 'SESSION', checkpointId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION' }, code: 'invalid_input' }],
+  'turn:retry': [
+    { input: { sessionId: 'SESSION', turnId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION' }, code: 'invalid_input' },
+  ],
+  'branch:list': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', all: true }, code: 'invalid_input' },
+  ],
+  'branch:switch': [
+    { input: { sessionId: 'SESSION', branchId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', branchId: '../x' }, code: 'invalid_input' },
+  ],
+  'checkpoint:preview': [
+    { input: { sessionId: 'SESSION', checkpointId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION' }, code: 'invalid_input' },
+  ],
   'checkpoint:restore': [
     { input: { sessionId: 'SESSION', checkpointId: unknownId, mode: 'both' }, code: 'not_found' },
     { input: { sessionId: 'SESSION', checkpointId: unknownId, mode: 'everything' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', checkpointId: unknownId, mode: 'files', overwriteConflicts: 'yes' }, code: 'invalid_input' },
   ],
-  'checkpoint:undoRestore': [{ input: { sessionId: 'SESSION', restoreId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', restoreId: '' }, code: 'invalid_input' }],
+  'checkpoint:undoRestore': [
+    { input: { sessionId: 'SESSION', restoreId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', restoreId: '' }, code: 'invalid_input' },
+  ],
   'session:setModel': [
     { input: { sessionId: 'SESSION', model: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
     { input: { sessionId: unknownId, model: { providerId: 'PROVIDER', model: 'm' } }, code: 'not_found' },
@@ -83,7 +118,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: unknownId, autonomy: 'L2' }, code: 'not_found' },
     { input: { sessionId: 'SESSION' }, code: 'invalid_input' },
   ],
-  'session:stats': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', detail: true }, code: 'invalid_input' }],
+  'session:stats': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', detail: true }, code: 'invalid_input' },
+  ],
   'workspace:set': [
     { input: { sessionId: unknownId, path: '/tmp' }, code: 'not_found' },
     { input: { sessionId: 'SESSION', path: 'FILE' }, code: 'invalid_input' },
@@ -96,7 +134,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION' }, code: 'no_workspace' },
     { input: { sessionId: 'SESSION', path: 5 }, code: 'invalid_input' },
   ],
-  'workspace:pick': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: 'SESSION', path: '/tmp' }, code: 'invalid_input' }],
+  'workspace:pick': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', path: '/tmp' }, code: 'invalid_input' },
+  ],
   'run:send': [
     { input: { sessionId: 'SESSION', text: '' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', text: '   \n ' }, code: 'invalid_input' },
@@ -106,8 +147,14 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', text: 'hi', model: 'x' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION_NO_MODEL', text: 'hi' }, code: 'no_model' },
   ],
-  'run:cancel': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: { sessionId: null }, code: 'invalid_input' }],
-  'run:clearQueue': [{ input: { sessionId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }],
+  'run:cancel': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: null }, code: 'invalid_input' },
+  ],
+  'run:clearQueue': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: {}, code: 'invalid_input' },
+  ],
   'approval:answer': [
     { input: { approvalId: unknownId, decision: 'allow_once' }, code: 'not_found' },
     { input: { approvalId: unknownId, decision: 'allow_forever' }, code: 'invalid_input' },
@@ -120,8 +167,14 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { planId: unknownId, answer: 'refine', text: huge }, code: 'invalid_input' },
   ],
   'trust:list': [{ input: { all: true }, code: 'invalid_input' }],
-  'trust:revoke': [{ input: { grantId: unknownId }, code: 'not_found' }, { input: { grantId: 5 }, code: 'invalid_input' }],
-  'tool:output': [{ input: { toolCallId: unknownId }, code: 'not_found' }, { input: { toolCallId: '' }, code: 'invalid_input' }],
+  'trust:revoke': [
+    { input: { grantId: unknownId }, code: 'not_found' },
+    { input: { grantId: 5 }, code: 'invalid_input' },
+  ],
+  'tool:output': [
+    { input: { toolCallId: unknownId }, code: 'not_found' },
+    { input: { toolCallId: '' }, code: 'invalid_input' },
+  ],
   'provider:list': [{ input: { all: true }, code: 'invalid_input' }],
   'provider:save': [
     { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'ftp://host/v1' }, code: 'invalid_input' },
@@ -132,7 +185,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { id: unknownId, kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1' }, code: 'not_found' },
     { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1', secret: 'y' }, code: 'invalid_input' },
   ],
-  'provider:remove': [{ input: { providerId: unknownId }, code: 'not_found' }, { input: {}, code: 'invalid_input' }],
+  'provider:remove': [
+    { input: { providerId: unknownId }, code: 'not_found' },
+    { input: {}, code: 'invalid_input' },
+  ],
   'provider:discover': [{ input: { ports: [1] }, code: 'invalid_input' }],
   'provider:test': [
     { input: {}, code: 'invalid_input' },
@@ -140,9 +196,15 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { providerId: unknownId }, code: 'not_found' },
     { input: { kind: 'openai-compatible', baseUrl: 'javascript:alert(1)' }, code: 'invalid_input' },
   ],
-  'provider:models': [{ input: { providerId: unknownId }, code: 'not_found' }, { input: { providerId: '' }, code: 'invalid_input' }],
+  'provider:models': [
+    { input: { providerId: unknownId }, code: 'not_found' },
+    { input: { providerId: '' }, code: 'invalid_input' },
+  ],
   'trash:list': [{ input: { all: 1 }, code: 'invalid_input' }],
-  'trash:restore': [{ input: { id: unknownId }, code: 'not_found' }, { input: { id: '../../x' }, code: 'invalid_input' }],
+  'trash:restore': [
+    { input: { id: unknownId }, code: 'not_found' },
+    { input: { id: '../../x' }, code: 'invalid_input' },
+  ],
   'mcp:list': [{ input: { name: 'x' }, code: 'invalid_input' }],
   'mcp:configure': [
     { input: { mcpServers: { 'bad name!': { command: 'x' } } }, code: 'invalid_input' },
@@ -177,14 +239,23 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     writeFileSync(join(folder.path, 'a-file.txt'), 'not a folder');
     transport = new LoopbackTransport();
     core = createNodeCore({ dataDir: folder.path, transport }).core;
-    const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'Local', baseUrl: 'http://127.0.0.1:1/v1' });
+    const provider = await transport.invoke('provider:save', {
+      kind: 'openai-compatible',
+      name: 'Local',
+      baseUrl: 'http://127.0.0.1:1/v1',
+    });
     const session = await transport.invoke('session:create', { title: 'Target' });
     const noModel = await transport.invoke('session:create', { title: 'No model' });
     if (!provider.ok || !session.ok || !noModel.ok) throw new Error('setup failed');
     const providerId = (provider.value as { id: string }).id;
     const sessionId = (session.value as { id: string }).id;
     await transport.invoke('session:setModel', { sessionId, model: { providerId, model: 'm' } });
-    ids = { SESSION: sessionId, SESSION_NO_MODEL: (noModel.value as { id: string }).id, PROVIDER: providerId, FILE: join(folder.path, 'a-file.txt') };
+    ids = {
+      SESSION: sessionId,
+      SESSION_NO_MODEL: (noModel.value as { id: string }).id,
+      PROVIDER: providerId,
+      FILE: join(folder.path, 'a-file.txt'),
+    };
   });
   afterAll(async () => {
     await core.close();
@@ -194,7 +265,8 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
   const substitute = (value: unknown): unknown => {
     if (typeof value === 'string') return ids[value] ?? value;
     if (Array.isArray(value)) return value.map(substitute);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, substitute(inner)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, substitute(inner)]));
     return value;
   };
 
@@ -206,7 +278,14 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
       const branches = db.prepare('SELECT * FROM branches ORDER BY session_id, id').all();
       const checkpoints = db.prepare('SELECT thread_id, id FROM checkpoints ORDER BY thread_id, id').all();
       const files = db.prepare('SELECT id FROM file_snapshots ORDER BY id').all();
-      return JSON.stringify({ sessions, journal, branches, checkpoints, files, settings: readFileSync(join(folder.path, 'settings.json'), 'utf8') });
+      return JSON.stringify({
+        sessions,
+        journal,
+        branches,
+        checkpoints,
+        files,
+        settings: readFileSync(join(folder.path, 'settings.json'), 'utf8'),
+      });
     } finally {
       db.close();
     }

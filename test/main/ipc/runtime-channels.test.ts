@@ -21,7 +21,10 @@ describe('runtime channels over IPC', () => {
     return result.value as T;
   };
 
-  useScriptedCore({ tools: () => testTools(log).tools, session: 'workspace' }, (started) => ({ folder, server, transport, core, sessionId } = started));
+  useScriptedCore(
+    { tools: () => testTools(log).tools, session: 'workspace' },
+    (started) => ({ folder, server, transport, core, sessionId } = started),
+  );
 
   it('answers a gate, lists the grant it created, announces it, and revokes it', async () => {
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('ok'));
@@ -34,16 +37,23 @@ describe('runtime channels over IPC', () => {
     }
     transport.sent.length = 0;
     expect(await value('approval:answer', { approvalId, decision: 'allow_1h' })).toEqual({ accepted: true });
-    expect(await transport.invoke('approval:answer', { approvalId, decision: 'deny' })).toMatchObject({ ok: false, error: { code: 'already_answered' } });
+    expect(await transport.invoke('approval:answer', { approvalId, decision: 'deny' })).toMatchObject({
+      ok: false,
+      error: { code: 'already_answered' },
+    });
     await core.runtime?.whenIdle(sessionId);
     const grants = await value<TrustGrant[]>('trust:list', {});
     expect(grants).toEqual([expect.objectContaining({ tool: 'write_note', workspacePath: folder.path, maxRisk: 'write_low' })]);
-    expect(transport.sent.some((sent) => sent.event === 'trust:changed' && (sent.payload as { grants: unknown[] }).grants.length === 1)).toBe(true);
+    expect(
+      transport.sent.some((sent) => sent.event === 'trust:changed' && (sent.payload as { grants: unknown[] }).grants.length === 1),
+    ).toBe(true);
 
     const revoked = await value<TrustGrant>('trust:revoke', { grantId: grants[0]?.id });
     expect(revoked.revokedAt).not.toBeNull();
     expect(await value('trust:list', {})).toEqual([]);
-    expect(transport.sent.some((sent) => sent.event === 'trust:changed' && (sent.payload as { grants: unknown[] }).grants.length === 0)).toBe(true);
+    expect(
+      transport.sent.some((sent) => sent.event === 'trust:changed' && (sent.payload as { grants: unknown[] }).grants.length === 0),
+    ).toBe(true);
   });
 
   it('reports session totals and the full output of a tool call', async () => {
@@ -61,7 +71,10 @@ describe('runtime channels over IPC', () => {
     expect(await value('run:clearQueue', { sessionId })).toEqual({ cleared: true });
     await core.runtime?.whenIdle(sessionId);
     const opened = await value<{ entries: Array<{ event: { type: string; text?: string } }> }>('session:open', { sessionId });
-    expect(opened.entries.filter((entry) => entry.event.type === 'user_message').map((entry) => entry.event.text)).toEqual(['Write', 'first']);
+    expect(opened.entries.filter((entry) => entry.event.type === 'user_message').map((entry) => entry.event.text)).toEqual([
+      'Write',
+      'first',
+    ]);
   });
 
   it('sets the autonomy of a session', async () => {

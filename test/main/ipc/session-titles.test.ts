@@ -35,7 +35,9 @@ describe('session titles', () => {
       await transport.invoke('run:send', { sessionId: namedId, text: 'Explain the build script' });
       await core.runtime?.whenIdle(namedId);
       const list = await transport.invoke('session:list', {});
-      const titles = Object.fromEntries((list.ok ? (list.value as Array<{ id: string; title: string }>) : []).map((session) => [session.id, session.title]));
+      const titles = Object.fromEntries(
+        (list.ok ? (list.value as Array<{ id: string; title: string }>) : []).map((session) => [session.id, session.title]),
+      );
       expect(titles[freshId]).toBe('Explain the build script');
       expect(titles[namedId]).toBe('My title');
     });

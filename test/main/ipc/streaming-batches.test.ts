@@ -21,7 +21,9 @@ describe('streamed text on its way to the renderer', () => {
     await core.runtime?.whenIdle(sessionId);
     core.batcher.flushAll();
     const elapsed = Date.now() - started;
-    const messages = transport.sent.filter((sent) => sent.event === 'session:events').map((sent) => (sent.payload as { entries: JournalEntry[] }).entries);
+    const messages = transport.sent
+      .filter((sent) => sent.event === 'session:events')
+      .map((sent) => (sent.payload as { entries: JournalEntry[] }).entries);
     // One message per 16 ms frame at most, plus the first and last flush.
     expect(messages.length).toBeLessThanOrEqual(Math.ceil(elapsed / 16) + 2);
     expect(messages.length).toBeGreaterThan(3);

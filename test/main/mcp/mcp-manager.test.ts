@@ -17,7 +17,14 @@ async function until<T>(check: () => T | null | undefined | false, what: string,
   }
 }
 
-const call = (tool: Tool, input: unknown) => tool.execute(input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath: null, emitOutput: () => undefined });
+const call = (tool: Tool, input: unknown) =>
+  tool.execute(input, {
+    signal: new AbortController().signal,
+    sessionId: 's',
+    toolCallId: 'c',
+    workspacePath: null,
+    emitOutput: () => undefined,
+  });
 
 describe('MCP servers', () => {
   let registry: ToolRegistry;
@@ -27,7 +34,12 @@ describe('MCP servers', () => {
   beforeEach(() => {
     registry = new ToolRegistry();
     changes = [];
-    manager = new McpManager({ registry, onChanged: (statuses) => changes.push(statuses), backoff: { firstMs: 100, maxMs: 1000 }, baseEnv: { PATH: process.env['PATH'] ?? '' } });
+    manager = new McpManager({
+      registry,
+      onChanged: (statuses) => changes.push(statuses),
+      backoff: { firstMs: 100, maxMs: 1000 },
+      baseEnv: { PATH: process.env['PATH'] ?? '' },
+    });
   });
   afterEach(async () => manager.dispose());
 
@@ -39,14 +51,20 @@ describe('MCP servers', () => {
     expect(names).toContain('everything__get-sum');
     expect(registry.get('everything__echo')?.baseRisk).toBe('read_only');
     expect(registry.get('everything__gzip-file-as-resource')?.baseRisk).toBe('write_high');
-    expect(registry.specs().find((spec) => spec.name === 'everything__echo')?.inputSchema).toMatchObject({ type: 'object', properties: { message: expect.any(Object) } });
+    expect(registry.specs().find((spec) => spec.name === 'everything__echo')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { message: expect.any(Object) },
+    });
     expect(changes.some((statuses) => statuses[0]?.state === 'starting')).toBe(true);
   });
 
   it('calls a tool, and reports a tool error as a failed result', async () => {
     await manager.configure({ everything: config });
     expect(await call(registry.get('everything__echo') as Tool, { message: 'hello' })).toEqual({ output: 'Echo: hello', isError: false });
-    expect(await call(registry.get('everything__get-sum') as Tool, { a: 2, b: 3 })).toMatchObject({ isError: false, output: expect.stringContaining('5') });
+    expect(await call(registry.get('everything__get-sum') as Tool, { a: 2, b: 3 })).toMatchObject({
+      isError: false,
+      output: expect.stringContaining('5'),
+    });
     const failed = await call(registry.get('everything__get-sum') as Tool, { a: 'two' });
     expect(failed.isError).toBe(true);
     expect(failed.output).toMatch(/expected number/);
@@ -83,7 +101,10 @@ describe('MCP servers', () => {
   });
 
   it('reads a configuration shaped like the common mcpServers JSON and refuses a bad one', () => {
-    const parsed = mcpServersSchema.parse({ files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] }, remote: { url: 'https://mcp.example.com/mcp' } });
+    const parsed = mcpServersSchema.parse({
+      files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
+      remote: { url: 'https://mcp.example.com/mcp' },
+    });
     expect(parsed['files']).toMatchObject({ command: 'npx', env: {}, disabled: false });
     expect(mcpServersSchema.safeParse({ 'bad name!': { command: 'x' } }).success).toBe(false);
     expect(mcpServersSchema.safeParse({ x: { command: 'x', url: 'http://a' } }).success).toBe(false);
@@ -96,7 +117,10 @@ describe('an MCP server over streamable HTTP', () => {
     const { spawn } = await import('node:child_process');
     const { closedPort } = await import('../../helpers');
     const port = await closedPort();
-    const child = spawn(process.execPath, [everything, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [everything, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
       child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
@@ -106,7 +130,10 @@ describe('an MCP server over streamable HTTP', () => {
     try {
       await manager.configure({ remote: { url: `http://127.0.0.1:${port}/mcp`, headers: {}, disabled: false } });
       expect(manager.statuses()[0]).toMatchObject({ name: 'remote', transport: 'http', state: 'running' });
-      expect(await call(registry.get('remote__echo') as Tool, { message: 'over http' })).toEqual({ output: 'Echo: over http', isError: false });
+      expect(await call(registry.get('remote__echo') as Tool, { message: 'over http' })).toEqual({
+        output: 'Echo: over http',
+        isError: false,
+      });
     } finally {
       await manager.dispose();
       child.kill();

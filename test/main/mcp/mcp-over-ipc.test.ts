@@ -17,7 +17,9 @@ describe('MCP servers in the app', () => {
   useScriptedCore({}, (started) => ({ folder, server, transport, core } = started));
 
   it('configures a server, offers its tools to the model, runs a read-only one at L1, and can disable it', async () => {
-    const configured = await transport.invoke('mcp:configure', { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });
+    const configured = await transport.invoke('mcp:configure', {
+      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+    });
     expect(configured).toMatchObject({ ok: true, value: [{ name: 'everything', state: 'running' }] });
     expect(transport.sent.some((sent) => sent.event === 'mcp:changed')).toBe(true);
     const settings = await transport.invoke('settings:get', {});

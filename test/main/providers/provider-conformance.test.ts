@@ -16,12 +16,20 @@ interface ProviderFixture {
 const fixtures: ProviderFixture[] = [
   {
     name: 'OpenAI-compatible',
-    create: (server, options = {}) => new OpenAICompatibleProvider({ baseUrl: options.baseUrl ?? server.openaiBaseUrl, ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}) }),
+    create: (server, options = {}) =>
+      new OpenAICompatibleProvider({
+        baseUrl: options.baseUrl ?? server.openaiBaseUrl,
+        ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      }),
   },
   {
     name: 'Anthropic',
     create: (server, options = {}) =>
-      new AnthropicProvider({ baseUrl: options.baseUrl ?? server.anthropicBaseUrl, apiKey: 'test-key', ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}) }),
+      new AnthropicProvider({
+        baseUrl: options.baseUrl ?? server.anthropicBaseUrl,
+        apiKey: 'test-key',
+        ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      }),
   },
 ];
 
@@ -68,7 +76,12 @@ describe.each(fixtures)('$name provider', (fixture) => {
   });
 
   it('streams reasoning apart from the answer', async () => {
-    server.enqueue({ steps: [{ kind: 'reasoning', text: 'Think first.' }, { kind: 'text', text: 'Answer.' }] });
+    server.enqueue({
+      steps: [
+        { kind: 'reasoning', text: 'Think first.' },
+        { kind: 'text', text: 'Answer.' },
+      ],
+    });
     const events = await collect(fixture.create(server).stream(request, new AbortController().signal));
     expect(textOf(events, 'reasoning_delta')).toBe('Think first.');
     expect(textOf(events, 'text_delta')).toBe('Answer.');
@@ -76,7 +89,12 @@ describe.each(fixtures)('$name provider', (fixture) => {
 
   it('assembles tool call arguments split across chunks', async () => {
     const args = JSON.stringify({ path: 'src/index.ts', startLine: 1, endLine: 40 });
-    server.enqueue({ steps: [{ kind: 'text', text: 'Reading.' }, { kind: 'tool_call', id: 'call_1', name: 'read_file', arguments: args, chunks: 5 }] });
+    server.enqueue({
+      steps: [
+        { kind: 'text', text: 'Reading.' },
+        { kind: 'tool_call', id: 'call_1', name: 'read_file', arguments: args, chunks: 5 },
+      ],
+    });
     const events = await collect(fixture.create(server).stream(request, new AbortController().signal));
     const deltas = events.filter((event) => event.type === 'tool_call_arguments_delta');
     expect(deltas.length).toBeGreaterThanOrEqual(5);
@@ -87,7 +105,20 @@ describe.each(fixtures)('$name provider', (fixture) => {
 
   it('sends the conversation and the system prompt to the endpoint', async () => {
     server.enqueue(textTurn('ok'));
-    await collect(fixture.create(server).stream({ ...request, system: 'Be brief.', messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }, { role: 'user', content: 'three' }] }, new AbortController().signal));
+    await collect(
+      fixture.create(server).stream(
+        {
+          ...request,
+          system: 'Be brief.',
+          messages: [
+            { role: 'user', content: 'one' },
+            { role: 'assistant', content: 'two' },
+            { role: 'user', content: 'three' },
+          ],
+        },
+        new AbortController().signal,
+      ),
+    );
     const body = JSON.stringify(server.requests[0]?.body);
     for (const word of ['Be brief.', 'one', 'two', 'three']) expect(body).toContain(word);
     expect(server.requests[0]?.body['stream']).toBe(true);
@@ -105,7 +136,12 @@ describe.each(fixtures)('$name provider', (fixture) => {
   it('retries 5xx with growing, bounded delays and gives up with a clear error', async () => {
     for (let index = 0; index < 4; index += 1) server.enqueue({ steps: [], fault: { kind: 'status', status: 503, message: 'overloaded' } });
     const clock = instantClock();
-    const provider = new RetryingModelProvider(fixture.create(server), clock, { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000 }, () => 0.5);
+    const provider = new RetryingModelProvider(
+      fixture.create(server),
+      clock,
+      { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000 },
+      () => 0.5,
+    );
     const events = await collect(provider.stream(request, new AbortController().signal));
     expect(server.requests).toHaveLength(4);
     expect(clock.sleeps).toEqual([75, 150, 300]);
@@ -116,15 +152,24 @@ describe.each(fixtures)('$name provider', (fixture) => {
 
   it('does not retry a request the server rejects', async () => {
     server.enqueue({ steps: [], fault: { kind: 'status', status: 400, message: 'model not found' } });
-    const events = await collect(new RetryingModelProvider(fixture.create(server), instantClock()).stream(request, new AbortController().signal));
+    const events = await collect(
+      new RetryingModelProvider(fixture.create(server), instantClock()).stream(request, new AbortController().signal),
+    );
     expect(server.requests).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'model_request_rejected' } });
-    expect(events.at(-1)?.type === 'error' && events.at(-1)).toMatchObject({ error: { message: expect.stringContaining('model not found') } });
+    expect(events.at(-1)?.type === 'error' && events.at(-1)).toMatchObject({
+      error: { message: expect.stringContaining('model not found') },
+    });
   });
 
   it('reports a connection dropped mid-stream without retrying what was already shown', async () => {
-    server.enqueue({ steps: [{ kind: 'text', text: 'partial answer that is cut', chunkSize: 2 }], fault: { kind: 'drop', afterChunks: 5 } });
-    const events = await collect(new RetryingModelProvider(fixture.create(server), instantClock()).stream(request, new AbortController().signal));
+    server.enqueue({
+      steps: [{ kind: 'text', text: 'partial answer that is cut', chunkSize: 2 }],
+      fault: { kind: 'drop', afterChunks: 5 },
+    });
+    const events = await collect(
+      new RetryingModelProvider(fixture.create(server), instantClock()).stream(request, new AbortController().signal),
+    );
     expect(server.requests).toHaveLength(1);
     expect(textOf(events, 'text_delta').length).toBeGreaterThan(0);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'model_stream_interrupted' } });
@@ -163,7 +208,9 @@ describe.each(fixtures)('$name provider', (fixture) => {
   it('says plainly when nothing listens at the endpoint', async () => {
     const port = await closedPort();
     const base = `http://127.0.0.1:${port}`;
-    const events = await collect(fixture.create(server, { baseUrl: fixture.name === 'Anthropic' ? base : `${base}/v1` }).stream(request, new AbortController().signal));
+    const events = await collect(
+      fixture.create(server, { baseUrl: fixture.name === 'Anthropic' ? base : `${base}/v1` }).stream(request, new AbortController().signal),
+    );
     const last = events.at(-1);
     expect(last).toMatchObject({ type: 'error', error: { code: 'model_connection_failed', retryable: true } });
     expect(last?.type === 'error' && last.error.message).toContain(base);
@@ -181,7 +228,9 @@ describe('Anthropic provider without a key', () => {
     const server = await ScriptedModelServer.start();
     const provider = new AnthropicProvider({ baseUrl: server.anthropicBaseUrl, apiKey: null });
     const events = await collect(provider.stream(request, new AbortController().signal));
-    expect(events).toEqual([{ type: 'error', error: { code: 'model_auth_failed', message: expect.stringContaining('ANTHROPIC_API_KEY') } }]);
+    expect(events).toEqual([
+      { type: 'error', error: { code: 'model_auth_failed', message: expect.stringContaining('ANTHROPIC_API_KEY') } },
+    ]);
     await expect(provider.listModels(new AbortController().signal)).rejects.toMatchObject({ code: 'model_auth_failed' });
     expect(server.requests).toHaveLength(0);
     await server.close();

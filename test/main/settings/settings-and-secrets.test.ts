@@ -10,14 +10,21 @@ import { memoryKeyCipher } from '../../host/test-cipher';
 
 describe('ConfSettingsStore', () => {
   let folder: ReturnType<typeof temporaryFolder>;
-  const open = () => new ConfSettingsStore(new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }));
+  const open = () =>
+    new ConfSettingsStore(
+      new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }),
+    );
   beforeEach(() => {
     folder = temporaryFolder();
   });
   afterEach(() => folder.remove());
 
   it('keeps saved settings across a reopen', () => {
-    open().set({ ...defaultSettings, theme: 'dark', providers: [{ id: 'p1', kind: 'openai-compatible', name: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1' }] });
+    open().set({
+      ...defaultSettings,
+      theme: 'dark',
+      providers: [{ id: 'p1', kind: 'openai-compatible', name: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1' }],
+    });
     expect(open().get()).toMatchObject({ theme: 'dark', providers: [{ id: 'p1', name: 'Ollama' }] });
   });
 

@@ -31,7 +31,11 @@ describe('openDatabase', () => {
     const seeded = new BetterSqlite3(path);
     seeded.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', 'Kept', 'idle', 1, 1)").run();
     seeded.close();
-    const next: Migration = { version: latestSchemaVersion + 1, description: 'adds a column', up: (db) => db.exec('ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0') };
+    const next: Migration = {
+      version: latestSchemaVersion + 1,
+      description: 'adds a column',
+      up: (db) => db.exec('ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0'),
+    };
     const { db, backupPath } = openDatabase(path, { migrations: [...migrations, next], now: () => 42 });
     expect(backupPath).toBe(`${path}.backup-v${latestSchemaVersion}-42`);
     expect(existsSync(backupPath ?? '')).toBe(true);
@@ -45,7 +49,11 @@ describe('openDatabase', () => {
 
   it('rolls a failing migration back and leaves the schema version as it was', () => {
     openDatabase(path).db.close();
-    const broken: Migration = { version: latestSchemaVersion + 1, description: 'fails', up: (db) => db.exec('CREATE TABLE half (x); SELECT * FROM missing_table') };
+    const broken: Migration = {
+      version: latestSchemaVersion + 1,
+      description: 'fails',
+      up: (db) => db.exec('CREATE TABLE half (x); SELECT * FROM missing_table'),
+    };
     expect(() => openDatabase(path, { migrations: [...migrations, broken] })).toThrow(StoreError);
     const check = new BetterSqlite3(path);
     expect(check.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
@@ -101,7 +109,12 @@ describe('a database written by schema 1', () => {
     expect(backupPath).toMatch(/backup-v1-/);
     const store = new SqliteSessionStore(db);
     expect(store.list()).toEqual([
-      expect.objectContaining({ title: 'Written by schema 1', autonomy: 'L1', status: 'completed', model: { providerId: 'p1', model: 'llama3.2' } }),
+      expect.objectContaining({
+        title: 'Written by schema 1',
+        autonomy: 'L1',
+        status: 'completed',
+        model: { providerId: 'p1', model: 'llama3.2' },
+      }),
     ]);
     expect(store.journal('00mwqold000000session01').map((entry) => entry.event.type)).toContain('text_delta');
     db.close();

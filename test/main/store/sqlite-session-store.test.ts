@@ -9,7 +9,14 @@ describe('SqliteSessionStore', () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let db: Database;
   let store: SqliteSessionStore;
-  const newSession = (id: string, createdAt = 1) => ({ id, title: `Session ${id}`, workspacePath: null, model: null, autonomy: 'L1' as const, createdAt });
+  const newSession = (id: string, createdAt = 1) => ({
+    id,
+    title: `Session ${id}`,
+    workspacePath: null,
+    model: null,
+    autonomy: 'L1' as const,
+    createdAt,
+  });
 
   beforeEach(() => {
     folder = temporaryFolder();
@@ -34,7 +41,14 @@ describe('SqliteSessionStore', () => {
   it('appends events in order with consecutive sequence numbers and reads them back', () => {
     store.create(newSession('a'));
     store.append('a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 10);
-    const entries = store.append('a', [{ type: 'status_changed', status: 'planning' }, { type: 'text_delta', turnId: 't1', messageId: 'm2', text: 'yo' }], 11);
+    const entries = store.append(
+      'a',
+      [
+        { type: 'status_changed', status: 'planning' },
+        { type: 'text_delta', turnId: 't1', messageId: 'm2', text: 'yo' },
+      ],
+      11,
+    );
     expect(entries.map((entry) => entry.seq)).toEqual([1, 2]);
     expect(store.journal('a').map((entry) => entry.event.type)).toEqual(['user_message', 'status_changed', 'text_delta']);
     expect(store.journal('a', { afterSeq: 1 }).map((entry) => entry.seq)).toEqual([2]);
@@ -66,7 +80,9 @@ describe('SqliteSessionStore', () => {
 
   it('reports a damaged journal row instead of dropping it silently', () => {
     store.create(newSession('a'));
-    db.prepare("INSERT INTO journal (session_id, seq, at, format, type, payload) VALUES ('a', 0, 1, 1, 'text_delta', '{\"type\":\"text_delta\"}')").run();
+    db.prepare(
+      "INSERT INTO journal (session_id, seq, at, format, type, payload) VALUES ('a', 0, 1, 1, 'text_delta', '{\"type\":\"text_delta\"}')",
+    ).run();
     expect(() => store.journal('a')).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
   });
 });

@@ -85,7 +85,11 @@ describe('time travel over files', () => {
     // A preview changes nothing.
     expect(file('app.ts')).toBe('v2\n');
 
-    const restored = await call<{ branchId: string | null; files: FilesRestored }>('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files' });
+    const restored = await call<{ branchId: string | null; files: FilesRestored }>('checkpoint:restore', {
+      sessionId,
+      checkpointId: start,
+      mode: 'files',
+    });
     expect(restored.branchId).toBeNull();
     expect(restored.files).toMatchObject({ written: ['app.ts'], deleted: ['made.txt'], kept: ['notes.md'] });
     expect(file('app.ts')).toBe('v1\n');
@@ -112,7 +116,11 @@ describe('time travel over files', () => {
     const { sessionId, file } = await setUp('two');
     const after = await agentChangesFiles(sessionId);
     const writeStep = after.checkpoints.find((checkpoint) => checkpoint.filesChanged?.includes('app.ts'));
-    const result = await call<{ branchId: string | null; files: FilesRestored }>('checkpoint:restore', { sessionId, checkpointId: writeStep?.id ?? '', mode: 'both' });
+    const result = await call<{ branchId: string | null; files: FilesRestored }>('checkpoint:restore', {
+      sessionId,
+      checkpointId: writeStep?.id ?? '',
+      mode: 'both',
+    });
     expect(result.branchId).not.toBeNull();
     expect(file('app.ts')).toBe('v2\n');
     expect(file('made.txt')).toBeNull();
@@ -132,7 +140,9 @@ describe('time travel over files', () => {
     rmSync(join(workspace, 'docs'), { recursive: true });
     writeFileSync(join(workspace, 'docs'), 'not a folder any more\n');
     const start = after.checkpoints[0]?.id ?? '';
-    await expect(call('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files', overwriteConflicts: true })).rejects.toThrow(/docs\/guide\.md/);
+    await expect(call('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files', overwriteConflicts: true })).rejects.toThrow(
+      /docs\/guide\.md/,
+    );
     expect(file('app.ts')).toBe('v2\n');
     expect(file('made.txt')).toBe('from the shell\n');
     expect(file('docs')).toBe('not a folder any more\n');
@@ -144,7 +154,12 @@ describe('time travel over files', () => {
     await call('run:send', { sessionId, text: 'Hello' });
     await core.runtime?.whenIdle(sessionId);
     const checkpoint = (await view(sessionId)).checkpoints[0]?.id ?? '';
-    expect(await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: checkpoint })).toEqual({ snapshotId: null, changes: [] });
-    await expect(call('checkpoint:restore', { sessionId, checkpointId: checkpoint, mode: 'files' })).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: checkpoint })).toEqual({
+      snapshotId: null,
+      changes: [],
+    });
+    await expect(call('checkpoint:restore', { sessionId, checkpointId: checkpoint, mode: 'files' })).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
   });
 });

@@ -56,7 +56,9 @@ describe('session export and import', () => {
     server.enqueue(textTurn('A3'));
     await call('run:send', { sessionId: imported.id, text: 'Q3' });
     await core.runtime?.whenIdle(imported.id);
-    const prompt = (server.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages.filter((message) => message.role !== 'system');
+    const prompt = (server.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages.filter(
+      (message) => message.role !== 'system',
+    );
     expect(prompt.map((message) => message.content)).toEqual(['Q1', 'A1', 'Q2', 'A2', 'Q3']);
   });
 
@@ -70,14 +72,19 @@ describe('session export and import', () => {
 
   it('refuses a damaged document whole, and imports nothing of it', async () => {
     const before = await call<Session[]>('session:list', {});
-    const sample = JSON.parse(fixture('session-v1.json')) as { journal: Array<{ branchId: string; event: unknown }>; branches: Array<{ parentId: string | null }>; checkpoints: Array<{ parentId: string | null }> };
+    const sample = JSON.parse(fixture('session-v1.json')) as {
+      journal: Array<{ branchId: string; event: unknown }>;
+      branches: Array<{ parentId: string | null }>;
+      checkpoints: Array<{ parentId: string | null }>;
+    };
     const broken = [
       { ...sample, journal: [...sample.journal, { ...sample.journal[0], seq: 9999, branchId: 'nowhere' }] },
       { ...sample, journal: [...sample.journal, { ...sample.journal[0], seq: 9998, event: { type: 'made_up' } }] },
       { ...sample, branches: sample.branches.map((branch) => ({ ...branch, parentId: null })) },
       { ...sample, checkpoints: [...sample.checkpoints].reverse() },
     ];
-    for (const document of broken) await expect(call('session:import', { document: JSON.stringify(document) })).rejects.toMatchObject({ code: 'invalid_input' });
+    for (const document of broken)
+      await expect(call('session:import', { document: JSON.stringify(document) })).rejects.toMatchObject({ code: 'invalid_input' });
     expect(await call<Session[]>('session:list', {})).toEqual(before);
   });
 });

@@ -41,13 +41,23 @@ describe('commands in a pty', () => {
   it('streams output while the command runs', async () => {
     const seen: Array<{ at: number; text: string }> = [];
     const started = Date.now();
-    const result = await runInPty({ ...base(), command: 'echo start; sleep 0.4; echo end', onOutput: (text) => seen.push({ at: Date.now() - started, text }) });
+    const result = await runInPty({
+      ...base(),
+      command: 'echo start; sleep 0.4; echo end',
+      onOutput: (text) => seen.push({ at: Date.now() - started, text }),
+    });
     expect(plainText(result.output)).toBe('start\nend\n');
     expect(seen.find((chunk) => chunk.text.includes('start'))?.at).toBeLessThan(300);
   });
 
   it('runs in the workspace with a scrubbed environment', async () => {
-    const env = scrubbedEnvironment({ ...process.env, ANTHROPIC_API_KEY: 'sk-ant-secret', GITHUB_TOKEN: 'ghp_secret', OPENAI_API_KEY: 'sk-secret', PATH: process.env['PATH'] });
+    const env = scrubbedEnvironment({
+      ...process.env,
+      ANTHROPIC_API_KEY: 'sk-ant-secret',
+      GITHUB_TOKEN: 'ghp_secret',
+      OPENAI_API_KEY: 'sk-secret',
+      PATH: process.env['PATH'],
+    });
     const result = await runInPty({ ...base(), env, command: 'pwd; env' });
     const output = plainText(result.output);
     expect(output.split('\n')[0]).toBe(folder.path);
@@ -120,7 +130,13 @@ describe('run_command', () => {
     const tool = runCommandTool();
     const parsed = tool.parse(timeoutSeconds === undefined ? { command } : { command, timeoutSeconds });
     if (!parsed.ok) throw new Error(parsed.message);
-    return tool.execute(parsed.input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath: folder.path, emitOutput: () => undefined });
+    return tool.execute(parsed.input, {
+      signal: new AbortController().signal,
+      sessionId: 's',
+      toolCallId: 'c',
+      workspacePath: folder.path,
+      emitOutput: () => undefined,
+    });
   };
 
   it('gives the model plain text and the exit code', async () => {
@@ -129,7 +145,7 @@ describe('run_command', () => {
     expect(await run('sleep 5', 1)).toMatchObject({ isError: true, output: expect.stringContaining('timed out') });
   });
 
-  it('runs the agent\'s commands at a lower CPU priority than the app, so a busy one cannot starve its window', async () => {
+  it("runs the agent's commands at a lower CPU priority than the app, so a busy one cannot starve its window", async () => {
     const app = getPriority();
     expect(await run('nice')).toEqual({ output: `${Math.min(19, app + 10)}\n[exit code 0]`, isError: false });
     const same = await runInPty({ ...base(), command: 'nice' });
@@ -142,13 +158,26 @@ describe('run_command', () => {
     const normal = runCommandTool({ niceness: () => commandNiceness({ commandPriority: 'normal' }) });
     const parsed = normal.parse({ command: 'nice' });
     if (!parsed.ok) throw new Error(parsed.message);
-    expect(await normal.execute(parsed.input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath: folder.path, emitOutput: () => undefined })).toEqual({ output: `${app}\n[exit code 0]`, isError: false });
+    expect(
+      await normal.execute(parsed.input, {
+        signal: new AbortController().signal,
+        sessionId: 's',
+        toolCallId: 'c',
+        workspacePath: folder.path,
+        emitOutput: () => undefined,
+      }),
+    ).toEqual({ output: `${app}\n[exit code 0]`, isError: false });
   });
 
   it('judges risk from the parse, and never below write_high without a sandbox', () => {
     const tool = runCommandTool();
     expect(tool.assess({ command: 'ls' }, { workspacePath: folder.path }).level).toBe('write_high');
     expect(tool.assess({ command: 'rm -rf build' }, { workspacePath: folder.path }).level).toBe('destructive');
-    expect(runCommandTool({ sandbox: { available: true, kind: 'bubblewrap', path: 'bwrap' } }).assess({ command: 'ls' }, { workspacePath: folder.path }).level).toBe('read_only');
+    expect(
+      runCommandTool({ sandbox: { available: true, kind: 'bubblewrap', path: 'bwrap' } }).assess(
+        { command: 'ls' },
+        { workspacePath: folder.path },
+      ).level,
+    ).toBe('read_only');
   });
 });

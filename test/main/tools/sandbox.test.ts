@@ -38,7 +38,13 @@ describe('the OS sandbox', () => {
   const run = async (command: string, mode: 'workspace' | 'network' | 'none' = 'workspace') => {
     const parsed = tool.parse({ command, sandbox: mode });
     if (!parsed.ok) throw new Error(parsed.message);
-    return tool.execute(parsed.input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath: workspace, emitOutput: () => undefined });
+    return tool.execute(parsed.input, {
+      signal: new AbortController().signal,
+      sessionId: 's',
+      toolCallId: 'c',
+      workspacePath: workspace,
+      emitOutput: () => undefined,
+    });
   };
 
   it('is available on this machine (bubblewrap)', () => {
@@ -99,8 +105,16 @@ describe('the OS sandbox', () => {
   });
 
   it('on macOS, writes a Seatbelt profile with the same rules (checked as text: no macOS here)', () => {
-    expect(detectSandbox('darwin', (path) => path === '/usr/bin/sandbox-exec')).toEqual({ available: true, kind: 'seatbelt', path: '/usr/bin/sandbox-exec' });
-    const profile = seatbeltProfile({ workspace: '/Users/me/project "x"', protectedFolders: ['/Users/me/project "x"/.data', '/elsewhere'], mode: 'workspace' });
+    expect(detectSandbox('darwin', (path) => path === '/usr/bin/sandbox-exec')).toEqual({
+      available: true,
+      kind: 'seatbelt',
+      path: '/usr/bin/sandbox-exec',
+    });
+    const profile = seatbeltProfile({
+      workspace: '/Users/me/project "x"',
+      protectedFolders: ['/Users/me/project "x"/.data', '/elsewhere'],
+      mode: 'workspace',
+    });
     expect(profile.split('\n')).toEqual([
       '(version 1)',
       '(allow default)',

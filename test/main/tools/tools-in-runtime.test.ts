@@ -42,7 +42,9 @@ describe('the file tools in a turn', () => {
     await transport.invoke('run:send', { sessionId, text: 'Make the greeting longer' });
     let approval: Extract<JournalEntry['event'], { type: 'approval_requested' }> | undefined;
     while (!approval) {
-      approval = (await journal()).map((entry) => entry.event).find((event): event is Extract<JournalEntry['event'], { type: 'approval_requested' }> => event.type === 'approval_requested');
+      approval = (await journal())
+        .map((entry) => entry.event)
+        .find((event): event is Extract<JournalEntry['event'], { type: 'approval_requested' }> => event.type === 'approval_requested');
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(approval.tool).toBe('edit_file');
@@ -61,7 +63,9 @@ describe('the file tools in a turn', () => {
     await transport.invoke('run:send', { sessionId, text: 'Read the password file' });
     await core.runtime?.whenIdle(sessionId);
     const messages = server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>;
-    expect(messages.filter((message) => message.role === 'tool').at(-1)?.content).toBe('read_file failed: Refused "../../etc/passwd": it is outside the workspace.');
+    expect(messages.filter((message) => message.role === 'tool').at(-1)?.content).toBe(
+      'read_file failed: Refused "../../etc/passwd": it is outside the workspace.',
+    );
   });
 
   it('runs a command after approval, streaming its output, and Stop ends a long one at once', async () => {
@@ -69,16 +73,25 @@ describe('the file tools in a turn', () => {
     await transport.invoke('run:send', { sessionId, text: 'Build it' });
     const approvalOf = async (tool: string): Promise<string> => {
       for (;;) {
-        const found = (await journal()).map((entry) => entry.event).filter((event) => event.type === 'approval_requested' && event.tool === tool);
+        const found = (await journal())
+          .map((entry) => entry.event)
+          .filter((event) => event.type === 'approval_requested' && event.tool === tool);
         const last = found.at(-1);
-        if (last?.type === 'approval_requested' && !(await journal()).some((entry) => entry.event.type === 'approval_answered' && entry.event.approvalId === last.approvalId)) return last.approvalId;
+        if (
+          last?.type === 'approval_requested' &&
+          !(await journal()).some((entry) => entry.event.type === 'approval_answered' && entry.event.approvalId === last.approvalId)
+        )
+          return last.approvalId;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     };
     await transport.invoke('approval:answer', { approvalId: await approvalOf('run_command'), decision: 'allow_once' });
     await core.runtime?.whenIdle(sessionId);
     const events = (await journal()).map((entry) => entry.event);
-    const live = events.filter((event) => event.type === 'tool_output' && event.toolCallId.length > 0).map((event) => (event.type === 'tool_output' ? event.text : '')).join('');
+    const live = events
+      .filter((event) => event.type === 'tool_output' && event.toolCallId.length > 0)
+      .map((event) => (event.type === 'tool_output' ? event.text : ''))
+      .join('');
     expect(live).toContain('building');
     const finished = events.filter((event) => event.type === 'tool_call_finished').at(-1);
     expect(finished).toMatchObject({ status: 'succeeded', output: 'building\nbuilt\n[exit code 0]' });
@@ -87,13 +100,17 @@ describe('the file tools in a turn', () => {
     await transport.invoke('run:send', { sessionId, text: 'Wait a long time' });
     await transport.invoke('approval:answer', { approvalId: await approvalOf('run_command'), decision: 'allow_once' });
     for (;;) {
-      if ((await journal()).some((entry) => entry.event.type === 'tool_call_started' && entry.event.toolCallId !== finished?.toolCallId)) break;
+      if ((await journal()).some((entry) => entry.event.type === 'tool_call_started' && entry.event.toolCallId !== finished?.toolCallId))
+        break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const stoppedAt = Date.now();
     await transport.invoke('run:cancel', { sessionId });
     expect(Date.now() - stoppedAt).toBeLessThan(500);
-    const status = (await journal()).map((entry) => entry.event).filter((event) => event.type === 'status_changed').at(-1);
+    const status = (await journal())
+      .map((entry) => entry.event)
+      .filter((event) => event.type === 'status_changed')
+      .at(-1);
     expect(status).toMatchObject({ status: 'cancelled' });
   });
 });
@@ -108,7 +125,11 @@ describe('the trash over IPC', () => {
     writeFileSync(join(workspace, 'notes.md'), 'keep me');
     const server = await ScriptedModelServer.start();
     let n = 0;
-    const { core, transport } = await createCoreWithScriptedModel({ dataDir, openaiBaseUrl: server.openaiBaseUrl, tools: builtinTools({ dataDir, newId: () => `del${(n += 1)}`, now: () => 1 }) });
+    const { core, transport } = await createCoreWithScriptedModel({
+      dataDir,
+      openaiBaseUrl: server.openaiBaseUrl,
+      tools: builtinTools({ dataDir, newId: () => `del${(n += 1)}`, now: () => 1 }),
+    });
     const created = await transport.invoke('session:create', { workspacePath: workspace });
     const sessionId = created.ok ? (created.value as { id: string }).id : '';
     await transport.invoke('session:setAutonomy', { sessionId, autonomy: 'L3' });

@@ -25,16 +25,29 @@ function setup(ripgrep: string | null | undefined) {
   writeFileSync(join(ws, 'debug.log'), 'hello log');
   writeFileSync(join(ws, 'image.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01, 0x68, 0x65, 0x6c, 0x6c, 0x6f]));
   writeFileSync(join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\nhello');
-  const tools = new Map(workspaceTools({ dataDir, ripgrep, newId: () => `t${(counter += 1)}`, now: () => 1_700_000_000_000 }).map((tool) => [tool.name, tool]));
+  const tools = new Map(
+    workspaceTools({ dataDir, ripgrep, newId: () => `t${(counter += 1)}`, now: () => 1_700_000_000_000 }).map((tool) => [tool.name, tool]),
+  );
   return { folder, ws, dataDir, tools };
 }
 
-async function run(tools: Map<string, Tool>, name: string, raw: unknown, workspacePath: string | null): Promise<{ output: string; isError?: boolean }> {
+async function run(
+  tools: Map<string, Tool>,
+  name: string,
+  raw: unknown,
+  workspacePath: string | null,
+): Promise<{ output: string; isError?: boolean }> {
   const tool = tools.get(name);
   if (!tool) throw new Error(`no tool ${name}`);
   const parsed = tool.parse(raw);
   if (!parsed.ok) throw new Error(parsed.message);
-  return tool.execute(parsed.input, { signal: new AbortController().signal, sessionId: 's', toolCallId: 'c', workspacePath, emitOutput: () => undefined });
+  return tool.execute(parsed.input, {
+    signal: new AbortController().signal,
+    sessionId: 's',
+    toolCallId: 'c',
+    workspacePath,
+    emitOutput: () => undefined,
+  });
 }
 
 describe('workspace tools', () => {
@@ -46,29 +59,50 @@ describe('workspace tools', () => {
 
   it('list_files honours every .gitignore and never shows .git', async () => {
     const { output } = await run(env.tools, 'list_files', {}, env.ws);
-    expect(output.split('\n')).toEqual(['.gitignore', 'image.bin', 'src/', 'src/.gitignore', 'src/index.ts', 'src/lib/', 'src/lib/util.ts']);
+    expect(output.split('\n')).toEqual([
+      '.gitignore',
+      'image.bin',
+      'src/',
+      'src/.gitignore',
+      'src/index.ts',
+      'src/lib/',
+      'src/lib/util.ts',
+    ]);
     const all = await run(env.tools, 'list_files', { includeIgnored: true }, env.ws);
     expect(all.output).toContain('node_modules/pkg/index.js');
     expect(all.output).not.toContain('.git/');
   });
 
   it('list_files filters with a glob and refuses a path outside', async () => {
-    expect((await run(env.tools, 'list_files', { glob: 'src/**/*.ts' }, env.ws)).output.split('\n')).toEqual(['src/index.ts', 'src/lib/util.ts']);
+    expect((await run(env.tools, 'list_files', { glob: 'src/**/*.ts' }, env.ws)).output.split('\n')).toEqual([
+      'src/index.ts',
+      'src/lib/util.ts',
+    ]);
     expect((await run(env.tools, 'list_files', { glob: '*.ts' }, env.ws)).output.split('\n')).toEqual(['src/index.ts', 'src/lib/util.ts']);
     await expect(run(env.tools, 'list_files', { path: '..' }, env.ws)).rejects.toMatchObject({ code: 'path_refused' });
   });
 
   it('read_file reads whole files and line ranges, and refuses binary files', async () => {
-    expect((await run(env.tools, 'read_file', { path: 'src/index.ts' }, env.ws)).output).toBe('export function hello() {\n  return "Hello";\n}\n');
-    expect((await run(env.tools, 'read_file', { path: 'src/index.ts', startLine: 2, endLine: 3 }, env.ws)).output).toBe('src/index.ts lines 2-3 of 3\n  return "Hello";\n}');
-    expect(await run(env.tools, 'read_file', { path: 'image.bin' }, env.ws)).toMatchObject({ isError: true, output: expect.stringContaining('binary file') });
+    expect((await run(env.tools, 'read_file', { path: 'src/index.ts' }, env.ws)).output).toBe(
+      'export function hello() {\n  return "Hello";\n}\n',
+    );
+    expect((await run(env.tools, 'read_file', { path: 'src/index.ts', startLine: 2, endLine: 3 }, env.ws)).output).toBe(
+      'src/index.ts lines 2-3 of 3\n  return "Hello";\n}',
+    );
+    expect(await run(env.tools, 'read_file', { path: 'image.bin' }, env.ws)).toMatchObject({
+      isError: true,
+      output: expect.stringContaining('binary file'),
+    });
     await expect(run(env.tools, 'read_file', { path: 'missing.ts' }, env.ws)).rejects.toThrow(/does not exist/);
     await expect(run(env.tools, 'read_file', { path: 'src' }, env.ws)).rejects.toThrow(/is a folder/);
   });
 
   it('read_file asks for a line range on a very large file', async () => {
     writeFileSync(join(env.ws, 'big.txt'), `${'line of text\n'.repeat(300_000)}`);
-    expect(await run(env.tools, 'read_file', { path: 'big.txt' }, env.ws)).toMatchObject({ isError: true, output: expect.stringContaining('read it in parts') });
+    expect(await run(env.tools, 'read_file', { path: 'big.txt' }, env.ws)).toMatchObject({
+      isError: true,
+      output: expect.stringContaining('read it in parts'),
+    });
     const part = await run(env.tools, 'read_file', { path: 'big.txt', startLine: 100_000, endLine: 100_002 }, env.ws);
     expect(part.output).toBe('big.txt lines 100000-100002\nline of text\nline of text\nline of text');
   });
@@ -86,13 +120,22 @@ describe('workspace tools', () => {
     expect(result.output).toMatch(/^Created docs\/notes.md/);
     expect(readFileSync(join(env.ws, 'docs/notes.md'), 'utf8')).toBe('first line\n');
     await expect(run(env.tools, 'write_file', { path: '.env', content: 'KEY=1' }, env.ws)).rejects.toMatchObject({ code: 'path_refused' });
-    await expect(run(env.tools, 'write_file', { path: '.git/config', content: '' }, env.ws)).rejects.toMatchObject({ code: 'path_refused' });
-    await expect(run(env.tools, 'write_file', { path: '../escape.txt', content: '' }, env.ws)).rejects.toMatchObject({ code: 'path_refused' });
+    await expect(run(env.tools, 'write_file', { path: '.git/config', content: '' }, env.ws)).rejects.toMatchObject({
+      code: 'path_refused',
+    });
+    await expect(run(env.tools, 'write_file', { path: '../escape.txt', content: '' }, env.ws)).rejects.toMatchObject({
+      code: 'path_refused',
+    });
     expect(existsSync(join(env.folder.path, 'escape.txt'))).toBe(false);
   });
 
   it('edit_file replaces text that occurs exactly once, with a diff', async () => {
-    const result = await run(env.tools, 'edit_file', { path: 'src/index.ts', oldText: 'return "Hello";', newText: 'return "Hello, world";' }, env.ws);
+    const result = await run(
+      env.tools,
+      'edit_file',
+      { path: 'src/index.ts', oldText: 'return "Hello";', newText: 'return "Hello, world";' },
+      env.ws,
+    );
     expect(result.output).toContain('-  return "Hello";');
     expect(result.output).toContain('+  return "Hello, world";');
     expect(readFileSync(join(env.ws, 'src/index.ts'), 'utf8')).toContain('Hello, world');
@@ -100,12 +143,17 @@ describe('workspace tools', () => {
 
   it('edit_file refuses text it cannot find or that is ambiguous, changing nothing', async () => {
     writeFileSync(join(env.ws, 'twice.txt'), 'a\na\n');
-    await expect(run(env.tools, 'edit_file', { path: 'src/index.ts', oldText: 'not there', newText: 'x' }, env.ws)).rejects.toThrow(/was not found/);
+    await expect(run(env.tools, 'edit_file', { path: 'src/index.ts', oldText: 'not there', newText: 'x' }, env.ws)).rejects.toThrow(
+      /was not found/,
+    );
     await expect(run(env.tools, 'edit_file', { path: 'twice.txt', oldText: 'a', newText: 'b' }, env.ws)).rejects.toThrow(/occurs 2 times/);
     expect(readFileSync(join(env.ws, 'twice.txt'), 'utf8')).toBe('a\na\n');
     await run(env.tools, 'edit_file', { path: 'twice.txt', oldText: 'a', newText: 'b', replaceAll: true }, env.ws);
     expect(readFileSync(join(env.ws, 'twice.txt'), 'utf8')).toBe('b\nb\n');
-    const preview = await (env.tools.get('edit_file') as Tool).preview({ path: 'src/index.ts', oldText: 'nope', newText: 'x', replaceAll: false }, { workspacePath: env.ws });
+    const preview = await (env.tools.get('edit_file') as Tool).preview(
+      { path: 'src/index.ts', oldText: 'nope', newText: 'x', replaceAll: false },
+      { workspacePath: env.ws },
+    );
     expect(preview).toMatch(/^\(no preview: .*was not found/);
   });
 
@@ -143,11 +191,17 @@ describe.each([
 
   it('finds matches case-insensitively, skipping ignored, binary and .git files', async () => {
     const { output } = await run(env.tools, 'search', { pattern: 'hello' }, env.ws);
-    expect(output.split('\n')).toEqual(['src/index.ts:1:export function hello() {', 'src/index.ts:2:  return "Hello";', 'src/lib/util.ts:1:export const HELLO = "hello";']);
+    expect(output.split('\n')).toEqual([
+      'src/index.ts:1:export function hello() {',
+      'src/index.ts:2:  return "Hello";',
+      'src/lib/util.ts:1:export const HELLO = "hello";',
+    ]);
   });
 
   it('honours case, a glob and a folder', async () => {
-    expect((await run(env.tools, 'search', { pattern: 'HELLO', caseSensitive: true }, env.ws)).output).toBe('src/lib/util.ts:1:export const HELLO = "hello";');
+    expect((await run(env.tools, 'search', { pattern: 'HELLO', caseSensitive: true }, env.ws)).output).toBe(
+      'src/lib/util.ts:1:export const HELLO = "hello";',
+    );
     expect((await run(env.tools, 'search', { pattern: 'export', glob: 'util.ts' }, env.ws)).output.split('\n')).toHaveLength(2);
     expect((await run(env.tools, 'search', { pattern: 'export', path: 'src/lib' }, env.ws)).output.split('\n')).toHaveLength(2);
     expect((await run(env.tools, 'search', { pattern: 'zzz-not-here' }, env.ws)).output).toBe('No matches.');

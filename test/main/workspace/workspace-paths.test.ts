@@ -17,7 +17,8 @@ describe('workspace paths', () => {
     ws = join(folder.path, 'ws');
     appData = join(ws, '.workbench-data');
     const outside = join(folder.path, 'outside');
-    for (const dir of [ws, outside, join(ws, 'src'), join(ws, 'deep', 'er'), join(ws, '.git'), appData]) mkdirSync(dir, { recursive: true });
+    for (const dir of [ws, outside, join(ws, 'src'), join(ws, 'deep', 'er'), join(ws, '.git'), appData])
+      mkdirSync(dir, { recursive: true });
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     writeFileSync(join(ws, 'src', 'index.ts'), 'export {}');
     writeFileSync(join(ws, 'README.md'), '# hi');
@@ -105,19 +106,35 @@ describe('workspace paths', () => {
   });
 
   it.each(escapes)('refuses %j', async (requested, forWrite) => {
-    await expect(resolveWorkspacePath(ws, requested, { forWrite, protectedRoots: [appData] })).rejects.toMatchObject({ code: 'path_refused', message: expect.stringMatching(/^Refused /) });
+    await expect(resolveWorkspacePath(ws, requested, { forWrite, protectedRoots: [appData] })).rejects.toMatchObject({
+      code: 'path_refused',
+      message: expect.stringMatching(/^Refused /),
+    });
   });
 
   it('refuses writes to protected paths but reads them', async () => {
-    await expect(resolveWorkspacePath(ws, '.gitignore', { forWrite: true })).resolves.toMatchObject({ relative: '.gitignore', kind: 'file' });
-    await expect(resolveWorkspacePath(ws, '.git/config', { forWrite: false })).resolves.toMatchObject({ relative: '.git/config', kind: 'missing' });
+    await expect(resolveWorkspacePath(ws, '.gitignore', { forWrite: true })).resolves.toMatchObject({
+      relative: '.gitignore',
+      kind: 'file',
+    });
+    await expect(resolveWorkspacePath(ws, '.git/config', { forWrite: false })).resolves.toMatchObject({
+      relative: '.git/config',
+      kind: 'missing',
+    });
   });
 
   it('accepts paths inside, including absolute ones and links that stay inside', async () => {
-    await expect(resolveWorkspacePath(ws, 'src/index.ts', { forWrite: false })).resolves.toMatchObject({ relative: 'src/index.ts', kind: 'file', exists: true });
+    await expect(resolveWorkspacePath(ws, 'src/index.ts', { forWrite: false })).resolves.toMatchObject({
+      relative: 'src/index.ts',
+      kind: 'file',
+      exists: true,
+    });
     await expect(resolveWorkspacePath(ws, join(ws, 'README.md'), { forWrite: true })).resolves.toMatchObject({ relative: 'README.md' });
     await expect(resolveWorkspacePath(ws, 'link-in/index.ts', { forWrite: true })).resolves.toMatchObject({ relative: 'src/index.ts' });
-    await expect(resolveWorkspacePath(ws, 'src/new/deeper/file.ts', { forWrite: true })).resolves.toMatchObject({ relative: 'src/new/deeper/file.ts', exists: false });
+    await expect(resolveWorkspacePath(ws, 'src/new/deeper/file.ts', { forWrite: true })).resolves.toMatchObject({
+      relative: 'src/new/deeper/file.ts',
+      exists: false,
+    });
     await expect(resolveWorkspacePath(ws, './src/../README.md', { forWrite: false })).resolves.toMatchObject({ relative: 'README.md' });
     await expect(resolveWorkspacePath(ws, '.', { forWrite: false })).resolves.toMatchObject({ relative: '.', kind: 'directory' });
   });

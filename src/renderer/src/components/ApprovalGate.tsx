@@ -17,7 +17,13 @@ const timed: Array<{ decision: ApprovalDecision; label: string; key: string }> =
 export function ApprovalGate({ store, approval }: { store: AppStore; approval: ViewApproval }) {
   const [reason, setReason] = useState('');
   const answer = (decision: ApprovalDecision): void => {
-    void store.attempt(() => store.call('approval:answer', { approvalId: approval.approvalId, decision, ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}) }));
+    void store.attempt(() =>
+      store.call('approval:answer', {
+        approvalId: approval.approvalId,
+        decision,
+        ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
+      }),
+    );
   };
   const destructive = approval.risk === 'destructive';
   const reasonBox = useRef<HTMLInputElement>(null);
@@ -50,9 +56,21 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         <span className="muted small">{approval.reason}</span>
       </header>
       <p className="gate-summary">{approval.summary}</p>
-      {approval.preview ? <DiffView diff={approval.preview} label="Changes" /> : <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>}
+      {approval.preview ? (
+        <DiffView diff={approval.preview} label="Changes" />
+      ) : (
+        <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>
+      )}
       <div className="row">
-        <input ref={reasonBox} aria-label="Reason for denying" aria-keyshortcuts="Alt+R" placeholder="Reason (optional, told to the model)" value={reason} maxLength={4000} onChange={(event) => setReason(event.target.value)} />
+        <input
+          ref={reasonBox}
+          aria-label="Reason for denying"
+          aria-keyshortcuts="Alt+R"
+          placeholder="Reason (optional, told to the model)"
+          value={reason}
+          maxLength={4000}
+          onChange={(event) => setReason(event.target.value)}
+        />
         <button type="button" className="danger" aria-keyshortcuts="Alt+D" title="Deny (Alt+D)" onClick={() => answer('deny')}>
           Deny
         </button>
@@ -63,7 +81,13 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
           <span className="row" role="group" aria-label="Allow for">
             <span className="muted small">Allow for</span>
             {timed.map((option) => (
-              <button key={option.decision} type="button" aria-keyshortcuts={`Alt+${option.key.toUpperCase()}`} title={`${option.label} (Alt+${option.key.toUpperCase()})`} onClick={() => answer(option.decision)}>
+              <button
+                key={option.decision}
+                type="button"
+                aria-keyshortcuts={`Alt+${option.key.toUpperCase()}`}
+                title={`${option.label} (Alt+${option.key.toUpperCase()})`}
+                onClick={() => answer(option.decision)}
+              >
                 {option.label}
               </button>
             ))}

@@ -38,40 +38,42 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
 
   return (
     <>
-    {queued !== null && (
-      <div className="queued row" role="status" aria-label="Queued message">
-        <span className="muted small">Queued, runs when this turn ends:</span>
-        <span className="queued-text">{queued}</span>
-        <button type="button" onClick={() => void store.attempt(() => store.call('run:clearQueue', { sessionId }))}>
-          Clear
-        </button>
-      </div>
-    )}
-    <form
-      className="composer"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void send();
-      }}
-    >
-      <textarea
-        ref={input}
-        aria-label="Message"
-        placeholder={busy ? 'Queue a message for when this turn ends… (Enter)' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'}
-        value={text}
-        rows={3}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
-            event.preventDefault();
-            void send();
-          }
+      {queued !== null && (
+        <div className="queued row" role="status" aria-label="Queued message">
+          <span className="muted small">Queued, runs when this turn ends:</span>
+          <span className="queued-text">{queued}</span>
+          <button type="button" onClick={() => void store.attempt(() => store.call('run:clearQueue', { sessionId }))}>
+            Clear
+          </button>
+        </div>
+      )}
+      <form
+        className="composer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send();
         }}
-      />
-      <button type="submit" className="primary" disabled={text.trim() === ''} aria-label={busy ? 'Queue' : 'Send'}>
-        {busy ? 'Queue' : 'Send'}
-      </button>
-    </form>
+      >
+        <textarea
+          ref={input}
+          aria-label="Message"
+          placeholder={
+            busy ? 'Queue a message for when this turn ends… (Enter)' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'
+          }
+          value={text}
+          rows={3}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+              event.preventDefault();
+              void send();
+            }
+          }}
+        />
+        <button type="submit" className="primary" disabled={text.trim() === ''} aria-label={busy ? 'Queue' : 'Send'}>
+          {busy ? 'Queue' : 'Send'}
+        </button>
+      </form>
     </>
   );
 }

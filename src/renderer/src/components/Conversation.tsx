@@ -30,8 +30,21 @@ const reasonLabels: Record<BranchPoint['versions'][number]['reason'], string> = 
 };
 
 /** "‹ 2 / 3 ›": the versions of this message; each opens as it was last seen. */
-function BranchSwitcher({ store, sessionId, point, disabled }: { store: AppStore; sessionId: string; point: BranchPoint; disabled: boolean }) {
-  const shown = Math.max(0, point.versions.findIndex((version) => version.shown));
+function BranchSwitcher({
+  store,
+  sessionId,
+  point,
+  disabled,
+}: {
+  store: AppStore;
+  sessionId: string;
+  point: BranchPoint;
+  disabled: boolean;
+}) {
+  const shown = Math.max(
+    0,
+    point.versions.findIndex((version) => version.shown),
+  );
   const go = (index: number): void => {
     const version = point.versions[index];
     if (!version) return;
@@ -45,7 +58,13 @@ function BranchSwitcher({ store, sessionId, point, disabled }: { store: AppStore
       <span className="small" title={`This is ${reasonLabels[point.versions[shown]?.reason ?? 'original']}`}>
         {shown + 1} / {point.versions.length}
       </span>
-      <button type="button" className="icon" aria-label="Next version" disabled={disabled || shown === point.versions.length - 1} onClick={() => go(shown + 1)}>
+      <button
+        type="button"
+        className="icon"
+        aria-label="Next version"
+        disabled={disabled || shown === point.versions.length - 1}
+        onClick={() => go(shown + 1)}
+      >
         ›
       </button>
     </nav>
@@ -95,14 +114,23 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
   return (
     <div className={`message-wrap message-wrap-${message.role}`}>
       {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
-      <article className={`message message-${message.role} state-${message.state}`} aria-label={message.role === 'user' ? 'Your message' : 'Answer'} data-state={message.state}>
+      <article
+        className={`message message-${message.role} state-${message.state}`}
+        aria-label={message.role === 'user' ? 'Your message' : 'Answer'}
+        data-state={message.state}
+      >
         {message.reasoning.length > 0 && (
           <details className="reasoning">
             <summary>Reasoning</summary>
             <pre>{message.reasoning}</pre>
           </details>
         )}
-        {message.text.length > 0 && (message.role === 'user' ? <p className="user-text">{message.text}</p> : <MessageBody text={message.text} streaming={message.state === 'streaming'} />)}
+        {message.text.length > 0 &&
+          (message.role === 'user' ? (
+            <p className="user-text">{message.text}</p>
+          ) : (
+            <MessageBody text={message.text} streaming={message.state === 'streaming'} />
+          ))}
         {message.toolCalls.map((call) => (
           <ToolCard key={call.id} call={call} />
         ))}
@@ -134,7 +162,11 @@ function MessageItem({ message, actions }: { message: ViewMessage; actions: Mess
         <div className="message-actions">
           {message.text.length > 0 && <CopyButton label="Copy answer" text={() => message.text} />}
           {!busy && actions.lastOfTurn && (
-            <button type="button" className="link small" onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}>
+            <button
+              type="button"
+              className="link small"
+              onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}
+            >
               Retry
             </button>
           )}
@@ -278,10 +310,13 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   useEffect(() => {
     if (performance.now() - intent.current.at > 1_000) followEnd();
   }, [totalSize]);
-  useEffect(() => () => {
-    if (follow.current !== null) cancelAnimationFrame(follow.current);
-    if (later.current !== null) clearTimeout(later.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (follow.current !== null) cancelAnimationFrame(follow.current);
+      if (later.current !== null) clearTimeout(later.current);
+    },
+    [],
+  );
   const lastTop = useRef(0);
 
   useEffect(() => {
@@ -350,7 +385,13 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
               <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="conversation-row">
                 <MessageItem
                   message={message}
-                  actions={{ store, sessionId, point: pointAt.get(message.id), busy, lastOfTurn: message.role === 'assistant' && messages[item.index + 1]?.turnId !== message.turnId }}
+                  actions={{
+                    store,
+                    sessionId,
+                    point: pointAt.get(message.id),
+                    busy,
+                    lastOfTurn: message.role === 'assistant' && messages[item.index + 1]?.turnId !== message.turnId,
+                  }}
                 />
               </div>
             );

@@ -4,7 +4,16 @@ export function DiffView({ diff, label }: { diff: string; label: string }) {
   return (
     <pre className="diff" aria-label={label}>
       {lines.map((line, index) => {
-        const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'remove' : line.startsWith('@@') ? 'hunk' : 'same';
+        const kind =
+          line.startsWith('+++') || line.startsWith('---')
+            ? 'file'
+            : line.startsWith('+')
+              ? 'add'
+              : line.startsWith('-')
+                ? 'remove'
+                : line.startsWith('@@')
+                  ? 'hunk'
+                  : 'same';
         return (
           <span key={index} className={`diff-${kind}`}>
             {line}

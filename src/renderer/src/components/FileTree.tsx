@@ -8,7 +8,19 @@ interface Entry {
   readonly directory: boolean;
 }
 
-function Folder({ store, sessionId, path, depth, version }: { store: AppStore; sessionId: string; path: string; depth: number; version: number }) {
+function Folder({
+  store,
+  sessionId,
+  path,
+  depth,
+  version,
+}: {
+  store: AppStore;
+  sessionId: string;
+  path: string;
+  depth: number;
+  version: number;
+}) {
   const [entries, setEntries] = useState<readonly Entry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
@@ -51,7 +63,9 @@ function Folder({ store, sessionId, path, depth, version }: { store: AppStore; s
                 {entry.name}
               </span>
             )}
-            {entry.directory && expanded && <Folder store={store} sessionId={sessionId} path={entry.path} depth={depth + 1} version={version} />}
+            {entry.directory && expanded && (
+              <Folder store={store} sessionId={sessionId} path={entry.path} depth={depth + 1} version={version} />
+            )}
           </li>
         );
       })}

@@ -10,7 +10,19 @@ const changeLabels = { modify: 'changed back', create: 'brought back', delete: '
 const noCheckpoints: readonly ViewCheckpoint[] = [];
 
 /** Restoring one checkpoint: what to bring back, and a preview of the files that would change. */
-function RestoreDialog({ store, sessionId, checkpoint, step, onClose }: { store: AppStore; sessionId: string; checkpoint: ViewCheckpoint; step: number; onClose: () => void }) {
+function RestoreDialog({
+  store,
+  sessionId,
+  checkpoint,
+  step,
+  onClose,
+}: {
+  store: AppStore;
+  sessionId: string;
+  checkpoint: ViewCheckpoint;
+  step: number;
+  onClose: () => void;
+}) {
   const [mode, setMode] = useState<RestoreMode>('both');
   const [preview, setPreview] = useState<FilePreview | null>(null);
   const [overwrite, setOverwrite] = useState(false);
@@ -35,12 +47,21 @@ function RestoreDialog({ store, sessionId, checkpoint, step, onClose }: { store:
         <legend className="muted small">Bring back</legend>
         {(['both', 'conversation', 'files'] as const).map((value) => (
           <label key={value}>
-            <input type="radio" name="restore-mode" value={value} checked={effectiveMode === value} disabled={noFiles && value !== 'conversation'} onChange={() => setMode(value)} />
+            <input
+              type="radio"
+              name="restore-mode"
+              value={value}
+              checked={effectiveMode === value}
+              disabled={noFiles && value !== 'conversation'}
+              onChange={() => setMode(value)}
+            />
             {value === 'both' ? 'Conversation and files' : value === 'conversation' ? 'Conversation only' : 'Files only'}
           </label>
         ))}
       </fieldset>
-      {effectiveMode !== 'files' && <p className="muted small">The conversation continues from this step as a new version; the current one is kept.</p>}
+      {effectiveMode !== 'files' && (
+        <p className="muted small">The conversation continues from this step as a new version; the current one is kept.</p>
+      )}
       {effectiveMode !== 'conversation' && (
         <div aria-label="Files that will change">
           {preview === null ? (
@@ -52,7 +73,11 @@ function RestoreDialog({ store, sessionId, checkpoint, step, onClose }: { store:
               {preview.changes.map((change) => (
                 <li key={change.path} data-conflict={change.conflict ? 'true' : 'false'}>
                   <code>{change.path}</code> <span className="small">{changeLabels[change.change]}</span>
-                  {change.conflict && <span className="badge status-failed">{change.available ? 'you changed it since: kept unless you say so' : 'too large to have been saved: kept'}</span>}
+                  {change.conflict && (
+                    <span className="badge status-failed">
+                      {change.available ? 'you changed it since: kept unless you say so' : 'too large to have been saved: kept'}
+                    </span>
+                  )}
                   {!change.conflict && !change.available && <span className="badge">too large to have been saved</span>}
                 </li>
               ))}
@@ -60,7 +85,8 @@ function RestoreDialog({ store, sessionId, checkpoint, step, onClose }: { store:
           )}
           {conflicts.length > 0 && (
             <label>
-              <input type="checkbox" checked={overwrite} onChange={(event) => setOverwrite(event.target.checked)} /> Also put back the {conflicts.length} file{conflicts.length === 1 ? '' : 's'} changed since
+              <input type="checkbox" checked={overwrite} onChange={(event) => setOverwrite(event.target.checked)} /> Also put back the{' '}
+              {conflicts.length} file{conflicts.length === 1 ? '' : 's'} changed since
             </label>
           )}
           <p className="muted small">The files are saved first, so this restore can be undone.</p>
@@ -78,7 +104,14 @@ function RestoreDialog({ store, sessionId, checkpoint, step, onClose }: { store:
           onClick={() => {
             setWorking(true);
             void store
-              .changeLine(sessionId, () => store.call('checkpoint:restore', { sessionId, checkpointId: checkpoint.id, mode: effectiveMode, overwriteConflicts: overwrite }))
+              .changeLine(sessionId, () =>
+                store.call('checkpoint:restore', {
+                  sessionId,
+                  checkpointId: checkpoint.id,
+                  mode: effectiveMode,
+                  overwriteConflicts: overwrite,
+                }),
+              )
               .then((result) => {
                 setWorking(false);
                 if (result) onClose();
@@ -96,14 +129,20 @@ function TreeNode({ store, sessionId, node }: { store: AppStore; sessionId: stri
   return (
     <li>
       <div className="row">
-        <span className={node.active ? 'tree-title active' : 'tree-title'}>{node.title || (node.branch.reason === 'start' ? 'Start' : `(${node.branch.reason})`)}</span>
+        <span className={node.active ? 'tree-title active' : 'tree-title'}>
+          {node.title || (node.branch.reason === 'start' ? 'Start' : `(${node.branch.reason})`)}
+        </span>
         <span className="muted small">
           {node.branch.reason} · {node.messages} messages
         </span>
         {node.active ? (
           <span className="badge">shown</span>
         ) : (
-          <button type="button" className="link small" onClick={() => void store.changeLine(sessionId, () => store.call('branch:switch', { sessionId, branchId: node.branch.id }))}>
+          <button
+            type="button"
+            className="link small"
+            onClick={() => void store.changeLine(sessionId, () => store.call('branch:switch', { sessionId, branchId: node.branch.id }))}
+          >
             Show
           </button>
         )}
@@ -137,8 +176,17 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
               Step {index + 1}: {sourceLabels[checkpoint.source] ?? checkpoint.source}
             </span>
             <span className="muted small">{new Date(checkpoint.at).toLocaleTimeString()}</span>
-            {checkpoint.filesChanged && checkpoint.filesChanged.length > 0 && <span className="small" title={checkpoint.filesChanged.join('\n')}>{checkpoint.filesChanged.length} file(s) changed</span>}
-            <button type="button" className="link small" aria-label={`Restore step ${index + 1}`} onClick={() => setRestoring({ checkpoint, step: index + 1 })}>
+            {checkpoint.filesChanged && checkpoint.filesChanged.length > 0 && (
+              <span className="small" title={checkpoint.filesChanged.join('\n')}>
+                {checkpoint.filesChanged.length} file(s) changed
+              </span>
+            )}
+            <button
+              type="button"
+              className="link small"
+              aria-label={`Restore step ${index + 1}`}
+              onClick={() => setRestoring({ checkpoint, step: index + 1 })}
+            >
               Restore…
             </button>
           </li>
@@ -153,7 +201,15 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
           </ul>
         </>
       )}
-      {restoring && <RestoreDialog store={store} sessionId={sessionId} checkpoint={restoring.checkpoint} step={restoring.step} onClose={() => setRestoring(null)} />}
+      {restoring && (
+        <RestoreDialog
+          store={store}
+          sessionId={sessionId}
+          checkpoint={restoring.checkpoint}
+          step={restoring.step}
+          onClose={() => setRestoring(null)}
+        />
+      )}
     </section>
   );
 }
@@ -168,10 +224,16 @@ export function RestoreBar({ store, sessionId }: { store: AppStore; sessionId: s
     <div className="notice notice-info" role="status" aria-label="Files restored">
       <span>
         {undo ? 'Restore undone' : 'Files restored'}: {restore.written.length} written, {restore.deleted.length} deleted
-        {restore.kept.length > 0 ? `, ${restore.kept.length} kept as you had them (${restore.kept.slice(0, 3).join(', ')}${restore.kept.length > 3 ? '…' : ''})` : ''}.
+        {restore.kept.length > 0
+          ? `, ${restore.kept.length} kept as you had them (${restore.kept.slice(0, 3).join(', ')}${restore.kept.length > 3 ? '…' : ''})`
+          : ''}
+        .
       </span>
       {!undo && (
-        <button type="button" onClick={() => void store.attempt(() => store.call('checkpoint:undoRestore', { sessionId, restoreId: restore.restoreId }))}>
+        <button
+          type="button"
+          onClick={() => void store.attempt(() => store.call('checkpoint:undoRestore', { sessionId, restoreId: restore.restoreId }))}
+        >
           Undo restore
         </button>
       )}

@@ -13,14 +13,20 @@ export function InterruptedBanner({ store, sessionId }: { store: AppStore; sessi
   return (
     <section className="interrupted" role="region" aria-label="Interrupted turn">
       <h3>The app stopped while this session was working</h3>
-      <p className="muted small">Everything up to the last saved step is kept. Resume goes on from there; Discard ends the turn as it is.</p>
+      <p className="muted small">
+        Everything up to the last saved step is kept. Resume goes on from there; Discard ends the turn as it is.
+      </p>
       {tool && (
         <div className="interrupted-tool">
           <div>
             <span className="muted small">Was running: </span>
             <strong>{tool.tool}</strong> <code>{tool.summary}</code>
           </div>
-          {tool.output.length > 0 && <pre className="tool-output" aria-label="Output so far">{tool.output.slice(-4_000)}</pre>}
+          {tool.output.length > 0 && (
+            <pre className="tool-output" aria-label="Output so far">
+              {tool.output.slice(-4_000)}
+            </pre>
+          )}
         </div>
       )}
       {interrupted?.approval && (

@@ -56,7 +56,11 @@ export function McpSettings({ store }: { store: AppStore }) {
                 type="checkbox"
                 aria-label={`Enable ${server.name}`}
                 checked={server.state !== 'disabled'}
-                onChange={(event) => void store.attempt(async () => setServers(await store.call('mcp:setEnabled', { name: server.name, enabled: event.target.checked })))}
+                onChange={(event) =>
+                  void store.attempt(async () =>
+                    setServers(await store.call('mcp:setEnabled', { name: server.name, enabled: event.target.checked })),
+                  )
+                }
               />
               enabled
             </label>
@@ -65,7 +69,14 @@ export function McpSettings({ store }: { store: AppStore }) {
       </ul>
       <label className="form">
         <span className="muted small">The mcpServers object, as in other tools&apos; configuration:</span>
-        <textarea aria-label="MCP configuration" rows={6} spellCheck={false} placeholder={example} value={text} onChange={(event) => setText(event.target.value)} />
+        <textarea
+          aria-label="MCP configuration"
+          rows={6}
+          spellCheck={false}
+          placeholder={example}
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+        />
       </label>
       <div className="row">
         <button type="button" onClick={() => void save()}>

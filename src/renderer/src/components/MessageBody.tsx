@@ -49,7 +49,12 @@ function renderMarkdown(text: string, highlight: boolean, inline = false) {
           if (!highlight || !language || !hljs.getLanguage(language)) return <code className={className}>{children}</code>;
           const source = String(children).replace(/\n$/, '');
           // highlight.js escapes the source; its output is markup of spans only.
-          return <code className={`hljs language-${language}`} dangerouslySetInnerHTML={{ __html: hljs.highlight(source, { language, ignoreIllegals: true }).value }} />;
+          return (
+            <code
+              className={`hljs language-${language}`}
+              dangerouslySetInnerHTML={{ __html: hljs.highlight(source, { language, ignoreIllegals: true }).value }}
+            />
+          );
         },
       }}
     >
@@ -109,7 +114,12 @@ export const MessageBody = memo(function MessageBody(props: { text: string; stre
       {parts.blocks.map(({ block, pieces }, index) => {
         const arriving = streaming && parts.open && index === parts.blocks.length - 1;
         if (pieces.length > 1) return <LongParagraph key={index} pieces={pieces} streaming={streaming} arriving={arriving} />;
-        if (arriving) return <p key={index} className="streaming-tail">{block}</p>;
+        if (arriving)
+          return (
+            <p key={index} className="streaming-tail">
+              {block}
+            </p>
+          );
         return <Block key={index} text={block} highlight={!streaming && /```|~~~/.test(block)} />;
       })}
     </>

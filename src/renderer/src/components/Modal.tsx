@@ -1,7 +1,19 @@
 import type { ReactNode } from 'react';
 
 /** A dialog over the app: closed by its × button, by Esc, or by a click beside it. */
-export function Modal({ title, closeLabel, className, onClose, children }: { title: string; closeLabel: string; className?: string; onClose: () => void; children: ReactNode }) {
+export function Modal({
+  title,
+  closeLabel,
+  className,
+  onClose,
+  children,
+}: {
+  title: string;
+  closeLabel: string;
+  className?: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
   return (
     <div className="modal-backdrop" onClick={onClose}>
       <section

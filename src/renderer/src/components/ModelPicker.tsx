@@ -30,7 +30,9 @@ export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: 
   const save = async (nextProvider: string, nextModel: string): Promise<void> => {
     if (!nextProvider || nextModel.trim() === '') return;
     if (session?.model?.providerId === nextProvider && session.model.model === nextModel) return;
-    const updated = await store.attempt(() => store.call('session:setModel', { sessionId, model: { providerId: nextProvider, model: nextModel.trim() } }));
+    const updated = await store.attempt(() =>
+      store.call('session:setModel', { sessionId, model: { providerId: nextProvider, model: nextModel.trim() } }),
+    );
     if (updated) store.upsertSession(updated);
   };
 

@@ -4,7 +4,15 @@ import { useAppState, type AppStore } from '../store';
 import { RiskBadge, toolStateLabel } from './ToolCard';
 
 const finished: ReadonlySet<ViewToolCallState> = new Set(['succeeded', 'failed', 'denied', 'cancelled', 'interrupted']);
-const icons: Partial<Record<ViewToolCallState, string>> = { succeeded: '✓', failed: '✗', denied: '⊘', cancelled: '■', interrupted: '!', running: '▶', waiting: '?' };
+const icons: Partial<Record<ViewToolCallState, string>> = {
+  succeeded: '✓',
+  failed: '✗',
+  denied: '⊘',
+  cancelled: '■',
+  interrupted: '!',
+  running: '▶',
+  waiting: '?',
+};
 
 /** A plan: its steps with their state and the progress, with Approve, Reject and Refine while it waits. */
 export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionId: string; plan: ViewPlan }) {
@@ -17,7 +25,9 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
   const stepStates = states.split(',') as ViewToolCallState[];
   const done = stepStates.filter((state) => finished.has(state)).length;
   const answer = (kind: 'approve' | 'reject' | 'refine'): void => {
-    void store.attempt(() => store.call('plan:answer', { planId: plan.planId, answer: kind, ...(kind !== 'approve' && text.trim() ? { text: text.trim() } : {}) }));
+    void store.attempt(() =>
+      store.call('plan:answer', { planId: plan.planId, answer: kind, ...(kind !== 'approve' && text.trim() ? { text: text.trim() } : {}) }),
+    );
   };
   return (
     <section className="gate plan" role="region" aria-label="Plan">
@@ -27,7 +37,8 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
       </header>
       <progress aria-label="Plan progress" max={plan.steps.length} value={done} />
       <span className="muted small">
-        {done} of {plan.steps.length} steps done{plan.state === 'rejected' ? ' · rejected' : plan.state === 'refining' ? ' · asked for changes' : ''}
+        {done} of {plan.steps.length} steps done
+        {plan.state === 'rejected' ? ' · rejected' : plan.state === 'refining' ? ' · asked for changes' : ''}
       </span>
       <ol className="plan-steps">
         {plan.steps.map((step, index) => {
@@ -46,7 +57,13 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
       </ol>
       {plan.state === 'waiting' && (
         <div className="row wrap">
-          <input aria-label="Reason or feedback" placeholder="Reason to reject, or what to change" value={text} maxLength={4000} onChange={(event) => setText(event.target.value)} />
+          <input
+            aria-label="Reason or feedback"
+            placeholder="Reason to reject, or what to change"
+            value={text}
+            maxLength={4000}
+            onChange={(event) => setText(event.target.value)}
+          />
           <button type="button" className="danger" onClick={() => answer('reject')}>
             Reject
           </button>

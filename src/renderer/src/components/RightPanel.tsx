@@ -20,7 +20,11 @@ function ToolList({ store, sessionId }: { store: AppStore; sessionId: string }) 
             <span className="tool-summary">{call.summary}</span>
             <RiskBadge risk={call.risk} />
             <span className="small">{toolStateLabel(call.state)}</span>
-            {call.latencyMs !== null && <span className="muted small">{call.latencyMs < 1000 ? `${Math.round(call.latencyMs)} ms` : `${(call.latencyMs / 1000).toFixed(1)} s`}</span>}
+            {call.latencyMs !== null && (
+              <span className="muted small">
+                {call.latencyMs < 1000 ? `${Math.round(call.latencyMs)} ms` : `${(call.latencyMs / 1000).toFixed(1)} s`}
+              </span>
+            )}
           </button>
         </li>
       ))}
@@ -41,12 +45,33 @@ const tabs: ReadonlyArray<{ id: RightTab; label: string }> = [
 ];
 
 /** The right side: the plan with its progress, every tool execution, and the checkpoint timeline. */
-export function RightPanel({ store, sessionId, tab, onTab, onClose }: { store: AppStore; sessionId: string; tab: RightTab; onTab: (tab: RightTab) => void; onClose: () => void }) {
+export function RightPanel({
+  store,
+  sessionId,
+  tab,
+  onTab,
+  onClose,
+}: {
+  store: AppStore;
+  sessionId: string;
+  tab: RightTab;
+  onTab: (tab: RightTab) => void;
+  onClose: () => void;
+}) {
   return (
     <aside className="right-panel" aria-label="Details">
       <div className="tabs row" role="tablist" aria-label="Details">
         {tabs.map((item) => (
-          <button key={item.id} type="button" role="tab" id={`tab-${item.id}`} aria-selected={tab === item.id} aria-controls={`panel-${item.id}`} className={tab === item.id ? 'tab active' : 'tab'} onClick={() => onTab(item.id)}>
+          <button
+            key={item.id}
+            type="button"
+            role="tab"
+            id={`tab-${item.id}`}
+            aria-selected={tab === item.id}
+            aria-controls={`panel-${item.id}`}
+            className={tab === item.id ? 'tab active' : 'tab'}
+            onClick={() => onTab(item.id)}
+          >
             {item.label}
           </button>
         ))}

@@ -8,14 +8,21 @@ import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
 import { TrashSettings } from './TrashSettings';
 
-const defaultUrls: Record<ProviderKind, string> = { 'openai-compatible': 'http://127.0.0.1:11434/v1', anthropic: 'https://api.anthropic.com' };
+const defaultUrls: Record<ProviderKind, string> = {
+  'openai-compatible': 'http://127.0.0.1:11434/v1',
+  anthropic: 'https://api.anthropic.com',
+};
 
 function TestResult({ result }: { result: ConnectionTestResult }) {
   if (result.ok) {
     return (
       <p className="ok small" role="status">
         Connected in {Math.round(result.latencyMs)} ms · {result.models.length} model{result.models.length === 1 ? '' : 's'}
-        {result.models.length > 0 && `: ${result.models.slice(0, 5).map((model) => model.id).join(', ')}${result.models.length > 5 ? '…' : ''}`}
+        {result.models.length > 0 &&
+          `: ${result.models
+            .slice(0, 5)
+            .map((model) => model.id)
+            .join(', ')}${result.models.length > 5 ? '…' : ''}`}
       </p>
     );
   }
@@ -77,7 +84,14 @@ function AddEndpointForm({ store }: { store: AppStore }) {
       </label>
       <label>
         API key
-        <input type="password" value={apiKey} maxLength={500} autoComplete="off" placeholder={kind === 'anthropic' ? 'required' : 'usually none'} onChange={(event) => setApiKey(event.target.value)} />
+        <input
+          type="password"
+          value={apiKey}
+          maxLength={500}
+          autoComplete="off"
+          placeholder={kind === 'anthropic' ? 'required' : 'usually none'}
+          onChange={(event) => setApiKey(event.target.value)}
+        />
       </label>
       <div className="row">
         <button
@@ -160,10 +174,12 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
           disabled={searching}
           onClick={() => {
             setSearching(true);
-            void store.attempt(() => store.call('provider:discover', {})).then((result) => {
-              setFound(result ?? []);
-              setSearching(false);
-            });
+            void store
+              .attempt(() => store.call('provider:discover', {}))
+              .then((result) => {
+                setFound(result ?? []);
+                setSearching(false);
+              });
           }}
         >
           {searching ? 'Looking…' : 'Find local servers'}
@@ -206,7 +222,11 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <p className="small">
         Data folder: <code>{info?.dataDir}</code>
       </p>
-      <p className="small">{info?.secretsEncrypted ? 'API keys are encrypted by the operating system.' : 'This system offers no encrypted key storage: keys cannot be saved (use ANTHROPIC_API_KEY).'}</p>
+      <p className="small">
+        {info?.secretsEncrypted
+          ? 'API keys are encrypted by the operating system.'
+          : 'This system offers no encrypted key storage: keys cannot be saved (use ANTHROPIC_API_KEY).'}
+      </p>
     </Modal>
   );
 }

@@ -35,7 +35,13 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
           }}
         />
       ) : (
-        <button type="button" className="session-open" aria-current={selected ? 'true' : undefined} onClick={() => void store.select(session.id)} onDoubleClick={() => setEditing(true)}>
+        <button
+          type="button"
+          className="session-open"
+          aria-current={selected ? 'true' : undefined}
+          onClick={() => void store.select(session.id)}
+          onDoubleClick={() => setEditing(true)}
+        >
           <span className="session-title">{session.title}</span>
           <span className={`badge status-${session.status}`}>{statusLabel(session.status)}</span>
         </button>
@@ -50,7 +56,8 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
           aria-label={`Delete ${session.title}`}
           title="Delete"
           onClick={() => {
-            if (window.confirm(`Delete “${session.title}” and its history?`)) void store.attempt(() => store.call('session:delete', { sessionId: session.id }));
+            if (window.confirm(`Delete “${session.title}” and its history?`))
+              void store.attempt(() => store.call('session:delete', { sessionId: session.id }));
           }}
         >
           ✕

@@ -4,7 +4,19 @@ import { useRef } from 'react';
  * A handle between two panels: drag it, or focus it and use the arrow keys, to resize the panel on
  * its `side`. Double-click collapses or opens that panel.
  */
-export function Splitter({ label, side, width, onResize, onToggle }: { label: string; side: 'left' | 'right'; width: number; onResize: (width: number) => void; onToggle: () => void }) {
+export function Splitter({
+  label,
+  side,
+  width,
+  onResize,
+  onToggle,
+}: {
+  label: string;
+  side: 'left' | 'right';
+  width: number;
+  onResize: (width: number) => void;
+  onToggle: () => void;
+}) {
   const start = useRef<{ x: number; width: number } | null>(null);
   const sign = side === 'left' ? 1 : -1;
   return (

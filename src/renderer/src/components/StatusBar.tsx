@@ -15,7 +15,13 @@ function Inbox({ store }: { store: AppStore }) {
   const [open, setOpen] = useState(false);
   return (
     <div className="inbox">
-      <button type="button" aria-label={`Approvals waiting: ${waiting.length}`} aria-expanded={open} onClick={() => setOpen(!open)} className={waiting.length > 0 ? 'inbox-button pending' : 'inbox-button'}>
+      <button
+        type="button"
+        aria-label={`Approvals waiting: ${waiting.length}`}
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        className={waiting.length > 0 ? 'inbox-button pending' : 'inbox-button'}
+      >
         Inbox{waiting.length > 0 && <span className="inbox-badge">{waiting.length}</span>}
       </button>
       {open && (
@@ -49,7 +55,11 @@ function AutonomyPicker({ store, sessionId }: { store: AppStore; sessionId: stri
       <select
         aria-label="Autonomy"
         value={autonomy}
-        onChange={(event) => void store.attempt(async () => store.upsertSession(await store.call('session:setAutonomy', { sessionId, autonomy: event.target.value as Autonomy })))}
+        onChange={(event) =>
+          void store.attempt(async () =>
+            store.upsertSession(await store.call('session:setAutonomy', { sessionId, autonomy: event.target.value as Autonomy })),
+          )
+        }
       >
         <AutonomyOptions />
       </select>
@@ -57,7 +67,21 @@ function AutonomyPicker({ store, sessionId }: { store: AppStore; sessionId: stri
   );
 }
 
-export function StatusBar({ store, onOpenSettings, onOpenShortcuts, onToggleLeft, onToggleRight, layout }: { store: AppStore; onOpenSettings: () => void; onOpenShortcuts: () => void; onToggleLeft: () => void; onToggleRight: () => void; layout: Layout }) {
+export function StatusBar({
+  store,
+  onOpenSettings,
+  onOpenShortcuts,
+  onToggleLeft,
+  onToggleRight,
+  layout,
+}: {
+  store: AppStore;
+  onOpenSettings: () => void;
+  onOpenShortcuts: () => void;
+  onToggleLeft: () => void;
+  onToggleRight: () => void;
+  layout: Layout;
+}) {
   const selectedId = useAppState(store, (state) => state.selectedId);
   const info = useAppState(store, (state) => state.info);
   const view = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId] : undefined));
@@ -68,12 +92,20 @@ export function StatusBar({ store, onOpenSettings, onOpenShortcuts, onToggleLeft
   });
   const status = view?.status ?? 'idle';
   const busy = busyStatuses.has(status);
-  const running = status === 'executing' ? view?.messages.flatMap((message) => message.toolCalls).find((call) => call.state === 'running') : undefined;
+  const running =
+    status === 'executing' ? view?.messages.flatMap((message) => message.toolCalls).find((call) => call.state === 'running') : undefined;
   const seconds = (view?.usage.modelMs ?? 0) / 1000;
   const rate = seconds > 0 ? Math.round((view?.usage.outputTokens ?? 0) / seconds) : 0;
   return (
     <header className="status-bar" aria-label="Status">
-      <button type="button" className="icon" aria-label={layout.leftOpen ? 'Hide sessions' : 'Show sessions'} aria-pressed={layout.leftOpen} title="Sessions (Ctrl+B)" onClick={onToggleLeft}>
+      <button
+        type="button"
+        className="icon"
+        aria-label={layout.leftOpen ? 'Hide sessions' : 'Show sessions'}
+        aria-pressed={layout.leftOpen}
+        title="Sessions (Ctrl+B)"
+        onClick={onToggleLeft}
+      >
         ☰
       </button>
       <strong className="brand">Agent Workbench</strong>
@@ -81,7 +113,14 @@ export function StatusBar({ store, onOpenSettings, onOpenShortcuts, onToggleLeft
         {view?.retry ? `retrying (attempt ${view.retry.attempt + 1})…` : running ? `running ${running.tool}` : statusLabel(status)}
       </span>
       {busy && selectedId && (
-        <button type="button" className="danger" aria-label="Stop" aria-keyshortcuts="Escape" title="Stop (Esc)" onClick={() => void store.attempt(() => store.call('run:cancel', { sessionId: selectedId }))}>
+        <button
+          type="button"
+          className="danger"
+          aria-label="Stop"
+          aria-keyshortcuts="Escape"
+          title="Stop (Esc)"
+          onClick={() => void store.attempt(() => store.call('run:cancel', { sessionId: selectedId }))}
+        >
           ■ Stop
         </button>
       )}
@@ -90,7 +129,11 @@ export function StatusBar({ store, onOpenSettings, onOpenShortcuts, onToggleLeft
       <span className="spacer" />
       <Inbox store={store} />
       {info && (
-        <span className={info.sandbox.available ? 'sandbox sandbox-on' : 'sandbox sandbox-off'} title={info.sandbox.description} aria-label="Sandbox">
+        <span
+          className={info.sandbox.available ? 'sandbox sandbox-on' : 'sandbox sandbox-off'}
+          title={info.sandbox.description}
+          aria-label="Sandbox"
+        >
           {info.sandbox.available ? 'sandbox on' : 'no sandbox'}
         </span>
       )}
@@ -101,13 +144,27 @@ export function StatusBar({ store, onOpenSettings, onOpenShortcuts, onToggleLeft
           {!local || view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
         </span>
       )}
-      <button type="button" className="icon" aria-label="Keyboard shortcuts" aria-keyshortcuts="Control+/" title="Keyboard shortcuts (Ctrl+/)" onClick={onOpenShortcuts}>
+      <button
+        type="button"
+        className="icon"
+        aria-label="Keyboard shortcuts"
+        aria-keyshortcuts="Control+/"
+        title="Keyboard shortcuts (Ctrl+/)"
+        onClick={onOpenShortcuts}
+      >
         ?
       </button>
       <button type="button" aria-label="Settings" aria-keyshortcuts="Control+," title="Settings (Ctrl+,)" onClick={onOpenSettings}>
         ⚙ Settings
       </button>
-      <button type="button" className="icon" aria-label={layout.rightOpen ? 'Hide details' : 'Show details'} aria-pressed={layout.rightOpen} title="Details (Ctrl+J)" onClick={onToggleRight}>
+      <button
+        type="button"
+        className="icon"
+        aria-label={layout.rightOpen ? 'Hide details' : 'Show details'}
+        aria-pressed={layout.rightOpen}
+        title="Details (Ctrl+J)"
+        onClick={onToggleRight}
+      >
         ◧
       </button>
     </header>

@@ -31,7 +31,15 @@ interface Made {
 }
 
 function makeTerminal(): Made {
-  const terminal = new Terminal({ convertEol: true, disableStdin: true, scrollback, rows: 12, fontSize: 12, cursorInactiveStyle: 'none', theme: { background: '#0d1117' } });
+  const terminal = new Terminal({
+    convertEol: true,
+    disableStdin: true,
+    scrollback,
+    rows: 12,
+    fontSize: 12,
+    cursorInactiveStyle: 'none',
+    theme: { background: '#0d1117' },
+  });
   const fit = new FitAddon();
   terminal.loadAddon(fit);
   return { terminal, fit };
@@ -141,7 +149,15 @@ function placeTerminal(parent: HTMLElement, placed: (made: Made) => void): () =>
  */
 export function TerminalView({ output, total, epoch, label }: { output: string; total: number; epoch: number; label: string }) {
   const host = useRef<HTMLDivElement>(null);
-  const state = useRef<{ terminal: Terminal; fit: FitAddon; written: number; epoch: number; queue: string; scan: ScanState; frame: number | null } | null>(null);
+  const state = useRef<{
+    terminal: Terminal;
+    fit: FitAddon;
+    written: number;
+    epoch: number;
+    queue: string;
+    scan: ScanState;
+    frame: number | null;
+  } | null>(null);
   const [ready, setReady] = useState(false);
 
   useEffect(() => {

@@ -34,11 +34,21 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
         <span className="tool-summary">{call.summary}</span>
         <RiskBadge risk={call.risk} />
         <span className="tool-state">{stateLabels[call.state]}</span>
-        {call.latencyMs !== null && <span className="muted small">{call.latencyMs < 1000 ? `${Math.round(call.latencyMs)} ms` : `${(call.latencyMs / 1000).toFixed(1)} s`}</span>}
+        {call.latencyMs !== null && (
+          <span className="muted small">
+            {call.latencyMs < 1000 ? `${Math.round(call.latencyMs)} ms` : `${(call.latencyMs / 1000).toFixed(1)} s`}
+          </span>
+        )}
       </button>
       {open && (
         <div className="tool-body">
-          {call.preview ? <DiffView diff={call.preview} label="Changes" /> : <pre className="tool-input" aria-label="Arguments">{JSON.stringify(call.input, null, 2)}</pre>}
+          {call.preview ? (
+            <DiffView diff={call.preview} label="Changes" />
+          ) : (
+            <pre className="tool-input" aria-label="Arguments">
+              {JSON.stringify(call.input, null, 2)}
+            </pre>
+          )}
           {call.output.length > 0 &&
             (call.tool === 'run_command' ? (
               <TerminalView output={call.output} total={call.outputTotal} epoch={call.outputEpoch} label="Terminal output" />
@@ -47,7 +57,11 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
                 {call.output}
               </pre>
             ))}
-          {call.truncated && <p className="muted small">Long output: the model was given the start and the end of the {call.outputBytes.toLocaleString()} bytes kept.</p>}
+          {call.truncated && (
+            <p className="muted small">
+              Long output: the model was given the start and the end of the {call.outputBytes.toLocaleString()} bytes kept.
+            </p>
+          )}
         </div>
       )}
     </section>

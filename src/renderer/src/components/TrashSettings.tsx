@@ -16,10 +16,24 @@ export function TrashSettings({ store }: { store: AppStore }) {
       <ul className="providers">
         {entries.map((entry) => (
           <li key={entry.id} className="card row">
-            <code className="small">{entry.relativePath}{entry.directory ? '/' : ''}</code>
-            <span className="muted small">{entry.workspacePath} · {new Date(entry.deletedAt).toLocaleString()}</span>
+            <code className="small">
+              {entry.relativePath}
+              {entry.directory ? '/' : ''}
+            </code>
+            <span className="muted small">
+              {entry.workspacePath} · {new Date(entry.deletedAt).toLocaleString()}
+            </span>
             <span className="spacer" />
-            <button type="button" aria-label={`Restore ${entry.relativePath}`} onClick={() => void store.attempt(async () => { await store.call('trash:restore', { id: entry.id }); refresh(); })}>
+            <button
+              type="button"
+              aria-label={`Restore ${entry.relativePath}`}
+              onClick={() =>
+                void store.attempt(async () => {
+                  await store.call('trash:restore', { id: entry.id });
+                  refresh();
+                })
+              }
+            >
               Restore
             </button>
           </li>

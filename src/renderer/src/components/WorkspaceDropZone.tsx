@@ -33,7 +33,11 @@ export function WorkspaceDropZone({ store, children }: { store: AppStore; childr
       onDrop={onDrop}
     >
       {children}
-      {over && <div className="drop-overlay" aria-hidden="true">Drop a folder to use it as the workspace</div>}
+      {over && (
+        <div className="drop-overlay" aria-hidden="true">
+          Drop a folder to use it as the workspace
+        </div>
+      )}
     </div>
   );
 }
