@@ -1,6 +1,6 @@
 import type { Branch } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
-import type { JournalEntry } from '../../shared/events';
+import type { BranchSummary } from './stores';
 
 /** The branches whose rows make up `branchId`'s line, oldest first, each with the last seq it contributes. */
 export function branchLine(branches: readonly Branch[], branchId: string): Array<{ branchId: string; upTo: number }> {
@@ -93,20 +93,19 @@ export function branchPoints(branches: readonly Branch[], activeBranchId: string
 export function sessionTree(
   branches: readonly Branch[],
   activeBranchId: string,
-  ownEntries: ReadonlyMap<string, readonly JournalEntry[]>,
+  summaries: ReadonlyMap<string, BranchSummary>,
 ): SessionTreeNode | null {
   const root = branches.find((branch) => branch.parentId === null);
   if (!root) return null;
   const build = (branch: Branch): SessionTreeNode => {
-    const entries = ownEntries.get(branch.id) ?? [];
-    const firstUser = entries.find((entry) => entry.event.type === 'user_message');
-    const text = firstUser?.event.type === 'user_message' ? firstUser.event.text : '';
+    const summary = summaries.get(branch.id);
+    const text = summary?.title ?? '';
     return {
       branch,
       active: branch.id === activeBranchId,
       title: text.length > 120 ? `${text.slice(0, 119)}…` : text,
-      messages: entries.filter((entry) => entry.event.type === 'user_message' || entry.event.type === 'assistant_message_started').length,
-      checkpoints: entries.filter((entry) => entry.event.type === 'checkpoint_saved').length,
+      messages: summary?.messages ?? 0,
+      checkpoints: summary?.checkpoints ?? 0,
       children: branches
         .filter((child) => child.parentId === branch.id)
         .sort((a, b) => a.forkSeq - b.forkSeq || a.createdAt - b.createdAt)

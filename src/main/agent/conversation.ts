@@ -72,15 +72,6 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): ChatM
   return messages;
 }
 
-/** The newest checkpoint journalled in a session: where its next turn continues from. */
-export function checkpointHead(entries: readonly JournalEntry[]): { checkpointId: string; seq: number } | null {
-  for (let index = entries.length - 1; index >= 0; index -= 1) {
-    const event = entries[index]?.event;
-    if (event?.type === 'checkpoint_saved') return { checkpointId: event.checkpointId, seq: event.seq };
-  }
-  return null;
-}
-
 /**
  * Gives every tool call without a result one saying it did not run, in place, as the model APIs
  * require: a checkpoint taken between a response and its tool results has such calls.

@@ -4,138 +4,113 @@ import { CancelledError, NotFoundError, WorkbenchError } from '../../shared/erro
 export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly reason?: string };
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
 
-type Pending =
-  | {
-      readonly kind: 'approval';
-      readonly sessionId: string;
-      readonly resolve: (answer: ApprovalAnswer) => void;
-      readonly reject: (error: Error) => void;
-    }
-  | {
-      readonly kind: 'plan';
-      readonly sessionId: string;
-      readonly resolve: (answer: PlanAnswer) => void;
-      readonly reject: (error: Error) => void;
-    };
+type GateKind = 'approval' | 'plan';
+type AnswerOf<K extends GateKind> = K extends 'approval' ? ApprovalAnswer : PlanAnswer;
+
+interface OpenGate {
+  readonly kind: GateKind;
+  readonly sessionId: string;
+  answer: ApprovalAnswer | PlanAnswer | null;
+  waiter: { resolve: (answer: ApprovalAnswer | PlanAnswer) => void; reject: (error: Error) => void } | null;
+}
+
+/** How many answered gates are remembered, so a second answer is told it came too late. */
+const rememberedAnswers = 500;
 
 /**
- * Where a turn waits for the person. Waiting is a state of the turn, not an exception: the turn
- * awaits the promise, and Stop rejects it. An answer to an unknown or already answered gate is
- * refused with a typed error and changes nothing.
+ * Where the person's answers meet the turns that wait for them. A turn opens a gate as one of its
+ * loop's states and awaits it in the loop; a gate takes its answer from the moment it is open,
+ * whether the loop waits already or not, so a gate opened again after a restart takes an answer
+ * given before its turn got back there. An answer to an unknown or answered gate is refused with a
+ * typed error and changes nothing.
  */
 export class Gates {
-  private readonly pending = new Map<string, Pending>();
-  private readonly answered = new Set<string>();
-  /** Gates a resumed turn will open again (id to session), and answers given before it got there. */
-  private readonly expected = new Map<string, string>();
-  private readonly early = new Map<string, ApprovalAnswer>();
+  private readonly open = new Map<string, OpenGate>();
+  private readonly answered = new Map<string, GateKind>();
 
-  /**
-   * A gate that was open when the app stopped opens again once its resumed turn gets there; an
-   * answer given meanwhile is kept for it.
-   */
-  expectApproval(id: string, sessionId: string): void {
-    this.expected.set(id, sessionId);
+  /** Opens a gate: from now on it takes one answer. */
+  openGate(id: string, kind: GateKind, sessionId: string): void {
+    if (!this.open.has(id)) this.open.set(id, { kind, sessionId, answer: null, waiter: null });
   }
 
-  /** A session's turn ended: gates it was expected to open again will not open. */
-  forgetSession(sessionId: string): void {
-    for (const [id, owner] of this.expected) {
-      if (owner !== sessionId) continue;
-      this.expected.delete(id);
-      this.early.delete(id);
+  /** The gate's answer, once given. Stop rejects with `CancelledError` and closes the gate. */
+  wait<K extends GateKind>(id: string, kind: K, signal: AbortSignal): Promise<AnswerOf<K>> {
+    const gate = this.open.get(id);
+    if (gate?.kind !== kind) return Promise.reject(new WorkbenchError('internal', `No ${kind} gate ${id} is open.`));
+    if (gate.answer) {
+      this.close(id);
+      return Promise.resolve(gate.answer as AnswerOf<K>);
     }
-  }
-
-  waitForApproval(id: string, sessionId: string, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const early = this.early.get(id);
-    this.expected.delete(id);
-    if (early) {
-      this.early.delete(id);
-      this.answered.add(id);
-      return Promise.resolve(early);
-    }
-    return this.wait(id, signal, (resolve, reject) => ({ kind: 'approval', sessionId, resolve, reject }));
-  }
-
-  waitForPlan(id: string, sessionId: string, signal: AbortSignal): Promise<PlanAnswer> {
-    return this.wait(id, signal, (resolve, reject) => ({ kind: 'plan', sessionId, resolve, reject }));
-  }
-
-  /** Checks an approval answer can be taken, without taking it. */
-  assertApprovalPending(id: string): { sessionId: string } {
-    const sessionId = this.expected.get(id);
-    if (sessionId !== undefined && !this.early.has(id)) return { sessionId };
-    return this.find(id, 'approval');
-  }
-
-  assertPlanPending(id: string): { sessionId: string } {
-    return this.find(id, 'plan');
-  }
-
-  answerApproval(id: string, answer: ApprovalAnswer): void {
-    if (!this.pending.has(id) && this.expected.has(id) && !this.early.has(id)) {
-      this.early.set(id, answer);
-      return;
-    }
-    const pending = this.find(id, 'approval');
-    this.settle(id);
-    (pending as Extract<Pending, { kind: 'approval' }>).resolve(answer);
-  }
-
-  answerPlan(id: string, answer: PlanAnswer): void {
-    const pending = this.find(id, 'plan');
-    this.settle(id);
-    (pending as Extract<Pending, { kind: 'plan' }>).resolve(answer);
-  }
-
-  isPending(id: string): boolean {
-    return this.pending.has(id);
-  }
-
-  private wait<T>(
-    id: string,
-    signal: AbortSignal,
-    make: (resolve: (answer: T) => void, reject: (error: Error) => void) => Pending,
-  ): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<AnswerOf<K>>((resolve, reject) => {
       if (signal.aborted) {
+        this.open.delete(id);
         reject(new CancelledError());
         return;
       }
       const onAbort = (): void => {
-        if (this.pending.delete(id)) reject(new CancelledError());
+        if (this.open.get(id) !== gate) return;
+        this.open.delete(id);
+        reject(new CancelledError());
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(
-        id,
-        make(
-          (answer) => {
-            signal.removeEventListener('abort', onAbort);
-            resolve(answer);
-          },
-          (error) => {
-            signal.removeEventListener('abort', onAbort);
-            reject(error);
-          },
-        ),
-      );
+      gate.waiter = {
+        resolve: (answer) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(answer as AnswerOf<K>);
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
     });
   }
 
-  private find(id: string, kind: Pending['kind']): Pending {
-    const pending = this.pending.get(id);
-    if (!pending) {
-      if (this.answered.has(id))
+  /** Checks an answer can be taken, without taking it. */
+  assertPending(id: string, kind: GateKind): { sessionId: string } {
+    const gate = this.open.get(id);
+    if (!gate || gate.answer) {
+      if (this.answered.has(id) || gate?.answer) {
         throw new WorkbenchError('already_answered', `This ${kind === 'plan' ? 'plan' : 'approval'} was already answered.`);
+      }
       throw new NotFoundError(kind === 'plan' ? 'Plan' : 'Approval', id);
     }
-    if (pending.kind !== kind) throw new WorkbenchError('invalid_input', `${id} is a ${pending.kind}, not a ${kind}.`);
-    return pending;
+    if (gate.kind !== kind) throw new WorkbenchError('invalid_input', `${id} is a ${gate.kind}, not a ${kind}.`);
+    return { sessionId: gate.sessionId };
   }
 
-  private settle(id: string): void {
-    this.pending.delete(id);
-    this.answered.add(id);
+  answer<K extends GateKind>(id: string, kind: K, answer: AnswerOf<K>): void {
+    this.assertPending(id, kind);
+    const gate = this.open.get(id) as OpenGate;
+    this.remember(id, kind);
+    if (gate.waiter) {
+      this.close(id);
+      gate.waiter.resolve(answer);
+    } else {
+      gate.answer = answer;
+    }
+  }
+
+  isPending(id: string): boolean {
+    const gate = this.open.get(id);
+    return gate !== undefined && gate.answer === null;
+  }
+
+  /** A session's turn ended: the gates it left open close. */
+  closeSession(sessionId: string): void {
+    for (const [id, gate] of this.open) {
+      if (gate.sessionId !== sessionId) continue;
+      this.open.delete(id);
+      gate.waiter?.reject(new CancelledError());
+    }
+  }
+
+  private close(id: string): void {
+    this.open.delete(id);
+  }
+
+  private remember(id: string, kind: GateKind): void {
+    this.answered.set(id, kind);
+    if (this.answered.size > rememberedAnswers) this.answered.delete(this.answered.keys().next().value as string);
   }
 }

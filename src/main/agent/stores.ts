@@ -1,5 +1,6 @@
 import type { Autonomy, Branch, BranchReason, ModelChoice, Session, SessionStatus } from '../../shared/domain';
 import type { JournalEntry, RuntimeEvent } from '../../shared/events';
+import type { SessionHead } from './session-head';
 
 export interface NewSession {
   readonly id: string;
@@ -28,6 +29,16 @@ export interface NewBranch {
 
 export const mainBranchId = 'main';
 
+/** Events that introduce an id of their own, by which their row is found. */
+export type IdentifiedEventType = 'user_message' | 'run_started' | 'checkpoint_saved' | 'files_restored';
+
+export interface BranchSummary {
+  /** The text of the branch's first message, or ''. */
+  readonly title: string;
+  readonly messages: number;
+  readonly checkpoints: number;
+}
+
 export interface ImportedSession {
   readonly session: NewSession & { readonly status: SessionStatus; readonly updatedAt: number };
   readonly branches: readonly Branch[];
@@ -46,17 +57,28 @@ export interface SessionStore {
   create(session: NewSession): Session;
   update(sessionId: string, patch: SessionPatch, at: number): Session;
   delete(sessionId: string): boolean;
-  /** Appends events in order; a `status_changed` event also updates the session row in the same transaction. */
-  append(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[];
-  journal(sessionId: string, options?: { afterSeq?: number; branchId?: string }): JournalEntry[];
+  /**
+   * Appends events in order to the shown branch, or to `branch`, which is opened (and shown) first in
+   * the same transaction; its events then begin with its `branch_started`. A `status_changed` event
+   * also updates the session row, and the branch's head follows every event, in the same transaction.
+   */
+  append(sessionId: string, events: readonly RuntimeEvent[], at: number, options?: { branch?: NewBranch }): JournalEntry[];
+  /** A line of the journal: the shown branch's unless `branchId`, rows after `afterSeq` and up to `upToSeq`. */
+  journal(sessionId: string, options?: { afterSeq?: number; upToSeq?: number; branchId?: string }): JournalEntry[];
+  /** Where the shown line stands: one row, kept up to date with every append. */
+  head(sessionId: string): SessionHead;
+  /** The row of an event on the shown line, found by the id it introduces: a message, a turn, a checkpoint, a restore. */
+  findById(sessionId: string, type: IdentifiedEventType, id: string): JournalEntry | null;
+  /** The nearest row on the shown line before or after `seq` (not at it), of one of `types` when given. */
+  nearest(sessionId: string, direction: 'before' | 'after', seq: number, types?: readonly RuntimeEvent['type'][]): JournalEntry | null;
+  /** What each branch holds, for telling them apart: its first message, its messages and checkpoints. */
+  branchSummaries(sessionId: string): Map<string, BranchSummary>;
   branches(sessionId: string): Branch[];
   /** Where the last `turns` turns of the shown line begin (the seq of that user message); -1 when the line has no more turns than that. */
   recentTurnsStart(sessionId: string, turns: number): number;
   activeBranch(sessionId: string): string;
   /** The newest journal row each branch wrote itself. */
   lastSeqByBranch(sessionId: string): Map<string, number>;
-  /** Adds a branch and makes it the active one. */
-  createBranch(sessionId: string, branch: NewBranch, at: number): Branch;
   activateBranch(sessionId: string, branchId: string, at: number): Branch;
   /** Every journal row of every branch, in order: what an export carries. */
   allRows(sessionId: string): Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }>;

@@ -202,6 +202,32 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    description: 'where each line stands (its head) on its branch row, and journal rows found by the id they introduce or by type',
+    up(db) {
+      db.exec(`
+        -- The id an event introduces (a message, a turn, a checkpoint, a restore), so its row is found without a scan.
+        ALTER TABLE journal ADD COLUMN ref TEXT;
+        UPDATE journal SET ref = CASE type
+          WHEN 'user_message' THEN json_extract(payload, '$.messageId')
+          WHEN 'run_started' THEN json_extract(payload, '$.turnId')
+          WHEN 'checkpoint_saved' THEN json_extract(payload, '$.checkpointId')
+          WHEN 'files_restored' THEN json_extract(payload, '$.restoreId')
+        END;
+        CREATE INDEX journal_ref ON journal (session_id, ref) WHERE ref IS NOT NULL;
+        CREATE INDEX journal_type ON journal (session_id, branch, type, seq);
+        -- The head of the line ending at each branch, updated with every append; head_format 0 means
+        -- not computed yet (it is replayed from the journal once, on first use).
+        ALTER TABLE branches ADD COLUMN head_checkpoint TEXT;
+        ALTER TABLE branches ADD COLUMN open_turn TEXT;
+        ALTER TABLE branches ADD COLUMN queued TEXT;
+        ALTER TABLE branches ADD COLUMN resume TEXT;
+        ALTER TABLE branches ADD COLUMN last_seq INTEGER NOT NULL DEFAULT -1;
+        ALTER TABLE branches ADD COLUMN head_format INTEGER NOT NULL DEFAULT 0;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -1,9 +1,22 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
-import { NotFoundError, StoreError } from '../../shared/errors';
-import { eventFormatVersion, runtimeEventSchema, type JournalEntry, type RuntimeEvent } from '../../shared/events';
+import { NotFoundError, StoreError, WorkbenchError } from '../../shared/errors';
+import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import { branchLine } from '../agent/branching';
-import { mainBranchId, type ImportedSession, type NewBranch, type NewSession, type SessionPatch, type SessionStore } from '../agent/stores';
+import { advanceHead, emptyHead, type SessionHead } from '../agent/session-head';
+import {
+  mainBranchId,
+  type BranchSummary,
+  type IdentifiedEventType,
+  type ImportedSession,
+  type NewBranch,
+  type NewSession,
+  type SessionPatch,
+  type SessionStore,
+} from '../agent/stores';
+import { parseJournalRow, refOf, type JournalRow } from './journal-rows';
+import { JournalLines, type Line } from './sqlite-journal-lines';
+import { SqliteHeads } from './sqlite-heads';
 
 interface SessionRow {
   id: string;
@@ -40,14 +53,6 @@ function toBranch(row: BranchRow): Branch {
   };
 }
 
-interface JournalRow {
-  session_id: string;
-  seq: number;
-  at: number;
-  format: number;
-  payload: string;
-}
-
 function toSession(row: SessionRow): Session {
   return {
     id: row.id,
@@ -61,7 +66,10 @@ function toSession(row: SessionRow): Session {
   };
 }
 
-/** Sessions and the event journal in SQLite. Statements are prepared once; appends are one transaction. */
+/**
+ * Sessions, their branches and the event journal in SQLite. Statements are prepared once; an append
+ * is one transaction, which also moves the session's status and its line's head.
+ */
 export class SqliteSessionStore implements SessionStore {
   private readonly statements: {
     list: Statement<[], SessionRow>;
@@ -70,27 +78,29 @@ export class SqliteSessionStore implements SessionStore {
     update: Statement<[SessionRow]>;
     delete: Statement<[string]>;
     lastSeq: Statement<[string], { seq: number | null }>;
-    appendEvent: Statement<[string, number, number, number, string, string, string]>;
-    journal: Statement<[string, string, number, number], JournalRow>;
+    appendEvent: Statement<[string, number, number, number, string, string, string, string | null]>;
     allRows: Statement<[string], JournalRow & { branch: string }>;
     branches: Statement<[string], BranchRow>;
     insertBranch: Statement<[BranchRow]>;
     activeBranch: Statement<[string], { active_branch: string }>;
-    lastOwnSeq: Statement<[string], { branch: string; seq: number }>;
     questions: Statement<[string, string, number, number, number], { seq: number }>;
     setActiveBranch: Statement<[string, number, string]>;
     touchBranch: Statement<[number, string, string]>;
+    setStatus: Statement<[number, string, string]>;
+    touch: Statement<[number, string]>;
   };
-  /** The active branch per session, read once: appends go to it. */
+  /** The shown branch per session, read once: appends go to it. */
   private readonly active = new Map<string, string>();
+  /** The shown line per session, read once and forgotten when branches change. */
+  private readonly lines = new Map<string, Line>();
   /** Next sequence number per session. This process is the only writer, so it is read once. */
   private readonly nextSeq = new Map<string, number>();
-  private readonly appendTransaction: (sessionId: string, events: readonly RuntimeEvent[], at: number) => JournalEntry[];
-
+  private readonly lineReads: JournalLines;
+  private readonly heads: SqliteHeads;
   /** One transaction wrapper, made once: better-sqlite3 builds a new one on every `db.transaction` call. */
   private readonly runInTransaction: (work: () => unknown) => unknown;
 
-  constructor(private readonly db: Database) {
+  constructor(db: Database) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
     this.statements = {
       list: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, id DESC'),
@@ -103,9 +113,8 @@ export class SqliteSessionStore implements SessionStore {
       ),
       delete: db.prepare('DELETE FROM sessions WHERE id = ?'),
       lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?'),
-      appendEvent: db.prepare('INSERT INTO journal (session_id, seq, at, format, type, payload, branch) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      journal: db.prepare(
-        'SELECT session_id, seq, at, format, payload FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq',
+      appendEvent: db.prepare(
+        'INSERT INTO journal (session_id, seq, at, format, type, payload, branch, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       branches: db.prepare('SELECT * FROM branches WHERE session_id = ? ORDER BY created_at, id'),
       allRows: db.prepare('SELECT session_id, seq, at, format, payload, branch FROM journal WHERE session_id = ? ORDER BY seq'),
@@ -113,46 +122,16 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO branches (session_id, id, parent_id, fork_seq, checkpoint_id, reason, created_at, active_at) VALUES (@session_id, @id, @parent_id, @fork_seq, @checkpoint_id, @reason, @created_at, @active_at)',
       ),
       activeBranch: db.prepare('SELECT active_branch FROM sessions WHERE id = ?'),
-      lastOwnSeq: db.prepare('SELECT branch, MAX(seq) AS seq FROM journal WHERE session_id = ? GROUP BY branch'),
       questions: db.prepare(
-        "SELECT seq FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? AND type = 'user_message' ORDER BY seq DESC LIMIT ?",
+        "SELECT seq FROM journal WHERE session_id = ? AND branch = ? AND type = 'user_message' AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT ?",
       ),
       setActiveBranch: db.prepare('UPDATE sessions SET active_branch = ?, updated_at = ? WHERE id = ?'),
       touchBranch: db.prepare('UPDATE branches SET active_at = ? WHERE session_id = ? AND id = ?'),
+      setStatus: db.prepare('UPDATE sessions SET updated_at = ?, status = ? WHERE id = ?'),
+      touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
     };
-    const setStatus = db.prepare<[number, string, string]>('UPDATE sessions SET updated_at = ?, status = ? WHERE id = ?');
-    const touch = db.prepare<[number, string]>('UPDATE sessions SET updated_at = ? WHERE id = ?');
-    this.appendTransaction = db.transaction((sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] => {
-      let seq = this.nextSeq.get(sessionId) ?? (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
-      const branch = this.activeBranch(sessionId);
-      const entries: JournalEntry[] = [];
-      let status: string | null = null;
-      for (const event of events) {
-        this.statements.appendEvent.run(sessionId, seq, at, eventFormatVersion, event.type, JSON.stringify(event), branch);
-        entries.push({ sessionId, seq, at, event });
-        if (event.type === 'status_changed') status = event.status;
-        seq += 1;
-      }
-      if (status !== null) setStatus.run(at, status, sessionId);
-      else touch.run(at, sessionId);
-      return entries;
-    });
-    const append = this.appendTransaction;
-    this.appendTransaction = (sessionId, events, at) => {
-      try {
-        const entries = append(sessionId, events, at);
-        const last = entries.at(-1);
-        if (last) this.nextSeq.set(sessionId, last.seq + 1);
-        return entries;
-      } catch (error) {
-        // A rolled-back append wrote nothing: read the number again next time.
-        this.nextSeq.delete(sessionId);
-        this.active.delete(sessionId);
-        // The journal's foreign key refuses events of a session that does not exist.
-        if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('Session', sessionId);
-        throw error;
-      }
-    };
+    this.lineReads = new JournalLines(db);
+    this.heads = new SqliteHeads(db, (sessionId, branchId) => this.journal(sessionId, { branchId }));
   }
 
   list(): Session[] {
@@ -188,6 +167,7 @@ export class SqliteSessionStore implements SessionStore {
         created_at: session.createdAt,
         active_at: session.createdAt,
       });
+      this.heads.set(session.id, mainBranchId, emptyHead);
     });
     return toSession(row);
   }
@@ -203,7 +183,6 @@ export class SqliteSessionStore implements SessionStore {
       model_provider_id: model === undefined ? current.model_provider_id : (model?.providerId ?? null),
       model_name: model === undefined ? current.model_name : (model?.model ?? null),
       autonomy: patch.autonomy ?? current.autonomy,
-      status: patch.status ?? current.status,
       updated_at: at,
     };
     this.statements.update.run(row);
@@ -211,28 +190,74 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   delete(sessionId: string): boolean {
-    this.nextSeq.delete(sessionId);
-    this.active.delete(sessionId);
+    this.forget(sessionId);
     return this.statements.delete.run(sessionId).changes > 0;
   }
 
-  append(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] {
+  append(sessionId: string, events: readonly RuntimeEvent[], at: number, options: { branch?: NewBranch } = {}): JournalEntry[] {
     if (events.length === 0) return [];
-    return this.appendTransaction(sessionId, events, at);
+    try {
+      const entries = this.transaction(() => {
+        if (options.branch) this.openBranch(sessionId, options.branch, events, at);
+        return this.appendRows(sessionId, events, at);
+      });
+      const last = entries.at(-1);
+      if (last) this.nextSeq.set(sessionId, last.seq + 1);
+      return entries;
+    } catch (error) {
+      // A rolled-back append wrote nothing: what is cached of the session is read again next time.
+      this.forget(sessionId);
+      // The journal's foreign key refuses events of a session that does not exist.
+      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('Session', sessionId);
+      throw error;
+    }
   }
 
   transaction<T>(work: () => T): T {
     return this.runInTransaction(work) as T;
   }
 
+  head(sessionId: string): SessionHead {
+    return this.heads.get(sessionId, this.activeBranch(sessionId));
+  }
+
+  journal(sessionId: string, options: { afterSeq?: number; upToSeq?: number; branchId?: string } = {}): JournalEntry[] {
+    const branches = this.branches(sessionId);
+    if (branches.length === 0) return [];
+    const line = options.branchId === undefined ? this.line(sessionId) : this.lineOf(sessionId, branches, options.branchId);
+    return this.lineReads.rows(sessionId, line, options.afterSeq ?? -1, options.upToSeq ?? Number.MAX_SAFE_INTEGER);
+  }
+
+  findById(sessionId: string, type: IdentifiedEventType, id: string): JournalEntry | null {
+    return this.lineReads.findById(sessionId, this.line(sessionId), type, id);
+  }
+
+  nearest(sessionId: string, direction: 'before' | 'after', seq: number, types?: readonly RuntimeEvent['type'][]): JournalEntry | null {
+    return this.lineReads.nearest(sessionId, this.line(sessionId), direction, seq, types);
+  }
+
   branches(sessionId: string): Branch[] {
     return this.statements.branches.all(sessionId).map(toBranch);
+  }
+
+  branchSummaries(sessionId: string): Map<string, BranchSummary> {
+    return this.lineReads.branchSummaries(
+      sessionId,
+      this.branches(sessionId).map((branch) => branch.id),
+    );
+  }
+
+  lastSeqByBranch(sessionId: string): Map<string, number> {
+    return this.lineReads.lastSeqByBranch(
+      sessionId,
+      this.branches(sessionId).map((branch) => branch.id),
+    );
   }
 
   allRows(sessionId: string): Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }> {
     return this.statements.allRows
       .all(sessionId)
-      .map((row) => ({ seq: row.seq, at: row.at, branchId: row.branch, format: row.format, event: this.parseRow(sessionId, row) }));
+      .map((row) => ({ seq: row.seq, at: row.at, branchId: row.branch, format: row.format, event: parseJournalRow(sessionId, row) }));
   }
 
   importSession(input: ImportedSession): Session {
@@ -263,24 +288,15 @@ export class SqliteSessionStore implements SessionStore {
         });
       }
       this.statements.setActiveBranch.run(input.activeBranchId, session.updatedAt, session.id);
-      for (const entry of input.rows)
-        this.statements.appendEvent.run(
-          session.id,
-          entry.seq,
-          entry.at,
-          eventFormatVersion,
-          entry.event.type,
-          JSON.stringify(entry.event),
-          entry.branchId,
-        );
+      for (const entry of input.rows) this.insertRow(session.id, entry.seq, entry.at, entry.event, entry.branchId);
     });
-    this.nextSeq.delete(session.id);
-    this.active.delete(session.id);
+    // Its heads are replayed from the rows on first use.
+    this.forget(session.id);
     return toSession(row);
   }
 
   recentTurnsStart(sessionId: string, turns: number): number {
-    const line = branchLine(this.branches(sessionId), this.activeBranch(sessionId));
+    const line = this.line(sessionId);
     let found = 0;
     // Newest part of the line first: each branch contributes the rows after its parent's part.
     for (let index = line.length - 1; index >= 0; index -= 1) {
@@ -294,10 +310,6 @@ export class SqliteSessionStore implements SessionStore {
     return -1;
   }
 
-  lastSeqByBranch(sessionId: string): Map<string, number> {
-    return new Map(this.statements.lastOwnSeq.all(sessionId).map((row) => [row.branch, row.seq]));
-  }
-
   activeBranch(sessionId: string): string {
     const cached = this.active.get(sessionId);
     if (cached !== undefined) return cached;
@@ -305,33 +317,6 @@ export class SqliteSessionStore implements SessionStore {
     if (!row) throw new NotFoundError('Session', sessionId);
     this.active.set(sessionId, row.active_branch);
     return row.active_branch;
-  }
-
-  /** When a branch was last shown, strictly after every other, so "the one seen last" is never a tie. */
-  private lookedAt(sessionId: string, at: number): number {
-    return Math.max(at, ...this.branches(sessionId).map((branch) => branch.activeAt + 1));
-  }
-
-  createBranch(sessionId: string, branch: NewBranch, at: number): Branch {
-    const looked = this.lookedAt(sessionId, at);
-    const row: BranchRow = {
-      session_id: sessionId,
-      id: branch.id,
-      parent_id: branch.parentId,
-      fork_seq: branch.forkSeq,
-      checkpoint_id: branch.checkpointId,
-      reason: branch.reason,
-      created_at: at,
-      active_at: looked,
-    };
-    this.transaction(() => {
-      if (!this.statements.get.get(sessionId)) throw new NotFoundError('Session', sessionId);
-      if (!this.branches(sessionId).some((existing) => existing.id === branch.parentId)) throw new NotFoundError('Branch', branch.parentId);
-      this.statements.insertBranch.run(row);
-      this.statements.setActiveBranch.run(branch.id, at, sessionId);
-    });
-    this.active.set(sessionId, branch.id);
-    return toBranch(row);
   }
 
   activateBranch(sessionId: string, branchId: string, at: number): Branch {
@@ -343,35 +328,85 @@ export class SqliteSessionStore implements SessionStore {
       this.statements.touchBranch.run(looked, sessionId, branchId);
     });
     this.active.set(sessionId, branchId);
+    this.lines.delete(sessionId);
     return { ...found, activeAt: looked };
   }
 
-  journal(sessionId: string, options: { afterSeq?: number; branchId?: string } = {}): JournalEntry[] {
+  /** Writes rows to the shown branch and moves the session's status and the branch's head with them. */
+  private appendRows(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] {
+    let seq = this.nextSeq.get(sessionId) ?? (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
+    const branch = this.activeBranch(sessionId);
+    let head = this.heads.get(sessionId, branch);
+    const entries: JournalEntry[] = [];
+    let status: string | null = null;
+    for (const event of events) {
+      this.insertRow(sessionId, seq, at, event, branch);
+      entries.push({ sessionId, seq, at, event });
+      head = advanceHead(head, seq, event);
+      if (event.type === 'status_changed') status = event.status;
+      seq += 1;
+    }
+    this.heads.set(sessionId, branch, head);
+    if (status !== null) this.statements.setStatus.run(at, status, sessionId);
+    else this.statements.touch.run(at, sessionId);
+    return entries;
+  }
+
+  private insertRow(sessionId: string, seq: number, at: number, event: RuntimeEvent, branch: string): void {
+    this.statements.appendEvent.run(sessionId, seq, at, eventFormatVersion, event.type, JSON.stringify(event), branch, refOf(event));
+  }
+
+  /** Adds a branch and shows it; its first event must be its own `branch_started`. */
+  private openBranch(sessionId: string, branch: NewBranch, events: readonly RuntimeEvent[], at: number): void {
+    const first = events[0];
+    if (first?.type !== 'branch_started' || first.branchId !== branch.id) {
+      throw new WorkbenchError('internal', 'A branch opens with its own branch_started event.');
+    }
+    if (!this.statements.get.get(sessionId)) throw new NotFoundError('Session', sessionId);
     const branches = this.branches(sessionId);
-    if (branches.length === 0) return [];
-    let line: ReturnType<typeof branchLine>;
+    if (!branches.some((existing) => existing.id === branch.parentId)) throw new NotFoundError('Branch', branch.parentId);
+    const looked = this.lookedAt(sessionId, at);
+    this.statements.insertBranch.run({
+      session_id: sessionId,
+      id: branch.id,
+      parent_id: branch.parentId,
+      fork_seq: branch.forkSeq,
+      checkpoint_id: branch.checkpointId,
+      reason: branch.reason,
+      created_at: at,
+      active_at: looked,
+    });
+    this.statements.setActiveBranch.run(branch.id, at, sessionId);
+    this.heads.set(sessionId, branch.id, emptyHead);
+    this.active.set(sessionId, branch.id);
+    this.lines.delete(sessionId);
+  }
+
+  /** When a branch was last shown, strictly after every other, so "the one seen last" is never a tie. */
+  private lookedAt(sessionId: string, at: number): number {
+    return Math.max(at, ...this.branches(sessionId).map((branch) => branch.activeAt + 1));
+  }
+
+  private line(sessionId: string): Line {
+    const cached = this.lines.get(sessionId);
+    if (cached) return cached;
+    const line = this.lineOf(sessionId, this.branches(sessionId), this.activeBranch(sessionId));
+    this.lines.set(sessionId, line);
+    return line;
+  }
+
+  private lineOf(sessionId: string, branches: readonly Branch[], branchId: string): Line {
     try {
-      line = branchLine(branches, options.branchId ?? this.activeBranch(sessionId));
+      return branchLine(branches, branchId);
     } catch (error) {
       throw new StoreError('store_corrupt', `Session ${sessionId}: ${(error as Error).message}`);
     }
-    const afterSeq = options.afterSeq ?? -1;
-    const rows = line.flatMap(({ branchId, upTo }) =>
-      upTo <= afterSeq ? [] : this.statements.journal.all(sessionId, branchId, afterSeq, upTo),
-    );
-    return rows.map((row) => ({ sessionId: row.session_id, seq: row.seq, at: row.at, event: this.parseRow(sessionId, row) }));
   }
 
-  private parseRow(sessionId: string, row: JournalRow): RuntimeEvent {
-    if (row.format > eventFormatVersion) {
-      throw new StoreError('store_newer_version', `Event ${row.seq} of session ${sessionId} was written by a newer version of the app.`);
-    }
-    const parsed = runtimeEventSchema.safeParse(JSON.parse(row.payload));
-    if (!parsed.success)
-      throw new StoreError(
-        'store_corrupt',
-        `Event ${row.seq} of session ${sessionId} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
-      );
-    return parsed.data;
+  private forget(sessionId: string): void {
+    this.nextSeq.delete(sessionId);
+    this.active.delete(sessionId);
+    this.lines.delete(sessionId);
+    this.heads.forget(sessionId);
   }
 }

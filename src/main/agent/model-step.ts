@@ -1,0 +1,135 @@
+import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
+import type { RuntimeEvent } from '../../shared/events';
+import { costOf } from './accounting';
+import type { ModelRequest, ToolCallRequest } from './model-provider';
+import { addPreviews, prepareCall } from './tool-calls';
+import type { LoopState, StepContext } from './turn-types';
+
+/** The first line of a response's text: what its calls are for. */
+const purposeOf = (text: string): string => text.trim().split('\n')[0]?.slice(0, 300) ?? '';
+
+/**
+ * One model call: streams the response into the journal as it arrives (text and reasoning per
+ * frame), accounts for it, checkpoints it, and says what comes next: its tool calls, the end of
+ * the turn, or the error or Stop that cut it short.
+ */
+export async function runModelStep(context: StepContext): Promise<LoopState> {
+  const { setup, services, writer } = context;
+  const { turnId } = setup;
+  if (writer.iterations >= setup.maxIterations) {
+    const message = `The turn stopped after ${setup.maxIterations} model calls without a final answer.`;
+    return { kind: 'finish', status: 'failed', error: { code: 'iteration_limit', message } };
+  }
+  writer.iterations += 1;
+  writer.setStatus('planning');
+  writer.flush();
+  const messageId = services.newId();
+  const startedAt = services.clock.now();
+  let started = false;
+  const startMessage = (): void => {
+    if (started) return;
+    started = true;
+    writer.journal([{ type: 'assistant_message_started', turnId, messageId }]);
+  };
+  let text = '';
+  let attempts = 1;
+  let usage = { inputTokens: 0, outputTokens: 0 };
+  let outcome: { kind: 'done' } | { kind: 'error'; error: ErrorInfo } = {
+    kind: 'error',
+    error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' },
+  };
+  const calls: ToolCallRequest[] = [];
+  const request: ModelRequest = {
+    model: setup.choice.model,
+    system: setup.system,
+    messages: writer.messages,
+    ...(services.tools.list().length > 0 ? { tools: services.tools.specs() } : {}),
+  };
+
+  for await (const event of setup.provider.stream(request, writer.signal)) {
+    switch (event.type) {
+      case 'text_delta':
+      case 'reasoning_delta':
+        if (event.text.length === 0) break;
+        startMessage();
+        if (event.type === 'text_delta') text += event.text;
+        writer.stream({ type: event.type, turnId, messageId, text: event.text });
+        break;
+      case 'usage':
+        usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+        break;
+      case 'retry_scheduled':
+        attempts = event.attempt + 1;
+        writer.journal([{ type: 'model_retry_scheduled', turnId, attempt: event.attempt, delayMs: event.delayMs, error: event.error }]);
+        writer.flush();
+        break;
+      case 'tool_call_ready':
+        // Servers reuse ids such as call_0 across responses; the runtime gives each call its own.
+        calls.push({ id: `call_${services.newId()}`, name: event.name, arguments: event.arguments });
+        break;
+      case 'tool_call_started':
+      case 'tool_call_arguments_delta':
+        break;
+      case 'done':
+        outcome = { kind: 'done' };
+        break;
+      case 'error':
+        outcome = { kind: 'error', error: event.error };
+        break;
+      default: {
+        const unhandled: never = event;
+        throw new WorkbenchError('internal', `Unhandled model event ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  if (writer.failure) return { kind: 'finish', status: 'failed', error: writer.failure };
+  const cancelled = writer.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
+  if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
+  const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));
+  await addPreviews(prepared, setup.workspacePath);
+  const events: RuntimeEvent[] = prepared.map((call) => ({
+    type: 'tool_call_requested',
+    turnId,
+    toolCallId: call.request.id,
+    messageId,
+    tool: call.request.name,
+    input: call.rawInput,
+    summary: call.summary,
+    risk: call.assessment.level,
+    riskReason: call.assessment.reason,
+    ...(call.preview === null ? {} : { preview: call.preview }),
+  }));
+  if (started || usage.inputTokens > 0 || usage.outputTokens > 0) {
+    const latencyMs = services.clock.now() - startedAt;
+    const { kind, baseUrl } = setup.endpoint;
+    const costUsd = costOf(kind, baseUrl, setup.choice.model, usage.inputTokens, usage.outputTokens);
+    events.push({ type: 'model_call_finished', turnId, messageId, ...usage, latencyMs, attempts, costUsd });
+    writer.journal(events);
+    const status = cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed';
+    const at = services.clock.now();
+    writer.stage(() =>
+      services.accounting.recordModelCall({
+        id: messageId,
+        sessionId: setup.sessionId,
+        turnId,
+        providerId: setup.choice.providerId,
+        providerKind: kind,
+        model: setup.choice.model,
+        ...usage,
+        latencyMs,
+        costUsd,
+        status,
+        at,
+      }),
+    );
+  } else if (events.length > 0) {
+    writer.journal(events);
+  }
+  if (cancelled || outcome.kind === 'error') writer.cutShort = text;
+  if (cancelled) return { kind: 'finish', status: 'cancelled' };
+  if (outcome.kind === 'error') return { kind: 'finish', status: 'failed', error: outcome.error };
+  writer.addMessage(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+  writer.checkpoint('model');
+  if (calls.length === 0) return { kind: 'finish', status: 'completed' };
+  return { kind: 'decide', calls: prepared, purpose: purposeOf(text) };
+}

@@ -1,0 +1,127 @@
+import type { JournalEntry } from '../../shared/events';
+import { approvedInPlan, decideCall, planRefusal, policyContext, waitForPlan } from './approvals';
+import type { ChatMessage, ToolCallRequest } from './model-provider';
+import type { CallStanding, ResumeState } from './session-head';
+import { giveResult, prepareCall } from './tool-calls';
+import type { DecidedCall, LoopState, PreparedCall } from './turn-types';
+import type { TurnStart } from './turn';
+
+/** The calls of the conversation's last response that have no result yet, and that response's first line. */
+function openCalls(history: readonly ChatMessage[]): { calls: ToolCallRequest[]; purpose: string } | 'answered' | null {
+  const last = history.at(-1);
+  if (!last || last.role === 'user') return null;
+  if (last.role === 'assistant' && !last.toolCalls?.length) return 'answered';
+  let index = history.length - 1;
+  while (index >= 0 && history[index]?.role === 'tool') index -= 1;
+  const response = history[index];
+  if (response?.role !== 'assistant' || !response.toolCalls) return null;
+  const answered = new Set(history.slice(index + 1).flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
+  const calls = response.toolCalls.filter((call) => !answered.has(call.id));
+  return { calls, purpose: response.content.trim().split('\n')[0]?.slice(0, 300) ?? '' };
+}
+
+/** What the journal says of the calls since `firstSeq`: their output so far and their results. */
+function callRecords(rows: readonly JournalEntry[]): Map<string, { output: string; result?: { output: string; isError: boolean } }> {
+  const records = new Map<string, { output: string; result?: { output: string; isError: boolean } }>();
+  for (const { event } of rows) {
+    if (event.type !== 'tool_output' && event.type !== 'tool_call_finished' && event.type !== 'tool_call_started') continue;
+    const record = records.get(event.toolCallId) ?? { output: '' };
+    if (event.type === 'tool_call_started') record.output = '';
+    else if (event.type === 'tool_output') record.output += event.text;
+    else record.result = { output: event.output, isError: event.status !== 'succeeded' };
+    records.set(event.toolCallId, record);
+  }
+  return records;
+}
+
+export interface ResumeInput {
+  /** The conversation at the newest checkpoint, calls without results left open. */
+  readonly history: readonly ChatMessage[];
+  /** Where the session's head says the turn stood. */
+  readonly resume: ResumeState | null;
+  /** The journal rows from a row on; read only when a call's output or result is needed. */
+  readonly rowsFrom: (seq: number) => JournalEntry[];
+}
+
+/**
+ * Where a turn the app stopped in the middle of goes on: the same loop state it was in. Calls the
+ * stop cut off while running get a result saying so (never run again by themselves); calls whose
+ * result the journal has but a damaged checkpoint lost get it back; a plan or a gate that was
+ * waiting waits again, with the same id; an answer already given is taken as given; calls not yet
+ * reached are decided again, as the rules are now.
+ */
+export function resumeFrom(input: ResumeInput): TurnStart {
+  return (context) => {
+    const open = openCalls(input.history);
+    if (open === 'answered') return { kind: 'finish', status: 'completed' };
+    if (open === null || open.calls.length === 0) return { kind: 'model' };
+    const { setup, services, writer } = context;
+    const phase =
+      input.resume?.at === 'tools' && input.resume.calls.some((call) => open.calls.some((item) => item.id === call.toolCallId))
+        ? input.resume
+        : null;
+    const standing = new Map<string, CallStanding>(phase?.calls.map((call) => [call.toolCallId, call]) ?? []);
+    const needsRows = open.calls.some((call) => ['running', 'finished'].includes(standing.get(call.id)?.state ?? ''));
+    const records =
+      phase && needsRows
+        ? callRecords(input.rowsFrom(phase.firstSeq))
+        : new Map<string, { output: string; result?: { output: string; isError: boolean } }>();
+
+    const rest: PreparedCall[] = [];
+    for (const request of open.calls) {
+      const prepared = prepareCall(request, services.tools, setup.workspacePath);
+      const known = standing.get(request.id);
+      const record = records.get(request.id);
+      if (known?.state === 'finished' && record?.result) {
+        writer.addMessage({ role: 'tool', toolCallId: request.id, content: record.result.output, isError: record.result.isError });
+        writer.checkpoint('tool');
+      } else if (known?.state === 'running') {
+        const sofar = record && record.output.length > 0 ? `\nIts output so far:\n${record.output}` : '';
+        giveResult(context, prepared, 'failed', `The app stopped while this call was running, so it may have partly run.${sofar}`, 0);
+      } else {
+        rest.push(prepared);
+      }
+    }
+    if (rest.length === 0) return { kind: 'model' };
+    const progressed = phase?.calls.some((call) => call.state !== 'requested') ?? false;
+    if (!phase?.plan && !progressed) return { kind: 'decide', calls: rest, purpose: open.purpose };
+
+    const policy = policyContext(context);
+    const runnable: DecidedCall[] = [];
+    for (const call of rest) {
+      if (call.invalid !== null || call.tool === null) {
+        giveResult(context, call, 'failed', call.invalid ?? 'Not run.', 0);
+        continue;
+      }
+      const decidable = call as DecidedCall['call'];
+      const decision = decideCall(decidable, policy);
+      if (decision.action === 'deny') {
+        giveResult(context, call, 'denied', `Not run: ${decision.reason}`, 0);
+        continue;
+      }
+      const known = standing.get(call.request.id);
+      const earlierGate = known?.approvalId ? { approvalId: known.approvalId, answer: known.answer ?? null } : undefined;
+      runnable.push(earlierGate ? { call: decidable, decision, earlierGate } : { call: decidable, decision });
+    }
+    const plan = phase?.plan ?? null;
+    if (plan === null) return { kind: 'execute', queue: runnable, fromPlan: false };
+    switch (plan.state) {
+      case 'waiting':
+        return waitForPlan(context, plan.planId, runnable);
+      case 'approved':
+        return { kind: 'execute', queue: runnable.map(approvedInPlan), fromPlan: true };
+      case 'ran':
+        return { kind: 'execute', queue: runnable, fromPlan: true };
+      case 'rejected':
+      case 'refined': {
+        const note = planRefusal(
+          plan.state === 'rejected'
+            ? { answer: 'reject', ...(plan.text ? { text: plan.text } : {}) }
+            : { answer: 'refine', text: plan.text ?? '' },
+        );
+        for (const item of runnable) giveResult(context, item.call, 'denied', note, 0);
+        return { kind: 'model' } satisfies LoopState;
+      }
+    }
+  };
+}

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { approvalDecisionSchema } from '../../shared/domain';
+import type { JournalEntry, RuntimeEvent } from '../../shared/events';
+
+/*
+ * Where a line of a session stands, as a fold over its journal: the store keeps it up to date in the
+ * same transaction as every append, so starting a turn, editing, retrying, resuming and recovering
+ * read one row and the checkpoint chain instead of the whole journal. A replay of the journal
+ * through `advanceHead` must always give the stored row (tests and the crash harness check it).
+ */
+
+/** How a call of the response being worked through stands. */
+export const callStandingSchema = z.object({
+  toolCallId: z.string(),
+  /** `gate`: waiting for an answer; `answered`: the answer is journalled, the call not started yet. */
+  state: z.enum(['requested', 'gate', 'answered', 'running', 'finished']),
+  approvalId: z.string().optional(),
+  answer: z.object({ decision: approvalDecisionSchema, reason: z.string().optional() }).optional(),
+  /** The journal row where it started: its output so far comes after it. */
+  startedSeq: z.number().int().optional(),
+});
+export type CallStanding = z.infer<typeof callStandingSchema>;
+
+export const planStandingSchema = z.object({
+  planId: z.string(),
+  /** `ran`: every step could run without asking. */
+  state: z.enum(['waiting', 'approved', 'rejected', 'refined', 'ran']),
+  text: z.string().optional(),
+});
+export type PlanStanding = z.infer<typeof planStandingSchema>;
+
+/** What an open turn was doing at its last journalled step: the state its loop resumes from. */
+export const resumeStateSchema = z.discriminatedUnion('at', [
+  /** The next step is a model call (the turn began, or a response was cut off). */
+  z.object({ at: z.literal('model') }),
+  /** Working through the tool calls of one response. */
+  z.object({
+    at: z.literal('tools'),
+    messageId: z.string(),
+    /** The first journal row of this response's calls. */
+    firstSeq: z.number().int(),
+    plan: planStandingSchema.nullable(),
+    calls: z.array(callStandingSchema),
+  }),
+]);
+export type ResumeState = z.infer<typeof resumeStateSchema>;
+
+export interface SessionHead {
+  /** The newest checkpoint on the line: the next turn continues its chain. */
+  readonly checkpointId: string | null;
+  /** The turn that started and has not finished. */
+  readonly openTurn: string | null;
+  /** A message queued while a turn ran, neither started nor cleared. */
+  readonly queued: string | null;
+  /** Set while a turn is open. */
+  readonly resume: ResumeState | null;
+  /** The line's last journal row. */
+  readonly lastSeq: number;
+}
+
+/** Version of the fold: a stored head of another version is computed again from the journal. */
+export const headFormatVersion = 1;
+
+export const emptyHead: SessionHead = { checkpointId: null, openTurn: null, queued: null, resume: null, lastSeq: -1 };
+
+function withCall(resume: ResumeState | null, toolCallId: string, change: (call: CallStanding) => CallStanding): ResumeState | null {
+  if (resume?.at !== 'tools') return resume;
+  let found = false;
+  const calls = resume.calls.map((call) => {
+    if (call.toolCallId !== toolCallId) return call;
+    found = true;
+    return change(call);
+  });
+  return found ? { ...resume, calls } : resume;
+}
+
+/** The head after one more journal row. */
+export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent): SessionHead {
+  const next = { ...head, lastSeq: seq };
+  switch (event.type) {
+    case 'branch_started':
+      // A branch leaves its parent's line at a checkpoint, with nothing running and nothing queued.
+      return { checkpointId: event.checkpointId, openTurn: null, queued: null, resume: null, lastSeq: seq };
+    case 'checkpoint_saved':
+      return { ...next, checkpointId: event.checkpointId };
+    case 'run_started':
+      // A resumed turn goes on from where it stood.
+      return event.resumed ? { ...next, openTurn: event.turnId } : { ...next, openTurn: event.turnId, resume: { at: 'model' } };
+    case 'run_finished':
+      return { ...next, openTurn: null, resume: null };
+    case 'message_queued':
+      return { ...next, queued: event.text };
+    case 'queue_cleared':
+      return { ...next, queued: null };
+    case 'assistant_message_started':
+      return head.openTurn === null ? next : { ...next, resume: { at: 'model' } };
+    case 'tool_call_requested': {
+      if (head.openTurn === null) return next;
+      const current = head.resume;
+      const phase =
+        current?.at === 'tools' && current.messageId === event.messageId
+          ? current
+          : { at: 'tools' as const, messageId: event.messageId, firstSeq: seq, plan: null, calls: [] };
+      return { ...next, resume: { ...phase, calls: [...phase.calls, { toolCallId: event.toolCallId, state: 'requested' }] } };
+    }
+    case 'plan_proposed':
+      if (head.resume?.at !== 'tools') return next;
+      return { ...next, resume: { ...head.resume, plan: { planId: event.planId, state: event.needsApproval ? 'waiting' : 'ran' } } };
+    case 'plan_answered': {
+      if (head.resume?.at !== 'tools' || head.resume.plan?.planId !== event.planId) return next;
+      const state = event.answer === 'approve' ? 'approved' : event.answer === 'reject' ? 'rejected' : 'refined';
+      return { ...next, resume: { ...head.resume, plan: { planId: event.planId, state, ...(event.text ? { text: event.text } : {}) } } };
+    }
+    case 'approval_requested':
+      return {
+        ...next,
+        resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'gate', approvalId: event.approvalId })),
+      };
+    case 'approval_answered': {
+      const answer = event.reason ? { decision: event.decision, reason: event.reason } : { decision: event.decision };
+      return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'answered', answer })) };
+    }
+    case 'tool_call_started':
+      return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'running', startedSeq: seq })) };
+    case 'tool_call_finished':
+      return {
+        ...next,
+        resume: withCall(head.resume, event.toolCallId, ({ toolCallId }) => ({ toolCallId, state: 'finished' })),
+      };
+    case 'user_message':
+    case 'checkpoint_recovered':
+    case 'status_changed':
+    case 'text_delta':
+    case 'reasoning_delta':
+    case 'model_call_finished':
+    case 'trust_grant_created':
+    case 'tool_output':
+    case 'files_snapshotted':
+    case 'files_restored':
+    case 'model_retry_scheduled':
+      return next;
+    default: {
+      const unhandled: never = event;
+      throw new Error(`Unknown event ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/** The head of a line by replaying its journal: what the stored row must always equal. */
+export function replayHead(entries: readonly Pick<JournalEntry, 'seq' | 'event'>[], from: SessionHead = emptyHead): SessionHead {
+  let head = from;
+  for (const entry of entries) head = advanceHead(head, entry.seq, entry.event);
+  return head;
+}

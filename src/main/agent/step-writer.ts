@@ -1,0 +1,180 @@
+import type { SessionStatus } from '../../shared/domain';
+import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import type { RuntimeEvent, ToolCallStatus } from '../../shared/events';
+import { DeltaCoalescer, type StreamedEvent } from './delta-coalescer';
+import type { ChatMessage, ToolCallRequest } from './model-provider';
+import type { TurnServices, TurnSetup } from './turn-types';
+
+type CheckpointSource = 'input' | 'model' | 'tool' | 'approval';
+
+/**
+ * Where a turn's steps write what they did: events to journal, messages of the conversation, the
+ * checkpoint after each step, and the files around calls that change them. The model step and the
+ * tool steps both write through it, so neither knows the other.
+ *
+ * Events wait in a buffer that `flush` writes in one transaction; it runs before every side
+ * effect (a model request, a tool, a gate, a grant) and at the end of the turn, so each event is
+ * still saved before what it announces happens, at a fraction of the commits.
+ */
+export class StepWriter {
+  private readonly coalescer = new DeltaCoalescer();
+  private pending: RuntimeEvent[] = [];
+  private alongside: Array<() => void> = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly conversation: ChatMessage[];
+  /** Messages added since the last checkpoint. */
+  private unsaved: ChatMessage[];
+  private head: { checkpointId: string; seq: number } | null;
+  private currentStatus: SessionStatus = 'planning';
+  /** Model calls made so far in this turn. */
+  iterations = 0;
+  /** Tool calls that failed (not those denied or stopped). */
+  failures = 0;
+  /** A journal write failed under a stream: the turn stops, and ends failed with this. */
+  failure: ErrorInfo | null = null;
+  /** Text of a response cut short by Stop or an error: saved with the turn's end. */
+  cutShort = '';
+
+  constructor(
+    private readonly setup: TurnSetup,
+    private readonly services: TurnServices,
+    private readonly controller: AbortController,
+  ) {
+    const question: ChatMessage[] = setup.userText === null ? [] : [{ role: 'user', content: setup.userText }];
+    this.conversation = [...setup.history, ...question];
+    this.unsaved = [...(setup.unsavedHistory ?? []), ...question];
+    this.head = setup.checkpointHead;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The conversation as the model sees it next. */
+  get messages(): readonly ChatMessage[] {
+    return this.conversation;
+  }
+
+  /** Whether messages wait for a checkpoint (the person's question at the start of a turn). */
+  get hasUnsaved(): boolean {
+    return this.unsaved.length > 0;
+  }
+
+  /** Adds events to the next flush, after any streamed pieces still waiting for their frame. */
+  journal(events: readonly RuntimeEvent[]): void {
+    this.takeStreamed();
+    this.pending.push(...events);
+  }
+
+  /** A write (accounting, a grant) that lands in the same transaction as the next flush. */
+  stage(write: () => void): void {
+    this.alongside.push(write);
+  }
+
+  /** Journals and announces everything so far, in one transaction. */
+  flush(): void {
+    this.takeStreamed();
+    if (this.pending.length === 0 && this.alongside.length === 0) return;
+    const events = this.pending;
+    const writes = this.alongside;
+    this.pending = [];
+    this.alongside = [];
+    this.services.journal.append(
+      this.setup.sessionId,
+      events,
+      writes.length === 0 ? {} : { alongside: () => writes.forEach((write) => write()) },
+    );
+  }
+
+  /** Streams a piece (text, reasoning, tool output): it is journalled and sent with the others of its frame. */
+  stream(piece: StreamedEvent): void {
+    this.coalescer.add(piece);
+    this.timer ??= setTimeout(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        // A journal write failed: stop the turn rather than show what was not saved.
+        this.failure = toErrorInfo(error);
+        this.controller.abort(this.failure);
+      }
+    }, this.services.frameMs);
+  }
+
+  setStatus(status: SessionStatus): void {
+    if (this.currentStatus === status) return;
+    this.currentStatus = status;
+    this.journal([{ type: 'status_changed', status }]);
+  }
+
+  /** Adds a message to the conversation; the next checkpoint saves it. */
+  addMessage(message: ChatMessage): void {
+    this.conversation.push(message);
+    this.unsaved.push(message);
+  }
+
+  /** Adds a call's result to the conversation, counting failures. */
+  addToolResult(request: ToolCallRequest, content: string, status: ToolCallStatus): void {
+    if (status === 'failed') this.failures += 1;
+    this.addMessage({ role: 'tool', toolCallId: request.id, content, isError: status !== 'succeeded' });
+  }
+
+  /**
+   * Saves a checkpoint of the step just taken: the messages it added and where the turn stands.
+   * Its event and its row land in the same transaction as the step's other events.
+   */
+  checkpoint(source: CheckpointSource): void {
+    const { setup, services } = this;
+    const checkpointId = services.newId();
+    const parent = this.head;
+    const seq = parent ? parent.seq + 1 : 0;
+    const appended = this.unsaved;
+    this.unsaved = [];
+    this.head = { checkpointId, seq };
+    this.journal([{ type: 'checkpoint_saved', turnId: setup.turnId, checkpointId, parentId: parent?.checkpointId ?? null, seq, source }]);
+    const state = { status: this.currentStatus, turnId: setup.turnId, iteration: this.iterations };
+    const parentRef = parent ? { threadId: setup.sessionId, checkpointId: parent.checkpointId } : null;
+    this.stage(() => services.checkpoints.put(parentRef, setup.sessionId, { appended, state }, { source, step: seq }, checkpointId));
+  }
+
+  /**
+   * Saves the workspace's files as they are now, as the state at the newest checkpoint. Runs
+   * before and after every call that may change files (edit tools, commands, MCP tools alike); a
+   * failure to save is reported and does not stop the turn.
+   */
+  async captureFiles(): Promise<void> {
+    const { files, clock } = this.services;
+    const { workspacePath, sessionId, turnId } = this.setup;
+    if (!files || !workspacePath) return;
+    this.flush();
+    try {
+      const info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
+      if (info.reused) return;
+      const changed = info.changed.slice(0, 500);
+      const checkpointId = this.head?.checkpointId ?? null;
+      this.journal([
+        { type: 'files_snapshotted', turnId, snapshotId: info.snapshotId, checkpointId, files: info.files, changed, skipped: info.skipped },
+      ]);
+      this.flush();
+    } catch (error) {
+      console.error('Could not save the workspace files:', toErrorInfo(error).message);
+    }
+  }
+
+  /** The conversation as saved at the newest checkpoint, when every message is saved. */
+  saved(): { checkpointId: string; seq: number; messages: readonly ChatMessage[] } | null {
+    if (this.head === null || this.unsaved.length > 0 || this.pending.length > 0) return null;
+    return { ...this.head, messages: this.conversation };
+  }
+
+  /** Stops the frame timer: nothing streams after the turn has ended. */
+  close(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private takeStreamed(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.coalescer.isEmpty) this.pending.push(...this.coalescer.take());
+  }
+}

@@ -1,0 +1,85 @@
+import { CancelledError } from '../../shared/errors';
+import { openCallGate, takeApproval } from './approvals';
+import { addPreviews, giveResult } from './tool-calls';
+import type { DecidedCall, LoopState, StepContext } from './turn-types';
+
+type RunRule = 'matrix' | 'grant' | 'plan' | 'approval';
+
+/** Consecutive read-only calls that may run without asking go together, in parallel. */
+const runsInBatch = (item: DecidedCall | undefined): item is DecidedCall =>
+  item !== undefined && !item.approved && item.decision.action === 'run' && item.call.assessment.level === 'read_only';
+
+/** Why a call runs, as its event says. A plan step in a batch counts as the plan's only when the plan was shown. */
+function ruleOf(item: DecidedCall, fromPlan: boolean, inBatch: boolean): RunRule {
+  if (item.approved) return 'approval';
+  if (item.decision.rule === 'grant') return 'grant';
+  return item.decision.rule === 'plan' && (fromPlan || !inBatch) ? 'plan' : 'matrix';
+}
+
+/**
+ * Takes the next calls of the queue: runs a batch of read-only calls, or one call, or opens the
+ * gate of a call that asks (taking its answer at once when it was given before the app stopped).
+ * When the queue is empty the model is asked again.
+ */
+export async function runNextCalls(context: StepContext, state: Extract<LoopState, { kind: 'execute' }>): Promise<LoopState> {
+  const { queue, fromPlan } = state;
+  if (queue.length === 0) return { kind: 'model' };
+  if (context.writer.signal.aborted) throw new CancelledError();
+  let batch = 0;
+  while (runsInBatch(queue[batch])) batch += 1;
+  if (batch > 0) {
+    await Promise.all(queue.slice(0, batch).map((item) => runCall(context, item, ruleOf(item, fromPlan, true))));
+    return { kind: 'execute', queue: queue.slice(batch), fromPlan };
+  }
+  const [item, ...rest] = queue as [DecidedCall, ...DecidedCall[]];
+  if (item.approved || item.decision.action === 'run') {
+    await runCall(context, item, ruleOf(item, fromPlan, false));
+    return { kind: 'execute', queue: rest, fromPlan };
+  }
+  const earlier = item.earlierGate;
+  if (earlier?.answer) return takeApproval(context, { approvalId: earlier.approvalId, item, queue: rest, fromPlan }, earlier.answer, true);
+  // A call decided again after a restart has no preview yet; the gate shows what it would change.
+  if (!earlier && item.call.preview === null) await addPreviews([item.call], context.setup.workspacePath);
+  return openCallGate(context, item, rest, fromPlan);
+}
+
+/** Runs one call to its result. Stop wins over a tool that ignores the signal; what it changed is saved either way. */
+async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): Promise<void> {
+  const { setup, services, writer } = context;
+  const { call } = item;
+  const { turnId, sessionId, workspacePath } = setup;
+  const toolCallId = call.request.id;
+  const changesFiles = call.assessment.level !== 'read_only';
+  if (changesFiles) await writer.captureFiles();
+  writer.setStatus('executing');
+  writer.journal([{ type: 'tool_call_started', turnId, toolCallId, rule }]);
+  writer.flush();
+  const startedAt = services.clock.now();
+  const { signal } = writer;
+  let onAbort: (() => void) | null = null;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(new CancelledError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const emitOutput = (text: string): void => writer.stream({ type: 'tool_output', turnId, toolCallId, text });
+  try {
+    const outcome = await Promise.race([
+      call.tool.execute(call.input, { signal, sessionId, toolCallId, workspacePath, emitOutput }),
+      aborted,
+    ]);
+    giveResult(context, call, outcome.isError ? 'failed' : 'succeeded', outcome.output, services.clock.now() - startedAt);
+  } catch (error) {
+    if (signal.aborted) {
+      giveResult(context, call, 'cancelled', 'Stopped by the user while running.', services.clock.now() - startedAt);
+      throw new CancelledError();
+    }
+    const message = `${call.tool.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+    giveResult(context, call, 'failed', message, services.clock.now() - startedAt);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    aborted.catch(() => undefined);
+    // What the call changed is saved with its result's checkpoint, even when it was stopped.
+    if (changesFiles) await writer.captureFiles();
+  }
+}

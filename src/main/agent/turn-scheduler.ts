@@ -1,0 +1,220 @@
+import type { ModelChoice } from '../../shared/domain';
+import { NotFoundError, WorkbenchError } from '../../shared/errors';
+import type { RuntimeEvent } from '../../shared/events';
+import type { ConversationBase, ConversationStore } from './conversation-store';
+import type { Gates } from './gates';
+import type { ProviderResolver } from './ports';
+import type { SessionJournal } from './session-journal';
+import type { NewBranch, SessionStore } from './stores';
+import { Turn, type TurnStart } from './turn';
+import type { TurnServices, TurnSetup } from './turn-types';
+
+/** Limits a turn reads when it starts; they are settings. */
+export interface RuntimeLimits {
+  readonly planThreshold: number;
+  readonly maxIterations: number;
+  readonly deniedTools: readonly string[];
+}
+
+export interface TurnSchedulerOptions {
+  readonly store: SessionStore;
+  readonly providers: ProviderResolver;
+  readonly conversations: ConversationStore;
+  readonly journal: SessionJournal;
+  readonly gates: Gates;
+  readonly services: TurnServices;
+  readonly limits: () => RuntimeLimits;
+  readonly systemPrompt: string;
+}
+
+export interface StartInput {
+  /** The person's message; null when the turn answers again (a retry) or resumes. */
+  readonly text: string | null;
+  /** A resumed turn keeps its id. */
+  readonly turnId?: string;
+  readonly resumed?: boolean;
+  /** The conversation to start from; the session's head otherwise. */
+  readonly base?: ConversationBase;
+  readonly begin?: TurnStart;
+  /** A branch to open for the turn, in the same transaction as its first events. */
+  readonly branch?: NewBranch;
+}
+
+export type SendResult = { readonly turnId: string; readonly queued: false } | { readonly turnId: null; readonly queued: true };
+
+interface ActiveTurn {
+  readonly turnId: string;
+  readonly controller: AbortController;
+  readonly finished: Promise<void>;
+}
+
+/** The first event of a branch, journalled as it opens. */
+export function branchStarted(branch: NewBranch): RuntimeEvent {
+  const { id: branchId, parentId, forkSeq, checkpointId, reason } = branch;
+  return { type: 'branch_started', branchId, parentId, forkSeq, checkpointId, reason };
+}
+
+/**
+ * Runs sessions' turns: starts them, queues one message while a turn runs (a newer one replaces
+ * it), stops them, and starts the queued message when a turn ends. Every turn ends in a terminal
+ * status, whatever happens.
+ */
+export class TurnScheduler {
+  private readonly active = new Map<string, ActiveTurn>();
+  private readonly queue = new Map<string, string>();
+  /** Sessions whose files are being restored: nothing else may start meanwhile. */
+  private readonly restoring = new Set<string>();
+
+  constructor(private readonly options: TurnSchedulerOptions) {}
+
+  isBusy(sessionId: string): boolean {
+    return this.active.has(sessionId);
+  }
+
+  anyBusy(): boolean {
+    return this.active.size > 0;
+  }
+
+  queued(sessionId: string): string | null {
+    return this.queue.get(sessionId) ?? null;
+  }
+
+  /** Puts back a message that was queued when the app stopped. */
+  requeue(sessionId: string, text: string): void {
+    this.queue.set(sessionId, text);
+  }
+
+  /** Takes the queued message away (it goes back to the person). */
+  takeQueued(sessionId: string): string | null {
+    const text = this.queue.get(sessionId) ?? null;
+    this.queue.delete(sessionId);
+    return text;
+  }
+
+  /**
+   * Starts a turn, or queues the message when one is running. Everything is checked before
+   * anything is written, so a refused send changes nothing.
+   */
+  send(sessionId: string, text: string): SendResult {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (this.restoring.has(sessionId)) throw new WorkbenchError('session_busy', 'Files are being restored; wait for it to finish.');
+    if (this.active.has(sessionId)) {
+      const replaced = this.queue.has(sessionId);
+      this.options.journal.append(sessionId, [{ type: 'message_queued', text, replaced }]);
+      this.queue.set(sessionId, text);
+      return { turnId: null, queued: true };
+    }
+    return { turnId: this.start(sessionId, { text }), queued: false };
+  }
+
+  clearQueue(sessionId: string): boolean {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (!this.queue.has(sessionId)) return false;
+    this.options.journal.append(sessionId, [{ type: 'queue_cleared', reason: 'cleared' }]);
+    this.queue.delete(sessionId);
+    return true;
+  }
+
+  /** Stops the running turn; resolves once it has ended and its state is saved. */
+  async cancel(sessionId: string): Promise<boolean> {
+    const turn = this.active.get(sessionId);
+    if (!turn) return false;
+    turn.controller.abort(new WorkbenchError('cancelled', 'Stopped by the user.'));
+    await turn.finished;
+    return true;
+  }
+
+  /** Resolves when the session has no running turn and nothing queued. */
+  async whenIdle(sessionId: string): Promise<void> {
+    for (let turn = this.active.get(sessionId); turn; turn = this.active.get(sessionId)) await turn.finished;
+  }
+
+  /** Refuses to go on while a turn runs or files are being restored. */
+  assertIdle(sessionId: string): void {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (this.active.has(sessionId)) throw new WorkbenchError('session_busy', 'Stop the running turn first.');
+    if (this.restoring.has(sessionId)) throw new WorkbenchError('session_busy', 'Files are being restored; wait for it to finish.');
+  }
+
+  /** Runs `work` with the session held for a restore of its files: no turn starts meanwhile. */
+  async whileRestoring<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    this.restoring.add(sessionId);
+    try {
+      return await work();
+    } finally {
+      this.restoring.delete(sessionId);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.queue.clear();
+    const turns = [...this.active.values()];
+    for (const turn of turns) turn.controller.abort(new WorkbenchError('cancelled', 'The app is closing.'));
+    await Promise.all(turns.map((turn) => turn.finished));
+  }
+
+  /** Starts a turn now. Nothing is written until nothing can refuse the start. */
+  start(sessionId: string, input: StartInput): string {
+    const { store, providers, conversations, journal, gates, services } = this.options;
+    const session = store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    const choice: ModelChoice | null = session.model ?? providers.defaultModel();
+    if (!choice) throw new WorkbenchError('no_model', 'Choose a model for this session first.');
+    const provider = providers.resolve(choice);
+    const endpoint = providers.describe(choice);
+    const base = input.base ?? conversations.at(sessionId, store.head(sessionId).checkpointId);
+    const turnId = input.turnId ?? services.newId();
+    const setup: TurnSetup = {
+      sessionId,
+      turnId,
+      autonomy: session.autonomy,
+      workspacePath: session.workspacePath,
+      choice,
+      endpoint,
+      provider,
+      system: this.options.systemPrompt,
+      history: base.history,
+      checkpointHead: base.head,
+      userText: input.text,
+      ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
+      ...this.options.limits(),
+    };
+    const question: RuntimeEvent[] =
+      input.text === null ? [] : [{ type: 'user_message', turnId, messageId: services.newId(), text: input.text }];
+    journal.append(
+      sessionId,
+      [
+        ...(input.branch ? [branchStarted(input.branch)] : []),
+        ...base.warnings,
+        ...question,
+        { type: 'run_started', turnId, model: choice, providerKind: provider.kind, ...(input.resumed ? { resumed: true } : {}) },
+        { type: 'status_changed', status: 'planning' },
+      ],
+      input.branch ? { branch: input.branch } : {},
+    );
+    const controller = new AbortController();
+    const turn = new Turn(setup, services, controller, input.begin);
+    const finished = turn.run().finally(() => {
+      this.active.delete(sessionId);
+      gates.closeSession(sessionId);
+      const saved = turn.saved();
+      if (saved) conversations.remember(sessionId, saved.checkpointId, saved.seq, saved.messages);
+      this.startQueued(sessionId);
+    });
+    this.active.set(sessionId, { turnId, controller, finished });
+    return turnId;
+  }
+
+  /** A queued message runs as soon as the turn before it ends. */
+  startQueued(sessionId: string): void {
+    const text = this.queue.get(sessionId);
+    if (text === undefined) return;
+    this.queue.delete(sessionId);
+    try {
+      this.options.journal.append(sessionId, [{ type: 'queue_cleared', reason: 'started' }]);
+      this.start(sessionId, { text });
+    } catch (error) {
+      console.error('Could not start the queued message:', error instanceof Error ? error.message : String(error));
+    }
+  }
+}

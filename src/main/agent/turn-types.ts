@@ -1,0 +1,111 @@
+import type { Autonomy, ModelChoice, ProviderKind } from '../../shared/domain';
+import type { ErrorInfo } from '../../shared/errors';
+import type { AccountingStore } from './accounting';
+import type { CheckpointStore } from './checkpoints';
+import type { Clock } from './clock';
+import type { ApprovalAnswer, Gates } from './gates';
+import type { ChatMessage, ModelProvider, ToolCallRequest } from './model-provider';
+import type { Decision } from './policy';
+import type { FileHistory } from './ports';
+import type { SessionJournal } from './session-journal';
+import type { StepWriter } from './step-writer';
+import type { RiskAssessment, Tool, ToolRegistry } from './tools';
+import type { TrustStore } from './trust';
+
+/* The types a turn's steps share: what is fixed for the turn, what it uses, and its loop's states. */
+
+/** Everything fixed for one turn. */
+export interface TurnSetup {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly autonomy: Autonomy;
+  readonly workspacePath: string | null;
+  readonly choice: ModelChoice;
+  readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
+  readonly provider: ModelProvider;
+  readonly system: string;
+  readonly history: readonly ChatMessage[];
+  /** The person's message; null when the turn answers the last one again (a retry) or resumes. */
+  readonly userText: string | null;
+  /** Messages of `history` not yet in any checkpoint (a session journalled before checkpoints existed). */
+  readonly unsavedHistory?: readonly ChatMessage[];
+  readonly planThreshold: number;
+  readonly maxIterations: number;
+  readonly deniedTools: readonly string[];
+  /** The session's newest checkpoint: this turn's checkpoints continue its chain. */
+  readonly checkpointHead: { readonly checkpointId: string; readonly seq: number } | null;
+}
+
+/** What a turn uses. */
+export interface TurnServices {
+  readonly tools: ToolRegistry;
+  readonly trust: TrustStore;
+  readonly accounting: AccountingStore;
+  readonly checkpoints: CheckpointStore;
+  /** Saves the workspace's files around every call that may change them, for time travel. */
+  readonly files?: FileHistory;
+  readonly gates: Gates;
+  readonly clock: Clock;
+  readonly journal: SessionJournal;
+  /** How long streamed pieces are gathered before one journal write and one message out. */
+  readonly frameMs: number;
+  newId(): string;
+}
+
+/** What a step works with: the turn's setup and services, and the writer of its results. */
+export interface StepContext {
+  readonly setup: TurnSetup;
+  readonly services: TurnServices;
+  readonly writer: StepWriter;
+}
+
+/** A tool call as the model asked for it, parsed and assessed, or the reason it cannot run. */
+export interface PreparedCall {
+  readonly request: ToolCallRequest;
+  readonly tool: Tool | null;
+  readonly rawInput: unknown;
+  readonly input: unknown;
+  readonly invalid: string | null;
+  readonly assessment: RiskAssessment;
+  readonly summary: string;
+  /** What the call would change; computed once the response is complete, or when its gate opens. */
+  preview: string | null;
+}
+
+/** A gate a call reached before the app stopped: it opens again as it was, or its answer is taken as given. */
+export interface EarlierGate {
+  readonly approvalId: string;
+  readonly answer: ApprovalAnswer | null;
+}
+
+/** A call that can run, with what the rules decided for it. */
+export interface DecidedCall {
+  readonly call: PreparedCall & { readonly tool: Tool };
+  readonly decision: Decision;
+  /** The person allowed it at its gate. */
+  readonly approved?: boolean;
+  readonly earlierGate?: EarlierGate;
+}
+
+/**
+ * What happens next: the loop's whole state machine is this union and one switch over it. Waiting
+ * at a gate is a state like the others: the loop holds it, awaits the answer and goes on from it,
+ * and a turn resumed after the app stopped starts from the same state.
+ */
+export type LoopState =
+  | { readonly kind: 'model' }
+  /** A response's calls, to be decided (and shown as a plan when there are enough of them). */
+  | { readonly kind: 'decide'; readonly calls: readonly PreparedCall[]; readonly purpose: string }
+  /** A plan waits for the person. */
+  | { readonly kind: 'plan'; readonly planId: string; readonly runnable: readonly DecidedCall[] }
+  /** Calls to run in order; consecutive read-only ones that may run go together. */
+  | { readonly kind: 'execute'; readonly queue: readonly DecidedCall[]; readonly fromPlan: boolean }
+  /** One call waits at its gate; `queue` comes after it. */
+  | {
+      readonly kind: 'approval';
+      readonly approvalId: string;
+      readonly item: DecidedCall;
+      readonly queue: readonly DecidedCall[];
+      readonly fromPlan: boolean;
+    }
+  | { readonly kind: 'finish'; readonly status: 'completed' | 'failed' | 'cancelled'; readonly error?: ErrorInfo };
