@@ -1,9 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../helpers';
-import { findViolations, importsOf, layerOf, mayImport } from './layers';
+import { findViolations, importsOf, layerOf, mayImport, orderedLayers } from './layers';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -88,6 +89,29 @@ describe('the layer rule', () => {
         { file: 'src/main/ipc/handlers.ts', specifier: '../workbench-core', reason: 'ipc may not import core' },
       ]);
     });
+  });
+
+  it('is what the lint rule enforces too, layer by layer', async () => {
+    const eslint = new ESLint({ cwd: projectRoot });
+    // One importing file in every place of the order, one imported file in every folder of it.
+    const importers = orderedLayers.flatMap((layer) =>
+      layer.paths.map((place) => ({ layer: layer.name, file: place.endsWith('/') ? `${place}sample.ts` : place })),
+    );
+    const targets = orderedLayers.flatMap((layer) =>
+      layer.paths.filter((place) => place.endsWith('/')).map((place) => ({ layer: layer.name, file: `${place}sample` })),
+    );
+    const disagreements: string[] = [];
+    for (const importer of importers) {
+      for (const target of targets) {
+        let specifier = posix.relative(posix.dirname(importer.file), target.file);
+        if (!specifier.startsWith('.')) specifier = `./${specifier}`;
+        const [result] = await eslint.lintText(`import '${specifier}';\n`, { filePath: join(projectRoot, importer.file) });
+        const refused = (result?.messages ?? []).some((message) => message.ruleId === 'no-restricted-imports');
+        if (refused === mayImport(importer.layer, target.layer))
+          disagreements.push(`${importer.file} -> ${specifier}: lint ${refused ? 'refuses' : 'allows'} it`);
+      }
+    }
+    expect(disagreements).toEqual([]);
   });
 
   it('finds every form of import a file can use', () => {

@@ -9,9 +9,10 @@ export interface LayerPlace {
 }
 
 /**
- * The layer rule of the design (section 2), as data the test and this check share: the layers of the main
- * process, lowest first. A file may import its own layer and the layers before it, never one after it.
- * The adapters are ordered among themselves too, so that two of them can never import each other.
+ * The layer rule of the design (section 2), as data: the layers of the main process, lowest first. A file may
+ * import its own layer and the layers before it, never one after it. The adapters are ordered among themselves
+ * too, so that two of them can never import each other. eslint.config.js states the same order for the lint
+ * rule, and the test checks that the two agree.
  */
 export const orderedLayers = [
   { name: 'shared', paths: ['src/shared/'] },
