@@ -4,20 +4,41 @@ import tseslint from 'typescript-eslint';
 /** Patterns a layer may not import (design section 2). The architecture test checks the same rule on every build. */
 const electronOnly = { group: ['electron', 'electron-store'], message: 'Only src/main/index.ts and src/main/electron/ import Electron.' };
 const mainInternals = { group: ['**/main/*', '**/main/**'], message: 'This layer may not import the main process.' };
-const adapters = {
-  group: [
-    '**/store/*',
-    '**/providers/*',
-    '**/settings/*',
-    '**/secrets/*',
-    '**/ipc/*',
-    '**/workspace/*',
-    '**/electron/*',
-    '**/workbench-core',
-    '!**/shared/ipc/*',
-  ],
-  message: 'The agent layer depends on interfaces only, never on adapters.',
-};
+
+/**
+ * The layers of src/main, lowest first (design section 2): a layer may import itself and the layers before it, never one
+ * after it, so that no two adapters import each other. test/architecture/layers.ts holds the same order, and its test
+ * checks this config against it.
+ */
+const mainLayers = [
+  { name: 'agent', files: ['src/main/agent/**'], imports: ['**/agent/*'] },
+  { name: 'store', files: ['src/main/store/**'], imports: ['**/store/*'] },
+  { name: 'settings', files: ['src/main/settings/**'], imports: ['**/settings/*'] },
+  { name: 'secrets', files: ['src/main/secrets/**'], imports: ['**/secrets/*'] },
+  { name: 'workspace', files: ['src/main/workspace/**'], imports: ['**/workspace/*'] },
+  { name: 'tools', files: ['src/main/tools/**'], imports: ['**/tools/*'] },
+  { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },
+  { name: 'mcp', files: ['src/main/mcp/**'], imports: ['**/mcp/*'] },
+  { name: 'ipc', files: ['src/main/ipc/**'], imports: ['**/ipc/*'] },
+  { name: 'core', files: ['src/main/workbench-core.ts', 'src/main/core/**'], imports: ['**/workbench-core', '**/core/*'] },
+  { name: 'cli', files: ['src/main/cli/**'], imports: ['**/cli/*'] },
+  { name: 'the Electron edge', files: ['src/main/index.ts', 'src/main/electron/**'], imports: ['**/electron/*'] },
+];
+
+const layerNames = ['shared', ...mainLayers.map((layer) => layer.name)].join(' < ');
+
+/** The pattern that keeps a layer from importing the layers after it. */
+function layersAbove(index, message) {
+  const above = mainLayers.slice(index + 1);
+  return {
+    // src/shared/ipc/ is the contract, not the ipc adapter, so it stays importable from everywhere.
+    group: [...above.flatMap((layer) => layer.imports), '!**/shared/**'],
+    message:
+      message ??
+      `Layers point down (${layerNames}): ${mainLayers[index].name} may not import ${above.map((layer) => layer.name).join(', ')}.`,
+  };
+}
+
 const nodeAndNative = {
   group: ['node:*', 'better-sqlite3', 'node-pty', 'openai', '@anthropic-ai/sdk', 'conf', 'ws', 'electron', 'electron-store'],
   message: 'This layer runs without Node: import from src/shared only.',
@@ -56,7 +77,7 @@ export default tseslint.config(
         {
           patterns: [
             electronOnly,
-            adapters,
+            layersAbove(0, 'The agent layer depends on interfaces only, never on adapters.'),
             {
               group: ['better-sqlite3', 'node-pty', 'openai', '@anthropic-ai/sdk', 'conf', 'ws'],
               message: 'The agent layer uses interfaces, not packages.',
@@ -71,6 +92,11 @@ export default tseslint.config(
     ignores: ['src/main/index.ts', 'src/main/electron/**', 'src/main/agent/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [electronOnly] }] },
   },
+  // Each adapter, the core and the command line: Node only, and nothing from the layers above.
+  ...mainLayers.slice(1, -1).map((layer, offset) => ({
+    files: layer.files,
+    rules: { 'no-restricted-imports': ['error', { patterns: [electronOnly, layersAbove(offset + 1)] }] },
+  })),
   {
     files: ['src/renderer/**', 'src/preload/**'],
     ignores: ['src/preload/**'],

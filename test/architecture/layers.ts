@@ -2,50 +2,90 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-/** The layer rule of the design (section 2), as data the test and the lint config share. */
-export type Layer = 'shared' | 'agent' | 'adapter' | 'electron-edge' | 'preload' | 'renderer';
-
-export function layerOf(file: string): Layer {
-  const path = file.split(sep).join('/');
-  if (path.startsWith('src/shared/')) return 'shared';
-  if (path.startsWith('src/main/agent/')) return 'agent';
-  if (path === 'src/main/index.ts' || path.startsWith('src/main/electron/')) return 'electron-edge';
-  if (path.startsWith('src/main/')) return 'adapter';
-  if (path.startsWith('src/preload/')) return 'preload';
-  if (path.startsWith('src/renderer/')) return 'renderer';
-  throw new Error(`${file} is in no layer`);
+/** A layer and where it lives: folders end with `/`, anything else names one file. */
+export interface LayerPlace {
+  readonly name: string;
+  readonly paths: readonly string[];
 }
 
-/** Which layers each layer may import from. */
-const allowedLayers: Record<Layer, readonly Layer[]> = {
-  shared: ['shared'],
-  agent: ['shared', 'agent'],
-  adapter: ['shared', 'agent', 'adapter'],
-  'electron-edge': ['shared', 'agent', 'adapter', 'electron-edge'],
-  preload: ['shared', 'preload'],
-  renderer: ['shared', 'renderer'],
-};
+/**
+ * The layer rule of the design (section 2), as data: the layers of the main process, lowest first. A file may
+ * import its own layer and the layers before it, never one after it. The adapters are ordered among themselves
+ * too, so that two of them can never import each other. eslint.config.js states the same order for the lint
+ * rule, and the test checks that the two agree.
+ */
+export const orderedLayers = [
+  { name: 'shared', paths: ['src/shared/'] },
+  { name: 'agent', paths: ['src/main/agent/'] },
+  { name: 'store', paths: ['src/main/store/'] },
+  { name: 'settings', paths: ['src/main/settings/'] },
+  { name: 'secrets', paths: ['src/main/secrets/'] },
+  { name: 'workspace', paths: ['src/main/workspace/'] },
+  { name: 'tools', paths: ['src/main/tools/'] },
+  { name: 'providers', paths: ['src/main/providers/'] },
+  { name: 'mcp', paths: ['src/main/mcp/'] },
+  { name: 'ipc', paths: ['src/main/ipc/'] },
+  // The composition root: one file today, a folder if it grows.
+  { name: 'core', paths: ['src/main/workbench-core.ts', 'src/main/core/'] },
+  { name: 'cli', paths: ['src/main/cli/'] },
+  { name: 'electron-edge', paths: ['src/main/index.ts', 'src/main/electron/'] },
+] as const satisfies readonly LayerPlace[];
+
+/** Layers outside the order: each imports src/shared and itself only. */
+export const sideLayers = [
+  { name: 'preload', paths: ['src/preload/'] },
+  { name: 'renderer', paths: ['src/renderer/'] },
+] as const satisfies readonly LayerPlace[];
+
+export type OrderedLayer = (typeof orderedLayers)[number]['name'];
+export type Layer = OrderedLayer | (typeof sideLayers)[number]['name'];
+
+const withoutExtension = (path: string): string => path.replace(/\.(tsx?|jsx?|mjs|cjs)$/, '');
+
+/** Whether a project-relative path (a file, or an import resolved without its extension) lies in a place. */
+function within(path: string, place: string): boolean {
+  if (place.endsWith('/')) return path.startsWith(place) || path === place.slice(0, -1);
+  return withoutExtension(path) === withoutExtension(place);
+}
+
+/** The layer a project-relative path belongs to; throws for a path in none, so a new folder must be placed in the order. */
+export function layerOf(file: string): Layer {
+  const path = file.split(sep).join('/');
+  for (const layer of [...orderedLayers, ...sideLayers]) {
+    if (layer.paths.some((place) => within(path, place))) return layer.name;
+  }
+  throw new Error(`${file} is in no layer: add its folder to orderedLayers in test/architecture/layers.ts and to eslint.config.js`);
+}
+
+const rank = (layer: OrderedLayer): number => orderedLayers.findIndex((entry) => entry.name === layer);
+const isOrdered = (layer: Layer): layer is OrderedLayer => orderedLayers.some((entry) => entry.name === layer);
+
+/** Whether a file in one layer may import a file in another. */
+export function mayImport(from: Layer, to: Layer): boolean {
+  if (isOrdered(from)) return isOrdered(to) && rank(to) <= rank(from);
+  return to === 'shared' || to === from;
+}
 
 const nativeAndPlatform = ['electron', 'electron-store', 'better-sqlite3', 'node-pty', 'conf', 'openai', '@anthropic-ai/sdk', 'ws'];
 const isBuiltin = (name: string): boolean => name.startsWith('node:') || builtinModules.includes(name);
 
 /** Whether a layer may import a package (not a relative path). */
-function packageAllowed(layer: Layer, name: string, file: string): boolean {
+function packageAllowed(layer: Layer, name: string): boolean {
   const root = name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : (name.split('/')[0] ?? name);
   switch (layer) {
     case 'shared':
       return root === 'zod';
     case 'agent':
       return root === 'zod' || isBuiltin(name);
-    case 'adapter':
-      return root !== 'electron' && root !== 'electron-store';
     case 'electron-edge':
-      // Only the composition root and the window/IPC adapter folder may touch Electron itself.
-      return root !== 'electron' || file === 'src/main/index.ts' || file.startsWith('src/main/electron/');
+      return true;
     case 'preload':
       return root === 'electron' || root === 'zod';
     case 'renderer':
       return !isBuiltin(name) && !nativeAndPlatform.includes(root);
+    default:
+      // Everything else in main runs under plain Node: only the edge touches Electron.
+      return root !== 'electron' && root !== 'electron-store';
   }
 }
 
@@ -58,6 +98,7 @@ export interface Violation {
 const importPattern =
   /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 
+/** Every module specifier a source text imports or re-exports, type-only imports included. */
 export function importsOf(source: string): string[] {
   const found: string[] = [];
   for (const match of source.matchAll(importPattern)) {
@@ -67,7 +108,8 @@ export function importsOf(source: string): string[] {
   return found;
 }
 
-function sourceFiles(folder: string): string[] {
+/** Every .ts and .tsx file under a folder, as absolute paths. */
+export function sourceFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
     const path = join(folder, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
@@ -75,7 +117,7 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-/** Every import in `src` that breaks the layer rule. */
+/** Every import in `src` under a project root that breaks the layer rule. */
 export function findViolations(projectRoot: string): Violation[] {
   const violations: Violation[] = [];
   for (const absolute of sourceFiles(join(projectRoot, 'src'))) {
@@ -88,14 +130,13 @@ export function findViolations(projectRoot: string): Violation[] {
           .join('/');
         let targetLayer: Layer;
         try {
-          targetLayer = layerOf(target.startsWith('src/') ? `${target}` : target);
+          targetLayer = layerOf(target);
         } catch {
-          violations.push({ file, specifier, reason: 'imports from outside src/' });
+          violations.push({ file, specifier, reason: 'imports from outside the layers' });
           continue;
         }
-        if (!allowedLayers[layer].includes(targetLayer))
-          violations.push({ file, specifier, reason: `${layer} may not import ${targetLayer}` });
-      } else if (!packageAllowed(layer, specifier, file)) {
+        if (!mayImport(layer, targetLayer)) violations.push({ file, specifier, reason: `${layer} may not import ${targetLayer}` });
+      } else if (!packageAllowed(layer, specifier)) {
         violations.push({ file, specifier, reason: `${layer} may not import the package ${specifier}` });
       }
     }

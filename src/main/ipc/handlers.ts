@@ -14,7 +14,7 @@ import type { ProviderRegistry } from '../providers/provider-registry';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { Trash } from '../tools/trash';
 import type { Handlers } from './router';
-import { walk } from '../tools/file-walk';
+import { walk } from '../workspace/file-walk';
 import { resolveWorkspacePath } from '../workspace/workspace-paths';
 import type { SessionTransfer } from '../agent/session-transfer';
 import type { CheckpointStore } from '../agent/checkpoints';

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import { looksBinary, walk } from './file-walk';
+import { looksBinary, walk } from '../workspace/file-walk';
 
 export interface SearchOptions {
   readonly root: string;

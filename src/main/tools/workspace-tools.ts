@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';
 import { defineTool, type Tool, type ToolContext } from '../agent/tools';
 import { resolveWorkspacePath, type ResolvedPath } from '../workspace/workspace-paths';
-import { looksBinary, walk } from './file-walk';
+import { looksBinary, walk } from '../workspace/file-walk';
 import { findRipgrep, searchBuiltin, searchWithRipgrep } from './search';
 import { Trash } from './trash';
 

@@ -5,7 +5,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { WorkbenchError } from '../../shared/errors';
 import type { FileChange } from '../../shared/file-history';
 import type { FileHistory, FileSnapshotInfo } from '../agent/ports';
-import { walk } from '../tools/file-walk';
+import { walk } from './file-walk';
 
 /** One file in a snapshot; `hash` is null when the file was too large to keep. */
 interface Entry {
