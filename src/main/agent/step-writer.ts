@@ -3,20 +3,18 @@ import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent, ToolCallStatus } from '../../shared/events';
 import { DeltaCoalescer, type StreamedEvent } from './delta-coalescer';
 import type { ChatMessage, ToolCallRequest } from './model-provider';
-import type { TurnServices, TurnSetup } from './turn-types';
+import type { StepWriter, TurnServices, TurnSetup } from './turn-types';
 
 type CheckpointSource = 'input' | 'model' | 'tool' | 'approval';
 
 /**
- * Where a turn's steps write what they did: events to journal, messages of the conversation, the
- * checkpoint after each step, and the files around calls that change them. The model step and the
- * tool steps both write through it, so neither knows the other.
+ * The step writer of one turn (see `StepWriter`), over the session's journal and checkpoints.
  *
  * Events wait in a buffer that `flush` writes in one transaction; it runs before every side
  * effect (a model request, a tool, a gate, a grant) and at the end of the turn, so each event is
  * still saved before what it announces happens, at a fraction of the commits.
  */
-export class StepWriter {
+export class TurnWriter implements StepWriter {
   private readonly coalescer = new DeltaCoalescer();
   private pending: RuntimeEvent[] = [];
   private alongside: Array<() => void> = [];

@@ -1,5 +1,6 @@
-import type { Autonomy, ModelChoice, ProviderKind } from '../../shared/domain';
+import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../shared/domain';
 import type { ErrorInfo } from '../../shared/errors';
+import type { RuntimeEvent, ToolCallStatus } from '../../shared/events';
 import type { AccountingStore } from './accounting';
 import type { CheckpointStore } from './checkpoints';
 import type { Clock } from './clock';
@@ -8,7 +9,7 @@ import type { ChatMessage, ModelProvider, ToolCallRequest } from './model-provid
 import type { Decision } from './policy';
 import type { FileHistory } from './ports';
 import type { SessionJournal } from './session-journal';
-import type { StepWriter } from './step-writer';
+import type { StreamedEvent } from './delta-coalescer';
 import type { RiskAssessment, Tool, ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
 
@@ -50,6 +51,38 @@ export interface TurnServices {
   /** How long streamed pieces are gathered before one journal write and one message out. */
   readonly frameMs: number;
   newId(): string;
+}
+
+/**
+ * Where a turn's steps write what they did (the port the model step and the tool steps share, so
+ * neither knows the other): events to journal, writes that land with them, the conversation, a
+ * checkpoint after each step, and the files around calls that change them.
+ */
+export interface StepWriter {
+  readonly signal: AbortSignal;
+  /** The conversation as the model sees it next. */
+  readonly messages: readonly ChatMessage[];
+  /** Model calls made so far in this turn. */
+  iterations: number;
+  /** A journal write failed under a stream: the turn stops, and ends failed with this. */
+  readonly failure: ErrorInfo | null;
+  /** Text of a response cut short by Stop or an error: saved with the turn's end. */
+  cutShort: string;
+  /** Adds events to the next flush. */
+  journal(events: readonly RuntimeEvent[]): void;
+  /** A write (accounting, a grant) that lands in the same transaction as the next flush. */
+  stage(write: () => void): void;
+  /** Journals and announces everything so far, in one transaction; runs before every side effect. */
+  flush(): void;
+  /** Streams a piece (text, reasoning, tool output), journalled and sent with the others of its frame. */
+  stream(piece: StreamedEvent): void;
+  setStatus(status: SessionStatus): void;
+  addMessage(message: ChatMessage): void;
+  addToolResult(request: ToolCallRequest, content: string, status: ToolCallStatus): void;
+  /** Saves a checkpoint of the step just taken, in the same transaction as its events. */
+  checkpoint(source: 'input' | 'model' | 'tool' | 'approval'): void;
+  /** Saves the workspace's files as they are now, for time travel. */
+  captureFiles(): Promise<void>;
 }
 
 /** What a step works with: the turn's setup and services, and the writer of its results. */

@@ -1,7 +1,7 @@
 import { WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
 import { runModelStep } from './model-step';
-import { StepWriter } from './step-writer';
+import { TurnWriter } from './step-writer';
 import { runNextCalls } from './tool-runner';
 import type { LoopState, StepContext, TurnServices, TurnSetup } from './turn-types';
 
@@ -20,6 +20,7 @@ const atTheModel: TurnStart = () => ({ kind: 'model' });
  */
 export class Turn {
   private readonly context: StepContext;
+  private readonly writer: TurnWriter;
 
   constructor(
     setup: TurnSetup,
@@ -27,12 +28,13 @@ export class Turn {
     private readonly controller: AbortController,
     private readonly start: TurnStart = atTheModel,
   ) {
-    this.context = { setup, services, writer: new StepWriter(setup, services, controller) };
+    this.writer = new TurnWriter(setup, services, controller);
+    this.context = { setup, services, writer: this.writer };
   }
 
   async run(): Promise<void> {
-    const { context } = this;
-    const { writer, services } = context;
+    const { context, writer } = this;
+    const { services } = context;
     const signal = this.controller.signal;
     let next: LoopState;
     try {
@@ -77,13 +79,13 @@ export class Turn {
   }
 
   /** The conversation the turn ended with, as saved at its last checkpoint (null when something was not saved). */
-  saved(): ReturnType<StepWriter['saved']> {
-    return this.context.writer.saved();
+  saved(): ReturnType<TurnWriter['saved']> {
+    return this.writer.saved();
   }
 
   private finish(next: Extract<LoopState, { kind: 'finish' }>): void {
-    const { writer, setup } = this.context;
-    const { turnId } = setup;
+    const { writer } = this;
+    const { turnId } = this.context.setup;
     let status: 'completed' | 'completed_with_errors' | 'failed' | 'cancelled' = next.status;
     if (status === 'completed' && writer.failures > 0) status = 'completed_with_errors';
     const error = writer.failure ?? next.error;
