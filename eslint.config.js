@@ -20,7 +20,7 @@ const mainLayers = [
   { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },
   { name: 'mcp', files: ['src/main/mcp/**'], imports: ['**/mcp/*'] },
   { name: 'ipc', files: ['src/main/ipc/**'], imports: ['**/ipc/*'] },
-  { name: 'core', files: ['src/main/workbench-core.ts', 'src/main/core/**'], imports: ['**/workbench-core', '**/core/*'] },
+  { name: 'core', files: ['src/main/core/**'], imports: ['**/core/*'] },
   { name: 'cli', files: ['src/main/cli/**'], imports: ['**/cli/*'] },
   { name: 'the Electron edge', files: ['src/main/index.ts', 'src/main/electron/**'], imports: ['**/electron/*'] },
 ];

@@ -94,7 +94,14 @@ async function throughRuntime(server: RemoteScriptedServer): Promise<number[]> {
   });
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
-  const { core, settings } = createNodeCore({ dataDir: folder.path, transport, tools: [lookup] });
+  let timed: TimedProvider | null = null;
+  // Each turn's provider is wrapped to time its streams.
+  const { core, settings } = createNodeCore({
+    dataDir: folder.path,
+    transport,
+    tools: [lookup],
+    instrumentProvider: (provider) => (timed = new TimedProvider(provider)),
+  });
   settings.set({ ...settings.get(), maxIterations: steps, planThreshold: 50 });
   const saved = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'S', baseUrl: server.openaiBaseUrl });
   if (!saved.ok) throw new Error(saved.error.message);
@@ -103,13 +110,8 @@ async function throughRuntime(server: RemoteScriptedServer): Promise<number[]> {
   if (!created.ok) throw new Error(created.error.message);
   const sessionId = (created.value as { id: string }).id;
   await transport.invoke('session:setModel', { sessionId, model: { providerId, model: 'scripted-model' } });
-  // Time the runtime's own provider by wrapping the registry's resolve.
   const runtime = core.runtime;
   if (!runtime) throw new Error('no runtime');
-  const registry = (runtime as unknown as { options: { providers: { resolve: (choice: unknown) => ModelProvider } } }).options.providers;
-  const original = registry.resolve.bind(registry);
-  let timed: TimedProvider | null = null;
-  registry.resolve = (choice) => (timed = new TimedProvider(original(choice)));
   await server.enqueue(...turns());
   await transport.invoke('run:send', { sessionId, text: 'go' });
   await runtime.whenIdle(sessionId);

@@ -14,7 +14,7 @@ import { newId } from './agent/ids';
 import { builtinTools } from './tools/builtin-tools';
 import { commandNiceness } from './tools/run-command';
 import { detectSandbox } from './tools/sandbox';
-import { createWorkbenchCore, type WorkbenchCore } from './workbench-core';
+import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
 
 /*
  * The Electron edge and the one composition root of the app: lifecycle, the window, the app://

@@ -96,9 +96,10 @@ export class DisposableStore implements Disposable {
   }
 
   /**
-   * Disposes everything, newest first. Synchronous disposals happen before this returns; the
-   * promise settles once asynchronous ones (a process that must exit, a server that must close)
-   * have too. Errors are thrown together once every item was disposed.
+   * Disposes everything, newest first, each after the one before it has let go: synchronous
+   * releases happen before this returns, and an asynchronous one (a turn that must end, a server
+   * that must close) is awaited before the next, older resource goes (the database it writes to).
+   * Errors are thrown together once every item was disposed.
    */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
@@ -106,19 +107,31 @@ export class DisposableStore implements Disposable {
     const items = [...this.items].reverse();
     this.items.clear();
     const errors: unknown[] = [];
-    const pending: Promise<void>[] = [];
-    for (const item of items) {
-      try {
-        const result = item.dispose();
-        if (result) pending.push(result.catch((error: unknown) => void errors.push(error)));
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-    return Promise.all(pending).then(() => {
+    const settle = (): void => {
       if (errors.length === 1) throw errors[0];
       if (errors.length > 1) throw new AggregateError(errors, `${errors.length} resources could not be released.`);
-    });
+    };
+    const releaseFrom = (index: number): Promise<void> | null => {
+      for (let next = index; next < items.length; next += 1) {
+        try {
+          const result = (items[next] as Disposable).dispose();
+          if (result) {
+            return result.then(
+              () => releaseFrom(next + 1) ?? undefined,
+              (error: unknown) => {
+                errors.push(error);
+                return releaseFrom(next + 1) ?? undefined;
+              },
+            );
+          }
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+      return null;
+    };
+    const pending = releaseFrom(0);
+    return pending ? pending.then(settle) : Promise.resolve().then(settle);
   }
 }
 

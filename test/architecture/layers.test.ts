@@ -25,7 +25,7 @@ describe('the layer rule', () => {
       'src/main/providers/provider-registry.ts': 'providers',
       'src/main/mcp/mcp-manager.ts': 'mcp',
       'src/main/ipc/handlers.ts': 'ipc',
-      'src/main/workbench-core.ts': 'core',
+      'src/main/core/workbench-core.ts': 'core',
       'src/main/core/wiring.ts': 'core',
       'src/main/cli/agent-cli.ts': 'cli',
       'src/main/index.ts': 'electron-edge',
@@ -35,7 +35,7 @@ describe('the layer rule', () => {
     };
     for (const [file, layer] of Object.entries(samples)) expect(layerOf(file), file).toBe(layer);
     // An import resolves without its extension, and a folder import to the folder itself.
-    expect(layerOf('src/main/workbench-core')).toBe('core');
+    expect(layerOf('src/main/core/workbench-core')).toBe('core');
     expect(layerOf('src/main/core')).toBe('core');
     expect(layerOf('src/main/index')).toBe('electron-edge');
   });
@@ -82,11 +82,11 @@ describe('the layer rule', () => {
 
     it('catches an adapter reaching into the composition root', () => {
       const root = tree({
-        'src/main/workbench-core.ts': 'export const core = 1;\n',
-        'src/main/ipc/handlers.ts': "import { core } from '../workbench-core';\nexport const handlers = core;\n",
+        'src/main/core/workbench-core.ts': 'export const core = 1;\n',
+        'src/main/ipc/handlers.ts': "import { core } from '../core/workbench-core';\nexport const handlers = core;\n",
       });
       expect(findViolations(root)).toEqual([
-        { file: 'src/main/ipc/handlers.ts', specifier: '../workbench-core', reason: 'ipc may not import core' },
+        { file: 'src/main/ipc/handlers.ts', specifier: '../core/workbench-core', reason: 'ipc may not import core' },
       ]);
     });
   });

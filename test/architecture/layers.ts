@@ -26,7 +26,7 @@ export const orderedLayers = [
   { name: 'mcp', paths: ['src/main/mcp/'] },
   { name: 'ipc', paths: ['src/main/ipc/'] },
   // The composition root: one file today, a folder if it grows.
-  { name: 'core', paths: ['src/main/workbench-core.ts', 'src/main/core/'] },
+  { name: 'core', paths: ['src/main/core/'] },
   { name: 'cli', paths: ['src/main/cli/'] },
   { name: 'electron-edge', paths: ['src/main/index.ts', 'src/main/electron/'] },
 ] as const satisfies readonly LayerPlace[];

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { WorkbenchCore } from '../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../src/main/core/workbench-core';
 import type { SenderInfo } from '../../src/main/ipc/router';
 import { LoopbackTransport } from './loopback-transport';
 import { createNodeCore, type NodeCoreOptions } from './node-core';

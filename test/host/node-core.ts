@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Conf from 'conf';
 import { defaultSettings } from '../../src/shared/domain';
 import type { Clock } from '../../src/main/agent/clock';
+import type { ModelProvider } from '../../src/main/agent/model-provider';
 import type { Tool } from '../../src/main/agent/tools';
 import type { SandboxStatus } from '../../src/main/tools/sandbox';
 import type { RetryPolicy } from '../../src/main/agent/retry';
@@ -10,7 +11,7 @@ import type { IpcTransport, SenderInfo } from '../../src/main/ipc/router';
 import type { DiscoveryCandidate } from '../../src/main/providers/discovery';
 import { EncryptedFileSecretStore, type SecretCipher } from '../../src/main/secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from '../../src/main/settings/conf-settings-store';
-import { createWorkbenchCore, type WorkbenchCore } from '../../src/main/workbench-core';
+import { createWorkbenchCore, type WorkbenchCore } from '../../src/main/core/workbench-core';
 import { LoopbackTransport } from './loopback-transport';
 import { memoryKeyCipher } from './test-cipher';
 
@@ -27,6 +28,8 @@ export interface NodeCoreOptions {
   readonly cipher?: SecretCipher;
   readonly tools?: readonly Tool[];
   readonly sandbox?: SandboxStatus;
+  /** Wraps the provider each turn uses (benchmarks time it). */
+  readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   /** Check every answer against the contract (on for tests; the app does not, and benchmarks measure the app). */
   readonly validateOutputs?: boolean;
 }
@@ -61,6 +64,7 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
   });
   return { core, settings };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Tool } from '../../src/main/agent/tools';
-import type { WorkbenchCore } from '../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../src/main/core/workbench-core';
 import { temporaryFolder } from '../helpers';
 import type { LoopbackTransport } from '../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../host/node-core';

@@ -72,6 +72,18 @@ describe('DisposableStore', () => {
     expect(release).toHaveBeenCalledOnce();
   });
 
+  it('lets an older resource go only after a newer one has released asynchronously', async () => {
+    const order: string[] = [];
+    const store = new DisposableStore();
+    store.add(toDisposable(() => void order.push('database closed')));
+    store.add(toDisposable(() => new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('turns ended')), 5))));
+    store.add(toDisposable(() => void order.push('timer cleared')));
+    const done = store.dispose();
+    expect(order).toEqual(['timer cleared']);
+    await done;
+    expect(order).toEqual(['timer cleared', 'turns ended', 'database closed']);
+  });
+
   it('waits for resources that are released asynchronously', async () => {
     const store = new DisposableStore();
     let closed = false;

@@ -6,18 +6,11 @@ import { parseArgs } from 'node:util';
 import Conf from 'conf';
 import { approvalDecisionSchema, autonomySchema, defaultSettings, type ApprovalDecision } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
-import { systemClock } from '../agent/clock';
-import { SessionRuntime } from '../agent/session-runtime';
 import { newId } from '../agent/ids';
-import { ToolRegistry } from '../agent/tools';
-import { ProviderRegistry } from '../providers/provider-registry';
+import type { SessionRuntime } from '../agent/session-runtime';
+import { createCore } from '../core/create-core';
 import { MemorySecretStore } from '../secrets/memory-secret-store';
 import { ConfSettingsStore } from '../settings/conf-settings-store';
-import { openDatabase } from '../store/database';
-import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
-import { SqliteSessionStore } from '../store/sqlite-session-store';
-import { SqliteTrustStore } from '../store/sqlite-trust-store';
-import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
 import { builtinTools } from '../tools/builtin-tools';
 import { commandNiceness } from '../tools/run-command';
 import { detectSandbox } from '../tools/sandbox';
@@ -74,7 +67,6 @@ async function main(): Promise<number> {
 
   const workspace = await new FolderInspector().resolveFolder(resolve(values.workspace));
   const dataDir = values.data ? resolve(values.data) : mkdtempSync(join(tmpdir(), 'workbench-agent-'));
-  const { db } = openDatabase(join(dataDir, 'workbench.sqlite'));
   const settings = new ConfSettingsStore(
     new Conf<Record<string, unknown>>({
       cwd: dataDir,
@@ -83,14 +75,6 @@ async function main(): Promise<number> {
       defaults: { ...defaultSettings },
     }),
   );
-  const providers = new ProviderRegistry({
-    settings,
-    secrets: new MemorySecretStore(),
-    clock: systemClock,
-    environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
-  });
-  const endpoint = providers.save({ kind, name: 'headless', baseUrl: values.endpoint });
-  const store = new SqliteSessionStore(db);
   const questions = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stderr }) : null;
 
   let runtime: SessionRuntime | null = null;
@@ -125,25 +109,23 @@ async function main(): Promise<number> {
     runtime?.answerPlan(planId, approve ? 'approve' : 'reject', approve ? undefined : 'Rejected from the terminal.');
   };
 
-  runtime = new SessionRuntime({
-    store,
-    providers,
-    tools: new ToolRegistry(
-      builtinTools({
-        dataDir,
-        newId: () => newId(),
-        now: () => Date.now(),
-        sandbox: detectSandbox(),
-        commandNiceness: () => commandNiceness(settings.get()),
-      }),
-    ),
-    trust: new SqliteTrustStore(db),
-    accounting: new SqliteAccountingStore(db),
-    checkpoints: new SqliteCheckpointStore(db),
-    clock: systemClock,
-    limits: () => settings.get(),
+  const core = createCore({
+    dataDir,
+    settings,
+    secrets: new MemorySecretStore(),
+    environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
+    tools: builtinTools({
+      dataDir,
+      newId: () => newId(),
+      now: () => Date.now(),
+      sandbox: detectSandbox(),
+      commandNiceness: () => commandNiceness(settings.get()),
+    }),
     listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },
   });
+  runtime = core.runtime;
+  const { store } = core;
+  const endpoint = core.providers.save({ kind, name: 'headless', baseUrl: values.endpoint });
   const sessionId = `headless${Date.now().toString(36)}`;
   store.create({
     id: sessionId,
@@ -158,8 +140,7 @@ async function main(): Promise<number> {
   await runtime.whenIdle(sessionId);
   const status = store.get(sessionId)?.status;
   questions?.close();
-  await runtime.dispose();
-  db.close();
+  await core.close();
   if (!values.data) rmSync(dataDir, { recursive: true, force: true });
   return status === 'completed' || status === 'completed_with_errors' ? 0 : status === 'cancelled' ? 130 : 1;
 }

@@ -101,6 +101,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
         store.delete(input.sessionId);
         deps.checkpoints.deleteThread(input.sessionId);
       });
+      runtime.forget(input.sessionId);
       listener.onSessionChanged({ deletedSessionId: input.sessionId });
       return { deleted: true as const };
     },

@@ -6,13 +6,12 @@ import { defaultSettings, type Autonomy, type Settings } from '../../../src/shar
 import type { JournalEntry } from '../../../src/shared/events';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
 import type { Clock } from '../../../src/main/agent/clock';
-import { SessionRuntime } from '../../../src/main/agent/session-runtime';
 import { assessCommand, commandTrustCovers, commandTrustPattern } from '../../../src/main/agent/command-risk';
-import { ToolRegistry, defineTool, type Tool } from '../../../src/main/agent/tools';
-import { ProviderRegistry } from '../../../src/main/providers/provider-registry';
+import { defineTool, type Tool } from '../../../src/main/agent/tools';
+import type { SessionRuntime } from '../../../src/main/agent/session-runtime';
+import { createCore } from '../../../src/main/core/create-core';
 import { EncryptedFileSecretStore } from '../../../src/main/secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from '../../../src/main/settings/conf-settings-store';
-import { openDatabase } from '../../../src/main/store/database';
 import { SqliteAccountingStore } from '../../../src/main/store/sqlite-accounting-store';
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
 import { SqliteTrustStore } from '../../../src/main/store/sqlite-trust-store';
@@ -190,39 +189,28 @@ export function createHarness(
 ): Harness {
   const folder = options.folder ?? temporaryFolder();
   const clock = options.clock ?? new ManualClock();
-  const db: Database = openDatabase(join(folder.path, 'workbench.sqlite')).db;
-  const store = new SqliteSessionStore(db);
-  const trust = new SqliteTrustStore(db);
-  const accounting = new SqliteAccountingStore(db);
-  const checkpoints = new SqliteCheckpointStore(db, () => clock.now());
   const settings = new ConfSettingsStore(
     new Conf<Record<string, unknown>>({ cwd: folder.path, projectName: 'agent-workbench', defaults: { ...defaultSettings } }),
   );
   if (options.settings) settings.set({ ...settings.get(), ...options.settings });
-  const providers = new ProviderRegistry({
+  const log: string[] = [];
+  const live: JournalEntry[] = [];
+  const { tools, release } = testTools(log);
+  const core = createCore({
+    dataDir: folder.path,
     settings,
     secrets: new EncryptedFileSecretStore(join(folder.path, 'secrets.json'), memoryKeyCipher()),
     clock,
     retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
     idleTimeoutMs: 5_000,
-  });
-  const endpoint = providers.list()[0] ?? providers.save({ kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
-  const log: string[] = [];
-  const live: JournalEntry[] = [];
-  const { tools, release } = testTools(log);
-  const runtime = new SessionRuntime({
-    store,
-    providers,
-    tools: new ToolRegistry(tools),
-    trust,
-    accounting,
-    checkpoints,
-    clock,
     frameMs: 5,
-    limits: () => settings.get(),
+    tools,
+    // The workspace is the data folder here; these tests do not save files for time travel.
+    fileHistory: false,
     listener: { onEntries: (_id, entries) => void live.push(...entries), onSessionChanged: () => undefined },
   });
-  runtime.recoverInterrupted();
+  const { store, trust, accounting, checkpoints, db, runtime, providers } = core;
+  const endpoint = providers.list()[0] ?? providers.save({ kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
   const sessionId = 's1';
   if (!store.get(sessionId)) {
     store.create({
@@ -263,8 +251,7 @@ export function createHarness(
     crash: () => db.close(),
     close: async () => {
       if (!db.open) return;
-      await runtime.dispose();
-      db.close();
+      await core.close();
     },
   };
   return harness;

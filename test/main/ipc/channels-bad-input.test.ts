@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelNames, type ChannelName } from '../../../src/shared/ipc/contract';
-import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { temporaryFolder } from '../../helpers';
 import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';

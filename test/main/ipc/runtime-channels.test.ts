@@ -2,7 +2,7 @@ import { useScriptedCore } from '../scripted-core';
 import { describe, expect, it } from 'vitest';
 import type { TrustGrant } from '../../../src/shared/domain';
 import type { SessionTotalsView } from '../../../src/shared/ipc/contract';
-import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { testTools, toolCall } from '../agent/harness';

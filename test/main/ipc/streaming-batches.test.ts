@@ -1,7 +1,7 @@
 import { useScriptedCore } from '../scripted-core';
 import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../../src/shared/events';
-import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 

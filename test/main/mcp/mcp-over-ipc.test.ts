@@ -2,7 +2,7 @@ import { useScriptedCore } from '../scripted-core';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { McpServerStatus } from '../../../src/shared/domain';
-import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';

@@ -6,7 +6,7 @@ import type { FilePreview, FilesRestored } from '../../../src/shared/file-histor
 import type { SessionView } from '../../../src/shared/session-view';
 import { emptySessionView, reduceSessionView } from '../../../src/shared/session-view';
 import { builtinTools } from '../../../src/main/tools/builtin-tools';
-import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';

@@ -4,7 +4,7 @@ import type { Session } from '../../../src/shared/domain';
 import type { BranchPoint } from '../../../src/shared/branches';
 import type { JournalEntry } from '../../../src/shared/events';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
-import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
 import { useScriptedCore } from '../scripted-core';

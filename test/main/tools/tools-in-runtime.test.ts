@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../../src/shared/events';
 import { builtinTools } from '../../../src/main/tools/builtin-tools';
-import type { WorkbenchCore } from '../../../src/main/workbench-core';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { temporaryFolder } from '../../helpers';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../../host/node-core';

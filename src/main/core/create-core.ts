@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import type { McpServerStatus } from '../../shared/domain';
+import { DisposableStore, toDisposable } from '../../shared/lifecycle';
+import { systemClock, type Clock } from '../agent/clock';
+import { newId } from '../agent/ids';
+import type { ModelProvider } from '../agent/model-provider';
+import type { ProviderResolver, RuntimeListener } from '../agent/ports';
+import type { RetryPolicy } from '../agent/retry';
+import { SessionRuntime } from '../agent/session-runtime';
+import { SessionTransfer } from '../agent/session-transfer';
+import type { SecretStore, SettingsStore } from '../agent/settings';
+import { ToolRegistry, type Tool } from '../agent/tools';
+import { McpManager } from '../mcp/mcp-manager';
+import type { DiscoveryCandidate } from '../providers/discovery';
+import { ProviderRegistry } from '../providers/provider-registry';
+import { openDatabase, startCheckpointer } from '../store/database';
+import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
+import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
+import { SqliteSessionStore } from '../store/sqlite-session-store';
+import { SqliteTrustStore } from '../store/sqlite-trust-store';
+import { scrubbedEnvironment } from '../tools/run-command';
+import { Trash } from '../tools/trash';
+import { SqliteFileHistory } from '../workspace/file-history';
+
+export interface CoreOptions {
+  /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
+  readonly dataDir: string;
+  readonly settings: SettingsStore;
+  readonly secrets: SecretStore;
+  /** Hears every journalled event and every change to a session's row. */
+  readonly listener: RuntimeListener;
+  readonly clock?: Clock;
+  /** How long streamed pieces are gathered before one journal write. */
+  readonly frameMs?: number;
+  readonly retryPolicy?: RetryPolicy;
+  readonly idleTimeoutMs?: number;
+  readonly discoveryCandidates?: readonly DiscoveryCandidate[];
+  /** A key from the environment, for Anthropic endpoints that have none stored. */
+  readonly environmentAnthropicKey?: string | null;
+  /** Tools offered to the model, besides those of MCP servers. */
+  readonly tools?: readonly Tool[];
+  /** Saves the workspace's files around calls that may change them, for time travel (on unless false). */
+  readonly fileHistory?: boolean;
+  /** Told when an MCP server's state changes. */
+  readonly onMcpChanged?: (servers: McpServerStatus[]) => void;
+  /** Wraps the provider each turn uses (tracing, benchmarks). */
+  readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
+  readonly appVersion?: string;
+}
+
+/** Everything of the main process that is not Electron and not IPC, built and owned together. */
+export interface Core {
+  readonly databasePath: string;
+  /** The database itself, for the checks and tests that read it directly. */
+  readonly db: Database;
+  readonly store: SqliteSessionStore;
+  readonly checkpoints: SqliteCheckpointStore;
+  readonly trust: SqliteTrustStore;
+  readonly accounting: SqliteAccountingStore;
+  readonly providers: ProviderRegistry;
+  readonly tools: ToolRegistry;
+  readonly mcp: McpManager;
+  readonly runtime: SessionRuntime;
+  readonly transfer: SessionTransfer;
+  readonly trash: Trash;
+  readonly clock: Clock;
+  /** Stops every turn, MCP server and timer, and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one composition root of the main process: builds the store, providers, tools, MCP servers and
+ * runtime from options, with plain constructor arguments, and owns them. The app, the terminal
+ * runner and the test host all start here. Throws a `StoreError` when the database cannot be opened
+ * (the caller says why). On creation, turns the app stopped in the middle of are recovered.
+ */
+export function createCore(options: CoreOptions): Core {
+  const clock = options.clock ?? systemClock;
+  const databasePath = join(options.dataDir, 'workbench.sqlite');
+  const { db } = openDatabase(databasePath);
+  const owned = new DisposableStore();
+  owned.add(toDisposable(() => void db.close()));
+  try {
+    const store = new SqliteSessionStore(db);
+    const checkpoints = new SqliteCheckpointStore(db, () => clock.now());
+    const trust = new SqliteTrustStore(db);
+    const accounting = new SqliteAccountingStore(db);
+    const registry = new ProviderRegistry({
+      settings: options.settings,
+      secrets: options.secrets,
+      clock,
+      ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+      ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
+      environmentAnthropicKey: options.environmentAnthropicKey ?? null,
+    });
+    const instrument = options.instrumentProvider;
+    const providers: ProviderResolver = instrument
+      ? {
+          resolve: (choice) => instrument(registry.resolve(choice)),
+          describe: (choice) => registry.describe(choice),
+          defaultModel: () => registry.defaultModel(),
+        }
+      : registry;
+    const tools = new ToolRegistry(options.tools ?? []);
+    const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
+    const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
+    const runtime = new SessionRuntime({
+      store,
+      providers,
+      tools,
+      trust,
+      accounting,
+      checkpoints,
+      ...(files ? { files } : {}),
+      clock,
+      listener: options.listener,
+      limits: () => {
+        const { planThreshold, maxIterations, deniedTools } = options.settings.get();
+        return { planThreshold, maxIterations, deniedTools };
+      },
+      frameMs: options.frameMs ?? 16,
+      newId: () => newId(clock.now()),
+    });
+    // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
+    owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => checkpoints.compact() }));
+    owned.add(toDisposable(() => mcp.dispose()));
+    owned.add(toDisposable(() => runtime.dispose()));
+    const transfer = new SessionTransfer({
+      store,
+      checkpoints,
+      clock,
+      newId: () => newId(clock.now()),
+      appVersion: options.appVersion ?? '0.0.0',
+      providerExists: (id) => registry.list().some((provider) => provider.id === id),
+    });
+    runtime.recoverInterrupted();
+    // Servers start with the app; a slow or broken one does not hold anything up.
+    void mcp.configure(options.settings.get().mcpServers);
+    const trash = new Trash(join(options.dataDir, 'trash'));
+    return {
+      databasePath,
+      db,
+      store,
+      checkpoints,
+      trust,
+      accounting,
+      providers: registry,
+      tools,
+      mcp,
+      runtime,
+      transfer,
+      trash,
+      clock,
+      close: () => owned.dispose(),
+    };
+  } catch (error) {
+    void owned.dispose();
+    throw error;
+  }
+}

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
+import type { AppInfo } from '../../shared/ipc/contract';
+import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
+import { systemClock, type Clock } from '../agent/clock';
+import type { ModelProvider } from '../agent/model-provider';
+import type { RuntimeListener } from '../agent/ports';
+import type { RetryPolicy } from '../agent/retry';
+import type { SessionRuntime } from '../agent/session-runtime';
+import type { SecretStore, SettingsStore } from '../agent/settings';
+import type { Tool } from '../agent/tools';
+import { EventBatcher } from '../ipc/event-batcher';
+import { createHandlers, createUnavailableHandlers, type FolderPicker } from '../ipc/handlers';
+import { EventSender, registerHandlers, type IpcTransport, type SenderInfo } from '../ipc/router';
+import type { McpManager } from '../mcp/mcp-manager';
+import type { DiscoveryCandidate } from '../providers/discovery';
+import type { SandboxStatus } from '../tools/sandbox';
+import { FolderInspector } from '../workspace/folder-inspector';
+import { createCore, type Core } from './create-core';
+
+export interface WorkbenchCoreOptions {
+  readonly dataDir: string;
+  readonly appVersion: string;
+  readonly transport: IpcTransport;
+  readonly isTrustedSender: (sender: SenderInfo) => boolean;
+  readonly settings: SettingsStore;
+  readonly secrets: SecretStore;
+  readonly folderPicker: FolderPicker;
+  readonly clock?: Clock;
+  readonly frameMs?: number;
+  readonly retryPolicy?: RetryPolicy;
+  readonly idleTimeoutMs?: number;
+  readonly discoveryCandidates?: readonly DiscoveryCandidate[];
+  readonly environmentAnthropicKey?: string | null;
+  readonly validateOutputs?: boolean;
+  /** Tools offered to the model. */
+  readonly tools?: readonly Tool[];
+  /** The OS sandbox commands run in, if any. */
+  readonly sandbox?: SandboxStatus;
+  /** Wraps the provider each turn uses (tracing, benchmarks). */
+  readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
+}
+
+export interface WorkbenchCore extends Disposable {
+  readonly info: AppInfo;
+  /** Null when the database could not be opened: the app then only says why. */
+  readonly core: Core | null;
+  readonly runtime: SessionRuntime | null;
+  readonly mcp: McpManager | null;
+  readonly batcher: EventBatcher;
+  /** Resolves when every running turn has ended and the database is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * The core (`createCore`) served over IPC: the handlers of every channel on the given transport, and
+ * the journal's events sent out per frame. The app and the test host both start here.
+ */
+export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCore {
+  const clock = options.clock ?? systemClock;
+  const databasePath = join(options.dataDir, 'workbench.sqlite');
+  const owned = new DisposableStore();
+  const sender = new EventSender(options.transport);
+  const batcher = new EventBatcher(sender, options.frameMs ?? 16);
+  owned.add(batcher);
+  const sandbox = options.sandbox?.available
+    ? {
+        available: true,
+        description: `Commands run in a ${options.sandbox.kind === 'seatbelt' ? 'Seatbelt' : 'bubblewrap'} sandbox: writes only inside the workspace, no network unless you approve it.`,
+      }
+    : {
+        available: false,
+        description: `Commands run without an OS sandbox (${options.sandbox && !options.sandbox.available ? options.sandbox.reason : 'none was found'}), so every command asks at L0 to L2.`,
+      };
+  const baseInfo = {
+    version: options.appVersion,
+    dataDir: options.dataDir,
+    databasePath,
+    secretsEncrypted: options.secrets.encrypted,
+    sandbox,
+  };
+  const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
+  const finish = (info: AppInfo, core: Core | null): WorkbenchCore => {
+    const close = (): Promise<void> => owned.dispose();
+    return { info, core, runtime: core?.runtime ?? null, mcp: core?.mcp ?? null, batcher, dispose: close, close };
+  };
+
+  // The grant row is written right after its event is journalled; it is announced once it is there.
+  let announceTrust = (): void => undefined;
+  const listener: RuntimeListener = {
+    onEntries: (sessionId, entries) => {
+      batcher.push(sessionId, entries);
+      if (entries.some((entry) => entry.event.type === 'trust_grant_created')) queueMicrotask(announceTrust);
+    },
+    onSessionChanged: (change) => {
+      if ('deletedSessionId' in change) batcher.flush(change.deletedSessionId);
+      sender.send('session:changed', change);
+    },
+  };
+  let core: Core;
+  try {
+    core = createCore({
+      dataDir: options.dataDir,
+      settings: options.settings,
+      secrets: options.secrets,
+      listener,
+      clock,
+      frameMs: options.frameMs ?? 16,
+      appVersion: options.appVersion,
+      onMcpChanged: (servers) => sender.send('mcp:changed', { servers }),
+      environmentAnthropicKey: options.environmentAnthropicKey ?? null,
+      ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+      ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
+    });
+  } catch (error) {
+    const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
+    const appInfo: AppInfo = { ...baseInfo, startupError: info };
+    owned.add(registerHandlers(options.transport, createUnavailableHandlers(appInfo), routerOptions));
+    return finish(appInfo, null);
+  }
+  owned.add(toDisposable(() => core.close()));
+  const { trust } = core;
+  announceTrust = () => sender.send('trust:changed', { grants: trust.listActive(clock.now()) });
+  const appInfo: AppInfo = { ...baseInfo, startupError: null };
+  const handlers = createHandlers({
+    appInfo,
+    store: core.store,
+    runtime: core.runtime,
+    providers: core.providers,
+    settings: options.settings,
+    workspaces: new FolderInspector(),
+    folderPicker: options.folderPicker,
+    clock,
+    listener,
+    trust: core.trust,
+    accounting: core.accounting,
+    onTrustChanged: announceTrust,
+    mcp: core.mcp,
+    trash: core.trash,
+    transfer: core.transfer,
+    checkpoints: core.checkpoints,
+  });
+  // Closed first: no request is taken once closing has begun.
+  owned.add(registerHandlers(options.transport, handlers, routerOptions));
+  return finish(appInfo, core);
+}
