@@ -49,7 +49,12 @@ export class DisposableStore implements Disposable {
 
   add<T extends Disposable>(item: T): T {
     if (this.disposed) {
-      void Promise.resolve(item.dispose()).catch(reportLate);
+      try {
+        const result = item.dispose();
+        if (isPromise(result)) result.catch(reportLate);
+      } catch (error) {
+        reportLate(error);
+      }
       return item;
     }
     this.items.add(item);
@@ -115,7 +120,8 @@ export class DisposableStore implements Disposable {
       for (let next = index; next < items.length; next += 1) {
         try {
           const result = (items[next] as Disposable).dispose();
-          if (result) {
+          // Only a promise is waited for; whatever else a release returns is of no interest here.
+          if (isPromise(result)) {
             return result.then(
               () => releaseFrom(next + 1) ?? undefined,
               (error: unknown) => {
@@ -133,6 +139,10 @@ export class DisposableStore implements Disposable {
     const pending = releaseFrom(0);
     return pending ? pending.then(settle) : Promise.resolve().then(settle);
   }
+}
+
+function isPromise(value: unknown): value is Promise<void> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 function reportLate(error: unknown): void {

@@ -3,7 +3,7 @@
  * points (while a response streams, while a tool runs, just as a checkpoint is written, while a
  * gate waits), `CRASH_RUNS` times (200 by default). After each kill it checks the database
  * (`PRAGMA integrity_check`, every checkpoint the child reported as committed is there and intact,
- * the journal has no gaps), and the next life of the app must resume the killed session and finish
+ * the journal has no gaps, every head row equals a replay of its journal), and the next life of the app must resume the killed session and finish
  * it. Prints the counts; exits non-zero on any failure.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { SqliteCheckpointStore } from '../../src/main/store/sqlite-checkpoint-store';
+import { headMismatches } from '../head-check';
 import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '../scripted-model-server';
 import { startLife } from './life';
 
@@ -77,6 +78,8 @@ function check(databasePath: string, committed: ReadonlyArray<{ sessionId: strin
       .all();
     for (const gap of gaps)
       if (gap.rows !== gap.top + 1) problems.push(`the journal of ${gap.session_id} has gaps (${gap.rows} rows, last ${gap.top})`);
+    // Every branch's head row says what a replay of its journal says, whatever moment the kill came at.
+    problems.push(...headMismatches(db));
   } finally {
     db.close();
   }

@@ -84,6 +84,15 @@ describe('DisposableStore', () => {
     expect(order).toEqual(['timer cleared', 'turns ended', 'database closed']);
   });
 
+  it('takes a release that returns something other than a promise as done', async () => {
+    const store = new DisposableStore();
+    const subscribers = new Set([1]);
+    // An unsubscribe that hands back Set.delete's boolean.
+    store.add({ dispose: () => subscribers.delete(1) as unknown as void });
+    await store.dispose();
+    expect(subscribers.size).toBe(0);
+  });
+
   it('waits for resources that are released asynchronously', async () => {
     const store = new DisposableStore();
     let closed = false;
