@@ -47,6 +47,9 @@ function fakeMain() {
   };
 }
 
+/** Lets the store's pending calls answer. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
+
 describe('the renderer store', () => {
   it('lets go of its subscriptions to main and of the frame it waits for when it is disposed', async () => {
     const main = fakeMain();
@@ -65,5 +68,25 @@ describe('the renderer store', () => {
     store.notify({ kind: 'info', text: 'late' });
     expect(frames).toEqual([]);
     expect(announced).toBe(0);
+  });
+
+  it('keeps nothing of a deleted session', async () => {
+    const main = fakeMain();
+    const store = new AppStore(main.api, (callback) => void setTimeout(callback, 0));
+    await store.start();
+    store.setDraft('s1', 'a draft');
+    await settle();
+    const before = store.getState();
+    expect(Object.keys(before.views)).toEqual(['s1']);
+    expect(Object.keys(before.branchPoints)).toEqual(['s1']);
+    expect(Object.keys(before.partial)).toEqual(['s1']);
+    expect(Object.keys(before.drafts)).toEqual(['s1']);
+
+    main.emit('session:changed', { deletedSessionId: 's1' });
+    const after = store.getState();
+    expect(after.sessions).toEqual([]);
+    expect(after.selectedId).toBeNull();
+    expect([after.views, after.branchPoints, after.partial, after.drafts]).toEqual([{}, {}, {}, {}]);
+    await store.dispose();
   });
 });

@@ -228,10 +228,14 @@ export class AppStore implements Disposable {
 
   private removeSession(sessionId: string): void {
     this.set((state) => {
-      const { [sessionId]: _removed, ...views } = state.views;
+      // Everything kept by session goes with it, or a long life of the window keeps every deleted session's part.
+      const { [sessionId]: _view, ...views } = state.views;
+      const { [sessionId]: _points, ...branchPoints } = state.branchPoints;
+      const { [sessionId]: _partial, ...partial } = state.partial;
+      const { [sessionId]: _draft, ...drafts } = state.drafts;
       const sessions = state.sessions.filter((session) => session.id !== sessionId);
       const selectedId = state.selectedId === sessionId ? (sessions[0]?.id ?? null) : state.selectedId;
-      return { ...state, sessions, views, selectedId };
+      return { ...state, sessions, views, branchPoints, partial, drafts, selectedId };
     });
     const next = this.state.selectedId;
     if (next && !this.state.views[next]) void this.select(next);
