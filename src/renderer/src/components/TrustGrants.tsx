@@ -17,9 +17,12 @@ export function TrustGrants({ store }: { store: AppStore }) {
   const [now, setNow] = useState(Date.now());
   useDisposables(
     (disposables) => {
-      if (grants.length > 0) disposables.interval(() => setNow(Date.now()), 1000);
+      if (grants.length === 0) return;
+      // The clock stood still while there was nothing to count down: a new grant counts from now.
+      setNow(Date.now());
+      disposables.interval(() => setNow(Date.now()), 1000);
     },
-    [grants.length],
+    [grants],
   );
   const live = grants.filter((grant) => grant.expiresAt === null || grant.expiresAt > now);
   if (live.length === 0) return null;
