@@ -14,6 +14,7 @@ import { Splitter } from './components/Splitter';
 import { StartupError } from './components/StartupError';
 import { StatusBar } from './components/StatusBar';
 import { WorkspaceDropZone } from './components/WorkspaceDropZone';
+import { useDisposables } from './disposables';
 import { usePersistentLayout } from './layout';
 import { useAppState, type AppStore } from './store';
 
@@ -72,28 +73,29 @@ export function App({ store }: { store: AppStore }) {
   }, [planWaiting, setLayout]);
 
   // Keyboard first: new session, switching sessions, and the panels.
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent): void => {
-      const command = event.ctrlKey || event.metaKey;
-      const sessions = store.getState().sessions;
-      const current = sessions.findIndex((session) => session.id === store.getState().selectedId);
-      if (command && !event.shiftKey && event.key.toLowerCase() === 'n') void store.createSession();
-      else if (command && event.key.toLowerCase() === 'b') setLayout({ leftOpen: !layout.leftOpen });
-      else if (command && event.key.toLowerCase() === 'j') setLayout({ rightOpen: !layout.rightOpen });
-      else if (command && event.key === ',') setSettingsOpen(true);
-      else if (command && event.key === '/') setShortcutsOpen((open) => !open);
-      else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
-        const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
-        if (next) void store.select(next.id);
-      } else if (command && /^[1-9]$/.test(event.key)) {
-        const target = sessions[Number(event.key) - 1];
-        if (target) void store.select(target.id);
-      } else return;
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [store, layout.leftOpen, layout.rightOpen, setLayout]);
+  useDisposables(
+    (disposables) => {
+      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
+        const command = event.ctrlKey || event.metaKey;
+        const sessions = store.getState().sessions;
+        const current = sessions.findIndex((session) => session.id === store.getState().selectedId);
+        if (command && !event.shiftKey && event.key.toLowerCase() === 'n') void store.createSession();
+        else if (command && event.key.toLowerCase() === 'b') setLayout({ leftOpen: !layout.leftOpen });
+        else if (command && event.key.toLowerCase() === 'j') setLayout({ rightOpen: !layout.rightOpen });
+        else if (command && event.key === ',') setSettingsOpen(true);
+        else if (command && event.key === '/') setShortcutsOpen((open) => !open);
+        else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
+          const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
+          if (next) void store.select(next.id);
+        } else if (command && /^[1-9]$/.test(event.key)) {
+          const target = sessions[Number(event.key) - 1];
+          if (target) void store.select(target.id);
+        } else return;
+        event.preventDefault();
+      });
+    },
+    [store, layout.leftOpen, layout.rightOpen, setLayout],
+  );
 
   if (loadError) return <StartupError title="The app could not start" message={loadError} />;
   if (!info)

@@ -1,8 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
+import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import { App } from './App';
-import { warmTerminal } from './components/TerminalView';
+import { SpareTerminal, SpareTerminalContext } from './components/TerminalView';
 import { AppStore } from './store';
 import './styles.css';
 
@@ -15,15 +16,26 @@ function bridge(): WorkbenchBridge {
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
 const root = createRoot(container);
+/** What the page made for its whole life: the state and its subscriptions to main, the spare terminal, the UI. */
+const page = new DisposableStore();
 try {
-  const store = new AppStore(bridge());
+  const store = page.add(new AppStore(bridge()));
+  const spares = page.add(new SpareTerminal());
   void store.start();
   root.render(
     <StrictMode>
-      <App store={store} />
+      <SpareTerminalContext value={spares}>
+        <App store={store} />
+      </SpareTerminalContext>
     </StrictMode>,
   );
-  warmTerminal();
+  // Disposed first: the components let go of their terminals before the spare and the state go.
+  page.add(toDisposable(() => root.unmount()));
+  spares.warm();
 } catch (error) {
   root.render(<p role="alert">{error instanceof Error ? error.message : String(error)}</p>);
 }
+// A page that is put away to be shown again (the back-forward cache) keeps everything.
+page.listen(window, 'pagehide', (event: PageTransitionEvent) => {
+  if (!event.persisted) void page.dispose();
+});

@@ -5,7 +5,9 @@ import type { JournalEntry } from '../../shared/events';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
+import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import { callWith, errorMessage, type Call } from './client';
+import { animationFrame, scheduleIn, subscription } from './disposables';
 
 export interface Notice {
   readonly kind: 'error' | 'info';
@@ -52,30 +54,41 @@ const recentTurnsFirst = 30;
 
 /**
  * The renderer's state. Changes are applied at once but announced at most once per animation
- * frame, so a fast stream repaints once per frame however many messages arrive.
+ * frame, so a fast stream repaints once per frame however many messages arrive. It owns its
+ * subscriptions to main's events and the frame it waits for; disposing it lets go of both.
  */
-export class AppStore {
+export class AppStore implements Disposable {
   private state: AppState = initialState;
   private readonly listeners = new Set<Listener>();
-  private framePending = false;
+  /** The subscriptions to main's events and the frame waited for, while there is one. */
+  private readonly lifetime = new DisposableStore();
+  private frame: Disposable | null = null;
   /** Entries that arrived while a session was being opened; folded in after the open answers. */
   private readonly early = new Map<string, JournalEntry[]>();
   private readonly opening = new Set<string>();
-  private readonly unsubscribers: Array<() => void> = [];
-  private readonly scheduleFrame: (callback: () => void) => void;
+  private readonly scheduleFrame: (callback: () => void) => Disposable;
 
   /** Calls a channel of main; rejects with a `RemoteError` when main refuses. */
   readonly call: Call;
 
+  /**
+   * @param scheduleFrame how to wait for the next frame where the page's own frames are not wanted
+   * (the benchmarks run the store under Node); such a wait cannot be cancelled, so once the store is
+   * disposed its callback does nothing.
+   */
   constructor(
     readonly api: WorkbenchBridge,
     scheduleFrame?: (callback: () => void) => void,
   ) {
     this.call = (channel, input) => callWith(this.api, channel, input);
-    // Read through globalThis so the store also runs under Node (benchmarks), where a scheduler is passed in.
-    const frames = globalThis as { requestAnimationFrame?: (callback: () => void) => number };
-    this.scheduleFrame =
-      scheduleFrame ?? ((callback) => (frames.requestAnimationFrame ? frames.requestAnimationFrame(callback) : setTimeout(callback, 16)));
+    this.scheduleFrame = scheduleFrame
+      ? (callback) => {
+          let wanted = true;
+          scheduleFrame(() => wanted && callback());
+          return toDisposable(() => void (wanted = false));
+        }
+      : animationFrame;
+    this.lifetime.add(toDisposable(() => this.listeners.clear()));
   }
 
   getState = (): AppState => this.state;
@@ -87,24 +100,24 @@ export class AppStore {
 
   private set(update: (state: AppState) => AppState): void {
     this.state = update(this.state);
-    if (!this.framePending) {
-      this.framePending = true;
-      this.scheduleFrame(() => {
-        this.framePending = false;
-        for (const listener of this.listeners) listener();
-      });
-    }
+    if (this.frame !== null || this.lifetime.isDisposed) return;
+    this.frame = scheduleIn(this.lifetime, this.scheduleFrame, () => {
+      this.frame = null;
+      for (const listener of this.listeners) listener();
+    });
   }
 
   async start(): Promise<void> {
     const api = this.api;
-    this.unsubscribers.push(
-      api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries)),
-      api.on['trust:changed']((payload) => this.set((state) => ({ ...state, grants: payload.grants }))),
-      api.on['session:changed']((payload) => {
-        if ('deletedSessionId' in payload) this.removeSession(payload.deletedSessionId);
-        else this.upsertSession(payload.session);
-      }),
+    this.lifetime.add(subscription(api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries))));
+    this.lifetime.add(subscription(api.on['trust:changed']((payload) => this.set((state) => ({ ...state, grants: payload.grants })))));
+    this.lifetime.add(
+      subscription(
+        api.on['session:changed']((payload) => {
+          if ('deletedSessionId' in payload) this.removeSession(payload.deletedSessionId);
+          else this.upsertSession(payload.session);
+        }),
+      ),
     );
     try {
       const info = await this.call('app:info', {});
@@ -124,8 +137,9 @@ export class AppStore {
     }
   }
 
-  dispose(): void {
-    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  /** Stops listening to main and cancels the frame it waits for; the state is no longer announced. */
+  dispose(): Promise<void> {
+    return this.lifetime.dispose();
   }
 
   setDraft(sessionId: string, text: string | null): void {
@@ -214,10 +228,14 @@ export class AppStore {
 
   private removeSession(sessionId: string): void {
     this.set((state) => {
-      const { [sessionId]: _removed, ...views } = state.views;
+      // Everything kept by session goes with it, or a long life of the window keeps every deleted session's part.
+      const { [sessionId]: _view, ...views } = state.views;
+      const { [sessionId]: _points, ...branchPoints } = state.branchPoints;
+      const { [sessionId]: _partial, ...partial } = state.partial;
+      const { [sessionId]: _draft, ...drafts } = state.drafts;
       const sessions = state.sessions.filter((session) => session.id !== sessionId);
       const selectedId = state.selectedId === sessionId ? (sessions[0]?.id ?? null) : state.selectedId;
-      return { ...state, sessions, views, selectedId };
+      return { ...state, sessions, views, branchPoints, partial, drafts, selectedId };
     });
     const next = this.state.selectedId;
     if (next && !this.state.views[next]) void this.select(next);

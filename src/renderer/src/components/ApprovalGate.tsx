@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import type { ApprovalDecision } from '../../../shared/domain';
 import type { ViewApproval } from '../../../shared/session-view';
+import { useDisposables } from '../disposables';
 import type { AppStore } from '../store';
 import { DiffView } from './DiffView';
 import { RiskBadge } from './ToolCard';
@@ -30,24 +31,25 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
   // Alt+A allows once, Alt+D denies (with the reason typed so far), Alt+1..4 and Alt+S allow for a while.
   const keys = useRef({ answer, destructive });
   keys.current = { answer, destructive };
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent): void => {
-      if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      const key = event.key.toLowerCase();
-      const { answer: act, destructive: once } = keys.current;
-      if (key === 'a') act('allow_once');
-      else if (key === 'd') act('deny');
-      else if (key === 'r') reasonBox.current?.focus();
-      else {
-        const option = once ? undefined : timed.find((candidate) => candidate.key === key);
-        if (!option) return;
-        act(option.decision);
-      }
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [approval.approvalId]);
+  useDisposables(
+    (disposables) => {
+      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
+        if (!event.altKey || event.ctrlKey || event.metaKey) return;
+        const key = event.key.toLowerCase();
+        const { answer: act, destructive: once } = keys.current;
+        if (key === 'a') act('allow_once');
+        else if (key === 'd') act('deny');
+        else if (key === 'r') reasonBox.current?.focus();
+        else {
+          const option = once ? undefined : timed.find((candidate) => candidate.key === key);
+          if (!option) return;
+          act(option.decision);
+        }
+        event.preventDefault();
+      });
+    },
+    [approval.approvalId],
+  );
   return (
     <section className="gate" role="region" aria-label="Approval needed">
       <header className="row">

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { busyStatuses } from '../../../shared/domain';
+import { useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
 
 export function Composer({ store, sessionId }: { store: AppStore; sessionId: string }) {
@@ -17,13 +18,14 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
     input.current?.focus();
   }, [draft, store, sessionId]);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent): void => {
-      if (event.key === 'Escape' && busy) void store.attempt(() => store.call('run:cancel', { sessionId }));
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [store, sessionId, busy]);
+  useDisposables(
+    (disposables) => {
+      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
+        if (event.key === 'Escape' && busy) void store.attempt(() => store.call('run:cancel', { sessionId }));
+      });
+    },
+    [store, sessionId, busy],
+  );
 
   const send = async (): Promise<void> => {
     const message = text.trim();

@@ -4,6 +4,8 @@ import { CopyButton, MessageBody } from './MessageBody';
 import type { BranchPoint } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';
 import type { ViewMessage } from '../../../shared/session-view';
+import { toDisposable, type Disposable } from '../../../shared/lifecycle';
+import { animationFrame, scheduleIn, useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
 import { ToolCard } from './ToolCard';
 
@@ -267,70 +269,74 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     intent.current.up = up;
   };
   const scrolling = (): boolean => intent.current.holding || performance.now() - intent.current.at < 400;
-  useEffect(() => {
+
+  // Read by the listeners below, which live as long as the view instead of being added again on every delta.
+  const latest = useRef({ messages, virtualizer });
+  latest.current = { messages, virtualizer };
+  // Following the stream: stay at the bottom as the last message grows, with at most one plain
+  // scroll per frame, done when the frame lays out anyway. The frame and the timer belong to the
+  // mounted view; once it is gone, following does nothing.
+  const follow = useRef<() => void>(() => undefined);
+  useDisposables((disposables) => {
+    let frame: Disposable | null = null;
+    // While the person is scrolling, the view leaves their scroll alone (setting the position would
+    // cut it short); the next change after that is followed if they stayed at the end.
+    let later: Disposable | null = null;
+    const followEnd = (): void => {
+      if (!pinned.current || frame !== null || later !== null) return;
+      frame = scheduleIn(disposables, animationFrame, () => {
+        frame = null;
+        const element = scroller.current;
+        if (!element || !pinned.current) return;
+        if (scrolling()) {
+          later = disposables.timeout(() => {
+            later = null;
+            followEnd();
+          }, 100);
+        } else element.scrollTop = element.scrollHeight;
+      });
+    };
+    follow.current = followEnd;
+    disposables.add(
+      toDisposable(() => {
+        follow.current = () => undefined;
+      }),
+    );
+
     const release = (): void => {
       intent.current.holding = false;
     };
+    disposables.listen(window, 'pointerup', release);
+    disposables.listen(window, 'pointercancel', release);
     // Scroll keys count wherever the focus is, except where they edit text.
-    const onKey = (event: KeyboardEvent): void => {
-      const target = event.target instanceof HTMLElement ? event.target : null;
-      if (!scrollKeys.has(event.key) || target?.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName ?? '')) return;
-      noteIntent(upKeys.has(event.key));
-    };
-    window.addEventListener('pointerup', release);
-    window.addEventListener('pointercancel', release);
-    window.addEventListener('keydown', onKey, true);
-    return () => {
-      window.removeEventListener('pointerup', release);
-      window.removeEventListener('pointercancel', release);
-      window.removeEventListener('keydown', onKey, true);
-    };
-  }, []);
-
-  // Following the stream: stay at the bottom as the last message grows, with at most one plain
-  // scroll per frame, done when the frame lays out anyway.
-  const follow = useRef<number | null>(null);
-  // While the person is scrolling, the view leaves their scroll alone (setting the position would
-  // cut it short); the next change after that is followed if they stayed at the end.
-  const later = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const followEnd = (): void => {
-    if (!pinned.current || follow.current !== null || later.current !== null) return;
-    follow.current = requestAnimationFrame(() => {
-      follow.current = null;
-      const element = scroller.current;
-      if (!element || !pinned.current) return;
-      if (scrolling()) later.current = setTimeout(() => ((later.current = null), followEnd()), 100);
-      else element.scrollTop = element.scrollHeight;
+    disposables.listen(
+      window,
+      'keydown',
+      (event: KeyboardEvent) => {
+        const target = event.target instanceof HTMLElement ? event.target : null;
+        if (!scrollKeys.has(event.key) || target?.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName ?? '')) return;
+        noteIntent(upKeys.has(event.key));
+      },
+      { capture: true },
+    );
+    disposables.listen(window, 'workbench:reveal-tool', (event: Event) => {
+      const id = (event as CustomEvent<string>).detail;
+      const { messages: shown, virtualizer: rows } = latest.current;
+      const index = shown.findIndex((message) => message.toolCalls.some((call) => call.id === id));
+      if (index < 0) return;
+      pin(false);
+      rows.scrollToIndex(index, { align: 'center' });
+      scheduleIn(disposables, animationFrame, () => document.getElementById(`tool-${id}`)?.scrollIntoView({ block: 'center' }));
     });
-  };
-  useEffect(followEnd, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+  }, []);
+  useEffect(() => follow.current(), [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
   // Rows measured anew are followed too, unless the person has just opened or closed something
   // (a tool card, the reasoning), which then stays where it is.
   const totalSize = virtualizer.getTotalSize();
   useEffect(() => {
-    if (performance.now() - intent.current.at > 1_000) followEnd();
+    if (performance.now() - intent.current.at > 1_000) follow.current();
   }, [totalSize]);
-  useEffect(
-    () => () => {
-      if (follow.current !== null) cancelAnimationFrame(follow.current);
-      if (later.current !== null) clearTimeout(later.current);
-    },
-    [],
-  );
   const lastTop = useRef(0);
-
-  useEffect(() => {
-    const onReveal = (event: Event): void => {
-      const id = (event as CustomEvent<string>).detail;
-      const index = messages.findIndex((message) => message.toolCalls.some((call) => call.id === id));
-      if (index < 0) return;
-      pin(false);
-      virtualizer.scrollToIndex(index, { align: 'center' });
-      requestAnimationFrame(() => document.getElementById(`tool-${id}`)?.scrollIntoView({ block: 'center' }));
-    };
-    window.addEventListener('workbench:reveal-tool', onReveal);
-    return () => window.removeEventListener('workbench:reveal-tool', onReveal);
-  }, [messages, virtualizer]);
 
   if (!view) return <div className="conversation muted">Loading…</div>;
   const items = virtualizer.getVirtualItems();

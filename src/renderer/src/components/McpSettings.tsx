@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { McpServerStatus } from '../../../shared/domain';
 import { errorMessage } from '../client';
+import { subscription, useDisposables } from '../disposables';
 import type { AppStore } from '../store';
 
 const example = `{
@@ -14,13 +15,16 @@ export function McpSettings({ store }: { store: AppStore }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
-    void store.attempt(async () => {
-      setServers(await store.call('mcp:list', {}));
-      setText(JSON.stringify((await store.call('settings:get', {})).mcpServers, null, 2));
-    });
-    return store.api.on['mcp:changed']((payload) => setServers(payload.servers));
-  }, [store]);
+  useDisposables(
+    (disposables) => {
+      void store.attempt(async () => {
+        setServers(await store.call('mcp:list', {}));
+        setText(JSON.stringify((await store.call('settings:get', {})).mcpServers, null, 2));
+      });
+      disposables.add(subscription(store.api.on['mcp:changed']((payload) => setServers(payload.servers))));
+    },
+    [store],
+  );
 
   const save = async (): Promise<void> => {
     setError(null);

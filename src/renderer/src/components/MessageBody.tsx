@@ -1,11 +1,15 @@
 import hljs from 'highlight.js/lib/common';
 import { Fragment, memo, useDeferredValue, useMemo, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
+import type { Disposable } from '../../../shared/lifecycle';
 import { copyText } from '../copy';
+import { useLifetime } from '../disposables';
 import { splitBlocks, splitLongParagraph } from '../markdown-blocks';
 
 export function CopyButton({ text, label }: { text: () => string; label: string }) {
   const [copied, setCopied] = useState(false);
+  const lifetime = useLifetime();
+  const reset = useRef<Disposable | null>(null);
   return (
     <button
       type="button"
@@ -14,7 +18,9 @@ export function CopyButton({ text, label }: { text: () => string; label: string 
       onClick={() =>
         void copyText(text()).then(() => {
           setCopied(true);
-          setTimeout(() => setCopied(false), 1_200);
+          // Copied again: the label stays its full time from now.
+          if (reset.current) void lifetime.current.release(reset.current);
+          reset.current = lifetime.current.timeout(() => setCopied(false), 1_200);
         })
       }
     >

@@ -1,17 +1,24 @@
+import { toDisposable, type DisposableStore } from '../../../shared/lifecycle';
+import { useLifetime } from '../disposables';
 import { useAppState, type AppStore } from '../store';
 
-/** Saves a session export as a file the browser (or the app window) downloads. */
-function download(fileName: string, text: string): void {
+/**
+ * Saves a session export as a file the browser (or the app window) downloads. The file's URL is
+ * `owner`'s until it is revoked, a moment after the download has read it.
+ */
+function download(owner: DisposableStore, fileName: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const revoke = owner.add(toDisposable(() => URL.revokeObjectURL(url)));
   const link = document.createElement('a');
   link.href = url;
   link.download = fileName;
   link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+  owner.timeout(() => void owner.release(revoke), 1_000);
 }
 
 export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
+  const lifetime = useLifetime();
   if (!session) return null;
   return (
     <div className="session-header">
@@ -42,7 +49,7 @@ export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppS
           onClick={() =>
             void store.attempt(async () => {
               const { fileName, document: text } = await store.call('session:export', { sessionId });
-              download(fileName, text);
+              download(lifetime.current, fileName, text);
             })
           }
         >

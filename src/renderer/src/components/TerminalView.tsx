@@ -2,7 +2,9 @@ import { FitAddon } from '@xterm/addon-fit';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
-import { useEffect, useRef, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
+import { DisposableStore, toDisposable, type Disposable } from '../../../shared/lifecycle';
+import { animationFrame, idleCallback, observeResize, scheduleIn, useDisposables } from '../disposables';
 import { cancelSequence, nextChunk, type ScanState } from '../terminal-chunks';
 
 const scrollback = 5_000;
@@ -57,90 +59,115 @@ function openTerminal({ terminal }: Made, parent: HTMLElement): void {
   }
 }
 
-/**
- * One terminal made and opened ahead of time, out of sight, while the page is idle: a command's
- * card then shows its terminal without the frame it would take to build one.
- */
-let spare: Made | null = null;
-let warming = false;
-
-function parking(): HTMLElement {
-  const found = document.getElementById('terminal-parking');
-  if (found) return found;
-  const element = document.createElement('div');
-  element.id = 'terminal-parking';
-  element.className = 'terminal-parking';
-  element.setAttribute('aria-hidden', 'true');
-  document.body.append(element);
-  return element;
-}
-
-/** Runs `work` when the page has a long enough idle moment for it. */
-function whenIdle(work: () => void): void {
+/** Runs `work` in the first idle moment long enough for it; until then the wait belongs to `owner`. */
+function whenIdle(owner: DisposableStore, work: () => void): void {
   const attempt = (deadline: IdleDeadline): void => {
     if (deadline.timeRemaining() < 20 && !deadline.didTimeout) {
-      requestIdleCallback(attempt, { timeout: 10_000 });
+      scheduleIn(owner, (run) => idleCallback(run, { timeout: 10_000 }), attempt);
       return;
     }
     work();
   };
-  requestIdleCallback(attempt, { timeout: 10_000 });
-}
-
-/** Prepares the next terminal in idle moments, one step per moment. */
-export function warmTerminal(): void {
-  if (spare || warming || typeof requestIdleCallback !== 'function') return;
-  warming = true;
-  whenIdle(() => {
-    hasHardwareWebgl();
-    whenIdle(() => {
-      const made = makeTerminal();
-      whenIdle(() => {
-        const parent = document.createElement('div');
-        parent.className = 'terminal';
-        parking().append(parent);
-        openTerminal(made, parent);
-        spare = made;
-        warming = false;
-      });
-    });
-  });
+  scheduleIn(owner, (run) => idleCallback(run, { timeout: 10_000 }), attempt);
 }
 
 /**
- * Puts a terminal into `parent`: the one prepared ahead of time, at once; otherwise one built a
- * step per task (make, check the GPU, open), so that no frame waits for all of it. Returns how to
- * cancel a build still under way.
+ * One terminal made and opened ahead of time, out of sight, while the page is idle: a command's
+ * card then shows its terminal without the frame it would take to build one. It owns the spare
+ * until a card takes it, the element the spare waits in, and the preparation under way; disposing
+ * it lets go of all three.
  */
-function placeTerminal(parent: HTMLElement, placed: (made: Made) => void): () => void {
-  const taken = spare;
-  spare = null;
-  warmTerminal();
-  if (taken?.terminal.element) {
-    const holder = taken.terminal.element.parentElement;
-    parent.append(taken.terminal.element);
-    holder?.remove();
-    placed(taken);
-    return () => undefined;
-  }
-  let made: Made | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = setTimeout(() => {
-    made = makeTerminal();
-    timer = setTimeout(() => {
+export class SpareTerminal implements Disposable {
+  private readonly lifetime = new DisposableStore();
+  private spare: Made | null = null;
+  /** The steps of the preparation under way, if one is. */
+  private preparing: DisposableStore | null = null;
+  private parkingElement: HTMLElement | null = null;
+
+  /** Prepares the next terminal in idle moments, one step per moment, unless one is ready or on its way. */
+  warm(): void {
+    if (this.spare || this.preparing || this.lifetime.isDisposed || typeof requestIdleCallback !== 'function') return;
+    const steps = this.lifetime.add(new DisposableStore());
+    this.preparing = steps;
+    whenIdle(steps, () => {
       hasHardwareWebgl();
-      timer = setTimeout(() => {
-        timer = null;
-        if (!made) return;
-        openTerminal(made, parent);
-        placed(made);
+      whenIdle(steps, () => {
+        const made = makeTerminal();
+        steps.add(made.terminal);
+        whenIdle(steps, () => {
+          const parent = document.createElement('div');
+          parent.className = 'terminal';
+          this.parking().append(parent);
+          openTerminal(made, parent);
+          // Ready: the spare is the lifetime's now, until it is taken.
+          steps.forget(made.terminal);
+          this.lifetime.add(made.terminal);
+          this.spare = made;
+          this.preparing = null;
+          void this.lifetime.release(steps);
+        });
       });
     });
-  });
-  return () => {
-    if (timer !== null) clearTimeout(timer);
-    // Made but never shown: nobody else will dispose of it.
-    if (timer !== null) made?.terminal.dispose();
-  };
+  }
+
+  /** The spare moved into `parent`, for the caller to own from now on; null when none is ready. */
+  take(parent: HTMLElement): Made | null {
+    const taken = this.spare;
+    this.spare = null;
+    if (taken?.terminal.element) {
+      this.lifetime.forget(taken.terminal);
+      const holder = taken.terminal.element.parentElement;
+      parent.append(taken.terminal.element);
+      holder?.remove();
+    }
+    this.warm();
+    return taken?.terminal.element ? taken : null;
+  }
+
+  dispose(): Promise<void> {
+    this.spare = null;
+    this.preparing = null;
+    return this.lifetime.dispose();
+  }
+
+  private parking(): HTMLElement {
+    if (this.parkingElement) return this.parkingElement;
+    const element = document.createElement('div');
+    element.className = 'terminal-parking';
+    element.setAttribute('aria-hidden', 'true');
+    document.body.append(element);
+    this.lifetime.add(toDisposable(() => element.remove()));
+    this.parkingElement = element;
+    return element;
+  }
+}
+
+/** The spare terminal of the window, when the app made one. */
+export const SpareTerminalContext = createContext<SpareTerminal | null>(null);
+
+/**
+ * Puts a terminal into `parent`, owned by `owner`: the spare prepared ahead of time, at once;
+ * otherwise one built a step per task (make, check the GPU, open), so that no frame waits for all
+ * of it. Disposing `owner` cancels a build still under way and disposes of the terminal.
+ */
+function placeTerminal(owner: DisposableStore, spares: SpareTerminal | null, parent: HTMLElement, placed: (made: Made) => void): void {
+  const taken = spares?.take(parent) ?? null;
+  if (taken) {
+    owner.add(taken.terminal);
+    placed(taken);
+    return;
+  }
+  owner.timeout(() => {
+    const made = makeTerminal();
+    owner.add(made.terminal);
+    owner.timeout(() => {
+      hasHardwareWebgl();
+      owner.timeout(() => {
+        openTerminal(made, parent);
+        placed(made);
+      }, 0);
+    }, 0);
+  }, 0);
 }
 
 /**
@@ -149,48 +176,52 @@ function placeTerminal(parent: HTMLElement, placed: (made: Made) => void): () =>
  */
 export function TerminalView({ output, total, epoch, label }: { output: string; total: number; epoch: number; label: string }) {
   const host = useRef<HTMLDivElement>(null);
+  const spares = useContext(SpareTerminalContext);
   const state = useRef<{
     terminal: Terminal;
     fit: FitAddon;
+    /** Owns the terminal, its resize observer and the frame the output waits for. */
+    owner: DisposableStore;
     written: number;
     epoch: number;
     queue: string;
     scan: ScanState;
-    frame: number | null;
+    frame: Disposable | null;
   } | null>(null);
   const [ready, setReady] = useState(false);
 
-  useEffect(() => {
-    const element = host.current;
-    if (!element) return;
-    let observer: ResizeObserver | null = null;
-    const cancel = placeTerminal(element, ({ terminal, fit }) => {
-      try {
-        fit.fit();
-      } catch {
-        // Not laid out yet; the size is fixed when it is.
-      }
-      state.current = { terminal, fit, written: 0, epoch: -1, queue: '', scan: 'ground', frame: null };
-      observer = new ResizeObserver(() => {
+  useDisposables(
+    (owner) => {
+      const element = host.current;
+      if (!element) return;
+      // Disposed last, after the terminal: a terminal placed again (a remount) writes the output afresh.
+      owner.add(
+        toDisposable(() => {
+          state.current = null;
+          setReady(false);
+        }),
+      );
+      placeTerminal(owner, spares, element, ({ terminal, fit }) => {
         try {
           fit.fit();
         } catch {
-          // Hidden: nothing to fit.
+          // Not laid out yet; the size is fixed when it is.
         }
+        state.current = { terminal, fit, owner, written: 0, epoch: -1, queue: '', scan: 'ground', frame: null };
+        owner.add(
+          observeResize(element, () => {
+            try {
+              fit.fit();
+            } catch {
+              // Hidden: nothing to fit.
+            }
+          }),
+        );
+        setReady(true);
       });
-      observer.observe(element);
-      setReady(true);
-    });
-    return () => {
-      cancel();
-      observer?.disconnect();
-      if (state.current?.frame != null) cancelAnimationFrame(state.current.frame);
-      state.current?.terminal.dispose();
-      state.current = null;
-      // A terminal placed again (a remount) writes the output afresh.
-      setReady(false);
-    };
-  }, []);
+    },
+    [spares],
+  );
 
   useEffect(() => {
     const current = state.current;
@@ -203,7 +234,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
       current.queue = chunk.rest;
       current.scan = chunk.state;
       current.terminal.write(chunk.write);
-      if (current.queue.length > 0) current.frame = requestAnimationFrame(pump);
+      if (current.queue.length > 0) current.frame = scheduleIn(current.owner, animationFrame, pump);
     };
     // Output only grows within an epoch: what is new is its last `total - written` characters.
     let delta: string;
@@ -226,7 +257,7 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
       const kept = current.queue.slice(-1024 * 1024);
       current.queue = `${cancelSequence}\r\n[… earlier output skipped …]\r\n${kept.slice(kept.indexOf('\n') + 1)}`;
     }
-    current.frame ??= requestAnimationFrame(pump);
+    current.frame ??= scheduleIn(current.owner, animationFrame, pump);
   }, [output, total, epoch, ready]);
 
   return <div className="terminal" ref={host} role="log" aria-label={label} data-output-length={output.length} />;

@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { TrustGrant } from '../../../shared/domain';
+import { useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
 
 function remaining(grant: TrustGrant, now: number): string {
@@ -14,11 +15,15 @@ function remaining(grant: TrustGrant, now: number): string {
 export function TrustGrants({ store }: { store: AppStore }) {
   const grants = useAppState(store, (state) => state.grants);
   const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    if (grants.length === 0) return;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [grants.length]);
+  useDisposables(
+    (disposables) => {
+      if (grants.length === 0) return;
+      // The clock stood still while there was nothing to count down: a new grant counts from now.
+      setNow(Date.now());
+      disposables.interval(() => setNow(Date.now()), 1000);
+    },
+    [grants],
+  );
   const live = grants.filter((grant) => grant.expiresAt === null || grant.expiresAt > now);
   if (live.length === 0) return null;
   return (
