@@ -6,6 +6,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { WorkbenchCore } from '../../src/main/core/workbench-core';
 import type { SenderInfo } from '../../src/main/ipc/router';
+import { DisposableStore, toDisposable } from '../../src/shared/lifecycle';
 import { LoopbackTransport } from './loopback-transport';
 import { createNodeCore, type NodeCoreOptions } from './node-core';
 
@@ -57,11 +58,14 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
   let origin = '';
+  // Released newest first: clients, the socket server, the HTTP server, then the core.
+  const owned = new DisposableStore();
   const { core } = createNodeCore({
     ...options,
     transport,
     isTrustedSender: (sender: SenderInfo) => sender.isMainFrame && sender.url === origin,
   });
+  owned.add(core);
 
   const server = createServer((request, response) => serveFile(request, response, rendererDir, bridgeFile));
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
@@ -91,12 +95,26 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
       });
     });
   });
-  const unsubscribe = transport.onEvent((event, payload) => {
-    const frame = JSON.stringify({ event, payload });
-    for (const client of clients) if (client.readyState === client.OPEN) client.send(frame);
-  });
-
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  owned.add(
+    toDisposable(
+      () =>
+        new Promise<void>((resolveClose) => {
+          server.closeAllConnections();
+          server.close(() => resolveClose());
+        }),
+    ),
+  );
+  owned.add(toDisposable(() => void sockets.close()));
+  owned.add(toDisposable(() => clients.forEach((client) => client.terminate())));
+  owned.add(
+    toDisposable(
+      transport.onEvent((event, payload) => {
+        const frame = JSON.stringify({ event, payload });
+        for (const client of clients) if (client.readyState === client.OPEN) client.send(frame);
+      }),
+    ),
+  );
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
@@ -106,14 +124,7 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
     core,
     transport,
     invoke: (channel, payload) => transport.invoke(channel, payload, { url: origin, isMainFrame: true }),
-    async close() {
-      unsubscribe();
-      for (const client of clients) client.terminate();
-      sockets.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
-      await core.close();
-    },
+    close: () => owned.dispose(),
   };
 }
 

@@ -16,7 +16,7 @@ export class LoopbackTransport implements IpcTransport {
 
   handle(channel: ChannelName, handler: (sender: SenderInfo, payload: unknown) => Promise<IpcResult<unknown>>): Disposable {
     this.handlers.set(channel, handler);
-    return { dispose: () => this.handlers.delete(channel) };
+    return { dispose: () => void this.handlers.delete(channel) };
   }
 
   send(event: EventName, payload: unknown): void {

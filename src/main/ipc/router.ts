@@ -9,6 +9,7 @@ import {
   type ParsedInput,
 } from '../../shared/ipc/contract';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import { DisposableStore, type Disposable } from '../../shared/lifecycle';
 
 /** Who sent a request, as the transport can tell. */
 export interface SenderInfo {
@@ -17,9 +18,7 @@ export interface SenderInfo {
   readonly isMainFrame: boolean;
 }
 
-export interface Disposable {
-  dispose(): void;
-}
+export type { Disposable } from '../../shared/lifecycle';
 
 /** Carries requests in and events out: Electron's ipcMain in the app, a WebSocket in the test host. */
 export interface IpcTransport {
@@ -74,12 +73,12 @@ export async function dispatch<K extends ChannelName>(
 
 /** Registers a handler for every channel of the contract; the build fails if one is missing. */
 export function registerHandlers(transport: IpcTransport, handlers: Handlers, options: RouterOptions): Disposable {
-  const registrations = channelNames.map((channel) =>
-    transport.handle(channel, (sender, payload) =>
-      dispatch(channel, handlers[channel] as Handlers[typeof channel], sender, payload, options),
-    ),
-  );
-  return { dispose: () => registrations.forEach((registration) => registration.dispose()) };
+  const registrations = new DisposableStore();
+  for (const channel of channelNames) {
+    const handler = handlers[channel] as Handlers[typeof channel];
+    registrations.add(transport.handle(channel, (sender, payload) => dispatch(channel, handler, sender, payload, options)));
+  }
+  return registrations;
 }
 
 /** Sends typed events through a transport. */

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig, McpServerStatus } from '../../shared/domain';
+import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import type { ToolRegistry } from '../agent/tools';
 import { mcpTool } from './mcp-tool';
 
@@ -17,9 +18,10 @@ export interface McpManagerOptions {
 class Connection {
   status: McpServerStatus;
   client: Client | null = null;
-  private unregister: Array<() => void> = [];
+  /** The server's tools in the registry, while it runs. */
+  private tools = new DisposableStore();
   private stopping = false;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private restart: Disposable | null = null;
   private attempt = 0;
 
   constructor(
@@ -76,7 +78,7 @@ class Connection {
           () => this.client,
         ),
       );
-      this.unregister = tools.map((tool) => this.options.registry.register(tool));
+      for (const tool of tools) this.tools.add(toDisposable(this.options.registry.register(tool)));
       this.set({ state: 'running', tools: tools.map((tool) => tool.name) });
     } catch (error) {
       this.client = null;
@@ -88,8 +90,8 @@ class Connection {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    void this.restart?.dispose();
+    this.restart = null;
     this.clearTools();
     const client = this.client;
     this.client = null;
@@ -107,20 +109,22 @@ class Connection {
   }
 
   private scheduleRestart(): void {
-    if (this.stopping || this.timer !== null) return;
+    if (this.stopping || this.restart !== null) return;
     const { firstMs, maxMs } = this.options.backoff ?? { firstMs: 1_000, maxMs: 60_000 };
     const delay = Math.min(maxMs, firstMs * 2 ** this.attempt);
     this.attempt += 1;
-    this.timer = setTimeout(() => {
-      this.timer = null;
+    const timer = setTimeout(() => {
+      this.restart = null;
       this.status = { ...this.status, restarts: this.status.restarts + 1 };
       void this.start();
     }, delay);
-    this.timer.unref?.();
+    timer.unref?.();
+    this.restart = toDisposable(() => clearTimeout(timer));
   }
 
   private clearTools(): void {
-    for (const unregister of this.unregister.splice(0)) unregister();
+    void this.tools.dispose();
+    this.tools = new DisposableStore();
   }
 
   private set(patch: Partial<McpServerStatus>): void {

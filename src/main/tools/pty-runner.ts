@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pty from 'node-pty';
+import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 
 export interface PtyRunOptions {
   readonly command: string;
@@ -105,7 +106,12 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
     let pauses = 0;
     let scan = '';
     let finished = false;
-    let timer: ReturnType<typeof setTimeout> | null = null;
+    let timer: Disposable | null = null;
+    // What the run holds, released when it finishes: newest first, so the process group is killed
+    // after its listeners and timers are gone, and its folder removed last.
+    const owned = new DisposableStore();
+    owned.add(toDisposable(() => rmSync(runFolder, { recursive: true, force: true })));
+    owned.add(toDisposable(() => killGroup(child.pid)));
 
     const take = (text: string): void => {
       const bytes = Buffer.byteLength(text);
@@ -121,7 +127,7 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
         pending.push(text);
         pendingBytes += bytes;
         maxPendingBytes = Math.max(maxPendingBytes, pendingBytes);
-        timer ??= setTimeout(flush, frameMs);
+        timer ??= owned.timeout(flush, frameMs);
       }
     };
     const flush = (): void => {
@@ -142,53 +148,53 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
     const finish = (result: { exitCode: number | null; timedOut: boolean; cancelled: boolean }): void => {
       if (finished) return;
       finished = true;
-      if (timer !== null) clearTimeout(timer);
       flush();
-      clearTimeout(deadline);
-      options.signal.removeEventListener('abort', onAbort);
-      killGroup(child.pid);
-      rmSync(runFolder, { recursive: true, force: true });
+      void owned.dispose();
       const droppedBytes = Math.max(0, totalBytes - Buffer.byteLength(head) - Buffer.byteLength(tail.slice(-keep)));
       const output = droppedBytes > 0 ? `${head}\r\n[… ${droppedBytes} bytes of output omitted …]\r\n${tail.slice(-keep)}` : head + tail;
       resolve({ ...result, output, totalBytes, droppedBytes, pauses, maxPendingBytes });
     };
 
-    child.onData((data) => {
-      if (finished) return;
-      scan += data;
-      const at = scan.indexOf(marker);
-      if (at !== -1) {
-        const end = scan.indexOf('\u0007', at);
-        if (end === -1) return;
-        take(scan.slice(0, at));
-        finish({ exitCode: Number(scan.slice(at + marker.length, end)), timedOut: false, cancelled: false });
-        return;
-      }
-      // Hold back only what could be the start of a marker split across two chunks.
-      let safe = scan.length;
-      const escape = scan.lastIndexOf('\u001b', scan.length - 1);
-      if (escape !== -1 && scan.length - escape < marker.length + 24) {
-        const rest = scan.slice(escape);
-        if (marker.startsWith(rest) || rest.startsWith(marker)) safe = escape;
-      }
-      if (safe > 0) {
-        take(scan.slice(0, safe));
-        scan = scan.slice(safe);
-      }
-      if (!paused && pendingBytes > high) {
-        paused = true;
-        pauses += 1;
-        child.pause();
-      }
-    });
-    child.onExit(() => {
-      // The marker comes before the exit; an exit without it means the shell was killed.
-      if (!finished) {
-        take(scan);
-        finish({ exitCode: null, timedOut: false, cancelled: options.signal.aborted });
-      }
-    });
-    const deadline = setTimeout(() => {
+    owned.add(
+      child.onData((data) => {
+        if (finished) return;
+        scan += data;
+        const at = scan.indexOf(marker);
+        if (at !== -1) {
+          const end = scan.indexOf('\u0007', at);
+          if (end === -1) return;
+          take(scan.slice(0, at));
+          finish({ exitCode: Number(scan.slice(at + marker.length, end)), timedOut: false, cancelled: false });
+          return;
+        }
+        // Hold back only what could be the start of a marker split across two chunks.
+        let safe = scan.length;
+        const escape = scan.lastIndexOf('\u001b', scan.length - 1);
+        if (escape !== -1 && scan.length - escape < marker.length + 24) {
+          const rest = scan.slice(escape);
+          if (marker.startsWith(rest) || rest.startsWith(marker)) safe = escape;
+        }
+        if (safe > 0) {
+          take(scan.slice(0, safe));
+          scan = scan.slice(safe);
+        }
+        if (!paused && pendingBytes > high) {
+          paused = true;
+          pauses += 1;
+          child.pause();
+        }
+      }),
+    );
+    owned.add(
+      child.onExit(() => {
+        // The marker comes before the exit; an exit without it means the shell was killed.
+        if (!finished) {
+          take(scan);
+          finish({ exitCode: null, timedOut: false, cancelled: options.signal.aborted });
+        }
+      }),
+    );
+    owned.timeout(() => {
       take(scan);
       scan = '';
       finish({ exitCode: null, timedOut: true, cancelled: false });
@@ -199,6 +205,6 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
       finish({ exitCode: null, timedOut: false, cancelled: true });
     };
     if (options.signal.aborted) onAbort();
-    else options.signal.addEventListener('abort', onAbort, { once: true });
+    else owned.listen(options.signal, 'abort', onAbort, { once: true });
   });
 }
