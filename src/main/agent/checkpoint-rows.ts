@@ -1,5 +1,5 @@
 import { checkpointHash } from './checkpoint-hash';
-import type { CheckpointRecord, CheckpointMetadata, CheckpointRef, CheckpointSummary, CheckpointTuple, PendingWrite } from './checkpoints';
+import type { CheckpointRecord, CheckpointMetadata, CheckpointRef, CheckpointSummary, CheckpointTuple } from './checkpoints';
 
 /** A checkpoint as stored: the delta as JSON text, and the chained hash. */
 export interface CheckpointRow {
@@ -32,11 +32,7 @@ export function summaryOf(row: CheckpointRow): CheckpointSummary {
  * marked as recovered from the checkpoint asked for. The messages are joined as JSON text and
  * parsed once, which costs about what parsing a saved whole state would.
  */
-export function materialize(
-  chain: readonly CheckpointRow[],
-  requested: CheckpointRef,
-  writesOf: (row: CheckpointRow) => PendingWrite[],
-): CheckpointTuple | null {
+export function materialize(chain: readonly CheckpointRow[], requested: CheckpointRef): CheckpointTuple | null {
   let parentHash = '';
   let intact = chain.length;
   for (let index = 0; index < chain.length; index += 1) {
@@ -60,7 +56,6 @@ export function materialize(
     ...summaryOf(last),
     messages: JSON.parse(`[${parts.join(',')}]`) as unknown[],
     state: JSON.parse(state) as Record<string, unknown>,
-    pendingWrites: writesOf(last),
     recoveredFrom: intact < chain.length ? requested : null,
   };
 }

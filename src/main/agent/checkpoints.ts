@@ -24,17 +24,10 @@ export interface CheckpointSummary {
   readonly metadata: CheckpointMetadata;
 }
 
-export interface PendingWrite {
-  readonly taskId: string;
-  readonly channel: string;
-  readonly value: unknown;
-}
-
 /** A checkpoint with its state put back together: every message along its chain, and the latest scalar state. */
 export interface CheckpointTuple extends CheckpointSummary {
   readonly messages: unknown[];
   readonly state: Record<string, unknown>;
-  readonly pendingWrites: readonly PendingWrite[];
   /** Set when the checkpoint asked for (or one before it) failed its integrity check and an earlier, intact one was returned. */
   readonly recoveredFrom: CheckpointRef | null;
 }
@@ -52,17 +45,15 @@ export interface CheckpointRecord {
 export const checkpointFormatVersion = 1;
 
 /**
- * Checkpoints in the shape LangGraph's savers have (`put`, `getTuple`, `list`, `putWrites`), typed,
- * and storing what changed at each step rather than the whole state, so storage grows with the
- * conversation and not with its square.
+ * Checkpoints after LangGraph's savers (`put`, `getTuple`), typed, and storing what changed at each
+ * step rather than the whole state, so storage grows with the conversation and not with its square.
+ * Listing and pending writes are left out: the journal lists checkpoints, and a step's writes land
+ * in its own transaction.
  */
 export interface CheckpointStore {
   /** `id` lets the caller journal the checkpoint's id in the same transaction; a time-sortable id is made otherwise. */
   put(parent: CheckpointRef | null, threadId: string, delta: CheckpointDelta, metadata: CheckpointMetadata, id?: string): CheckpointRef;
   getTuple(ref: CheckpointRef): CheckpointTuple | null;
-  /** Newest first; `before` excludes that checkpoint and everything newer. */
-  list(threadId: string, options?: { before?: CheckpointRef; limit?: number }): CheckpointSummary[];
-  putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void;
   /** Every checkpoint of a thread, parents before children. */
   records(threadId: string): CheckpointRecord[];
   /** Removes a thread's checkpoints (its session was deleted). */

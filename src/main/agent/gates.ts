@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from '../../shared/domain';
-import { CancelledError, NotFoundError, WorkbenchError } from '../../shared/errors';
+import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../shared/errors';
 
 export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly reason?: string };
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
@@ -36,7 +36,7 @@ export class Gates {
   /** The gate's answer, once given. Stop rejects with `CancelledError` and closes the gate. */
   wait<K extends GateKind>(id: string, kind: K, signal: AbortSignal): Promise<AnswerOf<K>> {
     const gate = this.open.get(id);
-    if (gate?.kind !== kind) return Promise.reject(new WorkbenchError('internal', `No ${kind} gate ${id} is open.`));
+    if (gate?.kind !== kind) return Promise.reject(new BugError(`No ${kind} gate ${id} is open.`));
     if (gate.answer) {
       this.close(id);
       return Promise.resolve(gate.answer as AnswerOf<K>);
@@ -89,11 +89,6 @@ export class Gates {
     } else {
       gate.answer = answer;
     }
-  }
-
-  isPending(id: string): boolean {
-    const gate = this.open.get(id);
-    return gate !== undefined && gate.answer === null;
   }
 
   /** A session's turn ended: the gates it left open close. */

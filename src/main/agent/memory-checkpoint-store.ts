@@ -1,21 +1,11 @@
 import { newId } from './ids';
 import { checkpointHash } from './checkpoint-hash';
-import { materialize, recordOf, summaryOf, type CheckpointRow } from './checkpoint-rows';
-import type {
-  CheckpointRecord,
-  CheckpointDelta,
-  CheckpointMetadata,
-  CheckpointRef,
-  CheckpointStore,
-  CheckpointSummary,
-  CheckpointTuple,
-  PendingWrite,
-} from './checkpoints';
+import { materialize, recordOf, type CheckpointRow } from './checkpoint-rows';
+import type { CheckpointRecord, CheckpointDelta, CheckpointMetadata, CheckpointRef, CheckpointStore, CheckpointTuple } from './checkpoints';
 
 /** Checkpoints in memory, for the headless runner and tests; the same rows and checks as the SQLite store. */
 export class MemoryCheckpointStore implements CheckpointStore {
   private readonly rows = new Map<string, CheckpointRow>();
-  private readonly writes = new Map<string, PendingWrite[]>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -57,23 +47,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     )
       chain.unshift(row);
     if (chain.length === 0) return null;
-    return materialize(chain, ref, (row) => this.writes.get(`${row.threadId}/${row.id}`) ?? []);
-  }
-
-  list(threadId: string, options: { before?: CheckpointRef; limit?: number } = {}): CheckpointSummary[] {
-    const rows = [...this.rows.values()].filter(
-      (row) => row.threadId === threadId && (options.before === undefined || row.id < options.before.checkpointId),
-    );
-    rows.sort((a, b) => (a.id < b.id ? 1 : -1));
-    return rows.slice(0, options.limit ?? rows.length).map(summaryOf);
-  }
-
-  putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void {
-    const key = `${ref.threadId}/${ref.checkpointId}`;
-    if (!this.rows.has(key)) throw new Error(`No checkpoint ${ref.checkpointId} in thread ${ref.threadId}.`);
-    // Writes of one task replace that task's earlier writes, as a retried task writes again.
-    const kept = (this.writes.get(key) ?? []).filter((write) => write.taskId !== taskId);
-    this.writes.set(key, [...kept, ...writes.map((write) => ({ taskId, channel: write.channel, value: structuredClone(write.value) }))]);
+    return materialize(chain, ref);
   }
 
   records(threadId: string): CheckpointRecord[] {
@@ -85,7 +59,6 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   deleteThread(threadId: string): void {
     for (const [key, row] of this.rows) if (row.threadId === threadId) this.rows.delete(key);
-    for (const key of this.writes.keys()) if (key.startsWith(`${threadId}/`)) this.writes.delete(key);
   }
 
   /** Test hook: changes a stored row as damage on disk would. */

@@ -25,9 +25,8 @@ export interface ModelRequest {
   readonly system?: string;
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly ToolSpec[];
+  /** Room for the answer; the provider's default when absent. */
   readonly maxTokens?: number;
-  /** Context window to ask the server for, where it takes one. */
-  readonly contextLength?: number;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';

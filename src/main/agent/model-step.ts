@@ -1,4 +1,4 @@
-import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
+import { BugError, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
 import { costOf } from './accounting';
 import type { ModelRequest, ToolCallRequest } from './model-provider';
@@ -78,7 +78,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
         break;
       default: {
         const unhandled: never = event;
-        throw new WorkbenchError('internal', `Unhandled model event ${JSON.stringify(unhandled)}`);
+        throw new BugError(`Unhandled model event ${JSON.stringify(unhandled)}`);
       }
     }
   }

@@ -91,7 +91,6 @@ export class SessionRuntime {
   // Turns.
   isBusy = (sessionId: string): boolean => this.turns.isBusy(sessionId);
   anyBusy = (): boolean => this.turns.anyBusy();
-  queued = (sessionId: string): string | null => this.turns.queued(sessionId);
   send = (sessionId: string, text: string): SendResult => this.turns.send(sessionId, text);
   clearQueue = (sessionId: string): boolean => this.turns.clearQueue(sessionId);
   cancel = (sessionId: string): Promise<boolean> => this.turns.cancel(sessionId);

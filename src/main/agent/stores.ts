@@ -16,7 +16,6 @@ export interface SessionPatch {
   readonly workspacePath?: string | null;
   readonly model?: ModelChoice | null;
   readonly autonomy?: Autonomy;
-  readonly status?: SessionStatus;
 }
 
 export interface NewBranch {

@@ -75,10 +75,6 @@ export class TurnScheduler {
     return this.active.size > 0;
   }
 
-  queued(sessionId: string): string | null {
-    return this.queue.get(sessionId) ?? null;
-  }
-
   /** Puts back a message that was queued when the app stopped. */
   requeue(sessionId: string, text: string): void {
     this.queue.set(sessionId, text);

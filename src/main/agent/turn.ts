@@ -1,4 +1,4 @@
-import { WorkbenchError, toErrorInfo } from '../../shared/errors';
+import { BugError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
 import { runModelStep } from './model-step';
 import { TurnWriter } from './step-writer';
@@ -68,7 +68,7 @@ export class Turn {
             return;
           default: {
             const unhandled: never = next;
-            throw new WorkbenchError('internal', `Unknown step ${JSON.stringify(unhandled)}`);
+            throw new BugError(`Unknown step ${JSON.stringify(unhandled)}`);
           }
         }
       } catch (error) {

@@ -1,6 +1,6 @@
 import type { Branch, BranchReason } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
-import { NotFoundError, WorkbenchError } from '../../shared/errors';
+import { BugError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { JournalEntry } from '../../shared/events';
 import { branchLine, branchPoints, ownerOf, sessionTree } from './branching';
 import type { Clock } from './clock';
@@ -108,7 +108,7 @@ export class Versions {
 
   /** A fork at a `checkpoint_saved` row. */
   private forkAt(sessionId: string, row: JournalEntry): Fork {
-    if (row.event.type !== 'checkpoint_saved') throw new WorkbenchError('internal', 'A fork at a checkpoint needs its row.');
+    if (row.event.type !== 'checkpoint_saved') throw new BugError('A fork at a checkpoint needs its row.');
     return this.fork(sessionId, row.seq, row.event.checkpointId);
   }
 

@@ -1,6 +1,5 @@
 import { StoreError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type JournalEntry, type RuntimeEvent } from '../../shared/events';
-import type { IdentifiedEventType } from '../agent/stores';
 
 /** A journal row as SQLite returns it. */
 export interface JournalRow {
@@ -26,8 +25,6 @@ export function refOf(event: RuntimeEvent): string | null {
       return null;
   }
 }
-
-export const identifiedTypes: readonly IdentifiedEventType[] = ['user_message', 'run_started', 'checkpoint_saved', 'files_restored'];
 
 /** Reads a row's event; a row from a newer app or a damaged one is refused with a typed error. */
 export function parseJournalRow(sessionId: string, row: JournalRow): RuntimeEvent {

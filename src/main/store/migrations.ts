@@ -225,6 +225,8 @@ export const migrations: readonly Migration[] = [
         ALTER TABLE branches ADD COLUMN resume TEXT;
         ALTER TABLE branches ADD COLUMN last_seq INTEGER NOT NULL DEFAULT -1;
         ALTER TABLE branches ADD COLUMN head_format INTEGER NOT NULL DEFAULT 0;
+        -- Nothing wrote pending writes: a step's writes land in its own transaction.
+        DROP TABLE checkpoint_writes;
       `);
     },
   },

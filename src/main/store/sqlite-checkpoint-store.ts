@@ -9,9 +9,7 @@ import {
   type CheckpointMetadata,
   type CheckpointRef,
   type CheckpointStore,
-  type CheckpointSummary,
   type CheckpointTuple,
-  type PendingWrite,
 } from '../agent/checkpoints';
 import { newId } from '../agent/ids';
 import { NotFoundError, StoreError } from '../../shared/errors';
@@ -64,14 +62,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
     parent: Statement<[string, string], Pick<Row, 'seq' | 'hash'>>;
     insert: Statement<[Row]>;
     chain: Statement<[{ thread: string; id: string }], Row>;
-    list: Statement<[string, string, number], Row>;
-    deleteWrites: Statement<[string, string, string]>;
-    insertWrite: Statement<[string, string, string, number, string, string]>;
-    writes: Statement<[string, string], { task_id: string; channel: string; value: string }>;
     row: Statement<[string, string], Row>;
     all: Statement<[string], Row>;
     deleteThread: Statement<[string]>;
-    deleteThreadWrites: Statement<[string]>;
     deleteThreadSegments: Statement<[string]>;
     range: Statement<[string, number, number], Row>;
     segment: Statement<[string, string], SegmentRow>;
@@ -81,11 +74,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
   };
   /** Rows written lately, so making a segment does not read them back. */
   private readonly recent = new Map<string, CheckpointRow>();
-  private readonly writeTransaction: (
-    ref: CheckpointRef,
-    writes: ReadonlyArray<{ channel: string; value: unknown }>,
-    taskId: string,
-  ) => void;
 
   constructor(
     db: Database,
@@ -103,18 +91,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
           SELECT c.id, c.parent_id, chain.depth + 1 FROM checkpoints c JOIN chain ON c.thread_id = @thread AND c.id = chain.parent_id
         )
         SELECT c.* FROM chain JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id ORDER BY chain.depth DESC`),
-      list: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
-      deleteWrites: db.prepare('DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? AND task_id = ?'),
-      insertWrite: db.prepare(
-        'INSERT INTO checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, value) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      writes: db.prepare(
-        'SELECT task_id, channel, value FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id = ? ORDER BY task_id, idx',
-      ),
       row: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id = ?'),
       all: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? ORDER BY seq, id'),
       deleteThread: db.prepare('DELETE FROM checkpoints WHERE thread_id = ?'),
-      deleteThreadWrites: db.prepare('DELETE FROM checkpoint_writes WHERE thread_id = ?'),
       deleteThreadSegments: db.prepare('DELETE FROM checkpoint_segments WHERE thread_id = ?'),
       range: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND seq > ? AND seq <= ?'),
       segment: db.prepare(
@@ -135,15 +114,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
         'INSERT OR IGNORE INTO checkpoint_segments (thread_id, end_id, previous_end_id, start_seq, end_seq, content, state, crc) VALUES (@thread_id, @end_id, @previous_end_id, @start_seq, @end_seq, @content, @state, @crc)',
       ),
     };
-    this.writeTransaction = db.transaction(
-      (ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string) => {
-        // Writes of one task replace that task's earlier writes, as a retried task writes again.
-        this.statements.deleteWrites.run(ref.threadId, ref.checkpointId, taskId);
-        writes.forEach((write, index) =>
-          this.statements.insertWrite.run(ref.threadId, ref.checkpointId, taskId, index, write.channel, JSON.stringify(write.value)),
-        );
-      },
-    );
   }
 
   put(
@@ -296,7 +266,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
       ...summaryOf(target),
       messages,
       state: JSON.parse(state) as Record<string, unknown>,
-      pendingWrites: this.writesOf(target),
       recoveredFrom: null,
     };
   }
@@ -308,17 +277,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     if (rows.length === 0) return null;
     if (rows.some((row) => row.format > checkpointFormatVersion))
       throw new StoreError('store_newer_version', `Checkpoint ${ref.checkpointId} was written by a newer version of the app.`);
-    return materialize(rows.map(toRow), ref, (row) => this.writesOf(row));
-  }
-
-  list(threadId: string, options: { before?: CheckpointRef; limit?: number } = {}): CheckpointSummary[] {
-    // Ids sort by time, so "before" is a comparison of ids; '~' sorts after every id character.
-    return this.statements.list.all(threadId, options.before?.checkpointId ?? '~', options.limit ?? -1).map((row) => summaryOf(toRow(row)));
-  }
-
-  putWrites(ref: CheckpointRef, writes: ReadonlyArray<{ channel: string; value: unknown }>, taskId: string): void {
-    if (!this.statements.parent.get(ref.threadId, ref.checkpointId)) throw new NotFoundError('Checkpoint', ref.checkpointId);
-    this.writeTransaction(ref, writes, taskId);
+    return materialize(rows.map(toRow), ref);
   }
 
   records(threadId: string): CheckpointRecord[] {
@@ -330,14 +289,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   deleteThread(threadId: string): void {
-    this.statements.deleteThreadWrites.run(threadId);
     this.statements.deleteThreadSegments.run(threadId);
     this.statements.deleteThread.run(threadId);
-  }
-
-  private writesOf(row: CheckpointRow): PendingWrite[] {
-    return this.statements.writes
-      .all(row.threadId, row.id)
-      .map((write) => ({ taskId: write.task_id, channel: write.channel, value: JSON.parse(write.value) as unknown }));
   }
 }

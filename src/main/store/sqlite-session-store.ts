@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
-import { NotFoundError, StoreError, WorkbenchError } from '../../shared/errors';
+import { BugError, NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import { branchLine } from '../agent/branching';
 import { advanceHead, emptyHead, type SessionHead } from '../agent/session-head';
@@ -360,7 +360,7 @@ export class SqliteSessionStore implements SessionStore {
   private openBranch(sessionId: string, branch: NewBranch, events: readonly RuntimeEvent[], at: number): void {
     const first = events[0];
     if (first?.type !== 'branch_started' || first.branchId !== branch.id) {
-      throw new WorkbenchError('internal', 'A branch opens with its own branch_started event.');
+      throw new BugError('A branch opens with its own branch_started event.');
     }
     if (!this.statements.get.get(sessionId)) throw new NotFoundError('Session', sessionId);
     const branches = this.branches(sessionId);

@@ -95,34 +95,6 @@ describe.each(initializers)('$name', ({ create }) => {
   );
 
   it(
-    'lists newest first, with before and limit, one thread only',
-    withStore(({ store }) => {
-      let parent: CheckpointRef | null = null;
-      const refs: CheckpointRef[] = [];
-      for (let step = 0; step < 5; step += 1) refs.push((parent = store.put(parent, 't', { appended: [step] }, meta(step))));
-      store.put(null, 'other', { appended: [] }, meta(0));
-      expect(store.list('t').map((summary) => summary.seq)).toEqual([4, 3, 2, 1, 0]);
-      expect(store.list('t', { limit: 2 }).map((summary) => summary.seq)).toEqual([4, 3]);
-      expect(store.list('t', { before: refs[3] as CheckpointRef }).map((summary) => summary.seq)).toEqual([2, 1, 0]);
-      expect(store.list('missing')).toEqual([]);
-    }),
-  );
-
-  it(
-    'keeps pending writes with their checkpoint; a task’s new writes replace its old ones',
-    withStore(({ store }) => {
-      const ref = store.put(null, 't', { appended: [] }, meta(0));
-      store.putWrites(ref, [{ channel: 'tool_result', value: { id: 1, output: 'first try' } }], 'task-1');
-      store.putWrites(ref, [{ channel: 'tool_result', value: { id: 1, output: 'retried' } }], 'task-1');
-      store.putWrites(ref, [{ channel: 'tool_result', value: { id: 2 } }], 'task-2');
-      expect(store.getTuple(ref)?.pendingWrites).toEqual([
-        { taskId: 'task-1', channel: 'tool_result', value: { id: 1, output: 'retried' } },
-        { taskId: 'task-2', channel: 'tool_result', value: { id: 2 } },
-      ]);
-    }),
-  );
-
-  it(
     'falls back to the last intact checkpoint when one in the chain fails its hash',
     withStore(({ store, tamper }) => {
       const root = store.put(null, 't', { appended: ['a'] }, meta(0));
@@ -145,7 +117,6 @@ describe.each(initializers)('$name', ({ create }) => {
       const ref = store.put(null, 't', { appended: [] }, meta(0));
       expect(() => store.put(ref, 'another-thread', { appended: [] }, meta(1))).toThrow();
       expect(store.getTuple({ threadId: 't', checkpointId: 'nope' })).toBeNull();
-      expect(() => store.putWrites({ threadId: 't', checkpointId: 'nope' }, [], 'x')).toThrow();
     }),
   );
 
