@@ -1,6 +1,9 @@
 import { Session as InspectorSession } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { openDatabase } from '../src/main/store/database';
+import { SqliteCheckpointStore } from '../src/main/store/sqlite-checkpoint-store';
 import type { WorkbenchCore } from '../src/main/workbench-core';
 import { temporaryFolder } from '../test/helpers';
 import { startTestHost } from '../test/host/host';
@@ -14,18 +17,22 @@ import { launchChromium, openAppPage, prepareChromium, timeOpen } from './ui-pag
 /*
  * Opening a session and starting a turn in it, for sessions of 10, 1,000 and 10,000 journal
  * events recorded through the runtime with one turn shape (test/recorded-session.ts), so they
- * differ only in how much history comes before the last turn. Through the IPC handlers on a
- * loopback transport:
+ * differ only in how much history comes before the last turn. A turn of that shape is about 27
+ * events, so the "10" session is one turn. Through the IPC handlers on a loopback transport:
  *  - start: from `run:send` to the moment the model request has fully arrived at the scripted
  *    server (what a person waits for after pressing Enter), and to `run:send` returning. Every
- *    start uses a fresh imported copy, so the session does not grow from one sample to the next;
- *    it is opened first as the renderer opens it.
+ *    start uses a copy of its own, so the session does not grow from one sample to the next; it
+ *    is opened first as the renderer opens it. The copies are imported before anything is
+ *    measured, and their checkpoints compacted as the idle app does, so they are stored like
+ *    sessions the app has had for a while.
  *  - open: `session:open` with the renderer's `recentTurns`, and without (the whole line).
  * Warm: one core, after warm-up rounds. Cold: the first open and start after a new core has opened
  * the database (in this process, so compiled code stays warm). Sizes take turns in every round so
  * that a busy moment of the machine falls on all of them. Then the real UI in Chromium: selecting
  * the 10,000-event session until its last answer is painted, against the one-turn session, each
- * in a freshly loaded page. Ratios are against the smallest session measured in the same run.
+ * in a freshly loaded page. Ratios are against the smallest session measured in the same run;
+ * for opening also against the 1,000-event one, which like the 10,000 has more turns than the
+ * renderer asks for, so both answers hold the same 30 turns.
  */
 
 const sizes = [10, 1_000, 10_000] as const;
@@ -84,22 +91,29 @@ class Samples {
     const values = this.bySize.get(size) ?? [];
     return `${this.median(size).toFixed(2)} ms (p10 ${percentile(values, 10).toFixed(2)}, p90 ${percentile(values, 90).toFixed(2)}, n ${values.length})`;
   }
-  ratio(): number {
-    return Number((this.median(10_000) / this.median(10)).toFixed(2));
+  /** The 10,000-event session's median over a smaller one's. */
+  ratio(over: Size = 10): number {
+    return Number((this.median(10_000) / this.median(over)).toFixed(2));
   }
 }
 
+/** A model request as it reached the model server: when it had fully arrived, and its size. */
+interface Arrival {
+  readonly at: number;
+  readonly bytes: number;
+}
+
 /** The scripted model: answers every request with "Done." and tells when the next one has arrived. */
-async function startModel(): Promise<{ server: ScriptedModelServer; nextArrival: () => Promise<number> }> {
-  let waiting: ((at: number) => void) | null = null;
+async function startModel(): Promise<{ server: ScriptedModelServer; nextArrival: () => Promise<Arrival> }> {
+  let waiting: ((arrival: Arrival) => void) | null = null;
   const server = await ScriptedModelServer.start({
     fallback: (request) => {
-      waiting?.(request.receivedAt);
+      waiting?.({ at: request.receivedAt, bytes: Number(request.headers['content-length'] ?? Number.NaN) });
       waiting = null;
       return { steps: [{ kind: 'text', text: 'Done.' }] };
     },
   });
-  return { server, nextArrival: () => new Promise<number>((resolve) => (waiting = resolve)) };
+  return { server, nextArrival: () => new Promise<Arrival>((resolve) => (waiting = resolve)) };
 }
 
 interface RunningCore {
@@ -134,7 +148,11 @@ async function openAsRenderer(running: RunningCore, sessionId: string): Promise<
 type Model = Awaited<ReturnType<typeof startModel>>;
 
 /** Sends a message to an open, idle session; times it to `run:send` returning and to the request reaching the model. */
-async function timeStart(running: RunningCore, model: Model, sessionId: string): Promise<{ reached: number; returned: number }> {
+async function timeStart(
+  running: RunningCore,
+  model: Model,
+  sessionId: string,
+): Promise<{ reached: number; returned: number; requestBytes: number }> {
   // A person reads the opened session before typing: what the open left behind has settled.
   await settle();
   const arrival = model.nextArrival();
@@ -142,9 +160,9 @@ async function timeStart(running: RunningCore, model: Model, sessionId: string):
   const sent = await running.call<{ queued: boolean }>('run:send', { sessionId, text: 'And what comes after it?' });
   const returned = performance.now() - started;
   if (sent.queued) throw new Error('the session was busy');
-  const reached = (await arrival) - started;
+  const { at, bytes } = await arrival;
   await running.core.runtime?.whenIdle(sessionId);
-  return { reached, returned };
+  return { reached: at - started, returned, requestBytes: bytes };
 }
 
 async function importSession(running: RunningCore, recorded: RecordedSession): Promise<string> {
@@ -166,9 +184,22 @@ async function profiled<T>(inspector: InspectorSession | null, into: Map<string,
   }
 }
 
+/**
+ * Writes every checkpoint segment that is due, as the app does while it is idle, so that imported
+ * copies are stored like sessions the app has had for a while. Done on a closed database with the
+ * store's public API, as bench/checkpoints.ts does.
+ */
+function compactCheckpoints(dataDir: string): void {
+  const { db } = openDatabase(join(dataDir, 'workbench.sqlite'));
+  try {
+    new SqliteCheckpointStore(db).compact(Number.MAX_SAFE_INTEGER);
+  } finally {
+    db.close();
+  }
+}
+
 /** Opening and starting through the core's IPC handlers, warm and cold. */
 async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
-  const document = (size: Size): RecordedSession => documents.get(size) as RecordedSession;
   const folder = temporaryFolder('workbench-bench-open-');
   const model = await startModel();
   let running = startCore(folder.path);
@@ -181,7 +212,10 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
     startCold: new Samples(),
     startColdReturn: new Samples(),
   };
+  // The model request carries the conversation, so it grows with the session whatever the core does.
+  const requestBytes = new Map<Size, number>();
   const profiles = { start: new Map<string, number>(), open: new Map<string, number>(), openWhole: new Map<string, number>() };
+  const profiling = Boolean(process.env['SESSION_OPEN_PROFILE']);
   let inspector: InspectorSession | null = null;
   try {
     const provider = await running.call<{ id: string }>('provider:save', {
@@ -191,9 +225,22 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
     });
     await running.call('settings:update', { defaultModel: { providerId: provider.id, model: 'scripted-model' } });
 
+    // A start adds a turn to its session, so every start gets a copy of its own, all imported before
+    // any is measured: nothing an import leaves behind falls on a sample.
+    const copies = new Map<Size, string[]>();
+    const copiesPerSize = 1 + warmups + repeats + 1 + coldRepeats + (profiling ? 10 : 0);
+    for (const size of sizes) {
+      const ids: string[] = [];
+      for (let copy = 0; copy < copiesPerSize; copy += 1) ids.push(await importSession(running, documents.get(size) as RecordedSession));
+      copies.set(size, ids);
+    }
+    const takeCopy = (size: Size): string => copies.get(size)?.pop() ?? '';
+    await running.core.close();
+    compactCheckpoints(folder.path);
+    running = startCore(folder.path);
+
     // Opening does not change a session: one copy per size, opened again and again.
-    const opened = new Map<Size, string>();
-    for (const size of sizes) opened.set(size, await importSession(running, document(size)));
+    const opened = new Map(sizes.map((size) => [size, takeCopy(size)]));
     for (let round = -warmups; round < repeats; round += 1) {
       for (const size of sizes) {
         const sessionId = opened.get(size) as string;
@@ -211,20 +258,19 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
       }
     }
 
-    // A start adds a turn: each one gets a fresh copy, deleted after.
     for (let round = -warmups; round < repeats; round += 1) {
       for (const size of sizes) {
-        const sessionId = await importSession(running, document(size));
+        const sessionId = takeCopy(size);
         await openAsRenderer(running, sessionId);
-        const { reached, returned } = await timeStart(running, model, sessionId);
-        await running.call('session:delete', { sessionId });
+        const { reached, returned, requestBytes: bytes } = await timeStart(running, model, sessionId);
+        requestBytes.set(size, bytes);
         if (round < 0) continue;
         results.start.add(size, reached);
         results.startReturn.add(size, returned);
       }
     }
 
-    if (process.env['SESSION_OPEN_PROFILE']) {
+    if (profiling) {
       // Where the largest session's time goes, sampled every 100 µs over ten of each.
       inspector = new InspectorSession();
       inspector.connect();
@@ -234,7 +280,7 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
       for (let round = 0; round < 10; round += 1) {
         await profiled(inspector, profiles.open, () => running.call('session:open', { sessionId, recentTurns }));
         await profiled(inspector, profiles.openWhole, () => running.call('session:open', { sessionId }));
-        const copy = await importSession(running, document(10_000));
+        const copy = takeCopy(10_000);
         await openAsRenderer(running, copy);
         const arrival = model.nextArrival();
         await profiled(inspector, profiles.start, async () => {
@@ -242,20 +288,18 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
           await arrival;
         });
         await running.core.runtime?.whenIdle(copy);
-        await running.call('session:delete', { sessionId: copy });
       }
     }
 
-    // Cold: the copy is imported, then the core is closed and started again on the same database.
+    // Cold: the core is closed and started again on the same database before each sample.
     for (let round = -1; round < coldRepeats; round += 1) {
       for (const size of sizes) {
-        const sessionId = await importSession(running, document(size));
+        const sessionId = takeCopy(size);
         await running.core.close();
         running = startCore(folder.path);
         await settle();
         const open = await openAsRenderer(running, sessionId);
         const { reached, returned } = await timeStart(running, model, sessionId);
-        await running.call('session:delete', { sessionId });
         if (round < 0) continue;
         results.openCold.add(size, open);
         results.startCold.add(size, reached);
@@ -268,7 +312,7 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
     await model.server.close();
     folder.remove();
   }
-  return { ...results, profiles: inspector ? profiles : null };
+  return { ...results, requestBytes, profiles: profiling ? profiles : null };
 }
 
 /** Time to first paint in the real UI: the one-turn and the 10,000-event sessions, each selected in a freshly loaded page. */
@@ -330,9 +374,15 @@ export async function runSessionOpenBench(): Promise<void> {
     console.log(`  start, cold: to the model ${core.startCold.describe(size)}; run:send returns ${core.startColdReturn.describe(size)}`);
     console.log(`  open, warm: last ${recentTurns} turns ${core.open.describe(size)}; whole line ${core.openWhole.describe(size)}`);
     console.log(`  open, cold: last ${recentTurns} turns ${core.openCold.describe(size)}`);
+    console.log(`  the model request: ${((core.requestBytes.get(size) ?? Number.NaN) / 1024).toFixed(1)} KB`);
   }
   console.log(
     `ratios 10,000/10: start warm ${core.start.ratio()}, cold ${core.startCold.ratio()}; open warm ${core.open.ratio()}, cold ${core.openCold.ratio()}`,
+  );
+  // The one-turn session has fewer turns than the renderer asks for; the 1,000-event one has more, so
+  // against it both opens return the same 30 turns and only the history before them differs.
+  console.log(
+    `open ratio 10,000/1,000 (both answer ${recentTurns} turns): warm ${core.open.ratio(1_000)}, cold ${core.openCold.ratio(1_000)}`,
   );
   const paintLarge = median(ui.large);
   const paintSmall = median(ui.small);
@@ -357,6 +407,8 @@ export async function runSessionOpenBench(): Promise<void> {
       open_whole_ms: core.openWhole.medians(),
       open_cold_ms: core.openCold.medians(),
       open_cold_ratio: core.openCold.ratio(),
+      open_ratio_over_1000: core.open.ratio(1_000),
+      request_kb: Object.fromEntries(sizes.map((size) => [String(size), Math.round((core.requestBytes.get(size) ?? Number.NaN) / 1024)])),
       first_paint_10000_ms: Math.round(paintLarge),
       first_paint_one_turn_ms: Math.round(paintSmall),
       first_paint_ratio: Number((paintLarge / paintSmall).toFixed(2)),
