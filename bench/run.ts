@@ -1,6 +1,7 @@
 import { runCheckpointsBench } from './checkpoints';
 import { runPtyBench } from './pty';
 import { runRuntimeBench } from './runtime';
+import { runSessionOpenBench } from './session-open';
 import { runStreamBench } from './stream';
 import { runUiBench } from './ui';
 
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<void>> = {
   pty: runPtyBench,
   checkpoints: runCheckpointsBench,
   ui: runUiBench,
+  'session-open': runSessionOpenBench,
 };
 
 const name = process.argv[2];

@@ -1,14 +1,14 @@
 /// <reference lib="dom" />
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { chromium, type Page } from 'playwright';
-import { findChromium } from '../scripts/find-chromium.mjs';
+import type { Page } from 'playwright';
 import { builtinTools } from '../src/main/tools/builtin-tools';
 import { runInPty } from '../src/main/tools/pty-runner';
 import { temporaryFolder } from '../test/helpers';
 import { longSessionDocument } from '../test/long-session';
 import { startTestHost } from '../test/host/host';
 import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-server';
+import { addSelfTimes, formatSelfTimes, type CpuProfile } from './cpu-profile';
+import { launchChromium, openAppPage, prepareChromium, timeOpen } from './ui-page';
 
 /*
  * The real UI in Chromium through the test host: a 20,000-token answer and 50 MB of shell output
@@ -97,37 +97,8 @@ async function readFrames(page: Page): Promise<{ longFrames: number; frames: num
   });
 }
 
-/** Milliseconds from selecting a session to the first paint that shows `lastText`. */
-async function timeOpen(page: Page, title: string, lastText: string): Promise<number> {
-  return page.evaluate(
-    async ({ title: name, lastText: text }) => {
-      const button = [...document.querySelectorAll<HTMLButtonElement>('button.session-open')].find((candidate) =>
-        candidate.textContent?.startsWith(name),
-      );
-      if (!button) throw new Error(`no session ${name}`);
-      const started = performance.now();
-      button.click();
-      const frames: number[] = [];
-      for (;;) {
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-        frames.push(Math.round(performance.now() - started));
-        (window as unknown as { openFrames: number[] }).openFrames = frames;
-        if (document.querySelector('.conversation')?.textContent?.includes(text)) break;
-        if (performance.now() - started > 30_000) throw new Error('the session did not open');
-      }
-      // The frame after the one that laid it out is the one that painted it.
-      await new Promise((resolve) => requestAnimationFrame(resolve));
-      return performance.now() - started;
-    },
-    { title, lastText },
-  );
-}
-
 export async function runUiBench(): Promise<void> {
-  const build = spawnSync('npm', ['run', 'build:test-host'], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('the build failed');
-  const executablePath = await findChromium();
-  if (!executablePath) throw new Error('Chromium was not found');
+  const executablePath = await prepareChromium();
   const folder = temporaryFolder('workbench-bench-ui-');
   const workspace = temporaryFolder('workbench-bench-ui-ws-');
   const server = await ScriptedModelServer.start();
@@ -136,17 +107,7 @@ export async function runUiBench(): Promise<void> {
     validateOutputs: false,
     tools: builtinTools({ dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }),
   });
-  const browser = await chromium.launch({
-    executablePath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await launchChromium(executablePath);
   try {
     const provider = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
     if (!provider.ok) throw new Error(provider.error.message);
@@ -182,10 +143,7 @@ export async function runUiBench(): Promise<void> {
     const baseline = await readFrames(blank);
     await blank.context().close();
 
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    // tsx names the functions it compiles with a helper the page does not have.
-    await page.addInitScript({ content: 'window.__name = (target) => target;' });
-    await page.goto(host.url);
+    const page = await openAppPage(browser, host.url);
     await page.getByRole('button', { name: /^Streaming/ }).click();
     // An open session a person is looking at: the page has had a moment to settle since it loaded.
     await page.waitForTimeout(1000);
@@ -228,28 +186,9 @@ export async function runUiBench(): Promise<void> {
     const streamSeconds = (Date.now() - started) / 1000;
     if (process.env['UI_BENCH_TRACE']) await browser.stopTracing();
     if (profiler) {
-      const { profile } = (await profiler.send('Profiler.stop')) as {
-        profile: {
-          nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
-          samples: number[];
-          timeDeltas: number[];
-        };
-      };
+      const { profile } = (await profiler.send('Profiler.stop')) as { profile: CpuProfile };
       writeFileSync('test-results/ui.cpuprofile', JSON.stringify(profile));
-      const self = new Map<string, number>();
-      const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-      profile.samples.forEach((id, index) => {
-        const node = byId.get(id);
-        const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
-        self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
-      });
-      console.log(
-        [...self.entries()]
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 25)
-          .map(([key, ms]) => `${ms.toFixed(1)} ms ${key}`)
-          .join('\n'),
-      );
+      console.log(formatSelfTimes(addSelfTimes(profile)));
     }
     const { longFrames, frames } = await readFrames(page);
     if (process.env['UI_BENCH_DETAIL'])

@@ -10,6 +10,8 @@ export interface RecordedRequest {
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: Record<string, unknown>;
+  /** `performance.now()` when the whole request had arrived: benchmarks time the way to the model by it. */
+  readonly receivedAt: number;
 }
 
 export interface ScriptedModelServerOptions {
@@ -98,13 +100,16 @@ export class ScriptedModelServer {
       return;
     }
     let body: Record<string, unknown>;
+    let receivedAt: number;
     try {
-      body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+      const text = await readBody(request);
+      receivedAt = performance.now();
+      body = JSON.parse(text) as Record<string, unknown>;
     } catch {
       response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Body is not JSON' } }));
       return;
     }
-    const recorded: RecordedRequest = { protocol, path, headers: request.headers, body };
+    const recorded: RecordedRequest = { protocol, path, headers: request.headers, body, receivedAt };
     this.requests.push(recorded);
     const turn = this.queue.shift() ?? this.options.fallback?.(recorded);
     const writer: ProtocolWriter = protocol === 'anthropic' ? anthropicWriter : openAIWriter;

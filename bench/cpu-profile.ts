@@ -1,0 +1,42 @@
+/** A V8 CPU profile, as Chrome's and Node's inspectors return it. */
+export interface CpuProfile {
+  readonly nodes: ReadonlyArray<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  /** Microseconds of the monotonic clock (`process.hrtime` in Node), like each sample's time. */
+  readonly startTime: number;
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/** Now, on the clock a profile of this process uses: microseconds of the monotonic clock. */
+export const profileClock = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * Adds each function's own time in a profile (ms, by name, file and line) to `into`; profiles of
+ * several runs add up. With `window` (on `profileClock`), only samples taken inside it count:
+ * starting the profiler takes a while, and that time lands on the first samples.
+ */
+export function addSelfTimes(
+  profile: CpuProfile,
+  into: Map<string, number> = new Map(),
+  window?: { readonly from: number; readonly to: number },
+): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    at += profile.timeDeltas[index] ?? 0;
+    if (window && (at < window.from || at > window.to)) return;
+    const node = byId.get(id);
+    const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
+    into.set(key, (into.get(key) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+  });
+  return into;
+}
+
+/** The functions with the most own time, one a line. */
+export function formatSelfTimes(self: ReadonlyMap<string, number>, count = 25): string {
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([key, ms]) => `${ms.toFixed(1)} ms ${key}`)
+    .join('\n');
+}
