@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { openDatabase } from '../src/main/store/database';
 import { SqliteCheckpointStore } from '../src/main/store/sqlite-checkpoint-store';
-import type { WorkbenchCore } from '../src/main/workbench-core';
+import type { WorkbenchCore } from '../src/main/core/workbench-core';
 import { temporaryFolder } from '../test/helpers';
 import { startTestHost } from '../test/host/host';
 import { LoopbackTransport } from '../test/host/loopback-transport';
