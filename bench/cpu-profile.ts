@@ -40,3 +40,58 @@ export function formatSelfTimes(self: ReadonlyMap<string, number>, count = 25): 
     .map(([key, ms]) => `${ms.toFixed(1)} ms ${key}`)
     .join('\n');
 }
+
+/**
+ * Adds each function's own time inside any of `windows` (on `profileClock`, sorted by start and
+ * not overlapping) to `into`, in one pass over the samples.
+ */
+export function addSelfTimesIn(
+  profile: CpuProfile,
+  windows: ReadonlyArray<{ readonly from: number; readonly to: number }>,
+  into: Map<string, number> = new Map(),
+): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  let at = profile.startTime;
+  let index = 0;
+  profile.samples.forEach((id, sample) => {
+    at += profile.timeDeltas[sample] ?? 0;
+    while (index < windows.length && (windows[index]?.to ?? 0) < at) index += 1;
+    const window = windows[index];
+    if (!window || at < window.from) return;
+    const node = byId.get(id);
+    const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
+    into.set(key, (into.get(key) ?? 0) + (profile.timeDeltas[sample] ?? 0) / 1000);
+  });
+  return into;
+}
+
+/**
+ * Adds each function's total time (its own and its callees', counted once per sample) inside any
+ * of `windows` to `into`: where time goes by caller, for the functions of this project.
+ */
+export function addTotalTimesIn(
+  profile: CpuProfile & { readonly nodes: ReadonlyArray<{ id: number; children?: readonly number[] }> },
+  windows: ReadonlyArray<{ readonly from: number; readonly to: number }>,
+  into: Map<string, number> = new Map(),
+): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  let at = profile.startTime;
+  let index = 0;
+  profile.samples.forEach((id, sample) => {
+    at += profile.timeDeltas[sample] ?? 0;
+    while (index < windows.length && (windows[index]?.to ?? 0) < at) index += 1;
+    const window = windows[index];
+    if (!window || at < window.from) return;
+    const seen = new Set<string>();
+    for (let current: number | undefined = id; current !== undefined; current = parentOf.get(current)) {
+      const node = byId.get(current);
+      const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      into.set(key, (into.get(key) ?? 0) + (profile.timeDeltas[sample] ?? 0) / 1000);
+    }
+  });
+  return into;
+}

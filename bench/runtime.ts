@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ModelInfo } from '../src/shared/domain';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../src/main/agent/model-provider';
+import { Session as InspectorSession } from 'node:inspector/promises';
 import { defineTool } from '../src/main/agent/tools';
 import { OpenAICompatibleProvider } from '../src/main/providers/openai-compatible-provider';
 import { temporaryFolder } from '../test/helpers';
@@ -8,6 +9,7 @@ import { LoopbackTransport } from '../test/host/loopback-transport';
 import { createNodeCore } from '../test/host/node-core';
 import { RemoteScriptedServer } from '../test/scripted-model-server/remote';
 import type { ScriptedTurn } from '../test/scripted-model-server';
+import { addSelfTimesIn, addTotalTimesIn, formatSelfTimes, profileClock, type CpuProfile } from './cpu-profile';
 
 /*
  * A 1,000-step scripted session (each step: one model response with one read-only tool call). The
@@ -32,13 +34,20 @@ class TimedProvider implements ModelProvider {
   readonly kind;
   readonly starts: number[] = [];
   readonly ends: number[] = [];
+  /** The same moments on the CPU profile's clock. */
+  readonly startsOnProfile: number[] = [];
+  readonly endsOnProfile: number[] = [];
   constructor(private readonly inner: ModelProvider) {
     this.kind = inner.kind;
   }
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     this.starts.push(performance.now());
+    this.startsOnProfile.push(profileClock());
     for await (const event of this.inner.stream(request, signal)) {
-      if (event.type === 'done' || event.type === 'error') this.ends.push(performance.now());
+      if (event.type === 'done' || event.type === 'error') {
+        this.ends.push(performance.now());
+        this.endsOnProfile.push(profileClock());
+      }
       yield event;
     }
   }
@@ -113,8 +122,27 @@ async function throughRuntime(server: RemoteScriptedServer): Promise<number[]> {
   const runtime = core.runtime;
   if (!runtime) throw new Error('no runtime');
   await server.enqueue(...turns());
+  // RUNTIME_BENCH_PROFILE=1: where the runtime's own time between streams goes.
+  const inspector = process.env['RUNTIME_BENCH_PROFILE'] ? new InspectorSession() : null;
+  if (inspector) {
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.setSamplingInterval', { interval: 50 });
+    await inspector.post('Profiler.start');
+  }
   await transport.invoke('run:send', { sessionId, text: 'go' });
   await runtime.whenIdle(sessionId);
+  if (inspector) {
+    const { profile } = (await inspector.post('Profiler.stop')) as { profile: CpuProfile };
+    inspector.disconnect();
+    const used = timed as TimedProvider | null;
+    const windows = (used?.endsOnProfile ?? []).map((from, index) => ({ from, to: used?.startsOnProfile[index + 1] ?? from }));
+    console.log(
+      `Own time of functions between streams, over ${windows.length} gaps:\n${formatSelfTimes(addSelfTimesIn(profile, windows), 40)}`,
+    );
+    const totals = [...addTotalTimesIn(profile, windows)].filter(([key]) => /\.ts:/.test(key) && !/cpu-profile|runtime\.ts/.test(key));
+    console.log(`Total time of this project's functions between streams:\n${formatSelfTimes(new Map(totals), 40)}`);
+  }
   await core.close();
   folder.remove();
   if (!timed) throw new Error('the provider was not used');
@@ -135,6 +163,11 @@ export async function runRuntimeBench(): Promise<void> {
   console.log(
     `runtime gap between streams: p50 ${percentile(runtime, 50).toFixed(3)} ms, p99 ${percentile(runtime, 99).toFixed(3)} ms over ${runtime.length} steps`,
   );
+  if (process.env['RUNTIME_BENCH_DETAIL']) {
+    const shape = [10, 25, 50, 75, 90, 95, 98, 99, 99.5, 100].map((p) => `p${p} ${percentile(runtime, p).toFixed(2)}`).join(', ');
+    const longest = [...runtime.keys()].sort((a, b) => (runtime[b] ?? 0) - (runtime[a] ?? 0)).slice(0, 20);
+    console.log(`runtime gaps: ${shape}; the 20 longest at steps ${longest.join(' ')}`);
+  }
   console.log(
     JSON.stringify({
       bench: 'runtime',

@@ -12,13 +12,22 @@ import {
 } from '../src/main/agent/session-head';
 
 /*
- * The check that a session's stored heads always say what its journal says: for every branch, the
- * row on `branches` against (1) a replay of its line through the fold and (2) an independent reading
+ * The check that a session's stored heads always say what its journal says: for every branch, its
+ * head (on the session's row for the shown branch, on the branch's row for the others) against (1) a replay of its line through the fold and (2) an independent reading
  * of the journal, written here without the fold; and the session's status against its last
  * `status_changed`. It reads the database directly, as a second program would.
  */
 
-interface BranchRow {
+interface HeadRow {
+  head_checkpoint: string | null;
+  open_turn: string | null;
+  queued: string | null;
+  resume: string | null;
+  last_seq: number;
+  head_format: number;
+}
+
+interface BranchRow extends HeadRow {
   id: string;
   parent_id: string | null;
   fork_seq: number;
@@ -26,12 +35,6 @@ interface BranchRow {
   reason: string;
   created_at: number;
   active_at: number;
-  head_checkpoint: string | null;
-  open_turn: string | null;
-  queued: string | null;
-  resume: string | null;
-  last_seq: number;
-  head_format: number;
 }
 
 function lineEntries(db: Database, sessionId: string, branches: readonly BranchRow[], branchId: string): JournalEntry[] {
@@ -123,7 +126,7 @@ export function readHead(entries: readonly JournalEntry[]): SessionHead {
   return { checkpointId, openTurn, queued, resume: { at: 'tools', messageId, firstSeq, plan, calls }, lastSeq };
 }
 
-function storedHead(row: BranchRow): SessionHead {
+function storedHead(row: HeadRow): SessionHead {
   return {
     checkpointId: row.head_checkpoint,
     openTurn: row.open_turn,
@@ -140,7 +143,7 @@ function storedHead(row: BranchRow): SessionHead {
  */
 export function headMismatches(db: Database, onlySession?: string): string[] {
   const problems: string[] = [];
-  const sessions = db.prepare<[], { id: string; status: string }>('SELECT id, status FROM sessions').all();
+  const sessions = db.prepare<[], HeadRow & { id: string; status: string; active_branch: string }>('SELECT * FROM sessions').all();
   const branchRows = db.prepare<[string], BranchRow>('SELECT * FROM branches WHERE session_id = ?');
   const lastStatus = db.prepare<[string], { payload: string }>(
     "SELECT payload FROM journal WHERE session_id = ? AND type = 'status_changed' ORDER BY seq DESC LIMIT 1",
@@ -149,10 +152,12 @@ export function headMismatches(db: Database, onlySession?: string): string[] {
     if (onlySession !== undefined && session.id !== onlySession) continue;
     const branches = branchRows.all(session.id);
     for (const branch of branches) {
-      if (branch.head_format === 0) continue;
-      if (branch.head_format !== headFormatVersion) problems.push(`${session.id}/${branch.id}: head format ${branch.head_format}`);
+      // The shown branch's head is on the session's row; another's on its own row, kept when it was left.
+      const row: HeadRow = branch.id === session.active_branch ? session : branch;
+      if (row.head_format === 0) continue;
+      if (row.head_format !== headFormatVersion) problems.push(`${session.id}/${branch.id}: head format ${row.head_format}`);
       const entries = lineEntries(db, session.id, branches, branch.id);
-      const stored = storedHead(branch);
+      const stored = storedHead(row);
       const replayed = replayHead(entries);
       const read = readHead(entries);
       if (!isDeepStrictEqual(stored, replayed)) {

@@ -61,13 +61,22 @@ const anthropicPrices: ReadonlyArray<{ readonly match: RegExp; readonly input: n
   { match: /haiku/, input: 0.25, output: 1.25 },
 ];
 
+const loopback = new Map<string, boolean>();
+
+/** Whether an endpoint is on this machine; asked once per model call, so each answer is kept. */
 function isLoopback(baseUrl: string): boolean {
+  const known = loopback.get(baseUrl);
+  if (known !== undefined) return known;
+  let answer = false;
   try {
     const host = new URL(baseUrl).hostname;
-    return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+    answer = host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
   } catch {
-    return false;
+    answer = false;
   }
+  if (loopback.size > 100) loopback.clear();
+  loopback.set(baseUrl, answer);
+  return answer;
 }
 
 /** What a call cost: 0 for a model on this machine, a price for known cloud models, null when unknown. */

@@ -87,6 +87,11 @@ export class TurnWriter implements StepWriter {
   /** Streams a piece (text, reasoning, tool output): it is journalled and sent with the others of its frame. */
   stream(piece: StreamedEvent): void {
     this.coalescer.add(piece);
+    this.flushWithinFrame();
+  }
+
+  /** Writes what is buffered within a frame, with whatever else comes meanwhile. */
+  flushWithinFrame(): void {
     this.timer ??= setTimeout(() => {
       try {
         this.flush();

@@ -53,7 +53,11 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
   if (changesFiles) await writer.captureFiles();
   writer.setStatus('executing');
   writer.journal([{ type: 'tool_call_started', turnId, toolCallId, rule }]);
-  writer.flush();
+  // A call that may change something runs only once its start is saved. A read-only one changes
+  // nothing, so its start is written within a frame: with its result when it is quick (one commit
+  // for the step instead of two), on its own when it takes longer.
+  if (changesFiles) writer.flush();
+  else writer.flushWithinFrame();
   const startedAt = services.clock.now();
   const { signal } = writer;
   let onAbort: (() => void) | null = null;

@@ -74,6 +74,12 @@ export interface StepWriter {
   stage(write: () => void): void;
   /** Journals and announces everything so far, in one transaction; runs before every side effect. */
   flush(): void;
+  /**
+   * Writes what is buffered within a frame, with whatever else comes meanwhile: for events that
+   * announce nothing irreversible (a read-only call starting), which need not cost a commit of
+   * their own.
+   */
+  flushWithinFrame(): void;
   /** Streams a piece (text, reasoning, tool output), journalled and sent with the others of its frame. */
   stream(piece: StreamedEvent): void;
   setStatus(status: SessionStatus): void;

@@ -11,17 +11,27 @@ interface HeadRow {
   head_format: number;
 }
 
+type HeadValues = [string | null, string | null, string | null, string | null, number, number];
+
+const headColumns = 'head_checkpoint, open_turn, queued, resume, last_seq, head_format';
+const setHead = 'head_checkpoint = ?, open_turn = ?, queued = ?, resume = ?, last_seq = ?, head_format = ?';
+
 /**
- * The head of each branch's line, on its branch row. It is written in the transaction of every
- * append; a row not computed yet (a database from before heads, an import) is replayed from its
- * line's journal once, on first use. Heads read lately are kept in memory: this process is the
- * only writer.
+ * Where each session stands: the head of its shown line is on the session's own row, written in the
+ * same statement as its status in every append. When another branch is shown, the head of the line
+ * left is kept on that branch's row, and the shown branch's is brought onto the session's. A head
+ * not computed yet (a database from before heads, an import) is replayed from its line's journal
+ * once, on first use. Heads read lately are kept in memory: this process is the only writer.
  */
 export class SqliteHeads {
   private readonly statements: {
-    get: Statement<[string, string], HeadRow>;
-    set: Statement<[string | null, string | null, string | null, string | null, number, number, string, string]>;
+    ofSession: Statement<[string], HeadRow>;
+    ofBranch: Statement<[string, string], HeadRow>;
+    advance: Statement<[number, string | null, ...HeadValues, string]>;
+    setOfSession: Statement<[...HeadValues, string]>;
+    setOfBranch: Statement<[...HeadValues, string, string]>;
   };
+  /** The shown line's head per session. */
   private readonly cache = new Map<string, SessionHead>();
 
   constructor(
@@ -29,59 +39,87 @@ export class SqliteHeads {
     private readonly replayLine: (sessionId: string, branchId: string) => JournalEntry[],
   ) {
     this.statements = {
-      get: db.prepare(
-        'SELECT head_checkpoint, open_turn, queued, resume, last_seq, head_format FROM branches WHERE session_id = ? AND id = ?',
-      ),
-      set: db.prepare(
-        'UPDATE branches SET head_checkpoint = ?, open_turn = ?, queued = ?, resume = ?, last_seq = ?, head_format = ? WHERE session_id = ? AND id = ?',
-      ),
+      ofSession: db.prepare(`SELECT ${headColumns} FROM sessions WHERE id = ?`),
+      ofBranch: db.prepare(`SELECT ${headColumns} FROM branches WHERE session_id = ? AND id = ?`),
+      advance: db.prepare(`UPDATE sessions SET updated_at = ?, status = COALESCE(?, status), ${setHead} WHERE id = ?`),
+      setOfSession: db.prepare(`UPDATE sessions SET ${setHead} WHERE id = ?`),
+      setOfBranch: db.prepare(`UPDATE branches SET ${setHead} WHERE session_id = ? AND id = ?`),
     };
   }
 
-  /** The head of the line ending at `branchId`. */
-  get(sessionId: string, branchId: string): SessionHead {
-    const key = `${sessionId}/${branchId}`;
-    const cached = this.cache.get(key);
+  /** The head of the session's shown line, which ends at `branchId`. */
+  shown(sessionId: string, branchId: string): SessionHead {
+    const cached = this.cache.get(sessionId);
     if (cached) return cached;
-    const row = this.statements.get.get(sessionId, branchId);
+    const row = this.statements.ofSession.get(sessionId);
     if (!row) return emptyHead;
-    // A head of another format, or a damaged one, is computed again: the journal is the truth.
-    const head = (row.head_format === headFormatVersion ? parseHead(row) : null) ?? this.replay(sessionId, branchId);
-    this.cache.set(key, head);
+    const head = this.parsed(row) ?? this.replay(sessionId, branchId, true);
+    this.cache.set(sessionId, head);
     return head;
   }
 
-  /** Saves a head; call it inside the append's transaction. */
-  set(sessionId: string, branchId: string, head: SessionHead): void {
-    const resume = head.resume === null ? null : JSON.stringify(head.resume);
-    this.statements.set.run(head.checkpointId, head.openTurn, head.queued, resume, head.lastSeq, headFormatVersion, sessionId, branchId);
-    this.cache.set(`${sessionId}/${branchId}`, head);
+  /** Moves the shown line's head after an append, with the session's status and time, in one statement. */
+  advance(sessionId: string, head: SessionHead, at: number, status: string | null): void {
+    this.statements.advance.run(at, status, ...values(head), sessionId);
+    this.cache.set(sessionId, head);
+  }
+
+  /** A new session, or a new branch shown: its line starts with nothing. */
+  start(sessionId: string): void {
+    this.statements.setOfSession.run(...values(emptyHead), sessionId);
+    this.cache.set(sessionId, emptyHead);
+  }
+
+  /** A new branch is about to be shown: the head of the line left is kept on its branch's row, and the new line starts with nothing. */
+  leave(sessionId: string, from: string): void {
+    this.statements.setOfBranch.run(...values(this.shown(sessionId, from)), sessionId, from);
+    this.start(sessionId);
+  }
+
+  /**
+   * Another branch is shown: the head of the line left (`from`) is kept on its branch's row, and the
+   * head of `to` (kept there when it was left, or replayed) goes on the session's row.
+   */
+  show(sessionId: string, from: string, to: string): void {
+    const left = this.shown(sessionId, from);
+    this.statements.setOfBranch.run(...values(left), sessionId, from);
+    const row = this.statements.ofBranch.get(sessionId, to);
+    const head = (row ? this.parsed(row) : null) ?? this.replay(sessionId, to, false);
+    this.statements.setOfSession.run(...values(head), sessionId);
+    this.cache.set(sessionId, head);
   }
 
   /** Forgets what is cached of a session (its append was rolled back, or it was deleted or imported). */
   forget(sessionId: string): void {
-    for (const key of this.cache.keys()) if (key.startsWith(`${sessionId}/`)) this.cache.delete(key);
+    this.cache.delete(sessionId);
   }
 
-  private replay(sessionId: string, branchId: string): SessionHead {
+  private replay(sessionId: string, branchId: string, shown: boolean): SessionHead {
     const head = replayHead(this.replayLine(sessionId, branchId));
-    this.set(sessionId, branchId, head);
+    if (shown) this.statements.setOfSession.run(...values(head), sessionId);
     return head;
+  }
+
+  /** A stored head, or null when it is of another format or damaged: the journal is the truth, and it is replayed. */
+  private parsed(row: HeadRow): SessionHead | null {
+    if (row.head_format !== headFormatVersion) return null;
+    let resume: SessionHead['resume'] = null;
+    if (row.resume !== null) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(row.resume);
+      } catch {
+        return null;
+      }
+      const parsed = resumeStateSchema.safeParse(raw);
+      if (!parsed.success) return null;
+      resume = parsed.data;
+    }
+    return { checkpointId: row.head_checkpoint, openTurn: row.open_turn, queued: row.queued, resume, lastSeq: row.last_seq };
   }
 }
 
-function parseHead(row: HeadRow): SessionHead | null {
-  let resume: SessionHead['resume'] = null;
-  if (row.resume !== null) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(row.resume);
-    } catch {
-      return null;
-    }
-    const parsed = resumeStateSchema.safeParse(raw);
-    if (!parsed.success) return null;
-    resume = parsed.data;
-  }
-  return { checkpointId: row.head_checkpoint, openTurn: row.open_turn, queued: row.queued, resume, lastSeq: row.last_seq };
+function values(head: SessionHead): HeadValues {
+  const resume = head.resume === null ? null : JSON.stringify(head.resume);
+  return [head.checkpointId, head.openTurn, head.queued, resume, head.lastSeq, headFormatVersion];
 }

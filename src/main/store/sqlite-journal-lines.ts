@@ -29,24 +29,28 @@ export class JournalLines {
 
   constructor(db: Database) {
     this.statements = {
-      byRef: db.prepare(`SELECT ${columns}, branch FROM journal WHERE session_id = ? AND ref = ? AND type = ? ORDER BY seq`),
-      before: db.prepare(
-        `SELECT ${columns} FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
+      byRef: db.prepare(
+        `SELECT ${columns}, branch FROM journal INDEXED BY journal_ref WHERE session_id = ? AND ref = ? AND type = ? ORDER BY seq`,
       ),
-      after: db.prepare(`SELECT ${columns} FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1`),
+      before: db.prepare(
+        `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
+      ),
+      after: db.prepare(
+        `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1`,
+      ),
       beforeOfType: db.prepare(
-        `SELECT ${columns} FROM journal WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
+        `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
       ),
       afterOfType: db.prepare(
-        `SELECT ${columns} FROM journal WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1`,
+        `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1`,
       ),
       range: db.prepare(`SELECT ${columns} FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq`),
-      lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ? AND branch = ?'),
+      lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ?'),
       counts: db.prepare(
-        "SELECT type, COUNT(*) AS count FROM journal WHERE session_id = ? AND branch = ? AND type IN ('user_message', 'assistant_message_started', 'checkpoint_saved') GROUP BY type",
+        "SELECT type, COUNT(*) AS count FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type IN ('user_message', 'assistant_message_started', 'checkpoint_saved') GROUP BY type",
       ),
       firstMessage: db.prepare(
-        `SELECT ${columns} FROM journal WHERE session_id = ? AND branch = ? AND type = 'user_message' ORDER BY seq LIMIT 1`,
+        `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = 'user_message' ORDER BY seq LIMIT 1`,
       ),
     };
   }

@@ -1,9 +1,16 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
+import {
+  autonomySchema,
+  branchReasonSchema,
+  sessionStatusSchema,
+  type Branch,
+  type Session,
+  type SessionStatus,
+} from '../../shared/domain';
 import { BugError, NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import { branchLine } from '../agent/branching';
-import { advanceHead, emptyHead, type SessionHead } from '../agent/session-head';
+import { advanceHead, type SessionHead } from '../agent/session-head';
 import {
   mainBranchId,
   type BranchSummary,
@@ -86,13 +93,15 @@ export class SqliteSessionStore implements SessionStore {
     questions: Statement<[string, string, number, number, number], { seq: number }>;
     setActiveBranch: Statement<[string, number, string]>;
     touchBranch: Statement<[number, string, string]>;
-    setStatus: Statement<[number, string, string]>;
-    touch: Statement<[number, string]>;
   };
   /** The shown branch per session, read once: appends go to it. */
   private readonly active = new Map<string, string>();
   /** The shown line per session, read once and forgotten when branches change. */
   private readonly lines = new Map<string, Line>();
+  /** Sessions read lately, kept as every write here changes them. */
+  private readonly sessions = new Map<string, Session>();
+  /** Sessions the running transaction appended to. */
+  private readonly written = new Set<string>();
   /** Next sequence number per session. This process is the only writer, so it is read once. */
   private readonly nextSeq = new Map<string, number>();
   private readonly lineReads: JournalLines;
@@ -100,7 +109,7 @@ export class SqliteSessionStore implements SessionStore {
   /** One transaction wrapper, made once: better-sqlite3 builds a new one on every `db.transaction` call. */
   private readonly runInTransaction: (work: () => unknown) => unknown;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
     this.statements = {
       list: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, id DESC'),
@@ -123,12 +132,10 @@ export class SqliteSessionStore implements SessionStore {
       ),
       activeBranch: db.prepare('SELECT active_branch FROM sessions WHERE id = ?'),
       questions: db.prepare(
-        "SELECT seq FROM journal WHERE session_id = ? AND branch = ? AND type = 'user_message' AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT ?",
+        "SELECT seq FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = 'user_message' AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT ?",
       ),
       setActiveBranch: db.prepare('UPDATE sessions SET active_branch = ?, updated_at = ? WHERE id = ?'),
       touchBranch: db.prepare('UPDATE branches SET active_at = ? WHERE session_id = ? AND id = ?'),
-      setStatus: db.prepare('UPDATE sessions SET updated_at = ?, status = ? WHERE id = ?'),
-      touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
     };
     this.lineReads = new JournalLines(db);
     this.heads = new SqliteHeads(db, (sessionId, branchId) => this.journal(sessionId, { branchId }));
@@ -139,8 +146,13 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   get(sessionId: string): Session | null {
+    const cached = this.sessions.get(sessionId);
+    if (cached) return cached;
     const row = this.statements.get.get(sessionId);
-    return row ? toSession(row) : null;
+    if (!row) return null;
+    const session = toSession(row);
+    this.sessions.set(sessionId, session);
+    return session;
   }
 
   create(session: NewSession): Session {
@@ -167,7 +179,7 @@ export class SqliteSessionStore implements SessionStore {
         created_at: session.createdAt,
         active_at: session.createdAt,
       });
-      this.heads.set(session.id, mainBranchId, emptyHead);
+      this.heads.start(session.id);
     });
     return toSession(row);
   }
@@ -186,6 +198,7 @@ export class SqliteSessionStore implements SessionStore {
       updated_at: at,
     };
     this.statements.update.run(row);
+    this.sessions.delete(sessionId);
     return toSession(row);
   }
 
@@ -214,11 +227,22 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   transaction<T>(work: () => T): T {
-    return this.runInTransaction(work) as T;
+    // Inside a transaction already, the work joins it: a nested one would cost a savepoint, and
+    // nothing here takes back part of a transaction and goes on.
+    if (this.db.inTransaction) return work();
+    try {
+      return this.runInTransaction(work) as T;
+    } catch (error) {
+      // Rolled back: what is cached of the sessions it wrote to is read again next time.
+      for (const sessionId of this.written) this.forget(sessionId);
+      throw error;
+    } finally {
+      this.written.clear();
+    }
   }
 
   head(sessionId: string): SessionHead {
-    return this.heads.get(sessionId, this.activeBranch(sessionId));
+    return this.heads.shown(sessionId, this.activeBranch(sessionId));
   }
 
   journal(sessionId: string, options: { afterSeq?: number; upToSeq?: number; branchId?: string } = {}): JournalEntry[] {
@@ -323,22 +347,26 @@ export class SqliteSessionStore implements SessionStore {
     const found = this.branches(sessionId).find((branch) => branch.id === branchId);
     if (!found) throw new NotFoundError('Branch', branchId);
     const looked = this.lookedAt(sessionId, at);
+    const from = this.activeBranch(sessionId);
     this.transaction(() => {
+      if (from !== branchId) this.heads.show(sessionId, from, branchId);
       this.statements.setActiveBranch.run(branchId, at, sessionId);
       this.statements.touchBranch.run(looked, sessionId, branchId);
     });
     this.active.set(sessionId, branchId);
     this.lines.delete(sessionId);
+    this.sessions.delete(sessionId);
     return { ...found, activeAt: looked };
   }
 
   /** Writes rows to the shown branch and moves the session's status and the branch's head with them. */
   private appendRows(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] {
+    this.written.add(sessionId);
     let seq = this.nextSeq.get(sessionId) ?? (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
     const branch = this.activeBranch(sessionId);
-    let head = this.heads.get(sessionId, branch);
+    let head = this.heads.shown(sessionId, branch);
     const entries: JournalEntry[] = [];
-    let status: string | null = null;
+    let status: SessionStatus | null = null;
     for (const event of events) {
       this.insertRow(sessionId, seq, at, event, branch);
       entries.push({ sessionId, seq, at, event });
@@ -346,9 +374,9 @@ export class SqliteSessionStore implements SessionStore {
       if (event.type === 'status_changed') status = event.status;
       seq += 1;
     }
-    this.heads.set(sessionId, branch, head);
-    if (status !== null) this.statements.setStatus.run(at, status, sessionId);
-    else this.statements.touch.run(at, sessionId);
+    this.heads.advance(sessionId, head, at, status);
+    const cached = this.sessions.get(sessionId);
+    if (cached) this.sessions.set(sessionId, { ...cached, updatedAt: at, status: status ?? cached.status });
     return entries;
   }
 
@@ -376,10 +404,11 @@ export class SqliteSessionStore implements SessionStore {
       created_at: at,
       active_at: looked,
     });
+    this.heads.leave(sessionId, this.activeBranch(sessionId));
     this.statements.setActiveBranch.run(branch.id, at, sessionId);
-    this.heads.set(sessionId, branch.id, emptyHead);
     this.active.set(sessionId, branch.id);
     this.lines.delete(sessionId);
+    this.sessions.delete(sessionId);
   }
 
   /** When a branch was last shown, strictly after every other, so "the one seen last" is never a tie. */
@@ -404,6 +433,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private forget(sessionId: string): void {
+    this.sessions.delete(sessionId);
     this.nextSeq.delete(sessionId);
     this.active.delete(sessionId);
     this.lines.delete(sessionId);

@@ -302,6 +302,7 @@ describe('the stored head', () => {
     const view = await harness.until((current) => current.pendingApproval !== null, 'the gate');
     const before = harness.store.head(harness.sessionId);
     // As a database migrated from before heads has it: no head computed yet.
+    harness.db.prepare('UPDATE sessions SET head_format = 0, open_turn = NULL, resume = NULL').run();
     harness.db.prepare('UPDATE branches SET head_format = 0, open_turn = NULL, resume = NULL').run();
     expect(new SqliteSessionStore(harness.db).head(harness.sessionId)).toEqual(before);
     expectHeadsTrue(harness, 'replayed');

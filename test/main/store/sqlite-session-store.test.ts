@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
+import { replayHead } from '../../../src/main/agent/session-head';
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
 import { temporaryFolder } from '../../helpers';
 
@@ -84,5 +85,25 @@ describe('SqliteSessionStore', () => {
       "INSERT INTO journal (session_id, seq, at, format, type, payload) VALUES ('a', 0, 1, 1, 'text_delta', '{\"type\":\"text_delta\"}')",
     ).run();
     expect(() => store.journal('a')).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
+  });
+
+  it('leaves no gap and no stale head when a transaction it appended in is rolled back', () => {
+    store.create(newSession('a'));
+    store.append('a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 2);
+    const model = { providerId: 'p', model: 'm' };
+    expect(() =>
+      store.transaction(() => {
+        store.append('a', [{ type: 'run_started', turnId: 't1', model, providerKind: 'openai-compatible' }], 3);
+        throw new Error('The disk is full.');
+      }),
+    ).toThrow('The disk is full.');
+    expect(store.head('a').openTurn).toBeNull();
+    store.append('a', [{ type: 'message_queued', text: 'later', replaced: false }], 4);
+    expect(store.journal('a').map((entry) => [entry.seq, entry.event.type])).toEqual([
+      [0, 'user_message'],
+      [1, 'message_queued'],
+    ]);
+    expect(store.head('a')).toEqual(replayHead(store.journal('a')));
+    expect(store.head('a').queued).toBe('later');
   });
 });
