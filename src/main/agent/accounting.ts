@@ -67,7 +67,7 @@ const loopback = new Map<string, boolean>();
 function isLoopback(baseUrl: string): boolean {
   const known = loopback.get(baseUrl);
   if (known !== undefined) return known;
-  let answer = false;
+  let answer: boolean;
   try {
     const host = new URL(baseUrl).hostname;
     answer = host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
