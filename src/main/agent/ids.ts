@@ -6,14 +6,23 @@ let counter = 0;
 let pool = Buffer.alloc(0);
 let used = 0;
 
+/** Base64url's letters with '-' and '_' read as '0', so an id is letters and digits only. */
+const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678900';
+
+/** Eight random characters from six random bytes. */
 function randomPart(): string {
   if (used + 6 > pool.length) {
     pool = randomBytes(4096);
     used = 0;
   }
-  const part = pool.subarray(used, used + 6).toString('base64url');
+  let part = '';
+  for (let group = 0; group < 2; group += 1) {
+    const at = used + group * 3;
+    const bits = ((pool[at] as number) << 16) | ((pool[at + 1] as number) << 8) | (pool[at + 2] as number);
+    part += letters[(bits >> 18) & 63]! + letters[(bits >> 12) & 63]! + letters[(bits >> 6) & 63]! + letters[bits & 63]!;
+  }
   used += 6;
-  return part.replace(/[-_]/g, '0');
+  return part;
 }
 
 /**

@@ -102,6 +102,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
         deps.checkpoints.deleteThread(input.sessionId);
       });
       runtime.forget(input.sessionId);
+      trust.forgetSession(input.sessionId);
       listener.onSessionChanged({ deletedSessionId: input.sessionId });
       return { deleted: true as const };
     },

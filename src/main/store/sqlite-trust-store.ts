@@ -31,12 +31,18 @@ function toGrant(row: GrantRow): TrustGrant {
   };
 }
 
-/** Trust grants in SQLite, so they survive a restart and still fail closed at their expiry. */
+/**
+ * Trust grants in SQLite, so they survive a restart and still fail closed at their expiry. The
+ * grants not revoked are read once and kept (every call's decision asks for them); a change here
+ * reads them again, and expiry is checked against the clock on every ask.
+ */
 export class SqliteTrustStore implements TrustStore {
+  private unrevoked: TrustGrant[] | null = null;
+
   private readonly statements: {
     insert: Statement<[GrantRow]>;
     get: Statement<[string], GrantRow>;
-    active: Statement<[number], GrantRow>;
+    unrevoked: Statement<[], GrantRow>;
     revoke: Statement<[number, string]>;
   };
 
@@ -46,14 +52,14 @@ export class SqliteTrustStore implements TrustStore {
         'INSERT INTO trust_grants (id, tool, pattern, workspace_path, max_risk, session_id, created_at, expires_at, revoked_at, description) VALUES (@id, @tool, @pattern, @workspace_path, @max_risk, @session_id, @created_at, @expires_at, @revoked_at, @description)',
       ),
       get: db.prepare('SELECT * FROM trust_grants WHERE id = ?'),
-      active: db.prepare(
-        'SELECT * FROM trust_grants WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id',
-      ),
+      unrevoked: db.prepare('SELECT * FROM trust_grants WHERE revoked_at IS NULL ORDER BY created_at, id'),
       revoke: db.prepare('UPDATE trust_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     };
   }
 
   create(grant: TrustGrant): TrustGrant {
+    // Read again next time: the insert may yet be rolled back with the step it belongs to.
+    this.unrevoked = null;
     this.statements.insert.run({
       id: grant.id,
       tool: grant.tool,
@@ -69,19 +75,20 @@ export class SqliteTrustStore implements TrustStore {
     return grant;
   }
 
-  get(grantId: string): TrustGrant | null {
-    const row = this.statements.get.get(grantId);
-    return row ? toGrant(row) : null;
+  listActive(now: number): TrustGrant[] {
+    this.unrevoked ??= this.statements.unrevoked.all().map(toGrant);
+    return this.unrevoked.filter((grant) => grant.expiresAt === null || grant.expiresAt > now);
   }
 
-  listActive(now: number): TrustGrant[] {
-    return this.statements.active.all(now).map(toGrant);
+  forgetSession(sessionId: string): void {
+    if (this.unrevoked?.some((grant) => grant.sessionId === sessionId)) this.unrevoked = null;
   }
 
   revoke(grantId: string, at: number): TrustGrant {
     const row = this.statements.get.get(grantId);
     if (!row) throw new NotFoundError('Trust grant', grantId);
     this.statements.revoke.run(at, grantId);
+    this.unrevoked = null;
     return toGrant(this.statements.get.get(grantId) as GrantRow);
   }
 }

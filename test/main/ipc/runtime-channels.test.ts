@@ -56,6 +56,25 @@ describe('runtime channels over IPC', () => {
     ).toBe(true);
   });
 
+  it('lists a “this session” grant until its session is deleted', async () => {
+    const other = await value<{ id: string }>('session:create', { workspacePath: folder.path });
+    server.enqueue({ steps: [toolCall('write_note', { name: 'x', text: 't' })] }, textTurn('ok'));
+    await value('run:send', { sessionId: other.id, text: 'Write x' });
+    let approvalId = '';
+    while (approvalId === '') {
+      const opened = await value<{ entries: Array<{ event: { type: string; approvalId?: string } }> }>('session:open', {
+        sessionId: other.id,
+      });
+      approvalId = opened.entries.find((entry) => entry.event.type === 'approval_requested')?.event.approvalId ?? '';
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await value('approval:answer', { approvalId, decision: 'allow_session' });
+    await core.runtime?.whenIdle(other.id);
+    expect(await value<TrustGrant[]>('trust:list', {})).toEqual([expect.objectContaining({ sessionId: other.id })]);
+    await value('session:delete', { sessionId: other.id });
+    expect(await value('trust:list', {})).toEqual([]);
+  });
+
   it('reports session totals and the full output of a tool call', async () => {
     const totals = await value<SessionTotalsView>('session:stats', { sessionId });
     expect(totals).toMatchObject({ modelCalls: 2, toolCalls: 1, toolFailures: 0, costUsd: 0 });
