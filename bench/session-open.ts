@@ -24,7 +24,9 @@ import { launchChromium, openAppPage, prepareChromium, timeOpen } from './ui-pag
  *    start uses a copy of its own, so the session does not grow from one sample to the next; it
  *    is opened first as the renderer opens it. The copies are imported before anything is
  *    measured, and their checkpoints compacted as the idle app does, so they are stored like
- *    sessions the app has had for a while.
+ *    sessions the app has had for a while. The first message sent in an opened session reads
+ *    its conversation from the checkpoints; the next one (`start, next`) starts from the
+ *    conversation the turn before ended with, as a person's second message does.
  *  - open: `session:open` with the renderer's `recentTurns`, and without (the whole line).
  * Warm: one core, after warm-up rounds. Cold: the first open and start after a new core has opened
  * the database (in this process, so compiled code stays warm). Sizes take turns in every round so
@@ -208,6 +210,8 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
     openWhole: new Samples(),
     start: new Samples(),
     startReturn: new Samples(),
+    startNext: new Samples(),
+    startNextReturn: new Samples(),
     openCold: new Samples(),
     startCold: new Samples(),
     startColdReturn: new Samples(),
@@ -264,9 +268,13 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
         await openAsRenderer(running, sessionId);
         const { reached, returned, requestBytes: bytes } = await timeStart(running, model, sessionId);
         requestBytes.set(size, bytes);
+        // The next message in the same session: its conversation is the one the last turn ended with.
+        const next = await timeStart(running, model, sessionId);
         if (round < 0) continue;
         results.start.add(size, reached);
         results.startReturn.add(size, returned);
+        results.startNext.add(size, next.reached);
+        results.startNextReturn.add(size, next.returned);
       }
     }
 
@@ -371,13 +379,14 @@ export async function runSessionOpenBench(): Promise<void> {
   for (const size of sizes) {
     console.log(`${(documents.get(size) as RecordedSession).events} events (nominal ${size}):`);
     console.log(`  start, warm: to the model ${core.start.describe(size)}; run:send returns ${core.startReturn.describe(size)}`);
+    console.log(`  start, next: to the model ${core.startNext.describe(size)}; run:send returns ${core.startNextReturn.describe(size)}`);
     console.log(`  start, cold: to the model ${core.startCold.describe(size)}; run:send returns ${core.startColdReturn.describe(size)}`);
     console.log(`  open, warm: last ${recentTurns} turns ${core.open.describe(size)}; whole line ${core.openWhole.describe(size)}`);
     console.log(`  open, cold: last ${recentTurns} turns ${core.openCold.describe(size)}`);
     console.log(`  the model request: ${((core.requestBytes.get(size) ?? Number.NaN) / 1024).toFixed(1)} KB`);
   }
   console.log(
-    `ratios 10,000/10: start warm ${core.start.ratio()}, cold ${core.startCold.ratio()}; open warm ${core.open.ratio()}, cold ${core.openCold.ratio()}`,
+    `ratios 10,000/10: start warm ${core.start.ratio()} (run:send returning ${core.startReturn.ratio()}), next ${core.startNext.ratio()} (run:send returning ${core.startNextReturn.ratio()}), cold ${core.startCold.ratio()}; open warm ${core.open.ratio()}, cold ${core.openCold.ratio()}`,
   );
   // The one-turn session has fewer turns than the renderer asks for; the 1,000-event one has more, so
   // against it both opens return the same 30 turns and only the history before them differs.
@@ -400,8 +409,14 @@ export async function runSessionOpenBench(): Promise<void> {
       start_ms: core.start.medians(),
       start_return_ms: core.startReturn.medians(),
       start_ratio: core.start.ratio(),
+      start_return_ratio: core.startReturn.ratio(),
+      start_next_ms: core.startNext.medians(),
+      start_next_return_ms: core.startNextReturn.medians(),
+      start_next_ratio: core.startNext.ratio(),
+      start_next_return_ratio: core.startNextReturn.ratio(),
       start_cold_ms: core.startCold.medians(),
       start_cold_ratio: core.startCold.ratio(),
+      start_cold_return_ratio: core.startColdReturn.ratio(),
       open_ms: core.open.medians(),
       open_ratio: core.open.ratio(),
       open_whole_ms: core.openWhole.medians(),

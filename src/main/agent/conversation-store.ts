@@ -67,6 +67,18 @@ export class ConversationStore {
     return { history: close(messages), head: { checkpointId: used, seq: tuple.seq }, warnings };
   }
 
+  /**
+   * Reads a session's conversation at its head ahead of time (when the person opens it), so the
+   * first message they send starts without reading it. A damaged or missing checkpoint is left for
+   * the turn to find and report.
+   */
+  prepare(sessionId: string, checkpointId: string | null): void {
+    if (checkpointId === null || this.latest.get(sessionId)?.checkpointId === checkpointId) return;
+    const tuple = this.checkpoints.getTuple({ threadId: sessionId, checkpointId });
+    if (!tuple || tuple.recoveredFrom) return;
+    this.remember(sessionId, checkpointId, tuple.seq, parseCheckpointMessages(tuple.messages));
+  }
+
   /** A turn ended with this conversation saved at this checkpoint. */
   remember(sessionId: string, checkpointId: string, seq: number, messages: readonly ChatMessage[]): void {
     this.latest.delete(sessionId);

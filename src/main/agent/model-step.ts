@@ -23,6 +23,10 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   writer.iterations += 1;
   writer.setStatus('planning');
   writer.flush();
+  // The request carries the whole conversation, and building it takes time that grows with it: the
+  // first one of a turn is built once the send that started the turn has been answered, so the
+  // person's message shows at once.
+  if (writer.iterations === 1) await new Promise<void>((resolve) => setImmediate(resolve));
   const messageId = services.newId();
   const startedAt = services.clock.now();
   let started = false;

@@ -52,6 +52,7 @@ export class SessionRuntime {
   private readonly timeTravel: TimeTravel;
   private readonly recovery: Recovery;
   private readonly conversations: ConversationStore;
+  private readonly store: SessionStore;
 
   constructor(options: SessionRuntimeOptions) {
     const { store, clock } = options;
@@ -72,6 +73,7 @@ export class SessionRuntime {
     };
     const systemPrompt = options.systemPrompt ?? defaultSystemPrompt;
     this.conversations = conversations;
+    this.store = store;
     this.turns = new TurnScheduler({
       store,
       providers: options.providers,
@@ -125,6 +127,21 @@ export class SessionRuntime {
   recoverInterrupted = (): string[] => this.recovery.recoverInterrupted();
   resume = (sessionId: string): { turnId: string | null } => this.recovery.resume(sessionId);
   discard = (sessionId: string): { queued: string | null } => this.recovery.discard(sessionId);
+
+  /**
+   * The person opened a session: its conversation is read ahead, once the open has been answered,
+   * so a message sent next starts at once.
+   */
+  prepare(sessionId: string): void {
+    setImmediate(() => {
+      try {
+        if (this.turns.isBusy(sessionId)) return;
+        this.conversations.prepare(sessionId, this.store.head(sessionId).checkpointId);
+      } catch {
+        // A session deleted meanwhile, or a damaged checkpoint: the next turn says what is wrong.
+      }
+    });
+  }
 
   /** A session was deleted: nothing of it is kept in memory. */
   forget(sessionId: string): void {

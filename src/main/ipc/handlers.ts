@@ -108,6 +108,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     },
     'session:open': (input) => {
       const session = existing(input.sessionId);
+      runtime.prepare(input.sessionId);
       const from = input.recentTurns === undefined ? -1 : store.recentTurnsStart(input.sessionId, input.recentTurns);
       return {
         session,

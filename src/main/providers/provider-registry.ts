@@ -26,6 +26,8 @@ const secretKey = (providerId: string): string => `provider:${providerId}:apiKey
 
 /** Endpoints from settings, keys from the secret store, and providers made from them. */
 export class ProviderRegistry implements ProviderResolver {
+  private readonly resolved = new Map<string, ModelProvider>();
+
   constructor(private readonly options: ProviderRegistryOptions) {}
 
   list(): ProviderView[] {
@@ -38,14 +40,25 @@ export class ProviderRegistry implements ProviderResolver {
     return this.options.settings.get().defaultModel;
   }
 
-  /** A provider with retries, for running turns. */
+  /**
+   * A provider with retries, for running turns. Providers are kept per endpoint, address and key,
+   * so a turn reuses the client (and its open connections) of the turn before; a changed address
+   * or key makes a new one.
+   */
   resolve(choice: ModelChoice): ModelProvider {
     const endpoint = this.endpoint(choice.providerId);
-    return new RetryingModelProvider(
-      this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint)),
+    const key = this.keyFor(endpoint);
+    const identity = JSON.stringify([endpoint.id, endpoint.kind, endpoint.baseUrl, key]);
+    const kept = this.resolved.get(identity);
+    if (kept) return kept;
+    const provider = new RetryingModelProvider(
+      this.create(endpoint.kind, endpoint.baseUrl, key),
       this.options.clock,
       this.options.retryPolicy ?? defaultRetryPolicy,
     );
+    if (this.resolved.size >= 16) this.resolved.delete(this.resolved.keys().next().value as string);
+    this.resolved.set(identity, provider);
+    return provider;
   }
 
   describe(choice: ModelChoice): { kind: ProviderKind; baseUrl: string } {

@@ -89,6 +89,13 @@ export class SqliteHeads {
     this.cache.set(sessionId, head);
   }
 
+  /** Saves a head worked out elsewhere (an import folds its rows as it writes them). */
+  put(sessionId: string, branchId: string, head: SessionHead, shown: boolean): void {
+    if (shown) this.statements.setOfSession.run(...values(head), sessionId);
+    else this.statements.setOfBranch.run(...values(head), sessionId, branchId);
+    this.cache.delete(sessionId);
+  }
+
   /** Forgets what is cached of a session (its append was rolled back, or it was deleted or imported). */
   forget(sessionId: string): void {
     this.cache.delete(sessionId);

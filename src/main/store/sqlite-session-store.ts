@@ -10,7 +10,7 @@ import {
 import { BugError, NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import { branchLine } from '../agent/branching';
-import { advanceHead, type SessionHead } from '../agent/session-head';
+import { advanceHead, replayHead, type SessionHead } from '../agent/session-head';
 import {
   mainBranchId,
   type BranchSummary,
@@ -313,8 +313,18 @@ export class SqliteSessionStore implements SessionStore {
       }
       this.statements.setActiveBranch.run(input.activeBranchId, session.updatedAt, session.id);
       for (const entry of input.rows) this.insertRow(session.id, entry.seq, entry.at, entry.event, entry.branchId);
+      // Each branch's head, folded from the rows at hand, so nothing is replayed from disk later.
+      for (const branch of input.branches) {
+        let lower = -1;
+        const line: Array<{ seq: number; event: RuntimeEvent }> = [];
+        for (const { branchId, upTo } of branchLine(input.branches, branch.id)) {
+          for (const entry of input.rows) if (entry.branchId === branchId && entry.seq > lower && entry.seq <= upTo) line.push(entry);
+          lower = upTo;
+        }
+        line.sort((a, b) => a.seq - b.seq);
+        this.heads.put(session.id, branch.id, replayHead(line), branch.id === input.activeBranchId);
+      }
     });
-    // Its heads are replayed from the rows on first use.
     this.forget(session.id);
     return toSession(row);
   }

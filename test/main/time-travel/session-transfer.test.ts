@@ -4,7 +4,9 @@ import type { Session } from '../../../src/shared/domain';
 import type { BranchPoint } from '../../../src/shared/branches';
 import type { JournalEntry } from '../../../src/shared/events';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
+import type { Core } from '../../../src/main/core/create-core';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
+import { headMismatches } from '../../head-check';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
 import { useScriptedCore } from '../scripted-core';
@@ -44,6 +46,8 @@ describe('session export and import', () => {
     const imported = await call<Session>('session:import', { document: exported.document });
     expect(imported.id).not.toBe(session.id);
     expect(imported.title).toBe('Branchy');
+    // Its heads are folded from the rows as they are written: each says what its journal says.
+    expect(headMismatches((core.core as Core).db, imported.id)).toEqual([]);
 
     const original = await open(session.id);
     const copy = await open(imported.id);
@@ -68,6 +72,7 @@ describe('session export and import', () => {
     expect(texts(view)).toEqual(['user: Q1 edited', 'assistant: A1 edited']);
     expect(points[0]?.versions.map((version) => version.reason)).toEqual(['original', 'edit']);
     expect(view.checkpoints.length).toBeGreaterThan(0);
+    expect(headMismatches((core.core as Core).db, imported.id)).toEqual([]);
   });
 
   it('refuses a damaged document whole, and imports nothing of it', async () => {
