@@ -306,6 +306,8 @@ describe('the stored head', () => {
     harness.db.prepare('UPDATE branches SET head_format = 0, open_turn = NULL, resume = NULL').run();
     expect(new SqliteSessionStore(harness.db).head(harness.sessionId)).toEqual(before);
     expectHeadsTrue(harness, 'replayed');
+    // The app stops (one process writes a database at a time), and starts again on it.
+    harness.crash();
     const reopened = harness.reopen();
     opened.push(reopened);
     expectHeadsTrue(reopened, 'reopened at the gate');

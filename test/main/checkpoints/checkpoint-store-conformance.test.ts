@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointRef, CheckpointStore } from '../../../src/main/agent/checkpoints';
-import { MemoryCheckpointStore } from '../../../src/main/agent/memory-checkpoint-store';
+import { MemoryCheckpointStore } from './memory-checkpoint-store';
 import { openDatabase } from '../../../src/main/store/database';
 import { SqliteCheckpointStore } from '../../../src/main/store/sqlite-checkpoint-store';
 import { temporaryFolder } from '../../helpers';

@@ -1,9 +1,16 @@
-import { newId } from './ids';
-import { checkpointHash } from './checkpoint-hash';
-import { materialize, recordOf, type CheckpointRow } from './checkpoint-rows';
-import type { CheckpointRecord, CheckpointDelta, CheckpointMetadata, CheckpointRef, CheckpointStore, CheckpointTuple } from './checkpoints';
+import { newId } from '../../../src/main/agent/ids';
+import { checkpointHash } from '../../../src/main/agent/checkpoint-hash';
+import { materialize, recordOf, type CheckpointRow } from '../../../src/main/agent/checkpoint-rows';
+import type {
+  CheckpointRecord,
+  CheckpointDelta,
+  CheckpointMetadata,
+  CheckpointRef,
+  CheckpointStore,
+  CheckpointTuple,
+} from '../../../src/main/agent/checkpoints';
 
-/** Checkpoints in memory, for the headless runner and tests; the same rows and checks as the SQLite store. */
+/** Checkpoints in memory, the second store the conformance suite runs against: the same rows and checks as the SQLite store. */
 export class MemoryCheckpointStore implements CheckpointStore {
   private readonly rows = new Map<string, CheckpointRow>();
 
