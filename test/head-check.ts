@@ -103,13 +103,13 @@ export function readHead(entries: readonly JournalEntry[]): SessionHead {
   const calls: CallStanding[] = after.flatMap(({ event }) => {
     if (event.type !== 'tool_call_requested' || event.messageId !== messageId) return [];
     let call: CallStanding = { toolCallId: event.toolCallId, state: 'requested' };
-    for (const { seq, event: later } of after) {
+    for (const { event: later } of after) {
       if (!('toolCallId' in later) || later.toolCallId !== event.toolCallId) continue;
       if (later.type === 'approval_requested') call = { ...call, state: 'gate', approvalId: later.approvalId };
       else if (later.type === 'approval_answered') {
         const answer = later.reason ? { decision: later.decision, reason: later.reason } : { decision: later.decision };
         call = { ...call, state: 'answered', answer };
-      } else if (later.type === 'tool_call_started') call = { ...call, state: 'running', startedSeq: seq };
+      } else if (later.type === 'tool_call_started') call = { ...call, state: 'running' };
       else if (later.type === 'tool_call_finished') call = { toolCallId: call.toolCallId, state: 'finished' };
     }
     return [call];
@@ -124,6 +124,22 @@ export function readHead(entries: readonly JournalEntry[]): SessionHead {
   }
   const firstSeq = entries[firstIndex]?.seq ?? -1;
   return { checkpointId, openTurn, queued, resume: { at: 'tools', messageId, firstSeq, plan, calls }, lastSeq };
+}
+
+/**
+ * The head checkpoint as the runtime found it before heads existed: the newest `checkpoint_saved` of
+ * the line, forks not counted. The one known difference: a fork from a checkpoint that was missing
+ * says so (null), where that reading names the missing one again; both then rebuild the
+ * conversation from the journal. `forkWithout` marks that case.
+ */
+function checkpointAsBefore(entries: readonly JournalEntry[]): { checkpointId: string | null; forkWithout: boolean } {
+  let forkWithout = false;
+  for (let index = entries.length - 1; index >= 0; index -= 1) {
+    const event = entries[index]?.event;
+    if (event?.type === 'checkpoint_saved') return { checkpointId: event.checkpointId, forkWithout };
+    if (event?.type === 'branch_started' && event.checkpointId === null) forkWithout = true;
+  }
+  return { checkpointId: null, forkWithout };
 }
 
 function storedHead(row: HeadRow): SessionHead {
@@ -162,6 +178,12 @@ export function headMismatches(db: Database, onlySession?: string): string[] {
       const read = readHead(entries);
       if (!isDeepStrictEqual(stored, replayed)) {
         problems.push(`${session.id}/${branch.id}: stored head ${JSON.stringify(stored)} but the replay says ${JSON.stringify(replayed)}`);
+      }
+      const before = checkpointAsBefore(entries);
+      if (before.checkpointId !== replayed.checkpointId && !before.forkWithout) {
+        problems.push(
+          `${session.id}/${branch.id}: the head checkpoint is ${replayed.checkpointId} but the journal's newest is ${before.checkpointId}`,
+        );
       }
       if (!isDeepStrictEqual(replayed, read)) {
         problems.push(

@@ -16,8 +16,6 @@ export const callStandingSchema = z.object({
   state: z.enum(['requested', 'gate', 'answered', 'running', 'finished']),
   approvalId: z.string().optional(),
   answer: z.object({ decision: approvalDecisionSchema, reason: z.string().optional() }).optional(),
-  /** The journal row where it started: its output so far comes after it. */
-  startedSeq: z.number().int().optional(),
 });
 export type CallStanding = z.infer<typeof callStandingSchema>;
 
@@ -121,7 +119,7 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
       return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'answered', answer })) };
     }
     case 'tool_call_started':
-      return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'running', startedSeq: seq })) };
+      return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'running' })) };
     case 'tool_call_finished':
       return {
         ...next,

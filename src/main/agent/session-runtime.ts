@@ -1,6 +1,7 @@
 import type { ApprovalDecision, Branch } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
 import { WorkbenchError } from '../../shared/errors';
+import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../shared/file-history';
 import type { AccountingStore } from './accounting';
 import type { CheckpointStore } from './checkpoints';
@@ -53,6 +54,8 @@ export class SessionRuntime {
   private readonly recovery: Recovery;
   private readonly conversations: ConversationStore;
   private readonly store: SessionStore;
+  /** Conversations being read ahead: none is read once the runtime is closing. */
+  private readonly readsAhead = new DisposableStore();
 
   constructor(options: SessionRuntimeOptions) {
     const { store, clock } = options;
@@ -133,7 +136,8 @@ export class SessionRuntime {
    * so a message sent next starts at once.
    */
   prepare(sessionId: string): void {
-    setImmediate(() => {
+    const task = setImmediate(() => {
+      this.readsAhead.forget(owned);
       try {
         if (this.turns.isBusy(sessionId)) return;
         this.conversations.prepare(sessionId, this.store.head(sessionId).checkpointId);
@@ -141,6 +145,7 @@ export class SessionRuntime {
         // A session deleted meanwhile, or a damaged checkpoint: the next turn says what is wrong.
       }
     });
+    const owned = this.readsAhead.add(toDisposable(() => clearImmediate(task)));
   }
 
   /** A session was deleted: nothing of it is kept in memory. */
@@ -148,5 +153,8 @@ export class SessionRuntime {
     this.conversations.forget(sessionId);
   }
 
-  dispose = (): Promise<void> => this.turns.dispose();
+  async dispose(): Promise<void> {
+    await this.readsAhead.dispose();
+    await this.turns.dispose();
+  }
 }

@@ -71,6 +71,8 @@ export class TurnWriter implements StepWriter {
 
   /** Journals and announces everything so far, in one transaction. */
   flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
     this.takeStreamed();
     if (this.pending.length === 0 && this.alongside.length === 0) return;
     const events = this.pending;
@@ -175,9 +177,8 @@ export class TurnWriter implements StepWriter {
     this.timer = null;
   }
 
+  /** Moves the streamed pieces into the buffer, ahead of what comes next; a flush asked for stays asked for. */
   private takeStreamed(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
     if (!this.coalescer.isEmpty) this.pending.push(...this.coalescer.take());
   }
 }

@@ -83,6 +83,10 @@ export interface SessionStore {
   allRows(sessionId: string): Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }>;
   /** Writes a whole session at once (an import): the session, its branches and its journal, in one transaction. */
   importSession(input: ImportedSession): Session;
-  /** Runs `work` in one transaction, so appends and other writes of the same database land together or not at all. */
+  /**
+   * Runs `work` in one transaction, so appends and other writes of the same database land together
+   * or not at all. Inside one already, `work` joins it: an error inside a transaction ends it, and
+   * nothing catches one there and goes on writing.
+   */
   transaction<T>(work: () => T): T;
 }

@@ -122,6 +122,8 @@ async function main(): Promise<number> {
       commandNiceness: () => commandNiceness(settings.get()),
     }),
     listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },
+    // Sessions of an earlier run left in the middle of a turn stay so: this runs one new turn.
+    recoverInterrupted: false,
   });
   runtime = core.runtime;
   const { store } = core;

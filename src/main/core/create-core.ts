@@ -47,6 +47,11 @@ export interface CoreOptions {
   /** Wraps the provider each turn uses (tracing, benchmarks). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   readonly appVersion?: string;
+  /**
+   * Recovers, on creation, the turns the app stopped in the middle of (on unless false). The
+   * terminal runner runs one new turn and leaves other sessions as it found them.
+   */
+  readonly recoverInterrupted?: boolean;
 }
 
 /** Everything of the main process that is not Electron and not IPC, built and owned together. */
@@ -135,7 +140,7 @@ export function createCore(options: CoreOptions): Core {
       appVersion: options.appVersion ?? '0.0.0',
       providerExists: (id) => registry.list().some((provider) => provider.id === id),
     });
-    runtime.recoverInterrupted();
+    if (options.recoverInterrupted !== false) runtime.recoverInterrupted();
     // Servers start with the app; a slow or broken one does not hold anything up.
     void mcp.configure(options.settings.get().mcpServers);
     const trash = new Trash(join(options.dataDir, 'trash'));
@@ -156,7 +161,7 @@ export function createCore(options: CoreOptions): Core {
       close: () => owned.dispose(),
     };
   } catch (error) {
-    void owned.dispose();
+    owned.dispose().catch((failure: unknown) => console.error('Could not release what the core held:', failure));
     throw error;
   }
 }

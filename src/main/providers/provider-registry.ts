@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ModelChoice, ModelInfo, ProviderEndpoint, ProviderKind } from '../../shared/domain';
 import { NotFoundError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import type { ChannelInput, ConnectionTestResult, DiscoveredEndpoint, ProviderView } from '../../shared/ipc/contract';
@@ -48,7 +49,13 @@ export class ProviderRegistry implements ProviderResolver {
   resolve(choice: ModelChoice): ModelProvider {
     const endpoint = this.endpoint(choice.providerId);
     const key = this.keyFor(endpoint);
-    const identity = JSON.stringify([endpoint.id, endpoint.kind, endpoint.baseUrl, key]);
+    // The key is kept as its hash only: the map never holds a secret in clear.
+    const identity = JSON.stringify([
+      endpoint.id,
+      endpoint.kind,
+      endpoint.baseUrl,
+      key === null ? null : createHash('sha256').update(key).digest('hex'),
+    ]);
     const kept = this.resolved.get(identity);
     if (kept) return kept;
     const provider = new RetryingModelProvider(
@@ -92,6 +99,7 @@ export class ProviderRegistry implements ProviderResolver {
     if (input.apiKey === null) this.options.secrets.delete(secretKey(endpoint.id));
     else if (input.apiKey !== undefined) this.options.secrets.set(secretKey(endpoint.id), input.apiKey);
     this.options.settings.set({ ...settings, providers });
+    this.resolved.clear();
     return { ...endpoint, hasKey: this.options.secrets.get(secretKey(endpoint.id)) !== null };
   }
 
@@ -105,6 +113,7 @@ export class ProviderRegistry implements ProviderResolver {
       providers: settings.providers.filter((provider) => provider.id !== providerId),
     });
     this.options.secrets.delete(secretKey(providerId));
+    this.resolved.clear();
   }
 
   async models(providerId: string, signal: AbortSignal): Promise<ModelInfo[]> {

@@ -31,7 +31,13 @@ export function parseJournalRow(sessionId: string, row: JournalRow): RuntimeEven
   if (row.format > eventFormatVersion) {
     throw new StoreError('store_newer_version', `Event ${row.seq} of session ${sessionId} was written by a newer version of the app.`);
   }
-  const parsed = runtimeEventSchema.safeParse(JSON.parse(row.payload));
+  let raw: unknown;
+  try {
+    raw = JSON.parse(row.payload);
+  } catch (error) {
+    throw new StoreError('store_corrupt', `Event ${row.seq} of session ${sessionId} is damaged: ${(error as Error).message}.`);
+  }
+  const parsed = runtimeEventSchema.safeParse(raw);
   if (!parsed.success) {
     throw new StoreError(
       'store_corrupt',

@@ -209,12 +209,13 @@ export const migrations: readonly Migration[] = [
       db.exec(`
         -- The id an event introduces (a message, a turn, a checkpoint, a restore), so its row is found without a scan.
         ALTER TABLE journal ADD COLUMN ref TEXT;
-        UPDATE journal SET ref = CASE type
+        -- A damaged row keeps no id: reading it still says it is damaged, and the database opens.
+        UPDATE journal SET ref = CASE WHEN json_valid(payload) THEN CASE type
           WHEN 'user_message' THEN json_extract(payload, '$.messageId')
           WHEN 'run_started' THEN json_extract(payload, '$.turnId')
           WHEN 'checkpoint_saved' THEN json_extract(payload, '$.checkpointId')
           WHEN 'files_restored' THEN json_extract(payload, '$.restoreId')
-        END;
+        END END;
         CREATE INDEX journal_ref ON journal (session_id, ref) WHERE ref IS NOT NULL;
         -- A line's rows in order, with their kind beside them: the nearest row of a kind before or
         -- after a point (a checkpoint, a message, a file snapshot) is found by walking this index

@@ -358,11 +358,17 @@ export class SqliteSessionStore implements SessionStore {
     if (!found) throw new NotFoundError('Branch', branchId);
     const looked = this.lookedAt(sessionId, at);
     const from = this.activeBranch(sessionId);
-    this.transaction(() => {
-      if (from !== branchId) this.heads.show(sessionId, from, branchId);
-      this.statements.setActiveBranch.run(branchId, at, sessionId);
-      this.statements.touchBranch.run(looked, sessionId, branchId);
-    });
+    try {
+      this.transaction(() => {
+        if (from !== branchId) this.heads.show(sessionId, from, branchId);
+        this.statements.setActiveBranch.run(branchId, at, sessionId);
+        this.statements.touchBranch.run(looked, sessionId, branchId);
+      });
+    } catch (error) {
+      // Rolled back: the head cached for the other branch goes with it.
+      this.forget(sessionId);
+      throw error;
+    }
     this.active.set(sessionId, branchId);
     this.lines.delete(sessionId);
     this.sessions.delete(sessionId);

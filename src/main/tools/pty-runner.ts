@@ -51,6 +51,8 @@ function killGroup(pid: number): void {
     }
   };
   send('SIGTERM');
+  // Not owned by the run on purpose: the group must die even after the run has let everything go.
+  // Unreferenced, it never keeps the app alive.
   setTimeout(() => send('SIGKILL'), 300).unref();
 }
 
@@ -149,7 +151,7 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
       if (finished) return;
       finished = true;
       flush();
-      void owned.dispose();
+      owned.dispose().catch((error: unknown) => console.error('Could not release what a command held:', error));
       const droppedBytes = Math.max(0, totalBytes - Buffer.byteLength(head) - Buffer.byteLength(tail.slice(-keep)));
       const output = droppedBytes > 0 ? `${head}\r\n[… ${droppedBytes} bytes of output omitted …]\r\n${tail.slice(-keep)}` : head + tail;
       resolve({ ...result, output, totalBytes, droppedBytes, pauses, maxPendingBytes });

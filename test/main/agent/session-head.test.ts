@@ -121,7 +121,7 @@ describe('the head of a line', () => {
       messageId: 'a1',
       firstSeq: 1,
       plan: null,
-      calls: [{ toolCallId: 'x', state: 'running', startedSeq: 2 }],
+      calls: [{ toolCallId: 'x', state: 'running' }],
     });
     expect(advanceHead(head, 4, { type: 'assistant_message_started', turnId: 't1', messageId: 'a2' }).resume).toEqual({ at: 'model' });
   });

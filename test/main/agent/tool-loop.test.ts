@@ -12,6 +12,25 @@ describe('the tool loop', () => {
       (message) => message.role === 'tool',
     );
 
+  it('shows a slow read-only call as running, with the response that asked for it, while a quicker one beside it has finished', async () => {
+    server.enqueue({ steps: [toolCall('read_note', { name: 'a' }, 'c1'), toolCall('slow', {}, 'c2')] }, textTurn('Both done.'));
+    harness.runtime.send(harness.sessionId, 'Go');
+    await harness.until(() => harness.log.includes('slow started') && harness.log.includes('read a'), 'both calls to start');
+    // Saved and shown within a frame or so, not only once the slow call ends.
+    const view = await harness.until(
+      (current) => current.messages[1]?.toolCalls.map((call) => call.state).join() === 'succeeded,running',
+      'the quick call done and the slow one running',
+    );
+    expect(view.status).toBe('executing');
+    expect(harness.store.head(harness.sessionId).resume).toMatchObject({
+      at: 'tools',
+      calls: [{ state: 'finished' }, { state: 'running' }],
+    });
+    harness.releaseSlow();
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.view().status).toBe('completed');
+  });
+
   it('runs a read-only tool at L1 without asking and gives the model its result', async () => {
     server.enqueue(
       { steps: [{ kind: 'text', text: 'Let me look.' }, toolCall('read_note', { name: 'todo' })] },

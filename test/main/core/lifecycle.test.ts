@@ -78,7 +78,10 @@ describe('the core lets go of everything it held', () => {
         if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
         return result.value as T;
       };
-      await invoke('mcp:configure', { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });
+      const servers = await invoke<Array<{ state: string }>>('mcp:configure', {
+        mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      });
+      expect(servers.map((server) => server.state)).toEqual(['running']);
       await invoke('settings:update', { defaultAutonomy: 'L3' });
       for (let round = 0; round < 3; round += 1) {
         const { id } = await invoke<{ id: string }>('session:create', { workspacePath: folder.path });
@@ -89,7 +92,13 @@ describe('the core lets go of everything it held', () => {
         );
         await invoke('run:send', { sessionId: id, text: 'Run it' });
         await core.runtime?.whenIdle(id);
-        await invoke('session:open', { sessionId: id, recentTurns: 30 });
+        const opened = await invoke<{ entries: Array<{ event: { type: string; status?: string } }> }>('session:open', {
+          sessionId: id,
+          recentTurns: 30,
+        });
+        // The command ran in its pty and the MCP server answered: the lives below used them for real.
+        const results = opened.entries.filter((entry) => entry.event.type === 'tool_call_finished').map((entry) => entry.event.status);
+        expect(results).toEqual(['succeeded', 'succeeded']);
         await invoke('session:tree', { sessionId: id });
         await invoke('session:delete', { sessionId: id });
       }

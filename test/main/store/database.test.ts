@@ -121,3 +121,39 @@ describe('a database written by schema 1', () => {
     folder.remove();
   });
 });
+
+describe('a database written by schema 6', () => {
+  it('opens with a damaged journal row, which its session still reports as damaged, and finds its rows by id', async () => {
+    const { SqliteSessionStore } = await import('../../../src/main/store/sqlite-session-store');
+    const folder = temporaryFolder();
+    const path = join(folder.path, 'workbench.sqlite');
+    const old = new BetterSqlite3(path);
+    for (const step of migrations.filter((migration) => migration.version <= 6)) {
+      step.up(old);
+      old.pragma(`user_version = ${step.version}`);
+    }
+    const insertSession = old.prepare(
+      "INSERT INTO sessions (id, title, workspace_path, model_provider_id, model_name, autonomy, status, created_at, updated_at) VALUES (?, 't', NULL, NULL, NULL, 'L1', 'completed', 1, 1)",
+    );
+    const insertRow = old.prepare(
+      "INSERT INTO journal (session_id, seq, at, format, type, payload, branch) VALUES (?, ?, 1, 1, ?, ?, 'main')",
+    );
+    const insertBranch = old.prepare(
+      "INSERT INTO branches (session_id, id, parent_id, fork_seq, checkpoint_id, reason, created_at, active_at) VALUES (?, 'main', NULL, -1, NULL, 'start', 1, 1)",
+    );
+    insertSession.run('good');
+    insertBranch.run('good');
+    insertRow.run('good', 0, 'user_message', JSON.stringify({ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }));
+    insertSession.run('bad');
+    insertBranch.run('bad');
+    insertRow.run('bad', 0, 'user_message', '{damaged');
+    old.close();
+
+    const { db } = openDatabase(path);
+    const store = new SqliteSessionStore(db);
+    expect(store.findById('good', 'user_message', 'm1')?.event).toMatchObject({ text: 'hi' });
+    expect(() => store.journal('bad')).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
+    db.close();
+    folder.remove();
+  });
+});
