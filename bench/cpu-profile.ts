@@ -20,16 +20,7 @@ export function addSelfTimes(
   into: Map<string, number> = new Map(),
   window?: { readonly from: number; readonly to: number },
 ): Map<string, number> {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  let at = profile.startTime;
-  profile.samples.forEach((id, index) => {
-    at += profile.timeDeltas[index] ?? 0;
-    if (window && (at < window.from || at > window.to)) return;
-    const node = byId.get(id);
-    const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
-    into.set(key, (into.get(key) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
-  });
-  return into;
+  return addSelfTimesIn(profile, [window ?? { from: -Infinity, to: Infinity }], into);
 }
 
 /** The functions with the most own time, one a line. */
@@ -41,26 +32,39 @@ export function formatSelfTimes(self: ReadonlyMap<string, number>, count = 25): 
     .join('\n');
 }
 
-/**
- * Adds each function's own time inside any of `windows` (on `profileClock`, sorted by start and
- * not overlapping) to `into`, in one pass over the samples.
- */
-export function addSelfTimesIn(
+type ProfileNode = CpuProfile['nodes'][number];
+
+/** A function as the summaries name it: its name, file and line. */
+function frameKey(node: ProfileNode | undefined): string {
+  return `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
+}
+
+/** Calls `visit` with each sample taken inside any of `windows` (sorted by start, not overlapping), in one pass. */
+function eachSampleIn(
   profile: CpuProfile,
   windows: ReadonlyArray<{ readonly from: number; readonly to: number }>,
-  into: Map<string, number> = new Map(),
-): Map<string, number> {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  visit: (id: number, ms: number) => void,
+): void {
   let at = profile.startTime;
   let index = 0;
   profile.samples.forEach((id, sample) => {
     at += profile.timeDeltas[sample] ?? 0;
     while (index < windows.length && (windows[index]?.to ?? 0) < at) index += 1;
     const window = windows[index];
-    if (!window || at < window.from) return;
-    const node = byId.get(id);
-    const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
-    into.set(key, (into.get(key) ?? 0) + (profile.timeDeltas[sample] ?? 0) / 1000);
+    if (window && at >= window.from) visit(id, (profile.timeDeltas[sample] ?? 0) / 1000);
+  });
+}
+
+/** Adds each function's own time inside any of `windows` (on `profileClock`) to `into`. */
+export function addSelfTimesIn(
+  profile: CpuProfile,
+  windows: ReadonlyArray<{ readonly from: number; readonly to: number }>,
+  into: Map<string, number> = new Map(),
+): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  eachSampleIn(profile, windows, (id, ms) => {
+    const key = frameKey(byId.get(id));
+    into.set(key, (into.get(key) ?? 0) + ms);
   });
   return into;
 }
@@ -77,20 +81,13 @@ export function addTotalTimesIn(
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
-  let at = profile.startTime;
-  let index = 0;
-  profile.samples.forEach((id, sample) => {
-    at += profile.timeDeltas[sample] ?? 0;
-    while (index < windows.length && (windows[index]?.to ?? 0) < at) index += 1;
-    const window = windows[index];
-    if (!window || at < window.from) return;
+  eachSampleIn(profile, windows, (id, ms) => {
     const seen = new Set<string>();
     for (let current: number | undefined = id; current !== undefined; current = parentOf.get(current)) {
-      const node = byId.get(current);
-      const key = `${node?.callFrame.functionName || '(anonymous)'} ${node?.callFrame.url.split('/').at(-1) ?? ''}:${node?.callFrame.lineNumber ?? 0}`;
+      const key = frameKey(byId.get(current));
       if (seen.has(key)) continue;
       seen.add(key);
-      into.set(key, (into.get(key) ?? 0) + (profile.timeDeltas[sample] ?? 0) / 1000);
+      into.set(key, (into.get(key) ?? 0) + ms);
     }
   });
   return into;

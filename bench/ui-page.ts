@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { spawnSync } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright';
-import { findChromium } from '../scripts/find-chromium.mjs';
+import { chromiumArguments, findChromium } from '../scripts/find-chromium.mjs';
 
 /*
  * What the benchmarks of the real UI share: building the renderer and the test host's bridge,
@@ -20,14 +20,7 @@ export async function prepareChromium(): Promise<string> {
 export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: [...chromiumArguments],
   });
 }
 

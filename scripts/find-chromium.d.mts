@@ -1,2 +1,3 @@
 export function findChromium(): Promise<string | null>;
 export const chromiumHelp: string;
+export const chromiumArguments: readonly string[];

@@ -17,6 +17,19 @@ export async function findChromium() {
   return null;
 }
 
+/**
+ * How the tests and benchmarks start Chromium: without the sandbox a root user cannot have, without
+ * a GPU, and without the background traffic a machine with no network would refuse.
+ */
+export const chromiumArguments = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
 export const chromiumHelp = [
   'No Chromium was found for the end-to-end tests.',
   'Install one, then run the tests again:',

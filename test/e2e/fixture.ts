@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, afterEach, expect } from 'vitest';
-import { chromiumHelp, findChromium } from '../../scripts/find-chromium.mjs';
+import { chromiumArguments, chromiumHelp, findChromium } from '../../scripts/find-chromium.mjs';
 import { temporaryFolder } from '../helpers';
 import { startTestHost, type TestHost, type TestHostOptions } from '../host/host';
 import { ScriptedModelServer } from '../scripted-model-server';
@@ -18,14 +18,7 @@ export async function launchBrowser(): Promise<Browser> {
   if (!executablePath) throw new Error(chromiumHelp);
   browser = await chromium.launch({
     executablePath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: [...chromiumArguments],
   });
   return browser;
 }

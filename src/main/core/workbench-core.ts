@@ -2,43 +2,40 @@ import { join } from 'node:path';
 import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
 import type { AppInfo } from '../../shared/ipc/contract';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
-import { systemClock, type Clock } from '../agent/clock';
-import type { ModelProvider } from '../agent/model-provider';
+import { systemClock } from '../agent/clock';
 import type { RuntimeListener } from '../agent/ports';
-import type { RetryPolicy } from '../agent/retry';
 import type { SessionRuntime } from '../agent/session-runtime';
-import type { SecretStore, SettingsStore } from '../agent/settings';
-import type { Tool } from '../agent/tools';
 import { EventBatcher } from '../ipc/event-batcher';
 import { createHandlers, createUnavailableHandlers, type FolderPicker } from '../ipc/handlers';
 import { EventSender, registerHandlers, type IpcTransport, type SenderInfo } from '../ipc/router';
 import type { McpManager } from '../mcp/mcp-manager';
-import type { DiscoveryCandidate } from '../providers/discovery';
 import type { SandboxStatus } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
-import { createCore, type Core } from './create-core';
+import { createCore, type Core, type CoreOptions } from './create-core';
 
-export interface WorkbenchCoreOptions {
-  readonly dataDir: string;
+/** The core's own options (see `CoreOptions`), and what serving it over IPC takes besides. */
+export interface WorkbenchCoreOptions extends Pick<
+  CoreOptions,
+  | 'dataDir'
+  | 'settings'
+  | 'secrets'
+  | 'clock'
+  | 'frameMs'
+  | 'retryPolicy'
+  | 'idleTimeoutMs'
+  | 'discoveryCandidates'
+  | 'environmentAnthropicKey'
+  | 'tools'
+  | 'instrumentProvider'
+> {
   readonly appVersion: string;
   readonly transport: IpcTransport;
   readonly isTrustedSender: (sender: SenderInfo) => boolean;
-  readonly settings: SettingsStore;
-  readonly secrets: SecretStore;
   readonly folderPicker: FolderPicker;
-  readonly clock?: Clock;
-  readonly frameMs?: number;
-  readonly retryPolicy?: RetryPolicy;
-  readonly idleTimeoutMs?: number;
-  readonly discoveryCandidates?: readonly DiscoveryCandidate[];
-  readonly environmentAnthropicKey?: string | null;
+  /** Checks every answer against the contract too (on in tests). */
   readonly validateOutputs?: boolean;
-  /** Tools offered to the model. */
-  readonly tools?: readonly Tool[];
   /** The OS sandbox commands run in, if any. */
   readonly sandbox?: SandboxStatus;
-  /** Wraps the provider each turn uses (tracing, benchmarks). */
-  readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
 }
 
 export interface WorkbenchCore extends Disposable {
@@ -99,21 +96,21 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   };
   let core: Core;
   try {
+    const {
+      transport: _transport,
+      isTrustedSender: _trusted,
+      folderPicker: _picker,
+      validateOutputs: _validate,
+      sandbox: _sandbox,
+      ...own
+    } = options;
     core = createCore({
-      dataDir: options.dataDir,
-      settings: options.settings,
-      secrets: options.secrets,
+      ...own,
       listener,
       clock,
       frameMs: options.frameMs ?? 16,
-      appVersion: options.appVersion,
       onMcpChanged: (servers) => sender.send('mcp:changed', { servers }),
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
-      ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
-      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-      ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
-      ...(options.tools ? { tools: options.tools } : {}),
-      ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
     });
   } catch (error) {
     const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
