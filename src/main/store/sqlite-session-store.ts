@@ -1,16 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
-import {
-  autonomySchema,
-  branchReasonSchema,
-  sessionStatusSchema,
-  type Branch,
-  type Session,
-  type SessionStatus,
-} from '../../shared/domain';
+import type { Branch, Session, SessionStatus } from '../../shared/domain';
 import { BugError, NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import { branchLine } from '../agent/branching';
-import { advanceHead, replayHead, type SessionHead } from '../agent/session-head';
+import { advanceHead, type SessionHead } from '../agent/session-head';
 import {
   mainBranchId,
   type BranchSummary,
@@ -22,56 +15,9 @@ import {
   type SessionStore,
 } from '../agent/stores';
 import { parseJournalRow, refOf, type JournalRow } from './journal-rows';
+import { headsOfImport, sessionRow, toBranch, toSession, type BranchRow, type SessionRow } from './session-rows';
 import { JournalLines, type Line } from './sqlite-journal-lines';
 import { SqliteHeads } from './sqlite-heads';
-
-interface SessionRow {
-  id: string;
-  title: string;
-  workspace_path: string | null;
-  model_provider_id: string | null;
-  model_name: string | null;
-  autonomy: string;
-  status: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface BranchRow {
-  session_id: string;
-  id: string;
-  parent_id: string | null;
-  fork_seq: number;
-  checkpoint_id: string | null;
-  reason: string;
-  created_at: number;
-  active_at: number;
-}
-
-function toBranch(row: BranchRow): Branch {
-  return {
-    id: row.id,
-    parentId: row.parent_id,
-    forkSeq: row.fork_seq,
-    checkpointId: row.checkpoint_id,
-    reason: branchReasonSchema.parse(row.reason),
-    createdAt: row.created_at,
-    activeAt: row.active_at,
-  };
-}
-
-function toSession(row: SessionRow): Session {
-  return {
-    id: row.id,
-    title: row.title,
-    workspacePath: row.workspace_path,
-    model: row.model_provider_id !== null && row.model_name !== null ? { providerId: row.model_provider_id, model: row.model_name } : null,
-    autonomy: autonomySchema.parse(row.autonomy),
-    status: sessionStatusSchema.parse(row.status),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /**
  * Sessions, their branches and the event journal in SQLite. Statements are prepared once; an append
@@ -156,17 +102,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   create(session: NewSession): Session {
-    const row: SessionRow = {
-      id: session.id,
-      title: session.title,
-      workspace_path: session.workspacePath,
-      model_provider_id: session.model?.providerId ?? null,
-      model_name: session.model?.model ?? null,
-      autonomy: session.autonomy,
-      status: 'idle',
-      created_at: session.createdAt,
-      updated_at: session.createdAt,
-    };
+    const row = sessionRow(session);
     this.transaction(() => {
       this.statements.insert.run(row);
       this.statements.insertBranch.run({
@@ -286,17 +222,7 @@ export class SqliteSessionStore implements SessionStore {
 
   importSession(input: ImportedSession): Session {
     const { session } = input;
-    const row: SessionRow = {
-      id: session.id,
-      title: session.title,
-      workspace_path: session.workspacePath,
-      model_provider_id: session.model?.providerId ?? null,
-      model_name: session.model?.model ?? null,
-      autonomy: session.autonomy,
-      status: session.status,
-      created_at: session.createdAt,
-      updated_at: session.updatedAt,
-    };
+    const row = sessionRow(session);
     this.transaction(() => {
       this.statements.insert.run(row);
       for (const branch of input.branches) {
@@ -313,17 +239,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       this.statements.setActiveBranch.run(input.activeBranchId, session.updatedAt, session.id);
       for (const entry of input.rows) this.insertRow(session.id, entry.seq, entry.at, entry.event, entry.branchId);
-      // Each branch's head, folded from the rows at hand, so nothing is replayed from disk later.
-      for (const branch of input.branches) {
-        let lower = -1;
-        const line: Array<{ seq: number; event: RuntimeEvent }> = [];
-        for (const { branchId, upTo } of branchLine(input.branches, branch.id)) {
-          for (const entry of input.rows) if (entry.branchId === branchId && entry.seq > lower && entry.seq <= upTo) line.push(entry);
-          lower = upTo;
-        }
-        line.sort((a, b) => a.seq - b.seq);
-        this.heads.put(session.id, branch.id, replayHead(line), branch.id === input.activeBranchId);
-      }
+      for (const [branchId, head] of headsOfImport(input)) this.heads.put(session.id, branchId, head, branchId === input.activeBranchId);
     });
     this.forget(session.id);
     return toSession(row);

@@ -1,0 +1,86 @@
+import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
+import type { RuntimeEvent } from '../../shared/events';
+import { branchLine } from '../agent/branching';
+import { replayHead, type SessionHead } from '../agent/session-head';
+import type { ImportedSession, NewSession } from '../agent/stores';
+
+/* The rows of the sessions and branches tables, and what they mean. */
+
+export interface SessionRow {
+  id: string;
+  title: string;
+  workspace_path: string | null;
+  model_provider_id: string | null;
+  model_name: string | null;
+  autonomy: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface BranchRow {
+  session_id: string;
+  id: string;
+  parent_id: string | null;
+  fork_seq: number;
+  checkpoint_id: string | null;
+  reason: string;
+  created_at: number;
+  active_at: number;
+}
+
+export function toBranch(row: BranchRow): Branch {
+  return {
+    id: row.id,
+    parentId: row.parent_id,
+    forkSeq: row.fork_seq,
+    checkpointId: row.checkpoint_id,
+    reason: branchReasonSchema.parse(row.reason),
+    createdAt: row.created_at,
+    activeAt: row.active_at,
+  };
+}
+
+export function toSession(row: SessionRow): Session {
+  return {
+    id: row.id,
+    title: row.title,
+    workspacePath: row.workspace_path,
+    model: row.model_provider_id !== null && row.model_name !== null ? { providerId: row.model_provider_id, model: row.model_name } : null,
+    autonomy: autonomySchema.parse(row.autonomy),
+    status: sessionStatusSchema.parse(row.status),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A new session's row. */
+export function sessionRow(session: NewSession & { readonly status?: Session['status']; readonly updatedAt?: number }): SessionRow {
+  return {
+    id: session.id,
+    title: session.title,
+    workspace_path: session.workspacePath,
+    model_provider_id: session.model?.providerId ?? null,
+    model_name: session.model?.model ?? null,
+    autonomy: session.autonomy,
+    status: session.status ?? 'idle',
+    created_at: session.createdAt,
+    updated_at: session.updatedAt ?? session.createdAt,
+  };
+}
+
+/** Each branch's head, folded from an import's rows as they are written, so nothing is replayed from disk later. */
+export function headsOfImport(input: ImportedSession): Map<string, SessionHead> {
+  const heads = new Map<string, SessionHead>();
+  for (const branch of input.branches) {
+    let lower = -1;
+    const line: Array<{ seq: number; event: RuntimeEvent }> = [];
+    for (const { branchId, upTo } of branchLine(input.branches, branch.id)) {
+      for (const entry of input.rows) if (entry.branchId === branchId && entry.seq > lower && entry.seq <= upTo) line.push(entry);
+      lower = upTo;
+    }
+    line.sort((first, second) => first.seq - second.seq);
+    heads.set(branch.id, replayHead(line));
+  }
+  return heads;
+}
