@@ -38,6 +38,8 @@ export interface StartInput {
   readonly begin?: TurnStart;
   /** A branch to open for the turn, in the same transaction as its first events. */
   readonly branch?: NewBranch;
+  /** Events journalled in the same transaction as the turn's first ones (a queued message taken). */
+  readonly prelude?: readonly RuntimeEvent[];
 }
 
 export type SendResult = { readonly turnId: string; readonly queued: false } | { readonly turnId: null; readonly queued: true };
@@ -181,6 +183,7 @@ export class TurnScheduler {
       sessionId,
       [
         ...(input.branch ? [branchStarted(input.branch)] : []),
+        ...(input.prelude ?? []),
         ...base.warnings,
         ...question,
         { type: 'run_started', turnId, model: choice, providerKind: provider.kind, ...(input.resumed ? { resumed: true } : {}) },
@@ -207,9 +210,12 @@ export class TurnScheduler {
     if (text === undefined) return;
     this.queue.delete(sessionId);
     try {
-      this.options.journal.append(sessionId, [{ type: 'queue_cleared', reason: 'started' }]);
-      this.start(sessionId, { text });
+      // Taken from the queue in the transaction that starts its turn: a crash between the two
+      // cannot lose it.
+      this.start(sessionId, { text, prelude: [{ type: 'queue_cleared', reason: 'started' }] });
     } catch (error) {
+      // Nothing was written: it stays queued, as the journal says, for the person to send or clear.
+      this.queue.set(sessionId, text);
       console.error('Could not start the queued message:', error instanceof Error ? error.message : String(error));
     }
   }

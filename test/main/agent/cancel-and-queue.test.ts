@@ -87,6 +87,20 @@ describe('the message queue', () => {
     expect(view.messages.at(-1)?.text).toBe('answer to the third');
   });
 
+  it('keeps a queued message that cannot start queued, as the journal says, until it is cleared', async () => {
+    server.enqueue(textTurn('first answer', { chunkDelayMs: 20 }));
+    harness.runtime.send(harness.sessionId, 'first');
+    harness.runtime.send(harness.sessionId, 'second');
+    // The endpoint goes away while the first turn runs: the queued message cannot start after it.
+    harness.settings.set({ ...harness.settings.get(), providers: [], defaultModel: null });
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.store.head(harness.sessionId).queued).toBe('second');
+    expect(harness.view().queued).toBe('second');
+    expect(harness.view().messages.filter((message) => message.role === 'user')).toHaveLength(1);
+    expect(harness.runtime.clearQueue(harness.sessionId)).toBe(true);
+    expect(harness.store.head(harness.sessionId).queued).toBeNull();
+  });
+
   it('can be cleared, and then nothing more runs', async () => {
     server.enqueue(textTurn('first answer', { chunkDelayMs: 20 }), textTurn('should not be used'));
     harness.runtime.send(harness.sessionId, 'first');
