@@ -24,6 +24,8 @@ export const errorCodeSchema = z.enum([
   'model_timeout',
   'model_auth_failed',
   'model_request_rejected',
+  /** The request did not fit the model's context window. */
+  'model_context_overflow',
   'cancelled',
   'iteration_limit',
   'path_refused',

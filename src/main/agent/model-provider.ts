@@ -27,6 +27,24 @@ export interface ModelRequest {
   readonly tools?: readonly ToolSpec[];
   /** Room for the answer; the provider's default when absent. */
   readonly maxTokens?: number;
+  /**
+   * The window the app chose for this request, in tokens. Servers that take the window per request
+   * (Ollama's `num_ctx`) are sent it; the others have loaded theirs already.
+   */
+  readonly contextWindow?: number;
+}
+
+/** What a server says about one model's context window. */
+export interface ModelWindow {
+  /**
+   * The window the server has loaded the model with, in tokens (for Ollama, which takes it per
+   * request: the one it runs the model with now); null when the server does not say.
+   */
+  readonly loaded: number | null;
+  /** The window the model was trained for, when the server reports it. */
+  readonly trained: number | null;
+  /** Where the figures come from, in words a person can check: "llama.cpp /props". */
+  readonly source: string;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
@@ -50,4 +68,8 @@ export interface ModelProvider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent>;
   /** Lists the models the endpoint serves. Throws a `ModelError` on failure. */
   listModels(signal: AbortSignal): Promise<ModelInfo[]>;
+  /** What the server reports about a model's window; null when it reports nothing. Throws a `ModelError` when unreachable. */
+  window?(model: string, signal: AbortSignal): Promise<ModelWindow | null>;
+  /** Counts the tokens of `text` with the server's own tokenizer (llama.cpp `/tokenize`). Throws a `ModelError` on failure. */
+  countTokens?(model: string, text: string, signal: AbortSignal): Promise<number>;
 }

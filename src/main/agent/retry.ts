@@ -1,6 +1,6 @@
 import type { ModelInfo } from '../../shared/domain';
 import type { Clock } from './clock';
-import type { ModelProvider, ModelRequest, ModelStreamEvent } from './model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from './model-provider';
 
 export interface RetryPolicy {
   /** Total attempts including the first. */
@@ -81,5 +81,13 @@ export class RetryingModelProvider implements ModelProvider {
 
   listModels(signal: AbortSignal): Promise<ModelInfo[]> {
     return this.inner.listModels(signal);
+  }
+
+  window(model: string, signal: AbortSignal): Promise<ModelWindow | null> {
+    return this.inner.window ? this.inner.window(model, signal) : Promise.resolve(null);
+  }
+
+  get countTokens(): ModelProvider['countTokens'] {
+    return this.inner.countTokens?.bind(this.inner);
   }
 }
