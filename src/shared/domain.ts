@@ -151,6 +151,32 @@ export const modelInfoSchema = z.object({
 });
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
+/** Where the window a model is budgeted with comes from. */
+export const windowSourceSchema = z.enum(['setting', 'server', 'learned', 'default']);
+export type WindowSource = z.infer<typeof windowSourceSchema>;
+
+/** The context window the app budgets a model's requests with, and where the figure comes from. */
+export const contextWindowSchema = z.object({
+  tokens: z.number().int().positive(),
+  source: windowSourceSchema,
+  /** In words a person can check: "llama.cpp /props", "no server figure: the safe default". */
+  detail: z.string(),
+  /** The window the model was trained for, when the server says. */
+  trained: z.number().int().positive().nullable(),
+});
+export type ContextWindow = z.infer<typeof contextWindowSchema>;
+
+/** The window used when no setting and no server says otherwise: small enough for any local server. */
+export const defaultContextWindow = 8192;
+
+/** A person's own figure for a model's window, which wins over what the server says. */
+export const contextWindowOverrideSchema = z.object({
+  providerId: idSchema,
+  model: z.string().min(1).max(limits.modelNameLength),
+  tokens: z.number().int().min(1024).max(10_000_000),
+});
+export type ContextWindowOverride = z.infer<typeof contextWindowOverrideSchema>;
+
 /** One MCP server, as in the common `mcpServers` configuration: a command to start (stdio) or a URL (streamable HTTP). */
 export const mcpServerConfigSchema = z.union([
   z
@@ -198,6 +224,12 @@ export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']),
   /** The agent's commands run at a lower CPU priority than the app, or at the same. */
   commandPriority: z.enum(['lower', 'normal']).default('lower'),
+  /** Per model: the window to use instead of what the server reports (for Ollama, the `num_ctx` sent). */
+  contextWindows: z.array(contextWindowOverrideSchema).max(200).default([]),
+  /** A request larger than this share of the window is made smaller first. */
+  compactAt: z.number().min(0.3).max(0.95).default(0.75),
+  /** Room kept for the answer, in tokens (at most a quarter of the window); sent as the request's `max_tokens`. */
+  answerTokens: z.number().int().min(256).max(128_000).default(4096),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -212,4 +244,7 @@ export const defaultSettings: Settings = {
   mcpServers: {},
   theme: 'system',
   commandPriority: 'lower',
+  contextWindows: [],
+  compactAt: 0.75,
+  answerTokens: 4096,
 };

@@ -9,6 +9,7 @@ import {
   riskLevelSchema,
   sessionStatusSchema,
   trustGrantSchema,
+  windowSourceSchema,
 } from './domain';
 
 /**
@@ -142,7 +143,54 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     checkpointId: idSchema,
     parentId: idSchema.nullable(),
     seq: z.number().int().nonnegative(),
-    source: z.enum(['input', 'model', 'tool', 'approval']),
+    source: z.enum(['input', 'model', 'tool', 'approval', 'compaction']),
+  }),
+  /** What the next model request takes of the window, counted before it was sent. */
+  z.object({
+    type: z.literal('context_measured'),
+    ...turnRef,
+    /** The whole request: system prompt, tool definitions and messages. */
+    tokens: z.number().int().nonnegative(),
+    window: z.number().int().positive(),
+    windowSource: windowSourceSchema,
+    windowDetail: z.string(),
+    /** Above this the request is made smaller first. */
+    threshold: z.number().int().positive(),
+    /** Room kept for the answer (the request's max_tokens). */
+    reserve: z.number().int().nonnegative(),
+    /** How the tokens were counted: the server's tokenizer, an estimate calibrated on the server's counts, or a plain estimate. */
+    counting: z.enum(['tokenizer', 'usage', 'estimate']),
+    /** Old tool results shortened in this request. */
+    shortened: z.number().int().nonnegative(),
+  }),
+  /**
+   * Older messages were summarized so the conversation fits the window. The journal keeps them all:
+   * only what the model sees changed, from this point of the line on.
+   */
+  z.object({
+    type: z.literal('context_compacted'),
+    ...turnRef,
+    compactionId: idSchema,
+    summary: z.string(),
+    /** Index in the conversation of the first message seen verbatim after the summary. */
+    upTo: z.number().int().nonnegative(),
+    /** Messages the summary stands for, and the turns they belong to. */
+    messages: z.number().int().nonnegative(),
+    turns: z.number().int().nonnegative(),
+    tokensBefore: z.number().int().nonnegative(),
+    tokensAfter: z.number().int().nonnegative(),
+    trigger: z.enum(['threshold', 'overflow', 'manual']),
+    /** Written by the model, or a list of the steps made by the app when the model could not summarize. */
+    method: z.enum(['model', 'digest']),
+    note: z.string().optional(),
+  }),
+  /** The server counted far fewer prompt tokens than were sent: it cut the prompt without saying so. */
+  z.object({
+    type: z.literal('context_truncated'),
+    ...turnRef,
+    sentTokens: z.number().int().nonnegative(),
+    reportedTokens: z.number().int().nonnegative(),
+    message: z.string(),
   }),
   /** The workspace's files were saved (only what changed is stored) at this point of the turn. */
   z.object({

@@ -43,7 +43,7 @@ export const sessionExportSchema = z.object({
       seq: z.number().int().nonnegative(),
       createdAt: z.number().int(),
       metadata: z.object({
-        source: z.enum(['input', 'model', 'tool', 'approval', 'restore', 'other']),
+        source: z.enum(['input', 'model', 'tool', 'approval', 'compaction', 'restore', 'other']),
         step: z.number().int(),
         note: z.string().optional(),
       }),

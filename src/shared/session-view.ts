@@ -1,5 +1,5 @@
 import type { ErrorInfo } from './errors';
-import type { RiskLevel, SessionStatus } from './domain';
+import type { RiskLevel, SessionStatus, WindowSource } from './domain';
 import type { JournalEntry, PlanStep, RuntimeEvent, ToolCallStatus } from './events';
 
 export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
@@ -32,12 +32,38 @@ export interface ViewMessage {
   /** The journal position of the event that began this message: where branches of it fork. */
   readonly seq: number;
   readonly turnId: string;
-  readonly role: 'user' | 'assistant';
+  /** A compaction is a divider in the conversation: earlier messages summarized for the model, its summary in `text`. */
+  readonly role: 'user' | 'assistant' | 'compaction';
   readonly text: string;
   readonly reasoning: string;
   readonly state: MessageState;
   readonly toolCalls: readonly ViewToolCall[];
   readonly error?: ErrorInfo;
+  readonly compaction?: ViewCompaction;
+}
+
+export interface ViewCompaction {
+  readonly messages: number;
+  readonly turns: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly trigger: 'threshold' | 'overflow' | 'manual';
+  readonly method: 'model' | 'digest';
+  readonly note: string | null;
+}
+
+/** What the newest model request took of the window. */
+export interface ViewContext {
+  readonly tokens: number;
+  readonly window: number;
+  readonly threshold: number;
+  readonly reserve: number;
+  readonly source: WindowSource;
+  readonly detail: string;
+  readonly counting: 'tokenizer' | 'usage' | 'estimate';
+  readonly shortened: number;
+  /** The largest request of the session so far, in tokens. */
+  readonly peak: number;
 }
 
 export interface ViewApproval {
@@ -87,6 +113,8 @@ export interface SessionView {
     readonly costUsd: number;
     readonly toolCalls: number;
   };
+  /** What the newest model request took of the window; null before the first. */
+  readonly context: ViewContext | null;
   /** What was going on when the app stopped, until the turn is resumed or discarded. */
   readonly interrupted: ViewInterruption | null;
   /** Things the person should know that are not messages: a damaged checkpoint that was skipped. */
@@ -129,6 +157,7 @@ export const emptySessionView: SessionView = {
   checkpoints: [],
   lastRestore: null,
   usage: { inputTokens: 0, outputTokens: 0, modelMs: 0, costUsd: 0, toolCalls: 0 },
+  context: null,
   interrupted: null,
   warnings: [],
 };
@@ -410,6 +439,49 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         });
       return { ...ended, messages };
     }
+    case 'context_measured':
+      return {
+        ...view,
+        context: {
+          tokens: event.tokens,
+          window: event.window,
+          threshold: event.threshold,
+          reserve: event.reserve,
+          source: event.windowSource,
+          detail: event.windowDetail,
+          counting: event.counting,
+          shortened: event.shortened,
+          peak: Math.max(view.context?.peak ?? 0, event.tokens),
+        },
+      };
+    case 'context_compacted':
+      return {
+        ...view,
+        messages: [
+          ...view.messages,
+          {
+            id: event.compactionId,
+            seq,
+            turnId: event.turnId,
+            role: 'compaction',
+            text: event.summary,
+            reasoning: '',
+            state: 'done',
+            toolCalls: [],
+            compaction: {
+              messages: event.messages,
+              turns: event.turns,
+              tokensBefore: event.tokensBefore,
+              tokensAfter: event.tokensAfter,
+              trigger: event.trigger,
+              method: event.method,
+              note: event.note ?? null,
+            },
+          },
+        ],
+      };
+    case 'context_truncated':
+      return { ...view, warnings: [...view.warnings, event.message].slice(-20) };
     default: {
       const unhandled: never = event;
       return unhandled;

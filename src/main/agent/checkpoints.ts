@@ -11,7 +11,7 @@ export interface CheckpointDelta {
 }
 
 export interface CheckpointMetadata {
-  readonly source: 'input' | 'model' | 'tool' | 'approval' | 'restore' | 'other';
+  readonly source: 'input' | 'model' | 'tool' | 'approval' | 'compaction' | 'restore' | 'other';
   readonly step: number;
   readonly note?: string;
 }

@@ -1,15 +1,15 @@
 import type { RuntimeEvent } from '../../shared/events';
 import type { CheckpointStore } from './checkpoints';
 import { answerDanglingCalls, conversationFromJournal, parseCheckpointMessages } from './conversation';
-import type { ChatMessage } from './model-provider';
+import type { ConversationEntry } from './context-view';
 import type { SessionStore } from './stores';
 
 /** The conversation a turn starts from, and the checkpoint its own checkpoints hang off. */
 export interface ConversationBase {
-  readonly history: readonly ChatMessage[];
+  readonly history: readonly ConversationEntry[];
   readonly head: { readonly checkpointId: string; readonly seq: number } | null;
   /** Messages not yet in any checkpoint: a session journalled before checkpoints existed. */
-  readonly unsavedHistory?: readonly ChatMessage[];
+  readonly unsavedHistory?: readonly ConversationEntry[];
   /** Said in the journal before the turn: a checkpoint was damaged or missing. */
   readonly warnings: readonly RuntimeEvent[];
 }
@@ -24,7 +24,7 @@ const remembered = 8;
  * the next turn of that session starts without reading it back.
  */
 export class ConversationStore {
-  private readonly latest = new Map<string, { checkpointId: string; seq: number; messages: readonly ChatMessage[] }>();
+  private readonly latest = new Map<string, { checkpointId: string; seq: number; messages: readonly ConversationEntry[] }>();
 
   constructor(
     private readonly checkpoints: CheckpointStore,
@@ -37,7 +37,7 @@ export class ConversationStore {
    * open (a turn resumes them); otherwise each gets a result saying it did not run.
    */
   at(sessionId: string, checkpointId: string | null, options: { upToSeq?: number; keepOpenCalls?: boolean } = {}): ConversationBase {
-    const close = (messages: readonly ChatMessage[]): readonly ChatMessage[] =>
+    const close = (messages: readonly ConversationEntry[]): readonly ConversationEntry[] =>
       options.keepOpenCalls ? messages : answerDanglingCalls(messages);
     const fromJournal = (warnings: RuntimeEvent[]): ConversationBase => {
       const entries = this.store.journal(sessionId, options.upToSeq === undefined ? {} : { upToSeq: options.upToSeq });
@@ -80,7 +80,7 @@ export class ConversationStore {
   }
 
   /** A turn ended with this conversation saved at this checkpoint. */
-  remember(sessionId: string, checkpointId: string, seq: number, messages: readonly ChatMessage[]): void {
+  remember(sessionId: string, checkpointId: string, seq: number, messages: readonly ConversationEntry[]): void {
     this.latest.delete(sessionId);
     this.latest.set(sessionId, { checkpointId, seq, messages });
     if (this.latest.size > remembered) this.latest.delete(this.latest.keys().next().value as string);

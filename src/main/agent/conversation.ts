@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { StoreError } from '../../shared/errors';
 import type { JournalEntry } from '../../shared/events';
-import type { ChatMessage, ToolCallRequest } from './model-provider';
+import type { ConversationEntry } from './context-view';
+import type { ToolCallRequest } from './model-provider';
 
 interface Draft {
   role: 'assistant';
@@ -16,10 +17,10 @@ const noResult = 'No result: the turn ended before this call ran.';
  * calls, and tool results as the model was given them. A call left without a result (a Stop or a
  * crash) gets one saying so, because the APIs require every call to be answered.
  */
-export function conversationFromJournal(entries: readonly JournalEntry[]): ChatMessage[] {
-  const messages: ChatMessage[] = [];
+export function conversationFromJournal(entries: readonly JournalEntry[]): ConversationEntry[] {
+  const messages: ConversationEntry[] = [];
   const drafts = new Map<string, Draft>();
-  const order: Array<{ kind: 'draft'; draft: Draft } | { kind: 'message'; message: ChatMessage }> = [];
+  const order: Array<{ kind: 'draft'; draft: Draft } | { kind: 'message'; message: ConversationEntry }> = [];
   const results = new Map<string, { content: string; isError: boolean }>();
 
   for (const { event } of entries) {
@@ -46,6 +47,9 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): ChatM
       }
       case 'tool_call_finished':
         results.set(event.toolCallId, { content: event.output, isError: event.status !== 'succeeded' });
+        break;
+      case 'context_compacted':
+        order.push({ kind: 'message', message: { role: 'compaction', id: event.compactionId, summary: event.summary, upTo: event.upTo } });
         break;
       default:
         break;
@@ -76,10 +80,10 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): ChatM
  * Gives every tool call without a result one saying it did not run, in place, as the model APIs
  * require: a checkpoint taken between a response and its tool results has such calls.
  */
-export function answerDanglingCalls(messages: readonly ChatMessage[]): ChatMessage[] {
+export function answerDanglingCalls(messages: readonly ConversationEntry[]): ConversationEntry[] {
   const answered = new Set<string>();
   for (const message of messages) if (message.role === 'tool') answered.add(message.toolCallId);
-  const out: ChatMessage[] = [];
+  const out: ConversationEntry[] = [];
   let open: ToolCallRequest[] = [];
   const close = (): void => {
     for (const call of open) if (!answered.has(call.id)) out.push({ role: 'tool', toolCallId: call.id, content: noResult, isError: true });
@@ -99,10 +103,11 @@ const chatMessageSchema = z.union([
   z.object({ role: z.literal('user'), content: z.string() }),
   z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(toolCallSchema).optional() }),
   z.object({ role: z.literal('tool'), toolCallId: z.string(), content: z.string(), isError: z.boolean().optional() }),
+  z.object({ role: z.literal('compaction'), id: z.string(), summary: z.string(), upTo: z.number().int().nonnegative() }),
 ]);
 
 /** Checks what a checkpoint holds is a conversation before a model is given it. */
-export function parseCheckpointMessages(messages: readonly unknown[]): ChatMessage[] {
+export function parseCheckpointMessages(messages: readonly unknown[]): ConversationEntry[] {
   const parsed = z.array(chatMessageSchema).safeParse(messages);
   if (!parsed.success)
     throw new StoreError('store_corrupt', `A checkpoint holds a message that is not one: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);

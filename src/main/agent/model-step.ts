@@ -1,7 +1,7 @@
 import { BugError, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
 import { costOf } from './accounting';
-import type { ModelRequest, ToolCallRequest } from './model-provider';
+import type { ToolCallRequest } from './model-provider';
 import { addPreviews, prepareCall } from './tool-calls';
 import type { LoopState, StepContext } from './turn-types';
 
@@ -20,13 +20,42 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
     const message = `The turn stopped after ${setup.maxIterations} model calls without a final answer.`;
     return { kind: 'finish', status: 'failed', error: { code: 'iteration_limit', message } };
   }
-  writer.iterations += 1;
   writer.setStatus('planning');
   writer.flush();
   // The request carries the whole conversation, and building it takes time that grows with it: the
   // first one of a turn is built once the send that started the turn has been answered, so the
   // person's message shows at once.
-  if (writer.iterations === 1) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (writer.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  const preparation = await services.context.prepare({
+    choice: setup.choice,
+    provider: setup.provider,
+    system: setup.system,
+    tools: services.tools.list().length > 0 ? services.tools.specs() : undefined,
+    entries: writer.messages,
+    signal: writer.signal,
+    mayCompact: !writer.compacted,
+  });
+  if (writer.signal.aborted) return { kind: 'finish', status: 'cancelled' };
+  if (preparation.kind === 'compact') return { kind: 'compact', trigger: 'threshold', then: 'model' };
+  if (preparation.kind === 'too_large') return { kind: 'finish', status: 'failed', error: preparation.error };
+  const sent = preparation.prepared;
+  const { request, measure } = sent;
+  writer.iterations += 1;
+  writer.journal([
+    {
+      type: 'context_measured',
+      turnId,
+      tokens: measure.tokens,
+      window: measure.window.tokens,
+      windowSource: measure.window.source,
+      windowDetail: measure.window.detail,
+      threshold: measure.threshold,
+      reserve: measure.reserve,
+      counting: measure.counting,
+      shortened: measure.shortened,
+    },
+  ]);
+  writer.flushWithinFrame();
   const messageId = services.newId();
   const startedAt = services.clock.now();
   let started = false;
@@ -38,17 +67,12 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   let text = '';
   let attempts = 1;
   let usage = { inputTokens: 0, outputTokens: 0 };
+  let refusedWindow: number | undefined;
   let outcome: { kind: 'done' } | { kind: 'error'; error: ErrorInfo } = {
     kind: 'error',
     error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' },
   };
   const calls: ToolCallRequest[] = [];
-  const request: ModelRequest = {
-    model: setup.choice.model,
-    system: setup.system,
-    messages: writer.messages,
-    ...(services.tools.list().length > 0 ? { tools: services.tools.specs() } : {}),
-  };
 
   for await (const event of setup.provider.stream(request, writer.signal)) {
     switch (event.type) {
@@ -79,6 +103,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
         break;
       case 'error':
         outcome = { kind: 'error', error: event.error };
+        refusedWindow = event.window;
         break;
       default: {
         const unhandled: never = event;
@@ -87,6 +112,19 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
     }
   }
   if (writer.failure) return { kind: 'finish', status: 'failed', error: writer.failure };
+  writer.compacted = false;
+  const truncated = services.context.observe(setup.choice, sent, usage.inputTokens);
+  if (truncated)
+    writer.journal([
+      { type: 'context_truncated', turnId, sentTokens: truncated.sent, reportedTokens: truncated.reported, message: truncated.message },
+    ]);
+  if (outcome.kind === 'error' && outcome.error.code === 'model_context_overflow' && !started && !writer.overflowRetried) {
+    // The server's window is smaller than the one budgeted: learn it, make room, and try once more.
+    writer.overflowRetried = true;
+    writer.iterations -= 1;
+    services.context.learnWindow(setup.choice, refusedWindow ?? Math.floor(measure.tokens * 0.85));
+    return { kind: 'compact', trigger: 'overflow', then: 'model' };
+  }
   const cancelled = writer.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
   if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
   const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));

@@ -1,4 +1,4 @@
-import type { ModelChoice, ProviderKind, Session } from '../../shared/domain';
+import type { ContextWindow, ModelChoice, ProviderKind, Session } from '../../shared/domain';
 import type { FileChange } from '../../shared/file-history';
 import type { JournalEntry } from '../../shared/events';
 import type { ModelProvider } from './model-provider';
@@ -10,6 +10,11 @@ export interface ProviderResolver {
   describe(choice: ModelChoice): { kind: ProviderKind; baseUrl: string };
   /** The model used when a session has none chosen. */
   defaultModel(): ModelChoice | null;
+  /**
+   * The window to budget a model's requests with: the person's setting, else what the server says
+   * it loaded, else a safe default, with where the figure comes from. Never throws.
+   */
+  window(choice: ModelChoice, signal: AbortSignal): Promise<ContextWindow>;
 }
 
 /** Checks a folder the person chose as a workspace. Throws `InvalidInputError` when it is not one. */

@@ -1,13 +1,14 @@
 import type { JournalEntry } from '../../shared/events';
 import { approvedInPlan, decideCall, planRefusal, policyContext, waitForPlan } from './approvals';
-import type { ChatMessage, ToolCallRequest } from './model-provider';
+import type { ConversationEntry } from './context-view';
+import type { ToolCallRequest } from './model-provider';
 import type { CallStanding, ResumeState } from './session-head';
 import { giveResult, prepareCall } from './tool-calls';
 import type { DecidedCall, LoopState, PreparedCall } from './turn-types';
 import type { TurnStart } from './turn';
 
 /** The calls of the conversation's last response that have no result yet, and that response's first line. */
-function openCalls(history: readonly ChatMessage[]): { calls: ToolCallRequest[]; purpose: string } | 'answered' | null {
+function openCalls(history: readonly ConversationEntry[]): { calls: ToolCallRequest[]; purpose: string } | 'answered' | null {
   const last = history.at(-1);
   if (!last || last.role === 'user') return null;
   if (last.role === 'assistant' && !last.toolCalls?.length) return 'answered';
@@ -36,7 +37,7 @@ function callRecords(rows: readonly JournalEntry[]): Map<string, { output: strin
 
 export interface ResumeInput {
   /** The conversation at the newest checkpoint, calls without results left open. */
-  readonly history: readonly ChatMessage[];
+  readonly history: readonly ConversationEntry[];
   /** Where the session's head says the turn stood. */
   readonly resume: ResumeState | null;
   /** The journal rows from a row on; read only when a call's output or result is needed. */

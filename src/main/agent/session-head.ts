@@ -136,6 +136,9 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'files_snapshotted':
     case 'files_restored':
     case 'model_retry_scheduled':
+    case 'context_measured':
+    case 'context_compacted':
+    case 'context_truncated':
       return next;
     default: {
       const unhandled: never = event;

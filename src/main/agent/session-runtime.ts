@@ -9,6 +9,7 @@ import type { Clock } from './clock';
 import { ConversationStore } from './conversation-store';
 import { Gates } from './gates';
 import { newId as defaultNewId } from './ids';
+import { ContextBudget, defaultContextSettings, type ContextSettings } from './prompt-builder';
 import type { FileHistory, ProviderResolver, RuntimeListener } from './ports';
 import { Recovery } from './recovery';
 import { SessionJournal } from './session-journal';
@@ -32,6 +33,8 @@ export interface SessionRuntimeOptions {
   readonly clock: Clock;
   readonly listener: RuntimeListener;
   readonly limits: () => RuntimeLimits;
+  /** The share of the window that starts a compaction, and the room kept for answers. */
+  readonly contextSettings?: () => ContextSettings;
   /** How long streamed pieces are gathered before one journal write and one message out. */
   readonly frameMs?: number;
   readonly newId?: () => string;
@@ -72,6 +75,10 @@ export class SessionRuntime {
       clock,
       journal,
       frameMs: options.frameMs ?? 16,
+      context: new ContextBudget({
+        window: (choice, signal) => options.providers.window(choice, signal),
+        settings: options.contextSettings ?? (() => defaultContextSettings),
+      }),
       newId,
     };
     const systemPrompt = options.systemPrompt ?? defaultSystemPrompt;

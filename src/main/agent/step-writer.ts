@@ -2,10 +2,11 @@ import type { SessionStatus } from '../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent, ToolCallStatus } from '../../shared/events';
 import { DeltaCoalescer, type StreamedEvent } from './delta-coalescer';
-import type { ChatMessage, ToolCallRequest } from './model-provider';
+import type { ConversationEntry } from './context-view';
+import type { ToolCallRequest } from './model-provider';
 import type { StepWriter, TurnServices, TurnSetup } from './turn-types';
 
-type CheckpointSource = 'input' | 'model' | 'tool' | 'approval';
+type CheckpointSource = 'input' | 'model' | 'tool' | 'approval' | 'compaction';
 
 /**
  * The step writer of one turn (see `StepWriter`), over the session's journal and checkpoints.
@@ -19,13 +20,17 @@ export class TurnWriter implements StepWriter {
   private pending: RuntimeEvent[] = [];
   private alongside: Array<() => void> = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private readonly conversation: ChatMessage[];
+  private readonly conversation: ConversationEntry[];
   /** Messages added since the last checkpoint. */
-  private unsaved: ChatMessage[];
+  private unsaved: ConversationEntry[];
   private head: { checkpointId: string; seq: number } | null;
   private currentStatus: SessionStatus = 'planning';
   /** Model calls made so far in this turn. */
   iterations = 0;
+  /** A compaction was made since the last model call. */
+  compacted = false;
+  /** A request was refused as too large and compacted once. */
+  overflowRetried = false;
   /** Tool calls that failed (not those denied or stopped). */
   failures = 0;
   /** A journal write failed under a stream: the turn stops, and ends failed with this. */
@@ -38,7 +43,7 @@ export class TurnWriter implements StepWriter {
     private readonly services: TurnServices,
     private readonly controller: AbortController,
   ) {
-    const question: ChatMessage[] = setup.userText === null ? [] : [{ role: 'user', content: setup.userText }];
+    const question: ConversationEntry[] = setup.userText === null ? [] : [{ role: 'user', content: setup.userText }];
     this.conversation = [...setup.history, ...question];
     this.unsaved = [...(setup.unsavedHistory ?? []), ...question];
     this.head = setup.checkpointHead;
@@ -48,8 +53,8 @@ export class TurnWriter implements StepWriter {
     return this.controller.signal;
   }
 
-  /** The conversation as the model sees it next. */
-  get messages(): readonly ChatMessage[] {
+  /** The conversation, compactions included. */
+  get messages(): readonly ConversationEntry[] {
     return this.conversation;
   }
 
@@ -112,7 +117,7 @@ export class TurnWriter implements StepWriter {
   }
 
   /** Adds a message to the conversation; the next checkpoint saves it. */
-  addMessage(message: ChatMessage): void {
+  addMessage(message: ConversationEntry): void {
     this.conversation.push(message);
     this.unsaved.push(message);
   }
@@ -166,7 +171,7 @@ export class TurnWriter implements StepWriter {
   }
 
   /** The conversation as saved at the newest checkpoint, when every message is saved. */
-  saved(): { checkpointId: string; seq: number; messages: readonly ChatMessage[] } | null {
+  saved(): { checkpointId: string; seq: number; messages: readonly ConversationEntry[] } | null {
     if (this.head === null || this.unsaved.length > 0 || this.pending.length > 0) return null;
     return { ...this.head, messages: this.conversation };
   }

@@ -5,7 +5,9 @@ import type { AccountingStore } from './accounting';
 import type { CheckpointStore } from './checkpoints';
 import type { Clock } from './clock';
 import type { ApprovalAnswer, Gates } from './gates';
-import type { ChatMessage, ModelProvider, ToolCallRequest } from './model-provider';
+import type { ConversationEntry } from './context-view';
+import type { ModelProvider, ToolCallRequest } from './model-provider';
+import type { ContextBudget } from './prompt-builder';
 import type { Decision } from './policy';
 import type { FileHistory } from './ports';
 import type { SessionJournal } from './session-journal';
@@ -25,11 +27,11 @@ export interface TurnSetup {
   readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
   readonly provider: ModelProvider;
   readonly system: string;
-  readonly history: readonly ChatMessage[];
+  readonly history: readonly ConversationEntry[];
   /** The person's message; null when the turn answers the last one again (a retry) or resumes. */
   readonly userText: string | null;
   /** Messages of `history` not yet in any checkpoint (a session journalled before checkpoints existed). */
-  readonly unsavedHistory?: readonly ChatMessage[];
+  readonly unsavedHistory?: readonly ConversationEntry[];
   readonly planThreshold: number;
   readonly maxIterations: number;
   readonly deniedTools: readonly string[];
@@ -50,6 +52,8 @@ export interface TurnServices {
   readonly journal: SessionJournal;
   /** How long streamed pieces are gathered before one journal write and one message out. */
   readonly frameMs: number;
+  /** What each model request may take of the window, and the view of the conversation that fits it. */
+  readonly context: ContextBudget;
   newId(): string;
 }
 
@@ -60,10 +64,14 @@ export interface TurnServices {
  */
 export interface StepWriter {
   readonly signal: AbortSignal;
-  /** The conversation as the model sees it next. */
-  readonly messages: readonly ChatMessage[];
+  /** The conversation, compactions included: what the model's view is built from. */
+  readonly messages: readonly ConversationEntry[];
   /** Model calls made so far in this turn. */
   iterations: number;
+  /** A compaction was made since the last model call: what still does not fit is shortened instead. */
+  compacted: boolean;
+  /** A request was refused as too large and compacted once: a second refusal ends the turn. */
+  overflowRetried: boolean;
   /** A journal write failed under a stream: the turn stops, and ends failed with this. */
   readonly failure: ErrorInfo | null;
   /** Text of a response cut short by Stop or an error: saved with the turn's end. */
@@ -83,10 +91,10 @@ export interface StepWriter {
   /** Streams a piece (text, reasoning, tool output), journalled and sent with the others of its frame. */
   stream(piece: StreamedEvent): void;
   setStatus(status: SessionStatus): void;
-  addMessage(message: ChatMessage): void;
+  addMessage(message: ConversationEntry): void;
   addToolResult(request: ToolCallRequest, content: string, status: ToolCallStatus): void;
   /** Saves a checkpoint of the step just taken, in the same transaction as its events. */
-  checkpoint(source: 'input' | 'model' | 'tool' | 'approval'): void;
+  checkpoint(source: 'input' | 'model' | 'tool' | 'approval' | 'compaction'): void;
   /** Saves the workspace's files as they are now, for time travel. */
   captureFiles(): Promise<void>;
 }
@@ -133,6 +141,17 @@ export interface DecidedCall {
  */
 export type LoopState =
   | { readonly kind: 'model' }
+  /**
+   * Older messages are summarized so the conversation fits the window: before a request over the
+   * threshold, after the server refused one as too large, or because the person asked.
+   */
+  | {
+      readonly kind: 'compact';
+      readonly trigger: 'threshold' | 'overflow' | 'manual';
+      readonly instructions?: string;
+      /** A compaction the person asked for ends the turn; the others go on to the model. */
+      readonly then: 'model' | 'finish';
+    }
   /** A response's calls, to be decided (and shown as a plan when there are enough of them). */
   | { readonly kind: 'decide'; readonly calls: readonly PreparedCall[]; readonly purpose: string }
   /** A plan waits for the person. */

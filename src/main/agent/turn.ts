@@ -1,5 +1,6 @@
 import { BugError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
+import { runCompaction } from './compaction-step';
 import { runModelStep } from './model-step';
 import { TurnWriter } from './step-writer';
 import { runNextCalls } from './tool-runner';
@@ -50,6 +51,9 @@ export class Turn {
         switch (next.kind) {
           case 'model':
             next = await runModelStep(context);
+            break;
+          case 'compact':
+            next = await runCompaction(context, next);
             break;
           case 'decide':
             next = decideCalls(context, next.calls, next.purpose);

@@ -106,6 +106,7 @@ export function createCore(options: CoreOptions): Core {
           resolve: (choice) => instrument(registry.resolve(choice)),
           describe: (choice) => registry.describe(choice),
           defaultModel: () => registry.defaultModel(),
+          window: (choice, signal) => registry.window(choice, signal),
         }
       : registry;
     const tools = new ToolRegistry(options.tools ?? []);
@@ -124,6 +125,10 @@ export function createCore(options: CoreOptions): Core {
       limits: () => {
         const { planThreshold, maxIterations, deniedTools } = options.settings.get();
         return { planThreshold, maxIterations, deniedTools };
+      },
+      contextSettings: () => {
+        const { compactAt, answerTokens } = options.settings.get();
+        return { compactAt, answerTokens };
       },
       frameMs: options.frameMs ?? 16,
       newId: () => newId(clock.now()),

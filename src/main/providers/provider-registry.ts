@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { ModelChoice, ModelInfo, ProviderEndpoint, ProviderKind } from '../../shared/domain';
+import {
+  defaultContextWindow,
+  type ContextWindow,
+  type ModelChoice,
+  type ModelInfo,
+  type ProviderEndpoint,
+  type ProviderKind,
+} from '../../shared/domain';
 import { NotFoundError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import type { ChannelInput, ConnectionTestResult, DiscoveredEndpoint, ProviderView } from '../../shared/ipc/contract';
 import type { Clock } from '../agent/clock';
-import type { ModelProvider } from '../agent/model-provider';
+import type { ModelProvider, ModelWindow } from '../agent/model-provider';
 import type { ProviderResolver } from '../agent/ports';
 import { RetryingModelProvider, defaultRetryPolicy, type RetryPolicy } from '../agent/retry';
 import type { SecretStore, SettingsStore } from '../agent/settings';
@@ -25,9 +32,19 @@ export interface ProviderRegistryOptions {
 
 const secretKey = (providerId: string): string => `provider:${providerId}:apiKey`;
 
+/** How long what a server said about a window is trusted, and how long a failure to ask is. */
+const windowTtlMs = 60_000;
+const windowFailureTtlMs = 10_000;
+const windowTimeoutMs = 3_000;
+
+/** A window figure worth believing: a whole number of tokens, neither tiny nor absurd. */
+const plausible = (tokens: number | null | undefined): number | null =>
+  typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 256 && tokens <= 10_000_000 ? tokens : null;
+
 /** Endpoints from settings, keys from the secret store, and providers made from them. */
 export class ProviderRegistry implements ProviderResolver {
   private readonly resolved = new Map<string, ModelProvider>();
+  private readonly windows = new Map<string, { at: number; reported: ModelWindow | null; failure: string | null }>();
 
   constructor(private readonly options: ProviderRegistryOptions) {}
 
@@ -68,6 +85,70 @@ export class ProviderRegistry implements ProviderResolver {
     return provider;
   }
 
+  /**
+   * The window a model's requests are budgeted with: the person's setting wins; then what the
+   * server says it loaded; else the safe default, saying why. For Ollama, which takes the window
+   * per request, the app chooses it: the one the model runs with now when that is larger than the
+   * default, within what the model was trained for. Never throws.
+   */
+  async window(choice: ModelChoice, signal: AbortSignal): Promise<ContextWindow> {
+    const override = this.options.settings
+      .get()
+      .contextWindows.find((item) => item.providerId === choice.providerId && item.model === choice.model);
+    let endpoint: ProviderEndpoint;
+    try {
+      endpoint = this.endpoint(choice.providerId);
+    } catch {
+      return {
+        tokens: override?.tokens ?? defaultContextWindow,
+        source: override ? 'setting' : 'default',
+        detail: 'the endpoint is gone',
+        trained: null,
+      };
+    }
+    const { reported, failure } = await this.reported(endpoint, choice.model, signal);
+    const trained = plausible(reported?.trained);
+    if (override) return { tokens: override.tokens, source: 'setting', detail: 'set in Settings', trained };
+    const loaded = plausible(reported?.loaded);
+    if ((endpoint.kind as string) === 'ollama') {
+      const tokens = Math.min(Math.max(loaded ?? 0, defaultContextWindow), trained ?? Infinity);
+      return {
+        tokens,
+        source: 'server',
+        detail: `sent to Ollama as num_ctx${trained ? `; the model was trained for ${trained}` : ''}`,
+        trained,
+      };
+    }
+    if (loaded !== null) return { tokens: loaded, source: 'server', detail: reported?.source ?? 'the server', trained };
+    const why = failure ? `its window could not be read (${failure})` : 'the server does not say which window it loaded';
+    return { tokens: defaultContextWindow, source: 'default', detail: `${why}: the safe default`, trained };
+  }
+
+  private async reported(
+    endpoint: ProviderEndpoint,
+    model: string,
+    signal: AbortSignal,
+  ): Promise<{ reported: ModelWindow | null; failure: string | null }> {
+    const key = JSON.stringify([endpoint.id, endpoint.kind, endpoint.baseUrl, model]);
+    const now = this.options.clock.now();
+    const kept = this.windows.get(key);
+    if (kept && now - kept.at < (kept.failure === null ? windowTtlMs : windowFailureTtlMs)) return kept;
+    const provider = this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint));
+    let found: { reported: ModelWindow | null; failure: string | null };
+    try {
+      const reported = provider.window
+        ? await provider.window(model, AbortSignal.any([signal, AbortSignal.timeout(windowTimeoutMs)]))
+        : null;
+      found = { reported, failure: null };
+    } catch (error) {
+      if (signal.aborted) return { reported: null, failure: 'stopped' };
+      found = { reported: null, failure: toErrorInfo(error).message };
+    }
+    if (this.windows.size >= 64) this.windows.delete(this.windows.keys().next().value as string);
+    this.windows.set(key, { at: now, ...found });
+    return found;
+  }
+
   describe(choice: ModelChoice): { kind: ProviderKind; baseUrl: string } {
     const endpoint = this.endpoint(choice.providerId);
     return { kind: endpoint.kind, baseUrl: endpoint.baseUrl };
@@ -100,6 +181,7 @@ export class ProviderRegistry implements ProviderResolver {
     else if (input.apiKey !== undefined) this.options.secrets.set(secretKey(endpoint.id), input.apiKey);
     this.options.settings.set({ ...settings, providers });
     this.resolved.clear();
+    this.windows.clear();
     return { ...endpoint, hasKey: this.options.secrets.get(secretKey(endpoint.id)) !== null };
   }
 

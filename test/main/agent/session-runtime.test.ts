@@ -95,7 +95,14 @@ describe('SessionRuntime against the scripted server and a real database', () =>
     runtime.send('s1', 'Say hello');
     await runtime.whenIdle('s1');
     const types = store.journal('s1').map((entry) => entry.event.type);
-    expect(types.slice(0, 5)).toEqual(['user_message', 'run_started', 'status_changed', 'checkpoint_saved', 'assistant_message_started']);
+    expect(types.slice(0, 6)).toEqual([
+      'user_message',
+      'run_started',
+      'status_changed',
+      'checkpoint_saved',
+      'context_measured',
+      'assistant_message_started',
+    ]);
     expect(types.slice(-4)).toEqual(['model_call_finished', 'checkpoint_saved', 'run_finished', 'status_changed']);
     // 43 one-character chunks arrive far faster than one frame: they are written as a few rows.
     expect(types.filter((type) => type === 'text_delta').length).toBeLessThan(10);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../../src/main/agent/model-provider';
+import type { ConversationEntry } from '../../../src/main/agent/context-view';
 import { conversationFromJournal } from '../../../src/main/agent/conversation';
 import { textTurn } from '../../scripted-model-server';
 import { toolCall, useHarness, type Harness } from '../agent/harness';
@@ -43,7 +43,7 @@ describe('checkpoints in a session', () => {
     expect(view.checkpoints.map((checkpoint) => checkpoint.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     const newest = view.checkpoints.at(-1);
     const tuple = harness.checkpoints.getTuple({ threadId: harness.sessionId, checkpointId: newest?.id ?? '' });
-    const conversation: ChatMessage[] = conversationFromJournal(harness.store.journal(harness.sessionId));
+    const conversation: ConversationEntry[] = conversationFromJournal(harness.store.journal(harness.sessionId));
     expect(tuple?.messages).toEqual(JSON.parse(JSON.stringify(conversation)));
     expect(tuple?.state).toMatchObject({ status: 'planning', turnId: newest?.turnId });
     // An earlier checkpoint holds the conversation as it was then.

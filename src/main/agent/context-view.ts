@@ -1,0 +1,134 @@
+import type { ChatMessage, ToolCallRequest } from './model-provider';
+
+/*
+ * What the model sees of a conversation (design section 10). The conversation keeps every message;
+ * a compaction is an entry in it that says "from here on, the messages before `upTo` are seen as
+ * this summary". The view is built from the entries for each model call: the latest compaction
+ * applied, then old tool results shortened as far as the budget needs.
+ */
+
+/** A summary that stands, for the model, for the messages before `upTo` (the person's first request excepted). */
+export interface CompactionEntry {
+  readonly role: 'compaction';
+  readonly id: string;
+  readonly summary: string;
+  /** Index in the conversation of the first entry seen verbatim after the summary. */
+  readonly upTo: number;
+}
+
+/** One entry of a conversation as checkpoints keep it: a message, or a compaction. */
+export type ConversationEntry = ChatMessage | CompactionEntry;
+
+export const isMessage = (entry: ConversationEntry): entry is ChatMessage => entry.role !== 'compaction';
+
+/** The view's messages, each with the index of the entry it shows (-1 for the summary). */
+export interface ViewMessage {
+  readonly message: ChatMessage;
+  readonly index: number;
+}
+
+const summaryHeading =
+  'The conversation so far was too long for your context window, so its earlier part is summarized here. Continue the work from this summary and the messages after it.';
+
+/** The summary as the model reads it. */
+export function summaryMessage(summary: string): ChatMessage {
+  return { role: 'user', content: `${summaryHeading}\n\n<summary>\n${summary}\n</summary>` };
+}
+
+/** The newest compaction of the conversation, and where it is. */
+export function latestCompaction(entries: readonly ConversationEntry[]): { entry: CompactionEntry; at: number } | null {
+  for (let index = entries.length - 1; index >= 0; index -= 1) {
+    const entry = entries[index];
+    if (entry?.role === 'compaction') return { entry, at: index };
+  }
+  return null;
+}
+
+/** Index of the person's first message, and of their latest one. */
+export function pinnedRequests(entries: readonly ConversationEntry[]): { first: number; latest: number } {
+  const first = entries.findIndex((entry) => entry.role === 'user');
+  let latest = -1;
+  for (let index = entries.length - 1; index >= 0; index -= 1)
+    if (entries[index]?.role === 'user') {
+      latest = index;
+      break;
+    }
+  return { first, latest };
+}
+
+/**
+ * The conversation under its latest compaction: the person's first request, their latest one when
+ * the summary covers it, the summary, then every message from `upTo` on. Without a compaction,
+ * every message. Consecutive messages of the person are joined, as some chat templates require
+ * roles to alternate.
+ */
+export function compactedView(entries: readonly ConversationEntry[]): ViewMessage[] {
+  const compaction = latestCompaction(entries);
+  const out: ViewMessage[] = [];
+  const push = (item: ViewMessage): void => {
+    const last = out.at(-1);
+    if (last && last.message.role === 'user' && item.message.role === 'user')
+      out[out.length - 1] = { message: { role: 'user', content: `${last.message.content}\n\n${item.message.content}` }, index: last.index };
+    else out.push(item);
+  };
+  if (!compaction) {
+    entries.forEach((entry, index) => {
+      if (isMessage(entry)) push({ message: entry, index });
+    });
+    return out;
+  }
+  const { first, latest } = pinnedRequests(entries);
+  const upTo = Math.min(compaction.entry.upTo, entries.length);
+  const firstEntry = entries[first];
+  if (firstEntry && isMessage(firstEntry) && first < upTo) push({ message: firstEntry, index: first });
+  const latestEntry = entries[latest];
+  if (latestEntry && isMessage(latestEntry) && latest !== first && latest < upTo) push({ message: latestEntry, index: latest });
+  push({ message: summaryMessage(compaction.entry.summary), index: -1 });
+  for (let index = upTo; index < entries.length; index += 1) {
+    const entry = entries[index];
+    if (entry && isMessage(entry)) push({ message: entry, index });
+  }
+  return out;
+}
+
+/** Where each step of the conversation begins: a message of the person or a response (its tool results belong to it). */
+export function stepStarts(entries: readonly ConversationEntry[], from: number, to: number): number[] {
+  const starts: number[] = [];
+  for (let index = from; index < to; index += 1) {
+    const role = entries[index]?.role;
+    if (role === 'user' || role === 'assistant') starts.push(index);
+  }
+  return starts;
+}
+
+/** The calls of the conversation by id, so a result can be told which call it answers. */
+export function callsById(messages: readonly ChatMessage[]): Map<string, ToolCallRequest> {
+  const calls = new Map<string, ToolCallRequest>();
+  for (const message of messages) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) calls.set(call.id, call);
+  return calls;
+}
+
+/** The file a call reads, for calls that read one whole file. */
+export function readTarget(call: ToolCallRequest | undefined): string | null {
+  if (!call || call.name !== 'read_file') return null;
+  try {
+    const input = JSON.parse(call.arguments) as { path?: unknown; startLine?: unknown; endLine?: unknown };
+    if (typeof input.path !== 'string') return null;
+    // A read of part of a file does not stand for a later whole read, nor the other way round.
+    if (input.startLine !== undefined || input.endLine !== undefined) return null;
+    return input.path.replace(/^\.\//, '');
+  } catch {
+    return null;
+  }
+}
+
+/** A long text with its middle left out: the head and the tail stay, with a marker that says how much is gone and why. */
+export function shorten(text: string, keepChars: number): string {
+  if (text.length <= keepChars + 120) return text;
+  const head = Math.ceil(keepChars * 0.6);
+  const tail = keepChars - head;
+  const omitted = text.length - head - tail;
+  return `${text.slice(0, head)}\n[… ${omitted} characters of this old result left out to fit the model's context window; the session keeps it whole …]\n${tail > 0 ? text.slice(-tail) : ''}`;
+}
+
+export const supersededNote = '[This file was read again later in the conversation; that later result is the current one.]';

@@ -1,0 +1,285 @@
+import type { ContextWindow, ModelChoice } from '../../shared/domain';
+import type { ErrorInfo } from '../../shared/errors';
+import { callsById, compactedView, readTarget, shorten, supersededNote, type ConversationEntry, type ViewMessage } from './context-view';
+import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
+import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
+
+/** The settings the budget reads for every request. */
+export interface ContextSettings {
+  /** A request larger than this share of the window is made smaller first. */
+  readonly compactAt: number;
+  /** Room kept for the answer, in tokens; at most a quarter of the window. */
+  readonly answerTokens: number;
+}
+
+export const defaultContextSettings: ContextSettings = { compactAt: 0.75, answerTokens: 4096 };
+
+/** The figures of one request against its window. */
+export interface Measure {
+  readonly tokens: number;
+  readonly window: ContextWindow;
+  readonly threshold: number;
+  /** The most the prompt may take: the window less the answer's room. */
+  readonly limit: number;
+  readonly reserve: number;
+  readonly counting: Counting;
+  /** Tool results shortened in the request. */
+  readonly shortened: number;
+}
+
+export interface Prepared {
+  readonly request: ModelRequest;
+  readonly measure: Measure;
+  /** Characters and messages of the request, to set the model's ratio from what the server counts. */
+  readonly chars: number;
+  readonly messageCount: number;
+}
+
+export type Preparation =
+  | { readonly kind: 'send'; readonly prepared: Prepared }
+  /** Over the threshold even with old results shortened: summarize older messages first. */
+  | { readonly kind: 'compact'; readonly measure: Measure }
+  | { readonly kind: 'too_large'; readonly error: ErrorInfo };
+
+export interface PrepareInput {
+  readonly choice: ModelChoice;
+  readonly provider: ModelProvider;
+  readonly system: string;
+  readonly tools: readonly ToolSpec[] | undefined;
+  readonly entries: readonly ConversationEntry[];
+  readonly signal: AbortSignal;
+  /** False right after a compaction: what still does not fit is shortened instead. */
+  readonly mayCompact: boolean;
+}
+
+export interface ContextBudgetOptions {
+  /** The window of a model: a setting, the server's figure, or the safe default. Never throws. */
+  readonly window: (choice: ModelChoice, signal: AbortSignal) => Promise<ContextWindow>;
+  readonly settings: () => ContextSettings;
+}
+
+/** How long a server's tokenizer may take before the estimate is used. */
+const tokenizerTimeoutMs = 3_000;
+/** Steps at the end of the conversation whose tool results are never shortened while anything older can be. */
+const recentSteps = 2;
+/** What an old tool result is cut to, first gently, then (when nothing else fits) hard. */
+const gentleChars = 1_500;
+const hardChars = 400;
+
+const keyOf = (choice: ModelChoice): string => `${choice.providerId}\u0000${choice.model}`;
+
+/**
+ * The prompt builder of design section 10: for every model call, the view of the conversation that
+ * fits the window the server loaded, less the answer's room. Old tool results are shortened first;
+ * when that is not enough it asks for a compaction; right after one, whatever still does not fit is
+ * shortened harder, and a request that cannot fit at all is refused with what is too large. It
+ * never builds a request over the window.
+ */
+export class ContextBudget {
+  readonly calibration = new TokenCalibration();
+  /** Windows found smaller than reported: the server cut a prompt, or refused one with its real size. */
+  private readonly learned = new Map<string, number>();
+  /** Models whose server has no tokenizer, or whose tokenizer failed: not asked again. */
+  private readonly noTokenizer = new Set<string>();
+
+  constructor(private readonly options: ContextBudgetOptions) {}
+
+  /** The window requests to this model are budgeted with. */
+  async window(choice: ModelChoice, signal: AbortSignal): Promise<ContextWindow> {
+    const window = await this.options.window(choice, signal);
+    const learned = this.learned.get(keyOf(choice));
+    if (learned !== undefined && learned < window.tokens && window.source !== 'setting')
+      return {
+        ...window,
+        tokens: learned,
+        source: 'learned',
+        detail: `the server handled no more than ${learned} tokens (${window.detail})`,
+      };
+    return window;
+  }
+
+  /** The server's real window is at most `tokens`: it cut a prompt to that size, or said so when refusing one. */
+  learnWindow(choice: ModelChoice, tokens: number): void {
+    if (!Number.isFinite(tokens) || tokens < 512) return;
+    const key = keyOf(choice);
+    this.learned.set(key, Math.min(this.learned.get(key) ?? Infinity, Math.floor(tokens)));
+  }
+
+  /** The room for the answer and the thresholds of a window. */
+  limits(window: ContextWindow): { reserve: number; limit: number; threshold: number } {
+    const { compactAt, answerTokens } = this.options.settings();
+    const reserve = Math.max(1, Math.min(answerTokens, Math.floor(window.tokens / 4)));
+    const limit = window.tokens - reserve;
+    return { reserve, limit, threshold: Math.min(limit, Math.floor(window.tokens * compactAt)) };
+  }
+
+  /** Tokens of messages by a model's ratio. */
+  count(choice: ModelChoice, messages: readonly ChatMessage[]): number {
+    let chars = 0;
+    for (const message of messages) chars += charsOf(message);
+    return this.calibration.estimate(keyOf(choice), chars, messages.length);
+  }
+
+  /** Tokens of the system prompt and tool definitions. */
+  countFixed(choice: ModelChoice, system: string, tools: readonly ToolSpec[] | undefined): number {
+    return this.calibration.estimate(keyOf(choice), system.length + charsOfTools(tools), 1);
+  }
+
+  /** The request for the next model call, or why it cannot be sent as it is. */
+  async prepare(input: PrepareInput): Promise<Preparation> {
+    const { choice, system, tools } = input;
+    const window = await this.window(choice, input.signal);
+    const { reserve, limit, threshold } = this.limits(window);
+    const view = compactedView(input.entries);
+    await this.calibrate(input, view);
+    const key = keyOf(choice);
+    const fixedChars = system.length + charsOfTools(tools);
+    const fixed = this.calibration.estimate(key, fixedChars, 1);
+    const sizes = view.map((item) => this.calibration.estimate(key, charsOf(item.message), 1));
+    let total = fixed + sizes.reduce((sum, size) => sum + size, 0);
+    const messages = view.map((item) => item.message);
+    let shortened = 0;
+    const cut = (position: number, text: string): void => {
+      const message = messages[position];
+      if (message?.role !== 'tool' || message.content === text) return;
+      const next: ChatMessage = { ...message, content: text };
+      const size = this.calibration.estimate(key, charsOf(next), 1);
+      total += size - (sizes[position] ?? 0);
+      sizes[position] = size;
+      messages[position] = next;
+      shortened += 1;
+    };
+    const measure = (): Measure => ({
+      tokens: total,
+      window,
+      threshold,
+      limit,
+      reserve,
+      counting: this.calibration.get(key).counting,
+      shortened,
+    });
+
+    if (total > threshold) {
+      const recent = recentStart(view);
+      // Cheapest first: a file read again later needs only its latest read, then old results lose their middle.
+      for (const position of supersededReads(view, recent)) cut(position, supersededNote);
+      for (let position = 0; position < recent && total > threshold; position += 1)
+        cut(position, shorten(messages[position]?.content ?? '', gentleChars));
+    }
+    if (total > threshold && input.mayCompact) return { kind: 'compact', measure: measure() };
+    if (total > limit) {
+      // Right after a compaction, or with nothing left to summarize: every result, the newest last, is cut hard.
+      for (let position = 0; position < messages.length && total > limit; position += 1)
+        cut(position, shorten(messages[position]?.content ?? '', hardChars));
+    }
+    if (total > limit) return { kind: 'too_large', error: tooLarge(fixed, view, sizes, limit, window) };
+    let chars = fixedChars;
+    for (const message of messages) chars += charsOf(message);
+    return {
+      kind: 'send',
+      prepared: {
+        request: {
+          model: choice.model,
+          system,
+          messages,
+          ...(tools && tools.length > 0 ? { tools } : {}),
+          maxTokens: reserve,
+          contextWindow: window.tokens,
+        },
+        measure: measure(),
+        chars,
+        messageCount: messages.length + 1,
+      },
+    };
+  }
+
+  /**
+   * What the server counted for a request that was sent: it calibrates the model's ratio, unless it
+   * is far below what was sent, which means the server cut the prompt without saying so. Returns
+   * what to tell the person then.
+   */
+  observe(choice: ModelChoice, prepared: Prepared, reportedTokens: number): { sent: number; reported: number; message: string } | null {
+    if (!(reportedTokens > 0)) return null;
+    const key = keyOf(choice);
+    const sent = prepared.measure.tokens;
+    const calibrated = this.calibration.get(key).counting !== 'estimate';
+    if (sent > 512 && reportedTokens < sent * (calibrated ? 0.7 : 0.45)) {
+      this.learnWindow(choice, reportedTokens);
+      return {
+        sent,
+        reported: reportedTokens,
+        message: `The server counted ${reportedTokens} prompt tokens where about ${sent} were sent: it probably cut the start of the conversation to fit a smaller window than ${prepared.measure.window.tokens}. Requests to ${choice.model} are now kept within ${reportedTokens} tokens; set the model's window in Settings if the server's is known.`,
+      };
+    }
+    this.calibration.fromUsage(key, reportedTokens, prepared.chars, prepared.messageCount);
+    return null;
+  }
+
+  /** The first request to a model whose server has a tokenizer is counted by it, once, to set the ratio. */
+  private async calibrate(input: PrepareInput, view: readonly ViewMessage[]): Promise<void> {
+    const key = keyOf(input.choice);
+    const count = input.provider.countTokens;
+    if (!count || this.calibration.get(key).counting !== 'estimate' || this.noTokenizer.has(key)) return;
+    const messages = view.map((item) => item.message);
+    const text = requestText(input.system, input.tools, messages);
+    if (text.length < 2_000) return;
+    const timeout = AbortSignal.timeout(tokenizerTimeoutMs);
+    try {
+      const tokens = await count.call(input.provider, input.choice.model, text, AbortSignal.any([input.signal, timeout]));
+      this.calibration.fromTokenizer(key, tokens, text.length);
+    } catch {
+      // No tokenizer, or one that failed or hung: the estimate stands, calibrated from the reported counts.
+      if (!input.signal.aborted) this.noTokenizer.add(key);
+    }
+  }
+}
+
+/** Where the last `recentSteps` responses begin in the view: what is older may be shortened. */
+function recentStart(view: readonly ViewMessage[]): number {
+  let seen = 0;
+  for (let position = view.length - 1; position >= 0; position -= 1) {
+    if (view[position]?.message.role === 'assistant') {
+      seen += 1;
+      if (seen === recentSteps) return position;
+    }
+  }
+  return 0;
+}
+
+/** Results of whole-file reads before `before` whose file was read whole again later. */
+function supersededReads(view: readonly ViewMessage[], before: number): number[] {
+  const messages = view.map((item) => item.message);
+  const calls = callsById(messages);
+  const latest = new Map<string, number>();
+  messages.forEach((message, position) => {
+    if (message.role !== 'tool' || message.isError) return;
+    const target = readTarget(calls.get(message.toolCallId));
+    if (target !== null) latest.set(target, position);
+  });
+  const out: number[] = [];
+  messages.forEach((message, position) => {
+    if (position >= before || message.role !== 'tool') return;
+    const target = readTarget(calls.get(message.toolCallId));
+    if (target !== null && (latest.get(target) ?? position) > position) out.push(position);
+  });
+  return out;
+}
+
+/** What does not fit, in words: the part that is too large and by how much. */
+function tooLarge(fixed: number, view: readonly ViewMessage[], sizes: readonly number[], limit: number, window: ContextWindow): ErrorInfo {
+  let largest = -1;
+  sizes.forEach((size, position) => {
+    if (largest < 0 || size > (sizes[largest] ?? 0)) largest = position;
+  });
+  const biggest = view[largest]?.message;
+  const what =
+    fixed > limit
+      ? `The system prompt and tool definitions alone take about ${fixed} tokens`
+      : biggest?.role === 'user'
+        ? `Your message takes about ${sizes[largest]} tokens`
+        : `The conversation takes about ${fixed + sizes.reduce((sum, size) => sum + size, 0)} tokens even with every old result shortened`;
+  return {
+    code: 'model_context_overflow',
+    message: `${what}, more than the ${limit} tokens a request may take in this model's ${window.tokens}-token window (${window.detail}, less ${window.tokens - limit} kept for the answer). Use a model with a larger window, raise the window in Settings if the server has loaded a larger one, or send a shorter message.`,
+  };
+}
