@@ -120,6 +120,14 @@ export class SessionRuntime {
   // Versions.
   editMessage = (sessionId: string, messageId: string, text: string): { turnId: string; branchId: string } =>
     this.versions.edit(sessionId, messageId, text);
+  /** Summarizes the older part of the conversation now, as a turn of its own. */
+  compact = (sessionId: string, instructions: string | null): string => {
+    this.turns.assertIdle(sessionId);
+    return this.turns.start(sessionId, {
+      text: null,
+      begin: () => ({ kind: 'compact', trigger: 'manual', then: 'finish', ...(instructions ? { instructions } : {}) }),
+    });
+  };
   retryTurn = (sessionId: string, turnId: string): { turnId: string; branchId: string } => this.versions.retry(sessionId, turnId);
   restoreCheckpoint = (sessionId: string, checkpointId: string): { branchId: string; recovered: boolean } =>
     this.versions.restoreConversation(sessionId, checkpointId);

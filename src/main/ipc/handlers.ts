@@ -128,6 +128,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
 
     'message:edit': (input) => runtime.editMessage(input.sessionId, input.messageId, input.text),
     'turn:retry': (input) => runtime.retryTurn(input.sessionId, input.turnId),
+    'session:compact': (input) => ({ turnId: runtime.compact(input.sessionId, input.instructions ?? null) }),
     'branch:list': (input) => {
       existing(input.sessionId);
       return {
@@ -229,6 +230,10 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'provider:discover': () => providers.discover(),
     'provider:test': (input) => providers.test(input),
     'provider:models': (input) => providers.models(input.providerId, AbortSignal.timeout(10_000)),
+    'provider:window': (input) => {
+      providers.describe(input);
+      return providers.window(input, AbortSignal.timeout(10_000));
+    },
 
     'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),
     'trash:restore': async (input) => {

@@ -11,6 +11,8 @@ import {
   limits,
   modelChoiceSchema,
   modelInfoSchema,
+  contextWindowSchema,
+  contextWindowOverrideSchema,
   providerEndpointSchema,
   providerKindSchema,
   sessionSchema,
@@ -125,6 +127,14 @@ export const channels = {
     input: z.object({ ...sessionRef, messageId: idSchema, text: z.string().trim().min(1).max(limits.messageLength) }).strict(),
     output: z.object({ turnId: idSchema, branchId: idSchema }),
   },
+  /**
+   * Summarizes the older part of the conversation now, so the model sees less of it from here on
+   * (the journal keeps it all); `instructions` say what the summary should keep.
+   */
+  'session:compact': {
+    input: z.object({ ...sessionRef, instructions: z.string().max(2_000).optional() }).strict(),
+    output: z.object({ turnId: idSchema }),
+  },
   /** Answers a turn's message again, on a new branch. */
   'turn:retry': {
     input: z.object({ ...sessionRef, turnId: idSchema }).strict(),
@@ -214,6 +224,8 @@ export const channels = {
     output: connectionTestResultSchema,
   },
   'provider:models': { input: z.object({ providerId: idSchema }).strict(), output: z.array(modelInfoSchema) },
+  /** The window a model's requests are budgeted with, and where the figure comes from. */
+  'provider:window': { input: modelChoiceSchema.strict(), output: contextWindowSchema },
 
   'trash:list': { input: noInput, output: z.array(trashEntrySchema) },
   'trash:restore': { input: z.object({ id: idSchema }).strict(), output: trashEntrySchema },
@@ -237,6 +249,9 @@ export const channels = {
         deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
         theme: settingsSchema.shape.theme.optional(),
         commandPriority: z.enum(['lower', 'normal']).optional(),
+        contextWindows: z.array(contextWindowOverrideSchema.strict()).max(200).optional(),
+        compactAt: z.number().min(0.3).max(0.95).optional(),
+        answerTokens: z.number().int().min(256).max(128_000).optional(),
       })
       .strict(),
     output: settingsSchema,

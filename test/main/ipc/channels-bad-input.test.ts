@@ -81,6 +81,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', messageId: unknownId, text: '  ' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', messageId: unknownId, text: huge }, code: 'invalid_input' },
   ],
+  'session:compact': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', instructions: 'x'.repeat(2_001) }, code: 'invalid_input' },
+  ],
   'turn:retry': [
     { input: { sessionId: 'SESSION', turnId: unknownId }, code: 'not_found' },
     { input: { sessionId: 'SESSION' }, code: 'invalid_input' },
@@ -199,6 +203,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
   'provider:models': [
     { input: { providerId: unknownId }, code: 'not_found' },
     { input: { providerId: '' }, code: 'invalid_input' },
+  ],
+  'provider:window': [
+    { input: { providerId: unknownId, model: 'm' }, code: 'not_found' },
+    { input: { providerId: 'p', model: '' }, code: 'invalid_input' },
   ],
   'trash:list': [{ input: { all: 1 }, code: 'invalid_input' }],
   'trash:restore': [

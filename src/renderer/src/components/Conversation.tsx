@@ -82,7 +82,40 @@ interface MessageActions {
   readonly lastOfTurn: boolean;
 }
 
+const triggerLabels = {
+  threshold: "to fit the model's context window",
+  overflow: 'after the server refused a request as too large',
+  manual: 'as you asked',
+} as const;
+
+/** A compaction: where the model's view of the conversation was summarized. Everything above stays here. */
+function CompactionDivider({ message }: { message: ViewMessage }) {
+  const compaction = message.compaction;
+  if (!compaction) return null;
+  const what = compaction.turns > 1 ? `${compaction.turns} earlier turns` : `${compaction.messages} earlier messages`;
+  return (
+    <div className="compaction-divider" role="separator" aria-label="Conversation summarized">
+      <details>
+        <summary>
+          {what} summarized {triggerLabels[compaction.trigger]} · about {compaction.tokensBefore} → {compaction.tokensAfter} tokens
+        </summary>
+        <p className="muted small">
+          The model now sees the summary below instead of those messages; they all stay in this session, and restoring a checkpoint from
+          before this point brings the full view back.
+        </p>
+        {compaction.note && <p className="notice small">{compaction.note}</p>}
+        <pre className="compaction-summary">{message.text}</pre>
+      </details>
+    </div>
+  );
+}
+
 function MessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
+  if (message.role === 'compaction') return <CompactionDivider message={message} />;
+  return <ChatMessageItem message={message} actions={actions} />;
+}
+
+function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
   const label = stateLabels[message.state];
   const { store, sessionId, point, busy } = actions;
   const [editing, setEditing] = useState(false);

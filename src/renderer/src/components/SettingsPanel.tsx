@@ -4,6 +4,7 @@ import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/i
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { BehaviourSettings } from './BehaviourSettings';
+import { ContextSettings } from './ContextSettings';
 import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
 import { TrashSettings } from './TrashSettings';
@@ -212,6 +213,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       )}
       <AddEndpointForm store={store} />
       <BehaviourSettings store={store} />
+      <ContextSettings store={store} />
       <McpSettings store={store} />
       <TrashSettings store={store} />
       <h3>Sandbox</h3>
