@@ -1,7 +1,13 @@
 import type { ContextWindow, ModelChoice } from '../../shared/domain';
 import { callsById, isMessage, latestCompaction, pinnedRequests, shorten, stepStarts, type ConversationEntry } from './context-view';
 import type { ChatMessage, ModelProvider, ToolCallRequest } from './model-provider';
-import type { ContextBudget } from './prompt-builder';
+
+/** What the summarizer needs of the budget: the window's limits and counting by the model's ratio. */
+export interface SummaryBudget {
+  limits(window: ContextWindow): { reserve: number; limit: number; threshold: number };
+  count(choice: ModelChoice, messages: readonly ChatMessage[]): number;
+  countFixed(choice: ModelChoice, system: string, tools: undefined): number;
+}
 
 /*
  * Compaction: the oldest part of a conversation summarized by the model, so the rest fits its
@@ -94,7 +100,7 @@ export interface SummarizeInput {
   readonly plan: CompactionPlan;
   readonly choice: ModelChoice;
   readonly provider: ModelProvider;
-  readonly budget: ContextBudget;
+  readonly budget: SummaryBudget;
   readonly window: ContextWindow;
   readonly instructions: string | null;
   readonly signal: AbortSignal;

@@ -1,5 +1,6 @@
 import type { ContextWindow, ModelChoice } from '../../shared/domain';
 import type { ErrorInfo } from '../../shared/errors';
+import { planCompaction } from './compaction';
 import { callsById, compactedView, readTarget, shorten, supersededNote, type ConversationEntry, type ViewMessage } from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
@@ -56,10 +57,9 @@ export interface ContextBudgetOptions {
   /** The window of a model: a setting, the server's figure, or the safe default. Never throws. */
   readonly window: (choice: ModelChoice, signal: AbortSignal) => Promise<ContextWindow>;
   readonly settings: () => ContextSettings;
+  /** How long a server's tokenizer may take before the estimate is used. */
+  readonly tokenizerTimeoutMs?: number;
 }
-
-/** How long a server's tokenizer may take before the estimate is used. */
-const tokenizerTimeoutMs = 3_000;
 /** Steps at the end of the conversation whose tool results are never shortened while anything older can be. */
 const recentSteps = 2;
 /** What an old tool result is cut to, first gently, then (when nothing else fits) hard. */
@@ -166,7 +166,8 @@ export class ContextBudget {
       for (let position = 0; position < recent && total > threshold; position += 1)
         cut(position, shorten(messages[position]?.content ?? '', gentleChars));
     }
-    if (total > threshold && input.mayCompact) return { kind: 'compact', measure: measure() };
+    if (total > threshold && input.mayCompact && planCompaction(input.entries, (items) => this.count(choice, items), window) !== null)
+      return { kind: 'compact', measure: measure() };
     if (total > limit) {
       // Right after a compaction, or with nothing left to summarize: every result, the newest last, is cut hard.
       for (let position = 0; position < messages.length && total > limit; position += 1)
@@ -223,7 +224,7 @@ export class ContextBudget {
     const messages = view.map((item) => item.message);
     const text = requestText(input.system, input.tools, messages);
     if (text.length < 2_000) return;
-    const timeout = AbortSignal.timeout(tokenizerTimeoutMs);
+    const timeout = AbortSignal.timeout(this.options.tokenizerTimeoutMs ?? 3_000);
     try {
       const tokens = await count.call(input.provider, input.choice.model, text, AbortSignal.any([input.signal, timeout]));
       this.calibration.fromTokenizer(key, tokens, text.length);
