@@ -4,6 +4,7 @@ import type { ModelInfo } from '../../shared/domain';
 import { ModelError } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/model-provider';
 import { countWithLlamaCpp } from './llama-cpp-tokenizer';
+import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 import { serverRoot, type RouteContext } from './server-routes';
 import { isLlamaCpp, probeWindow } from './window-probes';
@@ -88,7 +89,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       apiKey: options.apiKey ?? 'not-needed',
       maxRetries: 0,
       timeout: this.idleTimeoutMs,
-      fetch: baseFetch,
+      fetch: withNestedErrorBody(baseFetch),
     });
   }
 
