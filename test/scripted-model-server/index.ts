@@ -1,2 +1,3 @@
 export { ScriptedModelServer, type Protocol, type RecordedRequest, type ScriptedModelServerOptions } from './server';
+export type { Personality, ScriptedModel } from './local-servers';
 export { textTurn, type ScriptedTurn, type ScriptStep, type ScriptFault } from './script';

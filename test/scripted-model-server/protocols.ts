@@ -2,15 +2,18 @@ import { chunksOf, defaultUsage, type ScriptChunk, type ScriptedTurn } from './s
 
 /** The wire format of one protocol: a function from the turn to SSE frames, and its error body. */
 export interface ProtocolWriter {
-  frames(turn: ScriptedTurn, model: string, includeUsage: boolean): string[];
+  /** The turn's frames; usage reports `promptTokens` unless the turn scripts its own. */
+  frames(turn: ScriptedTurn, model: string, includeUsage: boolean, promptTokens: number): string[];
   errorBody(status: number, message: string): string;
+  /** An error event in the stream, with `body` as its data. */
+  errorFrame(body: unknown): string;
   malformedFrame(): string;
 }
 
 const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 
 export const openAIWriter: ProtocolWriter = {
-  frames(turn, model, includeUsage) {
+  frames(turn, model, includeUsage, promptTokens) {
     const id = 'chatcmpl-scripted';
     const created = Math.floor(Date.now() / 1000);
     const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
@@ -40,7 +43,7 @@ export const openAIWriter: ProtocolWriter = {
     }
     frames.push(chunk({}, usedTools ? 'tool_calls' : 'stop'));
     if (includeUsage) {
-      const usage = defaultUsage(turn);
+      const usage = defaultUsage(turn, promptTokens);
       frames.push(
         sse({
           id,
@@ -61,12 +64,13 @@ export const openAIWriter: ProtocolWriter = {
   },
   errorBody: (status, message) =>
     JSON.stringify({ error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } }),
+  errorFrame: (body) => sse(body),
   malformedFrame: () => 'data: {"id": "chatcmpl-scripted", "choices": [ {not json\n\n',
 };
 
 export const anthropicWriter: ProtocolWriter = {
-  frames(turn, model) {
-    const usage = defaultUsage(turn);
+  frames(turn, model, _includeUsage, promptTokens) {
+    const usage = defaultUsage(turn, promptTokens);
     const frames = [
       sse(
         {
@@ -148,5 +152,6 @@ export const anthropicWriter: ProtocolWriter = {
       type: 'error',
       error: { type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error', message },
     }),
+  errorFrame: (body) => sse(body, 'error'),
   malformedFrame: () => 'event: content_block_delta\ndata: {"type": "content_block_delta", {not json\n\n',
 };

@@ -6,14 +6,22 @@ export type ScriptStep =
 
 /** How a turn goes wrong. */
 export type ScriptFault =
-  /** Answer this HTTP status instead of a stream. */
-  | { readonly kind: 'status'; readonly status: number; readonly message?: string; readonly retryAfterSeconds?: number }
+  /** Answer this HTTP status instead of a stream; `body`, when given, is sent as it is, a real server's error body. */
+  | {
+      readonly kind: 'status';
+      readonly status: number;
+      readonly message?: string;
+      readonly retryAfterSeconds?: number;
+      readonly body?: unknown;
+    }
   /** Close the connection after this many chunks. */
   | { readonly kind: 'drop'; readonly afterChunks: number }
   /** Send a chunk that is not JSON after this many chunks. */
   | { readonly kind: 'malformed'; readonly afterChunks: number }
   /** Send headers, then nothing at all. */
-  | { readonly kind: 'stall' };
+  | { readonly kind: 'stall' }
+  /** After this many chunks, send `body` as the stream's error event (LM Studio's way of failing mid-stream) and end. */
+  | { readonly kind: 'stream_error'; readonly afterChunks: number; readonly body: unknown };
 
 export interface ScriptedTurn {
   readonly steps: readonly ScriptStep[];
@@ -55,10 +63,11 @@ export function chunksOf(turn: ScriptedTurn): ScriptChunk[] {
   return chunks;
 }
 
-export function defaultUsage(turn: ScriptedTurn): { inputTokens: number; outputTokens: number } {
+/** The turn's scripted usage, or the prompt's counted size and an estimate of the answer's. */
+export function defaultUsage(turn: ScriptedTurn, promptTokens: number): { inputTokens: number; outputTokens: number } {
   if (turn.usage) return turn.usage;
   const characters = turn.steps.reduce((sum, step) => sum + (step.kind === 'tool_call' ? step.arguments.length : step.text.length), 0);
-  return { inputTokens: 10, outputTokens: Math.max(1, Math.ceil(characters / 4)) };
+  return { inputTokens: promptTokens, outputTokens: Math.max(1, Math.ceil(characters / 4)) };
 }
 
 export function textTurn(text: string, options: { chunkSize?: number; chunkDelayMs?: number } = {}): ScriptedTurn {

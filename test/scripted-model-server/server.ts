@@ -1,5 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  anthropicModels,
+  openAIModels,
+  serveLocalRoute,
+  type LocalServerConfig,
+  type Personality,
+  type ScriptedModel,
+} from './local-servers';
+import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
 import type { ScriptedTurn } from './script';
 
@@ -12,10 +21,20 @@ export interface RecordedRequest {
   readonly body: Record<string, unknown>;
   /** `performance.now()` when the whole request had arrived: benchmarks time the way to the model by it. */
   readonly receivedAt: number;
+  /** The prompt's size by the server's tokenizer (tokens.ts), as a chat template would make it. */
+  readonly promptTokens: number;
 }
 
 export interface ScriptedModelServerOptions {
-  readonly models?: readonly { id: string; contextLength?: number }[];
+  /** The models served; `contextLength` is the size each was trained for. */
+  readonly models?: readonly ScriptedModel[];
+  /**
+   * The window the server has loaded. A chat request whose prompt does not fit is refused the way
+   * `personality`'s server (or, on its route, Anthropic) refuses it. Without it nothing is refused.
+   */
+  readonly contextWindow?: number;
+  /** Which local server the OpenAI routes act as: its routes, fields and errors. vLLM when absent. */
+  readonly personality?: Personality;
   /** Answers a request when no turn is queued; without it such a request gets a 500. */
   readonly fallback?: (request: RecordedRequest) => ScriptedTurn;
 }
@@ -29,12 +48,18 @@ export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
   private readonly queue: ScriptedTurn[] = [];
   private readonly sockets = new Set<Socket>();
+  private readonly local: LocalServerConfig;
 
   private constructor(
     private readonly server: Server,
     readonly url: string,
     private readonly options: ScriptedModelServerOptions,
   ) {
+    this.local = {
+      personality: options.personality ?? 'vllm',
+      models: options.models ?? [{ id: 'scripted-model', contextLength: 32768 }],
+      contextWindow: options.contextWindow,
+    };
     server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -92,6 +117,7 @@ export class ScriptedModelServer {
       this.sendModels(protocol, response);
       return;
     }
+    if (await serveLocalRoute(this.local, request, response, path, protocol === 'anthropic')) return;
     const isChat = request.method === 'POST' && (path === '/v1/chat/completions' || path === '/v1/messages');
     if (!isChat) {
       response
@@ -109,10 +135,17 @@ export class ScriptedModelServer {
       response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Body is not JSON' } }));
       return;
     }
-    const recorded: RecordedRequest = { protocol, path, headers: request.headers, body, receivedAt };
+    const promptTokens = promptTokensOf(protocol === 'anthropic', body);
+    const recorded: RecordedRequest = { protocol, path, headers: request.headers, body, receivedAt, promptTokens };
     this.requests.push(recorded);
-    const turn = this.queue.shift() ?? this.options.fallback?.(recorded);
     const writer: ProtocolWriter = protocol === 'anthropic' ? anthropicWriter : openAIWriter;
+    // A prompt that does not fit is refused before any turn is taken, as a real server generates nothing.
+    const refusal = refusalFor(this.local, protocol === 'anthropic', body, promptTokens);
+    if (refusal) {
+      refuse(refusal, writer, response);
+      return;
+    }
+    const turn = this.queue.shift() ?? this.options.fallback?.(recorded);
     if (!turn) {
       response.writeHead(500, { 'content-type': 'application/json' }).end(writer.errorBody(500, 'No scripted turn is queued.'));
       return;
@@ -125,7 +158,11 @@ export class ScriptedModelServer {
     if (fault?.kind === 'status') {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
-      response.writeHead(fault.status, headers).end(writer.errorBody(fault.status, fault.message ?? `Scripted failure ${fault.status}`));
+      const body =
+        fault.body === undefined
+          ? writer.errorBody(fault.status, fault.message ?? `Scripted failure ${fault.status}`)
+          : JSON.stringify(fault.body);
+      response.writeHead(fault.status, headers).end(body);
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -133,9 +170,13 @@ export class ScriptedModelServer {
     if (fault?.kind === 'stall') return;
     const model = typeof request.body['model'] === 'string' ? request.body['model'] : 'scripted';
     const streamOptions = request.body['stream_options'] as { include_usage?: unknown } | undefined;
-    const frames = writer.frames(turn, model, streamOptions?.include_usage === true);
+    const frames = writer.frames(turn, model, streamOptions?.include_usage === true, request.promptTokens);
     for (let index = 0; index < frames.length; index += 1) {
       if (response.destroyed) return;
+      if (fault?.kind === 'stream_error' && index === fault.afterChunks) {
+        response.end(writer.errorFrame(fault.body));
+        return;
+      }
       if (fault?.kind === 'drop' && index === fault.afterChunks) {
         // Let what was written reach the client first, then cut the connection.
         await delay(50);
@@ -166,33 +207,19 @@ export class ScriptedModelServer {
   }
 
   private sendModels(protocol: Protocol, response: ServerResponse): void {
-    const models = this.options.models ?? [{ id: 'scripted-model', contextLength: 32768 }];
-    const body =
-      protocol === 'anthropic'
-        ? {
-            data: models.map((model) => ({
-              type: 'model',
-              id: model.id,
-              display_name: model.id,
-              created_at: '2026-01-01T00:00:00Z',
-              ...(model.contextLength ? { max_input_tokens: model.contextLength } : {}),
-            })),
-            has_more: false,
-            first_id: models[0]?.id ?? null,
-            last_id: models.at(-1)?.id ?? null,
-          }
-        : {
-            object: 'list',
-            data: models.map((model) => ({
-              id: model.id,
-              object: 'model',
-              created: 0,
-              owned_by: 'scripted',
-              ...(model.contextLength ? { max_model_len: model.contextLength } : {}),
-            })),
-          };
+    const body = protocol === 'anthropic' ? anthropicModels(this.local) : openAIModels(this.local);
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
+}
+
+/** Sends a server's refusal: a status with its body, or a stream that carries only the error. */
+function refuse(refusal: Refusal, writer: ProtocolWriter, response: ServerResponse): void {
+  if (refusal.kind === 'status') {
+    response.writeHead(refusal.status, { 'content-type': 'application/json' }).end(JSON.stringify(refusal.body));
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  response.end(writer.errorFrame(refusal.body));
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

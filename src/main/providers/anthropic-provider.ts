@@ -2,8 +2,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/model-provider';
-import { IdleWatchdog, classifyProviderError } from './provider-errors';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/model-provider';
+import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 
 export interface AnthropicOptions {
   /** The API root without `/v1`, e.g. https://api.anthropic.com. */
@@ -170,10 +170,7 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async listModels(signal: AbortSignal): Promise<ModelInfo[]> {
-    if (!this.options.apiKey) {
-      const error = missingKey(this.options.baseUrl);
-      throw new ModelError(error.code, error.message);
-    }
+    this.requireKey();
     try {
       const models: ModelInfo[] = [];
       for await (const model of this.client.models.list({ limit: 100 }, { signal })) {
@@ -185,8 +182,31 @@ export class AnthropicProvider implements ModelProvider {
       }
       return models;
     } catch (error) {
-      const classified = classifyProviderError(error, this.options.baseUrl, signal);
-      throw new ModelError(classified.error.code, classified.error.message, { retryable: classified.error.retryable ?? false });
+      throw toModelError(error, this.options.baseUrl, signal);
     }
+  }
+
+  /**
+   * The model's window from `GET /v1/models/{id}`: `max_input_tokens`, which is both what the API
+   * accepts and what the model was made for. Null when the API does not give it, or does not know
+   * the model (404).
+   */
+  async window(model: string, signal: AbortSignal): Promise<ModelWindow | null> {
+    this.requireKey();
+    try {
+      const info = await this.client.models.retrieve(model, {}, { signal });
+      const tokens = (info as { max_input_tokens?: unknown }).max_input_tokens;
+      if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens <= 0 || tokens > 10_000_000) return null;
+      return { loaded: tokens, trained: tokens, source: 'Anthropic /v1/models/{id} max_input_tokens' };
+    } catch (error) {
+      if ((error as { status?: unknown }).status === 404) return null;
+      throw toModelError(error, this.options.baseUrl, signal);
+    }
+  }
+
+  private requireKey(): void {
+    if (this.options.apiKey) return;
+    const error = missingKey(this.options.baseUrl);
+    throw new ModelError(error.code, error.message);
   }
 }

@@ -2,8 +2,12 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/model-provider';
-import { IdleWatchdog, classifyProviderError } from './provider-errors';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/model-provider';
+import { countWithLlamaCpp } from './llama-cpp-tokenizer';
+import { withNestedErrorBody } from './nested-error-body';
+import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
+import { serverRoot, type RouteContext } from './server-routes';
+import { isLlamaCpp, probeWindow } from './window-probes';
 
 export interface OpenAICompatibleOptions {
   /** Base URL including the API prefix, e.g. http://127.0.0.1:11434/v1. */
@@ -11,6 +15,10 @@ export interface OpenAICompatibleOptions {
   readonly apiKey?: string | null;
   /** Longest wait for the next chunk (first-token latency of a big local prompt included). */
   readonly idleTimeoutMs?: number;
+  /** Longest wait for one of the routes asked about a model's window; a local server answers in milliseconds. */
+  readonly probeTimeoutMs?: number;
+  /** Longest wait for llama.cpp's tokenizer. */
+  readonly tokenizeTimeoutMs?: number;
   readonly fetch?: typeof fetch;
 }
 
@@ -48,21 +56,40 @@ function stopReason(finish: string | null | undefined): StopReason {
   return 'other';
 }
 
-/** Ollama, LM Studio, llama.cpp server, vLLM and any other server of the chat-completions protocol, through the official SDK. */
+/**
+ * Ollama, LM Studio, llama.cpp server, vLLM and any other server of the chat-completions protocol, through the official SDK.
+ *
+ * Only llama.cpp has a tokenizer route, so `countTokens` works only there: the provider learns what
+ * the server is from `window()`, or from one look at `/props` the first time it is asked to count,
+ * and on any other server fails at once with a `ModelError`. `hasTokenizer()` answers the question
+ * without counting, for a caller that wants to know before it asks.
+ */
 export class OpenAICompatibleProvider implements ModelProvider {
   readonly kind = 'openai-compatible' as const;
   private readonly client: OpenAI;
   private readonly idleTimeoutMs: number;
+  private readonly routes: RouteContext;
+  private readonly tokenizeTimeoutMs: number;
+  /** Whether the server is llama.cpp, once known; dropped when its tokenizer route goes missing. */
+  private llamaCpp: Promise<boolean> | null = null;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
+    this.tokenizeTimeoutMs = options.tokenizeTimeoutMs ?? 5_000;
+    const baseFetch = options.fetch ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
+    this.routes = {
+      root: serverRoot(options.baseUrl),
+      fetch: baseFetch,
+      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+      timeoutMs: options.probeTimeoutMs ?? 3_000,
+    };
     this.client = new OpenAI({
       baseURL: options.baseUrl,
       // Local servers ignore the key, but the SDK requires one.
       apiKey: options.apiKey ?? 'not-needed',
       maxRetries: 0,
       timeout: this.idleTimeoutMs,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: withNestedErrorBody(baseFetch),
     });
   }
 
@@ -145,8 +172,47 @@ export class OpenAICompatibleProvider implements ModelProvider {
       }
       return models;
     } catch (error) {
-      const classified = classifyProviderError(error, this.options.baseUrl, signal);
-      throw new ModelError(classified.error.code, classified.error.message, { retryable: classified.error.retryable ?? false });
+      throw toModelError(error, this.options.baseUrl, signal);
+    }
+  }
+
+  /**
+   * What the server says about the window it runs `model` with: llama.cpp's `/props`, LM Studio's
+   * model lists, or `/v1/models`, whichever answers (see `probeWindow`). Null when none says.
+   */
+  async window(model: string, signal: AbortSignal): Promise<ModelWindow | null> {
+    const probed = probeWindow({ baseUrl: this.options.baseUrl, model, context: this.routes, signal });
+    this.remember(probed.then((result) => result.llamaCpp));
+    return (await probed).window;
+  }
+
+  /** Whether the server counts tokens (it is llama.cpp); asks `/props` once, then remembers. */
+  hasTokenizer(signal: AbortSignal): Promise<boolean> {
+    return this.llamaCpp ?? this.remember(isLlamaCpp(this.routes, this.options.baseUrl, signal));
+  }
+
+  /** Keeps what a look at the server found; a look that failed says nothing, so the next one asks again. */
+  private remember(known: Promise<boolean>): Promise<boolean> {
+    this.llamaCpp = known;
+    known.catch(() => {
+      if (this.llamaCpp === known) this.llamaCpp = null;
+    });
+    return known;
+  }
+
+  /** Counts `text` with llama.cpp's `/tokenize`; on another server fails at once with a `ModelError`. */
+  async countTokens(_model: string, text: string, signal: AbortSignal): Promise<number> {
+    if (!(await this.hasTokenizer(signal)))
+      throw new ModelError(
+        'model_request_rejected',
+        `${this.options.baseUrl} cannot count tokens: only a llama.cpp server has a tokenizer route (/tokenize), and this server is not one.`,
+      );
+    try {
+      return await countWithLlamaCpp(text, { ...this.routes, timeoutMs: this.tokenizeTimeoutMs }, signal);
+    } catch (error) {
+      // The server may have been replaced by another on the same port: ask again next time.
+      this.llamaCpp = null;
+      throw error;
     }
   }
 }

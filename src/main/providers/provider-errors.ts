@@ -1,4 +1,5 @@
-import type { ErrorInfo } from '../../shared/errors';
+import { ModelError, type ErrorInfo } from '../../shared/errors';
+import { overflowFrom, type ContextOverflow } from './context-overflow';
 
 /** Why a stream was aborted from inside: the idle watchdog fired. */
 export class StreamIdleTimeout extends Error {
@@ -43,14 +44,54 @@ function causeChain(error: unknown): string {
   return parts.join(': ');
 }
 
+/**
+ * The server's own words. The SDKs keep the body's `error` (or, for Anthropic, the whole body):
+ * an object with a message, or a bare string as LM Studio sends, which Ollama sometimes fills
+ * with a llama.cpp error body as JSON text.
+ */
 function serverMessage(error: unknown): string {
   const body = (error as { error?: unknown }).error;
+  if (typeof body === 'string' && body.length > 0) return messageInText(body);
   if (body && typeof body === 'object') {
     const inner =
       (body as { message?: unknown; error?: { message?: unknown } }).message ?? (body as { error?: { message?: unknown } }).error?.message;
     if (typeof inner === 'string' && inner.length > 0) return inner;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The message inside a string that is itself an error body as JSON, or the string as it is. */
+function messageInText(text: string): string {
+  if (!text.startsWith('{')) return text;
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown };
+    const inner = parsed.error?.message ?? parsed.message;
+    return typeof inner === 'string' && inner.length > 0 ? inner : text;
+  } catch {
+    return text;
+  }
+}
+
+/** The error body as text, so counts the server put in fields (llama.cpp's n_ctx) can be read. */
+function bodyText(error: unknown): string {
+  const body = (error as { error?: unknown }).error;
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string') return body;
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return '';
+  }
+}
+
+/** Says that the request did not fit, with the numbers the server gave and its own words. */
+function overflowMessage(endpoint: string, overflow: ContextOverflow, detail: string): string {
+  const numbers = [
+    overflow.promptTokens === undefined ? null : `the prompt is ${overflow.promptTokens} tokens`,
+    overflow.window === undefined ? null : `the window is ${overflow.window} tokens`,
+  ].filter((part): part is string => part !== null);
+  const counts = numbers.length > 0 ? ` (${numbers.join(', ')})` : '';
+  return `The request did not fit the model's window at ${endpoint}${counts}. The server said: ${detail}`;
 }
 
 /**
@@ -68,6 +109,10 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
   if (signal.aborted) return { error: { code: 'cancelled', message: 'Stopped by the user.' } };
 
   const status = (error as { status?: unknown }).status;
+  // Before the status: LM Studio reports an overflow inside a stream, where the SDK sets none.
+  const overflow = overflowFrom(`${serverMessage(error)} ${bodyText(error)}`, typeof status === 'number' ? status : undefined);
+  if (overflow !== null && error instanceof Error)
+    return { error: { code: 'model_context_overflow', message: overflowMessage(endpoint, overflow, serverMessage(error)) } };
   if (typeof status === 'number') {
     const detail = serverMessage(error);
     const headers = (error as { headers?: unknown }).headers;
@@ -108,6 +153,12 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
     };
   }
   return { error: { code: 'model_bad_response', message: `${endpoint} failed: ${chain}` } };
+}
+
+/** The same classification as a `ModelError` to throw, for calls that answer with a value rather than a stream. */
+export function toModelError(error: unknown, endpoint: string, signal: AbortSignal): ModelError {
+  const classified = classifyProviderError(error, endpoint, signal);
+  return new ModelError(classified.error.code, classified.error.message, { retryable: classified.error.retryable ?? false });
 }
 
 /**
