@@ -1,4 +1,5 @@
 import { runCheckpointsBench } from './checkpoints';
+import { runContextBench } from './context';
 import { runPtyBench } from './pty';
 import { runRuntimeBench } from './runtime';
 import { runSessionOpenBench } from './session-open';
@@ -13,6 +14,7 @@ const benches: Record<string, () => Promise<void>> = {
   checkpoints: runCheckpointsBench,
   ui: runUiBench,
   'session-open': runSessionOpenBench,
+  context: runContextBench,
 };
 
 const name = process.argv[2];

@@ -5,7 +5,7 @@ import { afterAll, afterEach, expect } from 'vitest';
 import { chromiumArguments, chromiumHelp, findChromium } from '../../scripts/find-chromium.mjs';
 import { temporaryFolder } from '../helpers';
 import { startTestHost, type TestHost, type TestHostOptions } from '../host/host';
-import { ScriptedModelServer } from '../scripted-model-server';
+import { ScriptedModelServer, type ScriptedModelServerOptions } from '../scripted-model-server';
 
 export const screenshotDir = join(import.meta.dirname, '../../test-results/screenshots');
 
@@ -44,9 +44,15 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-export async function openWorkbench(options: Partial<TestHostOptions> = {}): Promise<Workbench> {
+export async function openWorkbench(
+  options: Partial<TestHostOptions> = {},
+  serverOptions: ScriptedModelServerOptions = {},
+): Promise<Workbench> {
   const folder = temporaryFolder('workbench-e2e-');
-  const server = await ScriptedModelServer.start({ models: [{ id: 'scripted-model', contextLength: 32768 }, { id: 'scripted-large' }] });
+  const server = await ScriptedModelServer.start({
+    models: [{ id: 'scripted-model', contextLength: 32768 }, { id: 'scripted-large' }],
+    ...serverOptions,
+  });
   let host = await startTestHost({ dataDir: folder.path, retryPolicy: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50 }, ...options });
   const context = await (await launchBrowser()).newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -98,7 +104,9 @@ export async function openWorkbench(options: Partial<TestHostOptions> = {}): Pro
  * Registers the hooks of an end-to-end file: after each test the page must have thrown nothing and
  * its workbench is closed; after the file the browser is. Returns the way to open a workbench.
  */
-export function useWorkbenches(afterEachTest?: () => void): (options?: Partial<TestHostOptions>) => Promise<Workbench> {
+export function useWorkbenches(
+  afterEachTest?: () => void,
+): (options?: Partial<TestHostOptions>, serverOptions?: ScriptedModelServerOptions) => Promise<Workbench> {
   let current: Workbench | null = null;
   afterEach(async () => {
     const opened = current;
@@ -108,5 +116,5 @@ export function useWorkbenches(afterEachTest?: () => void): (options?: Partial<T
     await opened?.close();
   });
   afterAll(closeBrowser);
-  return async (options = {}) => (current = await openWorkbench(options));
+  return async (options = {}, serverOptions = {}) => (current = await openWorkbench(options, serverOptions));
 }

@@ -34,6 +34,12 @@ export function formatEntry(entry: JournalEntry): string {
       return `${head}: ${event.decision}${event.reason ? ` (${event.reason})` : ''}`;
     case 'plan_proposed':
       return `${head}: ${event.purpose} (${event.steps.length} steps, max ${event.maxRisk}${event.needsApproval ? ', needs approval' : ''})`;
+    case 'context_measured':
+      return `${head}: ${event.tokens} of ${event.window} tokens (window: ${event.windowDetail}; ${event.counting}${event.shortened > 0 ? `; ${event.shortened} old results shortened` : ''})`;
+    case 'context_compacted':
+      return `${head}: ${event.messages} messages summarized (${event.trigger}, by ${event.method}), about ${event.tokensBefore} → ${event.tokensAfter} tokens${event.note ? `: ${event.note}` : ''}`;
+    case 'context_truncated':
+      return `${head}: ${event.message}`;
     case 'run_finished':
       return `${head}: ${event.status}${event.error ? `: ${event.error.message}` : ''}`;
     default:

@@ -163,6 +163,7 @@ export class AnthropicProvider implements ModelProvider {
         type: 'error',
         error: classified.error,
         ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
+        ...(classified.window === undefined ? {} : { window: classified.window }),
       };
     } finally {
       watchdog.dispose();

@@ -152,6 +152,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         type: 'error',
         error: classified.error,
         ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
+        ...(classified.window === undefined ? {} : { window: classified.window }),
       };
     } finally {
       watchdog.dispose();

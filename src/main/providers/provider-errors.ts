@@ -12,6 +12,8 @@ export class StreamIdleTimeout extends Error {
 export interface ClassifiedError {
   readonly error: ErrorInfo;
   readonly retryAfterMs?: number;
+  /** The server refused the request as too large and said how large its window is. */
+  readonly window?: number;
 }
 
 function readHeader(headers: unknown, name: string): string | null {
@@ -112,7 +114,10 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
   // Before the status: LM Studio reports an overflow inside a stream, where the SDK sets none.
   const overflow = overflowFrom(`${serverMessage(error)} ${bodyText(error)}`, typeof status === 'number' ? status : undefined);
   if (overflow !== null && error instanceof Error)
-    return { error: { code: 'model_context_overflow', message: overflowMessage(endpoint, overflow, serverMessage(error)) } };
+    return {
+      error: { code: 'model_context_overflow', message: overflowMessage(endpoint, overflow, serverMessage(error)) },
+      ...(overflow.window === undefined ? {} : { window: overflow.window }),
+    };
   if (typeof status === 'number') {
     const detail = serverMessage(error);
     const headers = (error as { headers?: unknown }).headers;

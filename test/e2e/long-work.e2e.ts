@@ -1,0 +1,55 @@
+import { join } from 'node:path';
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it } from 'vitest';
+import { builtinTools } from '../../src/main/tools/builtin-tools';
+import { temporaryFolder } from '../helpers';
+import { factOf, finalAnswer, noteCount, notesModel, notesTask, writeNotes } from '../twenty-notes';
+import { useWorkbenches } from './fixture';
+
+describe('long work on a small local model', () => {
+  const open = useWorkbenches();
+
+  it('follows twenty long notes on an 8,192-token window, shows the meter and the summaries, and never overflows', async () => {
+    const workbench = await open(
+      { tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
+      { personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel },
+    );
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-notes-');
+    writeNotes(folder.path);
+    const created = await host.invoke('session:create', { title: 'Notes', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    await page.reload();
+    await page.getByRole('button', { name: /^Notes/ }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill(notesTask);
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText(finalAnswer, { timeout: 60_000 });
+    // The older part of the work was summarized, and the dividers say so; a summary can be read.
+    const dividers = page.getByRole('separator', { name: 'Conversation summarized' });
+    expect(await dividers.count()).toBeGreaterThanOrEqual(1);
+    await dividers.first().locator('summary').click();
+    await expectPage(dividers.first()).toContainText('Notes read so far');
+    // The meter shows the last request against the window the server reported.
+    const meter = page.getByRole('button', { name: 'Context window' });
+    await expectPage(meter).toContainText('/ 8,192');
+    await workbench.screenshot('long-work-compacted');
+
+    const chats = server.requests.filter((request) => request.path === '/v1/chat/completions');
+    for (const request of chats) expect(request.promptTokens + Number(request.body['max_tokens'])).toBeLessThanOrEqual(8192);
+    const sent = chats.map((request) => JSON.stringify(request.body));
+    for (let index = 1; index <= noteCount; index += 1) expect(sent.some((body) => body.includes(factOf(index)))).toBe(true);
+
+    // Summarizing on demand, with instructions the summary request carries.
+    const before = await dividers.count();
+    await meter.click();
+    await page.getByRole('textbox', { name: 'What the summary should keep' }).fill('Keep every fact code.');
+    await page.getByRole('button', { name: 'Summarize older messages now' }).click();
+    await expectPage(dividers).toHaveCount(before + 1, { timeout: 20_000 });
+    await expectPage(dividers.last()).toContainText('as you asked');
+    const asked = server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>;
+    expect(asked[0]?.content).toContain('Keep every fact code.');
+    folder.remove();
+  }, 120_000);
+});
