@@ -30,7 +30,7 @@ export async function runCompaction(context: StepContext, state: Extract<LoopSta
       };
     return next;
   }
-  const before = count(compactedView(writer.messages).map((item) => item.message));
+  const before = count(compactedView(writer.messages));
   const compactionId = services.newId();
   const { kind, baseUrl } = setup.endpoint;
   const result = await summarize({
@@ -52,7 +52,7 @@ export async function runCompaction(context: StepContext, state: Extract<LoopSta
   const summary = result.kind === 'summary' ? result.text : digest(plan, summaryTokens(window) * 3);
   const entry = { role: 'compaction' as const, id: compactionId, summary, upTo: plan.upTo };
   writer.addMessage(entry);
-  const after = count(compactedView(writer.messages).map((item) => item.message));
+  const after = count(compactedView(writer.messages));
   writer.journal([
     {
       type: 'context_compacted',

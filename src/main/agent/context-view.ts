@@ -21,12 +21,6 @@ export type ConversationEntry = ChatMessage | CompactionEntry;
 
 export const isMessage = (entry: ConversationEntry): entry is ChatMessage => entry.role !== 'compaction';
 
-/** The view's messages, each with the index of the entry it shows (-1 for the summary). */
-export interface ViewMessage {
-  readonly message: ChatMessage;
-  readonly index: number;
-}
-
 const summaryHeading =
   'The conversation so far was too long for your context window, so its earlier part is summarized here. Continue the work from this summary and the messages after it.';
 
@@ -62,31 +56,29 @@ export function pinnedRequests(entries: readonly ConversationEntry[]): { first: 
  * every message. Consecutive messages of the person are joined, as some chat templates require
  * roles to alternate.
  */
-export function compactedView(entries: readonly ConversationEntry[]): ViewMessage[] {
+export function compactedView(entries: readonly ConversationEntry[]): ChatMessage[] {
   const compaction = latestCompaction(entries);
-  const out: ViewMessage[] = [];
-  const push = (item: ViewMessage): void => {
+  const out: ChatMessage[] = [];
+  const push = (message: ChatMessage): void => {
     const last = out.at(-1);
-    if (last && last.message.role === 'user' && item.message.role === 'user')
-      out[out.length - 1] = { message: { role: 'user', content: `${last.message.content}\n\n${item.message.content}` }, index: last.index };
-    else out.push(item);
+    if (last?.role === 'user' && message.role === 'user')
+      out[out.length - 1] = { role: 'user', content: `${last.content}\n\n${message.content}` };
+    else out.push(message);
   };
   if (!compaction) {
-    entries.forEach((entry, index) => {
-      if (isMessage(entry)) push({ message: entry, index });
-    });
+    for (const entry of entries) if (entry.role !== 'compaction') push(entry);
     return out;
   }
   const { first, latest } = pinnedRequests(entries);
   const upTo = Math.min(compaction.entry.upTo, entries.length);
   const firstEntry = entries[first];
-  if (firstEntry && isMessage(firstEntry) && first < upTo) push({ message: firstEntry, index: first });
+  if (firstEntry && isMessage(firstEntry) && first < upTo) push(firstEntry);
   const latestEntry = entries[latest];
-  if (latestEntry && isMessage(latestEntry) && latest !== first && latest < upTo) push({ message: latestEntry, index: latest });
-  push({ message: summaryMessage(compaction.entry.summary), index: -1 });
+  if (latestEntry && isMessage(latestEntry) && latest !== first && latest < upTo) push(latestEntry);
+  push(summaryMessage(compaction.entry.summary));
   for (let index = upTo; index < entries.length; index += 1) {
     const entry = entries[index];
-    if (entry && isMessage(entry)) push({ message: entry, index });
+    if (entry && isMessage(entry)) push(entry);
   }
   return out;
 }

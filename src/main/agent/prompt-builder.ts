@@ -1,7 +1,7 @@
 import type { ContextWindow, ModelChoice } from '../../shared/domain';
 import type { ErrorInfo } from '../../shared/errors';
 import { planCompaction } from './compaction';
-import { callsById, compactedView, readTarget, shorten, supersededNote, type ConversationEntry, type ViewMessage } from './context-view';
+import { callsById, compactedView, readTarget, shorten, supersededNote, type ConversationEntry } from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
 
@@ -135,9 +135,15 @@ export class ContextBudget {
     const key = keyOf(choice);
     const fixedChars = system.length + charsOfTools(tools);
     const fixed = this.calibration.estimate(key, fixedChars, 1);
-    const sizes = view.map((item) => this.calibration.estimate(key, charsOf(item.message), 1));
-    let total = fixed + sizes.reduce((sum, size) => sum + size, 0);
-    const messages = view.map((item) => item.message);
+    const estimate = this.calibration.estimator(key);
+    const sizes = new Array<number>(view.length);
+    let total = fixed;
+    for (let position = 0; position < view.length; position += 1) {
+      const size = estimate(charsOf(view[position] as ChatMessage), 1);
+      sizes[position] = size;
+      total += size;
+    }
+    const messages = view;
     let shortened = 0;
     const cut = (position: number, text: string): void => {
       const message = messages[position];
@@ -217,12 +223,11 @@ export class ContextBudget {
   }
 
   /** The first request to a model whose server has a tokenizer is counted by it, once, to set the ratio. */
-  private async calibrate(input: PrepareInput, view: readonly ViewMessage[]): Promise<void> {
+  private async calibrate(input: PrepareInput, view: readonly ChatMessage[]): Promise<void> {
     const key = keyOf(input.choice);
     const count = input.provider.countTokens;
     if (!count || this.calibration.get(key).counting !== 'estimate' || this.noTokenizer.has(key)) return;
-    const messages = view.map((item) => item.message);
-    const text = requestText(input.system, input.tools, messages);
+    const text = requestText(input.system, input.tools, view);
     if (text.length < 2_000) return;
     const timeout = AbortSignal.timeout(this.options.tokenizerTimeoutMs ?? 3_000);
     try {
@@ -236,10 +241,10 @@ export class ContextBudget {
 }
 
 /** Where the last `recentSteps` responses begin in the view: what is older may be shortened. */
-function recentStart(view: readonly ViewMessage[]): number {
+function recentStart(view: readonly ChatMessage[]): number {
   let seen = 0;
   for (let position = view.length - 1; position >= 0; position -= 1) {
-    if (view[position]?.message.role === 'assistant') {
+    if (view[position]?.role === 'assistant') {
       seen += 1;
       if (seen === recentSteps) return position;
     }
@@ -248,8 +253,7 @@ function recentStart(view: readonly ViewMessage[]): number {
 }
 
 /** Results of whole-file reads before `before` whose file was read whole again later. */
-function supersededReads(view: readonly ViewMessage[], before: number): number[] {
-  const messages = view.map((item) => item.message);
+function supersededReads(messages: readonly ChatMessage[], before: number): number[] {
   const calls = callsById(messages);
   const latest = new Map<string, number>();
   messages.forEach((message, position) => {
@@ -267,12 +271,12 @@ function supersededReads(view: readonly ViewMessage[], before: number): number[]
 }
 
 /** What does not fit, in words: the part that is too large and by how much. */
-function tooLarge(fixed: number, view: readonly ViewMessage[], sizes: readonly number[], limit: number, window: ContextWindow): ErrorInfo {
+function tooLarge(fixed: number, view: readonly ChatMessage[], sizes: readonly number[], limit: number, window: ContextWindow): ErrorInfo {
   let largest = -1;
   sizes.forEach((size, position) => {
     if (largest < 0 || size > (sizes[largest] ?? 0)) largest = position;
   });
-  const biggest = view[largest]?.message;
+  const biggest = view[largest];
   const what =
     fixed > limit
       ? `The system prompt and tool definitions alone take about ${fixed} tokens`

@@ -74,8 +74,14 @@ export class TokenCalibration {
 
   /** Tokens for `chars` characters in `messages` messages, by this model's ratio. */
   estimate(key: string, chars: number, messages: number): number {
+    return this.estimator(key)(chars, messages);
+  }
+
+  /** The model's estimate as a function, for counting many messages at once. */
+  estimator(key: string): (chars: number, messages: number) => number {
     const { tokensPerChar, counting } = this.get(key);
-    return Math.ceil(chars * tokensPerChar * (counting === 'estimate' ? 1 : margin)) + messages * perMessageTokens;
+    const ratio = tokensPerChar * (counting === 'estimate' ? 1 : margin);
+    return (chars, messages) => Math.ceil(chars * ratio) + messages * perMessageTokens;
   }
 
   /** The server's tokenizer counted `tokens` for text of `chars` characters. */

@@ -72,7 +72,7 @@ describe('the view of a compacted conversation', () => {
       result('b', 'y contents'),
       { role: 'compaction', id: 'k1', summary: 'read x and y', upTo: 4 },
     ];
-    const view = compactedView(entries).map((item) => item.message);
+    const view = compactedView(entries);
     // The person's two requests and the summary are joined into one message of theirs: roles alternate.
     expect(view).toHaveLength(3);
     expect(view[0]?.role).toBe('user');
@@ -84,7 +84,7 @@ describe('the view of a compacted conversation', () => {
 
   it('shows every message when nothing was compacted, and only the newest compaction counts', () => {
     const plain = reads(2, 10);
-    expect(compactedView(plain).map((item) => item.message)).toEqual(plain);
+    expect(compactedView(plain)).toEqual(plain);
     const twice: ConversationEntry[] = [
       ...plain,
       { role: 'compaction', id: 'k1', summary: 'old', upTo: 3 },
@@ -92,7 +92,7 @@ describe('the view of a compacted conversation', () => {
       result('n', 'z'),
       { role: 'compaction', id: 'k2', summary: 'new', upTo: 6 },
     ];
-    const view = compactedView(twice).map((item) => item.message.content);
+    const view = compactedView(twice).map((message) => message.content);
     expect(view.join('\n')).toContain('new');
     expect(view.join('\n')).not.toContain('<summary>\nold');
   });
