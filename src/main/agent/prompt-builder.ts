@@ -88,12 +88,13 @@ export class ContextBudget {
   async window(choice: ModelChoice, signal: AbortSignal): Promise<ContextWindow> {
     const window = await this.options.window(choice, signal);
     const learned = this.learned.get(keyOf(choice));
-    if (learned !== undefined && learned < window.tokens && window.source !== 'setting')
+    // What the server did wins even over a setting: it refused or cut a larger prompt.
+    if (learned !== undefined && learned < window.tokens)
       return {
         ...window,
         tokens: learned,
         source: 'learned',
-        detail: `the server handled no more than ${learned} tokens (${window.detail})`,
+        detail: `the server handled no more than ${learned} tokens (${window.detail} said ${window.tokens})`,
       };
     return window;
   }
