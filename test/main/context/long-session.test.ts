@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RuntimeEvent } from '../../../src/shared/events';
-import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { builtinTools } from '../../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../../helpers';
 import { LoopbackTransport } from '../../host/loopback-transport';
