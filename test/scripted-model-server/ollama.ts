@@ -151,7 +151,8 @@ export class OllamaEndpoint {
     return typeof name === 'string' ? this.host.models.find((model) => sameModel(model.id, name)) : undefined;
   }
 
-  private details(model: { contextLength?: number }): Record<string, unknown> {
+  /** A model's `details`; only /api/tags puts the trained window in them, /api/show and /api/ps do not. */
+  private details(model: { contextLength?: number }, withWindow = false): Record<string, unknown> {
     return {
       parent_model: '',
       format: 'gguf',
@@ -159,7 +160,7 @@ export class OllamaEndpoint {
       families: [architecture],
       parameter_size: '3.2B',
       quantization_level: 'Q4_K_M',
-      ...(model.contextLength ? { context_length: model.contextLength } : {}),
+      ...(withWindow && model.contextLength ? { context_length: model.contextLength } : {}),
     };
   }
 
@@ -171,7 +172,7 @@ export class OllamaEndpoint {
       modified_at: '2026-01-01T00:00:00Z',
       size: 2_019_393_189,
       digest,
-      details: this.details(model),
+      details: this.details(model, true),
       capabilities: ['completion', 'tools'],
     };
   }
