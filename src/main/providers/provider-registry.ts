@@ -235,8 +235,8 @@ export class ProviderRegistry implements ProviderResolver {
   }
 
   discover(): Promise<DiscoveredEndpoint[]> {
-    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (baseUrl) =>
-      this.create('openai-compatible', baseUrl, null),
+    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (kind, baseUrl) =>
+      this.create(kind, baseUrl, null),
     );
   }
 
