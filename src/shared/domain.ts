@@ -84,7 +84,7 @@ export const trustGrantSchema = z.object({
 });
 export type TrustGrant = z.infer<typeof trustGrantSchema>;
 
-export const providerKindSchema = z.enum(['openai-compatible', 'anthropic']);
+export const providerKindSchema = z.enum(['openai-compatible', 'ollama', 'anthropic']);
 export type ProviderKind = z.infer<typeof providerKindSchema>;
 
 export const modelChoiceSchema = z.object({

@@ -1,8 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/main/agent/clock';
 import { OpenAICompatibleProvider } from '../../src/main/providers/openai-compatible-provider';
-import { discoverLocalEndpoints } from '../../src/main/providers/discovery';
+import { defaultDiscoveryCandidates, discoverLocalEndpoints } from '../../src/main/providers/discovery';
+import { ProviderRegistry } from '../../src/main/providers/provider-registry';
+import { MemorySecretStore } from '../../src/main/secrets/memory-secret-store';
+import { defaultSettings, type Settings } from '../../src/shared/domain';
 import { closedPort } from '../helpers';
 import { ScriptedModelServer } from '../scripted-model-server';
+
+/** A registry over settings in memory, probing only the given candidates. */
+function registryFor(candidates: ConstructorParameters<typeof ProviderRegistry>[0]['discoveryCandidates']): ProviderRegistry {
+  let settings: Settings = { ...defaultSettings };
+  return new ProviderRegistry({
+    settings: { get: () => settings, set: (next) => (settings = next) },
+    secrets: new MemorySecretStore(),
+    clock: systemClock,
+    ...(candidates ? { discoveryCandidates: candidates } : {}),
+  });
+}
 
 describe('local endpoint discovery', () => {
   let server: ScriptedModelServer;
@@ -16,15 +31,15 @@ describe('local endpoint discovery', () => {
     const started = Date.now();
     const found = await discoverLocalEndpoints(
       [
-        { name: 'Ollama', baseUrl: server.openaiBaseUrl },
-        { name: 'LM Studio', baseUrl: `http://127.0.0.1:${closed}/v1` },
+        { name: 'vLLM', kind: 'openai-compatible', baseUrl: server.openaiBaseUrl },
+        { name: 'LM Studio', kind: 'openai-compatible', baseUrl: `http://127.0.0.1:${closed}/v1` },
       ],
-      (baseUrl) => new OpenAICompatibleProvider({ baseUrl }),
+      (_kind, baseUrl) => new OpenAICompatibleProvider({ baseUrl }),
     );
     expect(Date.now() - started).toBeLessThan(2000);
     expect(found).toEqual([
       {
-        name: 'Ollama',
+        name: 'vLLM',
         kind: 'openai-compatible',
         baseUrl: server.openaiBaseUrl,
         models: [{ id: 'llama3.2:3b', contextLength: 131072 }, { id: 'qwen2.5-coder:7b' }],
@@ -39,13 +54,38 @@ describe('local endpoint discovery', () => {
     const port = (silent.address() as { port: number }).port;
     const started = Date.now();
     const found = await discoverLocalEndpoints(
-      [{ name: 'vLLM', baseUrl: `http://127.0.0.1:${port}/v1` }],
-      (baseUrl) => new OpenAICompatibleProvider({ baseUrl }),
+      [{ name: 'vLLM', kind: 'openai-compatible', baseUrl: `http://127.0.0.1:${port}/v1` }],
+      (_kind, baseUrl) => new OpenAICompatibleProvider({ baseUrl }),
       300,
     );
     expect(found).toEqual([]);
     expect(Date.now() - started).toBeLessThan(1500);
     silent.closeAllConnections();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it('finds Ollama through its own API, as an endpoint of kind ollama at the server root', async () => {
+    const registry = registryFor([
+      { name: 'Ollama', kind: 'ollama', baseUrl: server.ollamaBaseUrl },
+      { name: 'LM Studio', kind: 'openai-compatible', baseUrl: server.openaiBaseUrl },
+    ]);
+    const found = await registry.discover();
+    expect(found).toEqual([
+      {
+        name: 'Ollama',
+        kind: 'ollama',
+        baseUrl: server.ollamaBaseUrl,
+        models: [{ id: 'llama3.2:3b', contextLength: 131072 }, { id: 'qwen2.5-coder:7b' }],
+      },
+      expect.objectContaining({ name: 'LM Studio', kind: 'openai-compatible' }),
+    ]);
+    // The endpoint the person adds from the list is tested the way it was found.
+    const saved = registry.save({ kind: found[0]!.kind, name: found[0]!.name, baseUrl: found[0]!.baseUrl });
+    await expect(registry.test({ providerId: saved.id })).resolves.toMatchObject({ ok: true, models: found[0]!.models });
+  });
+
+  it('probes the usual Ollama address with Ollama’s protocol', () => {
+    expect(defaultDiscoveryCandidates).toContainEqual({ name: 'Ollama', kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' });
+    expect(defaultDiscoveryCandidates.filter((candidate) => candidate.kind === 'ollama')).toHaveLength(1);
   });
 });

@@ -41,7 +41,7 @@ export const openAIWriter: ProtocolWriter = {
           break;
       }
     }
-    frames.push(chunk({}, usedTools ? 'tool_calls' : 'stop'));
+    frames.push(chunk({}, turn.stoppedAtLimit ? 'length' : usedTools ? 'tool_calls' : 'stop'));
     if (includeUsage) {
       const usage = defaultUsage(turn, promptTokens);
       frames.push(
@@ -138,7 +138,7 @@ export const anthropicWriter: ProtocolWriter = {
       sse(
         {
           type: 'message_delta',
-          delta: { stop_reason: usedTools ? 'tool_use' : 'end_turn', stop_sequence: null },
+          delta: { stop_reason: turn.stoppedAtLimit ? 'max_tokens' : usedTools ? 'tool_use' : 'end_turn', stop_sequence: null },
           usage: { output_tokens: usage.outputTokens },
         },
         'message_delta',

@@ -20,7 +20,10 @@ export type ScriptFault =
   | { readonly kind: 'malformed'; readonly afterChunks: number }
   /** Send headers, then nothing at all. */
   | { readonly kind: 'stall' }
-  /** After this many chunks, send `body` as the stream's error event (LM Studio's way of failing mid-stream) and end. */
+  /**
+   * After this many chunks, send `body` as the stream's error event and end: LM Studio's way of failing mid-stream, and
+   * Ollama's `{"error": "..."}` line.
+   */
   | { readonly kind: 'stream_error'; readonly afterChunks: number; readonly body: unknown };
 
 export interface ScriptedTurn {
@@ -29,6 +32,14 @@ export interface ScriptedTurn {
   readonly fault?: ScriptFault;
   /** Wait between chunks: a slow stream. */
   readonly chunkDelayMs?: number;
+  /** The answer ran into its output limit: finish_reason `length`, stop_reason `max_tokens`, done_reason `length`. */
+  readonly stoppedAtLimit?: boolean;
+  /**
+   * Ollama only: where its tool calls travel. Ollama parses a call out of the model's text and sends it in a frame of its
+   * own as soon as it is complete (`own`, the default: models Ollama renders and parses itself); a model whose chat
+   * llama-server runs natively has all its calls in the final `done` frame (`final`).
+   */
+  readonly toolCallFrame?: 'own' | 'final';
 }
 
 /** One unit the protocol writers turn into wire chunks. */

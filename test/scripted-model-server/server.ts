@@ -8,11 +8,13 @@ import {
   type Personality,
   type ScriptedModel,
 } from './local-servers';
+import { OllamaEndpoint, isOllamaRoute, type OllamaOptions } from './ollama';
+import type { OllamaContext } from './ollama-context';
 import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
 import type { ScriptedTurn } from './script';
 
-export type Protocol = 'openai' | 'anthropic';
+export type Protocol = 'openai' | 'anthropic' | 'ollama';
 
 export interface RecordedRequest {
   readonly protocol: Protocol;
@@ -23,6 +25,8 @@ export interface RecordedRequest {
   readonly receivedAt: number;
   /** The prompt's size by the server's tokenizer (tokens.ts), as a chat template would make it. */
   readonly promptTokens: number;
+  /** Ollama's chat only: the window the model ran with, and how the prompt was truncated to fit it. */
+  readonly context?: OllamaContext;
 }
 
 export interface ScriptedModelServerOptions {
@@ -37,6 +41,11 @@ export interface ScriptedModelServerOptions {
   readonly personality?: Personality;
   /** Answers a request when no turn is queued; without it such a request gets a 500. */
   readonly fallback?: (request: RecordedRequest) => ScriptedTurn;
+  /**
+   * How Ollama's own routes (/api/chat, /api/show, /api/ps, /api/tags) behave: the default window, Modelfile windows,
+   * context shift. They take the window per request, so `contextWindow` and `personality` do not apply to them.
+   */
+  readonly ollama?: OllamaOptions;
 }
 
 /**
@@ -49,6 +58,7 @@ export class ScriptedModelServer {
   private readonly queue: ScriptedTurn[] = [];
   private readonly sockets = new Set<Socket>();
   private readonly local: LocalServerConfig;
+  private readonly ollama: OllamaEndpoint;
 
   private constructor(
     private readonly server: Server,
@@ -60,6 +70,12 @@ export class ScriptedModelServer {
       models: options.models ?? [{ id: 'scripted-model', contextLength: 32768 }],
       contextWindow: options.contextWindow,
     };
+    this.ollama = new OllamaEndpoint({
+      models: this.local.models,
+      options: options.ollama ?? {},
+      record: (request) => this.requests.push(request),
+      nextTurn: (request) => this.queue.shift() ?? this.options.fallback?.(request),
+    });
     server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -87,6 +103,11 @@ export class ScriptedModelServer {
     return this.url;
   }
 
+  /** Base URL for Ollama's own API: the server root. */
+  get ollamaBaseUrl(): string {
+    return this.url;
+  }
+
   enqueue(...turns: ScriptedTurn[]): void {
     this.queue.push(...turns);
   }
@@ -95,6 +116,7 @@ export class ScriptedModelServer {
   reset(): void {
     this.queue.length = 0;
     this.requests.length = 0;
+    this.ollama.reset();
   }
 
   get pending(): number {
@@ -111,6 +133,10 @@ export class ScriptedModelServer {
     const protocol: Protocol = request.headers['anthropic-version'] !== undefined || path === '/v1/messages' ? 'anthropic' : 'openai';
     if (request.method === 'POST' && path.startsWith('/__script/')) {
       await this.control(path, request, response);
+      return;
+    }
+    if (isOllamaRoute(request.method, path)) {
+      await this.ollama.handle(request, response, path);
       return;
     }
     if (request.method === 'GET' && path === '/v1/models') {

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import Conf from 'conf';
-import { approvalDecisionSchema, autonomySchema, defaultSettings, type ApprovalDecision } from '../../shared/domain';
+import { approvalDecisionSchema, autonomySchema, defaultSettings, providerKindSchema, type ApprovalDecision } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
 import { newId } from '../agent/ids';
 import type { SessionRuntime } from '../agent/session-runtime';
@@ -23,11 +23,20 @@ import { formatEntry } from './format-entry';
  */
 
 const usage = `Usage: npm run agent -- --workspace DIR --endpoint URL --model MODEL [options] "prompt"
-  --kind openai-compatible|anthropic   protocol of the endpoint (default: anthropic for api.anthropic.com, else openai-compatible)
+  --kind ollama|openai-compatible|anthropic
+                                       protocol of the endpoint (default: anthropic for api.anthropic.com, ollama for
+                                       port 11434 without /v1, else openai-compatible)
   --autonomy L0|L1|L2|L3               what runs without asking (default L1)
   --approve ask|deny|allow_once|...    how gates are answered (default: ask on a terminal, deny otherwise)
   --data DIR                           keep the session database here (default: a temporary folder, removed after)
   --json                               print each event as one JSON line`;
+
+/** The protocol an endpoint most likely speaks, from its address: Ollama's own API is at the root of port 11434. */
+function guessKind(endpoint: string): string {
+  if (/api\.anthropic\.com/.test(endpoint)) return 'anthropic';
+  if (/:11434\/?$/.test(endpoint)) return 'ollama';
+  return 'openai-compatible';
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,9 +68,9 @@ async function main(): Promise<number> {
     console.error(`--approve must be ask or one of ${approvalDecisionSchema.options.join(', ')}.`);
     return 2;
   }
-  const kind = values.kind ?? (/api\.anthropic\.com/.test(values.endpoint) ? 'anthropic' : 'openai-compatible');
-  if (kind !== 'anthropic' && kind !== 'openai-compatible') {
-    console.error('--kind must be openai-compatible or anthropic.');
+  const kind = providerKindSchema.safeParse(values.kind ?? guessKind(values.endpoint));
+  if (!kind.success) {
+    console.error(`--kind must be one of ${providerKindSchema.options.join(', ')}.`);
     return 2;
   }
 
@@ -127,7 +136,7 @@ async function main(): Promise<number> {
   });
   runtime = core.runtime;
   const { store } = core;
-  const endpoint = core.providers.save({ kind, name: 'headless', baseUrl: values.endpoint });
+  const endpoint = core.providers.save({ kind: kind.data, name: 'headless', baseUrl: values.endpoint });
   const sessionId = `headless${Date.now().toString(36)}`;
   store.create({
     id: sessionId,

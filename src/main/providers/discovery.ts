@@ -1,18 +1,20 @@
 import type { DiscoveredEndpoint } from '../../shared/ipc/contract';
-import type { ModelInfo } from '../../shared/domain';
+import type { ModelInfo, ProviderKind } from '../../shared/domain';
 import type { ModelProvider } from '../agent/model-provider';
 
 export interface DiscoveryCandidate {
   readonly name: string;
+  /** The protocol the server is probed with and saved as. */
+  readonly kind: ProviderKind;
   readonly baseUrl: string;
 }
 
-/** The usual local servers and their default ports. */
+/** The usual local servers and their default ports. Ollama is spoken to through its own API, which can set the window. */
 export const defaultDiscoveryCandidates: readonly DiscoveryCandidate[] = [
-  { name: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1' },
-  { name: 'LM Studio', baseUrl: 'http://127.0.0.1:1234/v1' },
-  { name: 'llama.cpp server', baseUrl: 'http://127.0.0.1:8080/v1' },
-  { name: 'vLLM', baseUrl: 'http://127.0.0.1:8000/v1' },
+  { name: 'Ollama', kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' },
+  { name: 'LM Studio', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1234/v1' },
+  { name: 'llama.cpp server', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8080/v1' },
+  { name: 'vLLM', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8000/v1' },
 ];
 
 /**
@@ -21,14 +23,14 @@ export const defaultDiscoveryCandidates: readonly DiscoveryCandidate[] = [
  */
 export async function discoverLocalEndpoints(
   candidates: readonly DiscoveryCandidate[],
-  createProvider: (baseUrl: string) => ModelProvider,
+  createProvider: (kind: ProviderKind, baseUrl: string) => ModelProvider,
   timeoutMs = 800,
 ): Promise<DiscoveredEndpoint[]> {
   const probes = candidates.map(async (candidate): Promise<DiscoveredEndpoint | null> => {
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const models: ModelInfo[] = await createProvider(candidate.baseUrl).listModels(signal);
-      return { name: candidate.name, kind: 'openai-compatible', baseUrl: candidate.baseUrl, models };
+      const models: ModelInfo[] = await createProvider(candidate.kind, candidate.baseUrl).listModels(signal);
+      return { name: candidate.name, kind: candidate.kind, baseUrl: candidate.baseUrl, models };
     } catch {
       return null;
     }

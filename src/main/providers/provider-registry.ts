@@ -17,6 +17,7 @@ import type { SecretStore, SettingsStore } from '../agent/settings';
 import { newId } from '../agent/ids';
 import { AnthropicProvider } from './anthropic-provider';
 import { discoverLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandidate } from './discovery';
+import { OllamaProvider } from './ollama-provider';
 import { OpenAICompatibleProvider } from './openai-compatible-provider';
 
 export interface ProviderRegistryOptions {
@@ -110,7 +111,7 @@ export class ProviderRegistry implements ProviderResolver {
     const trained = plausible(reported?.trained);
     if (override) return { tokens: override.tokens, source: 'setting', detail: 'set in Settings', trained };
     const loaded = plausible(reported?.loaded);
-    if ((endpoint.kind as string) === 'ollama') {
+    if (endpoint.kind === 'ollama') {
       const tokens = Math.min(Math.max(loaded ?? 0, defaultContextWindow), trained ?? Infinity);
       return {
         tokens,
@@ -157,8 +158,14 @@ export class ProviderRegistry implements ProviderResolver {
   /** A bare provider: one attempt per call, as a connection test wants. */
   create(kind: ProviderKind, baseUrl: string, apiKey: string | null): ModelProvider {
     const idle = this.options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: this.options.idleTimeoutMs };
-    if (kind === 'anthropic') return new AnthropicProvider({ baseUrl, apiKey, ...idle });
-    return new OpenAICompatibleProvider({ baseUrl, apiKey, ...idle });
+    switch (kind) {
+      case 'anthropic':
+        return new AnthropicProvider({ baseUrl, apiKey, ...idle });
+      case 'ollama':
+        return new OllamaProvider({ baseUrl, apiKey, ...idle });
+      case 'openai-compatible':
+        return new OpenAICompatibleProvider({ baseUrl, apiKey, ...idle });
+    }
   }
 
   save(input: ChannelInput<'provider:save'>): ProviderView {
@@ -228,8 +235,8 @@ export class ProviderRegistry implements ProviderResolver {
   }
 
   discover(): Promise<DiscoveredEndpoint[]> {
-    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (baseUrl) =>
-      this.create('openai-compatible', baseUrl, null),
+    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (kind, baseUrl) =>
+      this.create(kind, baseUrl, null),
     );
   }
 

@@ -69,6 +69,32 @@ describe('the headless runner', () => {
     expect(entries.find((entry) => entry.event.type === 'run_finished')?.event.error?.message).toContain('no such model');
   }, 30_000);
 
+  it('speaks Ollama’s own API with --kind ollama', async () => {
+    server.reset();
+    server.enqueue({ steps: [{ kind: 'text', text: 'Hello from Ollama.' }], usage: { inputTokens: 9, outputTokens: 4 } });
+    const result = await runCli([
+      '--kind',
+      'ollama',
+      '--workspace',
+      workspace.path,
+      '--endpoint',
+      server.ollamaBaseUrl,
+      '--model',
+      'scripted-model',
+      'Hi',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/text_delta: Hello from Ollama\./);
+    expect(server.requests.map((request) => `${request.protocol} ${request.path}`)).toContain('ollama /api/chat');
+  }, 30_000);
+
+  it('refuses a kind it does not know, naming the ones it does', async () => {
+    const result = await runCli(['--kind', 'gopher', '--workspace', workspace.path, '--endpoint', server.url, '--model', 'm', 'Hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--kind must be one of openai-compatible, ollama, anthropic.');
+  }, 30_000);
+
   it('explains its options when one is missing', async () => {
     const result = await runCli(['--workspace', workspace.path, 'Hi']);
     expect(result.code).toBe(2);

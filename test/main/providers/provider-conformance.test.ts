@@ -3,19 +3,26 @@ import type { Clock } from '../../../src/main/agent/clock';
 import type { ModelProvider, ModelStreamEvent } from '../../../src/main/agent/model-provider';
 import { RetryingModelProvider } from '../../../src/main/agent/retry';
 import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
+import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';
 import { closedPort } from '../../helpers';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 
-/** One suite, run against both protocols through their official SDKs and the scripted server. */
+/** One suite, run against every protocol (through the official SDKs where there is one) and the scripted server. */
 interface ProviderFixture {
   readonly name: string;
+  /** Whether the protocol streams a tool call's arguments in pieces; Ollama sends each call whole. */
+  readonly streamsToolArguments: boolean;
+  /** The protocol's error inside a stream that has begun. */
+  streamError(message: string): unknown;
   create(server: ScriptedModelServer, options?: { idleTimeoutMs?: number; baseUrl?: string }): ModelProvider;
 }
 
 const fixtures: ProviderFixture[] = [
   {
     name: 'OpenAI-compatible',
+    streamsToolArguments: true,
+    streamError: (message) => ({ error: { message, type: 'server_error', code: null } }),
     create: (server, options = {}) =>
       new OpenAICompatibleProvider({
         baseUrl: options.baseUrl ?? server.openaiBaseUrl,
@@ -24,10 +31,22 @@ const fixtures: ProviderFixture[] = [
   },
   {
     name: 'Anthropic',
+    streamsToolArguments: true,
+    streamError: (message) => ({ type: 'error', error: { type: 'api_error', message } }),
     create: (server, options = {}) =>
       new AnthropicProvider({
         baseUrl: options.baseUrl ?? server.anthropicBaseUrl,
         apiKey: 'test-key',
+        ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      }),
+  },
+  {
+    name: 'Ollama',
+    streamsToolArguments: false,
+    streamError: (message) => ({ error: message }),
+    create: (server, options = {}) =>
+      new OllamaProvider({
+        baseUrl: options.baseUrl ?? server.ollamaBaseUrl,
         ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       }),
   },
@@ -97,7 +116,8 @@ describe.each(fixtures)('$name provider', (fixture) => {
     });
     const events = await collect(fixture.create(server).stream(request, new AbortController().signal));
     const deltas = events.filter((event) => event.type === 'tool_call_arguments_delta');
-    expect(deltas.length).toBeGreaterThanOrEqual(5);
+    if (fixture.streamsToolArguments) expect(deltas.length).toBeGreaterThanOrEqual(5);
+    expect(deltas.map((delta) => delta.delta).join('')).toBe(args);
     expect(events).toContainEqual(expect.objectContaining({ type: 'tool_call_started', id: 'call_1', name: 'read_file' }));
     expect(events).toContainEqual(expect.objectContaining({ type: 'tool_call_ready', id: 'call_1', name: 'read_file', arguments: args }));
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
@@ -175,6 +195,25 @@ describe.each(fixtures)('$name provider', (fixture) => {
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'model_stream_interrupted' } });
   });
 
+  it('reports an error the server sends inside the stream, after what came before it', async () => {
+    server.enqueue({
+      steps: [{ kind: 'text', text: 'so far so good', chunkSize: 2 }],
+      fault: { kind: 'stream_error', afterChunks: 4, body: fixture.streamError('model runner has unexpectedly stopped') },
+    });
+    const events = await collect(fixture.create(server).stream(request, new AbortController().signal));
+    expect(textOf(events, 'text_delta').length).toBeGreaterThan(0);
+    const last = events.at(-1);
+    expect(last).toMatchObject({ type: 'error' });
+    expect(last?.type === 'error' && last.error.message).toContain('model runner has unexpectedly stopped');
+    expect(events.some((event) => event.type === 'done')).toBe(false);
+  });
+
+  it('says when the answer stopped at its output limit', async () => {
+    server.enqueue({ steps: [{ kind: 'text', text: 'cut short' }], stoppedAtLimit: true });
+    const events = await collect(fixture.create(server).stream(request, new AbortController().signal));
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'max_tokens' });
+  });
+
   it('reports a malformed chunk as a bad response', async () => {
     server.enqueue({ steps: [{ kind: 'text', text: 'some text here' }], fault: { kind: 'malformed', afterChunks: 3 } });
     const events = await collect(fixture.create(server).stream(request, new AbortController().signal));
@@ -209,6 +248,7 @@ describe.each(fixtures)('$name provider', (fixture) => {
     const port = await closedPort();
     const base = `http://127.0.0.1:${port}`;
     const events = await collect(
+      // Ollama's provider takes the root and drops a /v1 typed after it, so it gets the /v1 form to prove it.
       fixture.create(server, { baseUrl: fixture.name === 'Anthropic' ? base : `${base}/v1` }).stream(request, new AbortController().signal),
     );
     const last = events.at(-1);

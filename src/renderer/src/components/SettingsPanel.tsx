@@ -9,8 +9,10 @@ import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
 import { TrashSettings } from './TrashSettings';
 
+/** Where each kind of server usually listens: Ollama at its root, LM Studio's OpenAI-compatible API under /v1. */
 const defaultUrls: Record<ProviderKind, string> = {
-  'openai-compatible': 'http://127.0.0.1:11434/v1',
+  ollama: 'http://127.0.0.1:11434',
+  'openai-compatible': 'http://127.0.0.1:1234/v1',
   anthropic: 'https://api.anthropic.com',
 };
 
@@ -35,9 +37,9 @@ function TestResult({ result }: { result: ConnectionTestResult }) {
 }
 
 function AddEndpointForm({ store }: { store: AppStore }) {
-  const [kind, setKind] = useState<ProviderKind>('openai-compatible');
+  const [kind, setKind] = useState<ProviderKind>('ollama');
   const [name, setName] = useState('');
-  const [baseUrl, setBaseUrl] = useState(defaultUrls['openai-compatible']);
+  const [baseUrl, setBaseUrl] = useState(defaultUrls.ollama);
   const [apiKey, setApiKey] = useState('');
   const [result, setResult] = useState<ConnectionTestResult | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -71,7 +73,8 @@ function AddEndpointForm({ store }: { store: AppStore }) {
             setBaseUrl(defaultUrls[next]);
           }}
         >
-          <option value="openai-compatible">OpenAI-compatible (Ollama, LM Studio, llama.cpp, vLLM)</option>
+          <option value="ollama">Ollama</option>
+          <option value="openai-compatible">OpenAI-compatible (LM Studio, llama.cpp, vLLM)</option>
           <option value="anthropic">Anthropic</option>
         </select>
       </label>
