@@ -11,6 +11,7 @@ import { factOf, finalAnswer, notesModel, notesTask, writeNotes } from '../../tw
 async function setUp(
   serverOptions: ScriptedModelServerOptions,
   contextWindows: (providerId: string) => Array<{ providerId: string; model: string; tokens: number }> = () => [],
+  kind: 'openai-compatible' | 'ollama' = 'openai-compatible',
 ) {
   const server = await ScriptedModelServer.start(serverOptions);
   const data = temporaryFolder('workbench-context-');
@@ -25,9 +26,9 @@ async function setUp(
     return result.value as T;
   };
   const { id: providerId } = await call<{ id: string }>('provider:save', {
-    kind: 'openai-compatible',
+    kind,
     name: 'Local',
-    baseUrl: server.openaiBaseUrl,
+    baseUrl: kind === 'ollama' ? server.url : server.openaiBaseUrl,
   });
   settings.set({ ...settings.get(), contextWindows: contextWindows(providerId) });
   const { id: sessionId } = await call<{ id: string }>('session:create', { title: 'Notes', workspacePath: workspace.path });
@@ -111,5 +112,28 @@ describe('long sessions on a small window', () => {
     const compaction = events.find((event) => event.type === 'context_compacted');
     expect(compaction).toMatchObject({ method: 'digest', note: expect.stringContaining('empty summary') });
     if (compaction?.type === 'context_compacted') expect(compaction.summary).toContain('AGENT CALLED read_file {"path":"notes/note-1.md"}');
+  }, 60_000);
+
+  it("through Ollama's own API the app chooses the window and sends it, so Ollama never cuts the prompt it was not told about", async () => {
+    // Ollama's own default window (4,096) would cut the notes silently; the model was trained for 32,768.
+    const setup = await setUp(
+      { models: [{ id: 'scripted-model', contextLength: 32768 }], ollama: { defaultContextLength: 4096 }, fallback: notesModel },
+      () => [],
+      'ollama',
+    );
+    close = setup.close;
+    await setup.run(notesTask);
+    const events = setup.events();
+    expect(events.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    const chats = setup.server.requests.filter((request) => request.path === '/api/chat');
+    expect(chats.length).toBeGreaterThan(20);
+    for (const request of chats) {
+      expect((request.body['options'] as { num_ctx?: number }).num_ctx).toBe(8192);
+      // What Ollama read is what was sent: nothing dropped, nothing cut.
+      expect(request.context).toMatchObject({ window: 8192, droppedMessages: 0, shifted: false });
+    }
+    expect(events.filter((event) => event.type === 'context_truncated')).toHaveLength(0);
+    expect(events.find((event) => event.type === 'context_measured')).toMatchObject({ window: 8192, windowSource: 'server' });
+    expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(finalAnswer);
   }, 60_000);
 });
