@@ -24,7 +24,6 @@ const steps = 1_000;
 const turns = (): ScriptedTurn[] => [
   ...Array.from({ length: steps - 1 }, (_, index): ScriptedTurn => ({
     steps: [{ kind: 'tool_call', id: `c${index}`, name: 'lookup', arguments: JSON.stringify({ key: `k${index}` }) }],
-    usage: { inputTokens: 10, outputTokens: 5 },
   })),
   { steps: [{ kind: 'text', text: 'Done.' }] },
 ];
@@ -115,6 +114,8 @@ async function throughRuntime(server: RemoteScriptedServer): Promise<number[]> {
   const saved = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'S', baseUrl: server.openaiBaseUrl });
   if (!saved.ok) throw new Error(saved.error.message);
   const providerId = (saved.value as { id: string }).id;
+  // A window that holds the whole session: the loop is measured, every request counted, none summarized.
+  settings.set({ ...settings.get(), contextWindows: [{ providerId, model: 'scripted-model', tokens: 1_000_000 }] });
   const created = await transport.invoke('session:create', {});
   if (!created.ok) throw new Error(created.error.message);
   const sessionId = (created.value as { id: string }).id;

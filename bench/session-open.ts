@@ -227,7 +227,11 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
       name: 'Scripted',
       baseUrl: model.server.openaiBaseUrl,
     });
-    await running.call('settings:update', { defaultModel: { providerId: provider.id, model: 'scripted-model' } });
+    // A window that holds the largest session whole: what is measured is opening and starting, not summarizing.
+    await running.call('settings:update', {
+      defaultModel: { providerId: provider.id, model: 'scripted-model' },
+      contextWindows: [{ providerId: provider.id, model: 'scripted-model', tokens: 1_000_000 }],
+    });
 
     // A start adds a turn to its session, so every start gets a copy of its own, all imported before
     // any is measured: nothing an import leaves behind falls on a sample.
