@@ -52,13 +52,20 @@ function keptFrom(messages: readonly CountedMessage[], start: number): CountedMe
  * front until the rendered prompt fits, keeping every system message and always the last message (server/prompt.go,
  * chatPrompt). If it still does not fit, the runner keeps the first `num_keep` tokens (and the BOS token) and cuts
  * from after them until about half the window is left (llm/llama_server.go, completionPromptForRequest); with context
- * shift off it refuses the request instead.
+ * shift off it refuses the request instead. A request with `truncate: false` keeps every message.
  */
-export function fitPrompt(messages: readonly CountedMessage[], tools: unknown, window: number, contextShift: boolean): OllamaContext {
+export function fitPrompt(
+  messages: readonly CountedMessage[],
+  tools: unknown,
+  window: number,
+  contextShift: boolean,
+  truncate = true,
+): OllamaContext {
   const promptTokens = countPromptTokens(messages, tools);
   let start = 0;
   let tokens = promptTokens;
-  if (tokens > window) {
+  // `truncate: false` in the request: no message is dropped (server/routes.go, ChatHandler).
+  if (tokens > window && truncate) {
     for (start = 0; start < messages.length; start += 1) {
       tokens = countPromptTokens(keptFrom(messages, start), tools);
       if (tokens <= window || start === messages.length - 1) break;

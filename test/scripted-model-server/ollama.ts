@@ -243,7 +243,7 @@ export class OllamaEndpoint {
       model.contextLength,
     );
     const contextShift = body['shift'] !== false && this.host.options.contextShift !== false;
-    const context = fitPrompt(messages, body['tools'], window, contextShift);
+    const context = fitPrompt(messages, body['tools'], window, contextShift, body['truncate'] !== false);
     const recorded: RecordedRequest = {
       protocol: 'ollama',
       path: '/api/chat',

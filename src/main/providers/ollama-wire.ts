@@ -128,7 +128,12 @@ export function toOllamaMessages(request: ModelRequest): OllamaMessage[] {
   return messages;
 }
 
-/** The body of POST /api/chat. The window and the answer's room go in `options`, and only when the request sets them. */
+/**
+ * The body of POST /api/chat. The window and the answer's room go in `options`, and only when the request sets them.
+ * When the app chose the window it has made the prompt fit it, so Ollama is asked to refuse a prompt that still does
+ * not (`truncate` and `shift` off) rather than drop messages or cut tokens without a word: a refusal is an overflow the
+ * app can act on.
+ */
 export function chatBody(request: ModelRequest, keepAlive: string): Record<string, unknown> {
   const options: Record<string, number> = {};
   if (request.contextWindow !== undefined) options['num_ctx'] = request.contextWindow;
@@ -147,6 +152,7 @@ export function chatBody(request: ModelRequest, keepAlive: string): Record<strin
         }
       : {}),
     ...(Object.keys(options).length > 0 ? { options } : {}),
+    ...(request.contextWindow !== undefined ? { truncate: false, shift: false } : {}),
   };
 }
 

@@ -215,6 +215,13 @@ describe('Ollama provider', () => {
       expect(context!.keptTokens).toBeLessThan(context!.promptTokens);
       expect(events).toContainEqual({ type: 'usage', inputTokens: context!.keptTokens, outputTokens: expect.any(Number) });
 
+      // With the window chosen by the app, Ollama is asked to refuse what does not fit instead of cutting it.
+      server.reset();
+      const refused = await collect(provider.stream({ ...long, contextWindow: 2048 }, never()));
+      expect(server.requests[0]?.body).toMatchObject({ truncate: false, shift: false, options: { num_ctx: 2048 } });
+      expect(server.requests[0]?.context).toMatchObject({ droppedMessages: 0, refused: true });
+      expect(refused).toEqual([{ type: 'error', error: expect.objectContaining({ code: 'model_context_overflow' }) }]);
+
       server.reset();
       server.enqueue(textTurn('ok'));
       const fitting = await collect(provider.stream({ ...long, contextWindow: 16384 }, never()));
