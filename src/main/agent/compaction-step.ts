@@ -45,7 +45,26 @@ export async function runCompaction(context: StepContext, state: Extract<LoopSta
     onCall: (usage) => {
       if (usage.inputTokens === 0 && usage.outputTokens === 0) return;
       const costUsd = costOf(kind, baseUrl, choice.model, usage.inputTokens, usage.outputTokens);
-      writer.journal([{ type: 'model_call_finished', turnId, messageId: services.newId(), ...usage, attempts: 1, costUsd }]);
+      const messageId = services.newId();
+      writer.journal([{ type: 'model_call_finished', turnId, messageId, ...usage, attempts: 1, costUsd }]);
+      const at = services.clock.now();
+      const { inputTokens, outputTokens, latencyMs } = usage;
+      writer.stage(() =>
+        services.accounting.recordModelCall({
+          id: messageId,
+          sessionId: setup.sessionId,
+          turnId,
+          providerId: choice.providerId,
+          providerKind: kind,
+          model: choice.model,
+          inputTokens,
+          outputTokens,
+          latencyMs,
+          costUsd,
+          status: 'completed',
+          at,
+        }),
+      );
     },
   });
   if (writer.signal.aborted) return { kind: 'finish', status: 'cancelled' };

@@ -125,7 +125,12 @@ export async function summarize(input: SummarizeInput): Promise<SummaryResult> {
   const room = Math.min(limit, window.tokens - answer) - budget.countFixed(choice, system, undefined) - 64;
   if (room < 256) return { kind: 'failed', reason: `the window of ${window.tokens} tokens leaves no room for a summary request` };
   const lines = transcriptLines(plan.messages, Math.max(400, Math.floor(room * 1.2)));
+  // Notes written for a larger window may not leave room for anything else: they are cut to half a request.
   let summary = plan.previousSummary;
+  if (summary !== null) {
+    const size = budget.count(choice, [{ role: 'user', content: summary }]);
+    if (size > room / 2) summary = shorten(summary, Math.floor((summary.length * room) / 2 / size));
+  }
   let position = 0;
   while (position < lines.length) {
     const head = summary ? `NOTES SO FAR:\n${summary}\n\nTHE CONVERSATION GOES ON:\n` : 'THE CONVERSATION:\n';
@@ -159,7 +164,10 @@ export async function summarize(input: SummarizeInput): Promise<SummaryResult> {
   }
   const text = (summary ?? '').trim();
   if (text.length === 0) return { kind: 'failed', reason: 'the model answered with an empty summary' };
-  const replaced = budget.count(choice, plan.messages);
+  // The notes carry the previous ones on: what they replace includes those.
+  const replaced =
+    budget.count(choice, plan.messages) +
+    (plan.previousSummary ? budget.count(choice, [{ role: 'user', content: plan.previousSummary }]) : 0);
   const written = budget.count(choice, [{ role: 'user', content: text }]);
   if (written >= replaced)
     return { kind: 'failed', reason: `the summary (about ${written} tokens) was no shorter than what it replaces (${replaced})` };

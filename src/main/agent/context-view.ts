@@ -53,32 +53,40 @@ export function pinnedRequests(entries: readonly ConversationEntry[]): { first: 
 /**
  * The conversation under its latest compaction: the person's first request, their latest one when
  * the summary covers it, the summary, then every message from `upTo` on. Without a compaction,
- * every message. Consecutive messages of the person are joined, as some chat templates require
- * roles to alternate.
+ * every message.
  */
 export function compactedView(entries: readonly ConversationEntry[]): ChatMessage[] {
   const compaction = latestCompaction(entries);
+  if (!compaction) return entries.filter(isMessage);
   const out: ChatMessage[] = [];
-  const push = (message: ChatMessage): void => {
+  const { first, latest } = pinnedRequests(entries);
+  const upTo = Math.min(compaction.entry.upTo, entries.length);
+  const firstEntry = entries[first];
+  if (firstEntry && isMessage(firstEntry) && first < upTo) out.push(firstEntry);
+  const latestEntry = entries[latest];
+  if (latestEntry && isMessage(latestEntry) && latest !== first && latest < upTo) out.push(latestEntry);
+  out.push(summaryMessage(compaction.entry.summary));
+  // A result whose call the summary stands for cannot be sent: the APIs refuse a result without its call.
+  // (`upTo` always starts a step, but a conversation rebuilt another way may count its entries differently.)
+  const calls = new Set<string>();
+  for (let index = upTo; index < entries.length; index += 1) {
+    const entry = entries[index];
+    if (!entry || !isMessage(entry)) continue;
+    if (entry.role === 'assistant') for (const call of entry.toolCalls ?? []) calls.add(call.id);
+    if (entry.role === 'tool' && !calls.has(entry.toolCallId)) continue;
+    out.push(entry);
+  }
+  return out;
+}
+
+/** Consecutive messages of the person joined into one, as some chat templates require roles to alternate. */
+export function joinRequests(messages: readonly ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const message of messages) {
     const last = out.at(-1);
     if (last?.role === 'user' && message.role === 'user')
       out[out.length - 1] = { role: 'user', content: `${last.content}\n\n${message.content}` };
     else out.push(message);
-  };
-  if (!compaction) {
-    for (const entry of entries) if (entry.role !== 'compaction') push(entry);
-    return out;
-  }
-  const { first, latest } = pinnedRequests(entries);
-  const upTo = Math.min(compaction.entry.upTo, entries.length);
-  const firstEntry = entries[first];
-  if (firstEntry && isMessage(firstEntry) && first < upTo) push(firstEntry);
-  const latestEntry = entries[latest];
-  if (latestEntry && isMessage(latestEntry) && latest !== first && latest < upTo) push(latestEntry);
-  push(summaryMessage(compaction.entry.summary));
-  for (let index = upTo; index < entries.length; index += 1) {
-    const entry = entries[index];
-    if (entry && isMessage(entry)) push(entry);
   }
   return out;
 }

@@ -59,8 +59,14 @@ export type ModelStreamEvent =
   | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number }
   | { readonly type: 'retry_scheduled'; readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
   | { readonly type: 'done'; readonly stopReason: StopReason }
-  /** `window`: the server refused the request as too large and said how large its window is. */
-  | { readonly type: 'error'; readonly error: ErrorInfo; readonly retryAfterMs?: number; readonly window?: number };
+  /** `window`, `promptTokens`: the server refused the request as too large and said how large its window and the prompt are. */
+  | {
+      readonly type: 'error';
+      readonly error: ErrorInfo;
+      readonly retryAfterMs?: number;
+      readonly window?: number;
+      readonly promptTokens?: number;
+    };
 
 /** A model endpoint. Implementations are named by mechanism (Anthropic SDK, OpenAI-compatible SDK). */
 export interface ModelProvider {

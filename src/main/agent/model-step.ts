@@ -67,7 +67,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   let text = '';
   let attempts = 1;
   let usage = { inputTokens: 0, outputTokens: 0 };
-  let refusedWindow: number | undefined;
+  let refused: { window?: number; promptTokens?: number } = {};
   let outcome: { kind: 'done' } | { kind: 'error'; error: ErrorInfo } = {
     kind: 'error',
     error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' },
@@ -103,7 +103,10 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
         break;
       case 'error':
         outcome = { kind: 'error', error: event.error };
-        refusedWindow = event.window;
+        refused = {
+          ...(event.window === undefined ? {} : { window: event.window }),
+          ...(event.promptTokens === undefined ? {} : { promptTokens: event.promptTokens }),
+        };
         break;
       default: {
         const unhandled: never = event;
@@ -122,7 +125,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
     // The server's window is smaller than the one budgeted: learn it, make room, and try once more.
     writer.overflowRetried = true;
     writer.iterations -= 1;
-    services.context.learnWindow(setup.choice, refusedWindow ?? Math.floor(measure.tokens * 0.85));
+    services.context.refused(setup.choice, sent, refused);
     return { kind: 'compact', trigger: 'overflow', then: 'model' };
   }
   const cancelled = writer.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');

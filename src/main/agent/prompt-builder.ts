@@ -1,7 +1,7 @@
 import type { ContextWindow, ModelChoice } from '../../shared/domain';
 import type { ErrorInfo } from '../../shared/errors';
-import { planCompaction } from './compaction';
-import { callsById, compactedView, readTarget, shorten, supersededNote, type ConversationEntry } from './context-view';
+import { planCompaction, summaryTokens } from './compaction';
+import { callsById, compactedView, joinRequests, readTarget, shorten, supersededNote, type ConversationEntry } from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
 
@@ -59,12 +59,18 @@ export interface ContextBudgetOptions {
   readonly settings: () => ContextSettings;
   /** How long a server's tokenizer may take before the estimate is used. */
   readonly tokenizerTimeoutMs?: number;
+  readonly now?: () => number;
 }
+
+/** How long a window learned from a server's behaviour is kept. */
+const learnedForMs = 30 * 60_000;
 /** Steps at the end of the conversation whose tool results are never shortened while anything older can be. */
 const recentSteps = 2;
 /** What an old tool result is cut to, first gently, then (when nothing else fits) hard. */
 const gentleChars = 1_500;
 const hardChars = 400;
+/** What an earlier message of the person is cut to when nothing else makes the request fit. */
+const earlierRequestChars = 2_000;
 
 const keyOf = (choice: ModelChoice): string => `${choice.providerId}\u0000${choice.model}`;
 
@@ -77,8 +83,11 @@ const keyOf = (choice: ModelChoice): string => `${choice.providerId}\u0000${choi
  */
 export class ContextBudget {
   readonly calibration = new TokenCalibration();
-  /** Windows found smaller than reported: the server cut a prompt, or refused one with its real size. */
-  private readonly learned = new Map<string, number>();
+  /**
+   * Windows found smaller than the figure budgeted with (the server cut a prompt, or refused one):
+   * kept against that figure, so a new setting or a reloaded server starts afresh, and for a while only.
+   */
+  private readonly learned = new Map<string, { tokens: number; against: number; at: number }>();
   /** Models whose server has no tokenizer, or whose tokenizer failed: not asked again. */
   private readonly noTokenizer = new Set<string>();
 
@@ -87,23 +96,53 @@ export class ContextBudget {
   /** The window requests to this model are budgeted with. */
   async window(choice: ModelChoice, signal: AbortSignal): Promise<ContextWindow> {
     const window = await this.options.window(choice, signal);
-    const learned = this.learned.get(keyOf(choice));
-    // What the server did wins even over a setting: it refused or cut a larger prompt.
-    if (learned !== undefined && learned < window.tokens)
-      return {
-        ...window,
-        tokens: learned,
-        source: 'learned',
-        detail: `the server handled no more than ${learned} tokens (${window.detail} said ${window.tokens})`,
-      };
-    return window;
+    const key = keyOf(choice);
+    const learned = this.learned.get(key);
+    if (!learned) return window;
+    if (learned.against !== window.tokens || this.now() - learned.at > learnedForMs) {
+      this.learned.delete(key);
+      return window;
+    }
+    // What the server did wins over the figure, a setting too: it refused or cut a larger prompt.
+    return {
+      ...window,
+      tokens: learned.tokens,
+      source: 'learned',
+      detail: `the server handled no more than ${learned.tokens} tokens (${window.detail} said ${window.tokens})`,
+    };
   }
 
-  /** The server's real window is at most `tokens`: it cut a prompt to that size, or said so when refusing one. */
-  learnWindow(choice: ModelChoice, tokens: number): void {
-    if (!Number.isFinite(tokens) || tokens < 512) return;
+  /** The server's real window is at most `tokens`, where `against` was budgeted: it cut a prompt to that size, or said so when refusing one. */
+  learnWindow(choice: ModelChoice, tokens: number, against: number): void {
+    if (!Number.isFinite(tokens) || tokens < 512 || tokens >= against) return;
     const key = keyOf(choice);
-    this.learned.set(key, Math.min(this.learned.get(key) ?? Infinity, Math.floor(tokens)));
+    const known = this.learned.get(key);
+    const smallest = known && known.against === against ? Math.min(known.tokens, Math.floor(tokens)) : Math.floor(tokens);
+    this.learned.set(key, { tokens: smallest, against, at: this.now() });
+  }
+
+  /**
+   * The server refused a request as too large. What it said of its window is learned; what it said of
+   * the prompt's size corrects the model's ratio (the count was under); with neither, the window is
+   * taken as smaller than the request.
+   */
+  refused(choice: ModelChoice, sent: Prepared, said: { window?: number; promptTokens?: number }): void {
+    const against = this.learnedAgainst(choice, sent.measure.window.tokens);
+    if (said.window !== undefined) this.learnWindow(choice, said.window, against);
+    if (said.promptTokens !== undefined && said.promptTokens > sent.measure.tokens)
+      this.calibration.fromUsage(keyOf(choice), said.promptTokens, sent.chars, sent.messageCount);
+    if (said.window === undefined && said.promptTokens === undefined)
+      this.learnWindow(choice, Math.floor(sent.measure.tokens * 0.85), against);
+  }
+
+  /** The figure a learned window is kept against: the one it replaced, when the request was budgeted with a learned one. */
+  private learnedAgainst(choice: ModelChoice, budgeted: number): number {
+    const known = this.learned.get(keyOf(choice));
+    return known && known.tokens === budgeted ? known.against : budgeted;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   /** The room for the answer and the thresholds of a window. */
@@ -146,9 +185,9 @@ export class ContextBudget {
     }
     const messages = view;
     let shortened = 0;
-    const cut = (position: number, text: string): void => {
+    const cut = (position: number, text: string, role: 'tool' | 'user' = 'tool'): void => {
       const message = messages[position];
-      if (message?.role !== 'tool' || message.content === text) return;
+      if (message?.role !== role || message.content === text) return;
       const next: ChatMessage = { ...message, content: text };
       const size = this.calibration.estimate(key, charsOf(next), 1);
       total += size - (sizes[position] ?? 0);
@@ -173,30 +212,36 @@ export class ContextBudget {
       for (let position = 0; position < recent && total > threshold; position += 1)
         cut(position, shorten(messages[position]?.content ?? '', gentleChars));
     }
-    if (total > threshold && input.mayCompact && planCompaction(input.entries, (items) => this.count(choice, items), window) !== null)
+    if (total > threshold && input.mayCompact && this.worthCompacting(input.entries, choice, window))
       return { kind: 'compact', measure: measure() };
     if (total > limit) {
       // Right after a compaction, or with nothing left to summarize: every result, the newest last, is cut hard.
       for (let position = 0; position < messages.length && total > limit; position += 1)
         cut(position, shorten(messages[position]?.content ?? '', hardChars));
+      // Then the person's earlier messages (a huge first request would otherwise fail every turn after it);
+      // their latest one is what the model must answer, so it is never cut.
+      const latest = messages.findLastIndex((message) => message.role === 'user');
+      for (let position = 0; position < latest && total > limit; position += 1)
+        cut(position, shorten(messages[position]?.content ?? '', earlierRequestChars), 'user');
     }
     if (total > limit) return { kind: 'too_large', error: tooLarge(fixed, view, sizes, limit, window) };
+    const sent = joinRequests(messages);
     let chars = fixedChars;
-    for (const message of messages) chars += charsOf(message);
+    for (const message of sent) chars += charsOf(message);
     return {
       kind: 'send',
       prepared: {
         request: {
           model: choice.model,
           system,
-          messages,
+          messages: sent,
           ...(tools && tools.length > 0 ? { tools } : {}),
           maxTokens: reserve,
           contextWindow: window.tokens,
         },
         measure: measure(),
         chars,
-        messageCount: messages.length + 1,
+        messageCount: sent.length + 1,
       },
     };
   }
@@ -212,7 +257,7 @@ export class ContextBudget {
     const sent = prepared.measure.tokens;
     const calibrated = this.calibration.get(key).counting !== 'estimate';
     if (sent > 512 && reportedTokens < sent * (calibrated ? 0.7 : 0.45)) {
-      this.learnWindow(choice, reportedTokens);
+      this.learnWindow(choice, reportedTokens, this.learnedAgainst(choice, prepared.measure.window.tokens));
       return {
         sent,
         reported: reportedTokens,
@@ -221,6 +266,12 @@ export class ContextBudget {
     }
     this.calibration.fromUsage(key, reportedTokens, prepared.chars, prepared.messageCount);
     return null;
+  }
+
+  /** Whether summarizing would free more than the summary takes: otherwise what does not fit is shortened. */
+  private worthCompacting(entries: readonly ConversationEntry[], choice: ModelChoice, window: ContextWindow): boolean {
+    const plan = planCompaction(entries, (items) => this.count(choice, items), window);
+    return plan !== null && this.count(choice, plan.messages) > summaryTokens(window);
   }
 
   /** The first request to a model whose server has a tokenizer is counted by it, once, to set the ratio. */

@@ -8,7 +8,11 @@ import type { DecidedCall, LoopState, PreparedCall } from './turn-types';
 import type { TurnStart } from './turn';
 
 /** The calls of the conversation's last response that have no result yet, and that response's first line. */
-function openCalls(history: readonly ConversationEntry[]): { calls: ToolCallRequest[]; purpose: string } | 'answered' | null {
+function openCalls(entries: readonly ConversationEntry[]): { calls: ToolCallRequest[]; purpose: string } | 'answered' | null {
+  // A compaction says nothing of where the turn stood: the messages before it do.
+  let end = entries.length;
+  while (end > 0 && entries[end - 1]?.role === 'compaction') end -= 1;
+  const history = entries.slice(0, end);
   const last = history.at(-1);
   if (!last || last.role === 'user') return null;
   if (last.role === 'assistant' && !last.toolCalls?.length) return 'answered';

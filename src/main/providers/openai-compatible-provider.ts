@@ -153,6 +153,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         error: classified.error,
         ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
         ...(classified.window === undefined ? {} : { window: classified.window }),
+        ...(classified.promptTokens === undefined ? {} : { promptTokens: classified.promptTokens }),
       };
     } finally {
       watchdog.dispose();

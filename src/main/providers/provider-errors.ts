@@ -14,6 +14,8 @@ export interface ClassifiedError {
   readonly retryAfterMs?: number;
   /** The server refused the request as too large and said how large its window is. */
   readonly window?: number;
+  /** ... and how large the prompt was, by its own count. */
+  readonly promptTokens?: number;
 }
 
 function readHeader(headers: unknown, name: string): string | null {
@@ -117,6 +119,7 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
     return {
       error: { code: 'model_context_overflow', message: overflowMessage(endpoint, overflow, serverMessage(error)) },
       ...(overflow.window === undefined ? {} : { window: overflow.window }),
+      ...(overflow.promptTokens === undefined ? {} : { promptTokens: overflow.promptTokens }),
     };
   if (typeof status === 'number') {
     const detail = serverMessage(error);

@@ -136,4 +136,19 @@ describe('long sessions on a small window', () => {
     expect(events.find((event) => event.type === 'context_measured')).toMatchObject({ window: 8192, windowSource: 'server' });
     expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(finalAnswer);
   }, 60_000);
+
+  it('a message larger than the window is never sent: the turn says what is too large, and the session goes on', async () => {
+    const setup = await setUp({ personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel });
+    close = setup.close;
+    await setup.run(`Summarize this: ${'lorem ipsum dolor sit amet '.repeat(2_000)}`);
+    const failed = setup.events().findLast((event) => event.type === 'run_finished');
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { code: 'model_context_overflow', message: expect.stringMatching(/^Your message takes about \d+ tokens/) },
+    });
+    expect(setup.server.requests.filter((request) => request.path === '/v1/chat/completions')).toHaveLength(0);
+    // The oversized message stays in the journal; the next one is answered, the big one shortened for the model.
+    await setup.run(notesTask);
+    expect(setup.events().findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextWindow } from '../../../src/shared/domain';
-import { compactedView, supersededNote, type ConversationEntry } from '../../../src/main/agent/context-view';
+import { compactedView, joinRequests, supersededNote, type ConversationEntry } from '../../../src/main/agent/context-view';
 import { planCompaction, digest } from '../../../src/main/agent/compaction';
 import type { ChatMessage, ModelProvider } from '../../../src/main/agent/model-provider';
 import { ContextBudget, defaultContextSettings, type Preparation } from '../../../src/main/agent/prompt-builder';
@@ -72,7 +72,7 @@ describe('the view of a compacted conversation', () => {
       result('b', 'y contents'),
       { role: 'compaction', id: 'k1', summary: 'read x and y', upTo: 4 },
     ];
-    const view = compactedView(entries);
+    const view = joinRequests(compactedView(entries));
     // The person's two requests and the summary are joined into one message of theirs: roles alternate.
     expect(view).toHaveLength(3);
     expect(view[0]?.role).toBe('user');
@@ -80,6 +80,21 @@ describe('the view of a compacted conversation', () => {
     expect(view[0]?.content).toContain('second request');
     expect(view[0]?.content).toContain('<summary>\nread x and y\n</summary>');
     expect(view.slice(1)).toEqual([entries[4], entries[5]]);
+  });
+
+  it('never shows a result whose call the summary stands for, whatever the compaction says', () => {
+    const entries: ConversationEntry[] = [
+      user('first request'),
+      call('a', 'read_file', { path: 'x' }),
+      result('a', 'x contents'),
+      call('b', 'read_file', { path: 'y' }),
+      result('b', 'y contents'),
+      // A conversation counted differently puts the cut between a call and its result.
+      { role: 'compaction', id: 'k1', summary: 'read x', upTo: 4 },
+    ];
+    const view = compactedView(entries);
+    expect(view.some((message) => message.role === 'tool' && message.toolCallId === 'b')).toBe(false);
+    expect(view.at(-1)?.content).toContain('<summary>');
   });
 
   it('shows every message when nothing was compacted, and only the newest compaction counts', () => {
@@ -180,6 +195,41 @@ describe('the prompt builder', () => {
     expect(cut?.message).toContain('counted 600 prompt tokens');
     const window = await context.window(choice, new AbortController().signal);
     expect(window).toMatchObject({ tokens: 600, source: 'learned' });
+  });
+
+  it('counts higher after a refusal that gives the prompt size, and forgets a learned window when the figure changes', async () => {
+    let figure = 8192;
+    let now = 0;
+    const context = new ContextBudget({
+      window: async () => windowOf(figure),
+      settings: () => defaultContextSettings,
+      now: () => now,
+    });
+    const input = {
+      choice,
+      provider: provider(),
+      system: 'sys',
+      tools: undefined,
+      entries: reads(3, 2_000),
+      signal: new AbortController().signal,
+      mayCompact: true,
+    };
+    const first = await context.prepare(input);
+    if (first.kind !== 'send') throw new Error('expected a request');
+    context.refused(choice, first.prepared, { promptTokens: first.prepared.measure.tokens * 2, window: 6000 });
+    const second = await context.prepare(input);
+    if (second.kind !== 'send') throw new Error('expected a request');
+    expect(second.prepared.measure.tokens).toBeGreaterThan(first.prepared.measure.tokens * 1.5);
+    expect(second.prepared.measure.window).toMatchObject({ tokens: 6000, source: 'learned' });
+    // A new figure (a setting, a reloaded server) starts afresh; so does time.
+    figure = 16384;
+    expect(await context.window(choice, new AbortController().signal)).toMatchObject({ tokens: 16384, source: 'server' });
+    const third = await context.prepare(input);
+    if (third.kind !== 'send') throw new Error('expected a request');
+    context.refused(choice, third.prepared, { window: 12000 });
+    expect((await context.window(choice, new AbortController().signal)).tokens).toBe(12000);
+    now += 31 * 60_000;
+    expect((await context.window(choice, new AbortController().signal)).tokens).toBe(16384);
   });
 
   it("counts with the server's tokenizer once, and uses the estimate when it fails or hangs", async () => {

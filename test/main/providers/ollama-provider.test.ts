@@ -350,6 +350,7 @@ describe('Ollama provider', () => {
             message: expect.stringMatching(/the prompt is 5120 tokens, the window is 4096 tokens.*try increasing it$/),
           },
           window: 4096,
+          promptTokens: 5120,
         },
       ]);
     });
