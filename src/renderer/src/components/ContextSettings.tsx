@@ -86,7 +86,12 @@ export function ContextSettings({ store }: { store: AppStore }) {
             </option>
           ))}
         </select>
-        <input aria-label="Model whose window to set" placeholder="model" value={model} onChange={(event) => setModel(event.target.value)} />
+        <input
+          aria-label="Model whose window to set"
+          placeholder="model"
+          value={model}
+          onChange={(event) => setModel(event.target.value)}
+        />
         <input
           aria-label="Window in tokens"
           type="number"
