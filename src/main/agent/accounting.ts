@@ -36,6 +36,8 @@ export interface SessionTotals {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly modelMs: number;
+  /** The largest prompt of a model call, as the server counted it: how close the session came to the window. */
+  readonly largestPromptTokens: number;
   /** Null when some call's price is unknown. */
   readonly costUsd: number | null;
   readonly toolCalls: number;

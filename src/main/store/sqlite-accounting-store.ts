@@ -8,6 +8,7 @@ interface TotalsRow {
   model_ms: number | null;
   cost: number | null;
   unknown_costs: number | null;
+  largest_prompt: number | null;
 }
 
 interface ToolTotalsRow {
@@ -35,7 +36,7 @@ export class SqliteAccountingStore implements AccountingStore {
         'INSERT INTO tool_calls (id, session_id, turn_id, tool, input, output, output_bytes, output_truncated, status, latency_ms, at) VALUES (@id, @sessionId, @turnId, @tool, @input, @output, @outputBytes, @truncated, @status, @latencyMs, @at)',
       ),
       modelTotals: db.prepare(
-        'SELECT COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs FROM model_calls WHERE session_id = ?',
+        'SELECT COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs, MAX(input_tokens) AS largest_prompt FROM model_calls WHERE session_id = ?',
       ),
       toolTotals: db.prepare(
         "SELECT COUNT(*) AS tool_calls, SUM(status = 'failed') AS failures, SUM(latency_ms) AS tool_ms FROM tool_calls WHERE session_id = ?",
@@ -60,6 +61,7 @@ export class SqliteAccountingStore implements AccountingStore {
       inputTokens: model.input_tokens ?? 0,
       outputTokens: model.output_tokens ?? 0,
       modelMs: model.model_ms ?? 0,
+      largestPromptTokens: model.largest_prompt ?? 0,
       costUsd: (model.unknown_costs ?? 0) > 0 ? null : (model.cost ?? 0),
       toolCalls: tools.tool_calls,
       toolFailures: tools.failures ?? 0,

@@ -63,6 +63,7 @@ export const sessionTotalsSchema = z.object({
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
   modelMs: z.number(),
+  largestPromptTokens: z.number().int(),
   costUsd: z.number().nullable(),
   toolCalls: z.number().int(),
   toolFailures: z.number().int(),

@@ -140,6 +140,7 @@ describe('the tool loop', () => {
       inputTokens: 250,
       outputTokens: 25,
       modelMs: 0,
+      largestPromptTokens: 150,
       costUsd: 0,
       toolCalls: 1,
       toolFailures: 0,
