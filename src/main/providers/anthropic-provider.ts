@@ -159,13 +159,8 @@ export class AnthropicProvider implements ModelProvider {
     } catch (error) {
       if (inputTokens > 0 || outputTokens > 0) yield { type: 'usage', inputTokens, outputTokens };
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
-      yield {
-        type: 'error',
-        error: classified.error,
-        ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
-        ...(classified.window === undefined ? {} : { window: classified.window }),
-        ...(classified.promptTokens === undefined ? {} : { promptTokens: classified.promptTokens }),
-      };
+      // What the classifier found is the event: the error, and when said, the wait and the window's figures.
+      yield { type: 'error', ...classified };
     } finally {
       watchdog.dispose();
     }

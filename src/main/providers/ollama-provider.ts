@@ -115,13 +115,8 @@ export class OllamaProvider implements ModelProvider {
       yield { type: 'done', stopReason: stopReason(final.done_reason, calls.length > 0) };
     } catch (error) {
       const classified = classifyOllamaError(error, this.root, watchdog.signal);
-      yield {
-        type: 'error',
-        error: classified.error,
-        ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
-        ...(classified.window === undefined ? {} : { window: classified.window }),
-        ...(classified.promptTokens === undefined ? {} : { promptTokens: classified.promptTokens }),
-      };
+      // What the classifier found is the event: the error, and when said, the wait and the window's figures.
+      yield { type: 'error', ...classified };
     } finally {
       watchdog.dispose();
     }

@@ -148,13 +148,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
       yield { type: 'done', stopReason: calls.size > 0 && finish !== 'length' ? 'tool_use' : stopReason(finish) };
     } catch (error) {
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
-      yield {
-        type: 'error',
-        error: classified.error,
-        ...(classified.retryAfterMs === undefined ? {} : { retryAfterMs: classified.retryAfterMs }),
-        ...(classified.window === undefined ? {} : { window: classified.window }),
-        ...(classified.promptTokens === undefined ? {} : { promptTokens: classified.promptTokens }),
-      };
+      // What the classifier found is the event: the error, and when said, the wait and the window's figures.
+      yield { type: 'error', ...classified };
     } finally {
       watchdog.dispose();
     }
