@@ -171,6 +171,11 @@ async function settledCensus(page: Page, cdp: CDPSession): Promise<Census> {
     for (let frame = 0; frame < 3; frame += 1) await new Promise((resolve) => requestAnimationFrame(resolve));
   });
   await page.waitForTimeout(300);
+  // A terminal waiting in reserve (made in an idle moment, for the next command) starts a 5-minute
+  // timer on every mousedown anywhere in the page (xterm's cursor-blink idle timer). Whether the last
+  // click of a round came before or after the reserve was made is a matter of timing, so each census
+  // follows a mousedown of its own: the reserve's timer is counted in both, or in neither.
+  await page.evaluate(() => document.body.dispatchEvent(new MouseEvent('mousedown', { bubbles: true })));
   return takeCensus(page, cdp);
 }
 
