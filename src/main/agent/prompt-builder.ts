@@ -36,6 +36,16 @@ export interface Prepared {
   readonly messageCount: number;
 }
 
+/** What a conversation held up to `length` entries: characters and messages, and whether anything needs more than a sum. */
+interface Scan {
+  length: number;
+  chars: number;
+  messages: number;
+  compaction: boolean;
+  consecutiveRequests: boolean;
+  lastRole: string | null;
+}
+
 export type Preparation =
   | { readonly kind: 'send'; readonly prepared: Prepared }
   /** Over the threshold even with old results shortened: summarize older messages first. */
@@ -88,6 +98,8 @@ export class ContextBudget {
    * kept against that figure, so a new setting or a reloaded server starts afresh, and for a while only.
    */
   private readonly learned = new Map<string, { tokens: number; against: number; at: number }>();
+  /** What each conversation held when it was last counted; see `scan`. */
+  private readonly scans = new WeakMap<readonly ConversationEntry[], Scan>();
   /** Models whose server has no tokenizer, or whose tokenizer failed: not asked again. */
   private readonly noTokenizer = new Set<string>();
 
@@ -170,12 +182,26 @@ export class ContextBudget {
     const { choice, system, tools } = input;
     const window = await this.window(choice, input.signal);
     const { reserve, limit, threshold } = this.limits(window);
-    const view = compactedView(input.entries);
-    await this.calibrate(input, view);
+    await this.calibrate(input);
     const key = keyOf(choice);
     const fixedChars = system.length + charsOfTools(tools);
     const fixed = this.calibration.estimate(key, fixedChars, 1);
     const estimate = this.calibration.estimator(key);
+    // The usual case, counted from what is new since the last request: nothing summarized, nothing to
+    // join, well within the threshold. The count rounds up once per message, so it is never below the
+    // one made message by message.
+    const scan = this.scan(input.entries);
+    if (!scan.compaction && !scan.consecutiveRequests) {
+      const tokens = fixed + estimate(scan.chars, scan.messages) + scan.messages;
+      if (tokens <= threshold) {
+        const measure: Measure = { tokens, window, threshold, limit, reserve, counting: this.calibration.get(key).counting, shortened: 0 };
+        return {
+          kind: 'send',
+          prepared: this.request(input, input.entries as readonly ChatMessage[], reserve, window, measure, fixedChars + scan.chars),
+        };
+      }
+    }
+    const view = compactedView(input.entries);
     const sizes = new Array<number>(view.length);
     let total = fixed;
     for (let position = 0; position < view.length; position += 1) {
@@ -228,22 +254,56 @@ export class ContextBudget {
     const sent = joinRequests(messages);
     let chars = fixedChars;
     for (const message of sent) chars += charsOf(message);
+    return { kind: 'send', prepared: this.request(input, sent, reserve, window, measure(), chars) };
+  }
+
+  private request(
+    input: PrepareInput,
+    messages: readonly ChatMessage[],
+    reserve: number,
+    window: ContextWindow,
+    measure: Measure,
+    chars: number,
+  ): Prepared {
+    const { choice, system, tools } = input;
     return {
-      kind: 'send',
-      prepared: {
-        request: {
-          model: choice.model,
-          system,
-          messages: sent,
-          ...(tools && tools.length > 0 ? { tools } : {}),
-          maxTokens: reserve,
-          contextWindow: window.tokens,
-        },
-        measure: measure(),
-        chars,
-        messageCount: sent.length + 1,
+      request: {
+        model: choice.model,
+        system,
+        messages,
+        ...(tools && tools.length > 0 ? { tools } : {}),
+        maxTokens: reserve,
+        contextWindow: window.tokens,
       },
+      measure,
+      chars,
+      messageCount: messages.length + 1,
     };
+  }
+
+  /**
+   * What a conversation holds, counted from where the last look at it stopped: conversations only
+   * grow at their end (a turn's writer appends), so each request counts only what is new.
+   */
+  private scan(entries: readonly ConversationEntry[]): Scan {
+    let scan = this.scans.get(entries);
+    if (!scan || scan.length > entries.length)
+      scan = { length: 0, chars: 0, messages: 0, compaction: false, consecutiveRequests: false, lastRole: null };
+    for (let index = scan.length; index < entries.length; index += 1) {
+      const entry = entries[index];
+      if (!entry) continue;
+      if (entry.role === 'compaction') {
+        scan.compaction = true;
+        continue;
+      }
+      scan.chars += charsOf(entry);
+      scan.messages += 1;
+      if (entry.role === 'user' && scan.lastRole === 'user') scan.consecutiveRequests = true;
+      scan.lastRole = entry.role;
+    }
+    scan.length = entries.length;
+    this.scans.set(entries, scan);
+    return scan;
   }
 
   /**
@@ -275,11 +335,11 @@ export class ContextBudget {
   }
 
   /** The first request to a model whose server has a tokenizer is counted by it, once, to set the ratio. */
-  private async calibrate(input: PrepareInput, view: readonly ChatMessage[]): Promise<void> {
+  private async calibrate(input: PrepareInput): Promise<void> {
     const key = keyOf(input.choice);
     const count = input.provider.countTokens;
     if (!count || this.calibration.get(key).counting !== 'estimate' || this.noTokenizer.has(key)) return;
-    const text = requestText(input.system, input.tools, view);
+    const text = requestText(input.system, input.tools, compactedView(input.entries));
     if (text.length < 2_000) return;
     const timeout = AbortSignal.timeout(this.options.tokenizerTimeoutMs ?? 3_000);
     try {
