@@ -10,9 +10,11 @@ export class RemoteScriptedServer {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<RemoteScriptedServer> {
+  /** `countPrompts: false`: see the server option of that name. */
+  static async start(options: { countPrompts?: boolean } = {}): Promise<RemoteScriptedServer> {
     const entry = fileURLToPath(new URL('./main.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const env = { ...process.env, SCRIPTED_COUNT_PROMPTS: options.countPrompts === false ? '0' : '1' };
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], { stdio: ['ignore', 'pipe', 'inherit'], env });
     const line = await new Promise<string>((resolve, reject) => {
       const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
       lines.once('line', resolve);

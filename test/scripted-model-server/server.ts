@@ -42,6 +42,12 @@ export interface ScriptedModelServerOptions {
   /** Answers a request when no turn is queued; without it such a request gets a 500. */
   readonly fallback?: (request: RecordedRequest) => ScriptedTurn;
   /**
+   * False: prompts are not counted (their tokens read 0, no window is enforced). For benchmarks whose
+   * server shares the machine's cores with the app: counting a long conversation on every request
+   * would slow the app down, not the server.
+   */
+  readonly countPrompts?: boolean;
+  /**
    * How Ollama's own routes (/api/chat, /api/show, /api/ps, /api/tags) behave: the default window, Modelfile windows,
    * context shift. They take the window per request, so `contextWindow` and `personality` do not apply to them.
    */
@@ -161,12 +167,12 @@ export class ScriptedModelServer {
       response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Body is not JSON' } }));
       return;
     }
-    const promptTokens = promptTokensOf(protocol === 'anthropic', body);
+    const promptTokens = this.options.countPrompts === false ? 0 : promptTokensOf(protocol === 'anthropic', body);
     const recorded: RecordedRequest = { protocol, path, headers: request.headers, body, receivedAt, promptTokens };
     this.requests.push(recorded);
     const writer: ProtocolWriter = protocol === 'anthropic' ? anthropicWriter : openAIWriter;
     // A prompt that does not fit is refused before any turn is taken, as a real server generates nothing.
-    const refusal = refusalFor(this.local, protocol === 'anthropic', body, promptTokens);
+    const refusal = this.options.countPrompts === false ? null : refusalFor(this.local, protocol === 'anthropic', body, promptTokens);
     if (refusal) {
       refuse(refusal, writer, response);
       return;
