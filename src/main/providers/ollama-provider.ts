@@ -20,6 +20,7 @@ import {
   type OllamaToolCall,
 } from './ollama-wire';
 import { IdleWatchdog, toModelError } from './provider-errors';
+import { ThinkTagSplitter, contentEvents } from './think-tags';
 
 export interface OllamaOptions {
   /** The server root, e.g. http://127.0.0.1:11434; a trailing `/v1` (the OpenAI-compatible address) is dropped. */
@@ -92,6 +93,7 @@ export class OllamaProvider implements ModelProvider {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
     const calls: GatheredCall[] = [];
+    const content = new ThinkTagSplitter();
     try {
       const response = await this.send('POST', '/api/chat', chatBody(request, this.keepAlive), watchdog.signal);
       if (!response.body) throw new OllamaServerError('The answer has no body.', response.status);
@@ -99,7 +101,7 @@ export class OllamaProvider implements ModelProvider {
       for await (const line of ndjsonLines(response.body, () => watchdog.touch())) {
         const frame = shaped(chatFrameSchema, JSON.parse(line), 'A frame of the answer');
         if (frame.error) throw new OllamaServerError(errorText(frame.error));
-        yield* this.eventsOf(frame, calls);
+        yield* this.eventsOf(frame, calls, content);
         if (frame.done) {
           final = frame;
           break;
@@ -110,6 +112,7 @@ export class OllamaProvider implements ModelProvider {
         yield { type: 'error', error: this.unfinished() };
         return;
       }
+      yield* contentEvents(content.end());
       yield { type: 'usage', inputTokens: final.prompt_eval_count ?? 0, outputTokens: final.eval_count ?? 0 };
       for (const call of calls) yield { type: 'tool_call_ready', ...call };
       yield { type: 'done', stopReason: stopReason(final.done_reason, calls.length > 0) };
@@ -149,10 +152,10 @@ export class OllamaProvider implements ModelProvider {
   }
 
   /** The events one frame carries. Each tool call arrives whole: it starts, gets its arguments in one piece, and is kept for `ready`. */
-  private *eventsOf(frame: ChatFrame, calls: GatheredCall[]): Iterable<ModelStreamEvent> {
+  private *eventsOf(frame: ChatFrame, calls: GatheredCall[], content: ThinkTagSplitter): Iterable<ModelStreamEvent> {
     const message = frame.message;
     if (message?.thinking) yield { type: 'reasoning_delta', text: message.thinking };
-    if (message?.content) yield { type: 'text_delta', text: message.content };
+    if (message?.content) yield* contentEvents(content.push(message.content));
     for (const call of message?.tool_calls ?? []) yield* this.started(call, calls);
   }
 

@@ -7,6 +7,7 @@ import { countWithLlamaCpp } from './llama-cpp-tokenizer';
 import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 import { serverRoot, type RouteContext } from './server-routes';
+import { ThinkTagSplitter, contentEvents } from './think-tags';
 import { isLlamaCpp, probeWindow } from './window-probes';
 
 export interface OpenAICompatibleOptions {
@@ -96,6 +97,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
+    const content = new ThinkTagSplitter();
     let finish: string | null | undefined;
     try {
       const stream = await this.client.chat.completions.create(
@@ -125,7 +127,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         const delta = choice.delta as DeltaWithReasoning | undefined;
         const reasoning = delta?.reasoning_content ?? delta?.reasoning;
         if (typeof reasoning === 'string' && reasoning.length > 0) yield { type: 'reasoning_delta', text: reasoning };
-        if (typeof delta?.content === 'string' && delta.content.length > 0) yield { type: 'text_delta', text: delta.content };
+        if (typeof delta?.content === 'string' && delta.content.length > 0) yield* contentEvents(content.push(delta.content));
         for (const call of delta?.tool_calls ?? []) {
           let known = calls.get(call.index);
           if (!known) {
@@ -143,6 +145,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       }
       // The SDK ends the iteration quietly when the request is aborted, so an abort is checked here.
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
+      yield* contentEvents(content.end());
       for (const [index, call] of calls)
         yield { type: 'tool_call_ready', index, id: call.id, name: call.name, arguments: call.arguments || '{}' };
       yield { type: 'done', stopReason: calls.size > 0 && finish !== 'length' ? 'tool_use' : stopReason(finish) };
