@@ -7,6 +7,7 @@ import { defineTool } from '../src/main/agent/tools';
 import { temporaryFolder } from '../test/helpers';
 import { LoopbackTransport } from '../test/host/loopback-transport';
 import { createNodeCore } from '../test/host/node-core';
+import { scriptedSession } from './scripted-session';
 import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '../test/scripted-model-server';
 
 /*
@@ -63,13 +64,7 @@ async function session(): Promise<{ overflows: number; compactions: number; shar
   transport.recordEvents = false;
   const { core, settings } = createNodeCore({ dataDir: folder.path, transport, tools: [readPage] });
   settings.set({ ...settings.get(), maxIterations: steps + 10, planThreshold: 50 });
-  const saved = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'S', baseUrl: server.openaiBaseUrl });
-  if (!saved.ok) throw new Error(saved.error.message);
-  const providerId = (saved.value as { id: string }).id;
-  const created = await transport.invoke('session:create', {});
-  if (!created.ok) throw new Error(created.error.message);
-  const sessionId = (created.value as { id: string }).id;
-  await transport.invoke('session:setModel', { sessionId, model: { providerId, model: 'scripted-model' } });
+  const { sessionId } = await scriptedSession(transport, server.openaiBaseUrl);
   const runtime = core.runtime;
   if (!runtime) throw new Error('no runtime');
   await transport.invoke('run:send', { sessionId, text: 'Read every page, one per step.' });

@@ -7,6 +7,7 @@ import { OpenAICompatibleProvider } from '../src/main/providers/openai-compatibl
 import { temporaryFolder } from '../test/helpers';
 import { LoopbackTransport } from '../test/host/loopback-transport';
 import { createNodeCore } from '../test/host/node-core';
+import { scriptedSession } from './scripted-session';
 import { RemoteScriptedServer } from '../test/scripted-model-server/remote';
 import type { ScriptedTurn } from '../test/scripted-model-server';
 import { addSelfTimesIn, addTotalTimesIn, formatSelfTimes, profileClock, type CpuProfile } from './cpu-profile';
@@ -111,15 +112,9 @@ async function throughRuntime(server: RemoteScriptedServer): Promise<number[]> {
     instrumentProvider: (provider) => (timed = new TimedProvider(provider)),
   });
   settings.set({ ...settings.get(), maxIterations: steps, planThreshold: 50 });
-  const saved = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'S', baseUrl: server.openaiBaseUrl });
-  if (!saved.ok) throw new Error(saved.error.message);
-  const providerId = (saved.value as { id: string }).id;
+  const { providerId, sessionId } = await scriptedSession(transport, server.openaiBaseUrl);
   // A window that holds the whole session: the loop is measured, every request counted, none summarized.
   settings.set({ ...settings.get(), contextWindows: [{ providerId, model: 'scripted-model', tokens: 1_000_000 }] });
-  const created = await transport.invoke('session:create', {});
-  if (!created.ok) throw new Error(created.error.message);
-  const sessionId = (created.value as { id: string }).id;
-  await transport.invoke('session:setModel', { sessionId, model: { providerId, model: 'scripted-model' } });
   const runtime = core.runtime;
   if (!runtime) throw new Error('no runtime');
   await server.enqueue(...turns());

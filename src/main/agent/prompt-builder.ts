@@ -1,6 +1,7 @@
 import type { ContextWindow, ModelChoice } from '../../shared/domain';
 import type { ErrorInfo } from '../../shared/errors';
 import { planCompaction, summaryTokens } from './compaction';
+import { ConversationTally } from './conversation-tally';
 import { callsById, compactedView, joinRequests, readTarget, shorten, supersededNote, type ConversationEntry } from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
@@ -34,16 +35,6 @@ export interface Prepared {
   /** Characters and messages of the request, to set the model's ratio from what the server counts. */
   readonly chars: number;
   readonly messageCount: number;
-}
-
-/** What a conversation held up to `length` entries: characters and messages, and whether anything needs more than a sum. */
-interface Scan {
-  length: number;
-  chars: number;
-  messages: number;
-  compaction: boolean;
-  consecutiveRequests: boolean;
-  lastRole: string | null;
 }
 
 export type Preparation =
@@ -98,8 +89,8 @@ export class ContextBudget {
    * kept against that figure, so a new setting or a reloaded server starts afresh, and for a while only.
    */
   private readonly learned = new Map<string, { tokens: number; against: number; at: number }>();
-  /** What each conversation held when it was last counted; see `scan`. */
-  private readonly scans = new WeakMap<readonly ConversationEntry[], Scan>();
+  /** What each conversation held when it was last counted. */
+  private readonly tally = new ConversationTally();
   /** Models whose server has no tokenizer, or whose tokenizer failed: not asked again. */
   private readonly noTokenizer = new Set<string>();
 
@@ -190,7 +181,7 @@ export class ContextBudget {
     // The usual case, counted from what is new since the last request: nothing summarized, nothing to
     // join, well within the threshold. The count rounds up once per message, so it is never below the
     // one made message by message.
-    const scan = this.scan(input.entries);
+    const scan = this.tally.of(input.entries);
     if (!scan.compaction && !scan.consecutiveRequests) {
       const tokens = fixed + estimate(scan.chars, scan.messages) + scan.messages;
       if (tokens <= threshold) {
@@ -279,31 +270,6 @@ export class ContextBudget {
       chars,
       messageCount: messages.length + 1,
     };
-  }
-
-  /**
-   * What a conversation holds, counted from where the last look at it stopped: conversations only
-   * grow at their end (a turn's writer appends), so each request counts only what is new.
-   */
-  private scan(entries: readonly ConversationEntry[]): Scan {
-    let scan = this.scans.get(entries);
-    if (!scan || scan.length > entries.length)
-      scan = { length: 0, chars: 0, messages: 0, compaction: false, consecutiveRequests: false, lastRole: null };
-    for (let index = scan.length; index < entries.length; index += 1) {
-      const entry = entries[index];
-      if (!entry) continue;
-      if (entry.role === 'compaction') {
-        scan.compaction = true;
-        continue;
-      }
-      scan.chars += charsOf(entry);
-      scan.messages += 1;
-      if (entry.role === 'user' && scan.lastRole === 'user') scan.consecutiveRequests = true;
-      scan.lastRole = entry.role;
-    }
-    scan.length = entries.length;
-    this.scans.set(entries, scan);
-    return scan;
   }
 
   /**
