@@ -177,6 +177,27 @@ export const contextWindowOverrideSchema = z.object({
 });
 export type ContextWindowOverride = z.infer<typeof contextWindowOverrideSchema>;
 
+/**
+ * How a model is given its tools: `native` sends tool definitions and reads tool calls the server parsed; `text` writes
+ * the tools into the system prompt and reads calls the model writes as tagged blocks in its answer; `auto` follows what
+ * the model doctor found (native until it has looked).
+ */
+export const toolProtocolSchema = z.enum(['auto', 'native', 'text']);
+export type ToolProtocol = z.infer<typeof toolProtocolSchema>;
+
+/** Smallest and largest budget of an extended-thinking request, in tokens (the Messages API wants at least 1,024). */
+export const thinkingBudgetLimits = { min: 1024, max: 64_000 } as const;
+
+/** What the person chose for one model of one endpoint. */
+export const modelSettingSchema = z.object({
+  providerId: idSchema,
+  model: z.string().min(1).max(limits.modelNameLength),
+  toolProtocol: toolProtocolSchema.default('auto'),
+  /** Extended thinking (Anthropic): the budget in tokens, or null for none. */
+  thinkingBudget: z.number().int().min(thinkingBudgetLimits.min).max(thinkingBudgetLimits.max).nullable().default(null),
+});
+export type ModelSetting = z.infer<typeof modelSettingSchema>;
+
 /** One MCP server, as in the common `mcpServers` configuration: a command to start (stdio) or a URL (streamable HTTP). */
 export const mcpServerConfigSchema = z.union([
   z
@@ -230,8 +251,22 @@ export const settingsSchema = z.object({
   compactAt: z.number().min(0.3).max(0.95).default(0.75),
   /** Room kept for the answer, in tokens (at most a quarter of the window); sent as the request's `max_tokens`. */
   answerTokens: z.number().int().min(256).max(128_000).default(4096),
+  /** Per model: the tool protocol and extended thinking. */
+  modelSettings: z.array(modelSettingSchema).max(200).default([]),
 });
 export type Settings = z.infer<typeof settingsSchema>;
+
+/** What the person chose for a model, or the defaults when they chose nothing. */
+export function modelSettingOf(settings: Pick<Settings, 'modelSettings'>, providerId: string, model: string): ModelSetting {
+  return (
+    settings.modelSettings.find((item) => item.providerId === providerId && item.model === model) ?? {
+      providerId,
+      model,
+      toolProtocol: 'auto',
+      thinkingBudget: null,
+    }
+  );
+}
 
 export const defaultSettings: Settings = {
   version: 1,
@@ -247,4 +282,5 @@ export const defaultSettings: Settings = {
   contextWindows: [],
   compactAt: 0.75,
   answerTokens: 4096,
+  modelSettings: [],
 };

@@ -13,6 +13,7 @@ import {
   modelInfoSchema,
   contextWindowSchema,
   contextWindowOverrideSchema,
+  modelSettingSchema,
   providerEndpointSchema,
   providerKindSchema,
   sessionSchema,
@@ -253,6 +254,7 @@ export const channels = {
         contextWindows: z.array(contextWindowOverrideSchema.strict()).max(200).optional(),
         compactAt: z.number().min(0.3).max(0.95).optional(),
         answerTokens: z.number().int().min(256).max(128_000).optional(),
+        modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
       })
       .strict(),
     output: settingsSchema,
