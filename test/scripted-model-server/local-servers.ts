@@ -13,6 +13,39 @@ export interface ScriptedModel {
   readonly id: string;
   /** The size the model was trained for (llama.cpp's `n_ctx_train`, LM Studio's `max_context_length`). */
   readonly contextLength?: number;
+  /**
+   * False: a model that only speaks text. A request that carries tool definitions is refused the way the server refuses
+   * them for such a model, and its scripted tool calls are written as `<tool_call>` blocks in its answer.
+   */
+  readonly tools?: boolean;
+}
+
+/** Whether `model` (a request's model field) is served as a text-only model. */
+export function speaksOnlyText(models: readonly ScriptedModel[], model: unknown): boolean {
+  return models.some((candidate) => candidate.id === model && candidate.tools === false);
+}
+
+/** How each server refuses tool definitions for a model that cannot take them; null: it takes them and ignores them. */
+export function toolRefusal(personality: Personality): { readonly status: number; readonly body: unknown } | null {
+  switch (personality) {
+    case 'llama.cpp':
+      // llama-server started without --jinja.
+      return { status: 500, body: { error: { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' } } };
+    case 'vllm':
+      return {
+        status: 400,
+        body: {
+          object: 'error',
+          message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+      };
+    case 'lmstudio':
+    case 'lmstudio-0.3':
+      return null;
+  }
 }
 
 /** What the routes are made from: the server's options. */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { text } from 'node:stream/consumers';
 import { fitPrompt, loadedWindow, type OllamaContext } from './ollama-context';
-import { chunksOf, defaultUsage, type ScriptedTurn } from './script';
+import { asTextOnly, chunksOf, defaultUsage, type ScriptedTurn } from './script';
 import type { RecordedRequest } from './server';
 import { countPromptTokens, type CountedMessage } from './tokens';
 
@@ -22,6 +22,8 @@ export interface OllamaOptions {
 export interface OllamaHost {
   readonly models: readonly { readonly id: string; readonly contextLength?: number }[];
   readonly options: OllamaOptions;
+  /** Whether a model only speaks text: Ollama refuses tool definitions for it and does not list `tools` among its capabilities. */
+  textOnly(model: string): boolean;
   record(request: RecordedRequest): void;
   nextTurn(request: RecordedRequest): ScriptedTurn | undefined;
 }
@@ -173,8 +175,12 @@ export class OllamaEndpoint {
       size: 2_019_393_189,
       digest,
       details: this.details(model, true),
-      capabilities: ['completion', 'tools'],
+      capabilities: this.capabilities(model.id),
     };
+  }
+
+  private capabilities(model: string): string[] {
+    return this.host.textOnly(model) ? ['completion'] : ['completion', 'tools'];
   }
 
   private running(): Record<string, unknown>[] {
@@ -221,7 +227,7 @@ export class OllamaEndpoint {
         ...(model.contextLength ? { [`${architecture}.context_length`]: model.contextLength } : {}),
         [`${architecture}.embedding_length`]: 3072,
       },
-      capabilities: ['completion', 'tools'],
+      capabilities: this.capabilities(model.id),
       modified_at: '2026-01-01T00:00:00Z',
     });
   }
@@ -261,12 +267,16 @@ export class OllamaEndpoint {
       });
       return;
     }
+    if (this.host.textOnly(model.id) && Array.isArray(body['tools']) && body['tools'].length > 0) {
+      json(response, 400, { error: `registry.ollama.ai/library/${model.id} does not support tools` });
+      return;
+    }
     const turn = this.host.nextTurn(recorded);
     if (!turn) {
       json(response, 500, { error: 'No scripted turn is queued.' });
       return;
     }
-    await this.stream(turn, String(body['model']), context, response);
+    await this.stream(this.host.textOnly(model.id) ? asTextOnly(turn) : turn, String(body['model']), context, response);
   }
 
   private async stream(turn: ScriptedTurn, model: string, context: OllamaContext, response: ServerResponse): Promise<void> {

@@ -81,6 +81,21 @@ export function defaultUsage(turn: ScriptedTurn, promptTokens: number): { inputT
   return { inputTokens: promptTokens, outputTokens: Math.max(1, Math.ceil(characters / 4)) };
 }
 
+/** A call as a text-only model writes it: a `<tool_call>` block with its name and arguments (as written, valid or not). */
+export function callBlockText(name: string, args: string): string {
+  return `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${args.trim() || '{}'}}\n</tool_call>`;
+}
+
+/** The turn as a model without native tool calls says it: each call becomes a block in its text, streamed in pieces. */
+export function asTextOnly(turn: ScriptedTurn): ScriptedTurn {
+  const steps = turn.steps.map((step): ScriptStep => {
+    if (step.kind !== 'tool_call') return step;
+    const text = `\n${callBlockText(step.name, step.arguments)}\n`;
+    return { kind: 'text', text, chunkSize: Math.max(1, Math.ceil(text.length / ((step.chunks ?? 3) + 2))) };
+  });
+  return { ...turn, steps };
+}
+
 export function textTurn(text: string, options: { chunkSize?: number; chunkDelayMs?: number } = {}): ScriptedTurn {
   return {
     steps: [{ kind: 'text', text, ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }) }],

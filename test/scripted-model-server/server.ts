@@ -4,6 +4,8 @@ import {
   anthropicModels,
   openAIModels,
   serveLocalRoute,
+  speaksOnlyText,
+  toolRefusal,
   type LocalServerConfig,
   type Personality,
   type ScriptedModel,
@@ -12,7 +14,7 @@ import { OllamaEndpoint, isOllamaRoute, type OllamaOptions } from './ollama';
 import type { OllamaContext } from './ollama-context';
 import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
-import type { ScriptedTurn } from './script';
+import { asTextOnly, type ScriptedTurn } from './script';
 
 export type Protocol = 'openai' | 'anthropic' | 'ollama';
 
@@ -52,6 +54,8 @@ export interface ScriptedModelServerOptions {
    * context shift. They take the window per request, so `contextWindow` and `personality` do not apply to them.
    */
   readonly ollama?: OllamaOptions;
+  /** Every model only speaks text (see `ScriptedModel.tools`): the server for a text-tool run of any story. */
+  readonly textOnly?: boolean;
 }
 
 /**
@@ -80,6 +84,7 @@ export class ScriptedModelServer {
       models: this.local.models,
       options: options.ollama ?? {},
       record: (request) => this.requests.push(request),
+      textOnly: (model) => this.textOnly(model),
       nextTurn: (request) => this.queue.shift() ?? this.options.fallback?.(request),
     });
     server.on('connection', (socket) => {
@@ -177,12 +182,23 @@ export class ScriptedModelServer {
       refuse(refusal, writer, response);
       return;
     }
+    const textOnly = protocol === 'openai' && this.textOnly(body['model']);
+    const toolsRefused = textOnly && Array.isArray(body['tools']) && body['tools'].length > 0 ? toolRefusal(this.local.personality) : null;
+    if (toolsRefused) {
+      response.writeHead(toolsRefused.status, { 'content-type': 'application/json' }).end(JSON.stringify(toolsRefused.body));
+      return;
+    }
     const turn = this.queue.shift() ?? this.options.fallback?.(recorded);
     if (!turn) {
       response.writeHead(500, { 'content-type': 'application/json' }).end(writer.errorBody(500, 'No scripted turn is queued.'));
       return;
     }
-    await this.stream(turn, writer, recorded, response);
+    await this.stream(textOnly ? asTextOnly(turn) : turn, writer, recorded, response);
+  }
+
+  /** Whether a request's model only speaks text. */
+  private textOnly(model: unknown): boolean {
+    return this.options.textOnly === true || speaksOnlyText(this.local.models, model);
   }
 
   private async stream(turn: ScriptedTurn, writer: ProtocolWriter, request: RecordedRequest, response: ServerResponse): Promise<void> {

@@ -52,7 +52,8 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
 /** The normalized stream every provider produces. It always ends with `done` or `error`. */
 export type ModelStreamEvent =
   | { readonly type: 'text_delta'; readonly text: string }
-  | { readonly type: 'reasoning_delta'; readonly text: string }
+  /** `inline`: the server left the reasoning in the answer's text, in `<think>` tags, and the provider took it out. */
+  | { readonly type: 'reasoning_delta'; readonly text: string; readonly inline?: boolean }
   | { readonly type: 'tool_call_started'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool_call_arguments_delta'; readonly index: number; readonly id: string; readonly delta: string }
   | { readonly type: 'tool_call_ready'; readonly index: number; readonly id: string; readonly name: string; readonly arguments: string }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   defaultContextWindow,
+  modelSettingOf,
   type ContextWindow,
   type ModelChoice,
   type ModelInfo,
@@ -16,6 +17,7 @@ import { RetryingModelProvider, defaultRetryPolicy, type RetryPolicy } from '../
 import type { SecretStore, SettingsStore } from '../agent/settings';
 import { newId } from '../agent/ids';
 import { AnthropicProvider } from './anthropic-provider';
+import { ToolProtocolProvider, type ProtocolChoice } from './text-tool-provider';
 import { discoverLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandidate } from './discovery';
 import { OllamaProvider } from './ollama-provider';
 import { OpenAICompatibleProvider } from './openai-compatible-provider';
@@ -46,6 +48,8 @@ const plausible = (tokens: number | null | undefined): number | null =>
 export class ProviderRegistry implements ProviderResolver {
   private readonly resolved = new Map<string, ModelProvider>();
   private readonly windows = new Map<string, { at: number; reported: ModelWindow | null; failure: string | null }>();
+  /** Models whose server refused tool definitions during a turn, as `[providerId, model]` JSON. */
+  private readonly refusedTools = new Set<string>();
 
   constructor(private readonly options: ProviderRegistryOptions) {}
 
@@ -77,13 +81,30 @@ export class ProviderRegistry implements ProviderResolver {
     const kept = this.resolved.get(identity);
     if (kept) return kept;
     const provider = new RetryingModelProvider(
-      this.create(endpoint.kind, endpoint.baseUrl, key),
+      new ToolProtocolProvider(this.create(endpoint.kind, endpoint.baseUrl, key), {
+        protocolOf: (model) => this.protocolOf(endpoint.id, model),
+        onToolsRefused: (model, reason) => this.toolsRefused(endpoint.id, model, reason),
+      }),
       this.options.clock,
       this.options.retryPolicy ?? defaultRetryPolicy,
     );
     if (this.resolved.size >= 16) this.resolved.delete(this.resolved.keys().next().value as string);
     this.resolved.set(identity, provider);
     return provider;
+  }
+
+  /**
+   * How a model gets its tools: the person's choice; on `auto`, what a check of the model (or a turn the server refused
+   * tool definitions in) found; else native, falling back to text when the server refuses.
+   */
+  protocolOf(providerId: string, model: string): ProtocolChoice {
+    const chosen = modelSettingOf(this.options.settings.get(), providerId, model).toolProtocol;
+    if (chosen !== 'auto') return chosen;
+    return this.refusedTools.has(JSON.stringify([providerId, model])) ? 'text' : 'auto';
+  }
+
+  private toolsRefused(providerId: string, model: string, _reason: string): void {
+    this.refusedTools.add(JSON.stringify([providerId, model]));
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { ModelStreamEvent } from '../agent/model-provider';
 /** A piece of a response, once inline reasoning is told apart from the answer. */
 export interface ContentPiece {
   readonly kind: 'text' | 'reasoning';
@@ -83,6 +84,7 @@ export class ThinkTagSplitter {
 }
 
 /** The stream events of content pieces. */
-export function* contentEvents(pieces: readonly ContentPiece[]): Iterable<{ type: 'text_delta' | 'reasoning_delta'; text: string }> {
-  for (const piece of pieces) yield { type: piece.kind === 'text' ? 'text_delta' : 'reasoning_delta', text: piece.text };
+export function* contentEvents(pieces: readonly ContentPiece[]): Iterable<ModelStreamEvent> {
+  for (const piece of pieces)
+    yield piece.kind === 'text' ? { type: 'text_delta', text: piece.text } : { type: 'reasoning_delta', text: piece.text, inline: true };
 }

@@ -1,0 +1,259 @@
+import type { ErrorInfo } from '../../shared/errors';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/model-provider';
+import { readBlock, repairMessage, textToolRequest } from './text-tool-protocol';
+import { ToolBlockParser, type BlockEvent } from './tool-blocks';
+
+/** How a model's requests carry tools: see `ToolProtocol`; `auto` here means "native until the server refuses". */
+export type ProtocolChoice = 'native' | 'text' | 'auto';
+
+export interface ToolProtocolOptions {
+  /** The protocol for a model's next request. */
+  readonly protocolOf: (model: string) => ProtocolChoice;
+  /** A model on `auto` was refused tool definitions by its server: it gets text tool calls from now on. */
+  readonly onToolsRefused?: (model: string, reason: string) => void;
+  /** Requests to write unreadable blocks again, per response; then the response fails. */
+  readonly maxRepairs?: number;
+}
+
+/**
+ * The server's words that mean "this model or server does not take tool definitions". Only explicit messages count:
+ * a bare 400 is as often a malformed or too-large request, and answering it with text tools would hide the real error.
+ */
+const refusals: readonly RegExp[] = [
+  // Ollama: "registry.ollama.ai/library/gemma2:2b does not support tools".
+  /does not support tools/i,
+  // llama.cpp server started without --jinja (a 500).
+  /tools param requires --jinja/i,
+  // vLLM started without --enable-auto-tool-choice.
+  /tool choice requires --enable-auto-tool-choice/i,
+  // Others, in the words most servers use.
+  /\btools? (?:use |calling |calls )?(?:is |are )?not supported\b/i,
+  /does not support (?:tool|function) call/i,
+];
+
+/** Why the server refused tool definitions, or null when the error says something else. */
+export function toolsRefused(error: ErrorInfo): string | null {
+  if (error.code === 'cancelled' || error.code === 'model_context_overflow') return null;
+  return refusals.some((pattern) => pattern.test(error.message)) ? error.message : null;
+}
+
+/** A call block being read from the stream. */
+interface Draft {
+  readonly index: number;
+  readonly id: string;
+  body: string;
+  name: string | null;
+  /** Where the arguments start in the body, once seen. */
+  argumentsAt: number | null;
+  /** How much of the body has gone out as argument deltas. */
+  sent: number;
+}
+
+/** One response's reading of its blocks. */
+interface Reading {
+  draft: Draft | null;
+  blocks: number;
+  calls: number;
+  readonly problems: string[];
+}
+
+/** Past this, a block whose name has not appeared is not searched again until it closes. */
+const nameSearchLimit = 4096;
+const namePattern = /"name"\s*:\s*"((?:[^"\\]|\\.){1,200})"/;
+const argumentsPattern = /"(?:arguments|parameters)"\s*:\s*/;
+
+/** The body without the closing braces and space the block ends with: what the arguments are so far. */
+function argumentsEnd(body: string): number {
+  let end = body.length;
+  while (end > 0 && /[\s}]/.test(body[end - 1] ?? '')) end -= 1;
+  return end;
+}
+
+/**
+ * Gives a model its tools by the protocol chosen for it. Native: the request passes as it is. Text: the tools go into
+ * the system prompt and the calls are read out of the streamed answer (`text-tool-protocol.ts`), so the runtime above
+ * sees the same events as for native calls; a block that cannot be read is sent back for repair, at most `maxRepairs`
+ * times, then the response fails with a clear error. Auto: native, and on a server's refusal of tool definitions, text.
+ */
+export class ToolProtocolProvider implements ModelProvider {
+  readonly kind: ModelProvider['kind'];
+  private readonly maxRepairs: number;
+
+  constructor(
+    private readonly inner: ModelProvider,
+    private readonly options: ToolProtocolOptions,
+  ) {
+    this.kind = inner.kind;
+    this.maxRepairs = options.maxRepairs ?? 2;
+  }
+
+  get window(): ModelProvider['window'] {
+    return this.inner.window?.bind(this.inner);
+  }
+
+  get countTokens(): ModelProvider['countTokens'] {
+    return this.inner.countTokens?.bind(this.inner);
+  }
+
+  listModels(signal: AbortSignal): ReturnType<ModelProvider['listModels']> {
+    return this.inner.listModels(signal);
+  }
+
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    if (!request.tools || request.tools.length === 0) return this.inner.stream(request, signal);
+    const protocol = this.options.protocolOf(request.model);
+    if (protocol === 'text') return this.textStream(request, signal);
+    if (protocol === 'auto') return this.autoStream(request, signal);
+    return this.inner.stream(request, signal);
+  }
+
+  private async *autoStream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    let content = false;
+    for await (const event of this.inner.stream(request, signal)) {
+      if (event.type === 'error' && !content) {
+        const reason = toolsRefused(event.error);
+        if (reason !== null) {
+          this.options.onToolsRefused?.(request.model, reason);
+          yield* this.textStream(request, signal);
+          return;
+        }
+      }
+      if (event.type !== 'usage' && event.type !== 'retry_scheduled') content = true;
+      yield event;
+    }
+  }
+
+  private async *textStream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    let sent = textToolRequest(request);
+    let inputTokens = 0;
+    let outputTokens = 0;
+    let nextIndex = 0;
+    for (let round = 0; ; round += 1) {
+      const parser = new ToolBlockParser();
+      const reading: Reading = { draft: null, blocks: 0, calls: 0, problems: [] };
+      let answer = '';
+      let stop: StopReason = 'other';
+      let failure: Extract<ModelStreamEvent, { type: 'error' }> | null = null;
+      for await (const event of this.inner.stream(sent, signal)) {
+        if (event.type === 'text_delta') {
+          answer += event.text;
+          yield* this.eventsOf(parser.push(event.text), reading, () => nextIndex++);
+        } else if (event.type === 'usage') {
+          // The first response's prompt is the one the app measured; the repairs' answers add to the output.
+          if (round === 0) inputTokens = event.inputTokens;
+          outputTokens += event.outputTokens;
+        } else if (event.type === 'done') stop = event.stopReason;
+        else if (event.type === 'error') failure = event;
+        else yield event;
+      }
+      const usage: ModelStreamEvent = { type: 'usage', inputTokens, outputTokens };
+      if (failure) {
+        if (inputTokens > 0 || outputTokens > 0) yield usage;
+        yield failure;
+        return;
+      }
+      const ended = parser.end();
+      yield* this.eventsOf(ended, reading, () => nextIndex++);
+      if (ended.some((event) => event.kind === 'unclosed'))
+        reading.problems.push(
+          `block ${reading.blocks} was never closed with </tool_call>${stop === 'max_tokens' ? ' (the answer reached its length limit)' : ''}`,
+        );
+      if (reading.problems.length === 0) {
+        yield usage;
+        yield { type: 'done', stopReason: reading.calls > 0 && stop !== 'max_tokens' ? 'tool_use' : stop };
+        return;
+      }
+      if (round >= this.maxRepairs) {
+        yield usage;
+        yield { type: 'error', error: unreadable(reading.problems, round) };
+        return;
+      }
+      yield {
+        type: 'retry_scheduled',
+        attempt: round + 1,
+        delayMs: 0,
+        error: {
+          code: 'model_bad_response',
+          message: `The model wrote a tool call that could not be read (${reading.problems[0]}); it is asked to write it again.`,
+          retryable: true,
+        },
+      };
+      sent = {
+        ...sent,
+        messages: [...sent.messages, { role: 'assistant', content: answer }, { role: 'user', content: repairMessage(reading.problems) }],
+      };
+    }
+  }
+
+  /** The normalized events of what the parser found: answer text, and calls as they are written. */
+  private *eventsOf(found: readonly BlockEvent[], reading: Reading, nextIndex: () => number): Iterable<ModelStreamEvent> {
+    for (const event of found) {
+      switch (event.kind) {
+        case 'text':
+          yield { type: 'text_delta', text: event.text };
+          break;
+        case 'open': {
+          reading.blocks += 1;
+          const index = nextIndex();
+          reading.draft = { index, id: `call_text_${index}`, body: '', name: null, argumentsAt: null, sent: 0 };
+          break;
+        }
+        case 'body':
+          if (reading.draft) yield* this.drafted(reading.draft, event.text);
+          break;
+        case 'close': {
+          const draft = reading.draft;
+          reading.draft = null;
+          if (draft) yield* this.closed(draft, event.body, reading);
+          break;
+        }
+        case 'unclosed':
+        case 'invented':
+          reading.draft = null;
+          break;
+      }
+    }
+  }
+
+  /** More of a block: once its tool's name shows, the call starts, and its arguments go out as they grow. */
+  private *drafted(draft: Draft, text: string): Iterable<ModelStreamEvent> {
+    draft.body += text;
+    if (draft.name === null && draft.body.length <= nameSearchLimit + text.length) {
+      const name = namePattern.exec(draft.body)?.[1];
+      if (name === undefined) return;
+      draft.name = name;
+      yield { type: 'tool_call_started', index: draft.index, id: draft.id, name };
+    }
+    if (draft.name === null) return;
+    if (draft.argumentsAt === null) {
+      const found = argumentsPattern.exec(draft.body);
+      if (!found) return;
+      draft.argumentsAt = found.index + found[0].length;
+      draft.sent = draft.argumentsAt;
+    }
+    const end = argumentsEnd(draft.body);
+    if (end > draft.sent) {
+      yield { type: 'tool_call_arguments_delta', index: draft.index, id: draft.id, delta: draft.body.slice(draft.sent, end) };
+      draft.sent = end;
+    }
+  }
+
+  private *closed(draft: Draft, body: string, reading: Reading): Iterable<ModelStreamEvent> {
+    const read = readBlock(body);
+    if (!read.ok) {
+      reading.problems.push(`block ${reading.blocks}: ${read.problem}`);
+      return;
+    }
+    reading.calls += 1;
+    if (draft.name === null) yield { type: 'tool_call_started', index: draft.index, id: draft.id, name: read.name };
+    yield { type: 'tool_call_ready', index: draft.index, id: draft.id, name: read.name, arguments: read.arguments };
+  }
+}
+
+function unreadable(problems: readonly string[], repairs: number): ErrorInfo {
+  return {
+    code: 'model_bad_response',
+    message: `The model wrote tool calls that could not be read, ${repairs === 0 ? 'and no repair was allowed' : `also after ${repairs} ${repairs === 1 ? 'request' : 'requests'} to write them again`}: ${problems.join('; ')}. A model with native tool calls, or a larger one, may do better.`,
+    retryable: false,
+  };
+}
