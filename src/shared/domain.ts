@@ -198,6 +198,31 @@ export const modelSettingSchema = z.object({
 });
 export type ModelSetting = z.infer<typeof modelSettingSchema>;
 
+/** What a check of one model found (the model doctor). Stored per endpoint and model; on `auto`, it decides the tool protocol. */
+export const modelCheckSchema = z.object({
+  providerId: idSchema,
+  model: z.string().min(1).max(limits.modelNameLength),
+  checkedAt: z.number().int(),
+  durationMs: z.number().int().nonnegative(),
+  /** `doctor`: a whole check; `turn`: only what a turn found (the server refused tool definitions). */
+  source: z.enum(['doctor', 'turn']),
+  reachable: z.object({ ok: z.boolean(), detail: z.string().max(2000) }),
+  window: z.object({ loaded: z.number().int().nullable(), trained: z.number().int().nullable(), detail: z.string().max(2000) }),
+  /** Native tool calling: a real request with a small tool, and whether the call came back well-formed. */
+  tools: z.object({
+    status: z.enum(['works', 'refused', 'malformed', 'not_called', 'failed', 'unchecked']),
+    detail: z.string().max(2000),
+  }),
+  /** How reasoning arrives: a field of its own, `<think>` tags in the answer, or not at all. */
+  reasoning: z.enum(['field', 'inline', 'none', 'unchecked']),
+  tokensPerSecond: z.number().nonnegative().nullable(),
+  /** The protocol `auto` uses for this model. */
+  protocol: z.enum(['native', 'text']),
+  /** Each problem found, with its fix in plain words. */
+  problems: z.array(z.object({ problem: z.string().max(2000), fix: z.string().max(2000) })).max(20),
+});
+export type ModelCheck = z.infer<typeof modelCheckSchema>;
+
 /** One MCP server, as in the common `mcpServers` configuration: a command to start (stdio) or a URL (streamable HTTP). */
 export const mcpServerConfigSchema = z.union([
   z

@@ -4,7 +4,7 @@ import type { WorkbenchCore } from '../../src/main/core/workbench-core';
 import { temporaryFolder } from '../helpers';
 import type { LoopbackTransport } from '../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../host/node-core';
-import { ScriptedModelServer } from '../scripted-model-server';
+import { ScriptedModelServer, type ScriptedModelServerOptions } from '../scripted-model-server';
 
 export interface ScriptedCore {
   readonly folder: ReturnType<typeof temporaryFolder>;
@@ -24,6 +24,8 @@ export interface ScriptedCoreOptions {
   readonly prepare?: (folder: string) => void;
   /** Creates a session first: `workspace` uses the temporary folder as its workspace. */
   readonly session?: 'plain' | 'workspace';
+  /** How the scripted server behaves (a text-only model, say). */
+  readonly server?: ScriptedModelServerOptions;
 }
 
 /**
@@ -36,7 +38,7 @@ export function useScriptedCore(options: ScriptedCoreOptions, bind: (started: Sc
   beforeAll(async () => {
     const folder = temporaryFolder();
     options.prepare?.(folder.path);
-    const server = await ScriptedModelServer.start();
+    const server = await ScriptedModelServer.start(options.server);
     const dataDir = options.dataDir?.(folder.path) ?? folder.path;
     const { core, transport } = await createCoreWithScriptedModel({
       dataDir,

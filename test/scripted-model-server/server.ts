@@ -14,6 +14,7 @@ import { OllamaEndpoint, isOllamaRoute, type OllamaOptions } from './ollama';
 import type { OllamaContext } from './ollama-context';
 import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
+import { probeTurn, type ProbeBehaviour } from './doctor-probes';
 import { asTextOnly, type ScriptedTurn } from './script';
 
 export type Protocol = 'openai' | 'anthropic' | 'ollama';
@@ -56,6 +57,8 @@ export interface ScriptedModelServerOptions {
   readonly ollama?: OllamaOptions;
   /** Every model only speaks text (see `ScriptedModel.tools`): the server for a text-tool run of any story. */
   readonly textOnly?: boolean;
+  /** How the model answers the model doctor's probes (which never take queued turns, and are kept in `probes`). */
+  readonly probes?: ProbeBehaviour;
 }
 
 /**
@@ -65,6 +68,8 @@ export interface ScriptedModelServerOptions {
  */
 export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
+  /** The model doctor's probe requests, kept apart from `requests`. */
+  readonly probes: RecordedRequest[] = [];
   private readonly queue: ScriptedTurn[] = [];
   private readonly sockets = new Set<Socket>();
   private readonly local: LocalServerConfig;
@@ -83,9 +88,9 @@ export class ScriptedModelServer {
     this.ollama = new OllamaEndpoint({
       models: this.local.models,
       options: options.ollama ?? {},
-      record: (request) => this.requests.push(request),
+      record: (request) => (probeTurn(request.body, this.options.probes) ? this.probes : this.requests).push(request),
       textOnly: (model) => this.textOnly(model),
-      nextTurn: (request) => this.queue.shift() ?? this.options.fallback?.(request),
+      nextTurn: (request) => probeTurn(request.body, this.options.probes) ?? this.queue.shift() ?? this.options.fallback?.(request),
     });
     server.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -127,6 +132,7 @@ export class ScriptedModelServer {
   reset(): void {
     this.queue.length = 0;
     this.requests.length = 0;
+    this.probes.length = 0;
     this.ollama.reset();
   }
 
@@ -174,7 +180,8 @@ export class ScriptedModelServer {
     }
     const promptTokens = this.options.countPrompts === false ? 0 : promptTokensOf(protocol === 'anthropic', body);
     const recorded: RecordedRequest = { protocol, path, headers: request.headers, body, receivedAt, promptTokens };
-    this.requests.push(recorded);
+    const probe = probeTurn(body, this.options.probes);
+    (probe ? this.probes : this.requests).push(recorded);
     const writer: ProtocolWriter = protocol === 'anthropic' ? anthropicWriter : openAIWriter;
     // A prompt that does not fit is refused before any turn is taken, as a real server generates nothing.
     const refusal = this.options.countPrompts === false ? null : refusalFor(this.local, protocol === 'anthropic', body, promptTokens);
@@ -188,7 +195,7 @@ export class ScriptedModelServer {
       response.writeHead(toolsRefused.status, { 'content-type': 'application/json' }).end(JSON.stringify(toolsRefused.body));
       return;
     }
-    const turn = this.queue.shift() ?? this.options.fallback?.(recorded);
+    const turn = probe ?? this.queue.shift() ?? this.options.fallback?.(recorded);
     if (!turn) {
       response.writeHead(500, { 'content-type': 'application/json' }).end(writer.errorBody(500, 'No scripted turn is queued.'));
       return;

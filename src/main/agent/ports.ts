@@ -1,4 +1,4 @@
-import type { ContextWindow, ModelChoice, ProviderKind, Session } from '../../shared/domain';
+import type { ContextWindow, ModelCheck, ModelChoice, ProviderKind, Session } from '../../shared/domain';
 import type { FileChange } from '../../shared/file-history';
 import type { JournalEntry } from '../../shared/events';
 import type { ModelProvider } from './model-provider';
@@ -61,4 +61,14 @@ export interface FileHistory {
   }): Promise<{ written: string[]; deleted: string[]; kept: string[] }>;
   /** Which workspace a snapshot was taken of. */
   workspaceOf(snapshotId: string): string | null;
+}
+
+/** What checks of models found, kept per endpoint and model. */
+export interface ModelCheckStore {
+  get(providerId: string, model: string): ModelCheck | null;
+  /** The checks of one endpoint, or of all, newest first. */
+  list(providerId?: string): ModelCheck[];
+  put(check: ModelCheck): void;
+  /** Forgets an endpoint's checks (it was removed, or its address changed). */
+  forget(providerId: string): void;
 }

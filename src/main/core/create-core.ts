@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import type { McpServerStatus } from '../../shared/domain';
+import type { McpServerStatus, ModelCheck } from '../../shared/domain';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import { systemClock, type Clock } from '../agent/clock';
 import { newId } from '../agent/ids';
@@ -17,6 +17,7 @@ import { ProviderRegistry } from '../providers/provider-registry';
 import { openDatabase, startCheckpointer } from '../store/database';
 import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
 import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
+import { SqliteModelCheckStore } from '../store/sqlite-model-checks';
 import { SqliteSessionStore } from '../store/sqlite-session-store';
 import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { scrubbedEnvironment } from '../tools/run-command';
@@ -44,6 +45,8 @@ export interface CoreOptions {
   readonly fileHistory?: boolean;
   /** Told when an MCP server's state changes. */
   readonly onMcpChanged?: (servers: McpServerStatus[]) => void;
+  /** Told when a check of a model finishes, or a turn finds its server refuses tool definitions. */
+  readonly onModelChecked?: (check: ModelCheck) => void;
   /** Wraps the provider each turn uses (tracing, benchmarks). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   readonly appVersion?: string;
@@ -99,7 +102,10 @@ export function createCore(options: CoreOptions): Core {
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
       ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
+      checks: new SqliteModelCheckStore(db),
+      ...(options.onModelChecked ? { onChecked: options.onModelChecked } : {}),
     });
+    owned.add(toDisposable(() => registry.dispose()));
     const instrument = options.instrumentProvider;
     const providers: ProviderResolver = instrument
       ? {

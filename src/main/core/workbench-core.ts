@@ -110,6 +110,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
       clock,
       frameMs: options.frameMs ?? 16,
       onMcpChanged: (servers) => sender.send('mcp:changed', { servers }),
+      onModelChecked: (check) => sender.send('model:checked', { check }),
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
     });
   } catch (error) {

@@ -222,7 +222,12 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     },
 
     'provider:list': () => providers.list(),
-    'provider:save': (input) => providers.save(input),
+    'provider:save': (input) => {
+      const saved = providers.save(input);
+      // A new endpoint's models are checked in the background; each result is announced as it comes.
+      if (input.id === undefined) void providers.checkAll(saved.id);
+      return saved;
+    },
     'provider:remove': (input) => {
       providers.remove(input.providerId);
       return { removed: true as const };
@@ -234,6 +239,9 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       providers.describe(input);
       return providers.window(input, AbortSignal.timeout(10_000));
     },
+
+    'model:check': (input) => providers.check(input.providerId, input.model, AbortSignal.timeout(5 * 60_000)),
+    'model:checks': (input) => providers.checks(input.providerId),
 
     'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),
     'trash:restore': async (input) => {

@@ -3,6 +3,7 @@ import {
   defaultContextWindow,
   modelSettingOf,
   type ContextWindow,
+  type ModelCheck,
   type ModelChoice,
   type ModelInfo,
   type ProviderEndpoint,
@@ -12,13 +13,14 @@ import { NotFoundError, WorkbenchError, toErrorInfo } from '../../shared/errors'
 import type { ChannelInput, ConnectionTestResult, DiscoveredEndpoint, ProviderView } from '../../shared/ipc/contract';
 import type { Clock } from '../agent/clock';
 import type { ModelProvider, ModelWindow } from '../agent/model-provider';
-import type { ProviderResolver } from '../agent/ports';
+import type { ModelCheckStore, ProviderResolver } from '../agent/ports';
 import { RetryingModelProvider, defaultRetryPolicy, type RetryPolicy } from '../agent/retry';
 import type { SecretStore, SettingsStore } from '../agent/settings';
 import { newId } from '../agent/ids';
 import { AnthropicProvider } from './anthropic-provider';
 import { ToolProtocolProvider, type ProtocolChoice } from './text-tool-provider';
 import { discoverLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandidate } from './discovery';
+import { checkModel, refusedInTurn, type DoctorTimeouts } from './model-doctor';
 import { OllamaProvider } from './ollama-provider';
 import { OpenAICompatibleProvider } from './openai-compatible-provider';
 
@@ -31,7 +33,15 @@ export interface ProviderRegistryOptions {
   readonly discoveryCandidates?: readonly DiscoveryCandidate[];
   /** A key from the environment, used for Anthropic endpoints that have none stored. */
   readonly environmentAnthropicKey?: string | null;
+  /** Where what checks of models found is kept; without it, only what turns found, in memory. */
+  readonly checks?: ModelCheckStore;
+  /** Told of every new or changed check of a model. */
+  readonly onChecked?: (check: ModelCheck) => void;
+  readonly doctorTimeouts?: DoctorTimeouts;
 }
+
+/** How many of an endpoint's models a check of all of them looks at, one after another. */
+const checkAllLimit = 20;
 
 const secretKey = (providerId: string): string => `provider:${providerId}:apiKey`;
 
@@ -50,6 +60,7 @@ export class ProviderRegistry implements ProviderResolver {
   private readonly windows = new Map<string, { at: number; reported: ModelWindow | null; failure: string | null }>();
   /** Models whose server refused tool definitions during a turn, as `[providerId, model]` JSON. */
   private readonly refusedTools = new Set<string>();
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: ProviderRegistryOptions) {}
 
@@ -100,11 +111,66 @@ export class ProviderRegistry implements ProviderResolver {
   protocolOf(providerId: string, model: string): ProtocolChoice {
     const chosen = modelSettingOf(this.options.settings.get(), providerId, model).toolProtocol;
     if (chosen !== 'auto') return chosen;
-    return this.refusedTools.has(JSON.stringify([providerId, model])) ? 'text' : 'auto';
+    if (this.refusedTools.has(JSON.stringify([providerId, model]))) return 'text';
+    return this.options.checks?.get(providerId, model)?.protocol === 'text' ? 'text' : 'auto';
   }
 
-  private toolsRefused(providerId: string, model: string, _reason: string): void {
+  private toolsRefused(providerId: string, model: string, reason: string): void {
     this.refusedTools.add(JSON.stringify([providerId, model]));
+    const checks = this.options.checks;
+    if (!checks) return;
+    const check = refusedInTurn(checks.get(providerId, model), { providerId, model }, reason, this.options.clock.now());
+    checks.put(check);
+    this.options.onChecked?.(check);
+  }
+
+  /**
+   * Checks a model (the model doctor, see `checkModel`) and keeps what it found, which decides its tool protocol on
+   * `auto`. Throws only when the endpoint is unknown.
+   */
+  async check(providerId: string, model: string, signal: AbortSignal): Promise<ModelCheck> {
+    const endpoint = this.endpoint(providerId);
+    const provider = this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint));
+    const check = await checkModel(
+      { providerId, kind: endpoint.kind, baseUrl: endpoint.baseUrl, provider, model },
+      { now: () => this.options.clock.now(), ...(this.options.doctorTimeouts ? { timeouts: this.options.doctorTimeouts } : {}) },
+      AbortSignal.any([signal, this.closing.signal]),
+    );
+    if (this.closing.signal.aborted || !this.options.settings.get().providers.some((item) => item.id === providerId)) return check;
+    this.refusedTools.delete(JSON.stringify([providerId, model]));
+    this.options.checks?.put(check);
+    this.options.onChecked?.(check);
+    return check;
+  }
+
+  /** Checks the models an endpoint serves, one after another (the first 20), in the background; each is announced when done. */
+  async checkAll(providerId: string): Promise<void> {
+    let models: ModelInfo[];
+    try {
+      models = await this.models(providerId, AbortSignal.any([AbortSignal.timeout(10_000), this.closing.signal]));
+    } catch {
+      // An endpoint that does not answer now is checked when the person asks.
+      return;
+    }
+    for (const model of models.slice(0, checkAllLimit)) {
+      if (this.closing.signal.aborted) return;
+      try {
+        await this.check(providerId, model.id, this.closing.signal);
+      } catch {
+        // The endpoint was removed meanwhile.
+        return;
+      }
+    }
+  }
+
+  /** The kept checks of an endpoint's models, or of all. */
+  checks(providerId?: string): ModelCheck[] {
+    return this.options.checks?.list(providerId) ?? [];
+  }
+
+  /** Stops checks that are running. */
+  dispose(): void {
+    this.closing.abort();
   }
 
   /**
@@ -207,7 +273,9 @@ export class ProviderRegistry implements ProviderResolver {
     // The key goes first: if it cannot be stored, the endpoint is not saved either.
     if (input.apiKey === null) this.options.secrets.delete(secretKey(endpoint.id));
     else if (input.apiKey !== undefined) this.options.secrets.set(secretKey(endpoint.id), input.apiKey);
+    const before = settings.providers.find((provider) => provider.id === endpoint.id);
     this.options.settings.set({ ...settings, providers });
+    if (before && (before.baseUrl !== endpoint.baseUrl || before.kind !== endpoint.kind)) this.forgetChecks(endpoint.id);
     this.resolved.clear();
     this.windows.clear();
     return { ...endpoint, hasKey: this.options.secrets.get(secretKey(endpoint.id)) !== null };
@@ -223,7 +291,14 @@ export class ProviderRegistry implements ProviderResolver {
       providers: settings.providers.filter((provider) => provider.id !== providerId),
     });
     this.options.secrets.delete(secretKey(providerId));
+    this.forgetChecks(providerId);
     this.resolved.clear();
+  }
+
+  /** What was found about an endpoint's models no longer holds (it was removed, or now points elsewhere). */
+  private forgetChecks(providerId: string): void {
+    this.options.checks?.forget(providerId);
+    for (const key of this.refusedTools) if ((JSON.parse(key) as string[])[0] === providerId) this.refusedTools.delete(key);
   }
 
   async models(providerId: string, signal: AbortSignal): Promise<ModelInfo[]> {

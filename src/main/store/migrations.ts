@@ -242,6 +242,21 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    description: 'what a check of each model found (the model doctor)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE model_checks (
+          provider_id TEXT NOT NULL,
+          model TEXT NOT NULL,
+          checked_at INTEGER NOT NULL,
+          report TEXT NOT NULL,
+          PRIMARY KEY (provider_id, model)
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

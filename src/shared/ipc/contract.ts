@@ -14,6 +14,7 @@ import {
   contextWindowSchema,
   contextWindowOverrideSchema,
   modelSettingSchema,
+  modelCheckSchema,
   providerEndpointSchema,
   providerKindSchema,
   sessionSchema,
@@ -228,6 +229,13 @@ export const channels = {
   'provider:models': { input: z.object({ providerId: idSchema }).strict(), output: z.array(modelInfoSchema) },
   /** The window a model's requests are budgeted with, and where the figure comes from. */
   'provider:window': { input: modelChoiceSchema.strict(), output: contextWindowSchema },
+  /** Checks a model now (the model doctor): reachable, window, native tool calls, reasoning, speed, and fixes. */
+  'model:check': {
+    input: z.object({ providerId: idSchema, model: z.string().min(1).max(limits.modelNameLength) }).strict(),
+    output: modelCheckSchema,
+  },
+  /** What checks found, for one endpoint's models or all. */
+  'model:checks': { input: z.object({ providerId: idSchema.optional() }).strict(), output: z.array(modelCheckSchema) },
 
   'trash:list': { input: noInput, output: z.array(trashEntrySchema) },
   'trash:restore': { input: z.object({ id: idSchema }).strict(), output: trashEntrySchema },
@@ -270,6 +278,8 @@ export const events = {
   'mcp:changed': z.object({ servers: z.array(mcpServerStatusSchema) }),
   /** The active trust grants, whenever one is created or revoked. */
   'trust:changed': z.object({ grants: z.array(trustGrantSchema) }),
+  /** A check of a model finished, or a turn found its server refuses tool definitions. */
+  'model:checked': z.object({ check: modelCheckSchema }),
 } as const satisfies Record<string, z.ZodType>;
 
 export type Channels = typeof channels;

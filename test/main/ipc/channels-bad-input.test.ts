@@ -208,6 +208,12 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { providerId: unknownId, model: 'm' }, code: 'not_found' },
     { input: { providerId: 'p', model: '' }, code: 'invalid_input' },
   ],
+  'model:check': [
+    { input: { providerId: unknownId, model: 'm' }, code: 'not_found' },
+    { input: { providerId: 'p', model: 'm'.repeat(5000) }, code: 'invalid_input' },
+    { input: { providerId: 'p' }, code: 'invalid_input' },
+  ],
+  'model:checks': [{ input: { providerId: 7 }, code: 'invalid_input' }],
   'trash:list': [{ input: { all: 1 }, code: 'invalid_input' }],
   'trash:restore': [
     { input: { id: unknownId }, code: 'not_found' },

@@ -1,0 +1,67 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { modelCheckSchema, type ModelCheck } from '../../shared/domain';
+import type { ModelCheckStore } from '../agent/ports';
+
+interface CheckRow {
+  provider_id: string;
+  model: string;
+  checked_at: number;
+  report: string;
+}
+
+/** A stored report read back; one that no longer reads (damaged, or from a newer app) counts as no check. */
+function toCheck(row: CheckRow): ModelCheck | null {
+  try {
+    const parsed = modelCheckSchema.safeParse(JSON.parse(row.report));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Model checks in SQLite: one row per endpoint and model, replaced by each new check. */
+export class SqliteModelCheckStore implements ModelCheckStore {
+  private readonly statements: {
+    upsert: Statement<[CheckRow]>;
+    get: Statement<[string, string], CheckRow>;
+    all: Statement<[], CheckRow>;
+    ofProvider: Statement<[string], CheckRow>;
+    forget: Statement<[string]>;
+  };
+
+  constructor(db: Database) {
+    this.statements = {
+      upsert: db.prepare(
+        'INSERT INTO model_checks (provider_id, model, checked_at, report) VALUES (@provider_id, @model, @checked_at, @report) ON CONFLICT (provider_id, model) DO UPDATE SET checked_at = excluded.checked_at, report = excluded.report',
+      ),
+      get: db.prepare('SELECT * FROM model_checks WHERE provider_id = ? AND model = ?'),
+      all: db.prepare('SELECT * FROM model_checks ORDER BY checked_at DESC, model'),
+      ofProvider: db.prepare('SELECT * FROM model_checks WHERE provider_id = ? ORDER BY checked_at DESC, model'),
+      forget: db.prepare('DELETE FROM model_checks WHERE provider_id = ?'),
+    };
+  }
+
+  get(providerId: string, model: string): ModelCheck | null {
+    const row = this.statements.get.get(providerId, model);
+    return row ? toCheck(row) : null;
+  }
+
+  list(providerId?: string): ModelCheck[] {
+    const rows = providerId === undefined ? this.statements.all.all() : this.statements.ofProvider.all(providerId);
+    return rows.map(toCheck).filter((check): check is ModelCheck => check !== null);
+  }
+
+  put(check: ModelCheck): void {
+    const report = modelCheckSchema.parse(check);
+    this.statements.upsert.run({
+      provider_id: report.providerId,
+      model: report.model,
+      checked_at: report.checkedAt,
+      report: JSON.stringify(report),
+    });
+  }
+
+  forget(providerId: string): void {
+    this.statements.forget.run(providerId);
+  }
+}
