@@ -1,13 +1,19 @@
 import OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import type { ModelInfo } from '../../shared/domain';
-import { ModelError } from '../../shared/errors';
+import { ModelError, type ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/model-provider';
 import { countWithLlamaCpp } from './llama-cpp-tokenizer';
 import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 import { serverRoot, type RouteContext } from './server-routes';
 import { ThinkTagSplitter, contentEvents } from './think-tags';
+import { ToolCallAssembly } from './tool-call-assembly';
+import { UsageTally } from './usage-tally';
 import { isLlamaCpp, probeWindow } from './window-probes';
 
 export interface OpenAICompatibleOptions {
@@ -50,7 +56,21 @@ function toOpenAIMessages(request: ModelRequest): ChatCompletionMessageParam[] {
   return messages;
 }
 
-function stopReason(finish: string | null | undefined): StopReason {
+/** The events of one chunk's delta: reasoning, text (inline `<think>` told apart), and pieces of tool calls. */
+function* deltaEvents(
+  delta: DeltaWithReasoning | undefined,
+  content: ThinkTagSplitter,
+  calls: ToolCallAssembly,
+): Iterable<ModelStreamEvent> {
+  if (!delta) return;
+  const reasoning = delta.reasoning_content ?? delta.reasoning;
+  if (typeof reasoning === 'string' && reasoning.length > 0) yield { type: 'reasoning_delta', text: reasoning };
+  if (typeof delta.content === 'string' && delta.content.length > 0) yield* contentEvents(content.push(delta.content));
+  for (const call of delta.tool_calls ?? [])
+    yield* calls.add({ index: call.index, id: call.id, name: call.function?.name, arguments: call.function?.arguments });
+}
+
+function stopReason(finish: string): StopReason {
   if (finish === 'stop') return 'end_turn';
   if (finish === 'tool_calls' || finish === 'function_call') return 'tool_use';
   if (finish === 'length') return 'max_tokens';
@@ -96,66 +116,70 @@ export class OpenAICompatibleProvider implements ModelProvider {
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
-    const calls = new Map<number, { id: string; name: string; arguments: string }>();
+    const calls = new ToolCallAssembly();
+    const usage = new UsageTally();
     const content = new ThinkTagSplitter();
-    let finish: string | null | undefined;
+    let finish: string | null = null;
     try {
-      const stream = await this.client.chat.completions.create(
-        {
-          model: request.model,
-          messages: toOpenAIMessages(request),
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-          ...(request.tools && request.tools.length > 0
-            ? {
-                tools: request.tools.map((tool) => ({
-                  type: 'function' as const,
-                  function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
-                })),
-              }
-            : {}),
-        },
-        { signal: watchdog.signal },
-      );
+      const stream = await this.client.chat.completions.create(this.body(request), { signal: watchdog.signal });
       for await (const chunk of stream) {
         watchdog.touch();
-        if (chunk.usage)
-          yield { type: 'usage', inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+        if (chunk.usage) usage.report(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
-        const delta = choice.delta as DeltaWithReasoning | undefined;
-        const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-        if (typeof reasoning === 'string' && reasoning.length > 0) yield { type: 'reasoning_delta', text: reasoning };
-        if (typeof delta?.content === 'string' && delta.content.length > 0) yield* contentEvents(content.push(delta.content));
-        for (const call of delta?.tool_calls ?? []) {
-          let known = calls.get(call.index);
-          if (!known) {
-            known = { id: call.id ?? `call_${call.index}`, name: call.function?.name ?? '', arguments: '' };
-            calls.set(call.index, known);
-            yield { type: 'tool_call_started', index: call.index, id: known.id, name: known.name };
-          }
-          const piece = call.function?.arguments;
-          if (piece) {
-            known.arguments += piece;
-            yield { type: 'tool_call_arguments_delta', index: call.index, id: known.id, delta: piece };
-          }
-        }
+        yield* deltaEvents(choice.delta as DeltaWithReasoning | undefined, content, calls);
         if (choice.finish_reason) finish = choice.finish_reason;
       }
       // The SDK ends the iteration quietly when the request is aborted, so an abort is checked here.
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
       yield* contentEvents(content.end());
-      for (const [index, call] of calls)
-        yield { type: 'tool_call_ready', index, id: call.id, name: call.name, arguments: call.arguments || '{}' };
+      yield* usage.event();
+      if (finish === null) {
+        yield { type: 'error', error: this.unfinished(calls.size) };
+        return;
+      }
+      yield* calls.ready();
       yield { type: 'done', stopReason: calls.size > 0 && finish !== 'length' ? 'tool_use' : stopReason(finish) };
     } catch (error) {
+      yield* usage.event();
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
       // What the classifier found is the event: the error, and when said, the wait and the window's figures.
       yield { type: 'error', ...classified };
     } finally {
       watchdog.dispose();
     }
+  }
+
+  private body(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+    return {
+      model: request.model,
+      messages: toOpenAIMessages(request),
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+      ...(request.tools && request.tools.length > 0
+        ? {
+            tools: request.tools.map((tool) => ({
+              type: 'function' as const,
+              function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+            })),
+          }
+        : {}),
+    };
+  }
+
+  /**
+   * A stream that ended without a finish reason was cut: the SDK ends quietly when the body ends without `[DONE]`,
+   * and old llama-server builds wrote an error as an `error:` line the SDK skips, then `[DONE]`. Calls begun in it
+   * may lack the end of their arguments, so none is handed on.
+   */
+  private unfinished(calls: number): ErrorInfo {
+    const dropped = calls > 0 ? ` ${calls} tool call${calls === 1 ? '' : 's'} begun in it ${calls === 1 ? 'was' : 'were'} not run.` : '';
+    return {
+      code: 'model_stream_interrupted',
+      message: `The answer from ${this.options.baseUrl} ended before the server said it was finished.${dropped}`,
+      retryable: true,
+    };
   }
 
   async listModels(signal: AbortSignal): Promise<ModelInfo[]> {

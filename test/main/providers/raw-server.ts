@@ -52,3 +52,39 @@ export async function startRawServer(routes: Record<string, RawRoute>): Promise<
     },
   };
 }
+
+/** How a replayed answer ends: the server closes it, or the connection is cut under it. */
+export type ReplayEnding = 'close' | 'cut';
+
+/**
+ * Where to cut `bytes` into pieces: every `every` bytes, and inside every character of more than one byte in UTF-8,
+ * so a reader sees lines and characters split at the worst places.
+ */
+export function awkwardPieces(bytes: Uint8Array, every = 29): Uint8Array[] {
+  const cuts = new Set<number>();
+  for (let at = every; at < bytes.length; at += every) cuts.add(at);
+  // A lead byte of a multi-byte character is 11xxxxxx; a cut just after it splits the character.
+  bytes.forEach((byte, at) => {
+    if ((byte & 0xc0) === 0xc0 && at + 1 < bytes.length) cuts.add(at + 1);
+  });
+  const points = [0, ...[...cuts].sort((a, b) => a - b), bytes.length];
+  return points.slice(1).map((end, i) => bytes.subarray(points[i], end));
+}
+
+/**
+ * A route that answers 200 with `bytes`, written piece by piece with a pause between pieces so each reaches the
+ * client as a read of its own, then closes the answer or cuts the connection.
+ */
+export const replay =
+  (bytes: Uint8Array, contentType: string, ending: ReplayEnding = 'close'): RawRoute =>
+  (_request, response) => {
+    response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+    void (async () => {
+      for (const piece of awkwardPieces(bytes)) {
+        response.write(piece);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      if (ending === 'cut') response.socket?.destroy();
+      else response.end();
+    })();
+  };
