@@ -24,6 +24,7 @@ function fakeMain() {
     'provider:list': [],
     'settings:get': null,
     'trust:list': [],
+    'model:checks': [],
     // The last turn first, then the whole line: both leave state kept by session.
     'session:open': { session, entries: [], complete: false, branchPoints: [] },
   };
@@ -58,7 +59,7 @@ describe('the renderer store', () => {
     let announced = 0;
     store.subscribe(() => (announced += 1));
     await store.start();
-    expect(main.listening()).toBe(3);
+    expect(main.listening()).toBe(4);
     expect(frames.length).toBeGreaterThan(0);
 
     await store.dispose();

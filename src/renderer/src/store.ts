@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import type { Session, Settings, TrustGrant } from '../../shared/domain';
+import type { ModelCheck, Session, Settings, TrustGrant } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
 import type { JournalEntry } from '../../shared/events';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
@@ -27,6 +27,8 @@ export interface AppState {
   readonly providers: readonly ProviderView[];
   readonly settings: Settings | null;
   readonly grants: readonly TrustGrant[];
+  /** What checks of models found (the model doctor). */
+  readonly checks: readonly ModelCheck[];
   readonly notice: Notice | null;
   /** Text to put in a session's message box (a queued message handed back). */
   readonly drafts: Readonly<Record<string, string>>;
@@ -43,6 +45,7 @@ const initialState: AppState = {
   providers: [],
   settings: null,
   grants: [],
+  checks: [],
   notice: null,
   drafts: {},
 };
@@ -111,6 +114,7 @@ export class AppStore implements Disposable {
     const api = this.api;
     this.lifetime.add(subscription(api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries))));
     this.lifetime.add(subscription(api.on['trust:changed']((payload) => this.set((state) => ({ ...state, grants: payload.grants })))));
+    this.lifetime.add(subscription(api.on['model:checked']((payload) => this.putCheck(payload.check))));
     this.lifetime.add(
       subscription(
         api.on['session:changed']((payload) => {
@@ -123,13 +127,14 @@ export class AppStore implements Disposable {
       const info = await this.call('app:info', {});
       this.set((state) => ({ ...state, info }));
       if (info.startupError) return;
-      const [sessions, providers, settings, grants] = await Promise.all([
+      const [sessions, providers, settings, grants, checks] = await Promise.all([
         this.call('session:list', {}),
         this.call('provider:list', {}),
         this.call('settings:get', {}),
         this.call('trust:list', {}),
+        this.call('model:checks', {}),
       ]);
-      this.set((state) => ({ ...state, sessions, providers, settings, grants }));
+      this.set((state) => ({ ...state, sessions, providers, settings, grants, checks }));
       const first = sessions[0];
       if (first) await this.select(first.id);
     } catch (error) {
@@ -210,8 +215,20 @@ export class AppStore implements Disposable {
   }
 
   async refreshProviders(): Promise<void> {
-    const [providers, settings] = await Promise.all([this.call('provider:list', {}), this.call('settings:get', {})]);
-    this.set((state) => ({ ...state, providers, settings }));
+    const [providers, settings, checks] = await Promise.all([
+      this.call('provider:list', {}),
+      this.call('settings:get', {}),
+      this.call('model:checks', {}),
+    ]);
+    this.set((state) => ({ ...state, providers, settings, checks }));
+  }
+
+  /** Keeps a model's newest check in place of the one before. */
+  putCheck(check: ModelCheck): void {
+    this.set((state) => ({
+      ...state,
+      checks: [check, ...state.checks.filter((known) => known.providerId !== check.providerId || known.model !== check.model)],
+    }));
   }
 
   setSettings(settings: Settings): void {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ModelInfo } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
+import { ModelDoctorBadge } from './ModelDoctor';
 
 /** Endpoint and model of a session; the model list comes from the endpoint, and any name can be typed. */
 export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: string }) {
@@ -75,6 +76,7 @@ export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: 
           </option>
         ))}
       </datalist>
+      {session?.model && <ModelDoctorBadge store={store} providerId={session.model.providerId} model={session.model.model} />}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { BehaviourSettings } from './BehaviourSettings';
 import { ContextSettings } from './ContextSettings';
+import { EndpointChecks } from './ModelDoctor';
 import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
 import { TrashSettings } from './TrashSettings';
@@ -169,6 +170,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
               </button>
             </div>
             {tests[provider.id] && <TestResult result={tests[provider.id]!} />}
+            <EndpointChecks store={store} providerId={provider.id} />
           </li>
         ))}
       </ul>
