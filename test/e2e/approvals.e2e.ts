@@ -2,7 +2,7 @@ import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it } from 'vitest';
 import { testTools, toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
-import { useWorkbenches } from './fixture';
+import { useWorkbenches, type Workbench } from './fixture';
 
 describe('approvals in the workbench', () => {
   const log: string[] = [];
@@ -10,80 +10,94 @@ describe('approvals in the workbench', () => {
     log.length = 0;
   });
 
-  it('a write waits at the gate, is allowed for 5 min, the next one runs without asking, then the grant is revoked', async () => {
-    const workbench = await open({ tools: testTools(log).tools });
-    const { page, server } = workbench;
-    await workbench.configureScriptedModel();
-    await page.getByRole('button', { name: '+ New session' }).first().click();
+  // Each story runs twice: with native tool calls, and with a model that only writes them as text.
+  describe.each(['native', 'text'] as const)('with %s tool calls', (mode) => {
+    const textOnly = mode === 'text';
+    /** In text mode, no request that a model answered carried tool definitions, and results went back as messages. */
+    const checkProtocol = (workbench: Workbench): void => {
+      if (!textOnly) return;
+      const last = workbench.server.requests.at(-1)?.body as { tools?: unknown; messages: { content: string }[] };
+      expect(last.tools).toBeUndefined();
+      expect(last.messages.some((message) => message.content.includes('<tool_result name='))).toBe(true);
+    };
 
-    server.enqueue(
-      { steps: [{ kind: 'text', text: 'Writing the note.' }, toolCall('write_note', { name: 'todo', text: 'buy milk' })] },
-      textTurn('Written.'),
-    );
-    await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    const gate = page.getByRole('region', { name: 'Approval needed' });
-    await expectPage(gate).toContainText('Approve write_note?');
-    await expectPage(gate).toContainText('buy milk');
-    await expectPage(page.getByRole('status', { name: 'Session state' })).toHaveText('waiting for you');
-    await workbench.screenshot('approval-gate');
-    expect(log).toEqual([]);
-    await gate.getByRole('button', { name: '5 min' }).click();
-    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
-    expect(log).toEqual(['write todo']);
-    const grant = page.getByRole('list', { name: 'Trust grants' }).getByRole('listitem');
-    await expectPage(grant).toContainText('write_note');
-    await expectPage(grant).toContainText(/4:5\d|5:00/);
+    it('a write waits at the gate, is allowed for 5 min, the next one runs without asking, then the grant is revoked', async () => {
+      const workbench = await open({ tools: testTools(log).tools }, { textOnly });
+      const { page, server } = workbench;
+      await workbench.configureScriptedModel();
+      await page.getByRole('button', { name: '+ New session' }).first().click();
 
-    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written again.'));
-    await page.getByRole('textbox', { name: 'Message' }).fill('Once more');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written again.');
-    expect(log).toEqual(['write todo', 'write todo']);
-    await workbench.screenshot('trust-grant-active');
+      server.enqueue(
+        { steps: [{ kind: 'text', text: 'Writing the note.' }, toolCall('write_note', { name: 'todo', text: 'buy milk' })] },
+        textTurn('Written.'),
+      );
+      await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      const gate = page.getByRole('region', { name: 'Approval needed' });
+      await expectPage(gate).toContainText('Approve write_note?');
+      await expectPage(gate).toContainText('buy milk');
+      await expectPage(page.getByRole('status', { name: 'Session state' })).toHaveText('waiting for you');
+      await workbench.screenshot(`approval-gate-${mode}`);
+      expect(log).toEqual([]);
+      await gate.getByRole('button', { name: '5 min' }).click();
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
+      expect(log).toEqual(['write todo']);
+      const grant = page.getByRole('list', { name: 'Trust grants' }).getByRole('listitem');
+      await expectPage(grant).toContainText('write_note');
+      await expectPage(grant).toContainText(/4:5\d|5:00/);
+      checkProtocol(workbench);
 
-    await grant.getByRole('button', { name: /Revoke/ }).click();
-    await expectPage(page.getByRole('list', { name: 'Trust grants' })).toHaveCount(0);
-    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Not written.'));
-    await page.getByRole('textbox', { name: 'Message' }).fill('And again');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    await expectPage(gate).toBeVisible();
-    await gate.getByLabel('Reason for denying').fill('enough notes');
-    await gate.getByRole('button', { name: 'Deny' }).click();
-    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Not written.');
-    expect(log).toEqual(['write todo', 'write todo']);
-  });
+      server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written again.'));
+      await page.getByRole('textbox', { name: 'Message' }).fill('Once more');
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written again.');
+      expect(log).toEqual(['write todo', 'write todo']);
+      await workbench.screenshot(`trust-grant-active-${mode}`);
 
-  it('a plan is proposed, approved, and runs with its tool cards', async () => {
-    const workbench = await open({ tools: testTools(log).tools });
-    const { page, server } = workbench;
-    await workbench.configureScriptedModel();
-    await page.getByRole('button', { name: '+ New session' }).first().click();
-    server.enqueue(
-      {
-        steps: [
-          { kind: 'text', text: 'Read two notes, then write one.' },
-          toolCall('read_note', { name: 'a' }, 'c1'),
-          toolCall('read_note', { name: 'b' }, 'c2'),
-          toolCall('write_note', { name: 'c', text: 'summary' }, 'c3'),
-        ],
-      },
-      textTurn('Summary written.'),
-    );
-    await page.getByRole('textbox', { name: 'Message' }).fill('Summarize a and b into c');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    const plan = page.getByRole('region', { name: 'Plan' });
-    await expectPage(plan).toContainText('Read two notes, then write one.');
-    await expectPage(plan.getByRole('listitem')).toHaveCount(3);
-    await workbench.screenshot('plan-proposed');
-    await plan.getByRole('button', { name: 'Approve plan' }).click();
-    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Summary written.');
-    expect(log).toEqual(['read a', 'read b', 'write c']);
-    await expectPage(page.locator('section[data-state="succeeded"]')).toHaveCount(3);
-    // The plan panel shows every step done, with its progress full.
-    await expectPage(plan).toContainText('3 of 3 steps done');
-    await expectPage(plan.getByRole('progressbar', { name: 'Plan progress' })).toHaveAttribute('value', '3');
-    await expectPage(plan.locator('li[data-state="succeeded"]')).toHaveCount(3);
-    await workbench.screenshot('plan-finished');
+      await grant.getByRole('button', { name: /Revoke/ }).click();
+      await expectPage(page.getByRole('list', { name: 'Trust grants' })).toHaveCount(0);
+      server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Not written.'));
+      await page.getByRole('textbox', { name: 'Message' }).fill('And again');
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      await expectPage(gate).toBeVisible();
+      await gate.getByLabel('Reason for denying').fill('enough notes');
+      await gate.getByRole('button', { name: 'Deny' }).click();
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Not written.');
+      expect(log).toEqual(['write todo', 'write todo']);
+    });
+
+    it('a plan is proposed, approved, and runs with its tool cards', async () => {
+      const workbench = await open({ tools: testTools(log).tools }, { textOnly });
+      const { page, server } = workbench;
+      await workbench.configureScriptedModel();
+      await page.getByRole('button', { name: '+ New session' }).first().click();
+      server.enqueue(
+        {
+          steps: [
+            { kind: 'text', text: 'Read two notes, then write one.' },
+            toolCall('read_note', { name: 'a' }, 'c1'),
+            toolCall('read_note', { name: 'b' }, 'c2'),
+            toolCall('write_note', { name: 'c', text: 'summary' }, 'c3'),
+          ],
+        },
+        textTurn('Summary written.'),
+      );
+      await page.getByRole('textbox', { name: 'Message' }).fill('Summarize a and b into c');
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      const plan = page.getByRole('region', { name: 'Plan' });
+      await expectPage(plan).toContainText('Read two notes, then write one.');
+      await expectPage(plan.getByRole('listitem')).toHaveCount(3);
+      await workbench.screenshot(`plan-proposed-${mode}`);
+      await plan.getByRole('button', { name: 'Approve plan' }).click();
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Summary written.');
+      expect(log).toEqual(['read a', 'read b', 'write c']);
+      await expectPage(page.locator('section[data-state="succeeded"]')).toHaveCount(3);
+      // The plan panel shows every step done, with its progress full.
+      await expectPage(plan).toContainText('3 of 3 steps done');
+      await expectPage(plan.getByRole('progressbar', { name: 'Plan progress' })).toHaveAttribute('value', '3');
+      await expectPage(plan.locator('li[data-state="succeeded"]')).toHaveCount(3);
+      await workbench.screenshot(`plan-finished-${mode}`);
+      checkProtocol(workbench);
+    });
   });
 });

@@ -51,6 +51,8 @@ export async function openWorkbench(
   const folder = temporaryFolder('workbench-e2e-');
   const server = await ScriptedModelServer.start({
     models: [{ id: 'scripted-model', contextLength: 32768 }, { id: 'scripted-large' }],
+    // WORKBENCH_E2E_TOOL_CALLS=text runs every story with models that only write their tool calls as text.
+    textOnly: process.env['WORKBENCH_E2E_TOOL_CALLS'] === 'text',
     ...serverOptions,
   });
   let host = await startTestHost({ dataDir: folder.path, retryPolicy: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50 }, ...options });

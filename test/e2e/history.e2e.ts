@@ -52,46 +52,50 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     await expectPage(page.getByRole('navigation', { name: 'Versions of this message' }).last()).toContainText('2 / 2');
   });
 
-  it('restores a checkpoint’s files and conversation from the history, with a preview, and undoes it', async () => {
-    const workbench = await open({
-      tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
-    });
-    const { page, server, host } = workbench;
-    await workbench.configureScriptedModel();
-    const folder = temporaryFolder('workbench-project-');
-    const workspace = folder.path;
-    writeFileSync(join(workspace, 'app.ts'), 'v1\n');
-    const created = await host.invoke('session:create', { title: 'Files', workspacePath: workspace });
-    if (!created.ok) throw new Error(created.error.message);
-    await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
-    await page.reload();
-    await page.getByRole('button', { name: /^Files/ }).click();
+  it.each(['native', 'text'] as const)(
+    'restores a checkpoint’s files and conversation from the history, with a preview, and undoes it (%s tool calls)',
+    async (mode) => {
+      const workbench = await open(
+        { tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
+        { textOnly: mode === 'text' },
+      );
+      const { page, server, host } = workbench;
+      await workbench.configureScriptedModel();
+      const folder = temporaryFolder('workbench-project-');
+      const workspace = folder.path;
+      writeFileSync(join(workspace, 'app.ts'), 'v1\n');
+      const created = await host.invoke('session:create', { title: 'Files', workspacePath: workspace });
+      if (!created.ok) throw new Error(created.error.message);
+      await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
+      await page.reload();
+      await page.getByRole('button', { name: /^Files/ }).click();
 
-    server.enqueue({ steps: [toolCall('write_file', { path: 'app.ts', content: 'v2\n' }, 'w1')] }, textTurn('Rewrote app.ts.'));
-    await send(workbench, 'Rewrite app.ts');
-    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Rewrote app.ts.');
-    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+      server.enqueue({ steps: [toolCall('write_file', { path: 'app.ts', content: 'v2\n' }, 'w1')] }, textTurn('Rewrote app.ts.'));
+      await send(workbench, 'Rewrite app.ts');
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Rewrote app.ts.');
+      expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
 
-    await page.getByRole('button', { name: 'History' }).click();
-    const history = page.getByRole('region', { name: 'History' });
-    await expectPage(history.getByRole('list', { name: 'Checkpoints' })).toContainText('1 file(s) changed');
-    await history.getByRole('button', { name: 'Restore step 1' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Restore step 1' });
-    await expectPage(dialog.getByLabel('Files that will change')).toContainText('app.ts changed back');
-    await workbench.screenshot('restore-preview');
-    await dialog.getByRole('button', { name: 'Restore' }).click();
-    const bar = page.getByRole('status', { name: 'Files restored' });
-    await expectPage(bar).toContainText('1 written');
-    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v1\n');
-    // The conversation is back at step 1: the message, no answer yet.
-    await expectPage(page.getByRole('article', { name: 'Answer' })).toHaveCount(0);
-    await expectPage(history.getByRole('list', { name: 'Versions of this session' })).toContainText('restore');
+      await page.getByRole('button', { name: 'History' }).click();
+      const history = page.getByRole('region', { name: 'History' });
+      await expectPage(history.getByRole('list', { name: 'Checkpoints' })).toContainText('1 file(s) changed');
+      await history.getByRole('button', { name: 'Restore step 1' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Restore step 1' });
+      await expectPage(dialog.getByLabel('Files that will change')).toContainText('app.ts changed back');
+      await workbench.screenshot(`restore-preview-${mode}`);
+      await dialog.getByRole('button', { name: 'Restore' }).click();
+      const bar = page.getByRole('status', { name: 'Files restored' });
+      await expectPage(bar).toContainText('1 written');
+      expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v1\n');
+      // The conversation is back at step 1: the message, no answer yet.
+      await expectPage(page.getByRole('article', { name: 'Answer' })).toHaveCount(0);
+      await expectPage(history.getByRole('list', { name: 'Versions of this session' })).toContainText('restore');
 
-    await bar.getByRole('button', { name: 'Undo restore' }).click();
-    await expectPage(page.getByRole('status', { name: 'Files restored' })).toContainText('Restore undone');
-    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
-    folder.remove();
-  });
+      await bar.getByRole('button', { name: 'Undo restore' }).click();
+      await expectPage(page.getByRole('status', { name: 'Files restored' })).toContainText('Restore undone');
+      expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+      folder.remove();
+    },
+  );
 
   it('after a crash, shows what was running and resumes from the last checkpoint', async () => {
     const workbench = await open();
