@@ -5,6 +5,7 @@ import { temporaryFolder } from '../test/helpers';
 import { LoopbackTransport } from '../test/host/loopback-transport';
 import { createNodeCore } from '../test/host/node-core';
 import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-server';
+import { runTextToolStreamBench } from './stream-text-tools';
 
 /*
  * Streams 20,000 tokens from the scripted server through the provider, the runtime, the journal,
@@ -113,4 +114,5 @@ export async function runStreamBench(): Promise<void> {
       ipc_messages_per_1000_tokens: Number(((ipcMessages / tokens) * 1000).toFixed(2)),
     }),
   );
+  await runTextToolStreamBench();
 }

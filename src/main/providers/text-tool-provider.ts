@@ -65,7 +65,11 @@ const argumentsPattern = /"(?:arguments|parameters)"\s*:\s*/;
 /** The body without the closing braces and space the block ends with: what the arguments are so far. */
 function argumentsEnd(body: string): number {
   let end = body.length;
-  while (end > 0 && /[\s}]/.test(body[end - 1] ?? '')) end -= 1;
+  for (; end > 0; end -= 1) {
+    const code = body.charCodeAt(end - 1);
+    // `}`, space, tab, line feed, carriage return.
+    if (code !== 125 && code !== 32 && code !== 9 && code !== 10 && code !== 13) break;
+  }
   return end;
 }
 

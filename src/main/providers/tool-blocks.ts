@@ -18,13 +18,16 @@ export type BlockEvent =
   /** The model began writing a tool result itself: it is imagining one, and the rest of the answer is left out. */
   | { readonly kind: 'invented' };
 
-/** How many characters at the end of `text` could be the start of `tag` (and so must wait for the next piece). */
+const textTags = [callOpen, resultOpen] as const;
+const bodyTags = [callClose] as const;
+
+/** How many characters at the end of `text` could be the start of one of `tags` (and so must wait for the next piece). */
 function partialTagAt(text: string, tags: readonly string[]): number {
-  const longest = Math.max(...tags.map((tag) => tag.length));
-  const from = Math.max(0, text.length - longest + 1);
+  // No tag is longer than the call's closing tag.
+  const from = Math.max(0, text.length - callClose.length + 1);
   for (let start = text.indexOf('<', from); start !== -1; start = text.indexOf('<', start + 1)) {
     const tail = text.slice(start);
-    if (tags.some((tag) => tag.startsWith(tail))) return text.length - start;
+    for (const tag of tags) if (tag.startsWith(tail)) return text.length - start;
   }
   return 0;
 }
@@ -68,7 +71,7 @@ export class ToolBlockParser {
     const invented = text.indexOf(resultOpen);
     const at = open === -1 ? invented : invented === -1 ? open : Math.min(open, invented);
     if (at === -1) {
-      const hold = partialTagAt(text, [callOpen, resultOpen]);
+      const hold = partialTagAt(text, textTags);
       if (text.length > hold) events.push({ kind: 'text', text: text.slice(0, text.length - hold) });
       this.held = text.slice(text.length - hold);
       return '';
@@ -89,7 +92,7 @@ export class ToolBlockParser {
   private readBody(text: string, events: BlockEvent[]): string {
     const close = text.indexOf(callClose);
     if (close === -1) {
-      const hold = partialTagAt(text, [callClose]);
+      const hold = partialTagAt(text, bodyTags);
       const body = text.slice(0, text.length - hold);
       if (body.length > 0) {
         this.body.push(body);
