@@ -18,6 +18,10 @@ export interface ToolSpec {
   readonly description: string;
   /** JSON Schema of the tool input. */
   readonly inputSchema: Record<string, unknown>;
+  /** Where the tool comes from (an MCP server's name); built-in when absent. Not sent to the model. */
+  readonly group?: string;
+  /** The tool only reads. Not sent to the model. */
+  readonly readOnly?: boolean;
 }
 
 export interface ModelRequest {

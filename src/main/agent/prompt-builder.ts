@@ -5,6 +5,7 @@ import { ConversationTally } from './conversation-tally';
 import { callsById, compactedView, joinRequests, readTarget, shorten, supersededNote, type ConversationEntry } from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
+import { fitTools } from './tool-catalogue';
 
 /** The settings the budget reads for every request. */
 export interface ContextSettings {
@@ -169,12 +170,18 @@ export class ContextBudget {
   }
 
   /** The request for the next model call, or why it cannot be sent as it is. */
-  async prepare(input: PrepareInput): Promise<Preparation> {
-    const { choice, system, tools } = input;
-    const window = await this.window(choice, input.signal);
+  async prepare(given: PrepareInput): Promise<Preparation> {
+    const { choice } = given;
+    const window = await this.window(choice, given.signal);
     const { reserve, limit, threshold } = this.limits(window);
-    await this.calibrate(input);
+    await this.calibrate(given);
     const key = keyOf(choice);
+    // Tool definitions that would take too much of the window become a catalogue in the system prompt.
+    const fitted = fitTools(given.tools, window.tokens, given.entries, (chars) => this.calibration.estimate(key, chars, 1));
+    const input: PrepareInput = fitted.catalogue
+      ? { ...given, system: `${given.system}\n\n${fitted.catalogue}`, tools: fitted.tools }
+      : { ...given, tools: fitted.tools };
+    const { system, tools } = input;
     const fixedChars = system.length + charsOfTools(tools);
     const fixed = this.calibration.estimate(key, fixedChars, 1);
     const estimate = this.calibration.estimator(key);

@@ -19,6 +19,7 @@ import type { ToolRegistry } from './tools';
 import type { TrustStore } from './trust';
 import { TurnScheduler, type RuntimeLimits, type SendResult } from './turn-scheduler';
 import { Versions } from './versions';
+import { describeToolsTool } from './tool-catalogue';
 
 export type { RuntimeLimits, SendResult } from './turn-scheduler';
 
@@ -65,6 +66,8 @@ export class SessionRuntime {
     const newId = options.newId ?? (() => defaultNewId(clock.now()));
     const journal = new SessionJournal(store, options.listener, clock);
     const conversations = new ConversationStore(options.checkpoints, store);
+    // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them.
+    options.tools.registerHidden(describeToolsTool(options.tools));
     const services = {
       tools: options.tools,
       trust: options.trust,

@@ -28,6 +28,8 @@ export interface RiskAssessment {
 export interface Tool {
   readonly name: string;
   readonly description: string;
+  /** Where the tool comes from (an MCP server's name); built-in when absent. */
+  readonly group?: string;
   readonly baseRisk: RiskLevel;
   readonly inputJsonSchema: Record<string, unknown>;
   parse(raw: unknown): { ok: true; input: unknown } | { ok: false; message: string };
@@ -113,6 +115,8 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
 /** The tools a runtime offers. */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
+  /** Tools a model can call but is not offered by default (`describe_tools`). */
+  private readonly hidden = new Map<string, Tool>();
 
   constructor(tools: readonly Tool[] = []) {
     for (const tool of tools) this.register(tool);
@@ -124,8 +128,13 @@ export class ToolRegistry {
     return () => this.tools.delete(tool.name);
   }
 
+  /** A tool that can be called but is not listed; a second one of the same name is ignored. */
+  registerHidden(tool: Tool): void {
+    if (!this.hidden.has(tool.name)) this.hidden.set(tool.name, tool);
+  }
+
   get(name: string): Tool | undefined {
-    return this.tools.get(name);
+    return this.tools.get(name) ?? this.hidden.get(name);
   }
 
   list(): Tool[] {
@@ -133,6 +142,12 @@ export class ToolRegistry {
   }
 
   specs(): ToolSpec[] {
-    return this.list().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema }));
+    return this.list().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputJsonSchema,
+      ...(tool.group === undefined ? {} : { group: tool.group }),
+      readOnly: tool.baseRisk === 'read_only',
+    }));
   }
 }

@@ -39,6 +39,7 @@ export function mcpTool(server: string, description: McpToolDescription, client:
   const risk = mcpRisk(description.annotations);
   return {
     name,
+    group: server,
     description: `${description.description ?? description.name} (MCP server ${server})`,
     baseRisk: risk,
     inputJsonSchema: description.inputSchema,
