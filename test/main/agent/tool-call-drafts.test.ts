@@ -58,6 +58,17 @@ describe('tool calls while the model writes them', () => {
     expect(session.view().drafting).toBeNull();
   });
 
+  it('announces no draft after its call was requested, when the whole call arrives at once', async () => {
+    const session = open();
+    server.enqueue({ steps: [noteCall] }, { steps: [{ kind: 'text', text: 'Written.' }] });
+    session.runtime.send(session.sessionId, 'Write a long note');
+    await session.runtime.whenIdle(session.sessionId);
+    expect(session.log).toEqual(['write long']);
+    const requestedAt = session.announced.indexOf('tool_call_requested');
+    expect(requestedAt).toBeGreaterThan(0);
+    expect(session.announced.slice(requestedAt).filter((type) => type.startsWith('tool_call_draft'))).toEqual([]);
+  });
+
   it('never requests nor runs a call whose response failed while it was being written', async () => {
     const session = open();
     // The connection drops in the middle of the call's arguments; the server is not asked again.
