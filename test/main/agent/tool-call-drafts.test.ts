@@ -1,10 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolCallDraftEvent } from '../../../src/shared/events';
 import type { ScriptedModelServer } from '../../scripted-model-server';
-import { createHarness, toolCall, useHarness, type Harness } from './harness';
+import { createHarness, useHarness, type Harness } from './harness';
 
 const longText = Array.from({ length: 300 }, (_, index) => `line ${index + 1} of the note, with "quotes" and a tab\there`).join('\n');
-const noteCall = { ...toolCall('write_note', { name: 'long', text: longText }, 'call_0'), chunks: 200 };
+const noteCall = {
+  kind: 'tool_call',
+  id: 'call_0',
+  name: 'write_note',
+  arguments: JSON.stringify({ name: 'long', text: longText }),
+  chunks: 200,
+} as const;
 const writtenArguments = (drafts: readonly ToolCallDraftEvent[]): string =>
   drafts.map((draft) => (draft.type === 'tool_call_draft_delta' ? draft.text : '')).join('');
 
