@@ -8,13 +8,16 @@ import { longSessionDocument } from '../test/long-session';
 import { startTestHost } from '../test/host/host';
 import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-server';
 import { addSelfTimes, formatSelfTimes, type CpuProfile } from './cpu-profile';
+import { measureArgumentStreaming } from './ui-drafts';
 import { launchChromium, openAppPage, prepareChromium, timeOpen } from './ui-page';
 
 /*
  * The real UI in Chromium through the test host: a 20,000-token answer and 50 MB of shell output
  * streamed into an open session, counting frames over 50 ms, messages received per second and the
  * heap; then the time from selecting a session of 5,000 events to the first paint of its last
- * turn, against selecting a session of one turn in the same run.
+ * turn, against selecting a session of one turn in the same run; first, a tool call's arguments
+ * streamed into their drafting card against the same characters streamed as text (`ui-drafts.ts`;
+ * `UI_BENCH_ONLY=args` runs only that).
  */
 
 const tokens = 20_000;
@@ -144,6 +147,24 @@ export async function runUiBench(): Promise<void> {
     await blank.context().close();
 
     const page = await openAppPage(browser, host.url);
+    // First, in a session of its own: it does not depend on how the long streams below end.
+    const drafts = await measureArgumentStreaming(page, host, server, workspace.path);
+    for (const [name, cost] of [
+      ['text', drafts.text],
+      ['tool arguments', drafts.args],
+    ] as const)
+      console.log(
+        `${drafts.characters.toLocaleString()} characters as ${name}: ${cost.frames} frames in ${cost.seconds.toFixed(1)} s, ${cost.busyMs.toFixed(0)} ms busy, ${cost.busyMsPerFrame.toFixed(2)} ms a frame`,
+      );
+    const draftFigures = {
+      text_stream_ms_per_frame: Math.round(drafts.text.busyMsPerFrame * 100) / 100,
+      tool_args_stream_ms_per_frame: Math.round(drafts.args.busyMsPerFrame * 100) / 100,
+      tool_args_frame_ratio: Math.round(drafts.ratio * 100) / 100,
+    };
+    if (process.env['UI_BENCH_ONLY'] === 'args') {
+      console.log(JSON.stringify({ bench: 'ui', ...draftFigures }));
+      return;
+    }
     await page.getByRole('button', { name: /^Streaming/ }).click();
     // An open session a person is looking at: the page has had a moment to settle since it loaded.
     await page.waitForTimeout(1000);
@@ -250,6 +271,7 @@ export async function runUiBench(): Promise<void> {
         open_5000_events_ms: Math.round(openLarge),
         open_one_turn_ms: Math.round(openSmall),
         open_ratio: Math.round((openLarge / openSmall) * 100) / 100,
+        ...draftFigures,
       }),
     );
   } finally {

@@ -229,6 +229,25 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
 export type RuntimeEvent = z.infer<typeof runtimeEventSchema>;
 export type RuntimeEventType = RuntimeEvent['type'];
 
+const draftRef = {
+  turnId: idSchema,
+  messageId: idSchema,
+  /** Which call of the response it is, with `callId`: servers reuse ids such as call_0 from one response to the next. */
+  index: z.number().int().nonnegative(),
+  callId: z.string().max(200),
+};
+
+/**
+ * A tool call as the model writes it, before its response has finished: sent to the UI per frame and
+ * never journalled. The `tool_call_requested` that follows the response holds the whole call (a long
+ * file's content would otherwise be stored twice); a draft that never gets there was never sent.
+ */
+export const toolCallDraftEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('tool_call_draft_started'), ...draftRef, tool: z.string() }),
+  z.object({ type: z.literal('tool_call_draft_delta'), ...draftRef, text: z.string() }),
+]);
+export type ToolCallDraftEvent = z.infer<typeof toolCallDraftEventSchema>;
+
 /** A journalled event: its place in the session's order and when it happened. */
 export const journalEntrySchema = z.object({
   sessionId: idSchema,

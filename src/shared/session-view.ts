@@ -1,6 +1,7 @@
 import type { ErrorInfo } from './errors';
 import type { RiskLevel, SessionStatus, WindowSource } from './domain';
 import type { JournalEntry, PlanStep, RuntimeEvent, ToolCallStatus } from './events';
+import { settleToolCallDrafts, type ViewDrafting } from './tool-call-drafts';
 
 export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
 export type ViewToolCallState = 'requested' | 'waiting' | 'running' | 'interrupted' | ToolCallStatus;
@@ -119,6 +120,8 @@ export interface SessionView {
   readonly interrupted: ViewInterruption | null;
   /** Things the person should know that are not messages: a damaged checkpoint that was skipped. */
   readonly warnings: readonly string[];
+  /** The tool calls the streaming response is writing, live only (see `tool-call-drafts.ts`). */
+  readonly drafting: ViewDrafting | null;
 }
 
 export interface ViewCheckpoint {
@@ -160,6 +163,7 @@ export const emptySessionView: SessionView = {
   context: null,
   interrupted: null,
   warnings: [],
+  drafting: null,
 };
 
 /** What was in flight: the running call if there is one, else the newest call still open. */
@@ -496,5 +500,5 @@ export function reduceSessionView(view: SessionView, entries: readonly JournalEn
     if (entry.seq <= next.lastSeq) continue;
     next = { ...applyEvent(next, entry.event, entry.at, entry.seq), lastSeq: entry.seq };
   }
-  return next;
+  return settleToolCallDrafts(next);
 }

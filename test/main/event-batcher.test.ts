@@ -25,6 +25,20 @@ describe('EventBatcher', () => {
     expect(messages.find((message) => message.sessionId === 's')?.entries.map((entry) => entry.seq)).toEqual([...Array(500).keys()]);
   });
 
+  it('sends the drafts of tool calls in the same message as the entries of their frame', async () => {
+    const transport = new LoopbackTransport();
+    const batcher = new EventBatcher(new EventSender(transport), 16);
+    const draft = { type: 'tool_call_draft_delta', turnId: 't', messageId: 'm', index: 0, callId: 'c', text: '{"a"' } as const;
+    batcher.pushDrafts('s', [draft]);
+    batcher.push('s', [delta(0)]);
+    batcher.pushDrafts('only-drafts', [draft]);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(transport.sent.map((sent) => sent.payload)).toEqual([
+      { sessionId: 's', entries: [delta(0)], drafts: [draft] },
+      { sessionId: 'only-drafts', entries: [], drafts: [draft] },
+    ]);
+  });
+
   it('flushes what is pending when disposed', () => {
     const transport = new LoopbackTransport();
     const batcher = new EventBatcher(new EventSender(transport), 1000);

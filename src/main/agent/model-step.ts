@@ -95,8 +95,15 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
         // Servers reuse ids such as call_0 across responses; the runtime gives each call its own.
         calls.push({ id: `call_${services.newId()}`, name: event.name, arguments: event.arguments });
         break;
+      // Shown as the model writes them, so a long file or command is seen coming; journalled once complete.
       case 'tool_call_started':
+        startMessage();
+        writer.draft({ type: 'tool_call_draft_started', turnId, messageId, index: event.index, callId: event.id, tool: event.name });
+        break;
       case 'tool_call_arguments_delta':
+        if (event.delta.length === 0) break;
+        startMessage();
+        writer.draft({ type: 'tool_call_draft_delta', turnId, messageId, index: event.index, callId: event.id, text: event.delta });
         break;
       case 'done':
         outcome = { kind: 'done' };
@@ -114,6 +121,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
       }
     }
   }
+  writer.dropDrafts();
   if (writer.failure) return { kind: 'finish', status: 'failed', error: writer.failure };
   writer.compacted = false;
   const truncated = services.context.observe(setup.choice, sent, usage.inputTokens);

@@ -1,6 +1,6 @@
 import type { ContextWindow, ModelCheck, ModelChoice, ProviderKind, Session } from '../../shared/domain';
 import type { FileChange } from '../../shared/file-history';
-import type { JournalEntry } from '../../shared/events';
+import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
 import type { ModelProvider } from './model-provider';
 
 /** Finds the provider for a model choice (endpoint settings and key). Throws a typed error when it cannot. */
@@ -25,6 +25,8 @@ export interface WorkspaceInspector {
 /** Where the runtime announces what happened, after it is journalled. */
 export interface RuntimeListener {
   onEntries(sessionId: string, entries: readonly JournalEntry[]): void;
+  /** Tool calls the model is writing, shown live and never saved; a listener that shows nothing live leaves it out. */
+  onDrafts?(sessionId: string, drafts: readonly ToolCallDraftEvent[]): void;
   onSessionChanged(change: { session: Session } | { deletedSessionId: string }): void;
 }
 

@@ -1,4 +1,4 @@
-import type { JournalEntry, RuntimeEvent } from '../../shared/events';
+import type { JournalEntry, RuntimeEvent, ToolCallDraftEvent } from '../../shared/events';
 import type { Clock } from './clock';
 import type { RuntimeListener } from './ports';
 import type { NewBranch, SessionStore } from './stores';
@@ -6,7 +6,7 @@ import type { NewBranch, SessionStore } from './stores';
 /**
  * The one way the runtime writes a session's journal: events are appended (with any other writes
  * of the same step, in one transaction), and only then announced. Nothing is announced that was
- * not saved.
+ * not saved, but for the drafts of tool calls the model is still writing (`announceDrafts`).
  */
 export class SessionJournal {
   constructor(
@@ -33,6 +33,14 @@ export class SessionJournal {
     listener.onEntries(sessionId, entries);
     if (branch || events.some((event) => event.type === 'status_changed')) this.announceSession(sessionId);
     return entries;
+  }
+
+  /**
+   * Shows the tool calls the model is writing without saving them: the call is journalled whole once
+   * the response is complete, and a draft cut short by an error or Stop was never sent.
+   */
+  announceDrafts(sessionId: string, drafts: readonly ToolCallDraftEvent[]): void {
+    if (drafts.length > 0) this.listener.onDrafts?.(sessionId, drafts);
   }
 
   /** Tells the UI the session's row changed (its status, title or shown branch). */

@@ -1,7 +1,7 @@
 import type { SessionStatus } from '../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
-import type { RuntimeEvent, ToolCallStatus } from '../../shared/events';
-import { DeltaCoalescer, type StreamedEvent } from './delta-coalescer';
+import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../shared/events';
+import { DeltaCoalescer, mergeDrafts, mergeStreamed, type StreamedEvent } from './delta-coalescer';
 import type { ConversationEntry } from './context-view';
 import type { ToolCallRequest } from './model-provider';
 import type { StepWriter, TurnServices, TurnSetup } from './turn-types';
@@ -16,7 +16,9 @@ type CheckpointSource = 'input' | 'model' | 'tool' | 'approval' | 'compaction';
  * still saved before what it announces happens, at a fraction of the commits.
  */
 export class TurnWriter implements StepWriter {
-  private readonly coalescer = new DeltaCoalescer();
+  private readonly coalescer = new DeltaCoalescer(mergeStreamed);
+  /** Pieces of the tool calls the model is writing: sent with the frame, never journalled. */
+  private readonly drafts = new DeltaCoalescer(mergeDrafts);
   private pending: RuntimeEvent[] = [];
   private alongside: Array<() => void> = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -79,22 +81,37 @@ export class TurnWriter implements StepWriter {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     this.takeStreamed();
-    if (this.pending.length === 0 && this.alongside.length === 0) return;
-    const events = this.pending;
-    const writes = this.alongside;
-    this.pending = [];
-    this.alongside = [];
-    this.services.journal.append(
-      this.setup.sessionId,
-      events,
-      writes.length === 0 ? {} : { alongside: () => writes.forEach((write) => write()) },
-    );
+    const drafts = this.drafts.take();
+    if (this.pending.length > 0 || this.alongside.length > 0) {
+      const events = this.pending;
+      const writes = this.alongside;
+      this.pending = [];
+      this.alongside = [];
+      this.services.journal.append(
+        this.setup.sessionId,
+        events,
+        writes.length === 0 ? {} : { alongside: () => writes.forEach((write) => write()) },
+      );
+    }
+    // After the frame's entries, so the response a draft belongs to has been announced before it.
+    this.services.journal.announceDrafts(this.setup.sessionId, drafts);
   }
 
   /** Streams a piece (text, reasoning, tool output): it is journalled and sent with the others of its frame. */
   stream(piece: StreamedEvent): void {
     this.coalescer.add(piece);
     this.flushWithinFrame();
+  }
+
+  /** Shows a piece of a tool call the model is writing, with the others of its frame; it is not journalled. */
+  draft(piece: ToolCallDraftEvent): void {
+    this.drafts.add(piece);
+    this.flushWithinFrame();
+  }
+
+  /** The response has ended: the drafts not yet shown are superseded by its calls, or were never sent. */
+  dropDrafts(): void {
+    this.drafts.take();
   }
 
   /** Writes what is buffered within a frame, with whatever else comes meanwhile. */

@@ -1,6 +1,6 @@
 import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../shared/domain';
 import type { ErrorInfo } from '../../shared/errors';
-import type { RuntimeEvent, ToolCallStatus } from '../../shared/events';
+import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../shared/events';
 import type { AccountingStore } from './accounting';
 import type { CheckpointStore } from './checkpoints';
 import type { Clock } from './clock';
@@ -90,6 +90,13 @@ export interface StepWriter {
   flushWithinFrame(): void;
   /** Streams a piece (text, reasoning, tool output), journalled and sent with the others of its frame. */
   stream(piece: StreamedEvent): void;
+  /**
+   * Shows a piece of a tool call the model is still writing, sent with the others of its frame and
+   * never journalled: the call is journalled whole (`tool_call_requested`) once the response is complete.
+   */
+  draft(piece: ToolCallDraftEvent): void;
+  /** The response has ended: drafts not yet sent are dropped, superseded by its calls or never sent. */
+  dropDrafts(): void;
   setStatus(status: SessionStatus): void;
   addMessage(message: ConversationEntry): void;
   addToolResult(request: ToolCallRequest, content: string, status: ToolCallStatus): void;

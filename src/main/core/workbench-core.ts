@@ -89,6 +89,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
       batcher.push(sessionId, entries);
       if (entries.some((entry) => entry.event.type === 'trust_grant_created')) queueMicrotask(announceTrust);
     },
+    onDrafts: (sessionId, drafts) => batcher.pushDrafts(sessionId, drafts),
     onSessionChanged: (change) => {
       if ('deletedSessionId' in change) batcher.flush(change.deletedSessionId);
       sender.send('session:changed', change);

@@ -1,12 +1,18 @@
-import type { JournalEntry } from '../../shared/events';
+import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
 import type { EventSender } from './router';
 
+interface Pending {
+  readonly entries: JournalEntry[];
+  readonly drafts: ToolCallDraftEvent[];
+}
+
 /**
- * Gathers a session's journal entries and sends them as one `session:events` message per frame,
- * so a fast stream costs the renderer one message per frame, never one per token.
+ * Gathers a session's journal entries, and the drafts of the tool calls its model is writing, and
+ * sends them as one `session:events` message per frame, so a fast stream costs the renderer one
+ * message per frame, never one per token.
  */
 export class EventBatcher {
-  private readonly pending = new Map<string, JournalEntry[]>();
+  private readonly pending = new Map<string, Pending>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   messagesSent = 0;
 
@@ -17,25 +23,25 @@ export class EventBatcher {
 
   push(sessionId: string, entries: readonly JournalEntry[]): void {
     if (entries.length === 0) return;
-    const queue = this.pending.get(sessionId);
-    if (queue) queue.push(...entries);
-    else this.pending.set(sessionId, [...entries]);
-    if (!this.timers.has(sessionId))
-      this.timers.set(
-        sessionId,
-        setTimeout(() => this.flush(sessionId), this.frameMs),
-      );
+    this.queue(sessionId).entries.push(...entries);
+  }
+
+  /** Drafts go out with the frame's entries, after them: the renderer folds the entries first. */
+  pushDrafts(sessionId: string, drafts: readonly ToolCallDraftEvent[]): void {
+    if (drafts.length === 0) return;
+    this.queue(sessionId).drafts.push(...drafts);
   }
 
   flush(sessionId: string): void {
     const timer = this.timers.get(sessionId);
     if (timer !== undefined) clearTimeout(timer);
     this.timers.delete(sessionId);
-    const entries = this.pending.get(sessionId);
+    const queued = this.pending.get(sessionId);
     this.pending.delete(sessionId);
-    if (!entries || entries.length === 0) return;
+    if (!queued || (queued.entries.length === 0 && queued.drafts.length === 0)) return;
     this.messagesSent += 1;
-    this.sender.send('session:events', { sessionId, entries });
+    const { entries, drafts } = queued;
+    this.sender.send('session:events', drafts.length === 0 ? { sessionId, entries } : { sessionId, entries, drafts });
   }
 
   flushAll(): void {
@@ -44,5 +50,19 @@ export class EventBatcher {
 
   dispose(): void {
     this.flushAll();
+  }
+
+  private queue(sessionId: string): Pending {
+    let queued = this.pending.get(sessionId);
+    if (!queued) {
+      queued = { entries: [], drafts: [] };
+      this.pending.set(sessionId, queued);
+    }
+    if (!this.timers.has(sessionId))
+      this.timers.set(
+        sessionId,
+        setTimeout(() => this.flush(sessionId), this.frameMs),
+      );
+    return queued;
   }
 }

@@ -1,9 +1,10 @@
 import { useSyncExternalStore } from 'react';
 import type { ModelCheck, Session, Settings, TrustGrant } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
-import type { JournalEntry } from '../../shared/events';
+import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
+import { applyToolCallDrafts } from '../../shared/tool-call-drafts';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import { callWith, errorMessage, type Call } from './client';
@@ -112,7 +113,9 @@ export class AppStore implements Disposable {
 
   async start(): Promise<void> {
     const api = this.api;
-    this.lifetime.add(subscription(api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries))));
+    this.lifetime.add(
+      subscription(api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries, payload.drafts))),
+    );
     this.lifetime.add(subscription(api.on['trust:changed']((payload) => this.set((state) => ({ ...state, grants: payload.grants })))));
     this.lifetime.add(subscription(api.on['model:checked']((payload) => this.putCheck(payload.check))));
     this.lifetime.add(
@@ -265,7 +268,8 @@ export class AppStore implements Disposable {
     return result;
   }
 
-  private applyEntries(sessionId: string, entries: readonly JournalEntry[]): void {
+  /** Drafts of tool calls are folded after the entries they came with; while a session opens they are let go (the finished calls follow). */
+  private applyEntries(sessionId: string, entries: readonly JournalEntry[], drafts: readonly ToolCallDraftEvent[] = []): void {
     const view = this.state.views[sessionId];
     if (!view || this.opening.has(sessionId)) {
       // A session that is not open is read whole from the journal when it is opened.
@@ -275,7 +279,8 @@ export class AppStore implements Disposable {
       this.early.set(sessionId, buffered);
       return;
     }
-    this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: reduceSessionView(view, entries) } }));
+    const next = applyToolCallDrafts(reduceSessionView(view, entries), drafts);
+    this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: next } }));
   }
 }
 

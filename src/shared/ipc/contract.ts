@@ -24,7 +24,7 @@ import {
 import { errorInfoSchema } from '../errors';
 import { branchPointSchema, sessionTreeNodeSchema } from '../branches';
 import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../file-history';
-import { journalEntrySchema } from '../events';
+import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -270,8 +270,15 @@ export const channels = {
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {
-  /** Journal entries of a session as they happen, batched (at most one message per session per frame). */
-  'session:events': z.object({ sessionId: idSchema, entries: z.array(journalEntrySchema) }),
+  /**
+   * Journal entries of a session as they happen, batched (at most one message per session per frame), and with
+   * them the tool calls the model is writing, which are shown live and never journalled.
+   */
+  'session:events': z.object({
+    sessionId: idSchema,
+    entries: z.array(journalEntrySchema),
+    drafts: z.array(toolCallDraftEventSchema).optional(),
+  }),
   /** A session row changed (created, renamed, status) or was deleted. */
   'session:changed': z.union([z.object({ session: sessionSchema }), z.object({ deletedSessionId: idSchema })]),
   /** The state of every MCP server, whenever one changes. */

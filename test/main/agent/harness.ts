@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import Conf from 'conf';
 import { z } from 'zod';
 import { defaultSettings, type Autonomy, type Settings } from '../../../src/shared/domain';
-import type { JournalEntry } from '../../../src/shared/events';
+import type { JournalEntry, ToolCallDraftEvent } from '../../../src/shared/events';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
 import type { Clock } from '../../../src/main/agent/clock';
 import { assessCommand, commandTrustCovers, commandTrustPattern } from '../../../src/main/agent/command-risk';
@@ -170,6 +170,10 @@ export interface Harness {
   readonly clock: ManualClock;
   readonly log: string[];
   readonly live: JournalEntry[];
+  /** The drafts of tool calls announced live (never journalled). */
+  readonly drafts: ToolCallDraftEvent[];
+  /** The types of everything announced, journal entries and drafts, in the order they were. */
+  readonly announced: string[];
   readonly settings: ConfSettingsStore;
   readonly releaseSlow: () => void;
   readonly sessionId: string;
@@ -195,6 +199,8 @@ export function createHarness(
   if (options.settings) settings.set({ ...settings.get(), ...options.settings });
   const log: string[] = [];
   const live: JournalEntry[] = [];
+  const drafts: ToolCallDraftEvent[] = [];
+  const announced: string[] = [];
   const { tools, release } = testTools(log);
   const core = createCore({
     dataDir: folder.path,
@@ -207,7 +213,17 @@ export function createHarness(
     tools,
     // The workspace is the data folder here; these tests do not save files for time travel.
     fileHistory: false,
-    listener: { onEntries: (_id, entries) => void live.push(...entries), onSessionChanged: () => undefined },
+    listener: {
+      onEntries: (_id, entries) => {
+        live.push(...entries);
+        announced.push(...entries.map((entry) => entry.event.type));
+      },
+      onDrafts: (_id, events) => {
+        drafts.push(...events);
+        announced.push(...events.map((event) => event.type));
+      },
+      onSessionChanged: () => undefined,
+    },
   });
   const { store, trust, accounting, checkpoints, db, runtime, providers } = core;
   const endpoint = providers.list()[0] ?? providers.save({ kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
@@ -233,6 +249,8 @@ export function createHarness(
     clock,
     log,
     live,
+    drafts,
+    announced,
     settings,
     releaseSlow: release,
     sessionId,

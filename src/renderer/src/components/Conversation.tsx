@@ -4,10 +4,12 @@ import { CopyButton, MessageBody } from './MessageBody';
 import type { BranchPoint } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';
 import type { ViewMessage } from '../../../shared/session-view';
+import type { ViewToolDraft } from '../../../shared/tool-call-drafts';
 import { toDisposable, type Disposable } from '../../../shared/lifecycle';
 import { animationFrame, scheduleIn, useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
 import { ToolCard } from './ToolCard';
+import { ToolDraftCard } from './ToolDraftCard';
 
 const noMessages: readonly ViewMessage[] = [];
 /** Keys that scroll the conversation when it has focus. */
@@ -80,6 +82,8 @@ interface MessageActions {
   readonly busy: boolean;
   /** The last answer of its turn: it can be retried. */
   readonly lastOfTurn: boolean;
+  /** The tool calls it is writing, while it streams. */
+  readonly drafts: readonly ViewToolDraft[] | undefined;
 }
 
 const triggerLabels = {
@@ -169,7 +173,12 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
         {message.toolCalls.map((call) => (
           <ToolCard key={call.id} call={call} />
         ))}
-        {message.state === 'streaming' && message.text.length === 0 && message.toolCalls.length === 0 && <span className="muted">…</span>}
+        {actions.drafts?.map((draft) => (
+          <ToolDraftCard key={`${draft.index}:${draft.callId}`} draft={draft} />
+        ))}
+        {message.state === 'streaming' && message.text.length === 0 && message.toolCalls.length === 0 && !actions.drafts && (
+          <span className="muted">…</span>
+        )}
         {message.error && (
           <div className="message-error" role="alert">
             {message.error.message}
@@ -362,7 +371,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
       scheduleIn(disposables, animationFrame, () => document.getElementById(`tool-${id}`)?.scrollIntoView({ block: 'center' }));
     });
   }, []);
-  useEffect(() => follow.current(), [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls]);
+  useEffect(() => follow.current(), [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls, view?.drafting]);
   // Rows measured anew are followed too, unless the person has just opened or closed something
   // (a tool card, the reasoning), which then stays where it is.
   const totalSize = virtualizer.getTotalSize();
@@ -430,6 +439,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
                     point: pointAt.get(message.id),
                     busy,
                     lastOfTurn: message.role === 'assistant' && messages[item.index + 1]?.turnId !== message.turnId,
+                    drafts: view.drafting?.messageId === message.id ? view.drafting.calls : undefined,
                   }}
                 />
               </div>
