@@ -185,7 +185,14 @@ export interface Harness {
 
 export function createHarness(
   server: ScriptedModelServer,
-  options: { autonomy?: Autonomy; settings?: Partial<Settings>; folder?: ReturnType<typeof temporaryFolder>; clock?: ManualClock } = {},
+  options: {
+    autonomy?: Autonomy;
+    settings?: Partial<Settings>;
+    folder?: ReturnType<typeof temporaryFolder>;
+    clock?: ManualClock;
+    /** The key of Anthropic endpoints (as from ANTHROPIC_API_KEY), for sessions on the server's Anthropic route. */
+    anthropicKey?: string;
+  } = {},
 ): Harness {
   const folder = options.folder ?? temporaryFolder();
   const clock = options.clock ?? new ManualClock();
@@ -207,6 +214,7 @@ export function createHarness(
     tools,
     // The workspace is the data folder here; these tests do not save files for time travel.
     fileHistory: false,
+    ...(options.anthropicKey === undefined ? {} : { environmentAnthropicKey: options.anthropicKey }),
     listener: { onEntries: (_id, entries) => void live.push(...entries), onSessionChanged: () => undefined },
   });
   const { store, trust, accounting, checkpoints, db, runtime, providers } = core;
@@ -246,7 +254,8 @@ export function createHarness(
         await new Promise((resolve) => setTimeout(resolve, 3));
       }
     },
-    reopen: () => createHarness(server, { folder, clock }),
+    reopen: () =>
+      createHarness(server, { folder, clock, ...(options.anthropicKey === undefined ? {} : { anthropicKey: options.anthropicKey }) }),
     // Writes the abandoned turns still try fail on the closed handle, as they would in a dead process.
     crash: () => db.close(),
     close: async () => {
