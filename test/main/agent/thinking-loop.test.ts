@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelSetting, ProviderEndpoint } from '../../../src/shared/domain';
+import { newId } from '../../../src/main/agent/ids';
+import { SessionTransfer } from '../../../src/main/agent/session-transfer';
 import { signatureOf, textTurn, type ScriptedModelServer } from '../../scripted-model-server';
 import { createHarness, toolCall, useHarness, type Harness } from './harness';
 
@@ -111,5 +113,25 @@ describe('a tool loop with extended thinking', () => {
     expect(sent(-1)).not.toHaveProperty('thinking');
     expect(sent(-1)['max_tokens']).toBe(4096);
     expect(assistantContent(-1, 0).map((block) => block['type'])).toEqual(['tool_use']);
+  });
+
+  it('keeps its thinking through an export and an import: the copy goes on sending it back', async () => {
+    const harness = start();
+    server.enqueue(readsTheNote, answers('Read.'), textTurn('Still there.'));
+    harness.runtime.send(harness.sessionId, 'Read the todo note');
+    await harness.runtime.whenIdle(harness.sessionId);
+    const transfer = new SessionTransfer({
+      store: harness.store,
+      checkpoints: harness.checkpoints,
+      clock: harness.clock,
+      newId: () => newId(harness.clock.now()),
+      appVersion: '0.1.0',
+      providerExists: (id) => id === 'claude',
+    });
+    const copy = transfer.importSession(transfer.exportSession(harness.sessionId).document);
+    harness.runtime.send(copy.id, 'Is it still there?');
+    await harness.runtime.whenIdle(copy.id);
+    expect(harness.view(copy.id).status).toBe('completed');
+    expect(assistantContent(-1, 0)[0]).toEqual({ type: 'thinking', thinking: firstThought, signature: signatureOf(firstThought) });
   });
 });
