@@ -7,6 +7,7 @@ import { BehaviourSettings } from './BehaviourSettings';
 import { ContextSettings } from './ContextSettings';
 import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
+import { ThinkingSettings } from './ThinkingSettings';
 import { TrashSettings } from './TrashSettings';
 
 /** Where each kind of server usually listens: Ollama at its root, LM Studio's OpenAI-compatible API under /v1. */
@@ -217,6 +218,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <AddEndpointForm store={store} />
       <BehaviourSettings store={store} />
       <ContextSettings store={store} />
+      <ThinkingSettings store={store} />
       <McpSettings store={store} />
       <TrashSettings store={store} />
       <h3>Sandbox</h3>
