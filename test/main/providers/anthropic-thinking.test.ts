@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, ModelRequest, ModelStreamEvent, ThinkingBlock } from '../../../src/main/agent/model-provider';
+import { RetryingModelProvider } from '../../../src/main/agent/retry';
 import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
 import { ScriptedModelServer, signatureOf, textTurn } from '../../scripted-model-server';
 
@@ -182,5 +183,27 @@ describe('Anthropic extended thinking, through the SDK against the scripted serv
       thinking: thinkingOn,
     });
     expect(sentMessages(0)[1]?.content).toEqual([{ type: 'text', text: 'two' }]);
+  });
+
+  it('does not retry a stream cut after a redacted block: the block would be kept twice', async () => {
+    // Frames: message_start, the redacted block's start and stop; the connection drops at the fourth.
+    server.enqueue({
+      steps: [
+        { kind: 'redacted_thinking', data: 'Opaque==' },
+        { kind: 'text', text: 'cut' },
+      ],
+      fault: { kind: 'drop', afterChunks: 3 },
+    });
+    server.enqueue(textTurn('never asked'));
+    const clock = { now: () => Date.now(), sleep: async () => undefined };
+    const events = await collect(
+      new RetryingModelProvider(provider, clock).stream(
+        { model: 'scripted-model', messages: [{ role: 'user', content: 'hello' }], maxTokens: 6144, thinking: thinkingOn },
+        new AbortController().signal,
+      ),
+    );
+    expect(blocksOf(events)).toEqual([{ type: 'redacted_thinking', data: 'Opaque==' }]);
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'model_stream_interrupted' } });
+    expect(server.requests).toHaveLength(1);
   });
 });
