@@ -111,6 +111,20 @@ export function ownThinkingOnly(messages: readonly ChatMessage[], choice: ModelC
   return out ?? messages;
 }
 
+/**
+ * Whether the conversation goes on with a tool loop whose response came without thinking from this
+ * endpoint and model (it was written with thinking off, or by another model): the API refuses
+ * thinking for such a request, which must then go without.
+ */
+export function loopWithoutOwnThinking(entries: readonly ConversationEntry[], choice: ModelChoice): boolean {
+  let position = entries.length - 1;
+  if (entries[position]?.role !== 'tool') return false;
+  while (position >= 0 && entries[position]?.role === 'tool') position -= 1;
+  const response = entries[position];
+  if (response?.role !== 'assistant') return false;
+  return response.thinking?.providerId !== choice.providerId || response.thinking.model !== choice.model;
+}
+
 /** Where each step of the conversation begins: a message of the person or a response (its tool results belong to it). */
 export function stepStarts(entries: readonly ConversationEntry[], from: number, to: number): number[] {
   const starts: number[] = [];

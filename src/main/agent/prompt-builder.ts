@@ -6,6 +6,7 @@ import {
   callsById,
   compactedView,
   joinRequests,
+  loopWithoutOwnThinking,
   ownThinkingOnly,
   readTarget,
   shorten,
@@ -175,11 +176,11 @@ export class ContextBudget {
   /**
    * The thinking budget of a request to this model, or 0 for none. The answer and its thinking take
    * at most half the window, so a budget too large for it is lowered; one that would fall under the
-   * API's minimum is not sent at all.
+   * API's minimum is not sent at all. A tool loop begun without this model's thinking goes on without.
    */
-  thinkingBudget(choice: ModelChoice, window: ContextWindow): number {
+  thinkingBudget(choice: ModelChoice, window: ContextWindow, entries: readonly ConversationEntry[]): number {
     const chosen = this.options.thinkingBudget?.(choice) ?? null;
-    if (chosen === null) return 0;
+    if (chosen === null || loopWithoutOwnThinking(entries, choice)) return 0;
     const budget = Math.min(chosen, Math.floor(window.tokens / 2) - this.answerRoom(window));
     return budget >= thinkingBudgetLimits.min ? budget : 0;
   }
@@ -200,7 +201,7 @@ export class ContextBudget {
   async prepare(input: PrepareInput): Promise<Preparation> {
     const { choice, system, tools } = input;
     const window = await this.window(choice, input.signal);
-    const thinking = this.thinkingBudget(choice, window);
+    const thinking = this.thinkingBudget(choice, window, input.entries);
     const { reserve, limit, threshold } = this.limits(window, thinking);
     await this.calibrate(input);
     const key = keyOf(choice);

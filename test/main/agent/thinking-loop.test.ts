@@ -134,4 +134,21 @@ describe('a tool loop with extended thinking', () => {
     expect(harness.view(copy.id).status).toBe('completed');
     expect(assistantContent(-1, 0)[0]).toEqual({ type: 'thinking', thinking: firstThought, signature: signatureOf(firstThought) });
   });
+
+  it('goes on without thinking with a tool loop begun without it, when thinking is turned on at the gate', async () => {
+    const harness = start();
+    harness.settings.set({ ...harness.settings.get(), modelSettings: [] });
+    server.enqueue({ steps: [toolCall('publish', { target: 'site' }, 'c1')] }, textTurn('Published.'), answers('Next.'));
+    harness.runtime.send(harness.sessionId, 'Publish');
+    const view = await harness.until((current) => current.pendingApproval !== null, 'the gate');
+    harness.settings.set({ ...harness.settings.get(), modelSettings: [thinking('claude', 2048)] });
+    harness.runtime.answerApproval(view.pendingApproval?.approvalId ?? '', 'allow_once');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.view().status).toBe('completed');
+    expect(sent(-1)).not.toHaveProperty('thinking');
+    // The next turn thinks again.
+    harness.runtime.send(harness.sessionId, 'And now?');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(sent(-1)['thinking']).toEqual({ type: 'enabled', budget_tokens: 2048 });
+  });
 });

@@ -68,6 +68,7 @@ describe('the context budget with extended thinking', () => {
         { role: 'assistant', content: '', toolCalls: [{ id: `c${step}`, name: 'read_file', arguments: `{"path":"n${step}.md"}` }] },
         { role: 'tool', toolCallId: `c${step}`, content: `note ${step} `.padEnd(5_000, 'x') },
       );
+    conversation.push({ role: 'user', content: 'Sum them up.' });
     const without = await prepare(conversation, { window: 32_768, thinking: null, mayCompact: false });
     expect(without?.measure.shortened).toBe(0);
     const withThinking = await prepare(conversation, { window: 32_768, thinking: 12_000, mayCompact: false });
