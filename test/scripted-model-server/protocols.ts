@@ -1,4 +1,5 @@
-import { chunksOf, defaultUsage, type ScriptChunk, type ScriptedTurn } from './script';
+import { anthropicChunksOf, chunksOf, defaultUsage, type AnthropicChunk, type ScriptedTurn } from './script';
+import { signatureOf } from './thinking';
 
 /** The wire format of one protocol: a function from the turn to SSE frames, and its error body. */
 export interface ProtocolWriter {
@@ -89,29 +90,50 @@ export const anthropicWriter: ProtocolWriter = {
         'message_start',
       ),
     ];
-    const block: { open: { kind: ScriptChunk['kind']; index: number } | null } = { open: null };
+    // A thinking block's text is gathered to sign it: its signature comes last, just before the block stops.
+    const block: { open: { kind: AnthropicChunk['kind']; index: number; thinking: string } | null } = { open: null };
     let blockIndex = -1;
     let usedTools = false;
     const close = (): void => {
-      if (block.open) frames.push(sse({ type: 'content_block_stop', index: block.open.index }, 'content_block_stop'));
+      const open = block.open;
+      if (open?.kind === 'reasoning')
+        frames.push(
+          sse(
+            { type: 'content_block_delta', index: open.index, delta: { type: 'signature_delta', signature: signatureOf(open.thinking) } },
+            'content_block_delta',
+          ),
+        );
+      if (open) frames.push(sse({ type: 'content_block_stop', index: open.index }, 'content_block_stop'));
       block.open = null;
     };
-    for (const item of chunksOf(turn)) {
-      if (item.kind === 'text' || item.kind === 'reasoning') {
+    for (const item of anthropicChunksOf(turn)) {
+      if (item.kind === 'redacted_thinking') {
+        close();
+        blockIndex += 1;
+        block.open = { kind: item.kind, index: blockIndex, thinking: '' };
+        frames.push(
+          sse(
+            { type: 'content_block_start', index: blockIndex, content_block: { type: 'redacted_thinking', data: item.data } },
+            'content_block_start',
+          ),
+        );
+        close();
+      } else if (item.kind === 'text' || item.kind === 'reasoning') {
         if (block.open?.kind !== item.kind) {
           close();
           blockIndex += 1;
-          block.open = { kind: item.kind, index: blockIndex };
+          block.open = { kind: item.kind, index: blockIndex, thinking: '' };
           const content = item.kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
           frames.push(sse({ type: 'content_block_start', index: blockIndex, content_block: content }, 'content_block_start'));
         }
+        if (item.kind === 'reasoning') block.open.thinking += item.text;
         const delta = item.kind === 'text' ? { type: 'text_delta', text: item.text } : { type: 'thinking_delta', thinking: item.text };
         frames.push(sse({ type: 'content_block_delta', index: blockIndex, delta }, 'content_block_delta'));
       } else if (item.kind === 'tool_start') {
         close();
         usedTools = true;
         blockIndex += 1;
-        block.open = { kind: 'tool_start', index: blockIndex };
+        block.open = { kind: 'tool_start', index: blockIndex, thinking: '' };
         frames.push(
           sse(
             {

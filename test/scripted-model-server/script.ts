@@ -2,7 +2,9 @@
 export type ScriptStep =
   | { readonly kind: 'text'; readonly text: string; readonly chunkSize?: number }
   | { readonly kind: 'reasoning'; readonly text: string; readonly chunkSize?: number }
-  | { readonly kind: 'tool_call'; readonly id: string; readonly name: string; readonly arguments: string; readonly chunks?: number };
+  | { readonly kind: 'tool_call'; readonly id: string; readonly name: string; readonly arguments: string; readonly chunks?: number }
+  /** Anthropic only: a `redacted_thinking` block with this encrypted `data` (the other protocols leave it out). */
+  | { readonly kind: 'redacted_thinking'; readonly data: string };
 
 /** How a turn goes wrong. */
 export type ScriptFault =
@@ -50,18 +52,27 @@ export type ScriptChunk =
   | { readonly kind: 'tool_arguments'; readonly index: number; readonly piece: string }
   | { readonly kind: 'tool_end'; readonly index: number };
 
+/** The chunks of the Anthropic protocol, which alone has redacted thinking. */
+export type AnthropicChunk = ScriptChunk | { readonly kind: 'redacted_thinking'; readonly data: string };
+
 function split(text: string, size: number): string[] {
   const pieces: string[] = [];
   for (let offset = 0; offset < text.length; offset += size) pieces.push(text.slice(offset, offset + size));
   return pieces;
 }
 
-/** Flattens a turn's steps into chunks, the same for both protocols. */
+/** Flattens a turn's steps into chunks, the same for every protocol. */
 export function chunksOf(turn: ScriptedTurn): ScriptChunk[] {
-  const chunks: ScriptChunk[] = [];
+  return anthropicChunksOf(turn).filter((chunk): chunk is ScriptChunk => chunk.kind !== 'redacted_thinking');
+}
+
+/** The chunks with redacted thinking, for the Anthropic protocol. */
+export function anthropicChunksOf(turn: ScriptedTurn): AnthropicChunk[] {
+  const chunks: AnthropicChunk[] = [];
   let toolIndex = 0;
   for (const step of turn.steps) {
-    if (step.kind === 'text' || step.kind === 'reasoning') {
+    if (step.kind === 'redacted_thinking') chunks.push({ kind: 'redacted_thinking', data: step.data });
+    else if (step.kind === 'text' || step.kind === 'reasoning') {
       for (const piece of split(step.text, Math.max(1, step.chunkSize ?? 4))) chunks.push({ kind: step.kind, text: piece });
     } else {
       const index = toolIndex++;
@@ -77,7 +88,10 @@ export function chunksOf(turn: ScriptedTurn): ScriptChunk[] {
 /** The turn's scripted usage, or the prompt's counted size and an estimate of the answer's. */
 export function defaultUsage(turn: ScriptedTurn, promptTokens: number): { inputTokens: number; outputTokens: number } {
   if (turn.usage) return turn.usage;
-  const characters = turn.steps.reduce((sum, step) => sum + (step.kind === 'tool_call' ? step.arguments.length : step.text.length), 0);
+  const characters = turn.steps.reduce(
+    (sum, step) => sum + (step.kind === 'tool_call' ? step.arguments.length : step.kind === 'redacted_thinking' ? 0 : step.text.length),
+    0,
+  );
   return { inputTokens: promptTokens, outputTokens: Math.max(1, Math.ceil(characters / 4)) };
 }
 

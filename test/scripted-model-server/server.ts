@@ -16,6 +16,7 @@ import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
 import { probeTurn, type ProbeBehaviour } from './doctor-probes';
 import { asTextOnly, type ScriptedTurn } from './script';
+import { thinkingRefusal } from './thinking';
 
 export type Protocol = 'openai' | 'anthropic' | 'ollama';
 
@@ -187,6 +188,11 @@ export class ScriptedModelServer {
     const refusal = this.options.countPrompts === false ? null : refusalFor(this.local, protocol === 'anthropic', body, promptTokens);
     if (refusal) {
       refuse(refusal, writer, response);
+      return;
+    }
+    const thinking = protocol === 'anthropic' ? thinkingRefusal(body) : null;
+    if (thinking !== null) {
+      response.writeHead(400, { 'content-type': 'application/json' }).end(writer.errorBody(400, thinking));
       return;
     }
     const textOnly = protocol === 'openai' && this.textOnly(body['model']);

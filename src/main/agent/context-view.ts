@@ -1,3 +1,4 @@
+import type { ModelChoice } from '../../shared/domain';
 import type { ChatMessage, ToolCallRequest } from './model-provider';
 
 /*
@@ -89,6 +90,39 @@ export function joinRequests(messages: readonly ChatMessage[]): ChatMessage[] {
     else out.push(message);
   }
   return out;
+}
+
+/**
+ * The messages with only the thinking that may be sent: a response's blocks go back to the endpoint
+ * and model that wrote them, while thinking is on. Another model refuses a signature it did not
+ * make, and with thinking off the API refuses the blocks. The list is copied only when a message loses some.
+ */
+export function ownThinkingOnly(messages: readonly ChatMessage[], choice: ModelChoice, on: boolean): readonly ChatMessage[] {
+  let out: ChatMessage[] | null = null;
+  for (let position = 0; position < messages.length; position += 1) {
+    const message = messages[position];
+    if (message?.role !== 'assistant' || message.thinking === undefined) continue;
+    if (on && message.thinking.providerId === choice.providerId && message.thinking.model === choice.model) continue;
+    out ??= [...messages];
+    out[position] = message.toolCalls
+      ? { role: 'assistant', content: message.content, toolCalls: message.toolCalls }
+      : { role: 'assistant', content: message.content };
+  }
+  return out ?? messages;
+}
+
+/**
+ * Whether the conversation goes on with a tool loop whose response came without thinking from this
+ * endpoint and model (it was written with thinking off, or by another model): the API refuses
+ * thinking for such a request, which must then go without.
+ */
+export function loopWithoutOwnThinking(entries: readonly ConversationEntry[], choice: ModelChoice): boolean {
+  let position = entries.length - 1;
+  if (entries[position]?.role !== 'tool') return false;
+  while (position >= 0 && entries[position]?.role === 'tool') position -= 1;
+  const response = entries[position];
+  if (response?.role !== 'assistant') return false;
+  return response.thinking?.providerId !== choice.providerId || response.thinking.model !== choice.model;
 }
 
 /** Where each step of the conversation begins: a message of the person or a response (its tool results belong to it). */

@@ -99,9 +99,20 @@ export function answerDanglingCalls(messages: readonly ConversationEntry[]): Con
 }
 
 const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const thinkingBlockSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
+  z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
+]);
+/** Checkpoints written before thinking was kept have none: the field is optional. */
+const responseThinkingSchema = z.object({ providerId: z.string(), model: z.string(), blocks: z.array(thinkingBlockSchema) });
 const chatMessageSchema = z.union([
   z.object({ role: z.literal('user'), content: z.string() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(toolCallSchema).optional() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    toolCalls: z.array(toolCallSchema).optional(),
+    thinking: responseThinkingSchema.optional(),
+  }),
   z.object({ role: z.literal('tool'), toolCallId: z.string(), content: z.string(), isError: z.boolean().optional() }),
   z.object({ role: z.literal('compaction'), id: z.string(), summary: z.string(), upTo: z.number().int().nonnegative() }),
 ]);

@@ -4,13 +4,34 @@ import type { ModelInfo, ProviderKind } from '../../shared/domain';
 /** A message in the conversation sent to a model. */
 export type ChatMessage =
   | { readonly role: 'user'; readonly content: string }
-  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCallRequest[] }
+  | {
+      readonly role: 'assistant';
+      readonly content: string;
+      readonly toolCalls?: readonly ToolCallRequest[];
+      /** The response's extended thinking, kept to be sent back with it (Anthropic). */
+      readonly thinking?: ResponseThinking;
+    }
   | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string; readonly isError?: boolean };
 
 export interface ToolCallRequest {
   readonly id: string;
   readonly name: string;
   readonly arguments: string;
+}
+
+/**
+ * A block of extended thinking as the model wrote it. The API checks the signature (or the encrypted
+ * `data` of a redacted block) when the block comes back, so it is kept byte for byte.
+ */
+export type ThinkingBlock =
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
+  | { readonly type: 'redacted_thinking'; readonly data: string };
+
+/** The thinking blocks of one response, with the endpoint and model that wrote them: only that model accepts them back. */
+export interface ResponseThinking {
+  readonly providerId: string;
+  readonly model: string;
+  readonly blocks: readonly ThinkingBlock[];
 }
 
 export interface ToolSpec {
@@ -29,8 +50,13 @@ export interface ModelRequest {
   readonly system?: string;
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly ToolSpec[];
-  /** Room for the answer; the provider's default when absent. */
+  /** Room for the answer, thinking included; the provider's default when absent. */
   readonly maxTokens?: number;
+  /**
+   * Extended thinking with this budget, in tokens, counted within `maxTokens`. Only the Anthropic
+   * provider sends it; the others ignore it.
+   */
+  readonly thinking?: { readonly budgetTokens: number };
   /**
    * The window the app chose for this request, in tokens. Servers that take the window per request
    * (Ollama's `num_ctx`) are sent it; the others have loaded theirs already.
@@ -58,6 +84,8 @@ export type ModelStreamEvent =
   | { readonly type: 'text_delta'; readonly text: string }
   /** `inline`: the server left the reasoning in the answer's text, in `<think>` tags, and the provider took it out. */
   | { readonly type: 'reasoning_delta'; readonly text: string; readonly inline?: boolean }
+  /** A thinking block is complete: its whole text and signature (its deltas came as `reasoning_delta`), or a redacted block. */
+  | { readonly type: 'reasoning_block'; readonly block: ThinkingBlock }
   | { readonly type: 'tool_call_started'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool_call_arguments_delta'; readonly index: number; readonly id: string; readonly delta: string }
   | { readonly type: 'tool_call_ready'; readonly index: number; readonly id: string; readonly name: string; readonly arguments: string }

@@ -1,7 +1,7 @@
 import { BugError, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
 import { costOf } from './accounting';
-import type { ToolCallRequest } from './model-provider';
+import type { ThinkingBlock, ToolCallRequest } from './model-provider';
 import { addPreviews, prepareCall } from './tool-calls';
 import type { LoopState, StepContext } from './turn-types';
 
@@ -73,6 +73,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
     error: { code: 'model_bad_response', message: 'The model stream ended without finishing.' },
   };
   const calls: ToolCallRequest[] = [];
+  const thinking: ThinkingBlock[] = [];
 
   for await (const event of setup.provider.stream(request, writer.signal)) {
     switch (event.type) {
@@ -82,6 +83,9 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
         startMessage();
         if (event.type === 'text_delta') text += event.text;
         writer.stream({ type: event.type, turnId, messageId, text: event.text });
+        break;
+      case 'reasoning_block':
+        thinking.push(event.block);
         break;
       case 'usage':
         usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
@@ -181,7 +185,13 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   if (cancelled || outcome.kind === 'error') writer.cutShort = text;
   if (cancelled) return { kind: 'finish', status: 'cancelled' };
   if (outcome.kind === 'error') return { kind: 'finish', status: 'failed', error: outcome.error };
-  writer.addMessage(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+  writer.addMessage({
+    role: 'assistant',
+    content: text,
+    ...(calls.length > 0 ? { toolCalls: calls } : {}),
+    // Kept with the model that wrote it: the blocks go back to that model only, exactly as they came.
+    ...(thinking.length > 0 ? { thinking: { providerId: setup.choice.providerId, model: setup.choice.model, blocks: thinking } } : {}),
+  });
   writer.checkpoint('model');
   if (calls.length === 0) return { kind: 'finish', status: 'completed' };
   return { kind: 'decide', calls: prepared, purpose: purposeOf(text) };

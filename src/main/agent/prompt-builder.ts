@@ -1,8 +1,18 @@
-import type { ContextWindow, ModelChoice } from '../../shared/domain';
+import { thinkingBudgetLimits, type ContextWindow, type ModelChoice } from '../../shared/domain';
 import type { ErrorInfo } from '../../shared/errors';
 import { planCompaction, summaryTokens } from './compaction';
 import { ConversationTally } from './conversation-tally';
-import { callsById, compactedView, joinRequests, readTarget, shorten, supersededNote, type ConversationEntry } from './context-view';
+import {
+  callsById,
+  compactedView,
+  joinRequests,
+  loopWithoutOwnThinking,
+  ownThinkingOnly,
+  readTarget,
+  shorten,
+  supersededNote,
+  type ConversationEntry,
+} from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
 import { fitTools } from './tool-catalogue';
@@ -24,6 +34,7 @@ export interface Measure {
   readonly threshold: number;
   /** The most the prompt may take: the window less the answer's room. */
   readonly limit: number;
+  /** The answer's room, its thinking budget included: the request's `max_tokens`. */
   readonly reserve: number;
   readonly counting: Counting;
   /** Tool results shortened in the request. */
@@ -59,6 +70,8 @@ export interface ContextBudgetOptions {
   /** The window of a model: a setting, the server's figure, or the safe default. Never throws. */
   readonly window: (choice: ModelChoice, signal: AbortSignal) => Promise<ContextWindow>;
   readonly settings: () => ContextSettings;
+  /** The extended-thinking budget the person chose for a model, or null for none. */
+  readonly thinkingBudget?: (choice: ModelChoice) => number | null;
   /** How long a server's tokenizer may take before the estimate is used. */
   readonly tokenizerTimeoutMs?: number;
   readonly now?: () => number;
@@ -149,12 +162,28 @@ export class ContextBudget {
     return (this.options.now ?? Date.now)();
   }
 
-  /** The room for the answer and the thresholds of a window. */
-  limits(window: ContextWindow): { reserve: number; limit: number; threshold: number } {
-    const { compactAt, answerTokens } = this.options.settings();
-    const reserve = Math.max(1, Math.min(answerTokens, Math.floor(window.tokens / 4)));
+  /** The room for the answer (with `thinking` tokens of thinking on top) and the thresholds of a window. */
+  limits(window: ContextWindow, thinking = 0): { reserve: number; limit: number; threshold: number } {
+    const { compactAt } = this.options.settings();
+    const reserve = this.answerRoom(window) + thinking;
     const limit = window.tokens - reserve;
     return { reserve, limit, threshold: Math.min(limit, Math.floor(window.tokens * compactAt)) };
+  }
+
+  private answerRoom(window: ContextWindow): number {
+    return Math.max(1, Math.min(this.options.settings().answerTokens, Math.floor(window.tokens / 4)));
+  }
+
+  /**
+   * The thinking budget of a request to this model, or 0 for none. The answer and its thinking take
+   * at most half the window, so a budget too large for it is lowered; one that would fall under the
+   * API's minimum is not sent at all. A tool loop begun without this model's thinking goes on without.
+   */
+  thinkingBudget(choice: ModelChoice, window: ContextWindow, entries: readonly ConversationEntry[]): number {
+    const chosen = this.options.thinkingBudget?.(choice) ?? null;
+    if (chosen === null || loopWithoutOwnThinking(entries, choice)) return 0;
+    const budget = Math.min(chosen, Math.floor(window.tokens / 2) - this.answerRoom(window));
+    return budget >= thinkingBudgetLimits.min ? budget : 0;
   }
 
   /** Tokens of messages by a model's ratio. */
@@ -173,7 +202,8 @@ export class ContextBudget {
   async prepare(given: PrepareInput): Promise<Preparation> {
     const { choice } = given;
     const window = await this.window(choice, given.signal);
-    const { reserve, limit, threshold } = this.limits(window);
+    const thinking = this.thinkingBudget(choice, window, given.entries);
+    const { reserve, limit, threshold } = this.limits(window, thinking);
     await this.calibrate(given);
     const key = keyOf(choice);
     // Tool definitions that would take too much of the window become a catalogue in the system prompt.
@@ -195,7 +225,7 @@ export class ContextBudget {
         const measure: Measure = { tokens, window, threshold, limit, reserve, counting: this.calibration.get(key).counting, shortened: 0 };
         return {
           kind: 'send',
-          prepared: this.request(input, input.entries as readonly ChatMessage[], reserve, window, measure, fixedChars + scan.chars),
+          prepared: this.request(input, input.entries as readonly ChatMessage[], thinking, window, measure, fixedChars + scan.chars),
         };
       }
     }
@@ -252,13 +282,13 @@ export class ContextBudget {
     const sent = joinRequests(messages);
     let chars = fixedChars;
     for (const message of sent) chars += charsOf(message);
-    return { kind: 'send', prepared: this.request(input, sent, reserve, window, measure(), chars) };
+    return { kind: 'send', prepared: this.request(input, sent, thinking, window, measure(), chars) };
   }
 
   private request(
     input: PrepareInput,
     messages: readonly ChatMessage[],
-    reserve: number,
+    thinking: number,
     window: ContextWindow,
     measure: Measure,
     chars: number,
@@ -268,9 +298,10 @@ export class ContextBudget {
       request: {
         model: choice.model,
         system,
-        messages,
+        messages: ownThinkingOnly(messages, choice, thinking > 0),
         ...(tools && tools.length > 0 ? { tools } : {}),
-        maxTokens: reserve,
+        maxTokens: measure.reserve,
+        ...(thinking > 0 ? { thinking: { budgetTokens: thinking } } : {}),
         contextWindow: window.tokens,
       },
       measure,

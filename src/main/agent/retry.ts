@@ -26,6 +26,7 @@ function isContent(event: ModelStreamEvent): boolean {
   return (
     event.type === 'text_delta' ||
     event.type === 'reasoning_delta' ||
+    event.type === 'reasoning_block' ||
     event.type === 'tool_call_started' ||
     event.type === 'tool_call_arguments_delta' ||
     event.type === 'tool_call_ready'

@@ -9,7 +9,7 @@ import type { Clock } from './clock';
 import { ConversationStore } from './conversation-store';
 import { Gates } from './gates';
 import { newId as defaultNewId } from './ids';
-import { ContextBudget, defaultContextSettings, type ContextSettings } from './prompt-builder';
+import { ContextBudget, defaultContextSettings, type ContextBudgetOptions, type ContextSettings } from './prompt-builder';
 import type { FileHistory, ProviderResolver, RuntimeListener } from './ports';
 import { Recovery } from './recovery';
 import { SessionJournal } from './session-journal';
@@ -36,6 +36,8 @@ export interface SessionRuntimeOptions {
   readonly limits: () => RuntimeLimits;
   /** The share of the window that starts a compaction, and the room kept for answers. */
   readonly contextSettings?: () => ContextSettings;
+  /** The extended-thinking budget of a model's requests, or null for none (see `ContextBudgetOptions`). */
+  readonly thinkingBudget?: ContextBudgetOptions['thinkingBudget'];
   /** How long streamed pieces are gathered before one journal write and one message out. */
   readonly frameMs?: number;
   readonly newId?: () => string;
@@ -81,6 +83,7 @@ export class SessionRuntime {
       context: new ContextBudget({
         window: (choice, signal) => options.providers.window(choice, signal),
         settings: options.contextSettings ?? (() => defaultContextSettings),
+        ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
       }),
       newId,
     };

@@ -20,13 +20,17 @@ export type Counting = 'tokenizer' | 'usage' | 'estimate';
 
 const charCache = new WeakMap<ChatMessage, number>();
 
-/** Characters of a message as a chat template sends them: its text, and its calls' names and arguments. */
+/** Characters of a message as a chat template sends them: its text, its calls' names and arguments, and its thinking. */
 export function charsOf(message: ChatMessage): number {
   let chars = charCache.get(message);
   if (chars === undefined) {
     chars = message.content.length;
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length + 24;
-    else if (message.role === 'tool') chars += message.toolCallId.length;
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length + 24;
+      // Thinking sent back is counted as its text (a redacted block as its data): on the safe side, as the API
+      // counts that of the current tool loop and leaves out that of earlier turns.
+      for (const block of message.thinking?.blocks ?? []) chars += block.type === 'thinking' ? block.thinking.length : block.data.length;
+    } else if (message.role === 'tool') chars += message.toolCallId.length;
     charCache.set(message, chars);
   }
   return chars;

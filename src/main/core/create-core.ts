@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import type { McpServerStatus, ModelCheck } from '../../shared/domain';
+import { modelSettingOf, type McpServerStatus, type ModelCheck } from '../../shared/domain';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import { systemClock, type Clock } from '../agent/clock';
 import { newId } from '../agent/ids';
@@ -135,6 +135,12 @@ export function createCore(options: CoreOptions): Core {
       contextSettings: () => {
         const { compactAt, answerTokens } = options.settings.get();
         return { compactAt, answerTokens };
+      },
+      // Extended thinking is Anthropic's: a budget set for a model of another kind of endpoint (or of one just removed) is not asked for.
+      thinkingBudget: (choice) => {
+        const settings = options.settings.get();
+        const anthropic = settings.providers.some((endpoint) => endpoint.id === choice.providerId && endpoint.kind === 'anthropic');
+        return anthropic ? modelSettingOf(settings, choice.providerId, choice.model).thinkingBudget : null;
       },
       frameMs: options.frameMs ?? 16,
       newId: () => newId(clock.now()),

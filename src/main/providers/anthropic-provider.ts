@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason, ThinkingBlock } from '../agent/model-provider';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 
 export interface AnthropicOptions {
@@ -21,11 +21,31 @@ function appendBlock(messages: MessageParam[], role: 'user' | 'assistant', block
   else messages.push({ role, content: [block] });
 }
 
+/**
+ * The thinking blocks to send back first in an assistant message: exactly as they came, when thinking
+ * is on and the same model wrote them (a signature is good for its model only). A message merged into
+ * the one before it gets none: thinking must open an assistant message.
+ */
+function thinkingToSend(
+  message: Extract<ModelRequest['messages'][number], { role: 'assistant' }>,
+  request: ModelRequest,
+  messages: MessageParam[],
+): ContentBlockParam[] {
+  const thinking = message.thinking;
+  if (!request.thinking || !thinking || thinking.model !== request.model || messages.at(-1)?.role === 'assistant') return [];
+  return thinking.blocks.map((block) =>
+    block.type === 'thinking'
+      ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
+      : { type: 'redacted_thinking', data: block.data },
+  );
+}
+
 function toAnthropicMessages(request: ModelRequest): MessageParam[] {
   const messages: MessageParam[] = [];
   for (const message of request.messages) {
     if (message.role === 'user') appendBlock(messages, 'user', { type: 'text', text: message.content });
     else if (message.role === 'assistant') {
+      for (const block of thinkingToSend(message, request, messages)) appendBlock(messages, 'assistant', block);
       if (message.content.length > 0) appendBlock(messages, 'assistant', { type: 'text', text: message.content });
       for (const call of message.toolCalls ?? []) {
         let input: unknown;
@@ -48,11 +68,27 @@ function toAnthropicMessages(request: ModelRequest): MessageParam[] {
   return messages;
 }
 
+/**
+ * `max_tokens` counts the thinking too and must be larger than its budget: a request whose room is
+ * not is given the budget on top.
+ */
+function maxTokensOf(request: ModelRequest, fallback: number): number {
+  const room = request.maxTokens ?? fallback;
+  const budget = request.thinking?.budgetTokens;
+  return budget !== undefined && room <= budget ? budget + room : room;
+}
+
 function stopReason(reason: string | null | undefined): StopReason {
   if (reason === 'end_turn' || reason === 'stop_sequence') return 'end_turn';
   if (reason === 'tool_use') return 'tool_use';
   if (reason === 'max_tokens') return 'max_tokens';
   return 'other';
+}
+
+function thinkingBlock(gathered: { thinking: string; signature: string } | { data: string }): ThinkingBlock {
+  return 'data' in gathered
+    ? { type: 'redacted_thinking', data: gathered.data }
+    : { type: 'thinking', thinking: gathered.thinking, signature: gathered.signature };
 }
 
 function missingKey(endpoint: string): ErrorInfo {
@@ -83,6 +119,8 @@ export class AnthropicProvider implements ModelProvider {
     }
     const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
     const tools = new Map<number, { id: string; name: string; arguments: string }>();
+    // Thinking blocks by index, gathered until they stop: the signature comes last, just before the stop.
+    const thinking = new Map<number, { thinking: string; signature: string } | { data: string }>();
     let inputTokens = 0;
     let outputTokens = 0;
     let reason: string | null | undefined;
@@ -91,9 +129,10 @@ export class AnthropicProvider implements ModelProvider {
       const stream = await this.client.messages.create(
         {
           model: request.model,
-          max_tokens: request.maxTokens ?? this.options.defaultMaxTokens ?? 8192,
+          max_tokens: maxTokensOf(request, this.options.defaultMaxTokens ?? 8192),
           messages: toAnthropicMessages(request),
           stream: true,
+          ...(request.thinking ? { thinking: { type: 'enabled' as const, budget_tokens: request.thinking.budgetTokens } } : {}),
           ...(request.system ? { system: request.system } : {}),
           ...(request.tools && request.tools.length > 0
             ? {
@@ -123,12 +162,23 @@ export class AnthropicProvider implements ModelProvider {
               yield { type: 'tool_call_started', index: event.index, id: event.content_block.id, name: event.content_block.name };
             } else if (event.content_block.type === 'text' && event.content_block.text.length > 0) {
               yield { type: 'text_delta', text: event.content_block.text };
+            } else if (event.content_block.type === 'thinking') {
+              const { thinking: text, signature } = event.content_block;
+              thinking.set(event.index, { thinking: text, signature });
+              if (text.length > 0) yield { type: 'reasoning_delta', text };
+            } else if (event.content_block.type === 'redacted_thinking') {
+              thinking.set(event.index, { data: event.content_block.data });
             }
             break;
-          case 'content_block_delta':
+          case 'content_block_delta': {
+            const block = thinking.get(event.index);
             if (event.delta.type === 'text_delta') yield { type: 'text_delta', text: event.delta.text };
-            else if (event.delta.type === 'thinking_delta') yield { type: 'reasoning_delta', text: event.delta.thinking };
-            else if (event.delta.type === 'input_json_delta') {
+            else if (event.delta.type === 'thinking_delta') {
+              if (block && 'thinking' in block) block.thinking += event.delta.thinking;
+              yield { type: 'reasoning_delta', text: event.delta.thinking };
+            } else if (event.delta.type === 'signature_delta') {
+              if (block && 'signature' in block) block.signature += event.delta.signature;
+            } else if (event.delta.type === 'input_json_delta') {
               const tool = tools.get(event.index);
               if (tool) {
                 tool.arguments += event.delta.partial_json;
@@ -136,10 +186,13 @@ export class AnthropicProvider implements ModelProvider {
               }
             }
             break;
+          }
           case 'content_block_stop': {
             const tool = tools.get(event.index);
             if (tool)
               yield { type: 'tool_call_ready', index: event.index, id: tool.id, name: tool.name, arguments: tool.arguments || '{}' };
+            const block = thinking.get(event.index);
+            if (block) yield { type: 'reasoning_block', block: thinkingBlock(block) };
             break;
           }
           case 'message_delta':

@@ -189,7 +189,14 @@ export interface Harness {
 
 export function createHarness(
   server: ScriptedModelServer,
-  options: { autonomy?: Autonomy; settings?: Partial<Settings>; folder?: ReturnType<typeof temporaryFolder>; clock?: ManualClock } = {},
+  options: {
+    autonomy?: Autonomy;
+    settings?: Partial<Settings>;
+    folder?: ReturnType<typeof temporaryFolder>;
+    clock?: ManualClock;
+    /** The key of Anthropic endpoints (as from ANTHROPIC_API_KEY), for sessions on the server's Anthropic route. */
+    anthropicKey?: string;
+  } = {},
 ): Harness {
   const folder = options.folder ?? temporaryFolder();
   const clock = options.clock ?? new ManualClock();
@@ -213,6 +220,7 @@ export function createHarness(
     tools,
     // The workspace is the data folder here; these tests do not save files for time travel.
     fileHistory: false,
+    ...(options.anthropicKey === undefined ? {} : { environmentAnthropicKey: options.anthropicKey }),
     listener: {
       onEntries: (_id, entries) => {
         live.push(...entries);
@@ -264,7 +272,8 @@ export function createHarness(
         await new Promise((resolve) => setTimeout(resolve, 3));
       }
     },
-    reopen: () => createHarness(server, { folder, clock }),
+    reopen: () =>
+      createHarness(server, { folder, clock, ...(options.anthropicKey === undefined ? {} : { anthropicKey: options.anthropicKey }) }),
     // Writes the abandoned turns still try fail on the closed handle, as they would in a dead process.
     crash: () => db.close(),
     close: async () => {

@@ -8,6 +8,7 @@ import { ContextSettings } from './ContextSettings';
 import { EndpointChecks } from './ModelDoctor';
 import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
+import { ThinkingSettings } from './ThinkingSettings';
 import { TrashSettings } from './TrashSettings';
 
 /** Where each kind of server usually listens: Ollama at its root, LM Studio's OpenAI-compatible API under /v1. */
@@ -219,6 +220,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <AddEndpointForm store={store} />
       <BehaviourSettings store={store} />
       <ContextSettings store={store} />
+      <ThinkingSettings store={store} />
       <McpSettings store={store} />
       <TrashSettings store={store} />
       <h3>Sandbox</h3>
