@@ -125,6 +125,7 @@ export class AnthropicProvider implements ModelProvider {
     let outputTokens = 0;
     let reason: string | null | undefined;
     let stopped = false;
+    const ready: { index: number; id: string; name: string; arguments: string }[] = [];
     try {
       const stream = await this.client.messages.create(
         {
@@ -188,9 +189,9 @@ export class AnthropicProvider implements ModelProvider {
             break;
           }
           case 'content_block_stop': {
+            // A call is ready only once the whole message has arrived: one cut off after its block is never run.
             const tool = tools.get(event.index);
-            if (tool)
-              yield { type: 'tool_call_ready', index: event.index, id: tool.id, name: tool.name, arguments: tool.arguments || '{}' };
+            if (tool) ready.push({ index: event.index, id: tool.id, name: tool.name, arguments: tool.arguments || '{}' });
             const block = thinking.get(event.index);
             if (block) yield { type: 'reasoning_block', block: thinkingBlock(block) };
             break;
@@ -207,6 +208,7 @@ export class AnthropicProvider implements ModelProvider {
       // The SDK ends the iteration quietly when the request is aborted, so an abort is checked here.
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
       if (!stopped) throw new Error('terminated: the stream ended before message_stop');
+      for (const call of ready) yield { type: 'tool_call_ready', ...call };
       yield { type: 'usage', inputTokens, outputTokens };
       yield { type: 'done', stopReason: stopReason(reason) };
     } catch (error) {

@@ -138,6 +138,13 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
     return { error: { code: 'model_request_rejected', message: `${endpoint} rejected the request (${status}): ${detail}` } };
   }
 
+  // An error event in the middle of a stream has no status: the Messages API names its kind instead.
+  const kind = (error as { error?: { error?: { type?: unknown } } }).error?.error?.type;
+  if (kind === 'overloaded_error' || kind === 'api_error')
+    return {
+      error: { code: 'model_server_error', message: `${endpoint} failed mid-answer (${kind}): ${serverMessage(error)}`, retryable: true },
+    };
+
   // The SDKs' error classes do not all set `name`, so the constructor name is read as well.
   const name = error instanceof Error ? `${error.name} ${error.constructor.name}` : '';
   const chain = causeChain(error);
