@@ -37,16 +37,21 @@ export function toolsRefused(error: ErrorInfo): string | null {
   return refusals.some((pattern) => pattern.test(error.message)) ? error.message : null;
 }
 
-/** A call block being read from the stream. */
+/**
+ * A call block being read from the stream. Only its start is kept, until the arguments begin; from there each piece goes
+ * out as it comes, so a long block costs no more than its pieces (a growing string read again per piece would be
+ * copied whole each time).
+ */
 interface Draft {
   readonly index: number;
   readonly id: string;
-  body: string;
+  /** The block so far, until its arguments begin. */
+  head: string;
   name: string | null;
-  /** Where the arguments start in the body, once seen. */
-  argumentsAt: number | null;
-  /** How much of the body has gone out as argument deltas. */
-  sent: number;
+  /** The arguments have begun: pieces go out as deltas. */
+  streaming: boolean;
+  /** Closing braces and space held back, since they may end the block rather than the arguments. */
+  withheld: string;
 }
 
 /** One response's reading of its blocks. */
@@ -62,11 +67,11 @@ const nameSearchLimit = 4096;
 const namePattern = /"name"\s*:\s*"((?:[^"\\]|\\.){1,200})"/;
 const argumentsPattern = /"(?:arguments|parameters)"\s*:\s*/;
 
-/** The body without the closing braces and space the block ends with: what the arguments are so far. */
-function argumentsEnd(body: string): number {
-  let end = body.length;
+/** Where `text` ends without the closing braces and space it ends with, which may close the block rather than the arguments. */
+function argumentsEnd(text: string): number {
+  let end = text.length;
   for (; end > 0; end -= 1) {
-    const code = body.charCodeAt(end - 1);
+    const code = text.charCodeAt(end - 1);
     // `}`, space, tab, line feed, carriage return.
     if (code !== 125 && code !== 32 && code !== 9 && code !== 10 && code !== 13) break;
   }
@@ -141,7 +146,8 @@ export class ToolProtocolProvider implements ModelProvider {
       for await (const event of this.inner.stream(sent, signal)) {
         if (event.type === 'text_delta') {
           answer += event.text;
-          yield* this.eventsOf(parser.push(event.text), reading, () => nextIndex++);
+          // Gathered into an array and yielded one by one: a generator delegated to here would cost an await per event.
+          for (const found of this.eventsOf(parser.push(event.text), reading, () => nextIndex++)) yield found;
         } else if (event.type === 'usage') {
           // The first response's prompt is the one the app measured; the repairs' answers add to the output.
           if (round === 0) inputTokens = event.inputTokens;
@@ -157,7 +163,7 @@ export class ToolProtocolProvider implements ModelProvider {
         return;
       }
       const ended = parser.end();
-      yield* this.eventsOf(ended, reading, () => nextIndex++);
+      for (const found of this.eventsOf(ended, reading, () => nextIndex++)) yield found;
       if (ended.some((event) => event.kind === 'unclosed'))
         reading.problems.push(
           `block ${reading.blocks} was never closed with </tool_call>${stop === 'max_tokens' ? ' (the answer reached its length limit)' : ''}`,
@@ -190,25 +196,26 @@ export class ToolProtocolProvider implements ModelProvider {
   }
 
   /** The normalized events of what the parser found: answer text, and calls as they are written. */
-  private *eventsOf(found: readonly BlockEvent[], reading: Reading, nextIndex: () => number): Iterable<ModelStreamEvent> {
+  private eventsOf(found: readonly BlockEvent[], reading: Reading, nextIndex: () => number): ModelStreamEvent[] {
+    const out: ModelStreamEvent[] = [];
     for (const event of found) {
       switch (event.kind) {
         case 'text':
-          yield { type: 'text_delta', text: event.text };
+          out.push({ type: 'text_delta', text: event.text });
           break;
         case 'open': {
           reading.blocks += 1;
           const index = nextIndex();
-          reading.draft = { index, id: `call_text_${index}`, body: '', name: null, argumentsAt: null, sent: 0 };
+          reading.draft = { index, id: `call_text_${index}`, head: '', name: null, streaming: false, withheld: '' };
           break;
         }
         case 'body':
-          if (reading.draft) yield* this.drafted(reading.draft, event.text);
+          if (reading.draft) this.drafted(reading.draft, event.text, out);
           break;
         case 'close': {
           const draft = reading.draft;
           reading.draft = null;
-          if (draft) yield* this.closed(draft, event.body, reading);
+          if (draft) this.closed(draft, event.body, reading, out);
           break;
         }
         case 'unclosed':
@@ -217,40 +224,43 @@ export class ToolProtocolProvider implements ModelProvider {
           break;
       }
     }
+    return out;
   }
 
   /** More of a block: once its tool's name shows, the call starts, and its arguments go out as they grow. */
-  private *drafted(draft: Draft, text: string): Iterable<ModelStreamEvent> {
-    draft.body += text;
-    if (draft.name === null && draft.body.length <= nameSearchLimit + text.length) {
-      const name = namePattern.exec(draft.body)?.[1];
-      if (name === undefined) return;
-      draft.name = name;
-      yield { type: 'tool_call_started', index: draft.index, id: draft.id, name };
-    }
-    if (draft.name === null) return;
-    if (draft.argumentsAt === null) {
-      const found = argumentsPattern.exec(draft.body);
+  private drafted(draft: Draft, text: string, out: ModelStreamEvent[]): void {
+    let piece = text;
+    if (!draft.streaming) {
+      // A block whose name and arguments have not shown by now is read when it closes.
+      if (draft.head.length > nameSearchLimit) return;
+      draft.head += text;
+      if (draft.name === null) {
+        const name = namePattern.exec(draft.head)?.[1];
+        if (name === undefined) return;
+        draft.name = name;
+        out.push({ type: 'tool_call_started', index: draft.index, id: draft.id, name });
+      }
+      const found = argumentsPattern.exec(draft.head);
       if (!found) return;
-      draft.argumentsAt = found.index + found[0].length;
-      draft.sent = draft.argumentsAt;
+      draft.streaming = true;
+      piece = draft.head.slice(found.index + found[0].length);
+      draft.head = '';
     }
-    const end = argumentsEnd(draft.body);
-    if (end > draft.sent) {
-      yield { type: 'tool_call_arguments_delta', index: draft.index, id: draft.id, delta: draft.body.slice(draft.sent, end) };
-      draft.sent = end;
-    }
+    const combined = draft.withheld + piece;
+    const end = argumentsEnd(combined);
+    if (end > 0) out.push({ type: 'tool_call_arguments_delta', index: draft.index, id: draft.id, delta: combined.slice(0, end) });
+    draft.withheld = combined.slice(end);
   }
 
-  private *closed(draft: Draft, body: string, reading: Reading): Iterable<ModelStreamEvent> {
+  private closed(draft: Draft, body: string, reading: Reading, out: ModelStreamEvent[]): void {
     const read = readBlock(body);
     if (!read.ok) {
       reading.problems.push(`block ${reading.blocks}: ${read.problem}`);
       return;
     }
     reading.calls += 1;
-    if (draft.name === null) yield { type: 'tool_call_started', index: draft.index, id: draft.id, name: read.name };
-    yield { type: 'tool_call_ready', index: draft.index, id: draft.id, name: read.name, arguments: read.arguments };
+    if (draft.name === null) out.push({ type: 'tool_call_started', index: draft.index, id: draft.id, name: read.name });
+    out.push({ type: 'tool_call_ready', index: draft.index, id: draft.id, name: read.name, arguments: read.arguments });
   }
 }
 
