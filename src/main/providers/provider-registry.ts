@@ -143,8 +143,12 @@ export class ProviderRegistry implements ProviderResolver {
     return check;
   }
 
-  /** Checks the models an endpoint serves, one after another (the first 20), in the background; each is announced when done. */
+  /**
+   * Checks the models a local endpoint serves, one after another (the first 20), in the background; each is announced
+   * when done. An Anthropic endpoint is checked only on demand: its probes are paid requests, and its models all call tools.
+   */
   async checkAll(providerId: string): Promise<void> {
+    if (this.endpoint(providerId).kind === 'anthropic') return;
     let models: ModelInfo[];
     try {
       models = await this.models(providerId, AbortSignal.any([AbortSignal.timeout(10_000), this.closing.signal]));

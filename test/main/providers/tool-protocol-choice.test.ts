@@ -73,6 +73,21 @@ describe('the tool protocol a model gets, as the app decides it', () => {
     await value('settings:update', { modelSettings: [] });
   });
 
+  it('does not check an Anthropic endpoint’s models on its own: its probes are paid requests', async () => {
+    const probes = server.probes.length;
+    const saved = await value<{ id: string }>('provider:save', {
+      kind: 'anthropic',
+      name: 'Claude',
+      baseUrl: server.anthropicBaseUrl,
+      apiKey: 'sk-test',
+    });
+    // A local endpoint's first probe arrives within milliseconds; give it ten times that.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.probes.length).toBe(probes);
+    expect(await value<ModelCheck[]>('model:checks', { providerId: saved.id })).toEqual([]);
+    await value('provider:remove', { providerId: saved.id });
+  });
+
   it('re-checks a model on demand, and forgets the checks of an endpoint that is removed', async () => {
     const check = await value<ModelCheck>('model:check', { providerId: providerId(), model: 'scripted-model' });
     expect(check).toMatchObject({ protocol: 'text', reachable: { ok: true } });
