@@ -104,7 +104,8 @@ export async function runUiBench(): Promise<void> {
   const executablePath = await prepareChromium();
   const folder = temporaryFolder('workbench-bench-ui-');
   const workspace = temporaryFolder('workbench-bench-ui-ws-');
-  const server = await ScriptedModelServer.start();
+  // A window the 20,000-token answer fits in with room to spare: this bench measures the UI, not the context budget.
+  const server = await ScriptedModelServer.start({ models: [{ id: 'scripted-model', contextLength: 131_072 }] });
   const host = await startTestHost({
     dataDir: folder.path,
     validateOutputs: false,
