@@ -13,6 +13,10 @@ export interface ProbeBehaviour {
   readonly chunkDelayMs?: number;
   /** Closes the connection in the middle of each answer. */
   readonly drops?: boolean;
+  /** Reasons until its answer's limit, calling nothing: a model that thinks at length. */
+  readonly reasonsPastLimit?: boolean;
+  /** Calls the tool with arguments that do not fit it. */
+  readonly wrongArguments?: boolean;
 }
 
 const words =
@@ -37,6 +41,8 @@ export function probeTurn(body: Record<string, unknown>, behaviour: ProbeBehavio
     ...(behaviour.drops ? { fault: { kind: 'drop' as const, afterChunks: 3 } } : {}),
   };
   if (behaviour.garbage !== undefined) return { steps: [{ kind: 'text', text: behaviour.garbage }], ...pace };
+  if (behaviour.reasonsPastLimit)
+    return { steps: [{ kind: 'reasoning', text: 'Let me think about time zones. '.repeat(40) }], stoppedAtLimit: true, ...pace };
   const thought = 'The person wants an answer.';
   const reasoning: ScriptedTurn['steps'] =
     behaviour.reasoning === 'field'
@@ -46,5 +52,6 @@ export function probeTurn(body: Record<string, unknown>, behaviour: ProbeBehavio
         : [];
   if (question === probeQuestions.speed) return { steps: [...reasoning, { kind: 'text', text: words, chunkSize: 6 }], ...pace };
   if (behaviour.ignoresTools) return { steps: [...reasoning, { kind: 'text', text: 'It is probably noon in Paris.' }], ...pace };
-  return { steps: [...reasoning, { kind: 'tool_call', id: 'call_probe', name: 'get_time', arguments: '{"city": "Paris"}' }], ...pace };
+  const args = behaviour.wrongArguments ? '{"town": 7}' : '{"city": "Paris"}';
+  return { steps: [...reasoning, { kind: 'tool_call', id: 'call_probe', name: 'get_time', arguments: args }], ...pace };
 }

@@ -94,6 +94,7 @@ export function createCore(options: CoreOptions): Core {
     const checkpoints = new SqliteCheckpointStore(db, () => clock.now());
     const trust = new SqliteTrustStore(db);
     const accounting = new SqliteAccountingStore(db);
+    let busyRuntime: SessionRuntime | null = null;
     const registry = new ProviderRegistry({
       settings: options.settings,
       secrets: options.secrets,
@@ -103,6 +104,8 @@ export function createCore(options: CoreOptions): Core {
       ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
       checks: new SqliteModelCheckStore(db),
+      // The runtime is made below, from the registry; checks only ask once it exists.
+      busy: () => busyRuntime?.anyBusy() ?? false,
       ...(options.onModelChecked ? { onChecked: options.onModelChecked } : {}),
     });
     owned.add(toDisposable(() => registry.dispose()));
@@ -118,7 +121,7 @@ export function createCore(options: CoreOptions): Core {
     const tools = new ToolRegistry(options.tools ?? []);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
-    const runtime = new SessionRuntime({
+    const runtime: SessionRuntime = new SessionRuntime({
       store,
       providers,
       tools,
@@ -146,6 +149,7 @@ export function createCore(options: CoreOptions): Core {
       newId: () => newId(clock.now()),
     });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
+    busyRuntime = runtime;
     owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => checkpoints.compact() }));
     owned.add(toDisposable(() => mcp.dispose()));
     owned.add(toDisposable(() => runtime.dispose()));

@@ -39,6 +39,9 @@ export const probeQuestions = {
   speed: 'Count from 1 to 40 in words, separated by commas, and write nothing else.',
 } as const;
 
+/** The answer room of each probe: enough for a model that reasons before it calls. */
+const probeAnswerTokens = 2048;
+
 /** What one probe request brought back. */
 interface Probe {
   readonly events: ModelStreamEvent[];
@@ -118,6 +121,16 @@ function toolsFinding(
   }
   const ready = result.events.filter((event) => event.type === 'tool_call_ready');
   const call = ready[0];
+  const stop = result.events.findLast((event) => event.type === 'done');
+  if (!call && stop?.type === 'done' && stop.stopReason === 'max_tokens')
+    return {
+      status: 'failed',
+      detail: `the answer reached its ${probeAnswerTokens}-token limit before any call (a model that reasons at length)`,
+      problem: {
+        problem: `The model used all ${probeAnswerTokens} tokens of the tool probe without calling the tool.`,
+        fix: 'The app keeps native tool calls for it; check again, or choose the tool calls in this card.',
+      },
+    };
   if (!call) {
     const wrote = textOf(result.events);
     const asText = /<tool_call>|"name"\s*:\s*"get_time"|get_time\s*\(/.test(wrote);
@@ -195,12 +208,7 @@ function windowProblems(window: ModelWindow | null, kind: ProviderKind, server: 
   ];
 }
 
-/**
- * Checks one model of an endpoint: whether the server answers, the window it loaded and was trained for, whether native
- * tool calling works (a real request with a small tool), how reasoning arrives, and its speed on a short answer; for each
- * problem, the fix in plain words. Every probe has its own timeout; nothing here throws.
- */
-export async function checkModel(
+async function examine(
   target: DoctorTarget,
   options: { readonly now: () => number; readonly timeouts?: DoctorTimeouts },
   signal: AbortSignal,
@@ -247,13 +255,13 @@ export async function checkModel(
   }
   const toolProbe = await probe(
     target.provider,
-    { model: target.model, messages: [{ role: 'user', content: probeQuestions.tool }], tools: [probeTool], maxTokens: 512 },
+    { model: target.model, messages: [{ role: 'user', content: probeQuestions.tool }], tools: [probeTool], maxTokens: probeAnswerTokens },
     within(timeouts.generateMs),
     options.now,
   );
   const speedProbe = await probe(
     target.provider,
-    { model: target.model, messages: [{ role: 'user', content: probeQuestions.speed }], maxTokens: 512 },
+    { model: target.model, messages: [{ role: 'user', content: probeQuestions.speed }], maxTokens: probeAnswerTokens },
     within(timeouts.generateMs),
     options.now,
   );
@@ -285,13 +293,20 @@ export async function checkModel(
   };
 }
 
-/** What a turn found when the server refused tool definitions, added to what a check found (or all that is known). */
-export function refusedInTurn(
-  known: ModelCheck | null,
-  target: { providerId: string; model: string },
-  reason: string,
-  at: number,
-): ModelCheck {
+const clip = (text: string): string => (text.length > 2000 ? `${text.slice(0, 1999)}…` : text);
+
+/** The check with every text within what is stored and shown: a server's message can be a whole HTML page. */
+export function clipped(check: ModelCheck): ModelCheck {
+  return {
+    ...check,
+    reachable: { ...check.reachable, detail: clip(check.reachable.detail) },
+    window: { ...check.window, detail: clip(check.window.detail) },
+    tools: { ...check.tools, detail: clip(check.tools.detail) },
+    problems: check.problems.slice(0, 20).map((item) => ({ problem: clip(item.problem), fix: clip(item.fix) })),
+  };
+}
+
+function refusal(known: ModelCheck | null, target: { providerId: string; model: string }, reason: string, at: number): ModelCheck {
   const problem = { problem: `The server refuses tool definitions: ${reason}`, fix: TextTools };
   if (known)
     return {
@@ -314,4 +329,27 @@ export function refusedInTurn(
     protocol: 'text',
     problems: [problem],
   };
+}
+
+/**
+ * Checks one model of an endpoint: whether the server answers, the window it loaded and was trained for, whether native
+ * tool calling works (a real request with a small tool), how reasoning arrives, and its speed on a short answer; for each
+ * problem, the fix in plain words. Every probe has its own timeout; nothing here throws.
+ */
+export async function checkModel(
+  target: DoctorTarget,
+  options: { readonly now: () => number; readonly timeouts?: DoctorTimeouts },
+  signal: AbortSignal,
+): Promise<ModelCheck> {
+  return clipped(await examine(target, options, signal));
+}
+
+/** What a turn found when the server refused tool definitions, added to what a check found (or all that is known). */
+export function refusedInTurn(
+  known: ModelCheck | null,
+  target: { providerId: string; model: string },
+  reason: string,
+  at: number,
+): ModelCheck {
+  return clipped(refusal(known, target, reason, at));
 }

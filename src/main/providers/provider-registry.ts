@@ -37,6 +37,8 @@ export interface ProviderRegistryOptions {
   readonly checks?: ModelCheckStore;
   /** Told of every new or changed check of a model. */
   readonly onChecked?: (check: ModelCheck) => void;
+  /** Whether a turn is running: checks in the background wait for it to end. */
+  readonly busy?: () => boolean;
   readonly doctorTimeouts?: DoctorTimeouts;
 }
 
@@ -61,6 +63,8 @@ export class ProviderRegistry implements ProviderResolver {
   /** Models whose server refused tool definitions during a turn, as `[providerId, model]` JSON. */
   private readonly refusedTools = new Set<string>();
   private readonly closing = new AbortController();
+  private readonly running = new Map<string, Promise<ModelCheck>>();
+  private readonly generations = new Map<string, number>();
 
   constructor(private readonly options: ProviderRegistryOptions) {}
 
@@ -118,7 +122,7 @@ export class ProviderRegistry implements ProviderResolver {
   private toolsRefused(providerId: string, model: string, reason: string): void {
     this.refusedTools.add(JSON.stringify([providerId, model]));
     const checks = this.options.checks;
-    if (!checks) return;
+    if (!checks || !this.options.settings.get().providers.some((item) => item.id === providerId)) return;
     const check = refusedInTurn(checks.get(providerId, model), { providerId, model }, reason, this.options.clock.now());
     checks.put(check);
     this.options.onChecked?.(check);
@@ -128,27 +132,47 @@ export class ProviderRegistry implements ProviderResolver {
    * Checks a model (the model doctor, see `checkModel`) and keeps what it found, which decides its tool protocol on
    * `auto`. Throws only when the endpoint is unknown.
    */
-  async check(providerId: string, model: string, signal: AbortSignal): Promise<ModelCheck> {
+  check(providerId: string, model: string, signal: AbortSignal): Promise<ModelCheck> {
+    // One check of a model at a time: asking again while one runs gets that one's answer.
+    const key = JSON.stringify([providerId, model]);
+    const running = this.running.get(key);
+    if (running) return running;
+    const started = this.examine(providerId, model, signal).finally(() => this.running.delete(key));
+    this.running.set(key, started);
+    return started;
+  }
+
+  private async examine(providerId: string, model: string, signal: AbortSignal): Promise<ModelCheck> {
     const endpoint = this.endpoint(providerId);
+    const generation = this.generationOf(providerId);
     const provider = this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint));
     const check = await checkModel(
       { providerId, kind: endpoint.kind, baseUrl: endpoint.baseUrl, provider, model },
       { now: () => this.options.clock.now(), ...(this.options.doctorTimeouts ? { timeouts: this.options.doctorTimeouts } : {}) },
       AbortSignal.any([signal, this.closing.signal]),
     );
-    if (this.closing.signal.aborted || !this.options.settings.get().providers.some((item) => item.id === providerId)) return check;
+    // What was found about a server the endpoint no longer points at (it was edited or removed meanwhile) is not kept.
+    if (this.closing.signal.aborted || this.generationOf(providerId) !== generation)
+      throw new WorkbenchError('invalid_input', `The endpoint changed while ${model} was being checked: check it again.`);
     this.refusedTools.delete(JSON.stringify([providerId, model]));
     this.options.checks?.put(check);
     this.options.onChecked?.(check);
     return check;
   }
 
+  /** Counts the changes of an endpoint's address or kind, and its removal: a check started before one is stale. */
+  private generationOf(providerId: string): number {
+    return this.generations.get(providerId) ?? 0;
+  }
+
   /**
-   * Checks the models a local endpoint serves, one after another (the first 20), in the background; each is announced
-   * when done. An Anthropic endpoint is checked only on demand: its probes are paid requests, and its models all call tools.
+   * Checks the models a local endpoint serves, one after another (the first 20), in the background, waiting while a turn
+   * runs so the checks never hold up the person's work; each is announced when done. An Anthropic endpoint is checked
+   * only on demand: its probes are paid requests, and its models all call tools.
    */
   async checkAll(providerId: string): Promise<void> {
     if (this.endpoint(providerId).kind === 'anthropic') return;
+    const generation = this.generationOf(providerId);
     let models: ModelInfo[];
     try {
       models = await this.models(providerId, AbortSignal.any([AbortSignal.timeout(10_000), this.closing.signal]));
@@ -157,13 +181,11 @@ export class ProviderRegistry implements ProviderResolver {
       return;
     }
     for (const model of models.slice(0, checkAllLimit)) {
-      if (this.closing.signal.aborted) return;
-      try {
-        await this.check(providerId, model.id, this.closing.signal);
-      } catch {
-        // The endpoint was removed meanwhile.
-        return;
-      }
+      while (this.options.busy?.() === true && !this.closing.signal.aborted)
+        await this.options.clock.sleep(1_000, this.closing.signal).catch(() => undefined);
+      if (this.closing.signal.aborted || this.generationOf(providerId) !== generation) return;
+      if (this.options.checks?.get(providerId, model.id)?.source === 'doctor') continue;
+      await this.check(providerId, model.id, this.closing.signal).catch(() => undefined);
     }
   }
 
@@ -301,6 +323,7 @@ export class ProviderRegistry implements ProviderResolver {
 
   /** What was found about an endpoint's models no longer holds (it was removed, or now points elsewhere). */
   private forgetChecks(providerId: string): void {
+    this.generations.set(providerId, this.generationOf(providerId) + 1);
     this.options.checks?.forget(providerId);
     for (const key of this.refusedTools) if ((JSON.parse(key) as string[])[0] === providerId) this.refusedTools.delete(key);
   }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelProvider } from '../../../src/main/agent/model-provider';
-import { checkModel, type DoctorTimeouts } from '../../../src/main/providers/model-doctor';
+import { checkModel, refusedInTurn, type DoctorTimeouts } from '../../../src/main/providers/model-doctor';
+import { modelCheckSchema } from '../../../src/shared/domain';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';
 import { ScriptedModelServer, type ScriptedModelServerOptions } from '../../scripted-model-server';
@@ -70,6 +71,28 @@ describe('the model doctor against a real server', () => {
     const garbage = await check({ probes: { garbage: '\u0000\u0001 ###!!! {"name": "get_time"' } });
     expect(garbage.report).toMatchObject({ reachable: { ok: true }, tools: { status: 'not_called' }, protocol: 'text' });
     expect(garbage.report.tools.detail).toMatch(/wrote the call as text/);
+  });
+
+  it('keeps native tool calls for a model that reasons past the probe’s limit, and gives up on malformed calls', async () => {
+    const thinker = await check({ probes: { reasonsPastLimit: true } });
+    expect(thinker.report).toMatchObject({
+      tools: { status: 'failed', detail: expect.stringMatching(/2048-token limit/) },
+      protocol: 'native',
+    });
+    expect((thinker.probes[0]?.body as { max_tokens?: number }).max_tokens).toBe(2048);
+    await server?.close();
+    const malformed = await check({ probes: { wrongArguments: true } });
+    expect(malformed.report).toMatchObject({
+      tools: { status: 'malformed', detail: expect.stringContaining('"town": 7') },
+      protocol: 'text',
+    });
+  });
+
+  it('keeps what it stores within bounds when a server answers with a whole page', async () => {
+    const page = `<html>${'<p>Not found</p>'.repeat(1000)}</html>`;
+    const found = refusedInTurn(null, { providerId: 'p', model: 'm' }, `does not support tools ${page}`, 1);
+    expect(() => modelCheckSchema.parse(found)).not.toThrow();
+    expect(found.tools.detail.length).toBeLessThanOrEqual(2000);
   });
 
   it('says how reasoning arrives: in a field, or inline in <think> tags', async () => {

@@ -88,6 +88,22 @@ describe('the tool protocol a model gets, as the app decides it', () => {
     await value('provider:remove', { providerId: saved.id });
   });
 
+  it('runs one check of a model at a time, and keeps nothing found about an address the endpoint no longer has', async () => {
+    const before = server.probes.length;
+    const [first, second] = await Promise.all([
+      value<ModelCheck>('model:check', { providerId: providerId(), model: 'scripted-model' }),
+      value<ModelCheck>('model:check', { providerId: providerId(), model: 'scripted-model' }),
+    ]);
+    expect(second).toEqual(first);
+    expect(server.probes.length - before).toBe(2);
+
+    const id = providerId();
+    const checking = transport.invoke('model:check', { providerId: id, model: 'scripted-model' });
+    await value('provider:save', { id, kind: 'openai-compatible', name: 'Scripted', baseUrl: `${server.openaiBaseUrl}/` });
+    expect(await checking).toMatchObject({ ok: false, error: { message: expect.stringMatching(/endpoint changed/) } });
+    expect(await value('model:checks', { providerId: id })).toEqual([]);
+  });
+
   it('re-checks a model on demand, and forgets the checks of an endpoint that is removed', async () => {
     const check = await value<ModelCheck>('model:check', { providerId: providerId(), model: 'scripted-model' });
     expect(check).toMatchObject({ protocol: 'text', reachable: { ok: true } });
