@@ -281,6 +281,23 @@ export const settingsSchema = z.object({
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
+/**
+ * The per-model settings with one model's choice changed: an entry left with nothing but the defaults is dropped, any
+ * other stays where it was, and a new one goes last.
+ */
+export function withModelSetting(
+  settings: Pick<Settings, 'modelSettings'>,
+  providerId: string,
+  model: string,
+  change: Partial<Pick<ModelSetting, 'toolProtocol' | 'thinkingBudget'>>,
+): ModelSetting[] {
+  const item: ModelSetting = { ...modelSettingOf(settings, providerId, model), ...change };
+  const same = (other: ModelSetting): boolean => other.providerId === providerId && other.model === model;
+  const keep = item.toolProtocol !== 'auto' || item.thinkingBudget !== null;
+  if (!settings.modelSettings.some(same)) return [...settings.modelSettings, ...(keep ? [item] : [])];
+  return settings.modelSettings.flatMap((other) => (!same(other) ? [other] : keep ? [item] : []));
+}
+
 /** What the person chose for a model, or the defaults when they chose nothing. */
 export function modelSettingOf(settings: Pick<Settings, 'modelSettings'>, providerId: string, model: string): ModelSetting {
   return (

@@ -1,5 +1,5 @@
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
-import type { Session } from '../../shared/domain';
+import { withModelSetting, type Session } from '../../shared/domain';
 import type { AppInfo } from '../../shared/ipc/contract';
 import { channelNames } from '../../shared/ipc/contract';
 import type { Clock } from '../agent/clock';
@@ -242,6 +242,13 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
 
     'model:check': (input) => providers.check(input.providerId, input.model, AbortSignal.timeout(5 * 60_000)),
     'model:checks': (input) => providers.checks(input.providerId),
+    'model:configure': (input) => {
+      const current = settings.get();
+      if (!current.providers.some((provider) => provider.id === input.providerId)) throw new NotFoundError('Provider', input.providerId);
+      const { providerId, model, ...change } = input;
+      const defined = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
+      return settings.set({ ...current, modelSettings: withModelSetting(current, providerId, model, defined) });
+    },
 
     'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),
     'trash:restore': async (input) => {

@@ -315,6 +315,9 @@ export class ProviderRegistry implements ProviderResolver {
       ...settings,
       defaultModel,
       providers: settings.providers.filter((provider) => provider.id !== providerId),
+      // What was chosen for its models goes with it, as does what checks found.
+      modelSettings: settings.modelSettings.filter((item) => item.providerId !== providerId),
+      contextWindows: settings.contextWindows.filter((item) => item.providerId !== providerId),
     });
     this.options.secrets.delete(secretKey(providerId));
     this.forgetChecks(providerId);

@@ -14,6 +14,8 @@ import {
   contextWindowSchema,
   contextWindowOverrideSchema,
   modelSettingSchema,
+  toolProtocolSchema,
+  thinkingBudgetLimits,
   modelCheckSchema,
   providerEndpointSchema,
   providerKindSchema,
@@ -233,6 +235,18 @@ export const channels = {
   'model:check': {
     input: z.object({ providerId: idSchema, model: z.string().min(1).max(limits.modelNameLength) }).strict(),
     output: modelCheckSchema,
+  },
+  /** Changes one model's own settings (tool calls, extended thinking), keeping the rest; answers the settings. */
+  'model:configure': {
+    input: z
+      .object({
+        providerId: idSchema,
+        model: z.string().min(1).max(limits.modelNameLength),
+        toolProtocol: toolProtocolSchema.optional(),
+        thinkingBudget: z.number().int().min(thinkingBudgetLimits.min).max(thinkingBudgetLimits.max).nullable().optional(),
+      })
+      .strict(),
+    output: settingsSchema,
   },
   /** What checks found, for one endpoint's models or all. */
   'model:checks': { input: z.object({ providerId: idSchema.optional() }).strict(), output: z.array(modelCheckSchema) },

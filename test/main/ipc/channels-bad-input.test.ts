@@ -214,6 +214,11 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { providerId: 'p' }, code: 'invalid_input' },
   ],
   'model:checks': [{ input: { providerId: 7 }, code: 'invalid_input' }],
+  'model:configure': [
+    { input: { providerId: unknownId, model: 'm', toolProtocol: 'text' }, code: 'not_found' },
+    { input: { providerId: 'p', model: 'm', toolProtocol: 'smoke signals' }, code: 'invalid_input' },
+    { input: { providerId: 'p', model: 'm', thinkingBudget: 10 }, code: 'invalid_input' },
+  ],
   'trash:list': [{ input: { all: 1 }, code: 'invalid_input' }],
   'trash:restore': [
     { input: { id: unknownId }, code: 'not_found' },

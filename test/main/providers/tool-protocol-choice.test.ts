@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelCheck } from '../../../src/shared/domain';
+import type { ModelCheck, Settings } from '../../../src/shared/domain';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
@@ -104,10 +104,30 @@ describe('the tool protocol a model gets, as the app decides it', () => {
     expect(await value('model:checks', { providerId: id })).toEqual([]);
   });
 
+  it('keeps both of two choices made at once for a model, drops an entry left at the defaults, and keeps other models’ entries', async () => {
+    const id = providerId();
+    await value('model:configure', { providerId: id, model: 'other-model', toolProtocol: 'text' });
+    await Promise.all([
+      value('model:configure', { providerId: id, model: 'scripted-model', toolProtocol: 'native' }),
+      value('model:configure', { providerId: id, model: 'scripted-model', thinkingBudget: 2048 }),
+    ]);
+    const both = await value<Settings>('settings:get', {});
+    expect(both.modelSettings).toEqual([
+      { providerId: id, model: 'other-model', toolProtocol: 'text', thinkingBudget: null },
+      { providerId: id, model: 'scripted-model', toolProtocol: 'native', thinkingBudget: 2048 },
+    ]);
+    await value('model:configure', { providerId: id, model: 'scripted-model', toolProtocol: 'auto', thinkingBudget: null });
+    expect((await value<Settings>('settings:get', {})).modelSettings).toEqual([
+      { providerId: id, model: 'other-model', toolProtocol: 'text', thinkingBudget: null },
+    ]);
+  });
+
   it('re-checks a model on demand, and forgets the checks of an endpoint that is removed', async () => {
     const check = await value<ModelCheck>('model:check', { providerId: providerId(), model: 'scripted-model' });
     expect(check).toMatchObject({ protocol: 'text', reachable: { ok: true } });
     await value('provider:remove', { providerId: providerId() });
     expect(await value('model:checks', {})).toEqual([]);
+    // What was chosen for its models goes with it.
+    expect((await value<Settings>('settings:get', {})).modelSettings).toEqual([]);
   });
 });

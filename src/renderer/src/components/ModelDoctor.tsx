@@ -77,11 +77,7 @@ function ProtocolChoice({ store, providerId, model }: { store: AppStore; provide
   if (!settings) return null;
   const current = modelSettingOf(settings, providerId, model);
   const choose = (toolProtocol: ToolProtocol): void =>
-    void store.attempt(async () => {
-      const others = settings.modelSettings.filter((item) => item.providerId !== providerId || item.model !== model);
-      const updated = await store.call('settings:update', { modelSettings: [...others, { ...current, toolProtocol }] });
-      store.setSettings(updated);
-    });
+    void store.attempt(async () => store.setSettings(await store.call('model:configure', { providerId, model, toolProtocol })));
   return (
     <label className="small">
       Tool calls{' '}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { modelSettingOf, thinkingBudgetLimits, type ModelSetting } from '../../../shared/domain';
+import { thinkingBudgetLimits } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 
 /**
@@ -28,16 +28,11 @@ export function ThinkingSettings({ store }: { store: AppStore }) {
     };
   }, [store, chosen]);
   if (!settings) return null;
-  const save = (endpoint: string, name: string, thinkingBudget: number | null): void => {
-    const item: ModelSetting = { ...modelSettingOf(settings, endpoint, name), thinkingBudget };
-    const same = (other: ModelSetting): boolean => other.providerId === endpoint && other.model === name;
-    // An entry left with nothing but the defaults is dropped; any other stays where it was.
-    const keep = item.thinkingBudget !== null || item.toolProtocol !== 'auto';
-    const modelSettings = settings.modelSettings.some(same)
-      ? settings.modelSettings.flatMap((other) => (!same(other) ? [other] : keep ? [item] : []))
-      : [...settings.modelSettings, ...(keep ? [item] : [])];
-    void store.attempt(async () => store.setSettings(await store.call('settings:update', { modelSettings })));
-  };
+  // Main changes this model's entry alone: what else is set for it, or for other models, is kept.
+  const save = (endpoint: string, name: string, thinkingBudget: number | null): void =>
+    void store.attempt(async () =>
+      store.setSettings(await store.call('model:configure', { providerId: endpoint, model: name, thinkingBudget })),
+    );
   const size = Number(budget);
   const valid =
     chosen !== '' && model.trim() !== '' && Number.isInteger(size) && size >= thinkingBudgetLimits.min && size <= thinkingBudgetLimits.max;
