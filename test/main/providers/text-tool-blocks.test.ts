@@ -49,6 +49,20 @@ describe('reading tool blocks out of a streamed answer', () => {
     expect(events.some((event) => event.kind === 'invented')).toBe(true);
   });
 
+  it('keeps tags mentioned in a sentence as text, and still reads a call written right after a sentence', () => {
+    const prose = 'Models write calls in a <tool_call> tag, and read results from a <tool_result> tag.\nThat is all.';
+    for (const size of [1, 3, 7, prose.length]) {
+      const pieces: string[] = [];
+      for (let at = 0; at < prose.length; at += size) pieces.push(prose.slice(at, at + size));
+      const read = parse(pieces);
+      expect(read.text, `pieces of ${size}`).toBe(prose);
+      expect(read.events.some((event) => event.kind !== 'text')).toBe(false);
+    }
+    const call = parse(['Reading it now.<tool_', 'call>\n', '{"name": "read_file", "arguments": {"path": "a"}}</tool_call>']);
+    expect(call.text).toBe('Reading it now.');
+    expect(call.blocks).toEqual(['\n{"name": "read_file", "arguments": {"path": "a"}}']);
+  });
+
   it('keeps text that only looks like the start of a tag', () => {
     expect(parse(['if a <', 'tool then <tool_c', 'all']).text).toBe('if a <tool then <tool_call');
   });
