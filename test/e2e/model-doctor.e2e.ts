@@ -51,4 +51,26 @@ describe('the model doctor in the workbench', () => {
     await workbench.screenshot('model-doctor-picker');
     expect(workbench.server.requests).toEqual([]);
   });
+
+  it('checks the models of an endpoint added without checks (an Anthropic one) when asked', async () => {
+    const workbench = await open();
+    const { page, host, server } = workbench;
+    const saved = await host.invoke('provider:save', {
+      kind: 'anthropic',
+      name: 'Claude',
+      baseUrl: server.anthropicBaseUrl,
+      apiKey: 'sk-test',
+    });
+    expect(saved.ok).toBe(true);
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const endpoint = page.getByRole('listitem').filter({ hasText: 'Claude' }).first();
+    await expectPage(endpoint).toContainText('No model checked yet.');
+    expect(server.probes).toEqual([]);
+    await endpoint.getByRole('button', { name: 'Check unchecked models' }).click();
+    const checks = endpoint.getByRole('list', { name: 'Model checks' });
+    await expectPage(checks.getByRole('listitem')).toHaveCount(2, { timeout: 15_000 });
+    await expectPage(checks).toContainText('native tool calls');
+    await expectPage(endpoint.getByRole('button', { name: 'Check unchecked models' })).toBeEnabled();
+  });
 });

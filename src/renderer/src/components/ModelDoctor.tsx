@@ -113,29 +113,64 @@ function CheckButton({ store, providerId, model, label }: { store: AppStore; pro
   );
 }
 
+/** Checks, one after another, the models of an endpoint that have no check yet. */
+function CheckUncheckedButton({ store, providerId, checked }: { store: AppStore; providerId: string; checked: readonly string[] }) {
+  const [progress, setProgress] = useState<string | null>(null);
+  return (
+    <button
+      type="button"
+      disabled={progress !== null}
+      onClick={() => {
+        setProgress('listing models…');
+        void store
+          .attempt(async () => {
+            const models = (await store.call('provider:models', { providerId })).filter((model) => !checked.includes(model.id));
+            for (const [place, model] of models.entries()) {
+              setProgress(`checking ${place + 1} of ${models.length}…`);
+              store.putCheck(await store.call('model:check', { providerId, model: model.id }));
+            }
+          })
+          .finally(() => setProgress(null));
+      }}
+    >
+      {progress ?? 'Check unchecked models'}
+    </button>
+  );
+}
+
 /** The checks of an endpoint's models in Settings, each with a way to check it again and to choose its tool calls. */
 export function EndpointChecks({ store, providerId }: { store: AppStore; providerId: string }) {
   const checks = useAppState(store, (state) => state.checks).filter((check) => check.providerId === providerId);
-  if (checks.length === 0) return <p className="muted small">No model checked yet: models are checked when an endpoint is added.</p>;
+  const unchecked = <CheckUncheckedButton store={store} providerId={providerId} checked={checks.map((check) => check.model)} />;
+  if (checks.length === 0)
+    return (
+      <div className="row">
+        <span className="muted small">No model checked yet.</span>
+        {unchecked}
+      </div>
+    );
   return (
-    <ul className="model-checks" aria-label="Model checks">
-      {[...checks]
-        .sort((a, b) => a.model.localeCompare(b.model))
-        .map((check) => (
-          <li key={check.model}>
-            <details>
-              <summary>
-                <strong>{check.model}</strong> <span className="muted small">{checkSummary(check)}</span>
-              </summary>
-              <ModelCheckCard check={check} />
-              <div className="row">
-                <ProtocolChoice store={store} providerId={providerId} model={check.model} />
-                <CheckButton store={store} providerId={providerId} model={check.model} label="Check again" />
-              </div>
-            </details>
-          </li>
-        ))}
-    </ul>
+    <>
+      <ul className="model-checks" aria-label="Model checks">
+        {[...checks]
+          .sort((a, b) => a.model.localeCompare(b.model))
+          .map((check) => (
+            <li key={check.model}>
+              <details>
+                <summary>
+                  <strong>{check.model}</strong> <span className="muted small">{checkSummary(check)}</span>
+                </summary>
+                <ModelCheckCard check={check} />
+                <div className="row">
+                  <ProtocolChoice store={store} providerId={providerId} model={check.model} />
+                  <CheckButton store={store} providerId={providerId} model={check.model} label="Check again" />
+                </div>
+              </details>
+            </li>
+          ))}
+      </ul>
+      {unchecked}
+    </>
   );
 }
 
