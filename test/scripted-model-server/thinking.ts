@@ -28,7 +28,14 @@ interface Message {
 const blocksOf = (message: Message | undefined): Block[] => (Array.isArray(message?.content) ? (message.content as Block[]) : []);
 
 /** Why the API refuses this request's thinking, or null when it does not. */
+/** The most a scripted Anthropic model writes in one answer. */
+export const anthropicOutputLimit = 64_000;
+
 export function thinkingRefusal(body: Record<string, unknown>): string | null {
+  const output = body['max_tokens'];
+  // Every scripted Anthropic model writes at most 64,000 tokens, as Sonnet 4.5 and Haiku 4.5 do; the words are the API's.
+  if (typeof output === 'number' && output > anthropicOutputLimit)
+    return `max_tokens: ${output} > ${anthropicOutputLimit}, which is the maximum allowed number of output tokens for ${String(body['model'])}`;
   const thinking = body['thinking'] as { type?: unknown; budget_tokens?: unknown } | undefined;
   const enabled = thinking?.type === 'enabled';
   if (enabled) {

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ModelInfo } from '../../shared/domain';
+import { thinkingBudgetLimits, type ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason, ThinkingBlock } from '../agent/model-provider';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
@@ -78,6 +78,24 @@ function maxTokensOf(request: ModelRequest, fallback: number): number {
   return budget !== undefined && room <= budget ? budget + room : room;
 }
 
+/** The output limit a refusal names: "max_tokens: 68096 > 64000, which is the maximum allowed number of output tokens for …". */
+export function outputLimitIn(message: string): number | null {
+  const found = /max_tokens: \d+ > (\d+), which is the maximum allowed number of output tokens/.exec(message);
+  const limit = found ? Number(found[1]) : NaN;
+  return Number.isInteger(limit) && limit >= 1 ? limit : null;
+}
+
+/** The request within a model's output limit: the thinking budget gives way first, down to the API's least, then goes. */
+function withinOutputLimit(request: ModelRequest, limit: number): ModelRequest {
+  const total = Math.min(request.maxTokens ?? limit, limit);
+  const { thinking, ...rest } = request;
+  if (!thinking) return { ...rest, maxTokens: total };
+  const budget = Math.min(thinking.budgetTokens, total - thinkingBudgetLimits.min);
+  return budget >= thinkingBudgetLimits.min
+    ? { ...rest, maxTokens: total, thinking: { budgetTokens: budget } }
+    : { ...rest, maxTokens: total };
+}
+
 function stopReason(reason: string | null | undefined): StopReason {
   if (reason === 'end_turn' || reason === 'stop_sequence') return 'end_turn';
   if (reason === 'tool_use') return 'tool_use';
@@ -100,6 +118,8 @@ export class AnthropicProvider implements ModelProvider {
   readonly kind = 'anthropic' as const;
   private readonly client: Anthropic;
   private readonly idleTimeoutMs: number;
+  /** Output limits models were refused at, by model. */
+  private readonly outputLimits = new Map<string, number>();
 
   constructor(private readonly options: AnthropicOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 5 * 60_000;
@@ -112,7 +132,26 @@ export class AnthropicProvider implements ModelProvider {
     });
   }
 
+  /**
+   * Streams one response. A model whose output limit the request passed (a large thinking budget on top of the answer's
+   * room) is refused with its limit in the message: the request is made again within it, once, and the limit is kept.
+   */
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    const known = this.outputLimits.get(request.model);
+    let started = false;
+    for await (const event of this.streamOnce(known === undefined ? request : withinOutputLimit(request, known), signal)) {
+      const limit = !started && event.type === 'error' && known === undefined ? outputLimitIn(event.error.message) : null;
+      if (limit !== null && limit < maxTokensOf(request, this.options.defaultMaxTokens ?? 8192)) {
+        this.outputLimits.set(request.model, limit);
+        yield* this.streamOnce(withinOutputLimit(request, limit), signal);
+        return;
+      }
+      started = true;
+      yield event;
+    }
+  }
+
+  private async *streamOnce(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     if (!this.options.apiKey) {
       yield { type: 'error', error: missingKey(this.options.baseUrl) };
       return;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, ModelRequest, ModelStreamEvent, ThinkingBlock } from '../../../src/main/agent/model-provider';
 import { RetryingModelProvider } from '../../../src/main/agent/retry';
-import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
+import { AnthropicProvider, outputLimitIn } from '../../../src/main/providers/anthropic-provider';
 import { ScriptedModelServer, signatureOf, textTurn } from '../../scripted-model-server';
 
 async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
@@ -205,5 +205,27 @@ describe('Anthropic extended thinking, through the SDK against the scripted serv
     expect(blocksOf(events)).toEqual([{ type: 'redacted_thinking', data: 'Opaque==' }]);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'model_stream_interrupted' } });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('makes a request the model’s output limit refuses again within it, once, and keeps the limit for the next', async () => {
+    server.enqueue(textTurn('Thought it through.'), textTurn('Again.'));
+    const large = { model: 'scripted-model', messages: [{ role: 'user' as const, content: 'Think hard' }], maxTokens: 68_096 };
+    const events = await stream({ ...large, thinking: { budgetTokens: 64_000 } });
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(
+      server.requests.map((request) => [
+        request.body['max_tokens'],
+        (request.body['thinking'] as { budget_tokens?: number })?.budget_tokens,
+      ]),
+    ).toEqual([
+      [68_096, 64_000],
+      [64_000, 62_976],
+    ]);
+    await stream({ ...large, thinking: { budgetTokens: 64_000 } });
+    expect(server.requests[2]?.body['max_tokens']).toBe(64_000);
+    expect(outputLimitIn('max_tokens: 8000 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307')).toBe(
+      4096,
+    );
+    expect(outputLimitIn('prompt is too long: 210000 tokens > 200000 maximum')).toBeNull();
   });
 });
