@@ -16,6 +16,7 @@ import {
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from './model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
 import { fitTools } from './tool-catalogue';
+import { withDeadline } from '../../shared/deadline';
 
 /** The settings the budget reads for every request. */
 export interface ContextSettings {
@@ -345,9 +346,9 @@ export class ContextBudget {
     if (!count || this.calibration.get(key).counting !== 'estimate' || this.noTokenizer.has(key)) return;
     const text = requestText(input.system, input.tools, compactedView(input.entries));
     if (text.length < 2_000) return;
-    const timeout = AbortSignal.timeout(this.options.tokenizerTimeoutMs ?? 3_000);
+    const bounded = withDeadline(input.signal, this.options.tokenizerTimeoutMs ?? 3_000);
     try {
-      const tokens = await count.call(input.provider, input.choice.model, text, AbortSignal.any([input.signal, timeout]));
+      const tokens = await count.call(input.provider, input.choice.model, text, bounded);
       this.calibration.fromTokenizer(key, tokens, text.length);
     } catch {
       // No tokenizer, or one that failed or hung: the estimate stands, calibrated from the reported counts.

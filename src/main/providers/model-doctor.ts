@@ -2,6 +2,7 @@ import type { ModelCheck, ProviderKind } from '../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../agent/model-provider';
 import { toolsRefused } from './text-tool-provider';
+import { withDeadline } from '../../shared/deadline';
 
 /** How long each probe may take: listing and window questions answer in milliseconds; a generation may first load the model. */
 export interface DoctorTimeouts {
@@ -215,7 +216,7 @@ async function examine(
 ): Promise<ModelCheck> {
   const timeouts = options.timeouts ?? defaultDoctorTimeouts;
   const startedAt = options.now();
-  const within = (ms: number): AbortSignal => AbortSignal.any([signal, AbortSignal.timeout(ms)]);
+  const within = (ms: number): AbortSignal => withDeadline(signal, ms);
   const base = { providerId: target.providerId, model: target.model, checkedAt: startedAt, source: 'doctor' as const };
   const problems: Problem[] = [];
   let listed: string[];

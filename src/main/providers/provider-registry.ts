@@ -23,6 +23,7 @@ import { discoverLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandi
 import { checkModel, refusedInTurn, type DoctorTimeouts } from './model-doctor';
 import { OllamaProvider } from './ollama-provider';
 import { OpenAICompatibleProvider } from './openai-compatible-provider';
+import { withDeadline } from '../../shared/deadline';
 
 export interface ProviderRegistryOptions {
   readonly settings: SettingsStore;
@@ -175,7 +176,7 @@ export class ProviderRegistry implements ProviderResolver {
     const generation = this.generationOf(providerId);
     let models: ModelInfo[];
     try {
-      models = await this.models(providerId, AbortSignal.any([AbortSignal.timeout(10_000), this.closing.signal]));
+      models = await this.models(providerId, withDeadline(this.closing.signal, 10_000));
     } catch {
       // An endpoint that does not answer now is checked when the person asks.
       return;
@@ -250,9 +251,7 @@ export class ProviderRegistry implements ProviderResolver {
     const provider = this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint));
     let found: { reported: ModelWindow | null; failure: string | null };
     try {
-      const reported = provider.window
-        ? await provider.window(model, AbortSignal.any([signal, AbortSignal.timeout(windowTimeoutMs)]))
-        : null;
+      const reported = provider.window ? await provider.window(model, withDeadline(signal, windowTimeoutMs)) : null;
       found = { reported, failure: null };
     } catch (error) {
       if (signal.aborted) return { reported: null, failure: 'stopped' };

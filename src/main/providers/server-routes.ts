@@ -1,3 +1,5 @@
+import { withDeadline } from '../../shared/deadline';
+
 /** How the provider reaches a server's routes beside the OpenAI ones. */
 export interface RouteContext {
   /** The server's root: the base URL without its `/v1`. */
@@ -26,7 +28,7 @@ export function serverRoot(baseUrl: string): string {
 
 /** The caller's signal, cut short after `ms`: a route that hangs ends in a timeout, never a wait. */
 export function withTimeout(signal: AbortSignal, ms: number): AbortSignal {
-  return AbortSignal.any([signal, AbortSignal.timeout(ms)]);
+  return withDeadline(signal, ms);
 }
 
 /** Sends one request and reads its JSON, within the context's timeout. Never throws. */
