@@ -61,3 +61,10 @@ export function useScriptedCore(options: ScriptedCoreOptions, bind: (started: Sc
     started?.folder.remove();
   });
 }
+
+/** What a channel answers over the loopback transport; a refusal throws, naming the channel. */
+export async function answer<T>(transport: LoopbackTransport, channel: string, payload: unknown): Promise<T> {
+  const result = await transport.invoke(channel, payload);
+  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+  return result.value as T;
+}

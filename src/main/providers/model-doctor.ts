@@ -286,11 +286,11 @@ async function examine(
     durationMs: options.now() - startedAt,
     reachable: { ok: true, detail: `${listed.length} ${listed.length === 1 ? 'model' : 'models'} listed` },
     window: { loaded: window?.loaded ?? null, trained: window?.trained ?? null, detail: windowDetail },
-    tools: { status: tools.status, detail: tools.detail.slice(0, 2000) },
+    tools: { status: tools.status, detail: tools.detail },
     reasoning: reasoningOf([toolProbe, speedProbe]),
     tokensPerSecond: speed,
     protocol: tools.status === 'works' || tools.status === 'failed' ? 'native' : 'text',
-    problems: problems.slice(0, 20).map((item) => ({ problem: item.problem.slice(0, 2000), fix: item.fix.slice(0, 2000) })),
+    problems,
   };
 }
 
@@ -312,7 +312,7 @@ function refusal(known: ModelCheck | null, target: { providerId: string; model: 
   if (known)
     return {
       ...known,
-      tools: { status: 'refused', detail: reason.slice(0, 2000) },
+      tools: { status: 'refused', detail: reason },
       protocol: 'text',
       problems: [...known.problems.filter((item) => !item.problem.startsWith('The server refuses')), problem].slice(0, 20),
     };
@@ -324,7 +324,7 @@ function refusal(known: ModelCheck | null, target: { providerId: string; model: 
     source: 'turn',
     reachable: { ok: true, detail: 'answered a turn' },
     window: { loaded: null, trained: null, detail: 'not checked' },
-    tools: { status: 'refused', detail: reason.slice(0, 2000) },
+    tools: { status: 'refused', detail: reason },
     reasoning: 'unchecked',
     tokensPerSecond: null,
     protocol: 'text',

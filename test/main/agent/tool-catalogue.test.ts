@@ -7,7 +7,7 @@ import { defineTool, ToolRegistry, type Tool } from '../../../src/main/agent/too
 import { testTools, toolCall } from './harness';
 import type { ModelCheck } from '../../../src/shared/domain';
 import { textTurn } from '../../scripted-model-server';
-import { useScriptedCore } from '../scripted-core';
+import { answer, useScriptedCore } from '../scripted-core';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import type { ScriptedModelServer } from '../../scripted-model-server';
@@ -112,11 +112,7 @@ describe('a model working from the catalogue', () => {
   );
 
   it('asks for a definition, gets it natively in the next request, and calls the tool', async () => {
-    const value = async <T>(channel: string, payload: unknown): Promise<T> => {
-      const result = await transport.invoke(channel, payload);
-      if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-      return result.value as T;
-    };
+    const value = <T>(channel: string, payload: unknown): Promise<T> => answer<T>(transport, channel, payload);
     for (let waited = 0; (await value<ModelCheck[]>('model:checks', {})).length === 0 && waited < 5_000; waited += 20)
       await new Promise((resolve) => setTimeout(resolve, 20));
     await value('session:setAutonomy', { sessionId, autonomy: 'L2' });

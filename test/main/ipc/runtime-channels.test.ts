@@ -1,4 +1,4 @@
-import { useScriptedCore } from '../scripted-core';
+import { answer, useScriptedCore } from '../scripted-core';
 import { describe, expect, it } from 'vitest';
 import type { TrustGrant } from '../../../src/shared/domain';
 import type { SessionTotalsView } from '../../../src/shared/ipc/contract';
@@ -15,11 +15,7 @@ describe('runtime channels over IPC', () => {
   let sessionId: string;
   const log: string[] = [];
 
-  const value = async <T>(channel: string, payload: unknown): Promise<T> => {
-    const result = await transport.invoke(channel, payload);
-    if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-    return result.value as T;
-  };
+  const value = <T>(channel: string, payload: unknown): Promise<T> => answer<T>(transport, channel, payload);
 
   useScriptedCore(
     { tools: () => testTools(log).tools, session: 'workspace' },

@@ -4,7 +4,7 @@ import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { testTools, toolCall } from '../agent/harness';
-import { useScriptedCore } from '../scripted-core';
+import { answer, useScriptedCore } from '../scripted-core';
 
 describe('the tool protocol a model gets, as the app decides it', () => {
   let server: ScriptedModelServer;
@@ -13,11 +13,7 @@ describe('the tool protocol a model gets, as the app decides it', () => {
   let sessionId: string;
   const log: string[] = [];
 
-  const value = async <T>(channel: string, payload: unknown): Promise<T> => {
-    const result = await transport.invoke(channel, payload);
-    if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-    return result.value as T;
-  };
+  const value = <T>(channel: string, payload: unknown): Promise<T> => answer<T>(transport, channel, payload);
   const providerId = (): string => core.core?.providers.list()[0]?.id ?? '';
 
   useScriptedCore(
