@@ -16,6 +16,7 @@ const mainLayers = [
   { name: 'settings', files: ['src/main/settings/**'], imports: ['**/settings/*'] },
   { name: 'secrets', files: ['src/main/secrets/**'], imports: ['**/secrets/*'] },
   { name: 'workspace', files: ['src/main/workspace/**'], imports: ['**/workspace/*'] },
+  { name: 'shell', files: ['src/main/shell/**'], imports: ['**/shell/*'] },
   { name: 'tools', files: ['src/main/tools/**'], imports: ['**/tools/*'] },
   { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },
   { name: 'mcp', files: ['src/main/mcp/**'], imports: ['**/mcp/*'] },

@@ -10,6 +10,9 @@ import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-s
 import { addSelfTimes, formatSelfTimes, type CpuProfile } from './cpu-profile';
 import { measureArgumentStreaming } from './ui-drafts';
 import { launchChromium, openAppPage, prepareChromium, timeOpen } from './ui-page';
+import { BashParser } from '../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 /*
  * The real UI in Chromium through the test host: a 20,000-token answer and 50 MB of shell output
@@ -109,7 +112,7 @@ export async function runUiBench(): Promise<void> {
   const host = await startTestHost({
     dataDir: folder.path,
     validateOutputs: false,
-    tools: builtinTools({ dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }),
+    tools: builtinTools({ shell, dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }),
   });
   const browser = await launchChromium(executablePath);
   try {

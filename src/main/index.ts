@@ -15,6 +15,7 @@ import { builtinTools } from './tools/builtin-tools';
 import { commandNiceness } from './tools/run-command';
 import { detectSandbox } from './tools/sandbox';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
+import { BashParser } from './shell/bash-parser';
 
 /*
  * The Electron edge and the one composition root of the app: lifecycle, the window, the app://
@@ -54,7 +55,7 @@ if (!app.requestSingleInstanceLock()) {
     hardenWebContents(contents, (url) => void shell.openExternal(url));
   });
 
-  void app.whenReady().then(() => {
+  void app.whenReady().then(async () => {
     denyAllPermissions(session.defaultSession);
     protocol.handle(appScheme, async (request) => {
       const file = resolveAppFile(rendererRoot, request.url);
@@ -68,6 +69,7 @@ if (!app.requestSingleInstanceLock()) {
 
     const dataDir = app.getPath('userData');
     const sandbox = detectSandbox();
+    const shell = await BashParser.load();
     const settings = new ConfSettingsStore(
       new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }),
     );
@@ -88,6 +90,7 @@ if (!app.requestSingleInstanceLock()) {
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
       tools: builtinTools({
+        shell,
         dataDir,
         newId: () => newId(),
         now: () => Date.now(),

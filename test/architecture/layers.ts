@@ -21,6 +21,7 @@ export const orderedLayers = [
   { name: 'settings', paths: ['src/main/settings/'] },
   { name: 'secrets', paths: ['src/main/secrets/'] },
   { name: 'workspace', paths: ['src/main/workspace/'] },
+  { name: 'shell', paths: ['src/main/shell/'] },
   { name: 'tools', paths: ['src/main/tools/'] },
   { name: 'providers', paths: ['src/main/providers/'] },
   { name: 'mcp', paths: ['src/main/mcp/'] },

@@ -12,6 +12,9 @@ import type { JournalEntry } from '../../src/shared/events';
 import { emptySessionView, reduceSessionView } from '../../src/shared/session-view';
 import { LoopbackTransport } from '../host/loopback-transport';
 import { createNodeCore } from '../host/node-core';
+import { BashParser } from '../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 const [dataDir, baseUrl, workspace] = process.argv.slice(2);
 if (!dataDir || !baseUrl || !workspace) throw new Error('usage: crash-child DATA_DIR BASE_URL WORKSPACE');
@@ -25,7 +28,7 @@ const { core, settings } = createNodeCore({
   dataDir,
   transport,
   frameMs: 1,
-  tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now() }),
+  tools: builtinTools({ shell, dataDir, newId: () => newId(), now: () => Date.now() }),
 });
 
 async function call<T>(channel: string, input: unknown): Promise<T> {

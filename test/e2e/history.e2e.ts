@@ -8,6 +8,9 @@ import { toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { temporaryFolder } from '../helpers';
 import { useWorkbenches, type Workbench } from './fixture';
+import { BashParser } from '../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 async function send(workbench: Workbench, text: string): Promise<void> {
   const box = workbench.page.getByRole('textbox', { name: 'Message' });
@@ -56,7 +59,7 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     'restores a checkpoint’s files and conversation from the history, with a preview, and undoes it (%s tool calls)',
     async (mode) => {
       const workbench = await open(
-        { tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
+        { tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
         { textOnly: mode === 'text' },
       );
       const { page, server, host } = workbench;

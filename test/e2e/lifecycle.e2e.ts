@@ -7,6 +7,9 @@ import { temporaryFolder } from '../helpers';
 import { toolCall } from '../main/agent/harness';
 import { textTurn, type ScriptedModelServer } from '../scripted-model-server';
 import { useWorkbenches } from './fixture';
+import { BashParser } from '../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 const kinds = ['timeouts', 'intervals', 'animationFrames', 'idleCallbacks', 'subscriptions'] as const;
 type Kind = (typeof kinds)[number];
@@ -298,7 +301,7 @@ describe('the renderer lets go of what it no longer needs', () => {
     onTestFinished(() => workspace.remove());
     // No sandbox: every command is a high-risk write, which waits at the gate at L2 on any machine.
     const sandbox = { available: false, reason: 'no sandbox in this test' } as const;
-    const tools = builtinTools({ dataDir: workspace.path, newId: () => `t${Date.now()}`, now: () => Date.now(), sandbox });
+    const tools = builtinTools({ shell, dataDir: workspace.path, newId: () => `t${Date.now()}`, now: () => Date.now(), sandbox });
     const workbench = await open({ tools, sandbox, folderPicker: { pickFolder: async () => workspace.path } });
     const { page, host, server } = workbench;
     await page.addInitScript(trackLiveResources);

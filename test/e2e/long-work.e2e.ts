@@ -5,13 +5,16 @@ import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../helpers';
 import { factOf, finalAnswer, noteCount, notesModel, notesTask, writeNotes } from '../twenty-notes';
 import { useWorkbenches } from './fixture';
+import { BashParser } from '../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 describe('long work on a small local model', () => {
   const open = useWorkbenches();
 
   it('follows twenty long notes on an 8,192-token window, shows the meter and the summaries, and never overflows', async () => {
     const workbench = await open(
-      { tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
+      { tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
       { personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel },
     );
     const { page, server, host } = workbench;

@@ -5,13 +5,18 @@ import { temporaryFolder } from '../helpers';
 import { toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { useWorkbenches } from './fixture';
+import { BashParser } from '../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 describe('commands in the workbench', () => {
   const open = useWorkbenches();
 
   it('shows a command’s output live in a terminal, and Stop ends it', async () => {
     const folder = temporaryFolder('workbench-term-');
-    const workbench = await open({ tools: builtinTools({ dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }) });
+    const workbench = await open({
+      tools: builtinTools({ shell, dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }),
+    });
     const { page, server, host } = workbench;
     const consoleErrors: string[] = [];
     page.on('console', (message) => {

@@ -6,13 +6,16 @@ import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../helpers';
 import { textTurn } from '../scripted-model-server';
 import { useWorkbenches } from './fixture';
+import { BashParser } from '../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 describe('a tool call while the model writes it', () => {
   const open = useWorkbenches();
 
   it('a long write_file fills in its card as it streams, then becomes the call waiting at its gate', async () => {
     const workbench = await open({
-      tools: builtinTools({ dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
+      tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
     });
     const { page, server, host } = workbench;
     await workbench.configureScriptedModel();

@@ -6,6 +6,9 @@ import { newId } from '../../src/main/agent/ids';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { detectSandbox } from '../../src/main/tools/sandbox';
 import { startTestHost } from './host';
+import { BashParser } from '../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 /*
  * Starts the test host by hand: the real core and renderer in any browser, with a scripted model
@@ -37,7 +40,7 @@ const sandbox = detectSandbox();
 const host = await startTestHost({
   dataDir,
   folderPicker: { pickFolder: async () => values.workspace ?? process.cwd() },
-  tools: builtinTools({ dataDir, newId: () => newId(), now: () => Date.now(), sandbox }),
+  tools: builtinTools({ shell, dataDir, newId: () => newId(), now: () => Date.now(), sandbox }),
   sandbox,
 });
 const providers = await host.invoke('provider:list', {});

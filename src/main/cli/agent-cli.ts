@@ -16,6 +16,7 @@ import { commandNiceness } from '../tools/run-command';
 import { detectSandbox } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { formatEntry } from './format-entry';
+import { BashParser } from '../shell/bash-parser';
 
 /*
  * Runs one turn from the terminal and prints its events, for debugging and benchmarks:
@@ -124,6 +125,7 @@ async function main(): Promise<number> {
     secrets: new MemorySecretStore(),
     environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
     tools: builtinTools({
+      shell: await BashParser.load(),
       dataDir,
       newId: () => newId(),
       now: () => Date.now(),

@@ -1,15 +1,17 @@
 import type { Tool } from '../agent/tools';
+import type { BashParser } from '../shell/bash-parser';
 import { runCommandTool } from './run-command';
 import type { SandboxStatus } from './sandbox';
 import { workspaceTools, type WorkspaceToolOptions } from './workspace-tools';
 
 /** The tools the app offers the model: the workspace file tools and the shell, sandboxed where it can be. */
 export function builtinTools(
-  options: WorkspaceToolOptions & { readonly sandbox?: SandboxStatus; readonly commandNiceness?: () => number },
+  options: WorkspaceToolOptions & { readonly shell: BashParser; readonly sandbox?: SandboxStatus; readonly commandNiceness?: () => number },
 ): Tool[] {
   return [
     ...workspaceTools(options),
     runCommandTool({
+      shell: options.shell,
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       ...(options.commandNiceness ? { niceness: options.commandNiceness } : {}),
       protectedFolders: [options.dataDir],

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { maxRisk, type Settings } from '../../shared/domain';
 import { WorkbenchError } from '../../shared/errors';
-import { assessCommand, commandTrustCovers, commandTrustPattern } from '../agent/command-risk';
 import { defineTool, type Tool } from '../agent/tools';
+import type { BashParser } from '../shell/bash-parser';
+import { assessCommand, commandPlace } from '../shell/command-risk';
+import { commandTrustCovers, commandTrustPattern } from '../shell/trust-pattern';
 import { runInPty } from './pty-runner';
 import { sandboxBlock, sandboxWrapper, type SandboxStatus } from './sandbox';
 
@@ -49,6 +51,8 @@ export function plainText(output: string): string {
 }
 
 export interface RunCommandOptions {
+  /** Bash's grammar, loaded once: every command is judged from its parse. */
+  readonly shell: BashParser;
   readonly defaultTimeoutMs?: number;
   readonly maxTimeoutMs?: number;
   /** The OS sandbox, when there is one; without it every command counts as at least write_high. */
@@ -65,7 +69,7 @@ export function commandNiceness(settings: Pick<Settings, 'commandPriority'>): nu
 }
 
 /** run_command: a shell command in the workspace, in a pty, with live output. */
-export function runCommandTool(options: RunCommandOptions = {}): Tool {
+export function runCommandTool(options: RunCommandOptions): Tool {
   const defaultTimeout = options.defaultTimeoutMs ?? 120_000;
   const sandbox = options.sandbox?.available === true ? options.sandbox : null;
   const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
@@ -91,16 +95,21 @@ export function runCommandTool(options: RunCommandOptions = {}): Tool {
       })
       .strict(),
     risk: 'write_high',
-    assess: (input) => {
-      const risk = assessCommand(input.command);
+    assess: (input, context) => {
+      const place = commandPlace(
+        context.workspacePath,
+        sandbox && input.sandbox !== 'none' ? sandbox.kind : null,
+        options.protectedFolders ?? [],
+      );
+      const risk = assessCommand(options.shell, input.command, place);
       const reason = risk.reasons.join('; ');
       if (!sandbox) return { level: maxRisk([risk.level, 'write_high']), reason: `${reason}; no OS sandbox is in use` };
       if (input.sandbox === 'none') return { level: 'destructive', reason: `${reason}; asked to run outside the sandbox` };
       if (input.sandbox === 'network') return { level: maxRisk([risk.level, 'write_high']), reason: `${reason}; asked for network access` };
       return { level: risk.level, reason };
     },
-    trustPattern: (input) => commandTrustPattern(input.command),
-    covers: (pattern, input) => input.sandbox !== 'none' && commandTrustCovers(pattern, input.command),
+    trustPattern: (input) => commandTrustPattern(options.shell, input.command),
+    covers: (pattern, input) => input.sandbox !== 'none' && commandTrustCovers(options.shell, pattern, input.command),
     summarize: (input) => (input.sandbox === 'workspace' ? input.command : `${input.command} (sandbox: ${input.sandbox})`),
     execute: async (input, context) => {
       if (!context.workspacePath)

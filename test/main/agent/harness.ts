@@ -6,7 +6,6 @@ import { defaultSettings, type Autonomy, type Settings } from '../../../src/shar
 import type { JournalEntry, ToolCallDraftEvent } from '../../../src/shared/events';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
 import type { Clock } from '../../../src/main/agent/clock';
-import { assessCommand, commandTrustCovers, commandTrustPattern } from '../../../src/main/agent/command-risk';
 import { defineTool, type Tool } from '../../../src/main/agent/tools';
 import type { SessionRuntime } from '../../../src/main/agent/session-runtime';
 import { createCore } from '../../../src/main/core/create-core';
@@ -16,10 +15,15 @@ import { SqliteAccountingStore } from '../../../src/main/store/sqlite-accounting
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
 import { SqliteTrustStore } from '../../../src/main/store/sqlite-trust-store';
 import { SqliteCheckpointStore } from '../../../src/main/store/sqlite-checkpoint-store';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+import { assessCommand, commandPlace } from '../../../src/main/shell/command-risk';
+import { commandTrustCovers, commandTrustPattern } from '../../../src/main/shell/trust-pattern';
 import { temporaryFolder } from '../../helpers';
 import { memoryKeyCipher } from '../../host/test-cipher';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { ScriptedModelServer, type ScriptedTurn } from '../../scripted-model-server';
+
+const shell = await BashParser.load();
 
 /** A clock the test moves by hand; sleeps resolve at once (retries do not wait). */
 export class ManualClock implements Clock {
@@ -87,13 +91,13 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
         description: 'Runs a command (test stand-in: it does not run anything).',
         input: z.object({ command: z.string() }).strict(),
         risk: 'write_high',
-        assess: (input) => {
-          const risk = assessCommand(input.command);
+        assess: (input, context) => {
+          const risk = assessCommand(shell, input.command, commandPlace(context.workspacePath, 'bubblewrap'));
           // The stand-in asks for every command at L1, as the real shell does for anything not read-only.
           return { level: risk.level === 'read_only' ? 'write_high' : risk.level, reason: risk.reasons.join('; ') };
         },
-        trustPattern: (input) => commandTrustPattern(input.command),
-        covers: (pattern, input) => commandTrustCovers(pattern, input.command),
+        trustPattern: (input) => commandTrustPattern(shell, input.command),
+        covers: (pattern, input) => commandTrustCovers(shell, pattern, input.command),
         summarize: (input) => input.command,
         execute: async (input, context) => {
           log.push(`shell ${input.command}`);

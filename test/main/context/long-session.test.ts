@@ -6,6 +6,9 @@ import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';
 import { ScriptedModelServer, type ScriptedModelServerOptions } from '../../scripted-model-server';
 import { factOf, finalAnswer, notesModel, notesTask, writeNotes } from '../../twenty-notes';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 /** A workbench core on a fresh data folder, the scripted server as its model, and a session on a folder of notes. */
 async function setUp(
@@ -18,7 +21,7 @@ async function setUp(
   const workspace = temporaryFolder('workbench-notes-');
   writeNotes(workspace.path);
   const transport = new LoopbackTransport();
-  const tools = builtinTools({ dataDir: data.path, newId: () => `t${Date.now()}`, now: () => Date.now() });
+  const tools = builtinTools({ shell, dataDir: data.path, newId: () => `t${Date.now()}`, now: () => Date.now() });
   const { core, settings } = createNodeCore({ dataDir: data.path, transport, tools });
   const call = async <T>(channel: string, payload: unknown): Promise<T> => {
     const result = await transport.invoke(channel, payload);

@@ -9,6 +9,9 @@ import { createCoreWithScriptedModel } from '../../host/node-core';
 import { startTestHost } from '../../host/host';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
@@ -56,7 +59,7 @@ describe('the core lets go of everything it held', () => {
   async function life(withHost: boolean): Promise<void> {
     const folder = temporaryFolder();
     try {
-      const tools = builtinTools({ dataDir: folder.path, newId: () => newId(), now: () => Date.now() });
+      const tools = builtinTools({ shell, dataDir: folder.path, newId: () => newId(), now: () => Date.now() });
       const { core, transport } = withHost
         ? await (async () => {
             // The page itself is not loaded here: a stand-in renderer keeps this test independent of the build.

@@ -11,6 +11,9 @@ import type { LoopbackTransport } from '../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
 import { useScriptedCore } from '../scripted-core';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 describe('time travel over files', () => {
   let root: string;
@@ -22,7 +25,7 @@ describe('time travel over files', () => {
     {
       prepare: (path) => mkdirSync(join(path, 'work')),
       dataDir: (path) => join(path, '.data'),
-      tools: (dataDir) => builtinTools({ dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
+      tools: (dataDir) => builtinTools({ shell, dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
     },
     (started) => ({ server, transport, core } = started) && (root = started.folder.path),
   );

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInPty } from '../../../src/main/tools/pty-runner';
 import { commandNiceness, plainText, runCommandTool, scrubbedEnvironment } from '../../../src/main/tools/run-command';
 import { temporaryFolder } from '../../helpers';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 const base = () => ({ cwd: folder.path, env: scrubbedEnvironment(), timeoutMs: 10_000, signal: new AbortController().signal });
 let folder: ReturnType<typeof temporaryFolder>;
@@ -127,7 +130,7 @@ describe('run_command', () => {
   afterAll(() => folder.remove());
 
   const run = (command: string, timeoutSeconds?: number) => {
-    const tool = runCommandTool();
+    const tool = runCommandTool({ shell });
     const parsed = tool.parse(timeoutSeconds === undefined ? { command } : { command, timeoutSeconds });
     if (!parsed.ok) throw new Error(parsed.message);
     return tool.execute(parsed.input, {
@@ -155,7 +158,7 @@ describe('run_command', () => {
       expect(await run('cat /proc/self/autogroup')).toMatchObject({ output: expect.stringMatching(/nice 10\n\[exit code 0\]$/) });
     }
     // The setting that asks for the app's own priority.
-    const normal = runCommandTool({ niceness: () => commandNiceness({ commandPriority: 'normal' }) });
+    const normal = runCommandTool({ shell, niceness: () => commandNiceness({ commandPriority: 'normal' }) });
     const parsed = normal.parse({ command: 'nice' });
     if (!parsed.ok) throw new Error(parsed.message);
     expect(
@@ -170,11 +173,11 @@ describe('run_command', () => {
   });
 
   it('judges risk from the parse, and never below write_high without a sandbox', () => {
-    const tool = runCommandTool();
+    const tool = runCommandTool({ shell });
     expect(tool.assess({ command: 'ls' }, { workspacePath: folder.path }).level).toBe('write_high');
     expect(tool.assess({ command: 'rm -rf build' }, { workspacePath: folder.path }).level).toBe('destructive');
     expect(
-      runCommandTool({ sandbox: { available: true, kind: 'bubblewrap', path: 'bwrap' } }).assess(
+      runCommandTool({ shell, sandbox: { available: true, kind: 'bubblewrap', path: 'bwrap' } }).assess(
         { command: 'ls' },
         { workspacePath: folder.path },
       ).level,

@@ -7,6 +7,9 @@ import type { Tool } from '../../../src/main/agent/tools';
 import { runCommandTool } from '../../../src/main/tools/run-command';
 import { detectSandbox, seatbeltProfile, type SandboxStatus } from '../../../src/main/tools/sandbox';
 import { temporaryFolder } from '../../helpers';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 describe('the OS sandbox', () => {
   let folder: ReturnType<typeof temporaryFolder>;
@@ -25,7 +28,7 @@ describe('the OS sandbox', () => {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     sandbox = detectSandbox();
-    tool = runCommandTool({ sandbox, protectedFolders: [dataDir] });
+    tool = runCommandTool({ shell, sandbox, protectedFolders: [dataDir] });
     server = createServer((socket) => socket.end('hello from outside\n'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;

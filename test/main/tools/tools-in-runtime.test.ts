@@ -10,6 +10,9 @@ import type { LoopbackTransport } from '../../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
 
 describe('the file tools in a turn', () => {
   let folder: { path: string };
@@ -22,7 +25,7 @@ describe('the file tools in a turn', () => {
     {
       prepare: (path) => writeFileSync(join(path, 'app.ts'), 'const greeting = "hi";\n'),
       dataDir: (path) => join(path, '.data'),
-      tools: (dataDir) => builtinTools({ dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
+      tools: (dataDir) => builtinTools({ shell, dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
       session: 'workspace',
     },
     (started) => ({ folder, server, transport, core, sessionId } = started),
@@ -128,7 +131,7 @@ describe('the trash over IPC', () => {
     const { core, transport } = await createCoreWithScriptedModel({
       dataDir,
       openaiBaseUrl: server.openaiBaseUrl,
-      tools: builtinTools({ dataDir, newId: () => `del${(n += 1)}`, now: () => 1 }),
+      tools: builtinTools({ shell, dataDir, newId: () => `del${(n += 1)}`, now: () => 1 }),
     });
     const created = await transport.invoke('session:create', { workspacePath: workspace });
     const sessionId = created.ok ? (created.value as { id: string }).id : '';

@@ -1,0 +1,99 @@
+import { lstatSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { protectedReason } from '../workspace/workspace-paths';
+import type { ShellValue } from './shell-state';
+
+/** Where a command runs, which decides where its writes land. */
+export interface CommandPlace {
+  readonly workspace: string | null;
+  /** The OS sandbox the command runs in, if any: it confines what a computed path can reach and gives private temporary folders. */
+  readonly sandbox: 'bubblewrap' | 'seatbelt' | null;
+  /** Folders inside a workspace that commands must not write (the app's data). */
+  readonly protectedFolders?: readonly string[];
+  /** The person's home folder and name, for `~` and `$HOME`. */
+  readonly home: string;
+  readonly user: string;
+}
+
+export type TargetKind = 'inside' | 'scratch' | 'harmless' | 'outside' | 'protected';
+
+export interface TargetPlace {
+  readonly kind: TargetKind;
+  /** The absolute path, or the reason it is protected. */
+  readonly detail: string;
+}
+
+const harmless = /^(\/dev\/(null|stdout|stderr|tty|zero|fd\/\d+)|\/proc\/self\/fd\/\d+|-)$/;
+
+/** Temporary folders each sandbox lets commands write: private to the command with bubblewrap, the system's with Seatbelt. */
+const scratchFolders: Readonly<Record<'bubblewrap' | 'seatbelt', readonly string[]>> = {
+  bubblewrap: ['/tmp'],
+  seatbelt: ['/tmp', '/private/tmp', '/private/var/folders', '/var/folders'],
+};
+
+export function within(root: string, candidate: string): boolean {
+  const fromRoot = relative(root, candidate);
+  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
+}
+
+/** The path with links resolved in the part of it that exists, so a link inside that leads out is seen as out. */
+function realOf(path: string): string {
+  let existing = path;
+  const missing: string[] = [];
+  for (let steps = 0; steps < 64; steps += 1) {
+    try {
+      lstatSync(existing);
+      return join(realpathSync(existing), ...missing);
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) break;
+      missing.unshift(existing.slice(parent.length).replace(/^\//, ''));
+      existing = parent;
+    }
+  }
+  return path;
+}
+
+/** The part of a path before its first segment with pattern characters: what a pattern can match stays under it. */
+function beforePattern(path: string, glob: boolean): string {
+  if (!glob) return path;
+  const segments = path.split('/');
+  const first = segments.findIndex((segment) => /[*?[]/.test(segment));
+  return first === -1 ? path : segments.slice(0, first).join('/') || '/';
+}
+
+/**
+ * Judges where paths land for one workspace, caching the workspace's own real path. A path is inside
+ * when it is inside both as written and with its links resolved; the sandbox's temporary folders are
+ * scratch; `/dev/null` and the like are harmless; anything else is outside.
+ */
+export class TargetJudge {
+  private readonly roots: readonly string[];
+  private readonly scratch: readonly string[];
+
+  constructor(private readonly place: CommandPlace) {
+    const workspace = place.workspace;
+    this.roots = workspace === null ? [] : [...new Set([resolve(workspace), realOf(resolve(workspace))])];
+    this.scratch = place.sandbox ? scratchFolders[place.sandbox] : [];
+  }
+
+  /** Where one value of a written path lands, run from the folder `cwd`. */
+  judge(value: ShellValue, cwd: string): TargetPlace {
+    if (harmless.test(value.text)) return { kind: 'harmless', detail: value.text };
+    const absolute = resolve(cwd, value.text);
+    const checked = beforePattern(absolute, value.glob);
+    const root = this.roots.find((candidate) => within(candidate, checked));
+    if (root !== undefined) {
+      const real = realOf(checked);
+      if (!this.roots.some((candidate) => within(candidate, real))) return { kind: 'outside', detail: `${absolute} (a link leads out)` };
+      const relativePath = relative(root, absolute).split(sep).join('/');
+      const reason = protectedReason(relativePath);
+      if (reason) return { kind: 'protected', detail: reason };
+      if ((this.place.protectedFolders ?? []).some((folder) => within(resolve(folder), absolute)))
+        return { kind: 'protected', detail: "it is the app's own data" };
+      return { kind: 'inside', detail: absolute };
+    }
+    if (this.scratch.some((folder) => within(folder, checked))) return { kind: 'scratch', detail: absolute };
+    return { kind: 'outside', detail: absolute };
+  }
+}

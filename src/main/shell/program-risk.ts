@@ -1,0 +1,238 @@
+import { hasAny, parseArgs, type Arg, type Finding, type ParsedArgs } from './command-args';
+import {
+  diskTools,
+  gitReadOnly,
+  gitWritesLittle,
+  interpreters,
+  mountTools,
+  packageManagers,
+  packageReadOnly,
+  powerTools,
+  privileged,
+  readOnlyPrograms,
+  runnerOptionValues,
+  runners,
+  shells,
+  systemChangers,
+} from './program-sets';
+import { argTargets } from './write-targets';
+
+/** What judging one program needs from the command around it. */
+export interface ProgramSite {
+  /** Findings for a path the command writes: outside the workspace, protected or only known when it runs raise the risk. */
+  target(arg: Arg, verb: string): Finding[];
+  /** Findings for a command line this one runs (`sh -c`, `eval`, `watch`); null when the line is only known when it runs. */
+  nested(text: string | null, what: string): Finding[];
+  /** Findings for words this one runs as a command (`env`, `timeout`, `xargs`). */
+  runs(words: readonly Arg[], what: string): Finding[];
+}
+
+/** The words after a runner's own options: options stop at the first word that is not one, as for POSIX tools. */
+export function afterOptions(args: readonly Arg[], takesValue: readonly string[]): readonly Arg[] {
+  let index = 0;
+  while (index < args.length) {
+    const text = args[index]?.text;
+    if (text === null || text === undefined || !text.startsWith('-')) break;
+    index += takesValue.includes(text) ? 2 : 1;
+    if (text === '--') break;
+  }
+  return args.slice(index);
+}
+
+/** The program name without a path or a leading backslash (`/bin/rm`, `\rm`). */
+export const programOf = (word: string): string => word.replace(/^\\/, '').split('/').pop() ?? word;
+
+const finding = (level: Finding['level'], reason: string): Finding => ({ level, reason });
+
+function killRisk(program: string, parsed: ParsedArgs, args: readonly Arg[]): Finding {
+  if (program !== 'kill') return finding('destructive', `${program} stops processes by name, anywhere on the system`);
+  // The first option is the signal (`-9`, `-s KILL`); every word after it is a process, and -1 is all of them.
+  let index = 0;
+  if (args[0]?.text === '-s' || args[0]?.text === '-n') index = 2;
+  else if (args[0]?.text?.startsWith('-') && args[0].text !== '--') index = 1;
+  if (args[index]?.text === '--') index += 1;
+  const targets = args.slice(index);
+  if (targets.some((arg) => arg.text === '-1')) return finding('destructive', 'kill -1 signals every process you own');
+  if (targets.some((arg) => arg.text !== null && /^-\d+$/.test(arg.text) && arg.text !== '-0'))
+    return finding('destructive', 'kill with a negative number signals a whole process group');
+  if (parsed.flags.has('-l') || parsed.flags.has('-L')) return finding('read_only', 'kill -l lists signals');
+  return finding('write_high', 'kill stops processes');
+}
+
+function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
+  const parsed = parseArgs(args, ['-C', '-c', '--git-dir', '--work-tree', '--namespace']);
+  const findings: Finding[] = [];
+  for (const option of ['-C', '--git-dir', '--work-tree']) {
+    const place = parsed.values.get(option);
+    if (place) findings.push(...site.target(place, `works on the repository at`));
+  }
+  const words = parsed.operands.map((arg) => arg.text ?? '');
+  const verb = words[0] ?? '';
+  const rest = args.slice(args.findIndex((arg) => arg.text === verb) + 1);
+  const sub = parseArgs(rest, ['-m', '-b', '-B', '-o', '-c', '-C', '--message', '--file', '-F']);
+  const flag = (...flags: string[]) => hasAny(sub, ...flags);
+  const next = sub.operands[0]?.text ?? '';
+  if (verb === 'clean') findings.push(finding('destructive', 'git clean deletes untracked files'));
+  else if (verb === 'reset' && flag('--hard', '--merge', '--keep'))
+    findings.push(finding('destructive', 'git reset --hard discards changes'));
+  else if (
+    verb === 'push' &&
+    (flag('-f', '--force', '--force-with-lease', '--force-if-includes', '--delete', '-d', '--mirror', '--prune') ||
+      sub.operands.some((arg) => arg.text?.startsWith('+') || arg.text?.startsWith(':')))
+  )
+    findings.push(finding('destructive', 'a forced push rewrites the remote'));
+  else if (
+    (verb === 'checkout' || verb === 'restore') &&
+    (words.includes('.') || args.some((arg) => arg.text === '--') || flag('-f', '--force', '--worktree', '-W'))
+  )
+    findings.push(finding('destructive', `git ${verb} can discard uncommitted changes`));
+  else if (verb === 'switch' && flag('-f', '--force', '--discard-changes', '-C'))
+    findings.push(finding('destructive', 'git switch --discard-changes loses uncommitted changes'));
+  else if (verb === 'branch' && flag('-D', '--delete', '-d', '-M', '-C'))
+    findings.push(finding('destructive', 'git branch -D deletes a branch'));
+  else if (verb === 'tag' && flag('-d', '--delete', '-f', '--force')) findings.push(finding('destructive', 'git tag -d deletes a tag'));
+  else if (verb === 'stash') {
+    if (['drop', 'clear'].includes(next)) findings.push(finding('destructive', 'git stash drop loses stashed work'));
+    else if (['list', 'show'].includes(next)) findings.push(finding('read_only', `git stash ${next} only reads`));
+    else findings.push(finding('write_low', 'git stash changes the working tree'));
+  } else if (
+    ['gc', 'prune', 'filter-branch', 'filter-repo', 'update-ref', 'replace'].includes(verb) ||
+    (verb === 'reflog' && ['expire', 'delete'].includes(next))
+  )
+    findings.push(finding('destructive', `git ${verb} can lose history`));
+  else if (
+    ['branch', 'tag', 'remote', 'config'].includes(verb) &&
+    sub.operands.length > 0 &&
+    !flag('-l', '--list', '-v', '-vv', '-a', '--show-current', '--get', '--get-all', '-r', '--contains', '--merged')
+  )
+    findings.push(finding('write_low', `git ${verb} changes the repository`));
+  else if (gitReadOnly.has(verb)) {
+    findings.push(finding('read_only', `git ${verb} only reads`));
+    const output = sub.values.get('-o') ?? sub.values.get('--output');
+    if (output) findings.push(finding('write_low', `git ${verb} writes ${output.source}`), ...site.target(output, 'writes'));
+  } else if (gitWritesLittle.has(verb)) findings.push(finding('write_low', `git ${verb} changes the repository`));
+  else if (verb === 'rm') findings.push(finding('write_high', 'git rm deletes files'));
+  else if (verb === 'clone') {
+    findings.push(finding('write_high', 'git clone reaches the network and writes a copy'));
+    const into = sub.operands[1];
+    if (into) findings.push(...site.target(into, 'clones into'));
+  } else findings.push(finding('write_high', `git ${verb || 'with these options'} can change the repository or the remote`));
+  return findings;
+}
+
+function packageRisk(program: string, args: readonly Arg[], site: ProgramSite): Finding[] {
+  const parsed = parseArgs(args, ['--prefix', '-C', '--dir', '--cwd', '--filter', '-w', '--workspace']);
+  const sub = parsed.operands[0]?.text ?? '';
+  const findings: Finding[] = [];
+  const prefix = parsed.values.get('--prefix') ?? parsed.values.get('-C') ?? parsed.values.get('--dir') ?? parsed.values.get('--cwd');
+  if (prefix) findings.push(...site.target(prefix, 'works in'));
+  if (hasAny(parsed, '-g', '--global') || (program === 'yarn' && sub === 'global'))
+    findings.push(finding('destructive', `${program} ${sub} -g installs outside the workspace, for every project`));
+  else if (packageReadOnly.has(sub) || (args.length === 0 && !['npx', 'pnpx', 'bunx'].includes(program)))
+    findings.push(finding('read_only', `${program} ${sub} only reads`));
+  else findings.push(finding('write_high', `${program} ${sub} runs package scripts or installs code`));
+  return findings;
+}
+
+/** Targets of the commands that write files, from the table in write-targets.ts. */
+function writerRisk(program: string, args: readonly Arg[], site: ProgramSite): Finding[] | null {
+  const targets = argTargets(program, args);
+  if (!targets) return null;
+  return [finding(targets.level, targets.reason), ...targets.paths.flatMap((path) => site.target(path.arg, path.verb)), ...targets.extra];
+}
+
+/**
+ * The risk of one program run with these arguments: known destroyers, writers judged by their targets,
+ * runners judged by what they run, code judged as code. Unknown programs are write_high.
+ */
+export function programRisk(program: string, args: readonly Arg[], site: ProgramSite): Finding[] {
+  const parsed = parseArgs(args);
+  if (privileged.has(program)) return [finding('destructive', `${program} runs with raised privileges`)];
+  if (diskTools.has(program) || /^mkfs/.test(program)) return [finding('destructive', `${program} can destroy disks or files`)];
+  if (mountTools.has(program)) return [finding('destructive', `${program} changes what is mounted on the system`)];
+  if (powerTools.has(program)) return [finding('destructive', `${program} stops or restarts the machine`)];
+  if (systemChangers.has(program)) return [finding('destructive', `${program} changes the system, outside the workspace`)];
+  if (['kill', 'pkill', 'killall', 'killall5', 'skill', 'slay'].includes(program)) return [killRisk(program, parsed, args)];
+  if (program === 'systemctl' || program === 'loginctl' || program === 'service') {
+    const verb = parsed.operands.find((arg) => arg.text !== null)?.text ?? '';
+    return /^(status|show|list-.*|is-.*|cat|help|get-.*)$/.test(verb) || verb === ''
+      ? [finding('read_only', `${program} ${verb} only reads`)]
+      : [finding('destructive', `${program} ${verb} changes system services or sessions`)];
+  }
+  if (program === 'crontab')
+    return hasAny(parsed, '-l')
+      ? [finding('read_only', 'crontab -l lists')]
+      : [finding('destructive', 'crontab schedules commands outside the session')];
+  if (program === 'git') return gitRisk(args, site);
+  if (packageManagers.has(program)) return packageRisk(program, args, site);
+  if (program === 'eval') {
+    const words = args.map((arg) => arg.text);
+    return words.every((word) => word !== null) ? site.nested(words.join(' '), 'eval') : site.nested(null, 'eval');
+  }
+  if (program === 'trap')
+    return args[0]?.text !== null && args.length > 1 ? site.nested(args[0]?.text ?? '', 'trap') : [finding('read_only', 'trap lists')];
+  if (program === 'watch') {
+    const command = parseArgs(args, ['-n', '--interval', '-d']).operands;
+    return site.nested(command.every((arg) => arg.text !== null) ? command.map((arg) => arg.text).join(' ') : null, 'watch');
+  }
+  if (program === 'source' || program === '.') {
+    const file = args[0];
+    if (file?.text?.startsWith('/dev/fd/') || file?.text === '/dev/stdin')
+      return [finding('destructive', `${program} runs code that arrives through a pipe`)];
+    return [finding('write_high', `${program} runs the script ${file?.source ?? ''}`.trim())];
+  }
+  if (program === 'xargs') {
+    const inner = afterOptions(args, runnerOptionValues['xargs'] ?? []);
+    if (inner.length === 0) return [finding('read_only', 'xargs alone echoes')];
+    if (['rm', 'shred', 'unlink'].includes(programOf(inner[0]?.text ?? '')))
+      return [finding('destructive', `xargs ${inner[0]?.text} deletes every file it is given`)];
+    if (shells.has(programOf(inner[0]?.text ?? '')) && inner.some((arg) => arg.text?.includes('{}')))
+      return [finding('destructive', 'xargs runs text from its input as shell code')];
+    return site.runs(inner, 'xargs');
+  }
+  if (runners.has(program)) return site.runs(args, program);
+  if (shells.has(program)) {
+    const flagged = args.findIndex((arg) => arg.text !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg.text));
+    if (flagged !== -1) return site.nested(args[flagged + 1]?.text ?? null, `${program} -c`);
+    const script = parsed.operands[0];
+    if (script?.text?.startsWith('/dev/fd/') || script?.text === '/dev/stdin')
+      return [finding('destructive', `${program} runs code that arrives through a pipe`)];
+    return [finding('write_high', `${program} runs a script`)];
+  }
+  if (program === 'find') return findRisk(args, site);
+  const writer = writerRisk(program, args, site);
+  if (writer) return writer;
+  if (program === 'curl' || program === 'wget') return [finding('write_high', `${program} reaches the network`)];
+  if (interpreters.has(program)) return [finding('write_high', `${program} runs code`)];
+  if (readOnlyPrograms.has(program)) return [finding('read_only', `${program} only reads`)];
+  return [finding('write_high', `${program} is not known to be safe`)];
+}
+
+function findRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
+  const words = args.map((arg) => arg.text);
+  const findings: Finding[] = [];
+  const starts = args.slice(
+    0,
+    Math.max(
+      0,
+      args.findIndex((arg) => arg.text?.startsWith('-') || arg.text === '(' || arg.text === '!'),
+    ),
+  );
+  const acts = words.some((word) => word === '-delete' || word?.startsWith('-exec') || word?.startsWith('-ok'));
+  if (acts) for (const start of starts.length > 0 ? starts : []) findings.push(...site.target(start, 'acts on files under'));
+  for (const option of ['-fprint', '-fprint0', '-fprintf', '-fls']) {
+    const at = words.indexOf(option);
+    const file = at === -1 ? undefined : args[at + 1];
+    if (file) findings.push(finding('write_low', 'find writes its list to a file'), ...site.target(file, 'writes'));
+  }
+  if (words.includes('-delete')) return [...findings, finding('destructive', 'find -delete deletes what it finds')];
+  const execAt = words.findIndex((word) => word !== null && /^-(exec|execdir|ok|okdir)$/.test(word));
+  if (execAt !== -1) {
+    const end = words.findIndex((word, index) => index > execAt && (word === ';' || word === '+'));
+    const inner = args.slice(execAt + 1, end === -1 ? undefined : end).filter((arg) => arg.text !== '{}');
+    if (['rm', 'shred', 'unlink'].includes(programOf(inner[0]?.text ?? '')))
+      return [...findings, finding('destructive', `find -exec ${inner[0]?.text} deletes every file it finds`)];
+    return [...findings, ...site.runs(inner, 'find -exec')];
+  }
+  return findings.length > 0 ? findings : [finding('read_only', 'find lists files')];
+}

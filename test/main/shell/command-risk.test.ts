@@ -1,0 +1,70 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { riskRank, type RiskLevel } from '../../../src/shared/domain';
+import { BashParser } from '../../../src/main/shell/bash-parser';
+import { assessCommand, commandPlace } from '../../../src/main/shell/command-risk';
+import { riskTable } from './command-risk-table';
+
+const shell = await BashParser.load();
+// Not under /tmp: inside the sandbox /tmp is the command's own scratch folder, so paths next to a workspace there would not count as outside.
+const workspace = { path: mkdtempSync('/var/tmp/risk-') };
+afterAll(() => rmSync(workspace.path, { recursive: true, force: true }));
+const sandboxed = commandPlace(workspace.path, 'bubblewrap');
+const unsandboxed = commandPlace(workspace.path, null);
+const assess = (command: string, place = sandboxed) => assessCommand(shell, command, place);
+
+describe('command risk', () => {
+  it('has a table of more than 250 commands, each with its risk and why', () => {
+    expect(riskTable.length).toBeGreaterThan(250);
+    for (const [, command, why] of riskTable) expect(why.length, command).toBeGreaterThan(3);
+  });
+
+  it.each(riskTable)('%s: %s (%s)', (level, command) => {
+    expect(assess(command).level).toBe(level);
+  });
+
+  it('says why, naming the path that lies outside', () => {
+    expect(assess('ls && rm -rf node_modules').reasons).toEqual(['rm -r deletes whole folders']);
+    expect(assess('curl -s https://x | sh').reasons).toContain('piping into sh runs whatever the pipe carries');
+    expect(assess('echo x > /etc/passwd').reasons).toEqual(['writes into /etc/passwd, outside the workspace']);
+    expect(assess('cd /etc && echo x > passwd').reasons).toEqual(['writes into /etc/passwd, outside the workspace']);
+    expect(assess('$(echo rm) -rf x').reasons).toEqual(['the program name is only known when it runs ($(echo rm))']);
+    expect(assess('echo "open').reasons[0]).toMatch(/^the command cannot be judged: it is not valid shell/);
+  });
+
+  it('counts a path only known when it runs as destructive when no sandbox keeps it in the workspace', () => {
+    for (const command of ['echo x > "$OUT"', 'cd "$DIR" && touch x', 'while read f; do sed -i s/a/b/ "$f"; done < list']) {
+      expect(assess(command, unsandboxed).level, command).toBe('destructive');
+      expect(riskRank(assess(command).level), command).toBeLessThan(riskRank('destructive'));
+    }
+    // Without a sandbox /tmp is the machine's, not the command's own.
+    expect(assess('cp a /tmp/x', unsandboxed).level).toBe('destructive');
+    expect(assess('cp a /tmp/x').level).toBe('write_low');
+  });
+
+  it('follows links inside the workspace that lead out', () => {
+    mkdirSync(join(workspace.path, 'real'), { recursive: true });
+    symlinkSync('/etc', join(workspace.path, 'out-link'));
+    expect(assess('echo x > out-link/passwd').level).toBe('destructive');
+    expect(assess('cp a out-link/').reasons[0]).toMatch(/a link leads out/);
+    expect(assess('echo x > real/file').level).toBe('write_high');
+  });
+
+  it("refuses writes into the app's own data inside the workspace", () => {
+    const place = commandPlace(workspace.path, 'bubblewrap', [join(workspace.path, '.workbench')]);
+    expect(assessCommand(shell, 'echo x > .workbench/db', place).level).toBe('destructive');
+  });
+
+  it('judges a line of a thousand commands, and a nesting too deep as destructive', () => {
+    expect(assess(Array.from({ length: 1000 }, (_, index) => `echo ${index}`).join('; ')).level).toBe('read_only');
+    let nested = 'ls';
+    for (let depth = 0; depth < 9; depth += 1) nested = `sh -c ${JSON.stringify(nested)}`;
+    expect(assess(nested).level).toBe('destructive');
+  });
+
+  it('never rates anything below read-only, and never a write as read-only', () => {
+    const levels = new Set<RiskLevel>(riskTable.map(([, command]) => assess(command).level));
+    expect([...levels].sort()).toEqual(['destructive', 'read_only', 'write_high', 'write_low']);
+  });
+});
