@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { BashParser } from '../src/main/shell/bash-parser';
+import { assessCommand, commandPlace } from '../src/main/shell/command-risk';
+import { riskTable } from '../test/main/shell/command-risk-table';
+
+const count = 10_000;
+
+const percentile = (sorted: readonly number[], share: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? Number.NaN;
+
+/**
+ * The risk of 10,000 commands (the risk table's commands, each also with a varied argument so no two lines are the
+ * same), timed one by one. The baseline, measured in the same run, is parsing the same lines alone: the ratio is what
+ * judging adds to the grammar's own work.
+ */
+export async function runRiskBench(): Promise<void> {
+  const shell = await BashParser.load();
+  const workspace = mkdtempSync('/var/tmp/risk-bench-');
+  const place = commandPlace(workspace, 'bubblewrap');
+  const lines = Array.from({ length: count }, (_, index) => {
+    const [, command] = riskTable[index % riskTable.length] as readonly [string, string, string];
+    return index < riskTable.length ? command : `${command.split('\n')[0]} # ${index}`;
+  });
+  for (const line of lines.slice(0, 500)) assessCommand(shell, line, place);
+
+  const parse: number[] = [];
+  const assess: number[] = [];
+  for (const line of lines) {
+    let started = performance.now();
+    try {
+      shell.parse(line, (root) => root.childCount);
+    } catch {
+      // A line that does not parse is timed all the same.
+    }
+    parse.push(performance.now() - started);
+    started = performance.now();
+    assessCommand(shell, line, place);
+    assess.push(performance.now() - started);
+  }
+  rmSync(workspace, { recursive: true, force: true });
+  parse.sort((a, b) => a - b);
+  assess.sort((a, b) => a - b);
+  const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
+  console.log(
+    `risk of ${count} commands: p50 ${(percentile(assess, 0.5) * 1000).toFixed(0)} µs, p99 ${(percentile(assess, 0.99) * 1000).toFixed(0)} µs, max ${(assess.at(-1) ?? 0).toFixed(2)} ms; parsing alone p50 ${(percentile(parse, 0.5) * 1000).toFixed(0)} µs`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'tools-risk',
+      commands: count,
+      p50_us: Math.round(percentile(assess, 0.5) * 1000),
+      p99_us: Math.round(percentile(assess, 0.99) * 1000),
+      parse_p50_us: Math.round(percentile(parse, 0.5) * 1000),
+      ratio: Number((sum(assess) / sum(parse)).toFixed(2)),
+      target: 'p99 < 1000 µs',
+    }),
+  );
+}
