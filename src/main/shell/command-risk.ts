@@ -163,6 +163,8 @@ class ScriptWalk {
     const value = node.childForFieldName('value');
     if (value) this.substitutions(value, state);
     if (!name) return state;
+    if (/^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND)$/.test(name))
+      this.add('write_high', `${name}=… changes what later programs load or run`);
     if (node.children.some((child) => child?.type === '+=')) return state.withVar(name, null);
     const evaluated: WordValue = value ? evaluate(value, state, this.environment) : { kind: 'known', values: [{ text: '', glob: false }] };
     // Patterns are not expanded in an assignment: the value is the text.
@@ -176,6 +178,10 @@ class ScriptWalk {
       const current = stack.pop() as SyntaxNode;
       if (current.type === 'command_substitution' || current.type === 'process_substitution') {
         this.sequence(current, state);
+        // `>(sh)`: what the outer command writes there is read as code.
+        const first = current.namedChildren[0];
+        const reader = first?.type === 'pipeline' ? first.namedChildren[0] : first;
+        if (current.text.startsWith('>(') && reader) this.readsCode(reader, state, 'a process substitution');
         continue;
       }
       for (const child of current.namedChildren) if (child) stack.push(child);
@@ -186,20 +192,29 @@ class ScriptWalk {
     const members = node.namedChildren.filter((child): child is SyntaxNode => child !== null);
     members.forEach((member, index) => {
       this.visit(member, state, index === members.length - 1 ? trailing : []);
-      if (index === 0) return;
-      const command = member.type === 'redirected_statement' ? member.childForFieldName('body') : member;
-      if (command?.type !== 'command') return;
-      const name = command.childForFieldName('name');
-      const program = name ? onlyText(programName(name, state, this.environment)) : null;
-      if (program === null) return;
-      const base = programOf(program);
-      const args = command.childrenForFieldName('argument').map((arg) => onlyText(evaluate(arg, state, this.environment)));
-      const readsCode =
-        args.every((arg) => arg === null || arg.startsWith('-') || arg === '-') &&
-        !args.some((arg) => arg !== null && /^-[a-zA-Z]*[ce]$/.test(arg));
-      if ((shells.has(base) || interpreters.has(base)) && readsCode)
-        this.add('destructive', `piping into ${base} runs whatever the pipe carries`);
+      if (index > 0) this.readsCode(member, state, 'the pipe');
     });
+  }
+
+  /** A shell or an interpreter given no script and no code reads its code from its input: here, from `source`. */
+  private readsCode(member: SyntaxNode, state: ShellState, source: string): void {
+    const command = member.type === 'redirected_statement' ? member.childForFieldName('body') : member;
+    if (command?.type !== 'command') return;
+    const name = command.childForFieldName('name');
+    const program = name ? onlyText(programName(name, state, this.environment)) : null;
+    if (program === null) return;
+    const base = programOf(program);
+    if (!shells.has(base) && !interpreters.has(base)) return;
+    const args = command.childrenForFieldName('argument').map((arg) => onlyText(evaluate(arg, state, this.environment)));
+    const noScript =
+      args.every((arg) => arg === null || arg.startsWith('-')) && !args.some((arg) => arg !== null && /^-[a-zA-Z]*[ce]$/.test(arg));
+    if (noScript)
+      this.add(
+        'destructive',
+        source === 'the pipe'
+          ? `piping into ${base} runs whatever the pipe carries`
+          : `${base} in ${source} runs whatever is written to it`,
+      );
   }
 
   private redirect(node: SyntaxNode, state: ShellState, program: string | null): void {

@@ -59,9 +59,21 @@ function killRisk(program: string, parsed: ParsedArgs, args: readonly Arg[]): Fi
   return finding('write_high', 'kill stops processes');
 }
 
+/** git settings whose value is a command git runs. */
+const commandSetting =
+  /^[\w.-]*\.(pager|editor|sshcommand|fsmonitor|hookspath|external|textconv|helper|command|program|askpass|driver|cmd|tool)$/i;
+
 function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   const parsed = parseArgs(args, ['-C', '-c', '--git-dir', '--work-tree', '--namespace']);
   const findings: Finding[] = [];
+  // Settings that name a command git runs (`-c core.pager=…`, `-c alias.x='!…'`).
+  const settings = args.flatMap((arg, index) => (args[index - 1]?.text === '-c' ? [arg] : []));
+  for (const setting of settings) {
+    const text = setting.text;
+    if (text === null) findings.push(finding('destructive', 'git -c sets a value only known when it runs'));
+    else if (commandSetting.test(text.split('=')[0] ?? '') || /^alias\.[^=]*=!/.test(text))
+      findings.push(...site.nested(text.slice(text.indexOf('=') + 1).replace(/^!/, ''), `git -c ${text.split('=')[0]}`));
+  }
   for (const option of ['-C', '--git-dir', '--work-tree']) {
     const place = parsed.values.get(option);
     if (place) findings.push(...site.target(place, `works on the repository at`));
@@ -100,6 +112,11 @@ function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
     (verb === 'reflog' && ['expire', 'delete'].includes(next))
   )
     findings.push(finding('destructive', `git ${verb} can lose history`));
+  else if (
+    verb === 'config' &&
+    sub.operands.some((arg) => arg.text !== null && (commandSetting.test(arg.text) || /^alias\./i.test(arg.text)))
+  )
+    findings.push(finding('write_high', 'git config sets a command git will run'));
   else if (
     ['branch', 'tag', 'remote', 'config'].includes(verb) &&
     sub.operands.length > 0 &&
@@ -165,6 +182,12 @@ export function programRisk(program: string, args: readonly Arg[], site: Program
       : [finding('destructive', 'crontab schedules commands outside the session')];
   if (program === 'git') return gitRisk(args, site);
   if (packageManagers.has(program)) return packageRisk(program, args, site);
+  if (program === 'alias') {
+    // An alias runs its text wherever its name is used later (with expand_aliases on).
+    const definitions = args.filter((arg) => arg.text?.includes('='));
+    if (definitions.length === 0) return [finding('read_only', 'alias lists aliases')];
+    return definitions.flatMap((arg) => site.nested(arg.text === null ? null : arg.text.slice(arg.text.indexOf('=') + 1), 'alias'));
+  }
   if (program === 'eval') {
     const words = args.map((arg) => arg.text);
     return words.every((word) => word !== null) ? site.nested(words.join(' '), 'eval') : site.nested(null, 'eval');
