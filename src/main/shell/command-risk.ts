@@ -407,13 +407,24 @@ function assessWith(
   }
 }
 
+/** Who runs commands: the home folder and the user name `~` and `$HOME` stand for. */
+export interface CommandUser {
+  readonly home: string;
+  readonly user: string;
+}
+
+export function currentUser(): CommandUser {
+  return { home: homedir(), user: userInfo().username };
+}
+
 /** The place of a command when only the workspace and the sandbox are known. */
 export function commandPlace(
   workspace: string | null,
   sandbox: CommandPlace['sandbox'],
   protectedFolders: readonly string[] = [],
+  user: CommandUser = currentUser(),
 ): CommandPlace {
-  return { workspace, sandbox, protectedFolders, home: homedir(), user: userInfo().username };
+  return { workspace, sandbox, protectedFolders, home: user.home, user: user.user };
 }
 
 /**

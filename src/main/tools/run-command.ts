@@ -3,7 +3,7 @@ import { maxRisk, type Settings } from '../../shared/domain';
 import { WorkbenchError } from '../../shared/errors';
 import { defineTool, type Tool } from '../agent/tools';
 import type { BashParser } from '../shell/bash-parser';
-import { assessCommand, commandPlace } from '../shell/command-risk';
+import { assessCommand, commandPlace, currentUser } from '../shell/command-risk';
 import { commandTrustCovers, commandTrustPattern } from '../shell/trust-pattern';
 import { runInPty } from './pty-runner';
 import { sandboxBlock, sandboxWrapper, type SandboxStatus } from './sandbox';
@@ -73,6 +73,8 @@ export function runCommandTool(options: RunCommandOptions): Tool {
   const defaultTimeout = options.defaultTimeoutMs ?? 120_000;
   const sandbox = options.sandbox?.available === true ? options.sandbox : null;
   const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
+  // Looked up once: the user database can be slow to ask.
+  const user = currentUser();
   return defineTool({
     name: 'run_command',
     description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends.`,
