@@ -78,7 +78,7 @@ export function runCommandTool(options: RunCommandOptions): Tool {
   const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
   return defineTool({
     name: 'run_command',
-    description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends.`,
+    description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends. It runs under limits the person sets (memory and CPU time per process, processes at once, output size); the result says when one stopped it.`,
     input: z
       .object({
         command: z.string().min(1).max(20_000),

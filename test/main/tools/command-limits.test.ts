@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/main/agent/tools';
 import { BashParser } from '../../../src/main/shell/bash-parser';
+import { limitNote } from '../../../src/main/tools/command-limits';
 import { runCommandTool } from '../../../src/main/tools/run-command';
 import { detectSandbox } from '../../../src/main/tools/sandbox';
 import { defaultCommandLimits, type CommandLimits } from '../../../src/shared/domain';
@@ -146,5 +147,38 @@ describe.skipIf(!sandbox.available)('limits on what a command may use', () => {
       `300\n${4096 * 1024}\n${4 * 3600}\n[exit code 0]`,
     );
     expect((await run('ulimit -u; ulimit -d', { processes: 300 }, 'none')).output).toBe(`${own}\n${4096 * 1024}\n[exit code 0]`);
+  });
+});
+
+describe('the note on a limit', () => {
+  const limits = { memoryMb: 4096, processes: 1024, cpuSeconds: 14_400 };
+
+  it('names the memory limit from what runtimes say when an allocation fails', () => {
+    for (const said of [
+      'Traceback (most recent call last):\nMemoryError',
+      'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory',
+      "terminate called after throwing an instance of 'std::bad_alloc'",
+      'sort: memory exhausted',
+      'cc1plus: out of memory allocating 65536 bytes: Cannot allocate memory',
+      'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+      'memory allocation of 1073741824 bytes failed',
+    ])
+      expect(limitNote({ exitCode: 1, output: said }, limits)).toContain('each may use at most 4 GB (the memory limit)');
+  });
+
+  it('names the process limit from failed forks, in the sandbox only', () => {
+    const forks = 'bash: fork: retry: Resource temporarily unavailable';
+    expect(limitNote({ exitCode: 254, output: forks }, limits)).toContain('process limit (1024 processes and threads at once');
+    expect(limitNote({ exitCode: 1, output: 'BlockingIOError: [Errno 11] Resource temporarily unavailable' }, limits)).toContain(
+      'process limit',
+    );
+    // Outside the sandbox no process limit is set: a failed fork there is the person's own limit, not the app's.
+    expect(limitNote({ exitCode: 254, output: forks }, { memoryMb: 4096, cpuSeconds: 60 })).toBeNull();
+  });
+
+  it('blames no limit for a command that succeeded or failed for its own reasons', () => {
+    expect(limitNote({ exitCode: 0, output: 'grep found: std::bad_alloc, MemoryError' }, limits)).toBeNull();
+    expect(limitNote({ exitCode: 2, output: 'make: *** [all] Error 2' }, limits)).toBeNull();
+    expect(limitNote({ exitCode: 152, output: '' }, limits)).toContain('CPU time limit (4 h per process)');
   });
 });
