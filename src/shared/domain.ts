@@ -258,7 +258,7 @@ export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
 export const commandLimitBounds = {
   memoryMb: { min: 256, max: 1_048_576 },
   processes: { min: 32, max: 65_536 },
-  cpuSeconds: { min: 10, max: 7 * 24 * 3600 },
+  cpuSeconds: { min: 60, max: 7 * 24 * 3600 },
   outputMb: { min: 1, max: 10_240 },
 } as const;
 
