@@ -5,12 +5,17 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/main/agent/tools';
+import { newId } from '../../../src/main/agent/ids';
+import type { ConfSettingsStore } from '../../../src/main/settings/conf-settings-store';
 import { BashParser } from '../../../src/main/shell/bash-parser';
+import { builtinTools } from '../../../src/main/tools/builtin-tools';
 import { limitNote } from '../../../src/main/tools/command-limits';
 import { runCommandTool } from '../../../src/main/tools/run-command';
 import { detectSandbox } from '../../../src/main/tools/sandbox';
 import { defaultCommandLimits, type CommandLimits } from '../../../src/shared/domain';
 import { temporaryFolder } from '../../helpers';
+import { LoopbackTransport } from '../../host/loopback-transport';
+import { createNodeCore } from '../../host/node-core';
 
 const childPath = fileURLToPath(new URL('./limits-child.ts', import.meta.url));
 const sandbox = detectSandbox();
@@ -147,6 +152,42 @@ describe.skipIf(!sandbox.available)('limits on what a command may use', () => {
       `300\n${4096 * 1024}\n${4 * 3600}\n[exit code 0]`,
     );
     expect((await run('ulimit -u; ulimit -d', { processes: 300 }, 'none')).output).toBe(`${own}\n${4096 * 1024}\n[exit code 0]`);
+  });
+});
+
+describe('a limit saved in the settings', () => {
+  it('holds for the next command, as the app wires them', async () => {
+    const folder = temporaryFolder('workbench-limits-');
+    const transport = new LoopbackTransport();
+    let settings: ConfSettingsStore | null = null;
+    const tools = builtinTools({
+      dataDir: folder.path,
+      newId: () => newId(),
+      now: () => Date.now(),
+      shell,
+      sandbox,
+      commandLimits: () => settings?.get().commandLimits ?? defaultCommandLimits,
+    });
+    const created = createNodeCore({ dataDir: folder.path, transport, tools, sandbox });
+    settings = created.settings;
+    try {
+      const saved = await transport.invoke('settings:update', { commandLimits: { ...defaultCommandLimits, outputMb: 1 } });
+      expect(saved.ok).toBe(true);
+      const tool = tools.find((candidate) => candidate.name === 'run_command');
+      const parsed = tool?.parse({ command: 'yes saved-limit' });
+      if (!tool || !parsed?.ok) throw new Error('run_command is missing');
+      const result = await tool.execute(parsed.input, {
+        signal: new AbortController().signal,
+        sessionId: 's',
+        toolCallId: 'c',
+        workspacePath: folder.path,
+        emitOutput: () => undefined,
+      });
+      expect(result.output).toContain('[stopped: the command printed more than 1 MB, the output limit;');
+    } finally {
+      await created.core.close();
+      folder.remove();
+    }
   });
 });
 
