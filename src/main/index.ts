@@ -96,6 +96,7 @@ if (!app.requestSingleInstanceLock()) {
         now: () => Date.now(),
         sandbox,
         commandNiceness: () => commandNiceness(settings.get()),
+        commandLimits: () => settings.get().commandLimits,
       }),
       sandbox,
     });

@@ -131,6 +131,7 @@ async function main(): Promise<number> {
       now: () => Date.now(),
       sandbox: detectSandbox(),
       commandNiceness: () => commandNiceness(settings.get()),
+      commandLimits: () => settings.get().commandLimits,
     }),
     listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },
     // Sessions of an earlier run left in the middle of a turn stay so: this runs one new turn.

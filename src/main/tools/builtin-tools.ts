@@ -1,3 +1,4 @@
+import type { CommandLimits } from '../../shared/domain';
 import type { Tool } from '../agent/tools';
 import type { BashParser } from '../shell/bash-parser';
 import { runCommandTool } from './run-command';
@@ -6,7 +7,12 @@ import { workspaceTools, type WorkspaceToolOptions } from './workspace-tools';
 
 /** The tools the app offers the model: the workspace file tools and the shell, sandboxed where it can be. */
 export function builtinTools(
-  options: WorkspaceToolOptions & { readonly shell: BashParser; readonly sandbox?: SandboxStatus; readonly commandNiceness?: () => number },
+  options: WorkspaceToolOptions & {
+    readonly shell: BashParser;
+    readonly sandbox?: SandboxStatus;
+    readonly commandNiceness?: () => number;
+    readonly commandLimits?: () => CommandLimits;
+  },
 ): Tool[] {
   return [
     ...workspaceTools(options),
@@ -14,6 +20,7 @@ export function builtinTools(
       shell: options.shell,
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       ...(options.commandNiceness ? { niceness: options.commandNiceness } : {}),
+      ...(options.commandLimits ? { limits: options.commandLimits } : {}),
       protectedFolders: [options.dataDir],
     }),
   ];

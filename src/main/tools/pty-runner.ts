@@ -27,12 +27,46 @@ export interface PtyRunOptions {
   readonly niceness?: number;
   /** Wraps the shell in a sandbox: given the folder holding the command file, returns the program and its arguments to run first. */
   readonly sandbox?: (runFolder: string) => { program: string; args: string[] };
+  /** Resource limits the shell sets before the command runs; a limit left out is not set. */
+  readonly limits?: ResourceLimits;
+  /** The run is stopped, like a timeout, once the command has printed more than this many bytes. */
+  readonly maxOutputBytes?: number;
+}
+
+/** Limits set with `ulimit`, so every process the command starts inherits them. */
+export interface ResourceLimits {
+  /** Per process: its data (heap and private writable mappings, RLIMIT_DATA), not the address space that V8 and JVMs reserve. */
+  readonly memoryMb?: number;
+  /**
+   * Processes and threads at once (RLIMIT_NPROC). The kernel counts them per user and per user namespace (Linux 5.14 and
+   * later), so this only means "the command's processes" inside a sandbox with a user namespace of its own; anywhere else it
+   * would count every process of the person. Root is never held to it.
+   */
+  readonly processes?: number;
+  /** CPU seconds per process (RLIMIT_CPU): SIGXCPU when used up, SIGKILL a few seconds later if that was ignored. */
+  readonly cpuSeconds?: number;
+}
+
+/**
+ * The shell text that sets the limits. Each is both soft and hard, so the command cannot raise it again; a hard limit the
+ * person already has that is lower makes `ulimit` fail, and then theirs, the stricter, stays. The CPU's hard limit comes a
+ * few seconds after the soft one: at the hard limit Linux sends SIGKILL, which would hide why the process ended.
+ */
+function ulimitCommands(limits: ResourceLimits): string {
+  const whole = (value: number): number => Math.max(1, Math.trunc(value));
+  const parts: string[] = [];
+  if (limits.memoryMb !== undefined) parts.push(`ulimit -d ${whole(limits.memoryMb) * 1024}`);
+  if (limits.processes !== undefined) parts.push(`ulimit -u ${whole(limits.processes)}`);
+  if (limits.cpuSeconds !== undefined) parts.push(`ulimit -St ${whole(limits.cpuSeconds)}`, `ulimit -Ht ${whole(limits.cpuSeconds) + 5}`);
+  return parts.map((part) => `${part} 2>/dev/null; `).join('');
 }
 
 export interface PtyRunResult {
   readonly exitCode: number | null;
   readonly timedOut: boolean;
   readonly cancelled: boolean;
+  /** Stopped because the output passed `maxOutputBytes`. */
+  readonly outputLimitReached: boolean;
   /** The start and the end of the output (the middle dropped past `keepBytes`), ANSI escapes included. */
   readonly output: string;
   readonly totalBytes: number;
@@ -61,8 +95,8 @@ function killGroup(pid: number): void {
  * the exit event: node-pty can drop the last kilobytes of a process that exits at once (its issue
  * 72), but everything before the marker has arrived once the marker has. The command runs from a
  * file by a child shell, so its quoting cannot break the marker line; the outer shell then waits
- * on input so it does not exit before its output is read. Stop and the timeout kill the whole
- * process group.
+ * on input so it does not exit before its output is read. The limits are set by the outer shell
+ * before the command starts. Stop, the timeout and too much output kill the whole process group.
  */
 export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
   const token = randomBytes(9).toString('hex');
@@ -76,14 +110,17 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
   // still runs, at the app's priority.
   const nicer =
     niceness > 0
-      ? `{ [ -w /proc/self/autogroup ] && echo ${niceness} > /proc/self/autogroup; } 2>/dev/null; wb_nice=; command -v nice >/dev/null 2>&1 && wb_nice="nice -n ${niceness}"; $wb_nice `
+      ? `{ [ -w /proc/self/autogroup ] && echo ${niceness} > /proc/self/autogroup; } 2>/dev/null; command -v nice >/dev/null 2>&1 && wb_nice="nice -n ${niceness}"; `
       : '';
-  const outer = `${nicer}bash --noprofile --norc "$WB_SCRIPT" </dev/null; wb_code=$?; printf '\\033]7777;workbench-done;%s;%d\\007' "$WB_TOKEN" "$wb_code"; IFS= read -r wb_line`;
+  // The outer shell's own stderr goes nowhere while the command runs (the command's goes to the pty through fd 3): when
+  // a limit kills the command's shell, the outer one would otherwise print its internals ("$wb_nice bash ... $WB_SCRIPT").
+  const outer = `${ulimitCommands(options.limits ?? {})}wb_nice=; ${nicer}{ $wb_nice bash --noprofile --norc "$WB_SCRIPT" </dev/null 2>&3 3>&-; } 3>&2 2>/dev/null; wb_code=$?; printf '\\033]7777;workbench-done;%s;%d\\007' "$WB_TOKEN" "$wb_code"; IFS= read -r wb_line`;
   const frameMs = options.frameMs ?? 16;
   const liveLimit = options.liveLimitBytes ?? 2 * 1024 * 1024;
   const keep = options.keepBytes ?? 512 * 1024;
   const high = options.highWatermark ?? 1024 * 1024;
   const low = options.lowWatermark ?? 256 * 1024;
+  const maxOutput = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
 
   return new Promise<PtyRunResult>((resolve) => {
     const shell = ['/bin/bash', '--noprofile', '--norc', '-c', outer];
@@ -147,14 +184,14 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
         child.resume();
       }
     };
-    const finish = (result: { exitCode: number | null; timedOut: boolean; cancelled: boolean }): void => {
+    const finish = (result: { exitCode: number | null; timedOut: boolean; cancelled: boolean; outputLimitReached?: boolean }): void => {
       if (finished) return;
       finished = true;
       flush();
       owned.dispose().catch((error: unknown) => console.error('Could not release what a command held:', error));
       const droppedBytes = Math.max(0, totalBytes - Buffer.byteLength(head) - Buffer.byteLength(tail.slice(-keep)));
       const output = droppedBytes > 0 ? `${head}\r\n[… ${droppedBytes} bytes of output omitted …]\r\n${tail.slice(-keep)}` : head + tail;
-      resolve({ ...result, output, totalBytes, droppedBytes, pauses, maxPendingBytes });
+      resolve({ outputLimitReached: false, ...result, output, totalBytes, droppedBytes, pauses, maxPendingBytes });
     };
 
     owned.add(
@@ -179,6 +216,10 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
         if (safe > 0) {
           take(scan.slice(0, safe));
           scan = scan.slice(safe);
+        }
+        if (totalBytes > maxOutput) {
+          finish({ exitCode: null, timedOut: false, cancelled: false, outputLimitReached: true });
+          return;
         }
         if (!paused && pendingBytes > high) {
           paused = true;

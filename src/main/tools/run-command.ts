@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { maxRisk, type Settings } from '../../shared/domain';
+import { defaultCommandLimits, maxRisk, type CommandLimits, type Settings } from '../../shared/domain';
 import { WorkbenchError } from '../../shared/errors';
 import { defineTool, type Tool } from '../agent/tools';
 import type { BashParser } from '../shell/bash-parser';
 import { assessCommand, commandPlace, currentUser } from '../shell/command-risk';
 import { commandTrustCovers, commandTrustPattern } from '../shell/trust-pattern';
+import { limitNote, outputLimitNote, resourceLimitsFor } from './command-limits';
 import { runInPty } from './pty-runner';
 import { sandboxBlock, sandboxWrapper, type SandboxStatus } from './sandbox';
 
@@ -61,6 +62,8 @@ export interface RunCommandOptions {
   readonly protectedFolders?: readonly string[];
   /** How much lower a command's CPU priority is than the app's, asked as each starts; 10 unless said (0: the same). */
   readonly niceness?: () => number;
+  /** The resources a command may use, asked as each starts; the defaults unless said. */
+  readonly limits?: () => CommandLimits;
 }
 
 /** How much lower than the app's the settings put the agent's commands' CPU priority. */
@@ -77,7 +80,7 @@ export function runCommandTool(options: RunCommandOptions): Tool {
   const user = currentUser();
   return defineTool({
     name: 'run_command',
-    description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends.`,
+    description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends. It runs under limits the person sets (memory and CPU time per process, processes at once, output size); the result says when one stopped it.`,
     input: z
       .object({
         command: z.string().min(1).max(20_000),
@@ -117,6 +120,9 @@ export function runCommandTool(options: RunCommandOptions): Tool {
       if (!context.workspacePath)
         throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
       const timeoutMs = input.timeoutSeconds ? input.timeoutSeconds * 1000 : defaultTimeout;
+      const sandboxed = sandbox !== null && input.sandbox !== 'none';
+      const chosen = options.limits?.() ?? defaultCommandLimits;
+      const limits = resourceLimitsFor(chosen, sandboxed && sandbox.kind === 'bubblewrap');
       const result = await runInPty({
         command: input.command,
         cwd: context.workspacePath,
@@ -125,7 +131,9 @@ export function runCommandTool(options: RunCommandOptions): Tool {
         signal: context.signal,
         onOutput: (text) => context.emitOutput(text),
         niceness: options.niceness?.() ?? 10,
-        ...(sandbox && input.sandbox !== 'none'
+        limits,
+        maxOutputBytes: chosen.outputMb * 1024 * 1024,
+        ...(sandboxed
           ? {
               sandbox: (runFolder: string) =>
                 sandboxWrapper(sandbox, {
@@ -138,14 +146,20 @@ export function runCommandTool(options: RunCommandOptions): Tool {
           : {}),
       });
       const text = plainText(result.output).replace(/\n+$/, '');
+      const limited = limitNote({ exitCode: result.exitCode, output: text }, limits);
+      const limitLine = limited ? `\n${limited}` : '';
+      if (result.outputLimitReached) return { output: `${text}\n${outputLimitNote(chosen.outputMb)}`, isError: true };
       if (result.timedOut)
-        return { output: `${text}\n[stopped after ${Math.round(timeoutMs / 1000)} s: the command timed out]`, isError: true };
+        return { output: `${text}\n[stopped after ${Math.round(timeoutMs / 1000)} s: the command timed out]${limitLine}`, isError: true };
       if (result.cancelled) return { output: `${text}\n[stopped by the user]`, isError: true };
-      const blocked = sandbox && input.sandbox !== 'none' && result.exitCode !== 0 ? sandboxBlock(text) : null;
+      const blocked = sandboxed && result.exitCode !== 0 ? sandboxBlock(text) : null;
       const note = blocked
         ? `\n[${blocked}. If the task needs it, run it again with sandbox: "${blocked.startsWith('network') ? 'network' : 'none'}"; the person will be asked.]`
         : '';
-      return { output: `${text}${text.length > 0 ? '\n' : ''}[exit code ${result.exitCode}]${note}`, isError: result.exitCode !== 0 };
+      return {
+        output: `${text}${text.length > 0 ? '\n' : ''}[exit code ${result.exitCode}]${note}${limitLine}`,
+        isError: result.exitCode !== 0,
+      };
     },
   });
 }

@@ -41,7 +41,8 @@ const inside = (root: string, candidate: string): boolean => {
 /**
  * The bubblewrap arguments for one command: the whole file system read-only, the workspace and a
  * private /tmp writable, the workspace's .git and the app's data read-only again, the command's
- * own folder readable, and no network unless the mode grants it. The process dies with the app.
+ * own folder readable, its own process IDs, and no network unless the mode grants it. The process
+ * dies with the app.
  */
 export function bubblewrapArguments(options: {
   workspace: string;
@@ -67,7 +68,9 @@ export function bubblewrapArguments(options: {
   if (existsSync(git)) args.push('--ro-bind', git, git);
   for (const folder of options.protectedFolders)
     if (existsSync(folder) && inside(options.workspace, folder)) args.push('--ro-bind', folder, folder);
-  args.push('--ro-bind', options.runFolder, options.runFolder, '--chdir', options.workspace, '--die-with-parent');
+  // A PID namespace of its own: when the sandbox's first process ends or is killed, the kernel ends
+  // every process in it, a fork bomb's included, and the command sees only its own processes.
+  args.push('--ro-bind', options.runFolder, options.runFolder, '--chdir', options.workspace, '--unshare-pid', '--die-with-parent');
   if (options.mode === 'workspace') args.push('--unshare-net');
   return args;
 }

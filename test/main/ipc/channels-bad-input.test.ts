@@ -244,6 +244,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { maxIterations: 0 }, code: 'invalid_input' },
     { input: { defaultAutonomy: 'L4' }, code: 'invalid_input' },
     { input: { commandPriority: 'idle' }, code: 'invalid_input' },
+    { input: { commandLimits: { memoryMb: 64, processes: 1024, cpuSeconds: 3600, outputMb: 100 } }, code: 'invalid_input' },
+    { input: { commandLimits: { memoryMb: 4096 } }, code: 'invalid_input' },
   ],
 };
 

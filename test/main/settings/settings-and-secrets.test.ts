@@ -37,6 +37,19 @@ describe('ConfSettingsStore', () => {
     expect(store.get().theme).toBe('light');
   });
 
+  it('opens a file saved before the command limits existed with the default limits, and fills in a limit left out', () => {
+    const { commandLimits: _, ...older } = defaultSettings;
+    writeFileSync(join(folder.path, 'config.json'), JSON.stringify({ ...older, theme: 'dark' }));
+    expect(open().get()).toMatchObject({
+      theme: 'dark',
+      commandLimits: { memoryMb: 4096, processes: 1024, cpuSeconds: 14_400, outputMb: 100 },
+    });
+    writeFileSync(join(folder.path, 'config.json'), JSON.stringify({ ...older, commandLimits: { memoryMb: 8192 } }));
+    const store = open();
+    expect(store.problem).toBeNull();
+    expect(store.get().commandLimits).toEqual({ memoryMb: 8192, processes: 1024, cpuSeconds: 14_400, outputMb: 100 });
+  });
+
   it('starts from defaults, with a note, when the file was edited into something invalid', () => {
     writeFileSync(join(folder.path, 'config.json'), JSON.stringify({ version: 1, providers: 'lots', theme: 'dark' }));
     const store = open();

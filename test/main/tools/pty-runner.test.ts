@@ -116,6 +116,20 @@ describe('commands in a pty', () => {
     expect(result.maxPendingBytes).toBeLessThan(256 * 1024 + 128 * 1024);
   }, 60_000);
 
+  it('stops a command once its output passes the limit, like a timeout, and the process is gone', async () => {
+    const started = Date.now();
+    const result = await runInPty({ ...base(), maxOutputBytes: 256 * 1024, command: 'yes limit-34.75' });
+    expect(result).toMatchObject({ outputLimitReached: true, timedOut: false, cancelled: false, exitCode: null });
+    expect(result.totalBytes).toBeGreaterThan(256 * 1024);
+    expect(result.totalBytes).toBeLessThan(512 * 1024);
+    expect(plainText(result.output)).toMatch(/^(limit-34\.75\n)+/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(alive('yes limit-34.75')).toBe(false);
+    const within = await runInPty({ ...base(), maxOutputBytes: 256 * 1024, command: "head -c 200000 /dev/zero | tr '\\0' x" });
+    expect(within).toMatchObject({ outputLimitReached: false, exitCode: 0, totalBytes: 200_000 });
+  });
+
   it('does not mistake printed text for its completion marker', async () => {
     const result = await runInPty({ ...base(), command: "printf '\\033]7777;workbench-done;fake;0\\007'; echo after; exit 4" });
     expect(result.exitCode).toBe(4);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { getPriority } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -38,8 +39,8 @@ describe('the OS sandbox', () => {
     folder.remove();
   });
 
-  const run = async (command: string, mode: 'workspace' | 'network' | 'none' = 'workspace') => {
-    const parsed = tool.parse({ command, sandbox: mode });
+  const run = async (command: string, mode: 'workspace' | 'network' | 'none' = 'workspace', timeoutSeconds?: number) => {
+    const parsed = tool.parse({ command, sandbox: mode, ...(timeoutSeconds ? { timeoutSeconds } : {}) });
     if (!parsed.ok) throw new Error(parsed.message);
     return tool.execute(parsed.input, {
       signal: new AbortController().signal,
@@ -77,6 +78,21 @@ describe('the OS sandbox', () => {
     expect((await run('echo x > .git/HEAD')).isError).toBe(true);
     expect(readFileSync(join(workspace, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
     expect((await run('echo x > .appdata/settings.json')).isError).toBe(true);
+  });
+
+  it('ends every process of a stopped command, one that left its process group included', async () => {
+    const alive = (pattern: string): boolean => {
+      try {
+        execFileSync('pgrep', ['-f', pattern]);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const result = await run('setsid sleep 46.25 & (trap "" TERM; sleep 47.25) & sleep 48.25', 'workspace', 1);
+    expect(result.output).toContain('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(alive('sleep 4[678].25')).toBe(false);
   });
 
   it('blocks the network unless granted', async () => {

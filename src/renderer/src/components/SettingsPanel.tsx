@@ -4,6 +4,7 @@ import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/i
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { BehaviourSettings } from './BehaviourSettings';
+import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
 import { EndpointChecks } from './ModelDoctor';
 import { McpSettings } from './McpSettings';
@@ -227,6 +228,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <p className="small" aria-label="Sandbox status">
         {info?.sandbox.description}
       </p>
+      <CommandLimitsSettings store={store} />
       <h3>Data</h3>
       <p className="small">
         Data folder: <code>{info?.dataDir}</code>
