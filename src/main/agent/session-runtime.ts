@@ -114,8 +114,16 @@ export class SessionRuntime {
   cancel = (sessionId: string): Promise<boolean> => this.turns.cancel(sessionId);
   whenIdle = (sessionId: string): Promise<void> => this.turns.whenIdle(sessionId);
 
-  answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string): void {
-    this.gates.answer(approvalId, 'approval', reason === undefined ? { decision } : { decision, reason });
+  /**
+   * Answers a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks for more than
+   * the sandbox, the grant covers that escalation too; it is asked for explicitly, never implied by the duration.
+   */
+  answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string, options: { trustEscalation?: boolean } = {}): void {
+    this.gates.answer(approvalId, 'approval', {
+      decision,
+      ...(reason === undefined ? {} : { reason }),
+      ...(options.trustEscalation ? { trustEscalation: true } : {}),
+    });
   }
 
   answerPlan(planId: string, answer: 'approve' | 'reject' | 'refine', text?: string): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GrantPattern, RiskLevel } from '../../shared/domain';
+import type { Escalation, GrantPattern, RiskLevel } from '../../shared/domain';
 import type { ToolSpec } from './model-provider';
 
 /** What a tool sees while it runs. */
@@ -22,6 +22,12 @@ export interface RiskAssessment {
   readonly level: RiskLevel;
   readonly reason: string;
   readonly refused?: string;
+  /**
+   * What the call asks for beyond what the tool may do by default (a command with the network, or outside the OS
+   * sandbox). Such a call always waits at a gate, whatever the autonomy, unless the person trusted that escalation
+   * explicitly; a grant made at an ordinary gate never covers it.
+   */
+  readonly escalation?: Escalation;
 }
 
 /** A tool as the runtime uses it: input arrives unparsed and is parsed by the tool's own schema. */

@@ -202,7 +202,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'run:clearQueue': (input) => ({ cleared: runtime.clearQueue(input.sessionId) }),
 
     'approval:answer': (input) => {
-      runtime.answerApproval(input.approvalId, input.decision, input.reason);
+      runtime.answerApproval(input.approvalId, input.decision, input.reason, { trustEscalation: input.trustEscalation === true });
       return { accepted: true as const };
     },
     'plan:answer': (input) => {

@@ -184,7 +184,18 @@ export const channels = {
   'run:clearQueue': { input: z.object(sessionRef).strict(), output: z.object({ cleared: z.boolean() }) },
 
   'approval:answer': {
-    input: z.object({ approvalId: idSchema, decision: approvalDecisionSchema, reason: reasonSchema.optional() }).strict(),
+    input: z
+      .object({
+        approvalId: idSchema,
+        decision: approvalDecisionSchema,
+        reason: reasonSchema.optional(),
+        // At a gate whose call asks for more than the sandbox: the timed or session grant covers that escalation too.
+        trustEscalation: z.literal(true).optional(),
+      })
+      .strict()
+      .refine((value) => !value.trustEscalation || !['deny', 'allow_once'].includes(value.decision), {
+        message: 'trustEscalation goes with a timed or session answer',
+      }),
     output: z.object({ accepted: z.literal(true) }),
   },
   'plan:answer': {

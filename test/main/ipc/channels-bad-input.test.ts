@@ -164,6 +164,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { approvalId: unknownId, decision: 'allow_forever' }, code: 'invalid_input' },
     { input: { approvalId: unknownId, decision: 'deny', reason: huge }, code: 'invalid_input' },
     { input: { approvalId: unknownId }, code: 'invalid_input' },
+    { input: { approvalId: unknownId, decision: 'allow_once', trustEscalation: true }, code: 'invalid_input' },
+    { input: { approvalId: unknownId, decision: 'allow_5m', trustEscalation: false }, code: 'invalid_input' },
   ],
   'plan:answer': [
     { input: { planId: unknownId, answer: 'approve' }, code: 'not_found' },
