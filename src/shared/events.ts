@@ -132,7 +132,13 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     trustEscalation: z.literal(true).optional(),
   }),
   z.object({ type: z.literal('trust_grant_created'), grant: trustGrantSchema }),
-  z.object({ type: z.literal('tool_call_started'), ...toolCallRef, rule: z.enum(['matrix', 'grant', 'plan', 'approval']) }),
+  z.object({
+    type: z.literal('tool_call_started'),
+    ...toolCallRef,
+    rule: z.enum(['matrix', 'grant', 'plan', 'approval']),
+    /** The grant it runs on, when `rule` is `grant`. */
+    grantId: idSchema.optional(),
+  }),
   z.object({ type: z.literal('tool_output'), ...toolCallRef, text: z.string() }),
   z.object({
     type: z.literal('tool_call_finished'),

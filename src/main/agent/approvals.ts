@@ -65,6 +65,21 @@ export function decideCalls(context: StepContext, calls: readonly PreparedCall[]
   return waitForPlan(context, planId, runnable);
 }
 
+/**
+ * Decides again, as the grants are now, the calls whose decision rests on them: a grant answered at
+ * an earlier gate of the same response covers the calls after it that it matches, and a grant
+ * revoked meanwhile covers nothing. Calls the matrix runs, steps of an approved plan, calls allowed
+ * at their gate and gates opened before the app stopped keep what they had. The loop asks this
+ * before it acts on the next call, so a resumed turn decides its remaining calls the same way.
+ */
+export function decideAgain(context: StepContext, queue: readonly DecidedCall[]): readonly DecidedCall[] {
+  const restsOnGrants = (item: DecidedCall): boolean =>
+    !item.approved && !item.earlierGate && (item.decision.action === 'ask' || item.decision.rule === 'grant');
+  if (!queue.some(restsOnGrants)) return queue;
+  const policy = policyContext(context);
+  return queue.map((item) => (restsOnGrants(item) ? { ...item, decision: decideCall(item.call, policy) } : item));
+}
+
 /** Opens the plan's gate; the loop waits there. */
 export function waitForPlan(context: StepContext, planId: string, runnable: readonly DecidedCall[]): LoopState {
   const { setup, services, writer } = context;
