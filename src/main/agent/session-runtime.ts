@@ -68,8 +68,15 @@ export class SessionRuntime {
     const newId = options.newId ?? (() => defaultNewId(clock.now()));
     const journal = new SessionJournal(store, options.listener, clock);
     const conversations = new ConversationStore(options.checkpoints, store);
-    // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them.
-    options.tools.registerHidden(describeToolsTool(options.tools));
+    // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
+    // nothing of the tools the person denied, as the catalogue does not.
+    const denied = (name: string): boolean => options.limits().deniedTools.includes(name);
+    options.tools.registerHidden(
+      describeToolsTool({
+        get: (name) => (denied(name) ? undefined : options.tools.get(name)),
+        list: () => options.tools.offered(options.limits().deniedTools),
+      }),
+    );
     const services = {
       tools: options.tools,
       trust: options.trust,

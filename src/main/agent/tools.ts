@@ -147,8 +147,14 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
-  specs(): ToolSpec[] {
-    return this.list().map((tool) => ({
+  /** The tools a model is offered: every listed one but those the person denied (a call to one is still refused). */
+  offered(denied: readonly string[] = []): Tool[] {
+    return denied.length === 0 ? this.list() : this.list().filter((tool) => !denied.includes(tool.name));
+  }
+
+  /** The definitions a request carries, for the tools offered. */
+  specs(denied: readonly string[] = []): ToolSpec[] {
+    return this.offered(denied).map((tool) => ({
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputJsonSchema,
