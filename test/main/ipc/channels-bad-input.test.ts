@@ -177,6 +177,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { grantId: unknownId }, code: 'not_found' },
     { input: { grantId: 5 }, code: 'invalid_input' },
   ],
+  'tool:list': [{ input: { server: 'x' }, code: 'invalid_input' }],
   'tool:output': [
     { input: { toolCallId: unknownId }, code: 'not_found' },
     { input: { toolCallId: '' }, code: 'invalid_input' },
