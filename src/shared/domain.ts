@@ -61,6 +61,23 @@ export const grantDurationsMs: Readonly<Record<'allow_5m' | 'allow_30m' | 'allow
   allow_5h: 5 * 60 * 60_000,
 };
 
+/**
+ * What a call asks for beyond what its tool may do by default: a command run with the network, or outside the OS sandbox.
+ * Ordered by reach: `no_sandbox` includes everything `network` allows.
+ */
+export const escalationKindSchema = z.enum(['network', 'no_sandbox']);
+export type EscalationKind = z.infer<typeof escalationKindSchema>;
+
+/** An escalation a call asks for, and why it matters, as the gate shows it. */
+export const escalationSchema = z.object({ kind: escalationKindSchema, reason: z.string() });
+export type Escalation = z.infer<typeof escalationSchema>;
+
+/** Whether a grant made for `granted` (none when absent) reaches as far as `asked`: the network never covers no sandbox. */
+export function escalationCovers(granted: EscalationKind | undefined, asked: EscalationKind | undefined): boolean {
+  const reach = (kind: EscalationKind | undefined): number => (kind === undefined ? 0 : escalationKindSchema.options.indexOf(kind) + 1);
+  return reach(granted) >= reach(asked);
+}
+
 /** What a trust grant covers: these exact arguments, or a pattern derived from them that cannot widen. */
 export const grantPatternSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exact'), arguments: z.string() }),
@@ -81,6 +98,11 @@ export const trustGrantSchema = z.object({
   expiresAt: z.number().int().nullable(),
   revokedAt: z.number().int().nullable(),
   description: z.string(),
+  /**
+   * The escalation the person trusted explicitly at an escalation gate ("trust network access for this command"); absent
+   * for a grant made at an ordinary gate, which never covers a call that asks for one.
+   */
+  escalation: escalationKindSchema.optional(),
 });
 export type TrustGrant = z.infer<typeof trustGrantSchema>;
 

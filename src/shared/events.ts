@@ -4,6 +4,7 @@ import { filesRestoredSchema } from './file-history';
 import {
   approvalDecisionSchema,
   branchReasonSchema,
+  escalationSchema,
   idSchema,
   modelChoiceSchema,
   riskLevelSchema,
@@ -31,6 +32,8 @@ export const planStepSchema = z.object({
   summary: z.string(),
   risk: riskLevelSchema,
   decision: z.enum(['run', 'ask', 'deny']),
+  /** What the step asks for beyond the sandbox: approving the plan approves it for this step only. */
+  escalation: escalationSchema.optional(),
 });
 export type PlanStep = z.infer<typeof planStepSchema>;
 
@@ -115,6 +118,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     risk: riskLevelSchema,
     reason: z.string(),
     preview: z.string().optional(),
+    /** The call asks for more than the sandbox: the gate says so, and offers a grant for it only as a choice of its own. */
+    escalation: escalationSchema.optional(),
   }),
   z.object({
     type: z.literal('approval_answered'),
@@ -123,9 +128,17 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     decision: approvalDecisionSchema,
     reason: z.string().optional(),
     grantId: idSchema.optional(),
+    /** The person chose to trust the call's escalation too, for the answer's duration. */
+    trustEscalation: z.literal(true).optional(),
   }),
   z.object({ type: z.literal('trust_grant_created'), grant: trustGrantSchema }),
-  z.object({ type: z.literal('tool_call_started'), ...toolCallRef, rule: z.enum(['matrix', 'grant', 'plan', 'approval']) }),
+  z.object({
+    type: z.literal('tool_call_started'),
+    ...toolCallRef,
+    rule: z.enum(['matrix', 'grant', 'plan', 'approval']),
+    /** The grant it runs on, when `rule` is `grant`. */
+    grantId: idSchema.optional(),
+  }),
   z.object({ type: z.literal('tool_output'), ...toolCallRef, text: z.string() }),
   z.object({
     type: z.literal('tool_call_finished'),

@@ -1,5 +1,5 @@
 import type { ErrorInfo } from './errors';
-import type { RiskLevel, SessionStatus, WindowSource } from './domain';
+import type { Escalation, RiskLevel, SessionStatus, WindowSource } from './domain';
 import type { JournalEntry, PlanStep, RuntimeEvent, ToolCallStatus } from './events';
 import { settleToolCallDrafts, type ViewDrafting } from './tool-call-drafts';
 
@@ -76,6 +76,8 @@ export interface ViewApproval {
   readonly risk: RiskLevel;
   readonly reason: string;
   readonly preview: string | null;
+  /** What the call asks for beyond the sandbox, when it does. */
+  readonly escalation: Escalation | null;
 }
 
 export interface ViewPlan {
@@ -348,6 +350,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
           risk: event.risk,
           reason: event.reason,
           preview: event.preview ?? null,
+          escalation: event.escalation ?? null,
         },
       };
     case 'approval_answered':

@@ -1,6 +1,6 @@
 import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it } from 'vitest';
-import { testTools, toolCall } from '../main/agent/harness';
+import { sandboxedRunCommand, testTools, toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { useWorkbenches, type Workbench } from './fixture';
 
@@ -98,6 +98,61 @@ describe('approvals in the workbench', () => {
       await expectPage(plan.locator('li[data-state="succeeded"]')).toHaveCount(3);
       await workbench.screenshot(`plan-finished-${mode}`);
       checkProtocol(workbench);
+    });
+  });
+
+  describe('a command that asks for more than the sandbox', () => {
+    it('waits at L3 with Deny and Allow once; network is trusted only through its own choice, no sandbox never', async () => {
+      const workbench = await open({
+        tools: [...testTools(log).tools, sandboxedRunCommand(log)],
+        sandbox: { available: true, kind: 'bubblewrap', path: 'bwrap' },
+      });
+      const { page, server, host } = workbench;
+      await host.invoke('settings:update', { defaultAutonomy: 'L3' });
+      await workbench.configureScriptedModel();
+      await page.getByRole('button', { name: '+ New session' }).first().click();
+      await expectPage(page.getByLabel('Autonomy')).toHaveValue('L3');
+      const send = async (text: string): Promise<void> => {
+        await page.getByRole('textbox', { name: 'Message' }).fill(text);
+        await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      };
+      const answer = page.getByRole('article', { name: 'Answer' }).last();
+      const gate = page.getByRole('region', { name: 'Approval needed' });
+      const trustNetwork = gate.getByRole('group', { name: 'Trust network access for this command' });
+
+      server.enqueue({ steps: [toolCall('run_command', { command: 'npm install', sandbox: 'network' })] }, textTurn('Installed.'));
+      await send('Install the packages');
+      await expectPage(gate.getByRole('note', { name: 'Escalation' })).toContainText('Network access: this call asks for network access');
+      await expectPage(gate.getByRole('button', { name: 'Deny' })).toBeVisible();
+      await expectPage(gate.getByRole('button', { name: 'Allow once' })).toBeVisible();
+      // The usual durations are not among the answers: a grant for the escalation is its own, plainly worded choice.
+      await expectPage(gate.getByRole('group', { name: 'Allow for' })).toHaveCount(0);
+      await expectPage(trustNetwork).toContainText('Trust network access for this command for');
+      await workbench.screenshot('escalation-gate-network');
+      expect(log).toEqual([]);
+      await trustNetwork.getByRole('button', { name: '30 min' }).click();
+      await expectPage(answer).toHaveText('Installed.');
+      const grant = page.getByRole('list', { name: 'Trust grants' }).getByRole('listitem');
+      await expectPage(grant).toContainText('with network access');
+
+      server.enqueue({ steps: [toolCall('run_command', { command: 'npm install', sandbox: 'network' })] }, textTurn('Installed again.'));
+      await send('Once more');
+      await expectPage(answer).toHaveText('Installed again.');
+      expect(log).toEqual(['run npm install (network)', 'run npm install (network)']);
+
+      server.enqueue({ steps: [toolCall('run_command', { command: 'npm install', sandbox: 'none' })] }, textTurn('Installed outside.'));
+      await send('Without the sandbox');
+      await expectPage(gate.getByRole('note', { name: 'Escalation' })).toContainText(
+        'No sandbox: this call asks to run outside the sandbox',
+      );
+      await expectPage(trustNetwork).toHaveCount(0);
+      await expectPage(gate.getByRole('group', { name: 'Allow for' })).toHaveCount(0);
+      await expectPage(gate).toContainText('Destructive actions are approved one at a time.');
+      await workbench.screenshot('escalation-gate-no-sandbox');
+      await gate.getByRole('button', { name: 'Allow once' }).click();
+      await expectPage(answer).toHaveText('Installed outside.');
+      expect(log).toEqual(['run npm install (network)', 'run npm install (network)', 'run npm install (none)']);
+      await expectPage(grant).toHaveCount(1);
     });
   });
 });

@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { expect as expectPage } from 'playwright/test';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { testTools, toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
 import { useWorkbenches } from './fixture';
 
 const everything = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -27,5 +29,48 @@ describe('settings in the workbench', () => {
     await section.getByLabel('MCP configuration').fill('{ not json');
     await section.getByRole('button', { name: 'Save and restart servers' }).click();
     await expectPage(section.getByRole('alert')).toContainText('Not valid JSON');
+  });
+
+  it('lists the tools, built-in and of MCP servers, and a tool set to never run is neither offered nor run', async () => {
+    const log: string[] = [];
+    const workbench = await open({ tools: testTools(log).tools });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    await host.invoke('mcp:configure', { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const section = page.getByRole('region', { name: 'Tools' });
+    const builtIn = section.getByRole('list', { name: 'Built-in tools' });
+    await expectPage(builtIn.getByRole('listitem').filter({ hasText: 'write_note' })).toContainText('Writes a note.');
+    await expectPage(section.getByRole('list', { name: 'everything (MCP server) tools' }).getByRole('listitem').first()).toContainText(
+      'everything__',
+      { timeout: 15_000 },
+    );
+    const neverPublish = builtIn.getByLabel('Never run publish');
+    await expectPage(neverPublish).not.toBeChecked();
+    await neverPublish.click();
+    await expectPage(neverPublish).toBeChecked();
+    await workbench.screenshot('settings-tools-denied');
+    const saved = await host.invoke('settings:get', {});
+    expect(saved.ok && (saved.value as { deniedTools: string[] }).deniedTools).toEqual(['publish']);
+    await page.getByRole('button', { name: 'Close settings' }).click();
+
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue({ steps: [toolCall('publish', { target: 'site' })] }, textTurn('It is denied.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Publish it');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('It is denied.');
+    const offered = (server.requests[0]?.body['tools'] as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    expect(offered).toContain('write_note');
+    expect(offered).not.toContain('publish');
+    expect(log).toEqual([]);
+
+    // Kept across a reload, and allowed again with the same switch.
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await expectPage(page.getByRole('region', { name: 'Tools' }).getByLabel('Never run publish')).toBeChecked();
+    await page.getByRole('region', { name: 'Tools' }).getByLabel('Never run publish').click();
+    await expectPage(page.getByRole('region', { name: 'Tools' }).getByLabel('Never run publish')).not.toBeChecked();
+    const allowed = await host.invoke('settings:get', {});
+    expect(allowed.ok && (allowed.value as { deniedTools: string[] }).deniedTools).toEqual([]);
   });
 });

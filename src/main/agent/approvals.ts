@@ -1,4 +1,4 @@
-import { grantDurationsMs, maxRisk, type ApprovalDecision, type TrustGrant } from '../../shared/domain';
+import { grantDurationsMs, maxRisk, type ApprovalDecision, type EscalationKind, type TrustGrant } from '../../shared/domain';
 import type { PlanStep, RuntimeEvent } from '../../shared/events';
 import type { ApprovalAnswer, PlanAnswer } from './gates';
 import { decide, type Decision, type PolicyContext } from './policy';
@@ -11,6 +11,9 @@ import type { DecidedCall, LoopState, PreparedCall, StepContext } from './turn-t
  * enough calls becomes, the gates calls wait at, and what their answers do. Every function here is
  * a transition from one loop state to the next; none of them waits. The loop waits at the gates.
  */
+
+/** How a grant's description names the escalation it covers. */
+const escalationLabel: Readonly<Record<EscalationKind, string>> = { network: 'with network access', no_sandbox: 'outside the sandbox' };
 
 const timedDecisions: ReadonlySet<ApprovalDecision> = new Set(['allow_5m', 'allow_30m', 'allow_1h', 'allow_5h']);
 
@@ -36,7 +39,8 @@ export function decideCalls(context: StepContext, calls: readonly PreparedCall[]
   const decided: DecidedCall[] = [];
   const steps: PlanStep[] = [];
   for (const call of calls) {
-    const step = { toolCallId: call.request.id, summary: call.summary, risk: call.assessment.level };
+    const { escalation } = call.assessment;
+    const step = { toolCallId: call.request.id, summary: call.summary, risk: call.assessment.level, ...(escalation ? { escalation } : {}) };
     if (call.invalid !== null || call.tool === null) {
       steps.push({ ...step, tool: call.request.name, decision: 'deny' });
       continue;
@@ -59,6 +63,21 @@ export function decideCalls(context: StepContext, calls: readonly PreparedCall[]
   writer.journal([{ ...plan, maxRisk: maxRisk(risks), needsApproval }]);
   if (!needsApproval) return { kind: 'execute', queue: runnable, fromPlan: true };
   return waitForPlan(context, planId, runnable);
+}
+
+/**
+ * Decides again, as the grants are now, the calls whose decision rests on them: a grant answered at
+ * an earlier gate of the same response covers the calls after it that it matches, and a grant
+ * revoked meanwhile covers nothing. Calls the matrix runs, steps of an approved plan, calls allowed
+ * at their gate and gates opened before the app stopped keep what they had. The loop asks this
+ * before it acts on the next call, so a resumed turn decides its remaining calls the same way.
+ */
+export function decideAgain(context: StepContext, queue: readonly DecidedCall[]): readonly DecidedCall[] {
+  const restsOnGrants = (item: DecidedCall): boolean =>
+    !item.approved && !item.earlierGate && (item.decision.action === 'ask' || item.decision.rule === 'grant');
+  if (!queue.some(restsOnGrants)) return queue;
+  const policy = policyContext(context);
+  return queue.map((item) => (restsOnGrants(item) ? { ...item, decision: decideCall(item.call, policy) } : item));
 }
 
 /** Opens the plan's gate; the loop waits there. */
@@ -124,6 +143,7 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
         risk: call.assessment.level,
         reason: call.assessment.reason,
         ...(call.preview === null ? {} : { preview: call.preview }),
+        ...(call.assessment.escalation ? { escalation: call.assessment.escalation } : {}),
       },
     ]);
   }
@@ -134,10 +154,12 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
 
 /**
  * Acts on a gate's answer. Deny gives the call its result; allow puts it first in the queue to
- * run; a timed or session answer also creates a trust grant, whose row lands with its event.
- * `journalled`: the answer was saved before the app stopped, so nothing is written again and no
- * grant is made again (the grant was created then, or is gone with the crash: either way this
- * call runs once).
+ * run; a timed or session answer also creates a trust grant, whose row lands with its event (and
+ * which the calls after it in the queue are decided again against, see `decideAgain`). A call that
+ * asks for more than the sandbox gets a grant only when the person chose to trust that escalation
+ * (`trustEscalation`); otherwise any allow runs it once. `journalled`: the answer was saved before
+ * the app stopped, so nothing is written again and no grant is made again (the grant was created
+ * then, or is gone with the crash: either way this call runs once).
  */
 export function takeApproval(
   context: StepContext,
@@ -155,6 +177,7 @@ export function takeApproval(
     approvalId,
     decision: answer.decision,
     ...(answer.reason ? { reason: answer.reason } : {}),
+    ...(answer.trustEscalation ? { trustEscalation: true as const } : {}),
   };
   const allowed: LoopState = { kind: 'execute', queue: [{ ...item, approved: true }, ...queue], fromPlan };
   if (answer.decision === 'deny') {
@@ -165,8 +188,10 @@ export function takeApproval(
     giveResult(context, call, 'denied', `Not run: the user denied this call${answer.reason ? `: ${answer.reason}` : '.'}`, 0);
     return { kind: 'execute', queue, fromPlan };
   }
-  // A destructive call is allowed this once whatever the answer: no grant ever covers one.
-  if (answer.decision === 'allow_once' || call.assessment.level === 'destructive' || journalled) {
+  // A destructive call is allowed this once whatever the answer: no grant ever covers one. Nor is an
+  // escalation trusted for longer than this call unless the person chose that explicitly.
+  const escalationUntrusted = call.assessment.escalation !== undefined && answer.trustEscalation !== true;
+  if (answer.decision === 'allow_once' || call.assessment.level === 'destructive' || escalationUntrusted || journalled) {
     if (!journalled) {
       writer.journal([answered]);
       writer.checkpoint('approval');
@@ -186,6 +211,9 @@ function grantFor({ setup, services }: StepContext, item: DecidedCall, decision:
   const now = services.clock.now();
   const pattern = call.tool.trustPattern(call.input);
   const expiresAt = timedDecisions.has(decision) ? now + grantDurationsMs[decision as keyof typeof grantDurationsMs] : null;
+  // Only reached for an escalation the person chose to trust (see `takeApproval`).
+  const escalation = call.assessment.escalation;
+  const what = pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`;
   return {
     id: services.newId(),
     tool: call.tool.name,
@@ -196,6 +224,7 @@ function grantFor({ setup, services }: StepContext, item: DecidedCall, decision:
     createdAt: now,
     expiresAt,
     revokedAt: null,
-    description: pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`,
+    description: escalation ? `${what} (${escalationLabel[escalation.kind]})` : what,
+    ...(escalation ? { escalation: escalation.kind } : {}),
   };
 }

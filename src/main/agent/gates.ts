@@ -1,7 +1,11 @@
 import type { ApprovalDecision } from '../../shared/domain';
 import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../shared/errors';
 
-export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly reason?: string };
+/**
+ * The person's answer at a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks
+ * for more than the sandbox, the grant covers that escalation too; without it such a gate's call is allowed once.
+ */
+export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly reason?: string; readonly trustEscalation?: boolean };
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
 
 type GateKind = 'approval' | 'plan';

@@ -30,7 +30,8 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
     choice: setup.choice,
     provider: setup.provider,
     system: setup.system,
-    tools: services.tools.list().length > 0 ? services.tools.specs() : undefined,
+    // Tools the person denied in settings are not offered at all; a call to one anyway is refused by the rules.
+    tools: services.tools.offered(setup.deniedTools).length > 0 ? services.tools.specs(setup.deniedTools) : undefined,
     entries: writer.messages,
     signal: writer.signal,
     mayCompact: !writer.compacted,
@@ -142,7 +143,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   }
   const cancelled = writer.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
   if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
-  const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup.workspacePath));
+  const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup));
   await addPreviews(prepared, setup.workspacePath);
   const events: RuntimeEvent[] = prepared.map((call) => ({
     type: 'tool_call_requested',

@@ -1,5 +1,5 @@
 import type { Autonomy, RiskLevel, TrustGrant } from '../../shared/domain';
-import { riskRank } from '../../shared/domain';
+import { escalationCovers, riskRank } from '../../shared/domain';
 import type { RiskAssessment, Tool } from './tools';
 
 /** The autonomy matrix of the design: what runs at once, what asks. Destructive always asks. */
@@ -12,7 +12,8 @@ export const autonomyMatrix: Readonly<Record<Autonomy, Readonly<Record<RiskLevel
 
 export type Decision =
   | { readonly action: 'run'; readonly rule: 'matrix' | 'grant' | 'plan'; readonly reason: string; readonly grantId?: string }
-  | { readonly action: 'ask'; readonly rule: 'matrix'; readonly reason: string }
+  /** `escalation`: the call asks for more than the sandbox, which no autonomy level runs by itself. */
+  | { readonly action: 'ask'; readonly rule: 'matrix' | 'escalation'; readonly reason: string }
   | { readonly action: 'deny'; readonly rule: 'builtin_denial' | 'user_denial'; readonly reason: string };
 
 export interface PolicyContext {
@@ -23,8 +24,6 @@ export interface PolicyContext {
   /** Tools the person has denied outright, in settings. */
   readonly deniedTools: readonly string[];
   readonly grants: readonly TrustGrant[];
-  /** True when this exact call was listed in a plan the person approved. */
-  readonly approvedInPlan?: boolean;
 }
 
 /** A grant counts only while it is neither revoked nor expired; a session grant only in its session. */
@@ -34,29 +33,40 @@ export function grantIsActive(grant: TrustGrant, now: number, sessionId: string 
   return grant.expiresAt !== null && grant.expiresAt > now;
 }
 
+/** The active grant that covers a call, if any: same tool, workspace, pattern, at most its risk, and as far as its escalation. */
+export function coveringGrant(tool: Tool, input: unknown, assessment: RiskAssessment, context: PolicyContext): TrustGrant | null {
+  // A destructive call never runs on a grant.
+  if (assessment.level === 'destructive') return null;
+  for (const grant of context.grants) {
+    if (
+      grant.tool === tool.name &&
+      grantIsActive(grant, context.now, context.sessionId) &&
+      grant.workspacePath === context.workspacePath &&
+      riskRank(assessment.level) <= riskRank(grant.maxRisk) &&
+      escalationCovers(grant.escalation, assessment.escalation?.kind) &&
+      tool.covers(grant.pattern, input)
+    ) {
+      return grant;
+    }
+  }
+  return null;
+}
+
 /**
  * Decides one call, in the fixed order of the design: built-in denials, then the person's denials,
- * then trust grants and plan approval, then the autonomy matrix. A destructive call never runs on a
- * grant or the matrix; only an answer at its own gate (or its own plan step) runs it.
+ * then trust grants, then escalation, then the autonomy matrix. A destructive call never runs on a
+ * grant or the matrix, and a call that asks for more than the sandbox never runs on the matrix (nor
+ * on a grant made without that escalation): only an answer at its own gate, or its own step of an
+ * approved plan (see `approvedInPlan`), runs it.
  */
 export function decide(tool: Tool, input: unknown, assessment: RiskAssessment, context: PolicyContext): Decision {
   if (assessment.refused) return { action: 'deny', rule: 'builtin_denial', reason: assessment.refused };
   if (context.deniedTools.includes(tool.name))
     return { action: 'deny', rule: 'user_denial', reason: `You have denied ${tool.name} in Settings.` };
-  if (assessment.level !== 'destructive') {
-    for (const grant of context.grants) {
-      if (
-        grant.tool === tool.name &&
-        grantIsActive(grant, context.now, context.sessionId) &&
-        grant.workspacePath === context.workspacePath &&
-        riskRank(assessment.level) <= riskRank(grant.maxRisk) &&
-        tool.covers(grant.pattern, input)
-      ) {
-        return { action: 'run', rule: 'grant', reason: `Trusted: ${grant.description}`, grantId: grant.id };
-      }
-    }
-  }
-  if (context.approvedInPlan) return { action: 'run', rule: 'plan', reason: 'Approved as a step of the plan.' };
+  const grant = coveringGrant(tool, input, assessment, context);
+  if (grant) return { action: 'run', rule: 'grant', reason: `Trusted: ${grant.description}`, grantId: grant.id };
+  if (assessment.escalation)
+    return { action: 'ask', rule: 'escalation', reason: `${assessment.reason}; ${assessment.escalation.reason}: always asked first` };
   const cell = assessment.level === 'destructive' ? 'ask' : autonomyMatrix[context.autonomy][assessment.level];
   if (cell === 'run') return { action: 'run', rule: 'matrix', reason: `${assessment.reason}; autonomy ${context.autonomy} runs it.` };
   return { action: 'ask', rule: 'matrix', reason: `${assessment.reason}; autonomy ${context.autonomy} asks first.` };

@@ -74,7 +74,7 @@ export function resumeFrom(input: ResumeInput): TurnStart {
 
     const rest: PreparedCall[] = [];
     for (const request of open.calls) {
-      const prepared = prepareCall(request, services.tools, setup.workspacePath);
+      const prepared = prepareCall(request, services.tools, setup);
       const known = standing.get(request.id);
       const record = records.get(request.id);
       if (known?.state === 'finished' && record?.result) {

@@ -68,8 +68,15 @@ export class SessionRuntime {
     const newId = options.newId ?? (() => defaultNewId(clock.now()));
     const journal = new SessionJournal(store, options.listener, clock);
     const conversations = new ConversationStore(options.checkpoints, store);
-    // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them.
-    options.tools.registerHidden(describeToolsTool(options.tools));
+    // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
+    // nothing of the tools the person denied, as the catalogue does not.
+    const denied = (name: string): boolean => options.limits().deniedTools.includes(name);
+    options.tools.registerHidden(
+      describeToolsTool({
+        get: (name) => (denied(name) ? undefined : options.tools.get(name)),
+        list: () => options.tools.offered(options.limits().deniedTools),
+      }),
+    );
     const services = {
       tools: options.tools,
       trust: options.trust,
@@ -114,8 +121,16 @@ export class SessionRuntime {
   cancel = (sessionId: string): Promise<boolean> => this.turns.cancel(sessionId);
   whenIdle = (sessionId: string): Promise<void> => this.turns.whenIdle(sessionId);
 
-  answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string): void {
-    this.gates.answer(approvalId, 'approval', reason === undefined ? { decision } : { decision, reason });
+  /**
+   * Answers a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks for more than
+   * the sandbox, the grant covers that escalation too; it is asked for explicitly, never implied by the duration.
+   */
+  answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string, options: { trustEscalation?: boolean } = {}): void {
+    this.gates.answer(approvalId, 'approval', {
+      decision,
+      ...(reason === undefined ? {} : { reason }),
+      ...(options.trustEscalation ? { trustEscalation: true } : {}),
+    });
   }
 
   answerPlan(planId: string, answer: 'approve' | 'reject' | 'refine', text?: string): void {

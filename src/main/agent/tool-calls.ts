@@ -5,7 +5,11 @@ import { capForDisk, truncateForModel } from './truncate';
 import type { PreparedCall, StepContext } from './turn-types';
 
 /** Parses and assesses a call as the model asked for it, or says why it cannot run. */
-export function prepareCall(request: ToolCallRequest, tools: ToolRegistry, workspacePath: string | null): PreparedCall {
+export function prepareCall(
+  request: ToolCallRequest,
+  tools: ToolRegistry,
+  { workspacePath, deniedTools }: { readonly workspacePath: string | null; readonly deniedTools: readonly string[] },
+): PreparedCall {
   let rawInput: unknown = request.arguments;
   let jsonError: string | null = null;
   try {
@@ -28,7 +32,7 @@ export function prepareCall(request: ToolCallRequest, tools: ToolRegistry, works
   if (!tool) {
     const known =
       tools
-        .list()
+        .offered(deniedTools)
         .map((candidate) => candidate.name)
         .join(', ') || 'none';
     return refused(`There is no tool named ${request.name}. Available tools: ${known}.`);

@@ -1,5 +1,5 @@
 import { CancelledError } from '../../shared/errors';
-import { openCallGate, takeApproval } from './approvals';
+import { decideAgain, openCallGate, takeApproval } from './approvals';
 import { addPreviews, giveResult } from './tool-calls';
 import type { DecidedCall, LoopState, StepContext } from './turn-types';
 
@@ -22,9 +22,11 @@ function ruleOf(item: DecidedCall, fromPlan: boolean, inBatch: boolean): RunRule
  * When the queue is empty the model is asked again.
  */
 export async function runNextCalls(context: StepContext, state: Extract<LoopState, { kind: 'execute' }>): Promise<LoopState> {
-  const { queue, fromPlan } = state;
-  if (queue.length === 0) return { kind: 'model' };
+  const { fromPlan } = state;
+  if (state.queue.length === 0) return { kind: 'model' };
   if (context.writer.signal.aborted) throw new CancelledError();
+  // A grant answered at a gate before this point (in this response too) covers the calls it matches.
+  const queue = decideAgain(context, state.queue);
   let batch = 0;
   while (runsInBatch(queue[batch])) batch += 1;
   if (batch > 0) {
@@ -32,6 +34,12 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
     return { kind: 'execute', queue: queue.slice(batch), fromPlan };
   }
   const [item, ...rest] = queue as [DecidedCall, ...DecidedCall[]];
+  if (!item.approved && item.decision.action === 'deny') {
+    // Not reached today: a denial is settled when the response's calls are first decided, and nothing that changes
+    // within a turn (grants) denies.
+    giveResult(context, item.call, 'denied', `Not run: ${item.decision.reason}`, 0);
+    return { kind: 'execute', queue: rest, fromPlan };
+  }
   if (item.approved || item.decision.action === 'run') {
     await runCall(context, item, ruleOf(item, fromPlan, false));
     return { kind: 'execute', queue: rest, fromPlan };
@@ -52,7 +60,8 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
   const changesFiles = call.assessment.level !== 'read_only';
   if (changesFiles) await writer.captureFiles();
   writer.setStatus('executing');
-  writer.journal([{ type: 'tool_call_started', turnId, toolCallId, rule }]);
+  const grantId = rule === 'grant' && item.decision.action === 'run' ? item.decision.grantId : undefined;
+  writer.journal([{ type: 'tool_call_started', turnId, toolCallId, rule, ...(grantId ? { grantId } : {}) }]);
   // A call that may change something runs only once its start is saved. A read-only one changes
   // nothing, so its start is written within a frame: with its result when it is quick (one commit
   // for the step instead of two), on its own when it takes longer.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GrantPattern, RiskLevel } from '../../shared/domain';
+import type { Escalation, GrantPattern, RiskLevel } from '../../shared/domain';
 import type { ToolSpec } from './model-provider';
 
 /** What a tool sees while it runs. */
@@ -22,6 +22,12 @@ export interface RiskAssessment {
   readonly level: RiskLevel;
   readonly reason: string;
   readonly refused?: string;
+  /**
+   * What the call asks for beyond what the tool may do by default (a command with the network, or outside the OS
+   * sandbox). Such a call always waits at a gate, whatever the autonomy, unless the person trusted that escalation
+   * explicitly; a grant made at an ordinary gate never covers it.
+   */
+  readonly escalation?: Escalation;
 }
 
 /** A tool as the runtime uses it: input arrives unparsed and is parsed by the tool's own schema. */
@@ -141,8 +147,14 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
-  specs(): ToolSpec[] {
-    return this.list().map((tool) => ({
+  /** The tools a model is offered: every listed one but those the person denied (a call to one is still refused). */
+  offered(denied: readonly string[] = []): Tool[] {
+    return denied.length === 0 ? this.list() : this.list().filter((tool) => !denied.includes(tool.name));
+  }
+
+  /** The definitions a request carries, for the tools offered. */
+  specs(denied: readonly string[] = []): ToolSpec[] {
+    return this.offered(denied).map((tool) => ({
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputJsonSchema,

@@ -141,6 +141,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     trash: core.trash,
     transfer: core.transfer,
     checkpoints: core.checkpoints,
+    tools: core.tools,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

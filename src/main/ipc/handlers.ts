@@ -9,6 +9,7 @@ import type { SessionRuntime } from '../agent/session-runtime';
 import type { SettingsStore } from '../agent/settings';
 import type { SessionStore } from '../agent/stores';
 import type { AccountingStore } from '../agent/accounting';
+import type { ToolRegistry } from '../agent/tools';
 import type { TrustStore } from '../agent/trust';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import type { McpManager } from '../mcp/mcp-manager';
@@ -42,6 +43,8 @@ export interface HandlerDependencies {
   readonly trash: Trash;
   readonly transfer: SessionTransfer;
   readonly checkpoints: CheckpointStore;
+  /** The tools there are, built-in and of MCP servers. */
+  readonly tools: ToolRegistry;
 }
 
 const defaultTitle = 'New session';
@@ -202,7 +205,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'run:clearQueue': (input) => ({ cleared: runtime.clearQueue(input.sessionId) }),
 
     'approval:answer': (input) => {
-      runtime.answerApproval(input.approvalId, input.decision, input.reason);
+      runtime.answerApproval(input.approvalId, input.decision, input.reason, { trustEscalation: input.trustEscalation === true });
       return { accepted: true as const };
     },
     'plan:answer': (input) => {
@@ -215,6 +218,10 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       deps.onTrustChanged();
       return grant;
     },
+    'tool:list': () =>
+      deps.tools
+        .list()
+        .map((tool) => ({ name: tool.name, description: tool.description, server: tool.group ?? null, risk: tool.baseRisk })),
     'tool:output': (input) => {
       const found = accounting.toolOutput(input.toolCallId);
       if (!found) throw new NotFoundError('Tool call', input.toolCallId);

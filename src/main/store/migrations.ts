@@ -257,6 +257,16 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 9,
+    description: 'the escalation a trust grant covers (network access, no sandbox), when the person trusted one explicitly',
+    up(db) {
+      db.exec(`
+        -- NULL for every grant made before: they were made at ordinary gates and cover no escalation.
+        ALTER TABLE trust_grants ADD COLUMN escalation TEXT;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { grantPatternSchema, riskLevelSchema, type TrustGrant } from '../../shared/domain';
+import { escalationKindSchema, grantPatternSchema, riskLevelSchema, type TrustGrant } from '../../shared/domain';
 import { NotFoundError } from '../../shared/errors';
 import type { TrustStore } from '../agent/trust';
 
@@ -14,6 +14,7 @@ interface GrantRow {
   expires_at: number | null;
   revoked_at: number | null;
   description: string;
+  escalation: string | null;
 }
 
 function toGrant(row: GrantRow): TrustGrant {
@@ -28,6 +29,7 @@ function toGrant(row: GrantRow): TrustGrant {
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     description: row.description,
+    ...(row.escalation === null ? {} : { escalation: escalationKindSchema.parse(row.escalation) }),
   };
 }
 
@@ -49,7 +51,7 @@ export class SqliteTrustStore implements TrustStore {
   constructor(db: Database) {
     this.statements = {
       insert: db.prepare(
-        'INSERT INTO trust_grants (id, tool, pattern, workspace_path, max_risk, session_id, created_at, expires_at, revoked_at, description) VALUES (@id, @tool, @pattern, @workspace_path, @max_risk, @session_id, @created_at, @expires_at, @revoked_at, @description)',
+        'INSERT INTO trust_grants (id, tool, pattern, workspace_path, max_risk, session_id, created_at, expires_at, revoked_at, description, escalation) VALUES (@id, @tool, @pattern, @workspace_path, @max_risk, @session_id, @created_at, @expires_at, @revoked_at, @description, @escalation)',
       ),
       get: db.prepare('SELECT * FROM trust_grants WHERE id = ?'),
       unrevoked: db.prepare('SELECT * FROM trust_grants WHERE revoked_at IS NULL ORDER BY created_at, id'),
@@ -71,6 +73,7 @@ export class SqliteTrustStore implements TrustStore {
       expires_at: grant.expiresAt,
       revoked_at: grant.revokedAt,
       description: grant.description,
+      escalation: grant.escalation ?? null,
     });
     return grant;
   }

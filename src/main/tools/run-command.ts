@@ -105,12 +105,21 @@ export function runCommandTool(options: RunCommandOptions): Tool {
         context.workspacePath,
         sandbox && input.sandbox !== 'none' ? sandbox.kind : null,
         options.protectedFolders ?? [],
+        user,
       );
       const risk = assessCommand(options.shell, input.command, place);
       const reason = risk.reasons.join('; ');
+      // Without an OS sandbox every command already runs with the person's rights and the network, so asking for
+      // network or no sandbox asks for nothing more: it is not an escalation, and every command is at least write_high.
       if (!sandbox) return { level: maxRisk([risk.level, 'write_high']), reason: `${reason}; no OS sandbox is in use` };
-      if (input.sandbox === 'none') return { level: 'destructive', reason: `${reason}; asked to run outside the sandbox` };
-      if (input.sandbox === 'network') return { level: maxRisk([risk.level, 'write_high']), reason: `${reason}; asked for network access` };
+      if (input.sandbox === 'none') {
+        const escalation = { kind: 'no_sandbox', reason: 'asks to run outside the sandbox, with your rights and the network' } as const;
+        return { level: 'destructive', reason: `${reason}; asked to run outside the sandbox`, escalation };
+      }
+      if (input.sandbox === 'network') {
+        const escalation = { kind: 'network', reason: 'asks for network access' } as const;
+        return { level: maxRisk([risk.level, 'write_high']), reason: `${reason}; asked for network access`, escalation };
+      }
       return { level: risk.level, reason };
     },
     trustPattern: (input) => commandTrustPattern(options.shell, input.command),

@@ -20,6 +20,7 @@ import {
   modelCheckSchema,
   providerEndpointSchema,
   providerKindSchema,
+  riskLevelSchema,
   sessionSchema,
   settingsSchema,
   httpUrlSchema,
@@ -86,6 +87,16 @@ export const trashEntrySchema = z.object({
   deletedAt: z.number().int(),
   directory: z.boolean(),
 });
+
+/** A tool as Settings lists it. */
+export const toolInfoSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  /** The MCP server it comes from; null for a built-in tool. */
+  server: z.string().nullable(),
+  risk: riskLevelSchema,
+});
+export type ToolInfo = z.infer<typeof toolInfoSchema>;
 
 export const appInfoSchema = z.object({
   version: z.string(),
@@ -185,7 +196,18 @@ export const channels = {
   'run:clearQueue': { input: z.object(sessionRef).strict(), output: z.object({ cleared: z.boolean() }) },
 
   'approval:answer': {
-    input: z.object({ approvalId: idSchema, decision: approvalDecisionSchema, reason: reasonSchema.optional() }).strict(),
+    input: z
+      .object({
+        approvalId: idSchema,
+        decision: approvalDecisionSchema,
+        reason: reasonSchema.optional(),
+        // At a gate whose call asks for more than the sandbox: the timed or session grant covers that escalation too.
+        trustEscalation: z.literal(true).optional(),
+      })
+      .strict()
+      .refine((value) => !value.trustEscalation || !['deny', 'allow_once'].includes(value.decision), {
+        message: 'trustEscalation goes with a timed or session answer',
+      }),
     output: z.object({ accepted: z.literal(true) }),
   },
   'plan:answer': {
@@ -194,6 +216,8 @@ export const channels = {
   },
   'trust:list': { input: noInput, output: z.array(trustGrantSchema) },
   'trust:revoke': { input: z.object({ grantId: idSchema }).strict(), output: trustGrantSchema },
+  /** Every tool there is (built-in, and those of running MCP servers), for the list in Settings where tools are denied. */
+  'tool:list': { input: noInput, output: z.array(toolInfoSchema) },
   'tool:output': {
     input: z.object({ toolCallId: z.string().min(1).max(200) }).strict(),
     output: z.object({ output: z.string(), outputBytes: z.number().int(), truncated: z.boolean() }),

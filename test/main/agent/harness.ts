@@ -7,6 +7,7 @@ import type { JournalEntry, ToolCallDraftEvent } from '../../../src/shared/event
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
 import type { Clock } from '../../../src/main/agent/clock';
 import { defineTool, type Tool } from '../../../src/main/agent/tools';
+import { runCommandTool } from '../../../src/main/tools/run-command';
 import type { SessionRuntime } from '../../../src/main/agent/session-runtime';
 import { createCore } from '../../../src/main/core/create-core';
 import { EncryptedFileSecretStore } from '../../../src/main/secrets/encrypted-file-secret-store';
@@ -151,6 +152,22 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
   };
 }
 
+/**
+ * run_command as the runtime sees it with an OS sandbox in use (its own risk, escalation and grant pattern), except that
+ * it runs nothing: it records the command and the sandbox asked for.
+ */
+export function sandboxedRunCommand(log: string[]): Tool {
+  const real = runCommandTool({ shell, sandbox: { available: true, kind: 'bubblewrap', path: 'bwrap' } });
+  return {
+    ...real,
+    execute: async (input) => {
+      const { command, sandbox } = input as { command: string; sandbox: string };
+      log.push(`run ${command} (${sandbox})`);
+      return { output: `ran ${command}\n[exit code 0]` };
+    },
+  };
+}
+
 /** The messages the model was sent in the newest request, as `role: text`, without the system prompt. */
 export function lastPrompt(server: ScriptedModelServer): string[] {
   const body = server.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
@@ -200,6 +217,8 @@ export function createHarness(
     clock?: ManualClock;
     /** The key of Anthropic endpoints (as from ANTHROPIC_API_KEY), for sessions on the server's Anthropic route. */
     anthropicKey?: string;
+    /** Tools besides the test tools, recording into the same log. */
+    extraTools?: (log: string[]) => Tool[];
   } = {},
 ): Harness {
   const folder = options.folder ?? temporaryFolder();
@@ -221,7 +240,7 @@ export function createHarness(
     retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
     idleTimeoutMs: 5_000,
     frameMs: 5,
-    tools,
+    tools: [...tools, ...(options.extraTools?.(log) ?? [])],
     // The workspace is the data folder here; these tests do not save files for time travel.
     fileHistory: false,
     ...(options.anthropicKey === undefined ? {} : { environmentAnthropicKey: options.anthropicKey }),
@@ -277,7 +296,12 @@ export function createHarness(
       }
     },
     reopen: () =>
-      createHarness(server, { folder, clock, ...(options.anthropicKey === undefined ? {} : { anthropicKey: options.anthropicKey }) }),
+      createHarness(server, {
+        folder,
+        clock,
+        ...(options.anthropicKey === undefined ? {} : { anthropicKey: options.anthropicKey }),
+        ...(options.extraTools ? { extraTools: options.extraTools } : {}),
+      }),
     // Writes the abandoned turns still try fail on the closed handle, as they would in a dead process.
     crash: () => db.close(),
     close: async () => {

@@ -164,6 +164,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { approvalId: unknownId, decision: 'allow_forever' }, code: 'invalid_input' },
     { input: { approvalId: unknownId, decision: 'deny', reason: huge }, code: 'invalid_input' },
     { input: { approvalId: unknownId }, code: 'invalid_input' },
+    { input: { approvalId: unknownId, decision: 'allow_once', trustEscalation: true }, code: 'invalid_input' },
+    { input: { approvalId: unknownId, decision: 'allow_5m', trustEscalation: false }, code: 'invalid_input' },
   ],
   'plan:answer': [
     { input: { planId: unknownId, answer: 'approve' }, code: 'not_found' },
@@ -175,6 +177,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { grantId: unknownId }, code: 'not_found' },
     { input: { grantId: 5 }, code: 'invalid_input' },
   ],
+  'tool:list': [{ input: { server: 'x' }, code: 'invalid_input' }],
   'tool:output': [
     { input: { toolCallId: unknownId }, code: 'not_found' },
     { input: { toolCallId: '' }, code: 'invalid_input' },

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import type { ApprovalDecision } from '../../../shared/domain';
+import type { ApprovalDecision, EscalationKind } from '../../../shared/domain';
 import type { ViewApproval } from '../../../shared/session-view';
 import { useDisposables } from '../disposables';
 import type { AppStore } from '../store';
@@ -14,29 +14,40 @@ const timed: Array<{ decision: ApprovalDecision; label: string; key: string }> =
   { decision: 'allow_session', label: 'This session', key: 's' },
 ];
 
-/** The gate a call waits at: the tool, its arguments, its risk and why, and every answer. */
+/** What an escalation asks for, as the gate names it. */
+export const escalationTitles: Record<EscalationKind, string> = { network: 'Network access', no_sandbox: 'No sandbox' };
+
+/**
+ * The gate a call waits at: the tool, its arguments, its risk and why, and every answer. A call that asks for more
+ * than the sandbox (an escalation) is answered with Deny or Allow once; trusting the escalation for a while is a
+ * separate, plainly worded choice, never one of the usual durations, and none is offered for a destructive call.
+ */
 export function ApprovalGate({ store, approval }: { store: AppStore; approval: ViewApproval }) {
   const [reason, setReason] = useState('');
-  const answer = (decision: ApprovalDecision): void => {
+  const answer = (decision: ApprovalDecision, trustEscalation = false): void => {
     void store.attempt(() =>
       store.call('approval:answer', {
         approvalId: approval.approvalId,
         decision,
         ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
+        ...(trustEscalation ? { trustEscalation: true as const } : {}),
       }),
     );
   };
   const destructive = approval.risk === 'destructive';
+  const { escalation } = approval;
   const reasonBox = useRef<HTMLInputElement>(null);
-  // Alt+A allows once, Alt+D denies (with the reason typed so far), Alt+1..4 and Alt+S allow for a while.
-  const keys = useRef({ answer, destructive });
-  keys.current = { answer, destructive };
+  // Alt+A allows once, Alt+D denies (with the reason typed so far), Alt+1..4 and Alt+S allow for a while; at an
+  // escalation gate the durations have no shortcut, so a grant for it is never one keypress away.
+  const once = destructive || escalation !== null;
+  const keys = useRef({ answer, once });
+  keys.current = { answer, once };
   useDisposables(
     (disposables) => {
       disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
         if (!event.altKey || event.ctrlKey || event.metaKey) return;
         const key = event.key.toLowerCase();
-        const { answer: act, destructive: once } = keys.current;
+        const { answer: act, once } = keys.current;
         if (key === 'a') act('allow_once');
         else if (key === 'd') act('deny');
         else if (key === 'r') reasonBox.current?.focus();
@@ -57,6 +68,11 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         <RiskBadge risk={approval.risk} />
         <span className="muted small">{approval.reason}</span>
       </header>
+      {escalation && (
+        <p className="gate-escalation" role="note" aria-label="Escalation">
+          <strong>{escalationTitles[escalation.kind]}:</strong> this call {escalation.reason}. Allowing it allows this call only.
+        </p>
+      )}
       <p className="gate-summary">{approval.summary}</p>
       {approval.preview ? (
         <DiffView diff={approval.preview} label="Changes" />
@@ -79,7 +95,7 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         <button type="button" className="primary" aria-keyshortcuts="Alt+A" title="Allow once (Alt+A)" onClick={() => answer('allow_once')}>
           Allow once
         </button>
-        {!destructive && (
+        {!once && (
           <span className="row" role="group" aria-label="Allow for">
             <span className="muted small">Allow for</span>
             {timed.map((option) => (
@@ -97,6 +113,16 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         )}
         {destructive && <span className="muted small">Destructive actions are approved one at a time.</span>}
       </div>
+      {escalation?.kind === 'network' && !destructive && (
+        <div className="row gate-trust-escalation" role="group" aria-label="Trust network access for this command">
+          <span className="small">Trust network access for this command for</span>
+          {timed.map((option) => (
+            <button key={option.decision} type="button" onClick={() => answer(option.decision, true)}>
+              {option.label}
+            </button>
+          ))}
+        </div>
+      )}
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ViewPlan, ViewToolCallState } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
+import { escalationTitles } from './ApprovalGate';
 import { RiskBadge, toolStateLabel } from './ToolCard';
 
 const finished: ReadonlySet<ViewToolCallState> = new Set(['succeeded', 'failed', 'denied', 'cancelled', 'interrupted']);
@@ -49,6 +50,12 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
                 {icons[state] ?? '○'}
               </span>{' '}
               <code>{step.tool}</code> {step.summary} <RiskBadge risk={step.risk} />
+              {step.escalation && (
+                <span className="escalation small" title={escalationTitles[step.escalation.kind]}>
+                  {' '}
+                  {step.escalation.reason}
+                </span>
+              )}
               {step.decision === 'ask' && plan.state === 'waiting' && <span className="muted small"> needs approval</span>}
               {step.decision === 'deny' && <span className="error small"> will not run</span>}
             </li>

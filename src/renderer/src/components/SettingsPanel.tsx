@@ -10,6 +10,7 @@ import { EndpointChecks } from './ModelDoctor';
 import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
 import { ThinkingSettings } from './ThinkingSettings';
+import { ToolSettings } from './ToolSettings';
 import { TrashSettings } from './TrashSettings';
 
 /** Where each kind of server usually listens: Ollama at its root, LM Studio's OpenAI-compatible API under /v1. */
@@ -222,6 +223,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <BehaviourSettings store={store} />
       <ContextSettings store={store} />
       <ThinkingSettings store={store} />
+      <ToolSettings store={store} />
       <McpSettings store={store} />
       <TrashSettings store={store} />
       <h3>Sandbox</h3>
