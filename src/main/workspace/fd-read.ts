@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 const readAsync = promisify(read);
 const chunkBytes = 64 * 1024;
 
-/** Reads an open file from its start, at most `maxBytes`, through the descriptor (the path is never looked at again). */
+/** Reads an open regular file from its start, at most `maxBytes`, through the descriptor (the path is never looked at again). */
 export function readAllSync(fd: number, maxBytes: number): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -16,6 +16,8 @@ export function readAllSync(fd: number, maxBytes: number): Buffer {
     if (bytesRead === 0) break;
     chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
     total += bytesRead;
+    // A regular file reads short only at its end, so a short read saves asking again for nothing.
+    if (bytesRead < chunk.length) break;
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
 }

@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, cpSync, fchmodSync, fstatSync, mkdirSync, realpathSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  cpSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs';
 import { isAbsolute, join, relative as relativeTo } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
 import { readAllSync, writeAllSync } from './fd-read';
@@ -123,12 +136,8 @@ export class WorkspaceFiles {
     if (reason) throw new PathRefusedError(requested, reason);
     const absolute = join(found.root, ...found.segments);
     for (const protectedRoot of this.options.protectedRoots ?? []) {
-      let real = protectedRoot;
-      try {
-        real = realpathSync.native(protectedRoot);
-      } catch {
-        // A protected folder that does not exist yet is compared as given.
-      }
+      // A protected folder that does not exist yet is compared as given (asked without a throw, which costs more than the call).
+      const real = lstatSync(protectedRoot, { throwIfNoEntry: false }) ? realpathSync.native(protectedRoot) : protectedRoot;
       if (inside(real, absolute)) throw new PathRefusedError(requested, "it is inside the app's own data folder.");
     }
   }
@@ -164,32 +173,32 @@ export class WorkspaceFiles {
     try {
       if (!found.entry) throw new WorkbenchError('invalid_input', `${requested} does not exist.`);
       if (found.entry.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder; use list_files.`);
-      let fd: number;
+      let opened: { fd: number; info: Stats };
       try {
-        fd = this.openPlainFile(requested, found);
+        opened = this.openPlainFile(requested, found);
       } catch (error) {
         throw failure(requested, error, 'read');
       }
       try {
-        const info = fstatSync(fd);
-        return await use({ fd, relative: found.relative, size: info.size, links: info.nlink });
+        const where = this.access.whereIsFile(opened.fd, join(found.folder.absolute, found.name));
+        WorkspaceWalk.checkInside(requested, found.root, where);
+        return await use({ fd: opened.fd, relative: found.relative, size: opened.info.size, links: opened.info.nlink });
       } finally {
-        closeSync(fd);
+        closeSync(opened.fd);
       }
     } finally {
       this.access.close(found.folder);
     }
   }
 
-  /** Opens the found entry with O_NONBLOCK (a pipe swapped in cannot hang the read), checks it is a plain file still inside. */
-  private openPlainFile(requested: string, found: Found): number {
+  /** Opens the found entry with O_NONBLOCK (a pipe swapped in cannot hang the read) and checks it is the plain file the walk saw. */
+  private openPlainFile(requested: string, found: Found): { fd: number; info: Stats } {
     const fd = this.access.openEntry(found.folder, found.name, readFlags);
     try {
       const info = fstatSync(fd);
       if (!info.isFile()) throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
       if (found.entry && info.ino !== found.entry.ino) throw Object.assign(new Error('replaced while opening'), { code: 'EMOVED' });
-      WorkspaceWalk.checkInside(requested, found.root, this.access.whereIsFile(fd, join(found.folder.absolute, found.name)));
-      return fd;
+      return { fd, info };
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -202,24 +211,33 @@ export class WorkspaceFiles {
     try {
       const kind = kindOf(found);
       if (kind === 'directory') throw new WorkbenchError('invalid_input', `${found.relative} is a folder, not a file.`);
-      return { relative: found.relative, kind, text: kind === 'file' ? this.readFound(requested, found).text : '' };
+      const text = kind === 'file' ? this.readFound(requested, found).text : '';
+      // Shown to the person before anything is written, so the folder it came from is checked first.
+      this.checkFolder(requested, found, found.folder);
+      return { relative: found.relative, kind, text };
+    } catch (error) {
+      throw failure(requested, error, 'read');
     } finally {
       this.access.close(found.folder);
     }
   }
 
+  /**
+   * The old content for a write. Its folder is checked to be inside right before the rename, and a
+   * write refused there shows nothing of what was read.
+   */
   private readFound(requested: string, found: Found): { text: string; mode: number; links: number } {
-    let fd: number;
+    let opened: { fd: number; info: Stats };
     try {
-      fd = this.openPlainFile(requested, found);
+      opened = this.openPlainFile(requested, found);
     } catch (error) {
       throw failure(requested, error, 'read');
     }
     try {
-      const info = fstatSync(fd);
-      return { text: readAllSync(fd, Number.POSITIVE_INFINITY).toString('utf8'), mode: info.mode & 0o7777, links: info.nlink };
+      const text = readAllSync(opened.fd, Number.POSITIVE_INFINITY).toString('utf8');
+      return { text, mode: opened.info.mode & 0o7777, links: opened.info.nlink };
     } finally {
-      closeSync(fd);
+      closeSync(opened.fd);
     }
   }
 

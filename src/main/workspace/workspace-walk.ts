@@ -93,6 +93,15 @@ export class WorkspaceWalk {
       for (let index = 0; index < segments.length; index += 1) {
         const name = segments[index] as string;
         const last = index === segments.length - 1;
+        if (!last) {
+          // Most folders on the way are plain folders: open first, and look closer only when that fails.
+          const child = this.openPlainFolder(folder, name);
+          if (child) {
+            this.access.close(folder);
+            folder = child;
+            continue;
+          }
+        }
         const path = this.access.pathOf(folder, name);
         let entry: Stats | undefined;
         try {
@@ -126,20 +135,22 @@ export class WorkspaceWalk {
         if (last) return found(index, entry);
         if (!entry.isDirectory())
           throw new WorkbenchError('invalid_input', `${segments.slice(0, index + 1).join('/')} is a file, not a folder.`);
-        let child: OpenFolder;
-        try {
-          child = this.access.openFolder(folder, name);
-        } catch (error) {
-          // A link or a file swapped in, or the folder removed, since the lstat above: walk again from the root.
-          if (isLinkRefusal(error) || (error as NodeJS.ErrnoException).code === 'ENOENT') return { again: segments, mustExist };
-          throw error;
-        }
-        this.access.close(folder);
-        folder = child;
+        // A plain folder now, though it would not open as one a moment ago: it changed; walk again.
+        return { again: segments, mustExist };
       }
       return found(0, folder.fd === null ? lstatSync(folder.absolute) : fstatSync(folder.fd));
     } finally {
       if (!handedOver) this.access.close(folder);
+    }
+  }
+
+  /** Opens a plain folder on the way, or answers null when it is a link, a file or missing now (the caller looks closer). */
+  private openPlainFolder(folder: OpenFolder, name: string): OpenFolder | null {
+    try {
+      return this.access.openFolder(folder, name);
+    } catch (error) {
+      if (isLinkRefusal(error) || (error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
     }
   }
 
