@@ -4,6 +4,7 @@ import { runPtyBench } from './pty';
 import { runRuntimeBench } from './runtime';
 import { runSessionOpenBench } from './session-open';
 import { runStreamBench } from './stream';
+import { runToolsBench } from './tools';
 import { runUiBench } from './ui';
 
 /** `npm run bench -- <name>`: runs one benchmark; its last line is one JSON object. */
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<void>> = {
   ui: runUiBench,
   'session-open': runSessionOpenBench,
   context: runContextBench,
+  tools: runToolsBench,
 };
 
 const name = process.argv[2];
