@@ -52,7 +52,8 @@ describe('path text', () => {
 
   it('tells the model that paths are relative to the workspace', () => {
     expect(() => segments('~/x')).toThrow(/paths are relative to the workspace folder/);
-    expect(() => segments('/etc/x')).toThrow(/paths are relative to the workspace folder/);
+    expect(() => segments('$HOME/x')).toThrow(/paths are relative to the workspace folder/);
+    expect(() => segments('file:///etc/x')).toThrow(/paths are relative to the workspace folder/);
   });
 
   it('on Windows also refuses device names, short names and any data stream', () => {
