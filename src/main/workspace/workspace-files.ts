@@ -2,22 +2,21 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
-  cpSync,
   fchmodSync,
   fstatSync,
   lstatSync,
   mkdirSync,
   realpathSync,
   renameSync,
-  rmSync,
   unlinkSync,
   type Stats,
 } from 'node:fs';
-import { isAbsolute, join, relative as relativeTo } from 'node:path';
+import { isAbsolute, join, relative as relativeTo, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
 import { readAllSync, writeAllSync } from './fd-read';
 import { defaultFolderAccess, isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';
 import { currentNamingPlatform, PathRefusedError, type NamingPlatform } from './path-text';
+import { moveEntry } from './tree-move';
 import { protectedReason } from './workspace-paths';
 import { WorkspaceReader } from './workspace-reader';
 import { WorkspaceWalk, type Found } from './workspace-walk';
@@ -56,7 +55,7 @@ const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
 function inside(root: string, candidate: string): boolean {
   const fromRoot = relativeTo(root, candidate);
-  return fromRoot === '' || (!fromRoot.startsWith('..') && !isAbsolute(fromRoot));
+  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
 }
 
 function kindOf(found: Found): EntryKind {
@@ -323,7 +322,7 @@ export class WorkspaceFiles {
       const directory = found.entry.isDirectory();
       const destination = await prepare({ relative: found.relative, absolute: join(found.root, ...found.segments), directory });
       this.checkFolder(requested, found, found.folder);
-      move(this.access.pathOf(found.folder, found.name), destination);
+      moveEntry(this.access, { folder: found.folder, name: found.name }, destination, 'out');
       return { relative: found.relative, directory };
     } catch (error) {
       throw failure(requested, error, 'deleted');
@@ -340,7 +339,7 @@ export class WorkspaceFiles {
       if (found.entry) return false;
       const folder = this.makeFolders(requested, found, opened);
       this.checkFolder(requested, found, folder);
-      move(from, this.access.pathOf(folder, found.name));
+      moveEntry(this.access, { folder, name: found.name }, from, 'in');
       return true;
     } catch (error) {
       throw failure(requested, error, 'restored');
@@ -353,16 +352,5 @@ export class WorkspaceFiles {
   /** A reader for walks and searches that opens every folder and file from the root without following links. */
   reader(): WorkspaceReader {
     return new WorkspaceReader(this.walk.realRoot(), this.access);
-  }
-}
-
-/** Renames; across file systems, copies (links copied as links) and removes the original once the copy is whole. */
-function move(from: string, to: string): void {
-  try {
-    renameSync(from, to);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
-    rmSync(from, { recursive: true, force: true });
   }
 }

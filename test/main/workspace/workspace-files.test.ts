@@ -1,12 +1,15 @@
 import {
   chmodSync,
+  closeSync,
   existsSync,
   linkSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
-  closeSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -106,6 +109,27 @@ describe.runIf(process.platform === 'linux')('workspace files', () => {
     expect(moved).toEqual({ relative: 'source-link', directory: false });
     expect(existsSync(join(ws, 'src', 'index.ts'))).toBe(true);
     expect(existsSync(join(ws, 'source-link'))).toBe(false);
+  });
+
+  it('moves a folder out and back in across file systems, copying links as links', async () => {
+    const other = mkdtempSync('/dev/shm/workbench-files-');
+    try {
+      if (statSync(other).dev === statSync(ws).dev) return; // one file system here: nothing to cross
+      mkdirSync(join(ws, 'src', 'deep'));
+      writeFileSync(join(ws, 'src', 'deep', 'run.sh'), 'echo hi\n', { mode: 0o750 });
+      symlinkSync('../index.ts', join(ws, 'src', 'deep', 'entry'));
+      const files = new WorkspaceFiles(ws);
+      await files.moveOut('src', async () => join(other, 'item'));
+      expect(existsSync(join(ws, 'src'))).toBe(false);
+      expect(readFileSync(join(other, 'item', 'deep', 'run.sh'), 'utf8')).toBe('echo hi\n');
+      expect(files.moveIn('src', join(other, 'item'))).toBe(true);
+      expect(readdirSync(other)).toEqual([]);
+      expect(readFileSync(join(ws, 'src', 'deep', 'entry'), 'utf8')).toBe('export {};\n');
+      expect(readlinkSync(join(ws, 'src', 'deep', 'entry'))).toBe('../index.ts');
+      expect(statSync(join(ws, 'src', 'deep', 'run.sh')).mode & 0o777).toBe(0o750);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('leaves no descriptor open, whether calls succeed or fail', async () => {
