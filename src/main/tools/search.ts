@@ -2,7 +2,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import { looksBinary, walk } from '../workspace/file-walk';
+import { looksBinary, walk, type FolderReader } from '../workspace/file-walk';
+
+/** Reads the workspace without following links (`WorkspaceReader`). */
+export interface SearchReader extends FolderReader {
+  /** A plain file's bytes, or null when it is missing, a link or not a plain file. */
+  readFile(relative: string): Promise<Buffer | null>;
+  /** Whether a plain file (not a link) is at this path now. */
+  isPlainFile(relative: string): boolean;
+}
 
 export interface SearchOptions {
   readonly root: string;
@@ -13,6 +21,14 @@ export interface SearchOptions {
   readonly caseSensitive: boolean;
   readonly maxResults: number;
   readonly signal: AbortSignal;
+  /** `start` names one file rather than a folder. */
+  readonly startIsFile?: boolean;
+  /**
+   * When given, the built-in search reads through it, and a ripgrep match is kept only if its file
+   * is a plain file reachable without links when the match arrives, so a folder swapped for a link
+   * while ripgrep walks cannot bring outside text back.
+   */
+  readonly reader?: SearchReader;
 }
 
 export interface SearchResult {
@@ -38,6 +54,8 @@ export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Prom
     '--color',
     'never',
     '--with-filename',
+    // The file name ends at a NUL, so names with ':' in them are split right.
+    '--null',
     '--max-columns',
     String(maxLineLength),
     '--max-columns-preview',
@@ -53,6 +71,12 @@ export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Prom
     let buffer = '';
     let stderr = '';
     let truncated = false;
+    const checked = new Map<string, boolean>();
+    const plainFile = (path: string): boolean => {
+      let known = checked.get(path);
+      if (known === undefined) checked.set(path, (known = options.reader?.isPlainFile(path) ?? true));
+      return known;
+    };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       buffer += chunk;
@@ -64,7 +88,10 @@ export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Prom
           child.kill();
           return;
         }
-        matches.push(clip(line.replace(/^\.\//, '')));
+        const cut = line.indexOf('\0');
+        const path = line.slice(0, cut).replace(/^\.\//, '');
+        if (cut === -1 || (options.reader && !plainFile(path))) continue;
+        matches.push(clip(`${path}:${line.slice(cut + 1)}`));
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -77,6 +104,16 @@ export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Prom
   });
 }
 
+/** A file's text for the built-in search, or null when it is binary or cannot be read as a plain file. */
+async function readText(options: SearchOptions, relative: string): Promise<string | null> {
+  if (options.reader) {
+    const data = await options.reader.readFile(relative);
+    return data === null || data.subarray(0, 8192).includes(0) ? null : data.toString('utf8');
+  }
+  const absolute = join(options.root, relative);
+  return (await looksBinary(absolute)) ? null : readFile(absolute, 'utf8');
+}
+
 /** The same search in JavaScript, for machines without ripgrep. */
 export async function searchBuiltin(options: SearchOptions): Promise<SearchResult> {
   let regex: RegExp;
@@ -86,15 +123,33 @@ export async function searchBuiltin(options: SearchOptions): Promise<SearchResul
     throw new Error(`The pattern is not a valid regular expression: ${(error as Error).message}`, { cause: error });
   }
   const matchGlob = options.glob ? picomatch(options.glob, { dot: true, basename: !options.glob.includes('/') }) : null;
-  const { entries } = await walk({ start: options.start, root: options.root, maxEntries: 200_000, signal: options.signal });
+  const entries = options.startIsFile
+    ? [
+        {
+          path: options.start
+            .slice(options.root.length + 1)
+            .split('\\')
+            .join('/'),
+          directory: false,
+        },
+      ]
+    : (
+        await walk({
+          start: options.start,
+          root: options.root,
+          maxEntries: 200_000,
+          signal: options.signal,
+          ...(options.reader ? { reader: options.reader } : {}),
+        })
+      ).entries;
   const matches: string[] = [];
   for (const entry of entries) {
     if (entry.directory || options.signal.aborted) continue;
     if (matchGlob && !matchGlob(entry.path)) continue;
-    const absolute = join(options.root, entry.path);
     try {
-      if (await looksBinary(absolute)) continue;
-      const lines = (await readFile(absolute, 'utf8')).split('\n');
+      const text = await readText(options, entry.path);
+      if (text === null) continue;
+      const lines = text.split('\n');
       for (let index = 0; index < lines.length; index += 1) {
         if (regex.test(lines[index] ?? '')) {
           if (matches.length >= options.maxResults) return { matches: matches.sort(), truncated: true, engine: 'builtin' };

@@ -1,23 +1,12 @@
-import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { NotFoundError, WorkbenchError } from '../../shared/errors';
+import { BugError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import { trashEntrySchema } from '../../shared/ipc/contract';
+import { WorkspaceFiles } from '../workspace/workspace-files';
 
 const manifestSchema = trashEntrySchema.extend({ version: z.literal(1) });
 export type TrashEntry = z.infer<typeof manifestSchema>;
-
-async function move(from: string, to: string): Promise<void> {
-  await mkdir(dirname(to), { recursive: true });
-  try {
-    await rename(from, to);
-  } catch (error) {
-    // Across file systems a rename fails: copy, then remove the original once the copy is whole.
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    await cp(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
-    await rm(from, { recursive: true, force: true });
-  }
-}
 
 /**
  * The app's trash: a deleted file or folder is moved under the data folder with a manifest that
@@ -26,21 +15,33 @@ async function move(from: string, to: string): Promise<void> {
 export class Trash {
   constructor(private readonly folder: string) {}
 
-  async put(entry: { id: string; absolute: string; workspacePath: string; relativePath: string; now: number }): Promise<TrashEntry> {
-    const info = await stat(entry.absolute);
-    const target = join(this.folder, entry.id);
-    const manifest: TrashEntry = {
-      version: 1,
-      id: entry.id,
-      originalPath: entry.absolute,
-      workspacePath: entry.workspacePath,
-      relativePath: entry.relativePath,
-      deletedAt: entry.now,
-      directory: info.isDirectory(),
-    };
-    await mkdir(target, { recursive: true });
-    await writeFile(join(target, 'manifest.json'), JSON.stringify(manifest));
-    await move(entry.absolute, join(target, 'item'));
+  /**
+   * Moves a workspace entry (a link itself, not what it leads to) into the trash through `files`,
+   * which renames it via its opened folder; on failure nothing is left in the trash.
+   */
+  async put(files: WorkspaceFiles, requested: string, details: { id: string; workspacePath: string; now: number }): Promise<TrashEntry> {
+    const target = join(this.folder, details.id);
+    let manifest: TrashEntry | null = null;
+    try {
+      await files.moveOut(requested, async (entry) => {
+        manifest = {
+          version: 1,
+          id: details.id,
+          originalPath: entry.absolute,
+          workspacePath: details.workspacePath,
+          relativePath: entry.relative,
+          deletedAt: details.now,
+          directory: entry.directory,
+        };
+        await mkdir(target, { recursive: true });
+        await writeFile(join(target, 'manifest.json'), JSON.stringify(manifest));
+        return join(target, 'item');
+      });
+    } catch (error) {
+      await rm(target, { recursive: true, force: true });
+      throw error;
+    }
+    if (manifest === null) throw new BugError('The trash entry was moved without a manifest.');
     return manifest;
   }
 
@@ -62,17 +63,16 @@ export class Trash {
     return entries.sort((a, b) => b.deletedAt - a.deletedAt);
   }
 
-  /** Puts an entry back where it was; refuses when something else is there now. */
+  /**
+   * Puts an entry back where it was, through the workspace walk (so a link swapped in on the way
+   * cannot send it elsewhere); refuses when something else is there now.
+   */
   async restore(id: string): Promise<TrashEntry> {
     const entry = (await this.list()).find((candidate) => candidate.id === id);
     if (!entry) throw new NotFoundError('Trash entry', id);
-    try {
-      await stat(entry.originalPath);
+    const files = new WorkspaceFiles(entry.workspacePath);
+    if (!files.moveIn(entry.relativePath, join(this.folder, id, 'item')))
       throw new WorkbenchError('invalid_input', `${entry.relativePath} exists again; move it aside before restoring.`);
-    } catch (error) {
-      if (error instanceof WorkbenchError) throw error;
-    }
-    await move(join(this.folder, id, 'item'), entry.originalPath);
     await rm(join(this.folder, id), { recursive: true, force: true });
     return entry;
   }

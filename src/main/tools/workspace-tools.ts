@@ -1,14 +1,13 @@
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';
 import { defineTool, type Tool, type ToolContext } from '../agent/tools';
-import { resolveWorkspacePath, type ResolvedPath } from '../workspace/workspace-paths';
-import { looksBinary, walk } from '../workspace/file-walk';
+import { looksBinaryFd, readAllSync, readLinesFromFd } from '../workspace/fd-read';
+import { walk } from '../workspace/file-walk';
+import type { FolderAccess } from '../workspace/folder-access';
+import { WorkspaceFiles } from '../workspace/workspace-files';
 import { findRipgrep, searchBuiltin, searchWithRipgrep } from './search';
 import { Trash } from './trash';
 
@@ -19,6 +18,8 @@ export interface WorkspaceToolOptions {
   readonly ripgrep?: string | null;
   readonly newId: () => string;
   readonly now: () => number;
+  /** How names are opened without following links; the platform's best by default (tests choose one). */
+  readonly folderAccess?: FolderAccess;
 }
 
 const limits = {
@@ -36,21 +37,6 @@ function workspaceOf(context: { workspacePath: string | null }): string {
   return context.workspacePath;
 }
 
-async function readLines(path: string, start: number, end: number): Promise<{ lines: string[]; total: number | null }> {
-  const lines: string[] = [];
-  const reader = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let number = 0;
-  for await (const line of reader) {
-    number += 1;
-    if (number >= start && number <= end) lines.push(line);
-    if (number > end) {
-      reader.close();
-      return { lines, total: null };
-    }
-  }
-  return { lines, total: number };
-}
-
 function unifiedDiff(relativePath: string, before: string, after: string): string {
   return createTwoFilesPatch(`a/${relativePath}`, `b/${relativePath}`, before, after, undefined, undefined, { context: 3 }).replace(
     /^=+\n/m,
@@ -58,10 +44,12 @@ function unifiedDiff(relativePath: string, before: string, after: string): strin
   );
 }
 
-async function currentText(resolved: ResolvedPath): Promise<string> {
-  if (resolved.kind === 'missing') return '';
-  if (resolved.kind !== 'file') throw new WorkbenchError('invalid_input', `${resolved.relative} is a folder, not a file.`);
-  return readFile(resolved.absolute, 'utf8');
+/** The line the model and the person see when a file has other names that share its content. */
+function linksNote(relativePath: string, links: number, replaced: boolean): string {
+  if (links <= 1) return '';
+  return replaced
+    ? `\n[… ${relativePath} had ${links} hard links; it was replaced by a new file, so its other names keep the old content …]`
+    : `\n[… ${relativePath} has ${links} hard links: another name, perhaps outside the workspace, shares this content and changes with it …]`;
 }
 
 function replaceExact(text: string, oldText: string, newText: string, replaceAll: boolean, path: string): string {
@@ -85,10 +73,8 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
   const ripgrep = options.ripgrep === undefined ? findRipgrep() : options.ripgrep;
   const trash = new Trash(join(options.dataDir, 'trash'));
   const protectedRoots = [options.dataDir];
-  const forRead = (context: { workspacePath: string | null }, path: string) =>
-    resolveWorkspacePath(workspaceOf(context), path, { forWrite: false });
-  const forWrite = (context: { workspacePath: string | null }, path: string) =>
-    resolveWorkspacePath(workspaceOf(context), path, { forWrite: true, protectedRoots });
+  const filesOf = (context: { workspacePath: string | null }) =>
+    new WorkspaceFiles(workspaceOf(context), { protectedRoots, ...(options.folderAccess ? { access: options.folderAccess } : {}) });
 
   const listFiles = defineTool({
     name: 'list_files',
@@ -100,17 +86,25 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     risk: 'read_only',
     summarize: (input) => `${input.path}${input.glob ? ` ${input.glob}` : ''}`,
     execute: async (input, context: ToolContext) => {
-      const resolved = await forRead(context, input.path);
-      if (resolved.kind !== 'directory') throw new WorkbenchError('invalid_input', `${input.path} is not a folder.`);
-      const root = await resolveWorkspacePath(workspaceOf(context), '.', { forWrite: false });
+      const files = filesOf(context);
+      const start = files.inspect(input.path);
+      if (start.kind !== 'directory') throw new WorkbenchError('invalid_input', `${input.path} is not a folder.`);
       const matcher = input.glob ? picomatch(input.glob, { dot: true, basename: !input.glob.includes('/') }) : null;
-      const { entries, truncated } = await walk({
-        start: resolved.absolute,
-        root: root.absolute,
-        includeIgnored: input.includeIgnored,
-        maxEntries: matcher ? 200_000 : limits.listEntries,
-        signal: context.signal,
-      });
+      const reader = files.reader();
+      let walked: Awaited<ReturnType<typeof walk>>;
+      try {
+        walked = await walk({
+          start: start.relative === '.' ? reader.root : join(reader.root, start.relative),
+          root: reader.root,
+          reader,
+          includeIgnored: input.includeIgnored,
+          maxEntries: matcher ? 200_000 : limits.listEntries,
+          signal: context.signal,
+        });
+      } finally {
+        reader.close();
+      }
+      const { entries, truncated } = walked;
       const shown = (matcher ? entries.filter((entry) => !entry.directory && matcher(entry.path)) : entries).slice(0, limits.listEntries);
       const more = truncated || shown.length === limits.listEntries;
       if (shown.length === 0) return { output: 'No files match.' };
@@ -131,30 +125,29 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     summarize: (input) =>
       `${input.path}${input.startLine || input.endLine ? ` lines ${input.startLine ?? 1}-${input.endLine ?? '…'}` : ''}`,
     execute: async (input, context) => {
-      const resolved = await forRead(context, input.path);
-      if (resolved.kind !== 'file')
-        throw new WorkbenchError(
-          'invalid_input',
-          resolved.kind === 'missing' ? `${input.path} does not exist.` : `${input.path} is a folder; use list_files.`,
-        );
-      const { size } = await stat(resolved.absolute);
-      if (await looksBinary(resolved.absolute))
-        return { output: `${resolved.relative} is a binary file (${size} bytes); it is not shown.`, isError: true };
-      if (input.startLine === undefined && input.endLine === undefined) {
-        if (size > limits.wholeFileBytes)
-          return { output: `${resolved.relative} has ${size} bytes; read it in parts with startLine and endLine.`, isError: true };
-        const text = await readFile(resolved.absolute, 'utf8');
-        if (Buffer.byteLength(text) <= limits.readBytes) return { output: text };
-        return {
-          output: `${Buffer.from(text).subarray(0, limits.readBytes).toString('utf8')}\n[… stopped after ${limits.readBytes} bytes of ${size}; read the rest with startLine and endLine …]`,
-        };
-      }
-      const start = input.startLine ?? 1;
-      const end = input.endLine ?? start + 499;
-      if (end < start) throw new WorkbenchError('invalid_input', 'endLine is before startLine.');
-      const { lines, total } = await readLines(resolved.absolute, start, Math.min(end, start + 4999));
-      const header = `${resolved.relative} lines ${start}-${start + lines.length - 1}${total !== null ? ` of ${total}` : ''}`;
-      return { output: `${header}\n${lines.join('\n')}` };
+      return filesOf(context).withFile(input.path, async (file) => {
+        const note = linksNote(file.relative, file.links, false);
+        if (looksBinaryFd(file.fd))
+          return { output: `${file.relative} is a binary file (${file.size} bytes); it is not shown.${note}`, isError: true };
+        if (input.startLine === undefined && input.endLine === undefined) {
+          if (file.size > limits.wholeFileBytes)
+            return {
+              output: `${file.relative} has ${file.size} bytes; read it in parts with startLine and endLine.${note}`,
+              isError: true,
+            };
+          const text = readAllSync(file.fd, limits.wholeFileBytes).toString('utf8');
+          if (Buffer.byteLength(text) <= limits.readBytes) return { output: `${text}${note}` };
+          return {
+            output: `${Buffer.from(text).subarray(0, limits.readBytes).toString('utf8')}\n[… stopped after ${limits.readBytes} bytes of ${file.size}; read the rest with startLine and endLine …]${note}`,
+          };
+        }
+        const start = input.startLine ?? 1;
+        const end = input.endLine ?? start + 499;
+        if (end < start) throw new WorkbenchError('invalid_input', 'endLine is before startLine.');
+        const { lines, total } = await readLinesFromFd(file.fd, start, Math.min(end, start + 4999));
+        const header = `${file.relative} lines ${start}-${start + lines.length - 1}${total !== null ? ` of ${total}` : ''}`;
+        return { output: `${header}\n${lines.join('\n')}${note}` };
+      });
     },
   });
 
@@ -173,18 +166,27 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     risk: 'read_only',
     summarize: (input) => `/${input.pattern}/ in ${input.path}${input.glob ? ` (${input.glob})` : ''}`,
     execute: async (input, context) => {
-      const resolved = await forRead(context, input.path);
-      const root = await resolveWorkspacePath(workspaceOf(context), '.', { forWrite: false });
-      const searchOptions = {
-        root: root.absolute,
-        start: resolved.absolute,
-        pattern: input.pattern,
-        caseSensitive: input.caseSensitive,
-        maxResults: input.maxResults,
-        signal: context.signal,
-        ...(input.glob ? { glob: input.glob } : {}),
-      };
-      const result = ripgrep ? await searchWithRipgrep(ripgrep, searchOptions) : await searchBuiltin(searchOptions);
+      const files = filesOf(context);
+      const start = files.inspect(input.path);
+      if (start.kind === 'missing') throw new WorkbenchError('invalid_input', `${input.path} does not exist.`);
+      const reader = files.reader();
+      let result: Awaited<ReturnType<typeof searchBuiltin>>;
+      try {
+        const searchOptions = {
+          root: reader.root,
+          start: start.relative === '.' ? reader.root : join(reader.root, start.relative),
+          startIsFile: start.kind === 'file',
+          reader,
+          pattern: input.pattern,
+          caseSensitive: input.caseSensitive,
+          maxResults: input.maxResults,
+          signal: context.signal,
+          ...(input.glob ? { glob: input.glob } : {}),
+        };
+        result = ripgrep ? await searchWithRipgrep(ripgrep, searchOptions) : await searchBuiltin(searchOptions);
+      } finally {
+        reader.close();
+      }
       if (result.matches.length === 0) return { output: 'No matches.' };
       return { output: `${result.matches.join('\n')}${result.truncated ? `\n[… stopped at ${input.maxResults} matches …]` : ''}` };
     },
@@ -197,17 +199,13 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     risk: 'write_low',
     summarize: (input) => `${input.path} (${input.content.length} characters)`,
     preview: async (input, context) => {
-      const resolved = await forWrite(context, input.path);
-      return unifiedDiff(resolved.relative, await currentText(resolved), input.content);
+      const current = filesOf(context).currentText(input.path);
+      return unifiedDiff(current.relative, current.text, input.content);
     },
     execute: async (input, context) => {
-      const resolved = await forWrite(context, input.path);
-      if (resolved.kind === 'directory') throw new WorkbenchError('invalid_input', `${input.path} is a folder.`);
-      const before = await currentText(resolved);
-      await mkdir(dirname(resolved.absolute), { recursive: true });
-      await writeFile(resolved.absolute, input.content, 'utf8');
+      const done = filesOf(context).replace(input.path, () => input.content);
       return {
-        output: `${resolved.kind === 'missing' ? 'Created' : 'Replaced'} ${resolved.relative}.\n${unifiedDiff(resolved.relative, before, input.content)}`,
+        output: `${done.created ? 'Created' : 'Replaced'} ${done.relative}.\n${unifiedDiff(done.relative, done.before, done.after)}${linksNote(done.relative, done.links, true)}`,
       };
     },
   });
@@ -227,21 +225,21 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     risk: 'write_low',
     summarize: (input) => input.path,
     preview: async (input, context) => {
-      const resolved = await forWrite(context, input.path);
-      const before = await currentText(resolved);
+      const current = filesOf(context).currentText(input.path);
       return unifiedDiff(
-        resolved.relative,
-        before,
-        replaceExact(before, input.oldText, input.newText, input.replaceAll, resolved.relative),
+        current.relative,
+        current.text,
+        replaceExact(current.text, input.oldText, input.newText, input.replaceAll, current.relative),
       );
     },
     execute: async (input, context) => {
-      const resolved = await forWrite(context, input.path);
-      if (resolved.kind !== 'file') throw new WorkbenchError('invalid_input', `${input.path} does not exist; use write_file to create it.`);
-      const before = await readFile(resolved.absolute, 'utf8');
-      const after = replaceExact(before, input.oldText, input.newText, input.replaceAll, resolved.relative);
-      await writeFile(resolved.absolute, after, 'utf8');
-      return { output: `Edited ${resolved.relative}.\n${unifiedDiff(resolved.relative, before, after)}` };
+      const done = filesOf(context).replace(input.path, (before, relativePath) => {
+        if (before === null) throw new WorkbenchError('invalid_input', `${input.path} does not exist; use write_file to create it.`);
+        return replaceExact(before, input.oldText, input.newText, input.replaceAll, relativePath);
+      });
+      return {
+        output: `Edited ${done.relative}.\n${unifiedDiff(done.relative, done.before, done.after)}${linksNote(done.relative, done.links, true)}`,
+      };
     },
   });
 
@@ -252,16 +250,12 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     risk: 'write_high',
     summarize: (input) => input.path,
     execute: async (input, context) => {
-      const resolved = await forWrite(context, input.path);
-      if (resolved.kind === 'missing') throw new WorkbenchError('invalid_input', `${input.path} does not exist.`);
-      const entry = await trash.put({
+      const entry = await trash.put(filesOf(context), input.path, {
         id: options.newId(),
-        absolute: resolved.absolute,
         workspacePath: workspaceOf(context),
-        relativePath: resolved.relative,
         now: options.now(),
       });
-      return { output: `Moved ${resolved.relative}${entry.directory ? '/' : ''} to the trash (entry ${entry.id}); it can be restored.` };
+      return { output: `Moved ${entry.relativePath}${entry.directory ? '/' : ''} to the trash (entry ${entry.id}); it can be restored.` };
     },
   });
 

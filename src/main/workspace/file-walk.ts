@@ -12,6 +12,31 @@ export interface WalkOptions {
   /** Levels below `start` to enter; 0 lists `start` only. Unlimited by default. */
   readonly maxDepth?: number;
   readonly signal?: AbortSignal;
+  /** How folders and .gitignore files are read; by path under `root` when absent. */
+  readonly reader?: FolderReader;
+}
+
+/** How a walk reads the tree; paths are relative to the workspace root, '' being the root. */
+export interface FolderReader {
+  /** The names in a folder, each with whether it is a folder (a link is not). Throws when it cannot be read. */
+  list(relative: string): Promise<Array<{ name: string; directory: boolean }>>;
+  /** A text file, or null when there is none to read. */
+  readText(relative: string): Promise<string | null>;
+}
+
+/** Reads by path: what the walk did before readers existed, and what callers without a workspace guard use. */
+function pathReader(root: string): FolderReader {
+  return {
+    list: async (relative) =>
+      (await readdir(join(root, relative), { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
+    readText: async (relative) => {
+      try {
+        return await readFile(join(root, relative), 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  };
 }
 
 export interface WalkEntry {
@@ -21,18 +46,14 @@ export interface WalkEntry {
 }
 
 interface Frame {
-  readonly absolute: string;
   readonly relative: string;
   readonly depth: number;
   readonly rules: ReadonlyArray<{ base: string; matcher: Ignore }>;
 }
 
-async function rulesIn(absolute: string): Promise<Ignore | null> {
-  try {
-    return ignore().add(await readFile(join(absolute, '.gitignore'), 'utf8'));
-  } catch {
-    return null;
-  }
+async function rulesIn(reader: FolderReader, relative: string): Promise<Ignore | null> {
+  const text = await reader.readText(relative === '' ? '.gitignore' : `${relative}/.gitignore`);
+  return text === null ? null : ignore().add(text);
 }
 
 function ignored(rules: Frame['rules'], relativePath: string, directory: boolean): boolean {
@@ -61,21 +82,20 @@ export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]
           .slice(options.root.length + 1)
           .split('\\')
           .join('/');
-  const rootRules = await rulesIn(options.root);
-  const queue: Frame[] = [
-    { absolute: options.start, relative: startRelative, depth: 0, rules: rootRules ? [{ base: '', matcher: rootRules }] : [] },
-  ];
+  const reader = options.reader ?? pathReader(options.root);
+  const rootRules = await rulesIn(reader, '');
+  const queue: Frame[] = [{ relative: startRelative, depth: 0, rules: rootRules ? [{ base: '', matcher: rootRules }] : [] }];
   while (queue.length > 0) {
     if (options.signal?.aborted) break;
     const frame = queue.shift() as Frame;
     let rules = frame.rules;
     if (frame.relative !== '' && !options.includeIgnored) {
-      const local = await rulesIn(frame.absolute);
+      const local = await rulesIn(reader, frame.relative);
       if (local) rules = [...rules, { base: frame.relative, matcher: local }];
     }
     let children;
     try {
-      children = await readdir(frame.absolute, { withFileTypes: true });
+      children = await reader.list(frame.relative);
     } catch {
       continue;
     }
@@ -83,12 +103,12 @@ export async function walk(options: WalkOptions): Promise<{ entries: WalkEntry[]
     for (const child of children) {
       if (child.name === '.git') continue;
       const relativePath = frame.relative === '' ? child.name : `${frame.relative}/${child.name}`;
-      const directory = child.isDirectory();
+      const directory = child.directory;
       if (!options.includeIgnored && ignored(rules, relativePath, directory)) continue;
       if (entries.length >= options.maxEntries) return { entries, truncated: true };
       entries.push({ path: directory ? `${relativePath}/` : relativePath, directory });
       if (directory && frame.depth < (options.maxDepth ?? Number.POSITIVE_INFINITY))
-        queue.push({ absolute: join(frame.absolute, child.name), relative: relativePath, depth: frame.depth + 1, rules });
+        queue.push({ relative: relativePath, depth: frame.depth + 1, rules });
     }
   }
   return { entries, truncated: false };

@@ -1,13 +1,9 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
+import { currentNamingPlatform, PathRefusedError, workspaceSegments, type NamingPlatform } from './path-text';
 
-/** A path the tools refuse, with the reason the model is told. */
-export class PathRefusedError extends WorkbenchError {
-  constructor(requested: string, reason: string) {
-    super('path_refused', `Refused ${JSON.stringify(requested.length > 200 ? `${requested.slice(0, 200)}…` : requested)}: ${reason}`);
-  }
-}
+export { PathRefusedError } from './path-text';
 
 export interface ResolvedPath {
   /** Absolute, with every link in the existing part resolved. */
@@ -22,24 +18,22 @@ export interface ResolveOptions {
   readonly forWrite: boolean;
   /** Folders no tool may write into even when they lie inside the workspace (the app's own data). */
   readonly protectedRoots?: readonly string[];
+  /** Whose naming rules apply; this machine's by default. */
+  readonly platform?: NamingPlatform;
 }
-
-const maxPathLength = 1024;
-const maxSegmentBytes = 255;
-
-/**
- * Characters that look like `.`, `/` or `\\` to a person or to another tool but are not: a path
- * that contains one is refused rather than guessed at.
- */
-const confusables =
-  /[\u2024\u2025\u2026\uFE52\uFF0E\u3002\uFF61\u2215\u2044\u29F8\uFF0F\u2571\u29F5\u29F9\uFE68\uFF3C\u2216\u2572\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/u;
 
 const privateKeyNames =
   /^(id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)|\.netrc|\.pgpass|credentials|\.npmrc|\.pypirc)$/i;
 
-/** Why writing to this workspace-relative path is refused, or null. Case-insensitive, as some file systems are. */
+/**
+ * Why writing to this workspace-relative path is refused, or null. Case-insensitive, as some file
+ * systems are, and judged on the NFKC form too, so a look-alike such as `.ｅnv` counts as `.env`.
+ */
 export function protectedReason(relativePath: string): string | null {
-  const segments = relativePath.split('/').filter((segment) => segment.length > 0);
+  const segments = relativePath
+    .normalize('NFKC')
+    .split('/')
+    .filter((segment) => segment.length > 0);
   if (segments.some((segment) => segment.toLowerCase() === '.git'))
     return 'the .git folder belongs to git; change the repository with git commands instead.';
   const name = segments.at(-1) ?? '';
@@ -53,37 +47,23 @@ function inside(root: string, candidate: string): boolean {
   return fromRoot === '' || (!fromRoot.startsWith(`..${sep}`) && fromRoot !== '..' && !isAbsolute(fromRoot));
 }
 
-function checkText(requested: string): void {
-  if (typeof requested !== 'string' || requested.length === 0) throw new PathRefusedError(String(requested), 'the path is empty.');
-  if (requested.length > maxPathLength) throw new PathRefusedError(requested, `the path is longer than ${maxPathLength} characters.`);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
-  if (/[\u0000-\u001f\u007f]/.test(requested)) throw new PathRefusedError(requested, 'the path contains a NUL or control character.');
-  if (requested.includes('\\')) throw new PathRefusedError(requested, 'use / as the separator; \\ is refused.');
-  if (confusables.test(requested))
-    throw new PathRefusedError(requested, 'the path contains a character that only looks like a dot or a slash.');
-  for (const segment of requested.split('/')) {
-    if (Buffer.byteLength(segment, 'utf8') > maxSegmentBytes)
-      throw new PathRefusedError(requested, `a name in it is longer than ${maxSegmentBytes} bytes.`);
-  }
-  if (/^~(\/|$)/.test(requested)) throw new PathRefusedError(requested, '~ is not expanded; give a path inside the workspace.');
-}
-
 /**
- * Resolves a path the model gave against the workspace: `..` escapes, absolute paths outside,
- * links that lead out (in any folder on the way), loops, devices, FIFOs and sockets are refused,
- * and for writes so are protected paths. Links are resolved at every call, so a link made earlier
- * in the session is checked like any other.
+ * Resolves a path against the workspace: names that mean another place (see `workspaceSegments`),
+ * `..` escapes, absolute paths outside, links that lead out (in any folder on the way), loops,
+ * devices, FIFOs and sockets are refused, and for writes so are protected paths. Links are
+ * resolved at every call, so a link made earlier in the session is checked like any other.
+ *
+ * This answers by path, so what it answers can change before the path is used; it suits showing
+ * the person their folder. The file tools go through `WorkspaceFiles`, which opens what it checks.
  */
 export async function resolveWorkspacePath(workspaceRoot: string, requested: string, options: ResolveOptions): Promise<ResolvedPath> {
-  checkText(requested);
   let root: string;
   try {
     root = await realpath(workspaceRoot);
   } catch {
     throw new WorkbenchError('no_workspace', `The workspace ${workspaceRoot} is not there any more.`);
   }
-  const lexical = resolve(root, requested);
-  if (!inside(root, lexical)) throw new PathRefusedError(requested, 'it is outside the workspace.');
+  const lexical = join(root, ...workspaceSegments(requested, [workspaceRoot, root], options.platform ?? currentNamingPlatform()));
 
   // Resolve links in the part of the path that exists; the rest is created inside it.
   let existing = lexical;

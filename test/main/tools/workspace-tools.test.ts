@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/main/agent/tools';
@@ -176,6 +176,52 @@ describe('workspace tools', () => {
     const [entry] = await trash.list();
     await expect(trash.restore(entry?.id ?? '')).rejects.toThrow(/exists again/);
     expect(readFileSync(join(env.ws, 'src/index.ts'), 'utf8')).toBe('new content');
+  });
+});
+
+describe('workspace tools and links', () => {
+  let env: ReturnType<typeof setup>;
+  let outside: string;
+  beforeEach(() => {
+    env = setup(null);
+    outside = join(env.folder.path, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'shared.txt'), 'shared text\n');
+    linkSync(join(outside, 'shared.txt'), join(env.ws, 'shared.txt'));
+    symlinkSync('src', join(env.ws, 'source'));
+  });
+  afterEach(() => env.folder.remove());
+
+  it('read_file shows a hard-linked file and says another name shares it', async () => {
+    const { output } = await run(env.tools, 'read_file', { path: 'shared.txt' }, env.ws);
+    expect(output).toMatch(/^shared text\n\n\[… shared.txt has 2 hard links: another name, perhaps outside the workspace/);
+  });
+
+  it('write_file and edit_file replace a hard-linked file, leaving its other name as it was, and say so', async () => {
+    const edited = await run(env.tools, 'edit_file', { path: 'shared.txt', oldText: 'shared', newText: 'own' }, env.ws);
+    expect(edited.output).toContain('had 2 hard links; it was replaced by a new file, so its other names keep the old content');
+    expect(readFileSync(join(env.ws, 'shared.txt'), 'utf8')).toBe('own text\n');
+    expect(readFileSync(join(outside, 'shared.txt'), 'utf8')).toBe('shared text\n');
+    const written = await run(env.tools, 'write_file', { path: 'shared.txt', content: 'again\n' }, env.ws);
+    expect(written.output).toMatch(/^Replaced shared.txt\./);
+    expect(written.output).not.toContain('hard links');
+  });
+
+  it('links that stay inside keep working for every tool', async () => {
+    expect((await run(env.tools, 'read_file', { path: 'source/index.ts' }, env.ws)).output).toContain('Hello');
+    expect((await run(env.tools, 'list_files', { path: 'source' }, env.ws)).output.split('\n')).toContain('src/index.ts');
+    expect((await run(env.tools, 'search', { pattern: 'HELLO', path: 'source', caseSensitive: true }, env.ws)).output).toBe(
+      'src/lib/util.ts:1:export const HELLO = "hello";',
+    );
+    const written = await run(env.tools, 'write_file', { path: 'source/new.ts', content: 'x\n' }, env.ws);
+    expect(written.output).toMatch(/^Created src\/new.ts\./);
+  });
+
+  it('delete moves a link to the trash, not the folder it leads to', async () => {
+    const result = await run(env.tools, 'delete', { path: 'source' }, env.ws);
+    expect(result.output).toMatch(/^Moved source to the trash/);
+    expect(existsSync(join(env.ws, 'source'))).toBe(false);
+    expect(existsSync(join(env.ws, 'src', 'index.ts'))).toBe(true);
   });
 });
 

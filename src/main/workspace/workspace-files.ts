@@ -1,0 +1,356 @@
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs';
+import { isAbsolute, join, relative as relativeTo, sep } from 'node:path';
+import { WorkbenchError } from '../../shared/errors';
+import { readAllSync, writeAllSync } from './fd-read';
+import { defaultFolderAccess, isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';
+import { currentNamingPlatform, PathRefusedError, type NamingPlatform } from './path-text';
+import { moveEntry } from './tree-move';
+import { protectedReason } from './workspace-paths';
+import { WorkspaceReader } from './workspace-reader';
+import { WorkspaceWalk, type Found } from './workspace-walk';
+
+export interface WorkspaceFilesOptions {
+  /** Folders no write may touch even when they lie inside the workspace (the app's own data). */
+  readonly protectedRoots?: readonly string[];
+  /** How names are opened without following links; the platform's best by default, another in tests. */
+  readonly access?: FolderAccess;
+  readonly platform?: NamingPlatform;
+}
+
+/** A file opened for reading; the descriptor is closed when the callback returns. */
+export interface OpenedFile {
+  readonly fd: number;
+  readonly relative: string;
+  readonly size: number;
+  /** Hard links to it: more than one means another name, perhaps outside the workspace, shares its content. */
+  readonly links: number;
+}
+
+/** What a write did. */
+export interface Replacement {
+  readonly relative: string;
+  readonly created: boolean;
+  readonly before: string;
+  readonly after: string;
+  /** Hard links the replaced file had; its other names keep the old content. */
+  readonly links: number;
+}
+
+export type EntryKind = 'file' | 'directory' | 'missing';
+
+const readFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+
+function inside(root: string, candidate: string): boolean {
+  const fromRoot = relativeTo(root, candidate);
+  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
+}
+
+function kindOf(found: Found): EntryKind {
+  if (!found.entry) return 'missing';
+  return found.entry.isDirectory() ? 'directory' : 'file';
+}
+
+/** A temporary name next to the file, unique, short enough for any file system. */
+function temporaryName(name: string): string {
+  return `.${Array.from(name).slice(0, 40).join('')}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
+const fsWords: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EBUSY: 'it is in use',
+  EISDIR: 'a folder is in the way',
+};
+
+/** Turns a file system error into the app's error, without the internal paths it names; anything else passes as it is. */
+function failure(requested: string, error: unknown, doing: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (error instanceof WorkbenchError || typeof code !== 'string') return error;
+  if (isLinkRefusal(error) || code === 'ENOENT')
+    return new PathRefusedError(requested, `it changed while it was being ${doing} (${code}); nothing was ${doing}. Try again.`);
+  return new WorkbenchError('invalid_input', `${requested} could not be ${doing}: ${fsWords[code] ?? 'the system refused'} (${code}).`, {
+    cause: error,
+  });
+}
+
+/**
+ * The workspace's files as the tools touch them: every path is walked from the root without
+ * following links (see `WorkspaceWalk`), what was opened is checked to still be inside the
+ * workspace, reads go through the opened descriptor, and writes go to a new file in the same
+ * folder that is then renamed over the old one, so a hard or symbolic link at the name is
+ * replaced, never written through.
+ */
+export class WorkspaceFiles {
+  private readonly walk: WorkspaceWalk;
+  private readonly access: FolderAccess;
+
+  constructor(
+    root: string,
+    private readonly options: WorkspaceFilesOptions = {},
+  ) {
+    this.access = options.access ?? defaultFolderAccess();
+    this.walk = new WorkspaceWalk(root, this.access, options.platform ?? currentNamingPlatform());
+  }
+
+  /** Finds a path for one kind of use (see `WalkIntent`); refuses devices, pipes and sockets, and guards writes and removals. */
+  private find(requested: string, intent: 'read' | 'write' | 'remove' | 'restore'): Found {
+    let found: Found;
+    try {
+      found = this.walk.find(requested, { followLast: intent === 'read' || intent === 'write' });
+    } catch (error) {
+      throw failure(requested, error, 'opened');
+    }
+    try {
+      const entry = found.entry;
+      if (entry && !entry.isFile() && !entry.isDirectory() && !entry.isSymbolicLink())
+        throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
+      if (intent === 'write' || intent === 'remove') this.guard(requested, found);
+      return found;
+    } catch (error) {
+      this.access.close(found.folder);
+      throw error;
+    }
+  }
+
+  /** Refuses writes to the root, to protected names and into protected folders. */
+  private guard(requested: string, found: Found): void {
+    if (found.relative === '.') throw new PathRefusedError(requested, 'the workspace folder itself cannot be replaced.');
+    const reason = protectedReason(found.relative) ?? protectedReason(found.asWritten);
+    if (reason) throw new PathRefusedError(requested, reason);
+    const absolute = join(found.root, ...found.segments);
+    for (const protectedRoot of this.options.protectedRoots ?? []) {
+      // A protected folder that does not exist yet is compared as given (asked without a throw, which costs more than the call).
+      const real = lstatSync(protectedRoot, { throwIfNoEntry: false }) ? realpathSync.native(protectedRoot) : protectedRoot;
+      if (inside(real, absolute)) throw new PathRefusedError(requested, "it is inside the app's own data folder.");
+    }
+  }
+
+  private checkFolder(requested: string, found: Found, folder: OpenFolder): void {
+    WorkspaceWalk.checkInside(requested, found.root, this.access.whereIsFolder(folder));
+  }
+
+  /** What is at a path (links inside followed), after checking that it lies inside. Nothing stays open. */
+  inspect(requested: string): { relative: string; kind: EntryKind } {
+    const found = this.find(requested, 'read');
+    try {
+      const kind = kindOf(found);
+      if (kind === 'directory' && found.name !== '') {
+        const folder = this.access.openFolder(found.folder, found.name);
+        try {
+          this.checkFolder(requested, found, folder);
+        } finally {
+          this.access.close(folder);
+        }
+      } else this.checkFolder(requested, found, found.folder);
+      return { relative: found.relative, kind };
+    } catch (error) {
+      throw failure(requested, error, 'read');
+    } finally {
+      this.access.close(found.folder);
+    }
+  }
+
+  /** Opens a file for reading and hands its descriptor to `use`; folders, missing files and special files are refused. */
+  async withFile<T>(requested: string, use: (file: OpenedFile) => Promise<T>): Promise<T> {
+    const found = this.find(requested, 'read');
+    try {
+      if (!found.entry) throw new WorkbenchError('invalid_input', `${requested} does not exist.`);
+      if (found.entry.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder; use list_files.`);
+      let opened: { fd: number; info: Stats };
+      try {
+        opened = this.openPlainFile(requested, found);
+      } catch (error) {
+        throw failure(requested, error, 'read');
+      }
+      try {
+        const where = this.access.whereIsFile(opened.fd, join(found.folder.absolute, found.name));
+        WorkspaceWalk.checkInside(requested, found.root, where);
+        return await use({ fd: opened.fd, relative: found.relative, size: opened.info.size, links: opened.info.nlink });
+      } finally {
+        closeSync(opened.fd);
+      }
+    } finally {
+      this.access.close(found.folder);
+    }
+  }
+
+  /** Opens the found entry with O_NONBLOCK (a pipe swapped in cannot hang the read) and checks it is the plain file the walk saw. */
+  private openPlainFile(requested: string, found: Found): { fd: number; info: Stats } {
+    const fd = this.access.openEntry(found.folder, found.name, readFlags);
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
+      if (found.entry && info.ino !== found.entry.ino) throw Object.assign(new Error('replaced while opening'), { code: 'EMOVED' });
+      return { fd, info };
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** The text of a file as a write would replace it (empty when missing), for previews. */
+  currentText(requested: string): { relative: string; kind: EntryKind; text: string } {
+    const found = this.find(requested, 'write');
+    try {
+      const kind = kindOf(found);
+      if (kind === 'directory') throw new WorkbenchError('invalid_input', `${found.relative} is a folder, not a file.`);
+      const text = kind === 'file' ? this.readFound(requested, found).text : '';
+      // Shown to the person before anything is written, so the folder it came from is checked first.
+      this.checkFolder(requested, found, found.folder);
+      return { relative: found.relative, kind, text };
+    } catch (error) {
+      throw failure(requested, error, 'read');
+    } finally {
+      this.access.close(found.folder);
+    }
+  }
+
+  /**
+   * The old content for a write. Its folder is checked to be inside right before the rename, and a
+   * write refused there shows nothing of what was read.
+   */
+  private readFound(requested: string, found: Found): { text: string; mode: number; links: number } {
+    let opened: { fd: number; info: Stats };
+    try {
+      opened = this.openPlainFile(requested, found);
+    } catch (error) {
+      throw failure(requested, error, 'read');
+    }
+    try {
+      const text = readAllSync(opened.fd, Number.POSITIVE_INFINITY).toString('utf8');
+      return { text, mode: opened.info.mode & 0o7777, links: opened.info.nlink };
+    } finally {
+      closeSync(opened.fd);
+    }
+  }
+
+  /**
+   * Replaces a file's content with what `produce` makes of the old text (null when the file is
+   * new), creating missing folders on the way. The new content goes to a temporary file in the
+   * same folder (created exclusively, never through a link, with the old file's mode) that is
+   * renamed over the name, so readers see the old or the new file whole, and a link at the name is
+   * replaced rather than written through. When `produce` throws, nothing is created.
+   */
+  replace(requested: string, produce: (before: string | null, relative: string) => string): Replacement {
+    const found = this.find(requested, 'write');
+    const opened: OpenFolder[] = [];
+    try {
+      if (found.entry?.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder.`);
+      const old = found.entry ? this.readFound(requested, found) : null;
+      const after = produce(old ? old.text : null, found.relative);
+      const folder = this.makeFolders(requested, found, opened);
+      this.writeThenRename(requested, found, folder, Buffer.from(after, 'utf8'), old?.mode ?? null);
+      return { relative: found.relative, created: old === null, before: old?.text ?? '', after, links: old?.links ?? 1 };
+    } catch (error) {
+      throw failure(requested, error, 'written');
+    } finally {
+      for (const folder of opened.reverse()) this.access.close(folder);
+      this.access.close(found.folder);
+    }
+  }
+
+  /** Makes the missing folders one by one from the deepest open one, opening each without following a link. */
+  private makeFolders(requested: string, found: Found, opened: OpenFolder[]): OpenFolder {
+    let folder = found.folder;
+    for (const name of found.missing) {
+      try {
+        mkdirSync(this.access.pathOf(folder, name));
+      } catch (error) {
+        // Made meanwhile by someone else: fine, as long as it opens as a folder below.
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      folder = this.access.openFolder(folder, name);
+      opened.push(folder);
+    }
+    return folder;
+  }
+
+  private writeThenRename(requested: string, found: Found, folder: OpenFolder, data: Buffer, mode: number | null): void {
+    const temporary = temporaryName(found.name);
+    const fd = this.access.openEntry(folder, temporary, createFlags, mode === null ? 0o666 : 0o600);
+    let renamed = false;
+    try {
+      try {
+        writeAllSync(fd, data);
+        if (mode !== null) fchmodSync(fd, mode);
+      } finally {
+        closeSync(fd);
+      }
+      // Checked last, right before the rename, so a folder moved away meanwhile receives nothing.
+      this.checkFolder(requested, found, folder);
+      renameSync(this.access.pathOf(folder, temporary), this.access.pathOf(folder, found.name));
+      renamed = true;
+    } finally {
+      if (!renamed) {
+        try {
+          unlinkSync(this.access.pathOf(folder, temporary));
+        } catch {
+          // Already gone with its folder.
+        }
+      }
+    }
+  }
+
+  /**
+   * Moves an entry out of the workspace (a link itself, not what it leads to) to the path
+   * `prepare` answers, renaming it through its open folder.
+   */
+  async moveOut(
+    requested: string,
+    prepare: (entry: { relative: string; absolute: string; directory: boolean }) => Promise<string>,
+  ): Promise<{ relative: string; directory: boolean }> {
+    const found = this.find(requested, 'remove');
+    try {
+      if (!found.entry) throw new WorkbenchError('invalid_input', `${requested} does not exist.`);
+      this.checkFolder(requested, found, found.folder);
+      const directory = found.entry.isDirectory();
+      const destination = await prepare({ relative: found.relative, absolute: join(found.root, ...found.segments), directory });
+      this.checkFolder(requested, found, found.folder);
+      moveEntry(this.access, { folder: found.folder, name: found.name }, destination, 'out');
+      return { relative: found.relative, directory };
+    } catch (error) {
+      throw failure(requested, error, 'deleted');
+    } finally {
+      this.access.close(found.folder);
+    }
+  }
+
+  /** Puts an entry from outside back at a workspace path; false when something is there now. */
+  moveIn(requested: string, from: string): boolean {
+    const found = this.find(requested, 'restore');
+    const opened: OpenFolder[] = [];
+    try {
+      if (found.entry) return false;
+      const folder = this.makeFolders(requested, found, opened);
+      this.checkFolder(requested, found, folder);
+      moveEntry(this.access, { folder, name: found.name }, from, 'in');
+      return true;
+    } catch (error) {
+      throw failure(requested, error, 'restored');
+    } finally {
+      for (const folder of opened.reverse()) this.access.close(folder);
+      this.access.close(found.folder);
+    }
+  }
+
+  /** A reader for walks and searches that opens every folder and file from the root without following links. */
+  reader(): WorkspaceReader {
+    return new WorkspaceReader(this.walk.realRoot(), this.access);
+  }
+}

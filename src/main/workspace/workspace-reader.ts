@@ -1,0 +1,108 @@
+import { closeSync, constants, fstatSync, readdirSync } from 'node:fs';
+import { readAllSync } from './fd-read';
+import type { FolderReader } from './file-walk';
+import type { FolderAccess, OpenFolder } from './folder-access';
+
+/** Open folders kept for a walk: enough for the parents of a wide level, few enough for any descriptor limit. */
+const maxOpenFolders = 64;
+const readFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Reads folders and files of the workspace for a walk or a search, opening each from the root one
+ * name at a time without following any link (links are listed, never entered or read). Recently
+ * opened folders stay open so a walk does not start from the root for every folder. Call `close`
+ * when done.
+ */
+export class WorkspaceReader implements FolderReader {
+  private readonly open = new Map<string, OpenFolder>();
+
+  constructor(
+    /** The workspace root, a real path. */
+    readonly root: string,
+    private readonly access: FolderAccess,
+  ) {}
+
+  /** The folder at a root-relative path ('' for the root), or null when a name on the way is not a plain folder now. */
+  private folder(relative: string): OpenFolder | null {
+    const cached = this.open.get(relative);
+    if (cached) {
+      // Most recently used last, so the oldest is closed first.
+      this.open.delete(relative);
+      this.open.set(relative, cached);
+      return cached;
+    }
+    let opened: OpenFolder;
+    try {
+      if (relative === '') opened = this.access.openRoot(this.root);
+      else {
+        const cut = relative.lastIndexOf('/');
+        const parent = this.folder(cut === -1 ? '' : relative.slice(0, cut));
+        if (!parent) return null;
+        opened = this.access.openFolder(parent, relative.slice(cut + 1));
+      }
+    } catch {
+      return null;
+    }
+    this.open.set(relative, opened);
+    if (this.open.size > maxOpenFolders) {
+      const [oldest, folder] = this.open.entries().next().value as [string, OpenFolder];
+      this.open.delete(oldest);
+      this.access.close(folder);
+    }
+    return opened;
+  }
+
+  async list(relative: string): Promise<Array<{ name: string; directory: boolean }>> {
+    const folder = this.folder(relative);
+    if (!folder) throw new Error(`${relative || '.'} is not a folder that can be listed.`);
+    return readdirSync(this.access.folderPath(folder), { withFileTypes: true }).map((entry) => ({
+      name: entry.name,
+      directory: entry.isDirectory(),
+    }));
+  }
+
+  /** A plain file's bytes (at most `maxBytes`), or null when it is missing, a link, or not a plain file. */
+  async readFile(relative: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer | null> {
+    const cut = relative.lastIndexOf('/');
+    const folder = this.folder(cut === -1 ? '' : relative.slice(0, cut));
+    if (!folder) return null;
+    let fd: number;
+    try {
+      fd = this.access.openEntry(folder, relative.slice(cut + 1), readFlags);
+    } catch {
+      return null;
+    }
+    try {
+      return fstatSync(fd).isFile() ? readAllSync(fd, maxBytes) : null;
+    } catch {
+      return null;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  isPlainFile(relative: string): boolean {
+    const cut = relative.lastIndexOf('/');
+    const folder = this.folder(cut === -1 ? '' : relative.slice(0, cut));
+    if (!folder) return false;
+    try {
+      const fd = this.access.openEntry(folder, relative.slice(cut + 1), readFlags);
+      try {
+        return fstatSync(fd).isFile();
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      return false;
+    }
+  }
+
+  async readText(relative: string): Promise<string | null> {
+    return (await this.readFile(relative, 1024 * 1024))?.toString('utf8') ?? null;
+  }
+
+  close(): void {
+    for (const folder of this.open.values()) this.access.close(folder);
+    this.open.clear();
+  }
+}

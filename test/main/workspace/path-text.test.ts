@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { workspaceSegments, type NamingPlatform } from '../../../src/main/workspace/path-text';
+
+const root = '/home/me/project';
+const segments = (path: string, platform: NamingPlatform = 'posix') => workspaceSegments(path, [root], platform);
+
+describe('path text', () => {
+  /** Texts that name another place than the workspace path they seem to be, with a word of the reason given. */
+  const elsewhere: Array<[string, RegExp]> = [
+    ['~user/x', /~ is not expanded/],
+    ['~/notes.md', /~ is not expanded/],
+    ['~', /~ is not expanded/],
+    ['$HOME/x', /not expanded/],
+    ['${HOME}/x', /not expanded/],
+    ['$(pwd)/x', /not expanded/],
+    ['src/$TMPDIR', /not expanded/],
+    ['`pwd`/x', /backticks/],
+    ['file:///etc/passwd', /URL/],
+    ['https://example.com/x', /URL/],
+    ['smb://server/share/x', /URL/],
+    ['C:/Windows/x', /Windows drive/],
+    ['c:x', /Windows drive/],
+    ['//server/share/x', /network share/],
+    ['%2e%2e/x', /percent-encodings/],
+    ['a%2fb', /percent-encodings/],
+    ['x%00.txt', /percent-encodings/],
+    ['a\u0000b', /NUL or control/],
+    ['a\u0085b', /NUL or control/],
+    ['src/name./x', /ends with a dot or a space/],
+    ['src/name /x', /ends with a dot or a space/],
+    [' leading', /starts with a space/],
+    ['.../x', /ends with a dot/],
+    ['\u2024\u2024/x', /only looks like a dot or a slash/],
+    ['\uFF0E\uFF0E/x', /only looks like/],
+    ['src\u2215..\u2215x', /only looks like/],
+    ['a\u0338b', /only looks like/],
+    ['.g\u200Cit/config', /cannot be seen/],
+    ['a\u2488b', /Unicode-normalized/],
+    ['\uFF04HOME/x', /Unicode-normalized/],
+    ['C\uFF1A/x', /Unicode-normalized/],
+    ['file.txt::$DATA', /alternate data stream/],
+    ['file.txt:$DATA', /alternate data stream/],
+    ['../x', /outside the workspace/],
+    ['a/../../x', /outside the workspace/],
+    ['/etc/passwd', /outside the workspace/],
+    ['/home/me/project-other/x', /outside the workspace/],
+  ];
+
+  it.each(elsewhere)('refuses %j, saying why', (path, reason) => {
+    expect(() => segments(path)).toThrow(reason);
+  });
+
+  it('tells the model that paths are relative to the workspace', () => {
+    expect(() => segments('~/x')).toThrow(/paths are relative to the workspace folder/);
+    expect(() => segments('$HOME/x')).toThrow(/paths are relative to the workspace folder/);
+    expect(() => segments('file:///etc/x')).toThrow(/paths are relative to the workspace folder/);
+  });
+
+  it('on Windows also refuses device names, short names and any data stream', () => {
+    for (const path of ['CON', 'nul.txt', 'src/aux', 'COM1.log', 'lpt9', 'GIT~1/config', 'PROGRA~1', 'notes:stream'])
+      expect(() => segments(path, 'win32'), path).toThrow(/device|short|data stream/);
+    expect(segments('CON', 'posix')).toEqual(['CON']);
+    expect(segments('notes:2024.txt', 'posix')).toEqual(['notes:2024.txt']);
+  });
+
+  it('accepts ordinary names, including absolute paths inside the workspace', () => {
+    expect(segments('src/index.ts')).toEqual(['src', 'index.ts']);
+    expect(segments('./src/../README.md')).toEqual(['README.md']);
+    expect(segments('.')).toEqual([]);
+    expect(segments(`${root}/src/a.ts`)).toEqual(['src', 'a.ts']);
+    expect(segments(root)).toEqual([]);
+    expect(segments('a/~b/$5.txt')).toEqual(['a', '~b', '$5.txt']);
+    expect(segments('résumé.txt')).toEqual(['résumé.txt']);
+    expect(segments('日本語/ファイル.txt')).toEqual(['日本語', 'ファイル.txt']);
+    expect(segments('with space/50% done.txt')).toEqual(['with space', '50% done.txt']);
+    expect(workspaceSegments('c:/users/me/ws/a.txt', ['C:\\Users\\me\\ws'], 'win32')).toEqual(['a.txt']);
+  });
+});
