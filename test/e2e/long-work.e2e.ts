@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../helpers';
 import { factOf, finalAnswer, noteCount, notesModel, notesTask, writeNotes } from '../twenty-notes';
-import { useWorkbenches } from './fixture';
 import { BashParser } from '../../src/main/shell/bash-parser';
+import { useWorkbenches } from './fixture';
 
 const shell = await BashParser.load();
 
@@ -29,6 +29,8 @@ describe('long work on a small local model', () => {
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
 
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText(finalAnswer, { timeout: 60_000 });
+    // The answer shows before its turn has finished writing; a summary is only taken once the session is free.
+    await expectPage(page.getByRole('status', { name: 'Session state' })).toHaveText('done', { timeout: 30_000 });
     // The older part of the work was summarized, and the dividers say so; a summary can be read.
     const dividers = page.getByRole('separator', { name: 'Conversation summarized' });
     expect(await dividers.count()).toBeGreaterThanOrEqual(1);
