@@ -4,7 +4,7 @@ import { maxRisk, type RiskLevel } from '../../shared/domain';
 import { BashParser, ShellSyntaxError, type SyntaxNode } from './bash-parser';
 import { argOf, type Arg, type Finding } from './command-args';
 import { TargetJudge, type CommandPlace } from './command-targets';
-import { interpreters, runnerOptionValues, shells } from './program-sets';
+import { interpreters, runnerOptionValues, runners, shells } from './program-sets';
 import { programOf, programRisk, type ProgramSite } from './program-risk';
 import { ShellState, type WordValue } from './shell-state';
 import { evaluate, onlyText, type WordEnvironment } from './shell-words';
@@ -23,6 +23,21 @@ const maxDepth = 6;
 const loaderVariables =
   /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|PYTHONPATH|PYTHONSTARTUP|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|RUBYOPT|GIT_\w+|EDITOR|VISUAL|PAGER)$/;
 
+/** What a here-document itself is made of; anything else in its node is more of the command line. */
+const heredocParts = new Set([
+  'heredoc_start',
+  'heredoc_body',
+  'heredoc_end',
+  'heredoc_content',
+  'file_redirect',
+  'word',
+  'string',
+  'raw_string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+]);
+
 const writeOperators = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&', '&>|']);
 
 const clip = (text: string, length = 60): string => (text.length > length ? `${text.slice(0, length)}…` : text);
@@ -34,6 +49,8 @@ const clip = (text: string, length = 60): string => (text.length > length ? `${t
  */
 class ScriptWalk {
   readonly findings: Finding[] = [];
+  /** Functions the line defines: calling one runs code that can change the folder. */
+  private readonly functions = new Set<string>();
 
   constructor(
     private readonly parser: BashParser,
@@ -71,9 +88,17 @@ class ScriptWalk {
       case 'comment':
         return state;
       case 'subshell':
-      case 'function_definition':
         this.sequence(node, state);
         return state;
+      case 'function_definition': {
+        const name = node.childForFieldName('name')?.text;
+        if (name) this.functions.add(name);
+        // The body runs when the function is called, with the redirections written after it.
+        const body = node.childForFieldName('body');
+        if (body) this.visit(body, state);
+        for (const redirect of node.childrenForFieldName('redirect')) this.redirect(redirect, state, null);
+        return state;
+      }
       case 'list': {
         // `a && b`: b may not run, so what it changes is only one of the possibilities after.
         const parts = node.namedChildren.filter((child): child is SyntaxNode => child !== null);
@@ -203,9 +228,26 @@ class ScriptWalk {
     const name = command.childForFieldName('name');
     const program = name ? onlyText(programName(name, state, this.environment)) : null;
     if (program === null) return;
-    const base = programOf(program);
+    let base = programOf(program);
+    let args = command.childrenForFieldName('argument').map((arg) => onlyText(evaluate(arg, state, this.environment)));
+    // `env sh`, `timeout 9 sh`, `command bash`: the shell behind the runner reads the input.
+    for (let depth = 0; depth < 4 && (runners.has(base) || base === 'xargs'); depth += 1) {
+      const skip = runnerOptionValues[base] ?? [];
+      let index = 0;
+      while (index < args.length) {
+        const arg = args[index];
+        if (arg === null || arg === undefined) break;
+        if (skip.includes(arg)) index += 2;
+        else if (arg.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) index += 1;
+        else break;
+      }
+      if (base === 'timeout') index += 1;
+      const inner = args[index];
+      if (inner === null || inner === undefined) return;
+      base = programOf(inner);
+      args = args.slice(index + 1);
+    }
     if (!shells.has(base) && !interpreters.has(base)) return;
-    const args = command.childrenForFieldName('argument').map((arg) => onlyText(evaluate(arg, state, this.environment)));
     const noScript =
       args.every((arg) => arg === null || arg.startsWith('-')) && !args.some((arg) => arg !== null && /^-[a-zA-Z]*[ce]$/.test(arg));
     if (noScript)
@@ -220,7 +262,19 @@ class ScriptWalk {
   private redirect(node: SyntaxNode, state: ShellState, program: string | null): void {
     this.substitutions(node, state);
     if (node.type === 'heredoc_redirect' || node.type === 'herestring_redirect') {
-      for (const inner of node.namedChildren) if (inner?.type === 'file_redirect') this.redirect(inner, state, program);
+      for (const inner of node.namedChildren) {
+        if (!inner) continue;
+        if (inner.type === 'file_redirect') this.redirect(inner, state, program);
+        // The grammar hangs the rest of the line on a here-document: `<<X && rm -rf ~`, `<<X | sh`.
+        else if (inner.type === 'pipeline') {
+          const members = inner.namedChildren.filter((child): child is SyntaxNode => child !== null);
+          members.forEach((member) => {
+            this.visit(member, state);
+            this.readsCode(member, state, 'the pipe');
+          });
+        } else if (!heredocParts.has(inner.type) && node.childrenForFieldName('argument').every((arg) => arg.id !== inner.id))
+          this.visit(inner, state);
+      }
       if (program !== null && (shells.has(program) || interpreters.has(program))) {
         const body =
           node.type === 'herestring_redirect' ? node.namedChildren[0] : node.namedChildren.find((child) => child?.type === 'heredoc_body');
@@ -351,7 +405,11 @@ class ScriptWalk {
       this.add('destructive', `the program name is only known when it runs (${clip(nameNode.text)})`);
       return state;
     }
-    const args = node.childrenForFieldName('argument').map((arg) => argOf(evaluate(arg, state, this.environment), arg.text));
+    const argNodes = [
+      ...node.childrenForFieldName('argument'),
+      ...redirects.flatMap((redirect) => (redirect.type === 'heredoc_redirect' ? redirect.childrenForFieldName('argument') : [])),
+    ];
+    const args = argNodes.map((arg) => argOf(evaluate(arg, state, this.environment), arg.text));
     let after = state;
     for (const value of name.values) {
       const program = programOf(value.text);
@@ -361,6 +419,15 @@ class ScriptWalk {
         continue;
       }
       this.findings.push(...programRisk(program, args, this.site(state)));
+      // Code run in this shell (eval, source, a function of the line, cd behind builtin or command) can change its
+      // folder and variables in ways not followed: from here on they are only known when it runs.
+      const runsHere =
+        ['eval', 'source', '.'].includes(program) ||
+        this.functions.has(program) ||
+        (['builtin', 'command', 'exec'].includes(program) && ['cd', 'pushd', 'popd'].includes(args[0]?.text ?? ''));
+      if (runsHere) after = after.withCwd(null);
+      if (['read', 'mapfile', 'readarray', 'printf', 'getopts', 'let', 'declare', 'typeset'].includes(program))
+        for (const arg of args) if (arg.text !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(arg.text)) after = after.withVar(arg.text, null);
     }
     return after;
   }
@@ -369,8 +436,12 @@ class ScriptWalk {
     this.add('read_only', `${program} changes the folder`);
     const operand = args.find((arg) => !arg.text?.startsWith('-') || arg.text === '-');
     if (program === 'popd' || operand?.text === '-') return state.withCwd(null);
-    if (!operand) return state.withCwd([this.environment.home]);
-    if (operand.value.kind === 'computed' || operand.glob || state.cwd === null) return state.withCwd(null);
+    const home = state.variable('HOME');
+    if (!operand)
+      return home === undefined ? state.withCwd([this.environment.home]) : state.withCwd(home?.map((value) => value.text) ?? null);
+    // CDPATH makes a relative name mean a folder elsewhere; `pushd +1` rotates the stack.
+    const elsewhere = state.variable('CDPATH') !== undefined || /^[+-]\d+$/.test(operand.text ?? '');
+    if (elsewhere || operand.value.kind === 'computed' || operand.glob || state.cwd === null) return state.withCwd(null);
     const folders = state.cwd;
     return state.withCwd(operand.value.values.flatMap((value) => folders.map((cwd) => resolve(cwd, value.text))));
   }
@@ -435,4 +506,26 @@ export function commandPlace(
  */
 export function assessCommand(parser: BashParser, command: string, place: CommandPlace): CommandRisk {
   return assessWith(parser, command, new TargetJudge(place), place, { home: place.home, user: place.user }, 0);
+}
+
+/**
+ * Assesses commands for a tool that judges many: the judge of each place (its workspace's real path looked up once)
+ * is kept, so a command costs its parse and the paths it writes, not the workspace's lookup again.
+ */
+export class CommandAssessor {
+  private readonly judges = new Map<string, TargetJudge>();
+
+  constructor(private readonly parser: BashParser) {}
+
+  assess(command: string, place: CommandPlace): CommandRisk {
+    const key = JSON.stringify([place.workspace, place.sandbox, place.protectedFolders ?? [], place.home]);
+    let judge = this.judges.get(key);
+    if (!judge) {
+      // A handful of workspaces at a time: the oldest is forgotten first.
+      if (this.judges.size >= 16) this.judges.delete(this.judges.keys().next().value as string);
+      judge = new TargetJudge(place);
+      this.judges.set(key, judge);
+    }
+    return assessWith(this.parser, command, judge, place, { home: place.home, user: place.user }, 0);
+  }
 }

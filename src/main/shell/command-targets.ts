@@ -41,15 +41,19 @@ function realOf(path: string): string {
   let existing = path;
   const missing: string[] = [];
   for (let steps = 0; steps < 64; steps += 1) {
-    try {
-      lstatSync(existing);
-      return join(realpathSync(existing), ...missing);
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) break;
-      missing.unshift(existing.slice(parent.length).replace(/^\//, ''));
-      existing = parent;
+    // No exceptions on the way: a missing path is the common case, and building an error for each costs more than the call.
+    if (lstatSync(existing, { throwIfNoEntry: false }) !== undefined) {
+      try {
+        return join(realpathSync.native(existing), ...missing);
+      } catch {
+        // A loop of links, or a link to nothing: judged by what is written.
+        return path;
+      }
     }
+    const parent = dirname(existing);
+    if (parent === existing) break;
+    missing.unshift(existing.slice(parent.length).replace(/^\//, ''));
+    existing = parent;
   }
   return path;
 }

@@ -81,7 +81,7 @@ function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   const words = parsed.operands.map((arg) => arg.text ?? '');
   const verb = words[0] ?? '';
   const rest = args.slice(args.findIndex((arg) => arg.text === verb) + 1);
-  const sub = parseArgs(rest, ['-m', '-b', '-B', '-o', '-c', '-C', '--message', '--file', '-F']);
+  const sub = parseArgs(rest, ['-m', '-b', '-B', '-o', '-c', '-C', '--message', '--file', '-F', '-f']);
   const flag = (...flags: string[]) => hasAny(sub, ...flags);
   const next = sub.operands[0]?.text ?? '';
   if (verb === 'clean') findings.push(finding('destructive', 'git clean deletes untracked files'));
@@ -112,6 +112,12 @@ function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
     (verb === 'reflog' && ['expire', 'delete'].includes(next))
   )
     findings.push(finding('destructive', `git ${verb} can lose history`));
+  else if (
+    verb === 'config' &&
+    (flag('--global', '--system') || sub.values.has('--file') || sub.values.has('-f')) &&
+    sub.operands.length > 1
+  )
+    findings.push(finding('destructive', 'git config --global writes settings outside the workspace'));
   else if (
     verb === 'config' &&
     sub.operands.some((arg) => arg.text !== null && (commandSetting.test(arg.text) || /^alias\./i.test(arg.text)))
@@ -145,6 +151,12 @@ function packageRisk(program: string, args: readonly Arg[], site: ProgramSite): 
   if (prefix) findings.push(...site.target(prefix, 'works in'));
   if (hasAny(parsed, '-g', '--global') || (program === 'yarn' && sub === 'global'))
     findings.push(finding('destructive', `${program} ${sub} -g installs outside the workspace, for every project`));
+  else if (['config', 'c'].includes(sub) && ['set', 'delete', 'edit', 'fix'].includes(parsed.operands[1]?.text ?? ''))
+    findings.push(finding('destructive', `${program} config ${parsed.operands[1]?.text} writes its settings outside the workspace`));
+  else if (sub === 'audit' && parsed.operands[1]?.text === 'fix')
+    findings.push(finding('write_high', `${program} audit fix installs code`));
+  else if (['npx', 'pnpx', 'bunx'].includes(program) && args.length > 0)
+    findings.push(finding('write_high', `${program} runs a package's program`));
   else if (packageReadOnly.has(sub) || (args.length === 0 && !['npx', 'pnpx', 'bunx'].includes(program)))
     findings.push(finding('read_only', `${program} ${sub} only reads`));
   else findings.push(finding('write_high', `${program} ${sub} runs package scripts or installs code`));
@@ -189,11 +201,14 @@ export function programRisk(program: string, args: readonly Arg[], site: Program
     return definitions.flatMap((arg) => site.nested(arg.text === null ? null : arg.text.slice(arg.text.indexOf('=') + 1), 'alias'));
   }
   if (program === 'eval') {
-    const words = args.map((arg) => arg.text);
+    const words = (args[0]?.text === '--' ? args.slice(1) : args).map((arg) => arg.text);
     return words.every((word) => word !== null) ? site.nested(words.join(' '), 'eval') : site.nested(null, 'eval');
   }
-  if (program === 'trap')
-    return args[0]?.text !== null && args.length > 1 ? site.nested(args[0]?.text ?? '', 'trap') : [finding('read_only', 'trap lists')];
+  if (program === 'trap') {
+    const rest = args[0]?.text === '--' ? args.slice(1) : args;
+    if (rest.length < 2 || rest[0]?.text === '-l' || rest[0]?.text === '-p') return [finding('read_only', 'trap lists')];
+    return site.nested(rest[0]?.text ?? null, 'trap');
+  }
   if (program === 'watch') {
     const command = parseArgs(args, ['-n', '--interval', '-d']).operands;
     return site.nested(command.every((arg) => arg.text !== null) ? command.map((arg) => arg.text).join(' ') : null, 'watch');
@@ -213,10 +228,23 @@ export function programRisk(program: string, args: readonly Arg[], site: Program
       return [finding('destructive', 'xargs runs text from its input as shell code')];
     return site.runs(inner, 'xargs');
   }
+  if (program === 'env') {
+    // `env -S '…'` splits its text into a command; `env -C DIR` runs it in another folder.
+    const split = args.findIndex((arg) => arg.text === '-S' || arg.text === '--split-string' || arg.text?.startsWith('--split-string='));
+    if (split !== -1) {
+      const text = args[split]?.text?.startsWith('--split-string=') ? args[split]?.text?.slice(15) : args[split + 1]?.text;
+      return site.nested(text ?? null, 'env -S');
+    }
+    if (args.some((arg) => arg.text === '-C' || arg.text === '--chdir' || arg.text?.startsWith('--chdir=')))
+      return [finding('destructive', 'env -C runs the command in another folder, which is not followed')];
+  }
   if (runners.has(program)) return site.runs(args, program);
   if (shells.has(program)) {
     const flagged = args.findIndex((arg) => arg.text !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg.text));
-    if (flagged !== -1) return site.nested(args[flagged + 1]?.text ?? null, `${program} -c`);
+    if (flagged !== -1) {
+      const code = args[flagged + 1]?.text === '--' ? args[flagged + 2] : args[flagged + 1];
+      return site.nested(code?.text ?? null, `${program} -c`);
+    }
     const script = parsed.operands[0];
     if (script?.text?.startsWith('/dev/fd/') || script?.text === '/dev/stdin')
       return [finding('destructive', `${program} runs code that arrives through a pipe`)];
@@ -234,15 +262,14 @@ export function programRisk(program: string, args: readonly Arg[], site: Program
 function findRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   const words = args.map((arg) => arg.text);
   const findings: Finding[] = [];
-  const starts = args.slice(
-    0,
-    Math.max(
-      0,
-      args.findIndex((arg) => arg.text?.startsWith('-') || arg.text === '(' || arg.text === '!'),
-    ),
-  );
+  // Leading -H, -L, -P (how links are followed) come before the folders to search.
+  let first = 0;
+  while (args[first]?.text !== undefined && /^-([HLP]|O\d*|D)$/.test(args[first]?.text ?? '')) first += args[first]?.text === '-D' ? 2 : 1;
+  const rest = args.slice(first);
+  const end = rest.findIndex((arg) => arg.text === null || arg.text.startsWith('-') || arg.text === '(' || arg.text === '!');
+  const starts = end === -1 ? rest : rest.slice(0, end);
   const acts = words.some((word) => word === '-delete' || word?.startsWith('-exec') || word?.startsWith('-ok'));
-  if (acts) for (const start of starts.length > 0 ? starts : []) findings.push(...site.target(start, 'acts on files under'));
+  if (acts) for (const start of starts) findings.push(...site.target(start, 'acts on files under'));
   for (const option of ['-fprint', '-fprint0', '-fprintf', '-fls']) {
     const at = words.indexOf(option);
     const file = at === -1 ? undefined : args[at + 1];
@@ -252,7 +279,9 @@ function findRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   const execAt = words.findIndex((word) => word !== null && /^-(exec|execdir|ok|okdir)$/.test(word));
   if (execAt !== -1) {
     const end = words.findIndex((word, index) => index > execAt && (word === ';' || word === '+'));
-    const inner = args.slice(execAt + 1, end === -1 ? undefined : end).filter((arg) => arg.text !== '{}');
+    // `{}` stands for each file found: a path only known when it runs, kept in its place so the other words keep theirs.
+    const found: Arg = { value: { kind: 'computed', why: 'each file find finds' }, text: null, source: '{}', glob: false };
+    const inner = args.slice(execAt + 1, end === -1 ? undefined : end).map((arg) => (arg.text === '{}' ? found : arg));
     if (['rm', 'shred', 'unlink'].includes(programOf(inner[0]?.text ?? '')))
       return [...findings, finding('destructive', `find -exec ${inner[0]?.text} deletes every file it finds`)];
     return [...findings, ...site.runs(inner, 'find -exec')];

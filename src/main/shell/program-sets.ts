@@ -22,7 +22,7 @@ export const gitWritesLittle = new Set(
   ),
 );
 export const packageReadOnly = new Set(
-  'ls list view info outdated why explain help search audit config root prefix version --version -v bin docs repo fund doctor'.split(' '),
+  'ls list view info outdated why explain help search audit config root prefix --version -v bin docs repo fund'.split(' '),
 );
 export const packageManagers = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx']);
 

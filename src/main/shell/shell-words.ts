@@ -157,7 +157,8 @@ function braceExpansion(node: SyntaxNode, state: ShellState, environment: WordEn
   const operator = operators[0] as string;
   if (operator === '#' && node.text.startsWith('${#')) return known('0');
   // Removing a prefix or suffix, or changing case, leaves a value of the same kind: a relative path stays relative.
-  if (['%', '%%', '#', '##', '^', '^^', ',', ',,'].includes(operator)) return base;
+  // Removing a suffix or changing case leaves a value of the same kind; removing a prefix can make `a/etc` into `/etc`.
+  if (['%', '%%', '^', '^^', ',', ',,'].includes(operator)) return base;
   if ([':-', '-', ':=', '='].includes(operator)) {
     const fallback = node.namedChildren
       .filter((child) => child !== null && child !== name)

@@ -24,6 +24,9 @@ const each = (args: readonly Arg[], verb: string): WrittenPath[] => args.map((ar
 /** The folder the command runs in, as an argument: for tools that write there when given no place. */
 const here: Arg = { value: { kind: 'known', values: [{ text: '.', glob: false }] }, text: '.', source: '.', glob: false };
 
+/** sed commands that write a file (`w`, `W`, `s///w`) or run one (`e`, `s///e`). */
+const sedRunsOrWrites = /(^|[;{}\n])\s*[0-9$,/^!~+]*\s*[wWe](\s|$)|s(.).*\3.*\3[gpIiMm0-9]*[we]/;
+
 /** cp, mv, ln, install: `-t DIR`, or the last operand when there are two or more. */
 function destination(parsed: ParsedArgs): Arg | null {
   const target = parsed.values.get('-t') ?? parsed.values.get('--target-directory');
@@ -105,7 +108,8 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
       // A hard link to a file outside lets a later write inside change that file.
       return writes('write_low', 'ln makes links', [
         ...(into ? [{ arg: into, verb: 'makes a link at' }] : []),
-        ...(symbolic ? [] : each(sources, 'hard-links')),
+        // A link that leads outside is a way out for whatever writes through it later.
+        ...each(sources, symbolic ? 'links to' : 'hard-links'),
       ]);
     }
     case 'tee': {
@@ -122,6 +126,15 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
       const parsed = parseArgs(args, ['-e', '--expression', '-f', '--file', '-l', '--line-length']);
       const inPlace =
         hasAny(parsed, '-i', '--in-place') || args.some((arg) => arg.text?.startsWith('-i') || arg.text?.startsWith('--in-place'));
+      // sed's own `w file` and `e command` write files and run commands whatever its options say.
+      const given = [parsed.values.get('-e'), parsed.values.get('--expression')].filter((script): script is Arg => script !== undefined);
+      const scripts = given.length > 0 ? given : parsed.operands.slice(0, 1);
+      if (
+        parsed.values.has('-f') ||
+        parsed.values.has('--file') ||
+        scripts.some((script) => script.text === null || sedRunsOrWrites.test(script.text))
+      )
+        return writes('write_high', 'the sed script can write files or run commands');
       if (!inPlace) return writes('read_only', 'sed prints');
       const scripted =
         parsed.values.has('-e') || parsed.values.has('--expression') || parsed.values.has('-f') || parsed.values.has('--file');
