@@ -59,6 +59,19 @@ function killRisk(program: string, parsed: ParsedArgs, args: readonly Arg[]): Fi
   return finding('write_high', 'kill stops processes');
 }
 
+/** Options with which a program that otherwise reads runs a command it is given. */
+const runsCommandOption: Readonly<Record<string, readonly string[]>> = {
+  man: ['-P', '--pager', '-H', '--html'],
+  fd: ['-x', '-X', '--exec', '--exec-batch'],
+  fdfind: ['-x', '-X', '--exec', '--exec-batch'],
+  rg: ['--pre'],
+  compgen: ['-C'],
+  hash: ['-p'],
+  sort: ['--compress-program'],
+  less: ['-+', '--lesskey-file'],
+  zip: ['-TT', '--unzip-command'],
+};
+
 /** git settings whose value is a command git runs. */
 const commandSetting =
   /^[\w.-]*\.(pager|editor|sshcommand|fsmonitor|hookspath|external|textconv|helper|command|program|askpass|driver|cmd|tool)$/i;
@@ -81,7 +94,7 @@ function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   const words = parsed.operands.map((arg) => arg.text ?? '');
   const verb = words[0] ?? '';
   const rest = args.slice(args.findIndex((arg) => arg.text === verb) + 1);
-  const sub = parseArgs(rest, ['-m', '-b', '-B', '-o', '-c', '-C', '--message', '--file', '-F', '-f']);
+  const sub = parseArgs(rest, ['-m', '-b', '-B', '-o', '-c', '-C', '--message', '--file', '-F', '-f', '--output', '--output-directory']);
   const flag = (...flags: string[]) => hasAny(sub, ...flags);
   const next = sub.operands[0]?.text ?? '';
   if (verb === 'clean') findings.push(finding('destructive', 'git clean deletes untracked files'));
@@ -131,11 +144,24 @@ function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
     findings.push(finding('write_low', `git ${verb} changes the repository`));
   else if (gitReadOnly.has(verb)) {
     findings.push(finding('read_only', `git ${verb} only reads`));
-    const output = sub.values.get('-o') ?? sub.values.get('--output');
+    if (verb === 'grep' && args.some((arg) => arg.text === '-O' || arg.text?.startsWith('--open-files-in-pager')))
+      findings.push(finding('destructive', 'git grep -O runs a pager command'));
+    const output =
+      sub.values.get('-o') ??
+      sub.values.get('--output') ??
+      (verb === 'log' || verb === 'show' || verb === 'diff' ? sub.values.get('--output') : undefined);
     if (output) findings.push(finding('write_low', `git ${verb} writes ${output.source}`), ...site.target(output, 'writes'));
   } else if (gitWritesLittle.has(verb)) findings.push(finding('write_low', `git ${verb} changes the repository`));
   else if (verb === 'rm') findings.push(finding('write_high', 'git rm deletes files'));
-  else if (verb === 'clone') {
+  else if (['archive', 'format-patch', 'bundle'].includes(verb)) {
+    findings.push(finding('write_low', `git ${verb} writes files`));
+    const output = sub.values.get('-o') ?? sub.values.get('--output') ?? sub.values.get('--output-directory');
+    if (output) findings.push(...site.target(output, 'writes'));
+  } else if (verb === 'worktree' || verb === 'init') {
+    findings.push(finding('write_low', `git ${verb} makes a working tree`));
+    const place = verb === 'worktree' ? sub.operands[1] : sub.operands[0];
+    if (place) findings.push(...site.target(place, 'makes a repository at'));
+  } else if (verb === 'clone') {
     findings.push(finding('write_high', 'git clone reaches the network and writes a copy'));
     const into = sub.operands[1];
     if (into) findings.push(...site.target(into, 'clones into'));
@@ -250,11 +276,19 @@ export function programRisk(program: string, args: readonly Arg[], site: Program
       return [finding('destructive', `${program} runs code that arrives through a pipe`)];
     return [finding('write_high', `${program} runs a script`)];
   }
+  const runsGiven = runsCommandOption[program];
+  if (
+    runsGiven &&
+    args.some((arg) => arg.text === null || runsGiven.some((option) => arg.text === option || arg.text?.startsWith(`${option}=`)))
+  )
+    return [finding('destructive', `${program} runs a command given in its options`)];
   if (program === 'find') return findRisk(args, site);
   const writer = writerRisk(program, args, site);
   if (writer) return writer;
   if (program === 'curl' || program === 'wget') return [finding('write_high', `${program} reaches the network`)];
   if (interpreters.has(program)) return [finding('write_high', `${program} runs code`)];
+  if (program === 'history' && args.some((arg) => /^-[a-z]*[wan]/.test(arg.text ?? '')))
+    return [finding('write_high', 'history writes its file')];
   if (readOnlyPrograms.has(program)) return [finding('read_only', `${program} only reads`)];
   return [finding('write_high', `${program} is not known to be safe`)];
 }

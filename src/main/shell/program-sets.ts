@@ -17,9 +17,7 @@ export const gitReadOnly = new Set(
   ),
 );
 export const gitWritesLittle = new Set(
-  'add commit switch checkout mv restore init apply cherry-pick revert merge rebase am notes worktree bisect sparse-checkout submodule-status'.split(
-    ' ',
-  ),
+  'add commit switch checkout mv restore apply cherry-pick revert merge rebase am notes bisect sparse-checkout submodule-status'.split(' '),
 );
 export const packageReadOnly = new Set(
   'ls list view info outdated why explain help search audit config root prefix --version -v bin docs repo fund'.split(' '),

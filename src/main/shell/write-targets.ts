@@ -159,6 +159,16 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
     case 'tar': {
       const parsed = parseArgs(tarArgs(args), ['-f', '--file', '-C', '--directory', '-T', '--files-from', '-X', '--exclude-from']);
       const file = parsed.values.get('-f') ?? parsed.values.get('--file');
+      if (
+        args.some(
+          (arg) =>
+            arg.text === null ||
+            /^--(to-command|checkpoint-action|use-compress-program|info-script|new-volume-script|rsh-command)/.test(arg.text) ||
+            /^-[A-Za-z]*I/.test(arg.text),
+        )
+      )
+        return writes('destructive', 'tar runs a command it is given');
+      if (hasAny(parsed, '-P', '--absolute-names')) return writes('destructive', "tar -P writes the archive's absolute paths, anywhere");
       if (hasAny(parsed, '-x', '--extract', '--get'))
         return writes('write_low', 'tar unpacks files', [
           { arg: parsed.values.get('-C') ?? parsed.values.get('--directory') ?? here, verb: 'unpacks into' },
@@ -236,9 +246,12 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
         '--retry',
         '-D',
         '--dump-header',
+        '--trace',
+        '--trace-ascii',
+        '--stderr',
       ]);
       const paths: WrittenPath[] = [];
-      for (const option of ['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header']) {
+      for (const option of ['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr']) {
         const file = parsed.values.get(option);
         if (file && file.text !== '-') paths.push({ arg: file, verb: 'downloads into' });
       }
@@ -296,6 +309,10 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
       ]);
       const into = parsed.operands.at(-1);
       const local = into && into.text !== null && !/^[^/]*:/.test(into.text);
+      const runs = parsed.values.get('-e') ?? parsed.values.get('--rsh') ?? (program === 'scp' ? parsed.values.get('-o') : undefined);
+      if (runs) return writes('destructive', `${program} runs the command ${runs.source} to connect`);
+      if (hasAny(parsed, '--remove-source-files'))
+        return writes('write_high', 'rsync deletes what it copied', each(parsed.operands.slice(0, -1), 'deletes'));
       return writes(
         'write_high',
         `${program} copies files, maybe over the network`,
@@ -317,6 +334,29 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
         if (folder) paths.push({ arg: folder, verb: 'builds in' });
       }
       return writes('write_high', `${program} runs a build`, paths);
+    }
+    case 'uniq':
+    case 'xxd': {
+      // `uniq IN OUT`, `xxd IN OUT`: a second operand is written.
+      const parsed = parseArgs(args, program === 'uniq' ? ['-f', '-s', '-w'] : ['-c', '-g', '-l', '-o', '-s', '-n']);
+      const out = parsed.operands[1];
+      return out
+        ? writes('write_low', `${program} writes its second file`, [{ arg: out, verb: 'writes' }])
+        : writes('read_only', `${program} prints`);
+    }
+    case 'shuf':
+    case 'tree': {
+      const parsed = parseArgs(args, ['-o', '--output', '-n', '-L', '-P', '-I', '--head-count', '--random-source']);
+      const out = parsed.values.get('-o') ?? parsed.values.get('--output');
+      return out
+        ? writes('write_low', `${program} -o writes a file`, [{ arg: out, verb: 'writes' }])
+        : writes('read_only', `${program} prints`);
+    }
+    case 'yq': {
+      const parsed = parseArgs(args, ['-o', '--output-format', '-p', '--input-format', '--from-file']);
+      return hasAny(parsed, '-i', '--inplace')
+        ? writes('write_low', 'yq -i edits files in place', each(parsed.operands.slice(1), 'edits'))
+        : writes('read_only', 'yq prints');
     }
     default:
       return null;
