@@ -177,7 +177,7 @@ function braceExpansion(node: SyntaxNode, state: ShellState, environment: WordEn
  * folder. A command substitution, an arithmetic result or a variable from the environment makes it
  * computed: only known when it runs.
  */
-export function evaluate(node: SyntaxNode, state: ShellState, environment: WordEnvironment): WordValue {
+export function evaluate(node: SyntaxNode, state: ShellState, environment: WordEnvironment, quoted = false): WordValue {
   switch (node.type) {
     case 'word':
     case 'number':
@@ -197,18 +197,22 @@ export function evaluate(node: SyntaxNode, state: ShellState, environment: WordE
       const parts: WordValue[] = [];
       for (const child of node.namedChildren) {
         if (!child) continue;
-        parts.push(child.type === 'string_content' ? known(doubleQuoted(child.text)) : evaluate(child, state, environment));
+        parts.push(child.type === 'string_content' ? known(doubleQuoted(child.text)) : evaluate(child, state, environment, true));
       }
       // Inside quotes nothing is a pattern.
       const whole = product(parts);
       return whole.kind === 'known' ? { kind: 'known', values: whole.values.map((value) => ({ text: value.text, glob: false })) } : whole;
     }
-    case 'simple_expansion': {
+    case 'simple_expansion':
+    case 'expansion': {
       const name = node.namedChildren[0];
-      return name ? variable(name.text, state, environment) : known('$');
+      const value =
+        node.type === 'expansion' ? braceExpansion(node, state, environment) : name ? variable(name.text, state, environment) : known('$');
+      // Unquoted, a value with spaces splits into several words (`x='a /etc/'; cp b $x` copies into /etc).
+      if (!quoted && value.kind === 'known' && value.values.some((item) => /[ \t\n]/.test(item.text)))
+        return computed(`${node.text} splits into several words when it runs`);
+      return value;
     }
-    case 'expansion':
-      return braceExpansion(node, state, environment);
     case 'concatenation': {
       const parts = node.children
         .filter((child): child is SyntaxNode => child !== null)

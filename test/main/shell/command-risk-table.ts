@@ -431,4 +431,11 @@ export const riskTable: ReadonlyArray<readonly [RiskLevel, string, string]> = [
   ['destructive', 'rg --pre ./x foo', 'runs a command on every file'],
   ['destructive', 'hash -p /bin/rm ls', 'makes ls run rm'],
   ['destructive', 'sort --compress-program=sh a', 'runs a command'],
+
+  [
+    'write_high',
+    "x='a /etc/'; cp b $x",
+    'an unquoted value with spaces splits into words known only when it runs; the sandbox keeps them in',
+  ],
+  ['write_low', 'x="a b"; touch "$x"', 'quoted, the value is one name inside'],
 ];
