@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { BashParser } from '../src/main/shell/bash-parser';
-import { assessCommand, commandPlace } from '../src/main/shell/command-risk';
+import { CommandAssessor, commandPlace } from '../src/main/shell/command-risk';
 import { riskTable } from '../test/main/shell/command-risk-table';
 
 const count = 10_000;
@@ -17,11 +17,13 @@ export async function runRiskBench(): Promise<Record<string, number | string>> {
   const shell = await BashParser.load();
   const workspace = mkdtempSync('/var/tmp/risk-bench-');
   const place = commandPlace(workspace, 'bubblewrap');
+  // As run_command judges them: one assessor for all its calls.
+  const assessor = new CommandAssessor(shell);
   const lines = Array.from({ length: count }, (_, index) => {
     const [, command] = riskTable[index % riskTable.length] as readonly [string, string, string];
     return index < riskTable.length ? command : `${command.split('\n')[0]} # ${index}`;
   });
-  for (const line of lines.slice(0, 500)) assessCommand(shell, line, place);
+  for (const line of lines.slice(0, 500)) assessor.assess(line, place);
 
   const parse: number[] = [];
   const assess: number[] = [];
@@ -34,7 +36,7 @@ export async function runRiskBench(): Promise<Record<string, number | string>> {
     }
     parse.push(performance.now() - started);
     started = performance.now();
-    assessCommand(shell, line, place);
+    assessor.assess(line, place);
     assess.push(performance.now() - started);
   }
   rmSync(workspace, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { defaultCommandLimits, maxRisk, type CommandLimits, type Settings } from
 import { WorkbenchError } from '../../shared/errors';
 import { defineTool, type Tool } from '../agent/tools';
 import type { BashParser } from '../shell/bash-parser';
-import { assessCommand, commandPlace, currentUser } from '../shell/command-risk';
+import { CommandAssessor, commandPlace, currentUser } from '../shell/command-risk';
 import { commandTrustCovers, commandTrustPattern } from '../shell/trust-pattern';
 import { limitNote, outputLimitNote, resourceLimitsFor } from './command-limits';
 import { runInPty } from './pty-runner';
@@ -78,6 +78,7 @@ export function runCommandTool(options: RunCommandOptions): Tool {
   const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
   // Looked up once: the user database can be slow to ask.
   const user = currentUser();
+  const assessor = new CommandAssessor(options.shell);
   return defineTool({
     name: 'run_command',
     description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends. It runs under limits the person sets (memory and CPU time per process, processes at once, output size); the result says when one stopped it.`,
@@ -107,7 +108,7 @@ export function runCommandTool(options: RunCommandOptions): Tool {
         options.protectedFolders ?? [],
         user,
       );
-      const risk = assessCommand(options.shell, input.command, place);
+      const risk = assessor.assess(input.command, place);
       const reason = risk.reasons.join('; ');
       // Without an OS sandbox every command already runs with the person's rights and the network, so asking for
       // network or no sandbox asks for nothing more: it is not an escalation, and every command is at least write_high.
