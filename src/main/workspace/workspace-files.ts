@@ -172,12 +172,7 @@ export class WorkspaceFiles {
     try {
       if (!found.entry) throw new WorkbenchError('invalid_input', `${requested} does not exist.`);
       if (found.entry.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder; use list_files.`);
-      let opened: { fd: number; info: Stats };
-      try {
-        opened = this.openPlainFile(requested, found);
-      } catch (error) {
-        throw failure(requested, error, 'read');
-      }
+      const opened = this.openPlainFile(requested, found);
       try {
         const where = this.access.whereIsFile(opened.fd, join(found.folder.absolute, found.name));
         WorkspaceWalk.checkInside(requested, found.root, where);
@@ -191,8 +186,14 @@ export class WorkspaceFiles {
   }
 
   /** Opens the found entry with O_NONBLOCK (a pipe swapped in cannot hang the read) and checks it is the plain file the walk saw. */
+  /** Opens a found entry as a plain file; a failure comes back as the tool's error for `requested`. */
   private openPlainFile(requested: string, found: Found): { fd: number; info: Stats } {
-    const fd = this.access.openEntry(found.folder, found.name, readFlags);
+    let fd: number;
+    try {
+      fd = this.access.openEntry(found.folder, found.name, readFlags);
+    } catch (error) {
+      throw failure(requested, error, 'read');
+    }
     try {
       const info = fstatSync(fd);
       if (!info.isFile()) throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
@@ -200,7 +201,7 @@ export class WorkspaceFiles {
       return { fd, info };
     } catch (error) {
       closeSync(fd);
-      throw error;
+      throw failure(requested, error, 'read');
     }
   }
 
@@ -226,12 +227,7 @@ export class WorkspaceFiles {
    * write refused there shows nothing of what was read.
    */
   private readFound(requested: string, found: Found): { text: string; mode: number; links: number } {
-    let opened: { fd: number; info: Stats };
-    try {
-      opened = this.openPlainFile(requested, found);
-    } catch (error) {
-      throw failure(requested, error, 'read');
-    }
+    const opened = this.openPlainFile(requested, found);
     try {
       const text = readAllSync(opened.fd, Number.POSITIVE_INFINITY).toString('utf8');
       return { text, mode: opened.info.mode & 0o7777, links: opened.info.nlink };
