@@ -19,8 +19,11 @@ import { argTargets } from './write-targets';
 
 /** What judging one program needs from the command around it. */
 export interface ProgramSite {
-  /** Findings for a path the command writes: outside the workspace, protected or only known when it runs raise the risk. */
-  target(arg: Arg, verb: string): Finding[];
+  /**
+   * Findings for a path the command writes: outside the workspace, protected or only known when it runs raise the risk.
+   * `from`: a relative path is read from that path's folder (a symbolic link's target), not the current one.
+   */
+  target(arg: Arg, verb: string, from?: Arg): Finding[];
   /** Findings for a command line this one runs (`sh -c`, `eval`, `watch`); null when the line is only known when it runs. */
   nested(text: string | null, what: string): Finding[];
   /** Findings for words this one runs as a command (`env`, `timeout`, `xargs`). */
@@ -193,7 +196,11 @@ function packageRisk(program: string, args: readonly Arg[], site: ProgramSite): 
 function writerRisk(program: string, args: readonly Arg[], site: ProgramSite): Finding[] | null {
   const targets = argTargets(program, args);
   if (!targets) return null;
-  return [finding(targets.level, targets.reason), ...targets.paths.flatMap((path) => site.target(path.arg, path.verb)), ...targets.extra];
+  return [
+    finding(targets.level, targets.reason),
+    ...targets.paths.flatMap((path) => site.target(path.arg, path.verb, path.from)),
+    ...targets.extra,
+  ];
 }
 
 /**

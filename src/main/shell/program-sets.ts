@@ -148,9 +148,9 @@ export const runnerOptionValues: Readonly<Record<string, readonly string[]>> = {
   stdbuf: ['-i', '-o', '-e'],
   env: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'],
   ionice: ['-c', '-n', '-p', '-t'],
-  chrt: ['-p'],
-  taskset: ['-p', '-c'],
-  flock: ['-w', '-E', '--timeout', '-c', '--command'],
+  chrt: ['-T', '-P', '-D', '--sched-runtime', '--sched-period', '--sched-deadline'],
+  taskset: [],
+  flock: ['-w', '-E', '--timeout', '--wait', '--conflict-exit-code'],
   strace: ['-e', '-o', '-p', '-s', '-u'],
   ltrace: ['-e', '-o', '-p', '-s', '-u'],
   xargs: [
@@ -173,3 +173,28 @@ export const runnerOptionValues: Readonly<Record<string, readonly string[]>> = {
     '--max-lines',
   ],
 };
+
+/** Operands a runner takes before the command it runs: timeout's duration, chrt's priority, taskset's mask, flock's lock. */
+const leadingOperands: Readonly<Record<string, number>> = { timeout: 1, chrt: 1, taskset: 1, flock: 1 };
+
+/**
+ * Where the command a runner runs starts among its words: after its options (and their values, and `NAME=value`
+ * for env) and the operands it takes first. Null when a word before it is only known when it runs.
+ */
+export function runnerCommandStart(runner: string, words: readonly (string | null)[]): number | null {
+  const skip = runnerOptionValues[runner] ?? [];
+  let index = 0;
+  while (index < words.length) {
+    const word = words[index];
+    if (word === null || word === undefined) return null;
+    if (word === '--') {
+      index += 1;
+      break;
+    }
+    if (skip.includes(word)) index += 2;
+    else if (word.startsWith('-') || (runner === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word))) index += 1;
+    else break;
+  }
+  const start = index + (leadingOperands[runner] ?? 0);
+  return words.slice(index, start).some((word) => word === null) ? null : start;
+}

@@ -12,6 +12,20 @@ export type WordValue =
 /** Past this many possible values a word (or a folder) counts as computed: the list would say nothing. */
 export const maxValues = 64;
 
+/** What is known of the variables beyond the ones the script set. */
+interface VariableFacts {
+  /** Set in the script so far: their values, or null when only known when it runs. */
+  readonly vars: ReadonlyMap<string, readonly ShellValue[] | null>;
+  /** Code the analysis could not follow ran in this shell: a variable not set since may hold anything. */
+  readonly forgotten: boolean;
+  /** A nameref exists: setting one variable may set another, so every assignment makes the others unknown. */
+  readonly aliased: boolean;
+  /** Variables holding what a command printed or what was read from input: text nobody wrote in the line. */
+  readonly fromOutput: ReadonlySet<string>;
+}
+
+const noFacts: VariableFacts = { vars: new Map(), forgotten: false, aliased: false, fromOutput: new Set() };
+
 /**
  * What the analysis knows at one point of a script: the folder commands run in and the variables set
  * so far, each as the set of values it can have (null: only known when it runs). Branches are joined
@@ -20,26 +34,51 @@ export const maxValues = 64;
 export class ShellState {
   private constructor(
     readonly cwd: readonly string[] | null,
-    private readonly vars: ReadonlyMap<string, readonly ShellValue[] | null>,
+    private readonly facts: VariableFacts,
   ) {}
 
   static start(cwd: string | null): ShellState {
-    return new ShellState(cwd === null ? null : [cwd], new Map());
+    return new ShellState(cwd === null ? null : [cwd], noFacts);
   }
 
   withCwd(cwd: readonly string[] | null): ShellState {
-    return new ShellState(cwd && cwd.length <= maxValues ? [...new Set(cwd)] : null, this.vars);
+    return new ShellState(cwd && cwd.length <= maxValues ? [...new Set(cwd)] : null, this.facts);
   }
 
-  withVar(name: string, values: readonly ShellValue[] | null): ShellState {
-    const vars = new Map(this.vars);
+  /** A variable set; `fromOutput` when its value is what a command printed or what was read. */
+  withVar(name: string, values: readonly ShellValue[] | null, fromOutput = false): ShellState {
+    const base = this.facts.aliased ? this.forgetVariables().facts : this.facts;
+    const vars = new Map(base.vars);
     vars.set(name, values && values.length <= maxValues ? values : null);
-    return new ShellState(this.cwd, vars);
+    const output = new Set(base.fromOutput);
+    if (fromOutput) output.add(name);
+    else output.delete(name);
+    return new ShellState(this.cwd, { ...base, vars, fromOutput: output });
   }
 
-  /** A variable's values: set in the script, or undefined when the script never set it. */
+  /** After code that was not followed ran in this shell: any variable may now hold anything. */
+  forgetVariables(): ShellState {
+    return new ShellState(this.cwd, { vars: new Map(), forgotten: true, aliased: this.facts.aliased, fromOutput: new Set() });
+  }
+
+  /** A nameref was declared: from here on, setting any variable may set another. */
+  withAliases(): ShellState {
+    return new ShellState(this.cwd, { ...this.forgetVariables().facts, aliased: true });
+  }
+
+  /**
+   * A variable's values: set in the script, null when only known when it runs, or undefined when the script
+   * never set it (it comes from the environment).
+   */
   variable(name: string): readonly ShellValue[] | null | undefined {
-    return this.vars.get(name);
+    const values = this.facts.vars.get(name);
+    if (values !== undefined) return values;
+    return this.facts.forgotten ? null : undefined;
+  }
+
+  /** Whether a variable holds what a command printed or what was read from input. */
+  isFromOutput(name: string): boolean {
+    return this.facts.fromOutput.has(name) || (this.facts.forgotten && !this.facts.vars.has(name));
   }
 
   /** Every value either state can have. */
@@ -47,9 +86,9 @@ export class ShellState {
     if (other === this) return this;
     const cwd = this.cwd && other.cwd ? [...this.cwd, ...other.cwd] : null;
     const vars = new Map<string, readonly ShellValue[] | null>();
-    for (const name of new Set([...this.vars.keys(), ...other.vars.keys()])) {
-      const mine = this.vars.get(name);
-      const theirs = other.vars.get(name);
+    for (const name of new Set([...this.facts.vars.keys(), ...other.facts.vars.keys()])) {
+      const mine = this.variable(name);
+      const theirs = other.variable(name);
       // Set on one side only: the other side keeps whatever the environment had, which is not known.
       if (mine === undefined || theirs === undefined || mine === null || theirs === null) vars.set(name, null);
       else {
@@ -57,7 +96,13 @@ export class ShellState {
         vars.set(name, values.length <= maxValues ? values : null);
       }
     }
-    return new ShellState(null, vars).withCwd(cwd);
+    const facts: VariableFacts = {
+      vars,
+      forgotten: this.facts.forgotten || other.facts.forgotten,
+      aliased: this.facts.aliased || other.facts.aliased,
+      fromOutput: new Set([...this.facts.fromOutput, ...other.facts.fromOutput]),
+    };
+    return new ShellState(null, facts).withCwd(cwd);
   }
 }
 

@@ -124,13 +124,21 @@ function splitTopLevel(inner: string): string[] {
   return parts;
 }
 
-/** `~`, `~/x`, `~user/x` at the start of an unquoted word. */
-function tilde(value: ShellValue, environment: WordEnvironment): ShellValue {
+/**
+ * `~`, `~/x`, `~user/x` at the start of an unquoted word. `~` is `$HOME`, so a `HOME` set in the line (or
+ * made unknown by code that was not followed) counts; null when it is only known when it runs.
+ */
+function tilde(value: ShellValue, state: ShellState, environment: WordEnvironment): ShellValue[] | null {
   const match = /^~([A-Za-z0-9._-]*)(\/.*)?$/.exec(value.text);
-  if (!match) return value;
+  if (!match) return [value];
   const user = match[1] ?? '';
-  const home = user === '' || user === environment.user ? environment.home : `${environment.home.replace(/\/[^/]+\/?$/, '')}/${user}`;
-  return { text: `${home}${match[2] ?? ''}`, glob: value.glob };
+  const rest = match[2] ?? '';
+  if (user !== '' && user !== environment.user)
+    return [{ text: `${environment.home.replace(/\/[^/]+\/?$/, '')}/${user}${rest}`, glob: value.glob }];
+  const home = user === '' ? state.variable('HOME') : undefined;
+  if (home === null) return null;
+  const homes = home === undefined ? [environment.home] : home.map((item) => item.text);
+  return homes.map((text) => ({ text: `${text}${rest}`, glob: value.glob }));
 }
 
 /** A variable's values where it is used: set in the script, or a few the analysis can know. */
@@ -186,7 +194,13 @@ export function evaluate(node: SyntaxNode, state: ShellState, environment: WordE
       const value = unquotedWord(node.text);
       const expanded = /[{]/.test(value.text) ? expandBraces(node.text).map(unquotedWord) : [value];
       if (expanded.length > maxValues) return computed('it has too many possible values');
-      return { kind: 'known', values: uniqueValues(expanded.map((item) => tilde(item, environment))) };
+      const values: ShellValue[] = [];
+      for (const item of expanded) {
+        const homes = tilde(item, state, environment);
+        if (homes === null) return computed(`${node.text} starts with ~, and $HOME is only known when it runs`);
+        values.push(...homes);
+      }
+      return values.length > maxValues ? computed('it has too many possible values') : { kind: 'known', values: uniqueValues(values) };
     }
     case 'raw_string':
       return known(node.text.slice(1, -1));

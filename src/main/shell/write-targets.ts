@@ -5,6 +5,8 @@ import { hasAny, parseArgs, type Arg, type Finding, type ParsedArgs } from './co
 export interface WrittenPath {
   readonly arg: Arg;
   readonly verb: string;
+  /** A relative path read from this path's folder: what a symbolic link made there points to. */
+  readonly from?: Arg;
 }
 
 export interface WriterRisk {
@@ -105,11 +107,13 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
       const into = destination(parsed);
       const symbolic = hasAny(parsed, '-s', '--symbolic');
       const sources = into ? parsed.operands.filter((arg) => arg !== into) : parsed.operands;
+      // A symbolic link's relative target is read from the link's folder, unless ln makes it relative itself (-r).
+      const from = symbolic && into && !hasAny(parsed, '-r', '--relative') ? into : undefined;
       // A hard link to a file outside lets a later write inside change that file.
       return writes('write_low', 'ln makes links', [
         ...(into ? [{ arg: into, verb: 'makes a link at' }] : []),
         // A link that leads outside is a way out for whatever writes through it later.
-        ...each(sources, symbolic ? 'links to' : 'hard-links'),
+        ...sources.map((arg) => ({ arg, verb: symbolic ? 'links to' : 'hard-links', ...(from ? { from } : {}) })),
       ]);
     }
     case 'tee': {

@@ -1,0 +1,497 @@
+import { isAbsolute, resolve } from 'node:path';
+import { maxRisk, type RiskLevel } from '../../shared/domain';
+import { ShellSyntaxError, type BashParser, type SyntaxNode } from './bash-parser';
+import { argOf, type Arg, type Finding } from './command-args';
+import type { CommandPlace, TargetJudge } from './command-targets';
+import { runnerCommandStart } from './program-sets';
+import { programOf, programRisk, type ProgramSite } from './program-risk';
+import { clip, programName, readsCode, redirect, type ScriptSite } from './script-io';
+import { ShellState, type ShellValue, type WordValue } from './shell-state';
+import { evaluate, type WordEnvironment } from './shell-words';
+import { letEffects, wordEffects, type WordEffects } from './word-effects';
+
+export interface CommandRisk {
+  readonly level: RiskLevel;
+  readonly reasons: readonly string[];
+}
+
+/** How deep commands that run commands (`sh -c "eval '…'"`) are followed before the line counts as destructive. */
+const maxDepth = 6;
+
+/** How many calls of the line's own functions are followed; a line that makes more is not judged. */
+const maxFunctionCalls = 32;
+
+/** Variables that change what a program loads or runs when set in front of it. */
+const loaderVariables =
+  /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|PYTHONPATH|PYTHONSTARTUP|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|RUBYOPT|GIT_\w+|EDITOR|VISUAL|PAGER)$/;
+
+/** Builtins that set the variables named in their words to what they read or format. */
+const readers = new Set(['read', 'mapfile', 'readarray', 'printf', 'getopts']);
+
+const isName = (text: string | null): text is string => text !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(text);
+
+/** Whether a value runs a command and keeps what it prints (`$(…)`, backticks), outside arithmetic. */
+function holdsOutput(node: SyntaxNode): boolean {
+  const stack: SyntaxNode[] = [node];
+  while (stack.length > 0) {
+    const current = stack.pop() as SyntaxNode;
+    if (current.type === 'command_substitution') return true;
+    if (current.type === 'arithmetic_expansion') continue;
+    for (const child of current.namedChildren) if (child) stack.push(child);
+  }
+  return false;
+}
+
+/**
+ * Walks one parsed command line the way bash would run it, keeping what is known of the folder and the
+ * variables as it goes, and collects what each part risks. Every command runs in the analysis, the ones in
+ * substitutions, pipelines, loops and function bodies included.
+ */
+class ScriptWalk implements ScriptSite {
+  readonly findings: Finding[] = [];
+  /** Functions the line defines, by name: a call runs the body there, in this shell. */
+  private readonly functions = new Map<string, SyntaxNode>();
+  private readonly calling = new Set<string>();
+  /** Functions already judged as called from inside themselves, with nothing known. */
+  private readonly recursive = new Set<string>();
+  private functionCalls = 0;
+
+  constructor(
+    private readonly parser: BashParser,
+    private readonly judge: TargetJudge,
+    private readonly place: CommandPlace,
+    readonly environment: WordEnvironment,
+    private readonly depth: number,
+  ) {}
+
+  add(level: RiskLevel, reason: string): void {
+    this.findings.push({ level, reason });
+  }
+
+  addAll(findings: readonly Finding[]): void {
+    this.findings.push(...findings);
+  }
+
+  private apply(effects: WordEffects): ShellState {
+    this.addAll(effects.findings);
+    return effects.state;
+  }
+
+  /** Statements in order; a `&` after one makes it a background job. */
+  sequence(node: SyntaxNode, state: ShellState, skip: (child: SyntaxNode) => boolean = () => false): ShellState {
+    let current = state;
+    for (const child of node.children) {
+      if (!child) continue;
+      if (child.type === '&') this.add('write_high', 'a background job keeps running after the call');
+      else if (child.isNamed && !skip(child)) current = this.visit(child, current);
+    }
+    return current;
+  }
+
+  /**
+   * Runs one node. `trailing` are redirections the grammar hangs on a whole list or pipeline (`a && b > f`)
+   * that bash applies to its last command.
+   */
+  visit(node: SyntaxNode, state: ShellState, trailing: readonly SyntaxNode[] = []): ShellState {
+    switch (node.type) {
+      case 'program':
+      case 'do_group':
+        return this.sequence(node, state);
+      case 'compound_statement':
+        if (node.child(0)?.type === '((') {
+          this.substitutions(node, state);
+          return this.apply(wordEffects([node], state, this.environment));
+        }
+        return this.sequence(node, state);
+      case 'comment':
+        return state;
+      case 'subshell':
+        this.sequence(node, state);
+        return state;
+      case 'function_definition':
+        return this.defineFunction(node, state);
+      case 'list': {
+        // `a && b`: b may not run, so what it changes is only one of the possibilities after.
+        const parts = node.namedChildren.filter((child): child is SyntaxNode => child !== null);
+        const last = parts.at(-1);
+        let current = parts[0] ? this.visit(parts[0], state, parts[0] === last ? trailing : []) : state;
+        for (const part of parts.slice(1)) current = current.join(this.visit(part, current, part === last ? trailing : []));
+        return current;
+      }
+      case 'pipeline':
+        this.pipeline(node, state, trailing);
+        return state;
+      case 'negated_command':
+        return this.sequence(node, state);
+      case 'redirected_statement': {
+        const body = node.childForFieldName('body');
+        const redirects = [...node.childrenForFieldName('redirect'), ...trailing];
+        if (body && ['command', 'list', 'pipeline', 'redirected_statement'].includes(body.type)) return this.visit(body, state, redirects);
+        for (const item of redirects) redirect(this, item, state, null);
+        return body ? this.visit(body, state) : state;
+      }
+      case 'command':
+        return this.command(node, state, trailing);
+      case 'variable_assignment':
+        return this.assign(node, state);
+      case 'variable_assignments':
+      case 'declaration_command':
+        return this.declare(node, state);
+      case 'unset_command': {
+        this.substitutions(node, state);
+        let after = state;
+        for (const child of node.namedChildren) if (child && isName(child.text)) after = after.withVar(child.text, null);
+        return after;
+      }
+      case 'if_statement':
+        return this.branches(node, state);
+      case 'while_statement':
+      case 'until_statement':
+        return state.join(this.sequence(node, state));
+      case 'c_style_for_statement': {
+        const body = node.childForFieldName('body');
+        const heads = node.namedChildren.filter((child): child is SyntaxNode => child !== null && child.id !== body?.id);
+        for (const head of heads) this.substitutions(head, state);
+        const inLoop = this.apply(wordEffects(heads, state, this.environment, true));
+        return state.join(body ? this.visit(body, inLoop) : inLoop);
+      }
+      case 'for_statement':
+      case 'select_statement':
+        return this.forLoop(node, state);
+      case 'case_statement':
+        return this.caseStatement(node, state);
+      default:
+        this.substitutions(node, state);
+        return this.apply(wordEffects([node], state, this.environment));
+    }
+  }
+
+  /**
+   * A function of the line: its body is judged here as if any variable could hold anything (it may run later,
+   * from a trap), and again at each call with what is known there.
+   */
+  private defineFunction(node: SyntaxNode, state: ShellState): ShellState {
+    const name = node.childForFieldName('name')?.text;
+    if (name) this.functions.set(name, node);
+    this.runFunctionBody(node, state.forgetVariables());
+    return state;
+  }
+
+  private runFunctionBody(definition: SyntaxNode, state: ShellState): void {
+    const body = definition.childForFieldName('body');
+    if (body) this.visit(body, state);
+    for (const item of definition.childrenForFieldName('redirect')) redirect(this, item, state, null);
+  }
+
+  /** A call of the line's own function: its body runs in this shell, so what it changes is not known after. */
+  private callFunction(name: string, state: ShellState): ShellState {
+    const definition = this.functions.get(name);
+    this.add('read_only', `${name} is a function of the line`);
+    if (definition && !this.calling.has(name)) {
+      this.functionCalls += 1;
+      if (this.functionCalls > maxFunctionCalls)
+        this.add('destructive', `the line calls its functions more than ${maxFunctionCalls} times`);
+      else {
+        this.calling.add(name);
+        this.runFunctionBody(definition, state);
+        this.calling.delete(name);
+      }
+    } else if (definition && !this.recursive.has(name)) {
+      // Called from inside itself: once more with nothing known of the folder or the variables.
+      this.recursive.add(name);
+      this.runFunctionBody(definition, state.forgetVariables().withCwd(null));
+    }
+    return state.forgetVariables().withCwd(null);
+  }
+
+  /** if/elif/else: each branch from the state before it; the result can be any branch's, or none ran. */
+  private branches(node: SyntaxNode, state: ShellState): ShellState {
+    const clauses = node.namedChildren.filter(
+      (child): child is SyntaxNode => child?.type === 'elif_clause' || child?.type === 'else_clause',
+    );
+    let after = this.sequence(node, state, (child) => child.type === 'elif_clause' || child.type === 'else_clause');
+    for (const clause of clauses) after = after.join(this.sequence(clause, state));
+    return clauses.some((clause) => clause.type === 'else_clause') ? after : after.join(state);
+  }
+
+  private caseStatement(node: SyntaxNode, state: ShellState): ShellState {
+    const value = node.childForFieldName('value');
+    if (value) this.substitutions(value, state);
+    let after = value ? this.apply(wordEffects([value], state, this.environment)) : state;
+    const start = after;
+    for (const item of node.namedChildren) {
+      if (item?.type !== 'case_item') continue;
+      const patterns = item.childrenForFieldName('value');
+      for (const pattern of patterns) this.substitutions(pattern, start);
+      after = after.join(this.sequence(item, start, (child) => patterns.some((pattern) => pattern.id === child.id)));
+    }
+    return after;
+  }
+
+  private forLoop(node: SyntaxNode, state: ShellState): ShellState {
+    const name = node.childForFieldName('variable')?.text;
+    const words = node.childrenForFieldName('value');
+    for (const word of words) this.substitutions(word, state);
+    const values = words.map((word) => evaluate(word, state, this.environment));
+    const known = words.length > 0 && values.every((value) => value.kind === 'known');
+    const before = this.apply(wordEffects(words, state, this.environment));
+    const inLoop = name
+      ? before.withVar(name, known ? values.flatMap((value) => (value.kind === 'known' ? value.values : [])) : null, !known)
+      : before;
+    const body = node.childForFieldName('body');
+    return before.join(body ? this.visit(body, inLoop) : inLoop);
+  }
+
+  private assign(node: SyntaxNode, state: ShellState): ShellState {
+    const name = node.childForFieldName('name')?.text;
+    const value = node.childForFieldName('value');
+    if (value) this.substitutions(value, state);
+    const after = value ? this.apply(wordEffects([value], state, this.environment)) : state;
+    if (!name) return after;
+    if (/^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND)$/.test(name))
+      this.add('write_high', `${name}=… changes what later programs load or run`);
+    if (node.children.some((child) => child?.type === '+=')) return after.withVar(name, null);
+    const evaluated: WordValue = value ? evaluate(value, state, this.environment) : { kind: 'known', values: [{ text: '', glob: false }] };
+    // Patterns are not expanded in an assignment: the value is the text.
+    const values = evaluated.kind === 'known' ? evaluated.values.map((item): ShellValue => ({ text: item.text, glob: false })) : null;
+    return after.withVar(name, values, value !== null && holdsOutput(value));
+  }
+
+  /** `declare`, `local`, `export`, `readonly`: assignments, names made empty or unknown, and namerefs (`-n`). */
+  private declare(node: SyntaxNode, state: ShellState): ShellState {
+    const keyword = node.child(0)?.type ?? '';
+    let current = state;
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'variable_assignment') current = this.assign(child, current);
+      else if (['declare', 'typeset', 'local'].includes(keyword) && /^-[A-Za-z]*n/.test(child.text)) current = current.withAliases();
+      else if (isName(child.text)) current = current.withVar(child.text, null);
+      else {
+        this.substitutions(child, current);
+        current = this.apply(wordEffects([child], current, this.environment));
+      }
+    }
+    return current;
+  }
+
+  /** The command lines inside `$(…)`, backticks and `<(…)` in a node: they run too. */
+  substitutions(node: SyntaxNode, state: ShellState): void {
+    const stack: SyntaxNode[] = [node];
+    while (stack.length > 0) {
+      const current = stack.pop() as SyntaxNode;
+      if (current.type === 'command_substitution' || current.type === 'process_substitution') {
+        this.sequence(current, state);
+        // `>(sh)`: what the outer command writes there is read as code.
+        const first = current.namedChildren[0];
+        const reader = first?.type === 'pipeline' ? first.namedChildren[0] : first;
+        if (current.text.startsWith('>(') && reader) readsCode(this, reader, state, 'a process substitution');
+        continue;
+      }
+      for (const child of current.namedChildren) if (child) stack.push(child);
+    }
+  }
+
+  private pipeline(node: SyntaxNode, state: ShellState, trailing: readonly SyntaxNode[]): void {
+    const members = node.namedChildren.filter((child): child is SyntaxNode => child !== null);
+    members.forEach((member, index) => {
+      this.visit(member, state, index === members.length - 1 ? trailing : []);
+      if (index > 0) readsCode(this, member, state, 'the pipe');
+    });
+  }
+
+  /** What writing to a path means, by where each of its possible values lands. */
+  targetFindings(arg: Arg, verb: string, state: ShellState, from?: Arg): Finding[] {
+    const unknownLevel: RiskLevel = this.place.sandbox ? 'write_high' : 'destructive';
+    const unknownWhere = `${this.place.sandbox ? '' : ' (no sandbox keeps it in the workspace)'}`;
+    if (arg.value.kind === 'computed')
+      return [{ level: unknownLevel, reason: `${verb} ${clip(arg.source)}, a path only known when it runs${unknownWhere}` }];
+    const folders = from ? this.linkFolders(from, state) : state.cwd;
+    const findings: Finding[] = [];
+    for (const value of arg.value.values) {
+      const bases = isAbsolute(value.text) ? ['/'] : folders;
+      if (bases === null) {
+        findings.push({ level: unknownLevel, reason: `${verb} ${clip(arg.source)} in a folder only known when it runs` });
+        continue;
+      }
+      for (const cwd of bases) {
+        const where = this.judge.judge(value, cwd);
+        if (where.kind === 'outside')
+          findings.push({ level: 'destructive', reason: `${verb} ${clip(where.detail)}, outside the workspace` });
+        else if (where.kind === 'protected')
+          findings.push({ level: 'destructive', reason: `${verb} ${clip(arg.source)}: ${where.detail}` });
+      }
+    }
+    return findings;
+  }
+
+  /** The folders a relative link target is read from: the link's own folder, or the link path when it is a folder. */
+  private linkFolders(link: Arg, state: ShellState): string[] | null {
+    if (link.value.kind === 'computed' || state.cwd === null) return null;
+    const folders: string[] = [];
+    for (const value of link.value.values)
+      for (const cwd of state.cwd) {
+        const path = resolve(cwd, value.text);
+        folders.push(path, resolve(path, '..'));
+      }
+    return [...new Set(folders)];
+  }
+
+  /** A command line run by this one: judged like the whole line, and never less than running code. */
+  nested(text: string | null, what: string): Finding[] {
+    if (text === null) return [{ level: 'destructive', reason: `${what} runs a command only known when it runs` }];
+    if (this.depth >= maxDepth) return [{ level: 'destructive', reason: 'commands nested too deep to judge' }];
+    const inner = walkScript(this.parser, text, this.judge, this.place, this.environment, this.depth + 1);
+    return [{ level: maxRisk([inner.level, 'write_high']), reason: `${what} runs code: ${inner.reasons.join('; ') || 'a command'}` }];
+  }
+
+  private site(state: ShellState): ProgramSite {
+    return {
+      target: (arg, verb, from) => this.targetFindings(arg, verb, state, from),
+      nested: (text, what) => this.nested(text, what),
+      runs: (words, what) => this.runs(words, what, state),
+    };
+  }
+
+  /** Words another program runs as a command (`timeout 5 rm -r x`, `xargs grep`, `find -exec`). */
+  private runs(words: readonly Arg[], what: string, state: ShellState): Finding[] {
+    const texts = words.map((word) => word.text);
+    if ((what === 'chrt' || what === 'taskset') && texts.some((text) => text === '-p' || text === '--pid'))
+      return [{ level: 'write_high', reason: `${what} -p changes how a running process is scheduled` }];
+    if (what === 'flock') {
+      // `flock LOCK command…`, `flock LOCK -c 'line'`, or `flock FD`: the lock file is made if missing.
+      const at = texts.findIndex((text) => text === '-c' || text === '--command');
+      const start = runnerCommandStart(what, texts);
+      const lock = start === null ? undefined : words[start - 1];
+      const locks: Finding[] =
+        lock && !/^\d+$/.test(lock.text ?? '')
+          ? [{ level: 'write_low', reason: 'flock makes its lock file' }, ...this.targetFindings(lock, 'locks', state)]
+          : [];
+      if (at !== -1) return [...locks, ...this.nested(texts[at + 1] ?? null, 'flock -c')];
+      return [...locks, ...this.runCommand(words, what, state)];
+    }
+    return this.runCommand(words, what, state);
+  }
+
+  private runCommand(words: readonly Arg[], what: string, state: ShellState): Finding[] {
+    const texts = words.map((word) => word.text);
+    const start = runnerCommandStart(what, texts);
+    if (start === null) return [{ level: 'destructive', reason: `${what} runs a command only known when it runs` }];
+    if (what === 'command' && texts.slice(0, start).some((text) => text === '-v' || text === '-V'))
+      return [{ level: 'read_only', reason: 'command -v only looks the program up' }];
+    const rest = words.slice(start);
+    const first = rest[0];
+    if (!first) return [{ level: 'read_only', reason: `${what} alone only reads` }];
+    if (first.text === null)
+      return [{ level: 'destructive', reason: `${what} runs a program only known when it runs (${clip(first.source)})` }];
+    if (this.depth >= maxDepth) return [{ level: 'destructive', reason: 'commands nested too deep to judge' }];
+    const inner = summarize(programRisk(programOf(first.text), rest.slice(1), this.site(state)));
+    const floor: RiskLevel = what === 'xargs' || what === 'find -exec' ? 'write_high' : 'read_only';
+    return [{ level: maxRisk([inner.level, floor]), reason: `${what} runs ${first.text}: ${inner.reasons.join('; ')}` }];
+  }
+
+  private command(node: SyntaxNode, state: ShellState, outer: readonly SyntaxNode[]): ShellState {
+    for (const child of node.namedChildren) if (child && child.type !== 'command_name') this.substitutions(child, state);
+    const nameNode = node.childForFieldName('name');
+    if (nameNode) this.substitutions(nameNode, state);
+    // `${x:=…}` and arithmetic in the words set variables for what follows; the words themselves expand before.
+    let after = this.apply(wordEffects([node], state, this.environment));
+    for (const assignment of node.namedChildren) {
+      const name = assignment?.type === 'variable_assignment' ? assignment.childForFieldName('name')?.text : undefined;
+      if (name && loaderVariables.test(name)) this.add('write_high', `${name}=… changes what the program loads or runs`);
+    }
+    const redirects = [
+      ...node.namedChildren.filter((child): child is SyntaxNode => child !== null && /redirect$/.test(child.type)),
+      ...outer,
+    ];
+    if (!nameNode) {
+      for (const item of redirects) redirect(this, item, state, null);
+      return after;
+    }
+    const name = programName(nameNode, state, this.environment);
+    if (name.kind === 'computed') {
+      for (const item of redirects) redirect(this, item, state, null);
+      this.add('destructive', `the program name is only known when it runs (${clip(nameNode.text)})`);
+      return after.forgetVariables().withCwd(null);
+    }
+    const argNodes = [
+      ...node.childrenForFieldName('argument'),
+      ...redirects.flatMap((item) => (item.type === 'heredoc_redirect' ? item.childrenForFieldName('argument') : [])),
+    ];
+    const args = argNodes.map((arg) => argOf(evaluate(arg, state, this.environment), arg.text));
+    for (const value of name.values) {
+      const program = programOf(value.text);
+      for (const item of redirects) redirect(this, item, state, program);
+      if (program === 'cd' || program === 'pushd' || program === 'popd') {
+        after = this.changeFolder(program, args, after);
+        continue;
+      }
+      if (this.functions.has(program)) {
+        after = this.callFunction(program, after);
+        continue;
+      }
+      this.addAll(programRisk(program, args, this.site(state)));
+      after = this.afterBuiltin(program, args, after);
+    }
+    return after;
+  }
+
+  /** What a builtin changes in this shell: code it runs here, the folder, variables it sets. */
+  private afterBuiltin(program: string, args: readonly Arg[], state: ShellState): ShellState {
+    // Code run in this shell (eval, source, cd behind builtin or command) changes its folder and variables in ways
+    // not followed: from here on they are only known when it runs.
+    if (['eval', 'source', '.'].includes(program)) return state.forgetVariables().withCwd(null);
+    if (['builtin', 'command', 'exec'].includes(program) && ['cd', 'pushd', 'popd'].includes(args[0]?.text ?? ''))
+      return state.withCwd(null);
+    if (program === 'let') return this.apply(letEffects(args, state, this.environment));
+    let after = state;
+    if (readers.has(program)) for (const arg of args) if (isName(arg.text)) after = after.withVar(arg.text, null, true);
+    if (['declare', 'typeset', 'local', 'export', 'readonly'].includes(program)) {
+      if (args.some((arg) => arg.text === null || /^-[A-Za-z]*n/.test(arg.text))) return after.withAliases();
+      for (const arg of args) {
+        const name = arg.text?.split('=')[0] ?? '';
+        if (isName(name)) after = after.withVar(name, null);
+      }
+    }
+    return after;
+  }
+
+  private changeFolder(program: string, args: readonly Arg[], state: ShellState): ShellState {
+    this.add('read_only', `${program} changes the folder`);
+    const operand = args.find((arg) => !arg.text?.startsWith('-') || arg.text === '-');
+    if (program === 'popd' || operand?.text === '-') return state.withCwd(null);
+    const home = state.variable('HOME');
+    if (!operand)
+      return home === undefined ? state.withCwd([this.environment.home]) : state.withCwd(home?.map((value) => value.text) ?? null);
+    // CDPATH makes a relative name mean a folder elsewhere; `pushd +1` rotates the stack.
+    const elsewhere = state.variable('CDPATH') !== undefined || /^[+-]\d+$/.test(operand.text ?? '');
+    if (elsewhere || operand.value.kind === 'computed' || operand.glob || state.cwd === null) return state.withCwd(null);
+    const folders = state.cwd;
+    return state.withCwd(operand.value.values.flatMap((value) => folders.map((cwd) => resolve(cwd, value.text))));
+  }
+}
+
+export function summarize(findings: readonly Finding[]): CommandRisk {
+  const level = maxRisk(findings.map((finding) => finding.level));
+  return { level, reasons: [...new Set(findings.filter((finding) => finding.level === level).map((finding) => finding.reason))] };
+}
+
+/** The risk of one command line: parsed, walked from the workspace, every finding kept; a line that cannot be parsed is destructive. */
+export function walkScript(
+  parser: BashParser,
+  command: string,
+  judge: TargetJudge,
+  place: CommandPlace,
+  environment: WordEnvironment,
+  depth: number,
+): CommandRisk {
+  try {
+    return parser.parse(command, (root) => {
+      const walk = new ScriptWalk(parser, judge, place, environment, depth);
+      walk.visit(root, ShellState.start(place.workspace === null ? null : resolve(place.workspace)));
+      return summarize(walk.findings);
+    });
+  } catch (error) {
+    if (error instanceof ShellSyntaxError) return { level: 'destructive', reasons: [`the command cannot be judged: ${error.message}`] };
+    throw error;
+  }
+}
