@@ -200,6 +200,7 @@ function writerRisk(program: string, args: readonly Arg[], site: ProgramSite): F
     finding(targets.level, targets.reason),
     ...targets.paths.flatMap((path) => site.target(path.arg, path.verb, path.from)),
     ...targets.extra,
+    ...(targets.runs ?? []).flatMap((text) => site.nested(text, `${program} runs a command`)),
   ];
 }
 

@@ -6,7 +6,7 @@ import type { CommandPlace, TargetJudge } from './command-targets';
 import { runnerCommandStart } from './program-sets';
 import { programOf, programRisk, type ProgramSite } from './program-risk';
 import { clip, programName, readsCode, redirect, type ScriptSite } from './script-io';
-import { ShellState, type ShellValue, type WordValue } from './shell-state';
+import { maxValues, ShellState, type ShellValue, type WordValue } from './shell-state';
 import { evaluate, type WordEnvironment } from './shell-words';
 import { letEffects, wordEffects, type WordEffects } from './word-effects';
 
@@ -17,6 +17,12 @@ export interface CommandRisk {
 
 /** How deep commands that run commands (`sh -c "eval '…'"`) are followed before the line counts as destructive. */
 const maxDepth = 6;
+
+/** How deep statements may nest (`{ { { …`, `$( $( …`) before the line counts as destructive rather than walked further. */
+const maxNesting = 150;
+
+/** How many paths one line may write before it counts as destructive rather than each being looked up. */
+const maxJudgedPaths = 2_048;
 
 /** How many calls of the line's own functions are followed; a line that makes more is not judged. */
 const maxFunctionCalls = 32;
@@ -55,6 +61,8 @@ class ScriptWalk implements ScriptSite {
   /** Functions already judged as called from inside themselves, with nothing known. */
   private readonly recursive = new Set<string>();
   private functionCalls = 0;
+  private nesting = 0;
+  private judgedPaths = 0;
 
   constructor(
     private readonly parser: BashParser,
@@ -93,6 +101,19 @@ class ScriptWalk implements ScriptSite {
    * that bash applies to its last command.
    */
   visit(node: SyntaxNode, state: ShellState, trailing: readonly SyntaxNode[] = []): ShellState {
+    if (this.nesting >= maxNesting) {
+      this.add('destructive', 'commands nested too deep to judge');
+      return state.forgetVariables().withCwd(null);
+    }
+    this.nesting += 1;
+    try {
+      return this.visitNode(node, state, trailing);
+    } finally {
+      this.nesting -= 1;
+    }
+  }
+
+  private visitNode(node: SyntaxNode, state: ShellState, trailing: readonly SyntaxNode[]): ShellState {
     switch (node.type) {
       case 'program':
       case 'do_group':
@@ -306,6 +327,13 @@ class ScriptWalk implements ScriptSite {
     if (arg.value.kind === 'computed')
       return [{ level: unknownLevel, reason: `${verb} ${clip(arg.source)}, a path only known when it runs${unknownWhere}` }];
     const folders = from ? this.linkFolders(from, state) : state.cwd;
+    // Each value in each folder is a lookup on disk: past a budget the line is not judged path by path.
+    const lookups = arg.value.values.length * (folders?.length ?? 1);
+    if (lookups > maxValues)
+      return [{ level: unknownLevel, reason: `${verb} ${clip(arg.source)}: too many possible paths to judge each${unknownWhere}` }];
+    this.judgedPaths += lookups;
+    if (this.judgedPaths > maxJudgedPaths)
+      return [{ level: 'destructive', reason: `writes more than ${maxJudgedPaths} paths, too many to judge` }];
     const findings: Finding[] = [];
     for (const value of arg.value.values) {
       const bases = isAbsolute(value.text) ? ['/'] : folders;
@@ -492,6 +520,8 @@ export function walkScript(
     });
   } catch (error) {
     if (error instanceof ShellSyntaxError) return { level: 'destructive', reasons: [`the command cannot be judged: ${error.message}`] };
+    // A line nested past what the stack holds: never judged safe.
+    if (error instanceof RangeError) return { level: 'destructive', reasons: ['the command cannot be judged: it is nested too deep'] };
     throw error;
   }
 }

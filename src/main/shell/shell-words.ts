@@ -72,7 +72,7 @@ function product(parts: readonly WordValue[]): WordValue {
 }
 
 /** Bash brace expansion of unquoted text: `{a,b}` and `{1..3}`; nothing else is touched. */
-export function expandBraces(text: string): string[] {
+export function expandBraces(text: string, limit = maxValues + 1): string[] {
   let depth = 0;
   let open = -1;
   for (let index = 0; index < text.length; index += 1) {
@@ -100,7 +100,13 @@ export function expandBraces(text: string): string[] {
       if (!choices) continue;
       const before = text.slice(0, open);
       const after = text.slice(index + 1);
-      return choices.flatMap((choice) => expandBraces(`${before}${choice}${after}`)).slice(0, maxValues + 1);
+      // Stops at the limit: past it the word counts as computed, and expanding every group would take exponential time.
+      const results: string[] = [];
+      for (const choice of choices) {
+        results.push(...expandBraces(`${before}${choice}${after}`, limit - results.length));
+        if (results.length >= limit) break;
+      }
+      return results.slice(0, limit);
     }
   }
   return [text];

@@ -1,5 +1,6 @@
 import type { RiskLevel } from '../../shared/domain';
 import { hasAny, parseArgs, type Arg, type Finding, type ParsedArgs } from './command-args';
+import { sedEffects } from './sed-script';
 
 /** A path a command writes, moves, links or deletes, and the verb that says so. */
 export interface WrittenPath {
@@ -14,26 +15,50 @@ export interface WriterRisk {
   readonly reason: string;
   readonly paths: readonly WrittenPath[];
   readonly extra: readonly Finding[];
+  /** Command lines the program runs (null: one only known when it runs), judged like the line itself. */
+  readonly runs?: readonly (string | null)[];
 }
 
-const writes = (level: RiskLevel, reason: string, paths: WrittenPath[] = [], extra: Finding[] = []): WriterRisk => ({
-  level,
-  reason,
-  paths,
-  extra,
-});
+const writes = (
+  level: RiskLevel,
+  reason: string,
+  paths: WrittenPath[] = [],
+  extra: Finding[] = [],
+  runs: readonly (string | null)[] = [],
+): WriterRisk => ({ level, reason, paths, extra, runs });
 const each = (args: readonly Arg[], verb: string): WrittenPath[] => args.map((arg) => ({ arg, verb }));
 /** The folder the command runs in, as an argument: for tools that write there when given no place. */
 const here: Arg = { value: { kind: 'known', values: [{ text: '.', glob: false }] }, text: '.', source: '.', glob: false };
 
-/** sed commands that write a file (`w`, `W`, `s///w`) or run one (`e`, `s///e`). */
-const sedRunsOrWrites = /(^|[;{}\n])\s*[0-9$,/^!~+]*\s*[wWe](\s|$)|s(.).*\3.*\3[gpIiMm0-9]*[we]/;
+/** A path written in a script rather than given as a word (`sed 'w out.txt'`). */
+const literalArg = (text: string): Arg => ({ value: { kind: 'known', values: [{ text, glob: false }] }, text, source: text, glob: false });
 
 /** cp, mv, ln, install: `-t DIR`, or the last operand when there are two or more. */
 function destination(parsed: ParsedArgs): Arg | null {
   const target = parsed.values.get('-t') ?? parsed.values.get('--target-directory');
   if (target) return target;
   return parsed.operands.length >= 2 ? (parsed.operands.at(-1) as Arg) : null;
+}
+
+/** Whether sed was given its script with -e, --expression, -f or --file (then every operand is a file). */
+function given(args: readonly Arg[]): boolean {
+  return args.some((arg) => arg.text !== null && /^(-[a-zA-Z]*[ef]|--expression|--file)/.test(arg.text) && !arg.text.startsWith('--in'));
+}
+
+/** Every script sed runs: each -e/--expression value in order, or its first operand. */
+function sedScripts(args: readonly Arg[], parsed: ParsedArgs): Arg[] {
+  const scripts: Arg[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const text = args[index]?.text;
+    if (text === '--') break;
+    if (text === '-e' || text === '--expression') {
+      const next = args[index + 1];
+      if (next) scripts.push(next);
+      index += 1;
+    } else if (text?.startsWith('--expression=')) scripts.push(literalArg(text.slice('--expression='.length)));
+    else if (text && /^-[a-zA-Z]*e./.test(text) && !text.startsWith('--')) scripts.push(literalArg(text.slice(text.indexOf('e') + 1)));
+  }
+  return scripts.length > 0 ? scripts : parsed.operands.slice(0, 1);
 }
 
 /** Old-style tar options (`tar czf out.tgz src`) read as if they had their dash. */
@@ -131,18 +156,20 @@ export function argTargets(program: string, args: readonly Arg[]): WriterRisk | 
       const inPlace =
         hasAny(parsed, '-i', '--in-place') || args.some((arg) => arg.text?.startsWith('-i') || arg.text?.startsWith('--in-place'));
       // sed's own `w file` and `e command` write files and run commands whatever its options say.
-      const given = [parsed.values.get('-e'), parsed.values.get('--expression')].filter((script): script is Arg => script !== undefined);
-      const scripts = given.length > 0 ? given : parsed.operands.slice(0, 1);
-      if (
-        parsed.values.has('-f') ||
-        parsed.values.has('--file') ||
-        scripts.some((script) => script.text === null || sedRunsOrWrites.test(script.text))
-      )
-        return writes('write_high', 'the sed script can write files or run commands');
-      if (!inPlace) return writes('read_only', 'sed prints');
-      const scripted =
-        parsed.values.has('-e') || parsed.values.has('--expression') || parsed.values.has('-f') || parsed.values.has('--file');
-      return writes('write_low', 'sed -i edits files in place', each(scripted ? parsed.operands : parsed.operands.slice(1), 'edits'));
+      const scripts = sedScripts(args, parsed);
+      if (parsed.values.has('-f') || parsed.values.has('--file'))
+        return writes('write_high', 'sed runs a script file, which can write files or run commands');
+      if (scripts.some((script) => script.text === null)) return writes('write_high', 'the sed script is only known when it runs');
+      const effects = scripts.map((script) => sedEffects(script.text ?? ''));
+      const written = each(
+        effects.flatMap((effect) => effect.writes.filter((file) => !/^\/dev\/(null|stdout|stderr)$/.test(file)).map(literalArg)),
+        'writes',
+      );
+      const runs = effects.flatMap((effect) => effect.runs);
+      const edits = inPlace ? each(given(args) ? parsed.operands : parsed.operands.slice(1), 'edits') : [];
+      if (runs.length > 0) return writes('write_high', 'the sed script runs commands', [...written, ...edits], [], runs);
+      if (written.length > 0) return writes('write_low', 'the sed script writes files', [...written, ...edits]);
+      return inPlace ? writes('write_low', 'sed -i edits files in place', edits) : writes('read_only', 'sed prints');
     }
     case 'sort': {
       const parsed = parseArgs(args, [

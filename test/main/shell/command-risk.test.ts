@@ -63,6 +63,43 @@ describe('command risk', () => {
     expect(assess(nested).level).toBe('destructive');
   });
 
+  it('judges deeply nested statements and substitutions as destructive, without overflowing the stack', () => {
+    const lines = [
+      `echo ${'$('.repeat(2000)}ls${')'.repeat(2000)}`,
+      `${'{ '.repeat(2000)}ls;${' };'.repeat(2000)}`,
+      `${'a&&'.repeat(6000)}a`,
+      `${'f(){ '.repeat(1500)}ls;${' };'.repeat(1500)}`,
+    ];
+    for (const line of lines) {
+      const risk = assess(line);
+      expect(risk.level, line.slice(0, 20)).toBe('destructive');
+      expect(risk.reasons.join(' '), line.slice(0, 20)).toMatch(/too deep|cannot be judged/);
+    }
+  });
+
+  it('judges lines built to be slow in well under a second each', () => {
+    const lines = [
+      // Brace groups: 2^30 words if every one were expanded.
+      `echo ${'{a,b}'.repeat(30)}`,
+      `touch ${'{a,b}'.repeat(30)}`,
+      // A sed script that used to backtrack.
+      `sed '${'s'.repeat(5000)}' f`,
+      `sed -e '${'\n'.repeat(5000)}' f`,
+      // 64 folders times 64 names, many times.
+      `cd {1..64}; ${'echo>{1..64};'.repeat(120)}`,
+      `cd {1..64}; ${'rm {1..64};'.repeat(120)}`,
+    ];
+    for (const line of lines) {
+      const started = performance.now();
+      const risk = assess(line);
+      expect(performance.now() - started, line.slice(0, 20)).toBeLessThan(1_000);
+      // The ones that write are never judged read-only for being too big to follow.
+      if (/touch|rm |>/.test(line)) expect(risk.level, line.slice(0, 20)).not.toBe('read_only');
+    }
+    // Too many paths to look up each is never judged inside: unknown in a sandbox, destructive without one.
+    expect(assess(`cd {1..64}; ${'echo>{1..64};'.repeat(120)}`, unsandboxed).level).toBe('destructive');
+  });
+
   it('never rates anything below read-only, and never a write as read-only', () => {
     const levels = new Set<RiskLevel>(riskTable.map(([, command]) => assess(command).level));
     expect([...levels].sort()).toEqual(['destructive', 'read_only', 'write_high', 'write_low']);
