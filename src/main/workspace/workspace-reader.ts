@@ -81,22 +81,6 @@ export class WorkspaceReader implements FolderReader {
     }
   }
 
-  isPlainFile(relative: string): boolean {
-    const cut = relative.lastIndexOf('/');
-    const folder = this.folder(cut === -1 ? '' : relative.slice(0, cut));
-    if (!folder) return false;
-    try {
-      const fd = this.access.openEntry(folder, relative.slice(cut + 1), readFlags);
-      try {
-        return fstatSync(fd).isFile();
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      return false;
-    }
-  }
-
   async readText(relative: string): Promise<string | null> {
     return (await this.readFile(relative, 1024 * 1024))?.toString('utf8') ?? null;
   }
