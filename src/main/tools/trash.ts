@@ -13,7 +13,11 @@ export type TrashEntry = z.infer<typeof manifestSchema>;
  * says where it came from, so it can be put back.
  */
 export class Trash {
-  constructor(private readonly folder: string) {}
+  constructor(
+    private readonly folder: string,
+    /** Folders a restore may not write into, as for the tools' writes (the app's data folder); the trash itself at least. */
+    private readonly protectedRoots: readonly string[] = [folder],
+  ) {}
 
   /**
    * Moves a workspace entry (a link itself, not what it leads to) into the trash through `files`,
@@ -65,12 +69,13 @@ export class Trash {
 
   /**
    * Puts an entry back where it was, through the workspace walk (so a link swapped in on the way
-   * cannot send it elsewhere); refuses when something else is there now.
+   * cannot send it elsewhere) and with the checks a write gets (no .git, no protected folder, even
+   * reached through a link inside); refuses when something else is there now.
    */
   async restore(id: string): Promise<TrashEntry> {
     const entry = (await this.list()).find((candidate) => candidate.id === id);
     if (!entry) throw new NotFoundError('Trash entry', id);
-    const files = new WorkspaceFiles(entry.workspacePath);
+    const files = new WorkspaceFiles(entry.workspacePath, { protectedRoots: this.protectedRoots });
     if (!files.moveIn(entry.relativePath, join(this.folder, id, 'item')))
       throw new WorkbenchError('invalid_input', `${entry.relativePath} exists again; move it aside before restoring.`);
     await rm(join(this.folder, id), { recursive: true, force: true });

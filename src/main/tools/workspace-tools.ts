@@ -71,8 +71,8 @@ function replaceExact(text: string, oldText: string, newText: string, replaceAll
 /** The built-in file tools: list, read, search, write, edit and delete, all inside the workspace. */
 export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
   const ripgrep = options.ripgrep === undefined ? findRipgrep() : options.ripgrep;
-  const trash = new Trash(join(options.dataDir, 'trash'));
   const protectedRoots = [options.dataDir];
+  const trash = new Trash(join(options.dataDir, 'trash'), protectedRoots);
   const filesOf = (context: { workspacePath: string | null }) =>
     new WorkspaceFiles(workspaceOf(context), { protectedRoots, ...(options.folderAccess ? { access: options.folderAccess } : {}) });
 

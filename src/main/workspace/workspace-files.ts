@@ -108,7 +108,7 @@ export class WorkspaceFiles {
     this.walk = new WorkspaceWalk(root, this.access, options.platform ?? currentNamingPlatform());
   }
 
-  /** Finds a path for one kind of use (see `WalkIntent`); refuses devices, pipes and sockets, and guards writes and removals. */
+  /** Finds a path for one kind of use (see `WalkIntent`); refuses devices, pipes and sockets, and guards writes, removals and restores. */
   private find(requested: string, intent: 'read' | 'write' | 'remove' | 'restore'): Found {
     let found: Found;
     try {
@@ -120,7 +120,7 @@ export class WorkspaceFiles {
       const entry = found.entry;
       if (entry && !entry.isFile() && !entry.isDirectory() && !entry.isSymbolicLink())
         throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
-      if (intent === 'write' || intent === 'remove') this.guard(requested, found);
+      if (intent !== 'read') this.guard(requested, found);
       return found;
     } catch (error) {
       this.access.close(found.folder);
