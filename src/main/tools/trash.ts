@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { BugError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import { trashEntrySchema } from '../../shared/ipc/contract';
+import { PartialMoveError } from '../workspace/tree-move';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 
 const manifestSchema = trashEntrySchema.extend({ version: z.literal(1) });
@@ -21,11 +22,15 @@ export class Trash {
 
   /**
    * Moves a workspace entry (a link itself, not what it leads to) into the trash through `files`,
-   * which renames it via its opened folder; on failure nothing is left in the trash.
+   * which renames it via its opened folder; on failure nothing is left in the trash, except after a
+   * copy across file systems whose removal stopped part way: then the entry, which holds everything,
+   * is kept and the error says so.
    */
   async put(files: WorkspaceFiles, requested: string, details: { id: string; workspacePath: string; now: number }): Promise<TrashEntry> {
     const target = join(this.folder, details.id);
     let manifest: TrashEntry | null = null;
+    // Set inside the callback, which the compiler's narrowing does not see.
+    const written = (): TrashEntry | null => manifest;
     try {
       await files.moveOut(requested, async (entry) => {
         manifest = {
@@ -42,6 +47,14 @@ export class Trash {
         return join(target, 'item');
       });
     } catch (error) {
+      const kept = written();
+      if (error instanceof PartialMoveError && kept !== null) {
+        throw new WorkbenchError(
+          'invalid_state',
+          `${kept.relativePath} was only partly deleted: it was copied whole to the trash (entry ${details.id}), but not all of it could be removed from the workspace (${error.reason}). What is left is still in the workspace; the trash entry keeps the complete copy.`,
+          { cause: error },
+        );
+      }
       await rm(target, { recursive: true, force: true });
       throw error;
     }
@@ -76,8 +89,15 @@ export class Trash {
     const entry = (await this.list()).find((candidate) => candidate.id === id);
     if (!entry) throw new NotFoundError('Trash entry', id);
     const files = new WorkspaceFiles(entry.workspacePath, { protectedRoots: this.protectedRoots });
-    if (!files.moveIn(entry.relativePath, join(this.folder, id, 'item')))
-      throw new WorkbenchError('invalid_input', `${entry.relativePath} exists again; move it aside before restoring.`);
+    let restored: boolean;
+    try {
+      restored = files.moveIn(entry.relativePath, join(this.folder, id, 'item'));
+    } catch (error) {
+      // Copied back whole across file systems; what is left of the trash copy goes with the entry below.
+      if (!(error instanceof PartialMoveError)) throw error;
+      restored = true;
+    }
+    if (!restored) throw new WorkbenchError('invalid_input', `${entry.relativePath} exists again; move it aside before restoring.`);
     await rm(join(this.folder, id), { recursive: true, force: true });
     return entry;
   }
