@@ -7,7 +7,7 @@ import { defineTool, type Tool, type ToolContext } from '../agent/tools';
 import { looksBinaryFd, readAllSync, readLinesFromFd } from '../workspace/fd-read';
 import { walk } from '../workspace/file-walk';
 import type { FolderAccess } from '../workspace/folder-access';
-import { WorkspaceFiles } from '../workspace/workspace-files';
+import { notUtf8Error, WorkspaceFiles } from '../workspace/workspace-files';
 import { findRipgrep, searchBuiltin, searchWithRipgrep } from './search';
 import { Trash } from './trash';
 
@@ -37,7 +37,9 @@ function workspaceOf(context: { workspacePath: string | null }): string {
   return context.workspacePath;
 }
 
-function unifiedDiff(relativePath: string, before: string, after: string): string {
+/** The change a write makes, as a unified diff; an old file that is not UTF-8 text (null) is not shown. */
+function unifiedDiff(relativePath: string, before: string | null, after: string): string {
+  if (before === null) return `[… the old ${relativePath} was not UTF-8 text, so it is not shown; the new text replaces it whole …]`;
   return createTwoFilesPatch(`a/${relativePath}`, `b/${relativePath}`, before, after, undefined, undefined, { context: 3 }).replace(
     /^=+\n/m,
     '',
@@ -203,7 +205,7 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
       return unifiedDiff(current.relative, current.text, input.content);
     },
     execute: async (input, context) => {
-      const done = filesOf(context).replace(input.path, () => input.content);
+      const done = filesOf(context).replace(input.path, () => input.content, { replacesWhole: true });
       return {
         output: `${done.created ? 'Created' : 'Replaced'} ${done.relative}.\n${unifiedDiff(done.relative, done.before, done.after)}${linksNote(done.relative, done.links, true)}`,
       };
@@ -226,6 +228,7 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
     summarize: (input) => input.path,
     preview: async (input, context) => {
       const current = filesOf(context).currentText(input.path);
+      if (current.text === null) throw notUtf8Error(current.relative);
       return unifiedDiff(
         current.relative,
         current.text,

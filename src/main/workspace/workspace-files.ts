@@ -42,7 +42,8 @@ export interface OpenedFile {
 export interface Replacement {
   readonly relative: string;
   readonly created: boolean;
-  readonly before: string;
+  /** The old text ('' for a new file), or null when the old file was not UTF-8 text (replaced whole, see `replace`). */
+  readonly before: string | null;
   readonly after: string;
   /** Hard links the replaced file had; its other names keep the old content. */
   readonly links: number;
@@ -56,6 +57,25 @@ const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 function inside(root: string, candidate: string): boolean {
   const fromRoot = relativeTo(root, candidate);
   return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The text of UTF-8 bytes, or null when some bytes are not UTF-8 and decoding would replace them (with U+FFFD). */
+function losslessText(data: Buffer): string | null {
+  try {
+    return strictUtf8.decode(data);
+  } catch {
+    return null;
+  }
+}
+
+/** The refusal for an edit of a file that is not UTF-8 text: writing back its decoded text would change bytes elsewhere in it. */
+export function notUtf8Error(relative: string): WorkbenchError {
+  return new WorkbenchError(
+    'invalid_input',
+    `${relative} is not UTF-8 text (some of its bytes are not valid UTF-8), so it cannot be edited as text: writing it back would change those bytes. Leave it as it is, or replace it whole with write_file only if that is really meant.`,
+  );
 }
 
 function kindOf(found: Found): EntryKind {
@@ -205,16 +225,16 @@ export class WorkspaceFiles {
     }
   }
 
-  /** The text of a file as a write would replace it (empty when missing), for previews. */
-  currentText(requested: string): { relative: string; kind: EntryKind; text: string } {
+  /** The text of a file as a write would replace it (empty when missing; null when it is not UTF-8 text), for previews. */
+  currentText(requested: string): { relative: string; kind: EntryKind; text: string | null; size: number } {
     const found = this.find(requested, 'write');
     try {
       const kind = kindOf(found);
       if (kind === 'directory') throw new WorkbenchError('invalid_input', `${found.relative} is a folder, not a file.`);
-      const text = kind === 'file' ? this.readFound(requested, found).text : '';
+      const old = kind === 'file' ? this.readFound(requested, found) : { text: '', size: 0 };
       // Shown to the person before anything is written, so the folder it came from is checked first.
       this.checkFolder(requested, found, found.folder);
-      return { relative: found.relative, kind, text };
+      return { relative: found.relative, kind, text: old.text, size: old.size };
     } catch (error) {
       throw failure(requested, error, 'read');
     } finally {
@@ -226,11 +246,11 @@ export class WorkspaceFiles {
    * The old content for a write. Its folder is checked to be inside right before the rename, and a
    * write refused there shows nothing of what was read.
    */
-  private readFound(requested: string, found: Found): { text: string; mode: number; links: number } {
+  private readFound(requested: string, found: Found): { text: string | null; size: number; mode: number; links: number } {
     const opened = this.openPlainFile(requested, found);
     try {
-      const text = readAllSync(opened.fd, Number.POSITIVE_INFINITY).toString('utf8');
-      return { text, mode: opened.info.mode & 0o7777, links: opened.info.nlink };
+      const data = readAllSync(opened.fd, Number.POSITIVE_INFINITY);
+      return { text: losslessText(data), size: data.length, mode: opened.info.mode & 0o7777, links: opened.info.nlink };
     } finally {
       closeSync(opened.fd);
     }
@@ -242,17 +262,26 @@ export class WorkspaceFiles {
    * same folder (created exclusively, never through a link, with the old file's mode) that is
    * renamed over the name, so readers see the old or the new file whole, and a link at the name is
    * replaced rather than written through. When `produce` throws, nothing is created.
+   *
+   * An old file that is not UTF-8 text is refused (`notUtf8Error`), since its decoded text would
+   * have lost bytes, unless `replacesWhole` says the new content does not come from the old
+   * (`produce` then gets '' and `before` is null).
    */
-  replace(requested: string, produce: (before: string | null, relative: string) => string): Replacement {
+  replace(
+    requested: string,
+    produce: (before: string | null, relative: string) => string,
+    options: { replacesWhole?: boolean } = {},
+  ): Replacement {
     const found = this.find(requested, 'write');
     const opened: OpenFolder[] = [];
     try {
       if (found.entry?.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder.`);
       const old = found.entry ? this.readFound(requested, found) : null;
-      const after = produce(old ? old.text : null, found.relative);
+      if (old && old.text === null && !options.replacesWhole) throw notUtf8Error(found.relative);
+      const after = produce(old ? (old.text ?? '') : null, found.relative);
       const folder = this.makeFolders(requested, found, opened);
       this.writeThenRename(requested, found, folder, Buffer.from(after, 'utf8'), old?.mode ?? null);
-      return { relative: found.relative, created: old === null, before: old?.text ?? '', after, links: old?.links ?? 1 };
+      return { relative: found.relative, created: old === null, before: old ? old.text : '', after, links: old?.links ?? 1 };
     } catch (error) {
       throw failure(requested, error, 'written');
     } finally {
