@@ -52,8 +52,9 @@ export class PartialMoveError extends WorkbenchError {
 /**
  * Copies an entry, and a folder's contents, from one open folder into another, every name opened
  * without following links on both sides (links are copied as links, devices and pipes skipped),
- * so a folder swapped for a link halfway cannot make the copy read or write elsewhere. Answers what
- * was copied (null when nothing was).
+ * so a folder swapped for a link halfway cannot make the copy read or write elsewhere. Copies keep
+ * the permission bits but not setuid, setgid or sticky: the copy is the app's user's, and a set-id
+ * program of that user is not what the original was. Answers what was copied (null when nothing was).
  */
 function copyTree(access: FolderAccess, from: Place, to: Place): Copied | null {
   const info = lstatSync(access.pathOf(from.folder, from.name));
@@ -66,7 +67,7 @@ function copyTree(access: FolderAccess, from: Place, to: Place): Copied | null {
     try {
       const opened = fstatSync(source);
       if (!opened.isFile()) return null;
-      const target = access.openEntry(to.folder, to.name, createFlags, opened.mode & 0o7777);
+      const target = access.openEntry(to.folder, to.name, createFlags, opened.mode & 0o777);
       try {
         writeAllSync(target, readAllSync(source, Number.POSITIVE_INFINITY));
         futimesSync(target, opened.atime, opened.mtime);
@@ -79,7 +80,7 @@ function copyTree(access: FolderAccess, from: Place, to: Place): Copied | null {
     }
   }
   if (!info.isDirectory()) return null;
-  mkdirSync(access.pathOf(to.folder, to.name), { mode: info.mode & 0o7777 });
+  mkdirSync(access.pathOf(to.folder, to.name), { mode: info.mode & 0o777 });
   const source = access.openFolder(from.folder, from.name);
   try {
     const children = new Map<string, Copied>();

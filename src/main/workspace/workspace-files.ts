@@ -250,7 +250,7 @@ export class WorkspaceFiles {
     const opened = this.openPlainFile(requested, found);
     try {
       const data = readAllSync(opened.fd, Number.POSITIVE_INFINITY);
-      return { text: losslessText(data), size: data.length, mode: opened.info.mode & 0o7777, links: opened.info.nlink };
+      return { text: losslessText(data), size: data.length, mode: opened.info.mode & 0o777, links: opened.info.nlink };
     } finally {
       closeSync(opened.fd);
     }
@@ -259,9 +259,11 @@ export class WorkspaceFiles {
   /**
    * Replaces a file's content with what `produce` makes of the old text (null when the file is
    * new), creating missing folders on the way. The new content goes to a temporary file in the
-   * same folder (created exclusively, never through a link, with the old file's mode) that is
-   * renamed over the name, so readers see the old or the new file whole, and a link at the name is
-   * replaced rather than written through. When `produce` throws, nothing is created.
+   * same folder (created exclusively, never through a link, with the old file's permission bits)
+   * that is renamed over the name, so readers see the old or the new file whole, and a link at the
+   * name is replaced rather than written through. When `produce` throws, nothing is created.
+   * Setuid, setgid and sticky bits are not kept: the new file belongs to the app's user, and a
+   * write(2) into the old file would have cleared them too.
    *
    * An old file that is not UTF-8 text is refused (`notUtf8Error`), since its decoded text would
    * have lost bytes, unless `replacesWhole` says the new content does not come from the old

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { temporaryFolder } from '../../helpers';
@@ -70,6 +70,18 @@ describe('deleting to a trash on another file system', () => {
     state.exdev = true;
     const { error, left, inTrash } = await deleteProject(ws, data);
     expect({ error, left, inTrash, gone: existsSync(join(ws, 'project')) }).toEqual({ error: null, left: [], inTrash: names, gone: false });
+  });
+
+  it('copies without setuid, setgid or sticky bits', async () => {
+    const { ws, data } = fresh();
+    chmodSync(join(ws, 'project', 'a.txt'), 0o6755);
+    chmodSync(join(ws, 'project'), 0o3775);
+    state.exdev = true;
+    const { error } = await deleteProject(ws, data);
+    expect(error).toBeNull();
+    const item = join(data, 'trash', 'e1', 'item');
+    expect((statSync(join(item, 'a.txt')).mode & 0o7000).toString(8)).toBe('0');
+    expect((statSync(item).mode & 0o7000).toString(8)).toBe('0');
   });
 
   it('keeps the trash entry and says the delete was partial when the removal stops part way', async () => {

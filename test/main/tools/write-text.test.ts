@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/main/agent/tools';
@@ -55,5 +55,17 @@ describe('writing files that are not UTF-8 text', () => {
     writeFileSync(join(env.ws, 'bom.txt'), '\uFEFFcafé\nAB\n');
     await runTool(env.tools, 'edit_file', { path: 'bom.txt', oldText: 'AB', newText: 'AC' }, env.ws);
     expect(readFileSync(join(env.ws, 'bom.txt')).equals(Buffer.from('\uFEFFcafé\nAC\n'))).toBe(true);
+  });
+});
+
+describe('the mode of a rewritten file', () => {
+  it('keeps the permission bits but drops setuid and setgid', async () => {
+    writeFileSync(join(env.ws, 'tool.sh'), '#!/bin/sh\ntrue\n');
+    chmodSync(join(env.ws, 'tool.sh'), 0o6755);
+    await runTool(env.tools, 'write_file', { path: 'tool.sh', content: '#!/bin/sh\necho new\n' }, env.ws);
+    expect((statSync(join(env.ws, 'tool.sh')).mode & 0o7777).toString(8)).toBe('755');
+    chmodSync(join(env.ws, 'tool.sh'), 0o2750);
+    await runTool(env.tools, 'edit_file', { path: 'tool.sh', oldText: 'new', newText: 'newer' }, env.ws);
+    expect((statSync(join(env.ws, 'tool.sh')).mode & 0o7777).toString(8)).toBe('750');
   });
 });
