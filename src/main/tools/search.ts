@@ -101,7 +101,7 @@ export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Prom
     '--color',
     'never',
     '--with-filename',
-    // The file name ends at a NUL, so names with ':' in them are split right.
+    // The file name ends at a NUL, so names with ':' or a newline in them are split right.
     '--null',
     '--max-columns',
     String(maxLineLength),
@@ -133,23 +133,29 @@ export function searchWithRipgrep(ripgrep: string, options: SearchOptions): Prom
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       buffer += chunk;
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines) {
+      // Each line is "path NUL number:text\n". The path may hold a newline, the text never does, so the path ends at the
+      // first NUL and the text at the next newline after it.
+      let from = 0;
+      for (;;) {
+        const cut = buffer.indexOf('\0', from);
+        const end = cut === -1 ? -1 : buffer.indexOf('\n', cut + 1);
+        if (end === -1) break;
+        const record = { path: buffer.slice(from, cut), rest: buffer.slice(cut + 1, end) };
+        from = end + 1;
         if (printed >= options.maxResults) {
           truncated = true;
           child.kill();
-          return;
+          break;
         }
-        const cut = line.indexOf('\0');
-        const colon = line.indexOf(':', cut + 1);
-        const number = Number(line.slice(cut + 1, colon));
-        if (cut === -1 || colon === -1 || !Number.isSafeInteger(number)) continue;
-        const path = line.slice(0, cut).replace(/^\.\//, '');
+        const colon = record.rest.indexOf(':');
+        const number = Number(record.rest.slice(0, colon));
+        if (colon === -1 || !Number.isSafeInteger(number) || number < 1) continue;
+        const path = record.path.replace(/^\.\//, '');
         if (group[0] !== undefined && group[0].path !== path) confirmGroup();
-        group.push({ path, number, text: line.slice(colon + 1) });
+        group.push({ path, number, text: record.rest.slice(colon + 1) });
         printed += 1;
       }
+      buffer = truncated ? '' : buffer.slice(from);
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);

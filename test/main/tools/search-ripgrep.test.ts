@@ -110,4 +110,16 @@ describe.runIf(ripgrep !== null)('ripgrep search', () => {
     }
     expect(leaks).toEqual([]);
   }, 60_000);
+
+  it('reads a file name holding a newline as one name, never as a path that climbs out', async () => {
+    const { base, ws, data } = fresh();
+    mkdirSync(join(ws, 'q\n..'));
+    writeFileSync(join(ws, 'q\n..', 'probe.txt'), 'MARK inside\n');
+    const tools = new Map(workspaceTools({ dataDir: data, ripgrep, newId: () => 'x', now: () => 0 }).map((t) => [t.name, t]));
+    const without = await runTool(tools, 'search', { pattern: 'MARK' }, ws);
+    // A plain file of the misread name next to the workspace must not change the answer.
+    writeFileSync(join(base, 'probe.txt'), 'outside\n');
+    const withOutside = await runTool(tools, 'search', { pattern: 'MARK' }, ws);
+    expect({ without, withOutside }).toEqual({ without: 'q\n../probe.txt:1:MARK inside', withOutside: 'q\n../probe.txt:1:MARK inside' });
+  });
 });
