@@ -225,16 +225,22 @@ export class WorkspaceFiles {
     }
   }
 
-  /** The text of a file as a write would replace it (empty when missing; null when it is not UTF-8 text), for previews. */
-  currentText(requested: string): { relative: string; kind: EntryKind; text: string | null; size: number } {
+  /**
+   * The text of a file as a write would replace it, for previews: empty when missing, null when it
+   * is not UTF-8 text or (`tooLarge`) has more than `maxBytes`, which are then not read.
+   */
+  currentText(
+    requested: string,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): { relative: string; kind: EntryKind; text: string | null; size: number; tooLarge: boolean } {
     const found = this.find(requested, 'write');
     try {
       const kind = kindOf(found);
       if (kind === 'directory') throw new WorkbenchError('invalid_input', `${found.relative} is a folder, not a file.`);
-      const old = kind === 'file' ? this.readFound(requested, found) : { text: '', size: 0 };
+      const old = kind === 'file' ? this.readFound(requested, found, maxBytes) : { text: '', size: 0, tooLarge: false };
       // Shown to the person before anything is written, so the folder it came from is checked first.
       this.checkFolder(requested, found, found.folder);
-      return { relative: found.relative, kind, text: old.text, size: old.size };
+      return { relative: found.relative, kind, text: old.text, size: old.size, tooLarge: old.tooLarge };
     } catch (error) {
       throw failure(requested, error, 'read');
     } finally {
@@ -246,11 +252,17 @@ export class WorkspaceFiles {
    * The old content for a write. Its folder is checked to be inside right before the rename, and a
    * write refused there shows nothing of what was read.
    */
-  private readFound(requested: string, found: Found): { text: string | null; size: number; mode: number; links: number } {
+  private readFound(
+    requested: string,
+    found: Found,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): { text: string | null; size: number; tooLarge: boolean; mode: number; links: number } {
     const opened = this.openPlainFile(requested, found);
     try {
+      const kept = { mode: opened.info.mode & 0o777, links: opened.info.nlink };
+      if (opened.info.size > maxBytes) return { text: null, size: opened.info.size, tooLarge: true, ...kept };
       const data = readAllSync(opened.fd, Number.POSITIVE_INFINITY);
-      return { text: losslessText(data), size: data.length, mode: opened.info.mode & 0o777, links: opened.info.nlink };
+      return { text: losslessText(data), size: data.length, tooLarge: false, ...kept };
     } finally {
       closeSync(opened.fd);
     }

@@ -69,3 +69,44 @@ describe('the mode of a rewritten file', () => {
     expect((statSync(join(env.ws, 'tool.sh')).mode & 0o7777).toString(8)).toBe('750');
   });
 });
+
+const numbered = (count: number, prefix: string): string => Array.from({ length: count }, (_, index) => `${prefix}${index}\n`).join('');
+
+describe('previews of large rewrites', () => {
+  it('sums up a rewrite too large to diff line by line, quickly, in the preview and the result', async () => {
+    for (const count of [4000, 40_000]) {
+      writeFileSync(join(env.ws, 'big.txt'), numbered(count, 'old line '));
+      const content = numbered(count, 'new line ');
+      let started = performance.now();
+      const shown = await preview('write_file', { path: 'big.txt', content });
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(shown).toBe(`[… big.txt: ${count} lines replaced by ${count} lines; too large to show line by line …]`);
+      started = performance.now();
+      const output = await runTool(env.tools, 'write_file', { path: 'big.txt', content }, env.ws);
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(output).toBe(`Replaced big.txt.\n[… big.txt: ${count} lines replaced by ${count} lines; too large to show line by line …]`);
+    }
+  }, 30_000);
+
+  it('still shows a small change in a long file line by line', async () => {
+    const old = numbered(40_000, 'same line ');
+    writeFileSync(join(env.ws, 'long.txt'), old);
+    const shown = await preview('edit_file', {
+      path: 'long.txt',
+      oldText: 'same line 7\n',
+      newText: 'changed line 7\n',
+      replaceAll: false,
+    });
+    expect(shown).toContain('-same line 7\n+changed line 7');
+  });
+
+  it('does not read an old file past the preview limit', async () => {
+    writeFileSync(join(env.ws, 'huge.txt'), 'x'.repeat(3 * 1024 * 1024));
+    expect(await preview('write_file', { path: 'huge.txt', content: 'small\n' })).toBe(
+      '[… the old huge.txt has 3145728 bytes, too many to show; the new text (1 line) replaces it whole …]',
+    );
+    expect(await preview('edit_file', { path: 'huge.txt', oldText: 'x', newText: 'y', replaceAll: true })).toBe(
+      '[… huge.txt has 3145728 bytes, too many to preview the edit …]',
+    );
+  });
+});
