@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { looksBinary, walk, type FolderReader } from '../workspace/file-walk';
+import { WorkerLineMatcher } from './worker-line-matcher';
 
 /** Reads the workspace without following links (`WorkspaceReader`). */
 export interface SearchReader extends FolderReader {
@@ -19,6 +20,8 @@ export interface SearchOptions {
   readonly caseSensitive: boolean;
   readonly maxResults: number;
   readonly signal: AbortSignal;
+  /** How long the built-in search's pattern may run on one batch of files before it is stopped as too slow. */
+  readonly matchDeadlineMs?: number;
   /** `start` names one file rather than a folder. */
   readonly startIsFile?: boolean;
   /**
@@ -184,11 +187,21 @@ async function readText(options: SearchOptions, relative: string): Promise<strin
   return (await looksBinary(absolute)) ? null : readFile(absolute, 'utf8');
 }
 
-/** The same search in JavaScript, for machines without ripgrep. */
+const defaultMatchDeadlineMs = 10_000;
+/** Files are sent to the matcher in batches of about this many characters or files. */
+const batchChars = 4 * 1024 * 1024;
+const batchFiles = 500;
+
+/**
+ * The same search in JavaScript, for machines without ripgrep. Files are read here (through the
+ * reader) and their lines matched in a worker thread, since a pattern like `(a+)+$` can backtrack
+ * for minutes on one line: past the deadline the worker is ended and the search refused with
+ * `PatternTooSlowError`, and a Stop ends it at once.
+ */
 export async function searchBuiltin(options: SearchOptions): Promise<SearchResult> {
-  let regex: RegExp;
   try {
-    regex = new RegExp(options.pattern, options.caseSensitive ? 'u' : 'iu');
+    // Checked here for the message; the lines are matched in a worker (see `WorkerLineMatcher`).
+    new RegExp(options.pattern, options.caseSensitive ? 'u' : 'iu');
   } catch (error) {
     throw new Error(`The pattern is not a valid regular expression: ${(error as Error).message}`, { cause: error });
   }
@@ -213,22 +226,38 @@ export async function searchBuiltin(options: SearchOptions): Promise<SearchResul
         })
       ).entries;
   const matches: string[] = [];
-  for (const entry of entries) {
-    if (entry.directory || options.signal.aborted) continue;
-    if (matchGlob && !matchGlob(entry.path)) continue;
-    try {
-      const text = await readText(options, entry.path);
-      if (text === null) continue;
-      const lines = text.split('\n');
-      for (let index = 0; index < lines.length; index += 1) {
-        if (regex.test(lines[index] ?? '')) {
-          if (matches.length >= options.maxResults) return { matches: matches.sort(), truncated: true, engine: 'builtin' };
-          matches.push(clip(`${entry.path}:${index + 1}:${lines[index] ?? ''}`));
-        }
+  const flags = options.caseSensitive ? 'u' : 'iu';
+  const matcher = new WorkerLineMatcher(options.pattern, flags, options.matchDeadlineMs ?? defaultMatchDeadlineMs);
+  let batch: Array<{ path: string; text: string }> = [];
+  let batchLength = 0;
+  // Answers true when enough matches were found (one more than asked, to know the search was cut short).
+  const matchBatch = async (): Promise<boolean> => {
+    const found = batch.length === 0 ? [] : await matcher.match(batch, options.maxResults + 1 - matches.length, options.signal);
+    batch = [];
+    batchLength = 0;
+    for (const [path, line, text] of found ?? []) matches.push(clip(`${path}:${line}:${text}`));
+    return matches.length > options.maxResults;
+  };
+  try {
+    for (const entry of entries) {
+      if (entry.directory || options.signal.aborted) continue;
+      if (matchGlob && !matchGlob(entry.path)) continue;
+      let text: string | null;
+      try {
+        text = await readText(options, entry.path);
+      } catch {
+        // Unreadable files are skipped, as ripgrep does.
+        continue;
       }
-    } catch {
-      // Unreadable files are skipped, as ripgrep does.
+      if (text === null) continue;
+      batch.push({ path: entry.path, text });
+      batchLength += text.length;
+      if ((batchLength >= batchChars || batch.length >= batchFiles) && (await matchBatch())) break;
     }
+    if (matches.length <= options.maxResults) await matchBatch();
+  } finally {
+    matcher.dispose();
   }
-  return { matches: matches.sort(), truncated: false, engine: 'builtin' };
+  const truncated = matches.length > options.maxResults;
+  return { matches: matches.slice(0, options.maxResults).sort(), truncated, engine: 'builtin' };
 }
