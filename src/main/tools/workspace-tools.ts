@@ -7,7 +7,8 @@ import { defineTool, type Tool, type ToolContext } from '../agent/tools';
 import { looksBinaryFd, readAllSync, readLinesFromFd } from '../workspace/fd-read';
 import { walk } from '../workspace/file-walk';
 import type { FolderAccess } from '../workspace/folder-access';
-import { notUtf8Error, WorkspaceFiles } from '../workspace/workspace-files';
+import { notUtf8Error } from '../workspace/utf8-text';
+import { WorkspaceFiles } from '../workspace/workspace-files';
 import { findRipgrep, searchBuiltin, searchWithRipgrep } from './search';
 import { Trash } from './trash';
 
