@@ -164,7 +164,7 @@ export function createCore(options: CoreOptions): Core {
     if (options.recoverInterrupted !== false) runtime.recoverInterrupted();
     // Servers start with the app; a slow or broken one does not hold anything up.
     void mcp.configure(options.settings.get().mcpServers);
-    const trash = new Trash(join(options.dataDir, 'trash'));
+    const trash = new Trash(join(options.dataDir, 'trash'), [options.dataDir]);
     return {
       databasePath,
       db,

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import { withModelSetting, type Session } from '../../shared/domain';
 import type { AppInfo } from '../../shared/ipc/contract';
@@ -16,7 +17,7 @@ import type { McpManager } from '../mcp/mcp-manager';
 import type { Trash } from '../tools/trash';
 import type { Handlers } from './router';
 import { walk } from '../workspace/file-walk';
-import { resolveWorkspacePath } from '../workspace/workspace-paths';
+import { WorkspaceFiles } from '../workspace/workspace-files';
 import type { SessionTransfer } from '../agent/session-transfer';
 import type { CheckpointStore } from '../agent/checkpoints';
 
@@ -171,10 +172,20 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'workspace:list': async (input) => {
       const session = existing(input.sessionId);
       if (session.workspacePath === null) throw new WorkbenchError('no_workspace', 'This session has no workspace folder yet.');
-      const root = await resolveWorkspacePath(session.workspacePath, '.', { forWrite: false });
-      const folder = await resolveWorkspacePath(session.workspacePath, input.path, { forWrite: false });
+      // Walked as the list tool walks, each name opened from the root without following a link, so a
+      // folder swapped for a link while it is listed cannot show names from outside.
+      const files = new WorkspaceFiles(session.workspacePath);
+      const folder = files.inspect(input.path);
       if (folder.kind !== 'directory') throw new WorkbenchError('invalid_input', `${input.path} is not a folder of the workspace.`);
-      const { entries, truncated } = await walk({ start: folder.absolute, root: root.absolute, maxEntries: 2_000, maxDepth: 0 });
+      const reader = files.reader();
+      let walked: Awaited<ReturnType<typeof walk>>;
+      try {
+        const start = folder.relative === '.' ? reader.root : join(reader.root, folder.relative);
+        walked = await walk({ start, root: reader.root, reader, maxEntries: 2_000, maxDepth: 0 });
+      } finally {
+        reader.close();
+      }
+      const { entries, truncated } = walked;
       const listed = entries.map((entry) => {
         const path = entry.directory ? entry.path.slice(0, -1) : entry.path;
         return { path, name: path.split('/').at(-1) ?? path, directory: entry.directory };

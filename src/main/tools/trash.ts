@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { BugError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import { trashEntrySchema } from '../../shared/ipc/contract';
+import { PartialMoveError } from '../workspace/tree-move';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 
 const manifestSchema = trashEntrySchema.extend({ version: z.literal(1) });
@@ -13,15 +14,23 @@ export type TrashEntry = z.infer<typeof manifestSchema>;
  * says where it came from, so it can be put back.
  */
 export class Trash {
-  constructor(private readonly folder: string) {}
+  constructor(
+    private readonly folder: string,
+    /** Folders a restore may not write into, as for the tools' writes (the app's data folder); the trash itself at least. */
+    private readonly protectedRoots: readonly string[] = [folder],
+  ) {}
 
   /**
    * Moves a workspace entry (a link itself, not what it leads to) into the trash through `files`,
-   * which renames it via its opened folder; on failure nothing is left in the trash.
+   * which renames it via its opened folder; on failure nothing is left in the trash, except after a
+   * copy across file systems whose removal stopped part way: then the entry, which holds everything,
+   * is kept and the error says so.
    */
   async put(files: WorkspaceFiles, requested: string, details: { id: string; workspacePath: string; now: number }): Promise<TrashEntry> {
     const target = join(this.folder, details.id);
     let manifest: TrashEntry | null = null;
+    // Set inside the callback, which the compiler's narrowing does not see.
+    const written = (): TrashEntry | null => manifest;
     try {
       await files.moveOut(requested, async (entry) => {
         manifest = {
@@ -38,6 +47,14 @@ export class Trash {
         return join(target, 'item');
       });
     } catch (error) {
+      const kept = written();
+      if (error instanceof PartialMoveError && kept !== null) {
+        throw new WorkbenchError(
+          'invalid_state',
+          `${kept.relativePath} was only partly deleted: it was copied whole to the trash (entry ${details.id}), but not all of it could be removed from the workspace (${error.reason}). What is left is still in the workspace; the trash entry keeps the complete copy.`,
+          { cause: error },
+        );
+      }
       await rm(target, { recursive: true, force: true });
       throw error;
     }
@@ -65,14 +82,22 @@ export class Trash {
 
   /**
    * Puts an entry back where it was, through the workspace walk (so a link swapped in on the way
-   * cannot send it elsewhere); refuses when something else is there now.
+   * cannot send it elsewhere) and with the checks a write gets (no .git, no protected folder, even
+   * reached through a link inside); refuses when something else is there now.
    */
   async restore(id: string): Promise<TrashEntry> {
     const entry = (await this.list()).find((candidate) => candidate.id === id);
     if (!entry) throw new NotFoundError('Trash entry', id);
-    const files = new WorkspaceFiles(entry.workspacePath);
-    if (!files.moveIn(entry.relativePath, join(this.folder, id, 'item')))
-      throw new WorkbenchError('invalid_input', `${entry.relativePath} exists again; move it aside before restoring.`);
+    const files = new WorkspaceFiles(entry.workspacePath, { protectedRoots: this.protectedRoots });
+    let restored: boolean;
+    try {
+      restored = files.moveIn(entry.relativePath, join(this.folder, id, 'item'));
+    } catch (error) {
+      // Copied back whole across file systems; what is left of the trash copy goes with the entry below.
+      if (!(error instanceof PartialMoveError)) throw error;
+      restored = true;
+    }
+    if (!restored) throw new WorkbenchError('invalid_input', `${entry.relativePath} exists again; move it aside before restoring.`);
     await rm(join(this.folder, id), { recursive: true, force: true });
     return entry;
   }

@@ -17,6 +17,7 @@ import { readAllSync, writeAllSync } from './fd-read';
 import { defaultFolderAccess, isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';
 import { currentNamingPlatform, PathRefusedError, type NamingPlatform } from './path-text';
 import { moveEntry } from './tree-move';
+import { losslessText, notUtf8Error } from './utf8-text';
 import { protectedReason } from './workspace-paths';
 import { WorkspaceReader } from './workspace-reader';
 import { WorkspaceWalk, type Found } from './workspace-walk';
@@ -42,7 +43,8 @@ export interface OpenedFile {
 export interface Replacement {
   readonly relative: string;
   readonly created: boolean;
-  readonly before: string;
+  /** The old text ('' for a new file), or null when the old file was not UTF-8 text (replaced whole, see `replace`). */
+  readonly before: string | null;
   readonly after: string;
   /** Hard links the replaced file had; its other names keep the old content. */
   readonly links: number;
@@ -108,7 +110,7 @@ export class WorkspaceFiles {
     this.walk = new WorkspaceWalk(root, this.access, options.platform ?? currentNamingPlatform());
   }
 
-  /** Finds a path for one kind of use (see `WalkIntent`); refuses devices, pipes and sockets, and guards writes and removals. */
+  /** Finds a path for one kind of use (see `WalkIntent`); refuses devices, pipes and sockets, and guards writes, removals and restores. */
   private find(requested: string, intent: 'read' | 'write' | 'remove' | 'restore'): Found {
     let found: Found;
     try {
@@ -120,7 +122,7 @@ export class WorkspaceFiles {
       const entry = found.entry;
       if (entry && !entry.isFile() && !entry.isDirectory() && !entry.isSymbolicLink())
         throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
-      if (intent === 'write' || intent === 'remove') this.guard(requested, found);
+      if (intent !== 'read') this.guard(requested, found);
       return found;
     } catch (error) {
       this.access.close(found.folder);
@@ -205,16 +207,22 @@ export class WorkspaceFiles {
     }
   }
 
-  /** The text of a file as a write would replace it (empty when missing), for previews. */
-  currentText(requested: string): { relative: string; kind: EntryKind; text: string } {
+  /**
+   * The text of a file as a write would replace it, for previews: empty when missing, null when it
+   * is not UTF-8 text or (`tooLarge`) has more than `maxBytes`, which are then not read.
+   */
+  currentText(
+    requested: string,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): { relative: string; kind: EntryKind; text: string | null; size: number; tooLarge: boolean } {
     const found = this.find(requested, 'write');
     try {
       const kind = kindOf(found);
       if (kind === 'directory') throw new WorkbenchError('invalid_input', `${found.relative} is a folder, not a file.`);
-      const text = kind === 'file' ? this.readFound(requested, found).text : '';
+      const old = kind === 'file' ? this.readFound(requested, found, maxBytes) : { text: '', size: 0, tooLarge: false };
       // Shown to the person before anything is written, so the folder it came from is checked first.
       this.checkFolder(requested, found, found.folder);
-      return { relative: found.relative, kind, text };
+      return { relative: found.relative, kind, text: old.text, size: old.size, tooLarge: old.tooLarge };
     } catch (error) {
       throw failure(requested, error, 'read');
     } finally {
@@ -226,11 +234,17 @@ export class WorkspaceFiles {
    * The old content for a write. Its folder is checked to be inside right before the rename, and a
    * write refused there shows nothing of what was read.
    */
-  private readFound(requested: string, found: Found): { text: string; mode: number; links: number } {
+  private readFound(
+    requested: string,
+    found: Found,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): { text: string | null; size: number; tooLarge: boolean; mode: number; links: number } {
     const opened = this.openPlainFile(requested, found);
     try {
-      const text = readAllSync(opened.fd, Number.POSITIVE_INFINITY).toString('utf8');
-      return { text, mode: opened.info.mode & 0o7777, links: opened.info.nlink };
+      const kept = { mode: opened.info.mode & 0o777, links: opened.info.nlink };
+      if (opened.info.size > maxBytes) return { text: null, size: opened.info.size, tooLarge: true, ...kept };
+      const data = readAllSync(opened.fd, Number.POSITIVE_INFINITY);
+      return { text: losslessText(data), size: data.length, tooLarge: false, ...kept };
     } finally {
       closeSync(opened.fd);
     }
@@ -239,20 +253,31 @@ export class WorkspaceFiles {
   /**
    * Replaces a file's content with what `produce` makes of the old text (null when the file is
    * new), creating missing folders on the way. The new content goes to a temporary file in the
-   * same folder (created exclusively, never through a link, with the old file's mode) that is
-   * renamed over the name, so readers see the old or the new file whole, and a link at the name is
-   * replaced rather than written through. When `produce` throws, nothing is created.
+   * same folder (created exclusively, never through a link, with the old file's permission bits)
+   * that is renamed over the name, so readers see the old or the new file whole, and a link at the
+   * name is replaced rather than written through. When `produce` throws, nothing is created.
+   * Setuid, setgid and sticky bits are not kept: the new file belongs to the app's user, and a
+   * write(2) into the old file would have cleared them too.
+   *
+   * An old file that is not UTF-8 text is refused (`notUtf8Error`), since its decoded text would
+   * have lost bytes, unless `replacesWhole` says the new content does not come from the old
+   * (`produce` then gets '' and `before` is null).
    */
-  replace(requested: string, produce: (before: string | null, relative: string) => string): Replacement {
+  replace(
+    requested: string,
+    produce: (before: string | null, relative: string) => string,
+    options: { replacesWhole?: boolean } = {},
+  ): Replacement {
     const found = this.find(requested, 'write');
     const opened: OpenFolder[] = [];
     try {
       if (found.entry?.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder.`);
       const old = found.entry ? this.readFound(requested, found) : null;
-      const after = produce(old ? old.text : null, found.relative);
+      if (old && old.text === null && !options.replacesWhole) throw notUtf8Error(found.relative);
+      const after = produce(old ? (old.text ?? '') : null, found.relative);
       const folder = this.makeFolders(requested, found, opened);
       this.writeThenRename(requested, found, folder, Buffer.from(after, 'utf8'), old?.mode ?? null);
-      return { relative: found.relative, created: old === null, before: old?.text ?? '', after, links: old?.links ?? 1 };
+      return { relative: found.relative, created: old === null, before: old ? old.text : '', after, links: old?.links ?? 1 };
     } catch (error) {
       throw failure(requested, error, 'written');
     } finally {

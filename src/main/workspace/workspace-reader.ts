@@ -7,9 +7,15 @@ import type { FolderAccess, OpenFolder } from './folder-access';
 const maxOpenFolders = 64;
 const readFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
+/** Names that would not go down one level: '..' from the root (through /proc/self/fd) is the folder above the workspace. */
+function steps(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..';
+}
+
 /**
  * Reads folders and files of the workspace for a walk or a search, opening each from the root one
- * name at a time without following any link (links are listed, never entered or read). Recently
+ * name at a time without following any link (links are listed, never entered or read), and never
+ * by '.', '..' or an empty name, so every path stays below the root. Recently
  * opened folders stay open so a walk does not start from the root for every folder. Call `close`
  * when done.
  */
@@ -36,6 +42,7 @@ export class WorkspaceReader implements FolderReader {
       if (relative === '') opened = this.access.openRoot(this.root);
       else {
         const cut = relative.lastIndexOf('/');
+        if (!steps(relative.slice(cut + 1))) return null;
         const parent = this.folder(cut === -1 ? '' : relative.slice(0, cut));
         if (!parent) return null;
         opened = this.access.openFolder(parent, relative.slice(cut + 1));
@@ -64,6 +71,7 @@ export class WorkspaceReader implements FolderReader {
   /** A plain file's bytes (at most `maxBytes`), or null when it is missing, a link, or not a plain file. */
   async readFile(relative: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer | null> {
     const cut = relative.lastIndexOf('/');
+    if (!steps(relative.slice(cut + 1))) return null;
     const folder = this.folder(cut === -1 ? '' : relative.slice(0, cut));
     if (!folder) return null;
     let fd: number;
@@ -78,22 +86,6 @@ export class WorkspaceReader implements FolderReader {
       return null;
     } finally {
       closeSync(fd);
-    }
-  }
-
-  isPlainFile(relative: string): boolean {
-    const cut = relative.lastIndexOf('/');
-    const folder = this.folder(cut === -1 ? '' : relative.slice(0, cut));
-    if (!folder) return false;
-    try {
-      const fd = this.access.openEntry(folder, relative.slice(cut + 1), readFlags);
-      try {
-        return fstatSync(fd).isFile();
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      return false;
     }
   }
 

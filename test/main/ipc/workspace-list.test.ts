@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
+import { temporaryFolder } from '../../helpers';
+import { LoopbackTransport } from '../../host/loopback-transport';
+import { createNodeCore } from '../../host/node-core';
+
+const folders: Array<{ remove: () => void }> = [];
+let children: ChildProcess[] = [];
+const cores: WorkbenchCore[] = [];
+afterEach(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  children = [];
+  for (const core of cores.splice(0)) await core.close();
+  for (const folder of folders.splice(0)) folder.remove();
+});
+
+/** Toggles ws/sub between a real folder and a link to `outside`; every path is inside the test's temporary folders. */
+const swapper = `
+const fs = require('node:fs');
+const [ws, held, outside] = process.argv.slice(1);
+const sub = ws + '/sub';
+let round = 0;
+for (;;) {
+  try { fs.renameSync(sub, held); } catch {}
+  try { fs.symlinkSync(outside, sub); } catch {}
+  for (let i = 0; i < 200; i += 1) {}
+  try { if (fs.lstatSync(sub).isSymbolicLink()) fs.unlinkSync(sub); } catch {}
+  try { fs.renameSync(held, sub); } catch {}
+  if (round++ === 0) process.stdout.write('ready\\n');
+}
+`;
+
+async function setup(): Promise<{ base: string; ws: string; outside: string; transport: LoopbackTransport; sessionId: string }> {
+  const base = temporaryFolder('workbench-list-');
+  const outside = temporaryFolder('workbench-list-outside-');
+  folders.push(base, outside);
+  const ws = join(base.path, 'ws');
+  const data = join(base.path, 'data');
+  mkdirSync(join(ws, 'sub'), { recursive: true });
+  mkdirSync(data);
+  for (let i = 0; i < 20; i += 1) {
+    writeFileSync(join(ws, 'sub', `inside-${i}.txt`), 'inside\n');
+    writeFileSync(join(outside.path, `outside-secret-${i}.txt`), 'outside\n');
+  }
+  const transport = new LoopbackTransport();
+  cores.push(createNodeCore({ dataDir: data, transport }).core);
+  const session = await transport.invoke('session:create', { title: 'List', workspacePath: ws });
+  if (!session.ok) throw new Error('setup failed');
+  return { base: base.path, ws, outside: outside.path, transport, sessionId: (session.value as { id: string }).id };
+}
+
+describe('workspace:list', () => {
+  it('lists a folder of the workspace', async () => {
+    const { transport, sessionId } = await setup();
+    const listed = await transport.invoke('workspace:list', { sessionId, path: 'sub' });
+    expect(listed.ok).toBe(true);
+    const { entries } = (listed as { value: { entries: Array<{ name: string }> } }).value;
+    expect(entries.map((entry) => entry.name)).toContain('inside-0.txt');
+  });
+
+  it('never shows names from outside while a folder is swapped for a link to outside', async () => {
+    const { base, ws, outside, transport, sessionId } = await setup();
+    const child = spawn(process.execPath, ['-e', swapper, ws, join(base, 'held'), outside], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
+    const leaks: string[] = [];
+    let listedInside = 0;
+    for (let round = 0; round < 2000 && leaks.length === 0; round += 1) {
+      const listed = await transport.invoke('workspace:list', { sessionId, path: 'sub' });
+      const text = JSON.stringify(listed);
+      if (text.includes('outside-secret')) leaks.push(`round ${round}`);
+      if (text.includes('inside-0.txt')) listedInside += 1;
+    }
+    expect(leaks).toEqual([]);
+    expect(listedInside).toBeGreaterThan(0);
+  }, 60_000);
+});
