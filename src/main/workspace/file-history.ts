@@ -1,11 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { lstat, readFile } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
 import { WorkbenchError } from '../../shared/errors';
 import type { FileChange } from '../../shared/file-history';
 import type { FileHistory, FileSnapshotInfo } from '../agent/ports';
 import { walk } from './file-walk';
+import { PathRefusedError } from './path-text';
+import { WorkspaceFiles } from './workspace-files';
 
 /** One file in a snapshot; `hash` is null when the file was too large to keep. */
 interface Entry {
@@ -56,7 +58,8 @@ interface StatKey {
  * Snapshots of a workspace's files in SQLite: each file's content once, by its SHA-256, and per
  * snapshot the list of paths that changed since the one before. Walks honour .gitignore and never
  * enter `.git`; links are neither saved nor touched. Files are hashed again only when their size,
- * times or inode changed.
+ * times or inode changed. A restore writes the way the file tools do (`WorkspaceFiles`): from the
+ * real root, one name at a time, never through a link that leads out.
  */
 export class SqliteFileHistory implements FileHistory {
   private readonly statements: {
@@ -138,38 +141,29 @@ export class SqliteFileHistory implements FileHistory {
     targetId: string;
     expectedId: string | null;
     overwriteConflicts: boolean;
-  }): Promise<{ written: string[]; deleted: string[]; kept: string[] }> {
+  }): Promise<{ written: string[]; deleted: string[]; kept: string[]; refused: string[] }> {
     const plan = await this.plan(input);
-    const root = resolve(input.workspacePath);
+    // The same walk as the file tools: from the real root, never through a link that leads out, never into .git or the app's data.
+    const files = new WorkspaceFiles(input.workspacePath, { protectedRoots: this.excluded });
     const apply = plan.filter(({ change }) => change.available && (!change.conflict || input.overwriteConflicts));
     const kept = plan.filter((item) => !apply.includes(item)).map(({ change }) => change.path);
     const written: string[] = [];
+    const refused: string[] = [];
     // Every write first, each to a temporary file renamed into place...
     for (const { change, target } of apply) {
       if (change.change === 'delete' || !target?.hash) continue;
-      const absolute = inside(root, change.path);
       const data = this.statements.blob.get(target.hash)?.data;
       if (!data) throw new WorkbenchError('store_corrupt', `The saved content of ${change.path} is missing.`);
-      const temporary = join(dirname(absolute), `.${randomBytes(6).toString('hex')}.restoring`);
-      try {
-        await mkdir(dirname(absolute), { recursive: true });
-        await writeFile(temporary, data, { mode: target.mode & 0o777 });
-        await chmod(temporary, target.mode & 0o777);
-        await rename(temporary, absolute);
-      } catch (error) {
-        await rm(temporary, { force: true }).catch(() => undefined);
-        throw new WorkbenchError('internal', `Could not write ${change.path}: ${(error as Error).message}`, { cause: error });
-      }
-      written.push(change.path);
+      const mode = target.mode & 0o777;
+      if (attempt(change.path, 'write', refused, () => files.put(change.path, data, mode))) written.push(change.path);
     }
     // ...and only once all of them are in place, the deletions.
     const deleted: string[] = [];
     for (const { change } of apply) {
       if (change.change !== 'delete') continue;
-      await unlink(inside(root, change.path));
-      deleted.push(change.path);
+      if (attempt(change.path, 'delete', refused, () => files.removeFile(change.path))) deleted.push(change.path);
     }
-    return { written, deleted, kept };
+    return { written, deleted, kept, refused };
   }
 
   private async plan(input: {
@@ -279,11 +273,20 @@ function differences(before: Manifest, after: Manifest): string[] {
   return changed.sort();
 }
 
-/** The absolute path of a snapshot's relative path, refused if it would leave the workspace. */
-function inside(root: string, path: string): string {
-  const absolute = resolve(root, path);
-  const rel = relative(root, absolute);
-  if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('.git'))
-    throw new WorkbenchError('path_refused', `${path} is outside the workspace.`);
-  return absolute;
+/**
+ * Makes one change of a restore. A path refused on the way (a link in the way that leads out or
+ * to nothing, a .git folder, the app's data, a place that changed while it was opened) is listed
+ * in `refused` and the restore goes on; any other failure stops it.
+ */
+function attempt(path: string, doing: 'write' | 'delete', refused: string[], change: () => unknown): boolean {
+  try {
+    change();
+    return true;
+  } catch (error) {
+    if (error instanceof PathRefusedError) {
+      refused.push(path);
+      return false;
+    }
+    throw new WorkbenchError('internal', `Could not ${doing} ${path}: ${(error as Error).message}`, { cause: error });
+  }
 }
