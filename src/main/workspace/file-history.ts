@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Database, Statement } from 'better-sqlite3';
 import { WorkbenchError } from '../../shared/errors';
 import type { FileChange } from '../../shared/file-history';
 import type { FileHistory, FileSnapshotInfo } from '../agent/ports';
+import { readAllSync } from './fd-read';
 import { walk } from './file-walk';
 import { PathRefusedError } from './path-text';
 import { WorkspaceFiles } from './workspace-files';
@@ -46,6 +48,9 @@ export const defaultFileHistoryLimits: FileHistoryLimits = {
 /** A full file list every this many snapshots, so reading one back applies few deltas. */
 const fullEvery = 32;
 
+/** How long a scan reads before it lets other work run. */
+const yieldEveryMs = 10;
+
 interface StatKey {
   readonly size: number;
   readonly mtimeMs: number;
@@ -58,8 +63,9 @@ interface StatKey {
  * Snapshots of a workspace's files in SQLite: each file's content once, by its SHA-256, and per
  * snapshot the list of paths that changed since the one before. Walks honour .gitignore and never
  * enter `.git`; links are neither saved nor touched. Files are hashed again only when their size,
- * times or inode changed. A restore writes the way the file tools do (`WorkspaceFiles`): from the
- * real root, one name at a time, never through a link that leads out.
+ * times or inode changed. Reads and writes go the way the file tools go (`WorkspaceReader`,
+ * `WorkspaceFiles`): from the real root, one name at a time, never through a link that leads out,
+ * so a folder swapped for a link neither brings outside files in nor sends a restore out.
  */
 export class SqliteFileHistory implements FileHistory {
   private readonly statements: {
@@ -210,56 +216,72 @@ export class SqliteFileHistory implements FileHistory {
     return { manifest, truncated: chain.at(-1)?.truncated === 1 };
   }
 
-  /** The workspace's files now, hashed; with `store`, their content is saved too (within the limits). */
+  /**
+   * The workspace's files now, hashed; with `store`, their content is saved too (within the limits).
+   * Folders and files are opened from the real root one name at a time without following a link
+   * (`WorkspaceReader`), and each file is looked at and read through one descriptor, so a folder
+   * swapped for a link meanwhile cannot bring in a file from elsewhere. Links are skipped.
+   */
   private async scan(workspacePath: string, store: boolean): Promise<{ manifest: Manifest; truncated: boolean }> {
     const root = resolve(workspacePath);
-    const { entries, truncated } = await walk({ start: root, root, maxEntries: this.limits.maxFiles });
-    const manifest: Manifest = new Map();
-    let budget = this.limits.maxSnapshotBytes;
-    const excluded = this.excluded.map((folder) => resolve(folder) + sep);
-    for (const entry of entries) {
-      if (entry.directory) continue;
-      const absolute = join(root, entry.path);
-      if (excluded.some((folder) => absolute.startsWith(folder))) continue;
-      let info;
-      try {
-        info = await lstat(absolute);
-      } catch {
-        continue;
+    const reader = new WorkspaceFiles(root).reader();
+    try {
+      const { entries, truncated } = await walk({ start: reader.root, root: reader.root, maxEntries: this.limits.maxFiles, reader });
+      const manifest: Manifest = new Map();
+      const budget = { left: this.limits.maxSnapshotBytes };
+      const excluded = this.excluded.map((folder) => resolve(folder) + sep);
+      let since = performance.now();
+      for (const entry of entries) {
+        if (entry.directory) continue;
+        if (excluded.some((folder) => join(root, entry.path).startsWith(folder))) continue;
+        const found = reader.withPlainFile(entry.path, (fd, info) =>
+          this.entryOf(`${root}\0${entry.path}`, fd, info, store ? budget : null),
+        );
+        if (found) manifest.set(entry.path, found);
+        // The reads are synchronous: let the rest of the main process run every few milliseconds, as awaited reads did.
+        if (performance.now() - since > yieldEveryMs) {
+          await new Promise((resume) => setImmediate(resume));
+          since = performance.now();
+        }
       }
-      if (!info.isFile()) continue;
-      const key = `${root}\0${entry.path}`;
-      const cached = this.stats.get(key);
-      if (
-        cached &&
-        cached.size === info.size &&
-        cached.mtimeMs === info.mtimeMs &&
-        cached.ctimeMs === info.ctimeMs &&
-        cached.ino === info.ino &&
-        (!store || this.statements.hasBlob.get(cached.hash))
-      ) {
-        manifest.set(entry.path, { hash: cached.hash, size: info.size, mode: info.mode });
-        continue;
-      }
-      if (info.size > this.limits.maxFileBytes || (store && info.size > budget)) {
-        manifest.set(entry.path, { hash: null, size: info.size, mode: info.mode });
-        continue;
-      }
-      let data: Buffer;
-      try {
-        data = await readFile(absolute);
-      } catch {
-        continue;
-      }
-      const hash = createHash('sha256').update(data).digest('hex');
-      if (store && !this.statements.hasBlob.get(hash)) {
-        this.statements.insertBlob.run(hash, data.length, data);
-        budget -= data.length;
-      }
-      this.stats.set(key, { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, hash });
-      manifest.set(entry.path, { hash, size: info.size, mode: info.mode });
+      return { manifest, truncated };
+    } finally {
+      reader.close();
     }
-    return { manifest, truncated };
+  }
+
+  /**
+   * One open plain file as a snapshot lists it: hashed again only when its size, times or inode
+   * changed; null when it cannot be read (it is left out, as before). A failure to save it throws.
+   */
+  private entryOf(key: string, fd: number, info: Stats, budget: { left: number } | null): Entry | null {
+    const cached = this.stats.get(key);
+    if (
+      cached &&
+      cached.size === info.size &&
+      cached.mtimeMs === info.mtimeMs &&
+      cached.ctimeMs === info.ctimeMs &&
+      cached.ino === info.ino &&
+      (!budget || this.statements.hasBlob.get(cached.hash))
+    )
+      return { hash: cached.hash, size: info.size, mode: info.mode };
+    if (info.size > this.limits.maxFileBytes || (budget && info.size > budget.left))
+      return { hash: null, size: info.size, mode: info.mode };
+    // One byte past the limit tells a file that grew since fstat from one that fits.
+    let data: Buffer;
+    try {
+      data = readAllSync(fd, this.limits.maxFileBytes + 1);
+    } catch {
+      return null;
+    }
+    if (data.length > this.limits.maxFileBytes) return { hash: null, size: data.length, mode: info.mode };
+    const hash = createHash('sha256').update(data).digest('hex');
+    if (budget && !this.statements.hasBlob.get(hash)) {
+      this.statements.insertBlob.run(hash, data.length, data);
+      budget.left -= data.length;
+    }
+    this.stats.set(key, { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, hash });
+    return { hash, size: info.size, mode: info.mode };
   }
 }
 

@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,12 +7,31 @@ import { openDatabase } from '../../../src/main/store/database';
 import { SqliteFileHistory } from '../../../src/main/workspace/file-history';
 import { temporaryFolder } from '../../helpers';
 
+/**
+ * Toggles `ws/sub` between the real folder (moved aside to `held` and back) and a link to the
+ * outside folder, as a command left running in the background could. Every path it touches lies in
+ * the test's own temporary folders.
+ */
+const toggler = `
+const fs = require('node:fs');
+const [ws, held, outside] = process.argv.slice(1);
+const sub = ws + '/sub';
+for (let round = 0; ; round += 1) {
+  try { fs.renameSync(sub, held); } catch {}
+  try { fs.symlinkSync(outside, sub); } catch {}
+  try { if (fs.lstatSync(sub).isSymbolicLink()) fs.unlinkSync(sub); } catch {}
+  try { fs.renameSync(held, sub); } catch {}
+  if (round === 0) process.stdout.write('ready\\n');
+}
+`;
+
 describe.runIf(process.platform === 'linux')('file history and links', () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let outsideFolder: ReturnType<typeof temporaryFolder>;
   let ws: string;
   let outside: string;
   let db: Database;
+  let child: ChildProcess | null = null;
   let snapshots = 0;
 
   beforeEach(() => {
@@ -26,7 +46,13 @@ describe.runIf(process.platform === 'linux')('file history and links', () => {
       ws,
     );
   });
-  afterEach(() => {
+  afterEach(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    child = null;
     db.close();
     folder.remove();
     outsideFolder.remove();
@@ -124,4 +150,29 @@ describe.runIf(process.platform === 'linux')('file history and links', () => {
     const blobs = db.prepare('SELECT data FROM file_blobs').all() as Array<{ data: Buffer }>;
     expect(blobs.map((blob) => blob.data.toString())).toEqual(['real\n']);
   });
+
+  it('saves no outside content while a folder keeps turning into a link to outside', async () => {
+    mkdirSync(join(ws, 'sub'));
+    for (let index = 0; index < 20; index += 1) {
+      writeFileSync(join(ws, 'sub', `f${index}.txt`), `inside ${index}\n`);
+      writeFileSync(join(outside, `f${index}.txt`), `SECRET-outside ${index}\n`);
+    }
+    const history = new SqliteFileHistory(db);
+    const started = spawn(process.execPath, ['-e', toggler, ws, join(folder.path, 'held'), outside], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child = started;
+    await new Promise<void>((resolve) => started.stdout?.once('data', () => resolve()));
+    const seen = { withSub: 0, withoutSub: 0 };
+    // 200 captures, and more (up to 1,000) only if a busy machine kept the toggler from showing both states.
+    for (let round = 0; round < 200 || ((seen.withSub === 0 || seen.withoutSub === 0) && round < 1000); round += 1) {
+      const info = await capture(history, 'safety');
+      if (info.files > 0) seen.withSub += 1;
+      else seen.withoutSub += 1;
+    }
+    const blobs = db.prepare('SELECT data FROM file_blobs').all() as Array<{ data: Buffer }>;
+    expect(blobs.map((blob) => blob.data.toString()).filter((text) => text.includes('SECRET-outside'))).toEqual([]);
+    expect(seen.withSub).toBeGreaterThan(0);
+    expect(existsSync(join(outside, 'marker.txt'))).toBe(true);
+  }, 120_000);
 });
