@@ -29,6 +29,11 @@ export const filesRestoredSchema = z.object({
   deleted: z.array(z.string()),
   /** Kept as they were: changed by the person since, or not in the snapshot. */
   kept: z.array(z.string()),
+  /**
+   * Left alone because they could not be reached safely: a link on the way leads out of the
+   * workspace, or into .git or the app's data. Absent from restores saved before it existed.
+   */
+  refused: z.array(z.string()).default([]),
 });
 export type FilesRestored = z.infer<typeof filesRestoredSchema>;
 

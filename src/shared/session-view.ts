@@ -107,6 +107,8 @@ export interface SessionView {
     readonly written: readonly string[];
     readonly deleted: readonly string[];
     readonly kept: readonly string[];
+    /** Left alone: a link was in the way, or the place is protected (.git, the app's data). */
+    readonly refused: readonly string[];
     readonly undoOf: string | null;
   } | null;
   readonly usage: {
@@ -416,6 +418,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
           written: event.written,
           deleted: event.deleted,
           kept: event.kept,
+          refused: event.refused,
           undoOf: event.undoOf,
         },
       };

@@ -42,6 +42,29 @@ describe('the session view reducer', () => {
     expect(halves).toEqual(whole);
     expect(replayed).toEqual(whole);
   });
+
+  it('shows the files a restore refused, and reads a restore saved before refusals were listed as refusing none', () => {
+    const restored = (refused?: string[]) =>
+      journalEntrySchema.parse({
+        sessionId: 's1',
+        seq: 1,
+        at: 1,
+        event: {
+          type: 'files_restored',
+          checkpointId: null,
+          undoOf: null,
+          restoreId: 'r1',
+          snapshotId: 'f1',
+          safetySnapshotId: 'f2',
+          written: ['app.ts'],
+          deleted: [],
+          kept: [],
+          ...(refused ? { refused } : {}),
+        },
+      });
+    expect(reduceSessionView(emptySessionView, [restored(['sub/config.txt'])]).lastRestore?.refused).toEqual(['sub/config.txt']);
+    expect(reduceSessionView(emptySessionView, [restored()]).lastRestore?.refused).toEqual([]);
+  });
 });
 
 describe('a recorded session with tools, a plan, a gate, a grant and a queued message', () => {

@@ -53,14 +53,16 @@ export interface FileHistory {
   preview(input: { workspacePath: string; targetId: string; expectedId: string | null }): Promise<FileChange[]>;
   /**
    * Writes the target's files, then (only once every write has succeeded) deletes the files the
-   * target does not have. Conflicts are kept unless `overwriteConflicts`.
+   * target does not have. Conflicts are kept unless `overwriteConflicts`. A path that cannot be
+   * reached safely (a link on the way that leads out, a .git folder) is left alone and listed in
+   * `refused`; the rest go on.
    */
   restore(input: {
     workspacePath: string;
     targetId: string;
     expectedId: string | null;
     overwriteConflicts: boolean;
-  }): Promise<{ written: string[]; deleted: string[]; kept: string[] }>;
+  }): Promise<{ written: string[]; deleted: string[]; kept: string[]; refused: string[] }>;
   /** Which workspace a snapshot was taken of. */
   workspaceOf(snapshotId: string): string | null;
 }

@@ -1,11 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Database, Statement } from 'better-sqlite3';
 import { WorkbenchError } from '../../shared/errors';
 import type { FileChange } from '../../shared/file-history';
 import type { FileHistory, FileSnapshotInfo } from '../agent/ports';
+import { readAllSync } from './fd-read';
 import { walk } from './file-walk';
+import { PathRefusedError } from './path-text';
+import { WorkspaceFiles } from './workspace-files';
 
 /** One file in a snapshot; `hash` is null when the file was too large to keep. */
 interface Entry {
@@ -44,6 +48,9 @@ export const defaultFileHistoryLimits: FileHistoryLimits = {
 /** A full file list every this many snapshots, so reading one back applies few deltas. */
 const fullEvery = 32;
 
+/** How long a scan reads before it lets other work run. */
+const yieldEveryMs = 10;
+
 interface StatKey {
   readonly size: number;
   readonly mtimeMs: number;
@@ -56,7 +63,9 @@ interface StatKey {
  * Snapshots of a workspace's files in SQLite: each file's content once, by its SHA-256, and per
  * snapshot the list of paths that changed since the one before. Walks honour .gitignore and never
  * enter `.git`; links are neither saved nor touched. Files are hashed again only when their size,
- * times or inode changed.
+ * times or inode changed. Reads and writes go the way the file tools go (`WorkspaceReader`,
+ * `WorkspaceFiles`): from the real root, one name at a time, never through a link that leads out,
+ * so a folder swapped for a link neither brings outside files in nor sends a restore out.
  */
 export class SqliteFileHistory implements FileHistory {
   private readonly statements: {
@@ -138,38 +147,29 @@ export class SqliteFileHistory implements FileHistory {
     targetId: string;
     expectedId: string | null;
     overwriteConflicts: boolean;
-  }): Promise<{ written: string[]; deleted: string[]; kept: string[] }> {
+  }): Promise<{ written: string[]; deleted: string[]; kept: string[]; refused: string[] }> {
     const plan = await this.plan(input);
-    const root = resolve(input.workspacePath);
+    // The same walk as the file tools: from the real root, never through a link that leads out, never into .git or the app's data.
+    const files = new WorkspaceFiles(input.workspacePath, { protectedRoots: this.excluded });
     const apply = plan.filter(({ change }) => change.available && (!change.conflict || input.overwriteConflicts));
     const kept = plan.filter((item) => !apply.includes(item)).map(({ change }) => change.path);
     const written: string[] = [];
+    const refused: string[] = [];
     // Every write first, each to a temporary file renamed into place...
     for (const { change, target } of apply) {
       if (change.change === 'delete' || !target?.hash) continue;
-      const absolute = inside(root, change.path);
       const data = this.statements.blob.get(target.hash)?.data;
       if (!data) throw new WorkbenchError('store_corrupt', `The saved content of ${change.path} is missing.`);
-      const temporary = join(dirname(absolute), `.${randomBytes(6).toString('hex')}.restoring`);
-      try {
-        await mkdir(dirname(absolute), { recursive: true });
-        await writeFile(temporary, data, { mode: target.mode & 0o777 });
-        await chmod(temporary, target.mode & 0o777);
-        await rename(temporary, absolute);
-      } catch (error) {
-        await rm(temporary, { force: true }).catch(() => undefined);
-        throw new WorkbenchError('internal', `Could not write ${change.path}: ${(error as Error).message}`, { cause: error });
-      }
-      written.push(change.path);
+      const mode = target.mode & 0o777;
+      if (attempt(change.path, 'write', refused, () => files.put(change.path, data, mode))) written.push(change.path);
     }
     // ...and only once all of them are in place, the deletions.
     const deleted: string[] = [];
     for (const { change } of apply) {
       if (change.change !== 'delete') continue;
-      await unlink(inside(root, change.path));
-      deleted.push(change.path);
+      if (attempt(change.path, 'delete', refused, () => files.removeFile(change.path))) deleted.push(change.path);
     }
-    return { written, deleted, kept };
+    return { written, deleted, kept, refused };
   }
 
   private async plan(input: {
@@ -216,56 +216,72 @@ export class SqliteFileHistory implements FileHistory {
     return { manifest, truncated: chain.at(-1)?.truncated === 1 };
   }
 
-  /** The workspace's files now, hashed; with `store`, their content is saved too (within the limits). */
+  /**
+   * The workspace's files now, hashed; with `store`, their content is saved too (within the limits).
+   * Folders and files are opened from the real root one name at a time without following a link
+   * (`WorkspaceReader`), and each file is looked at and read through one descriptor, so a folder
+   * swapped for a link meanwhile cannot bring in a file from elsewhere. Links are skipped.
+   */
   private async scan(workspacePath: string, store: boolean): Promise<{ manifest: Manifest; truncated: boolean }> {
     const root = resolve(workspacePath);
-    const { entries, truncated } = await walk({ start: root, root, maxEntries: this.limits.maxFiles });
-    const manifest: Manifest = new Map();
-    let budget = this.limits.maxSnapshotBytes;
-    const excluded = this.excluded.map((folder) => resolve(folder) + sep);
-    for (const entry of entries) {
-      if (entry.directory) continue;
-      const absolute = join(root, entry.path);
-      if (excluded.some((folder) => absolute.startsWith(folder))) continue;
-      let info;
-      try {
-        info = await lstat(absolute);
-      } catch {
-        continue;
+    const reader = new WorkspaceFiles(root).reader();
+    try {
+      const { entries, truncated } = await walk({ start: reader.root, root: reader.root, maxEntries: this.limits.maxFiles, reader });
+      const manifest: Manifest = new Map();
+      const budget = { left: this.limits.maxSnapshotBytes };
+      const excluded = this.excluded.map((folder) => resolve(folder) + sep);
+      let since = performance.now();
+      for (const entry of entries) {
+        if (entry.directory) continue;
+        if (excluded.some((folder) => join(root, entry.path).startsWith(folder))) continue;
+        const found = reader.withPlainFile(entry.path, (fd, info) =>
+          this.entryOf(`${root}\0${entry.path}`, fd, info, store ? budget : null),
+        );
+        if (found) manifest.set(entry.path, found);
+        // The reads are synchronous: let the rest of the main process run every few milliseconds, as awaited reads did.
+        if (performance.now() - since > yieldEveryMs) {
+          await new Promise((resume) => setImmediate(resume));
+          since = performance.now();
+        }
       }
-      if (!info.isFile()) continue;
-      const key = `${root}\0${entry.path}`;
-      const cached = this.stats.get(key);
-      if (
-        cached &&
-        cached.size === info.size &&
-        cached.mtimeMs === info.mtimeMs &&
-        cached.ctimeMs === info.ctimeMs &&
-        cached.ino === info.ino &&
-        (!store || this.statements.hasBlob.get(cached.hash))
-      ) {
-        manifest.set(entry.path, { hash: cached.hash, size: info.size, mode: info.mode });
-        continue;
-      }
-      if (info.size > this.limits.maxFileBytes || (store && info.size > budget)) {
-        manifest.set(entry.path, { hash: null, size: info.size, mode: info.mode });
-        continue;
-      }
-      let data: Buffer;
-      try {
-        data = await readFile(absolute);
-      } catch {
-        continue;
-      }
-      const hash = createHash('sha256').update(data).digest('hex');
-      if (store && !this.statements.hasBlob.get(hash)) {
-        this.statements.insertBlob.run(hash, data.length, data);
-        budget -= data.length;
-      }
-      this.stats.set(key, { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, hash });
-      manifest.set(entry.path, { hash, size: info.size, mode: info.mode });
+      return { manifest, truncated };
+    } finally {
+      reader.close();
     }
-    return { manifest, truncated };
+  }
+
+  /**
+   * One open plain file as a snapshot lists it: hashed again only when its size, times or inode
+   * changed; null when it cannot be read (it is left out, as before). A failure to save it throws.
+   */
+  private entryOf(key: string, fd: number, info: Stats, budget: { left: number } | null): Entry | null {
+    const cached = this.stats.get(key);
+    if (
+      cached &&
+      cached.size === info.size &&
+      cached.mtimeMs === info.mtimeMs &&
+      cached.ctimeMs === info.ctimeMs &&
+      cached.ino === info.ino &&
+      (!budget || this.statements.hasBlob.get(cached.hash))
+    )
+      return { hash: cached.hash, size: info.size, mode: info.mode };
+    if (info.size > this.limits.maxFileBytes || (budget && info.size > budget.left))
+      return { hash: null, size: info.size, mode: info.mode };
+    // One byte past the limit tells a file that grew since fstat from one that fits.
+    let data: Buffer;
+    try {
+      data = readAllSync(fd, this.limits.maxFileBytes + 1);
+    } catch {
+      return null;
+    }
+    if (data.length > this.limits.maxFileBytes) return { hash: null, size: data.length, mode: info.mode };
+    const hash = createHash('sha256').update(data).digest('hex');
+    if (budget && !this.statements.hasBlob.get(hash)) {
+      this.statements.insertBlob.run(hash, data.length, data);
+      budget.left -= data.length;
+    }
+    this.stats.set(key, { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, hash });
+    return { hash, size: info.size, mode: info.mode };
   }
 }
 
@@ -279,11 +295,20 @@ function differences(before: Manifest, after: Manifest): string[] {
   return changed.sort();
 }
 
-/** The absolute path of a snapshot's relative path, refused if it would leave the workspace. */
-function inside(root: string, path: string): string {
-  const absolute = resolve(root, path);
-  const rel = relative(root, absolute);
-  if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('.git'))
-    throw new WorkbenchError('path_refused', `${path} is outside the workspace.`);
-  return absolute;
+/**
+ * Makes one change of a restore. A path refused on the way (a link in the way that leads out or
+ * to nothing, a .git folder, the app's data, a place that changed while it was opened) is listed
+ * in `refused` and the restore goes on; any other failure stops it.
+ */
+function attempt(path: string, doing: 'write' | 'delete', refused: string[], change: () => unknown): boolean {
+  try {
+    change();
+    return true;
+  } catch (error) {
+    if (error instanceof PathRefusedError) {
+      refused.push(path);
+      return false;
+    }
+    throw new WorkbenchError('internal', `Could not ${doing} ${path}: ${(error as Error).message}`, { cause: error });
+  }
 }

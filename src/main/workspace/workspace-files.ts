@@ -18,7 +18,7 @@ import { defaultFolderAccess, isLinkRefusal, type FolderAccess, type OpenFolder 
 import { currentNamingPlatform, PathRefusedError, type NamingPlatform } from './path-text';
 import { moveEntry } from './tree-move';
 import { losslessText, notUtf8Error } from './utf8-text';
-import { protectedReason } from './workspace-paths';
+import { gitFolderReason, protectedReason } from './workspace-paths';
 import { WorkspaceReader } from './workspace-reader';
 import { WorkspaceWalk, type Found } from './workspace-walk';
 
@@ -110,8 +110,12 @@ export class WorkspaceFiles {
     this.walk = new WorkspaceWalk(root, this.access, options.platform ?? currentNamingPlatform());
   }
 
-  /** Finds a path for one kind of use (see `WalkIntent`); refuses devices, pipes and sockets, and guards writes, removals and restores. */
-  private find(requested: string, intent: 'read' | 'write' | 'remove' | 'restore'): Found {
+  /**
+   * Finds a path for one kind of use (see `WalkIntent`); refuses devices, pipes and sockets, and guards writes, removals and
+   * restores from the trash. `putBack` puts a checkpoint's files back (a write or a removal the person asked for): a link at
+   * the name is itself replaced or removed, never followed.
+   */
+  private find(requested: string, intent: 'read' | 'write' | 'remove' | 'restore' | 'putBack'): Found {
     let found: Found;
     try {
       found = this.walk.find(requested, { followLast: intent === 'read' || intent === 'write' });
@@ -122,7 +126,9 @@ export class WorkspaceFiles {
       const entry = found.entry;
       if (entry && !entry.isFile() && !entry.isDirectory() && !entry.isSymbolicLink())
         throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
-      if (intent !== 'read') this.guard(requested, found);
+      if (intent === 'write' || intent === 'remove' || intent === 'restore') this.guard(requested, found, protectedReason);
+      // The person's own environment and key files come back with the rest; .git and the app's data never do.
+      if (intent === 'putBack') this.guard(requested, found, gitFolderReason);
       return found;
     } catch (error) {
       this.access.close(found.folder);
@@ -131,9 +137,9 @@ export class WorkspaceFiles {
   }
 
   /** Refuses writes to the root, to protected names and into protected folders. */
-  private guard(requested: string, found: Found): void {
+  private guard(requested: string, found: Found, reasonFor: (relative: string) => string | null): void {
     if (found.relative === '.') throw new PathRefusedError(requested, 'the workspace folder itself cannot be replaced.');
-    const reason = protectedReason(found.relative) ?? protectedReason(found.asWritten);
+    const reason = reasonFor(found.relative) ?? reasonFor(found.asWritten);
     if (reason) throw new PathRefusedError(requested, reason);
     const absolute = join(found.root, ...found.segments);
     for (const protectedRoot of this.options.protectedRoots ?? []) {
@@ -282,6 +288,45 @@ export class WorkspaceFiles {
       throw failure(requested, error, 'written');
     } finally {
       for (const folder of opened.reverse()) this.access.close(folder);
+      this.access.close(found.folder);
+    }
+  }
+
+  /**
+   * Puts `data` at a path as a plain file with `mode`, as a restore of saved files does: missing
+   * folders are made, the data goes through a temporary file renamed over the name, and a link at
+   * the name is replaced (the saved state had a file there), while one on the way may only lead inside.
+   */
+  put(requested: string, data: Buffer, mode: number): { relative: string } {
+    const found = this.find(requested, 'putBack');
+    const opened: OpenFolder[] = [];
+    try {
+      if (found.entry?.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder.`);
+      this.writeThenRename(requested, found, this.makeFolders(requested, found, opened), data, mode);
+      return { relative: found.relative };
+    } catch (error) {
+      throw failure(requested, error, 'written');
+    } finally {
+      for (const folder of opened.reverse()) this.access.close(folder);
+      this.access.close(found.folder);
+    }
+  }
+
+  /**
+   * Unlinks a plain file through its open folder, as a restore of saved files does (guarded as `put`);
+   * false when nothing is there. A folder, or a link now at the name, is refused.
+   */
+  removeFile(requested: string): boolean {
+    const found = this.find(requested, 'putBack');
+    try {
+      if (!found.entry) return false;
+      if (!found.entry.isFile()) throw new PathRefusedError(requested, 'it is no longer a plain file.');
+      this.checkFolder(requested, found, found.folder);
+      unlinkSync(this.access.pathOf(found.folder, found.name));
+      return true;
+    } catch (error) {
+      throw failure(requested, error, 'deleted');
+    } finally {
       this.access.close(found.folder);
     }
   }

@@ -22,6 +22,23 @@ export interface ResolveOptions {
   readonly platform?: NamingPlatform;
 }
 
+function normalizedSegments(relativePath: string): string[] {
+  return relativePath
+    .normalize('NFKC')
+    .split('/')
+    .filter((segment) => segment.length > 0);
+}
+
+/**
+ * Why this path is refused for lying in a .git folder, or null: the part of `protectedReason` that
+ * holds for every write, a restore the person asked for included (judged as `protectedReason` judges).
+ */
+export function gitFolderReason(relativePath: string): string | null {
+  return normalizedSegments(relativePath).some((segment) => segment.toLowerCase() === '.git')
+    ? 'the .git folder belongs to git; change the repository with git commands instead.'
+    : null;
+}
+
 const privateKeyNames =
   /^(id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)|\.netrc|\.pgpass|credentials|\.npmrc|\.pypirc)$/i;
 
@@ -30,13 +47,9 @@ const privateKeyNames =
  * systems are, and judged on the NFKC form too, so a look-alike such as `.ｅnv` counts as `.env`.
  */
 export function protectedReason(relativePath: string): string | null {
-  const segments = relativePath
-    .normalize('NFKC')
-    .split('/')
-    .filter((segment) => segment.length > 0);
-  if (segments.some((segment) => segment.toLowerCase() === '.git'))
-    return 'the .git folder belongs to git; change the repository with git commands instead.';
-  const name = segments.at(-1) ?? '';
+  const reason = gitFolderReason(relativePath);
+  if (reason) return reason;
+  const name = normalizedSegments(relativePath).at(-1) ?? '';
   if (/^\.env(\..*)?$/i.test(name)) return 'environment files hold secrets and are not written by the agent.';
   if (privateKeyNames.test(name)) return 'key and credential files are not written by the agent.';
   return null;

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, readdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readdirSync, type Stats } from 'node:fs';
 import { readAllSync } from './fd-read';
 import type { FolderReader } from './file-walk';
 import type { FolderAccess, OpenFolder } from './folder-access';
@@ -70,6 +70,19 @@ export class WorkspaceReader implements FolderReader {
 
   /** A plain file's bytes (at most `maxBytes`), or null when it is missing, a link, or not a plain file. */
   async readFile(relative: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer | null> {
+    try {
+      return this.withPlainFile(relative, (fd) => readAllSync(fd, maxBytes));
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Opens a plain file (never through a link) and hands `use` its descriptor and what fstat says of
+   * it, so what is read is what was looked at; null when it is missing, a link or not a plain file
+   * now. The descriptor is closed when `use` returns; what `use` throws passes through.
+   */
+  withPlainFile<T>(relative: string, use: (fd: number, info: Stats) => T): T | null {
     const cut = relative.lastIndexOf('/');
     if (!steps(relative.slice(cut + 1))) return null;
     const folder = this.folder(cut === -1 ? '' : relative.slice(0, cut));
@@ -81,9 +94,8 @@ export class WorkspaceReader implements FolderReader {
       return null;
     }
     try {
-      return fstatSync(fd).isFile() ? readAllSync(fd, maxBytes) : null;
-    } catch {
-      return null;
+      const info = fstatSync(fd);
+      return info.isFile() ? use(fd, info) : null;
     } finally {
       closeSync(fd);
     }

@@ -14,6 +14,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readLinesFromFd } from '../../../src/main/workspace/fd-read';
@@ -109,6 +110,49 @@ describe.runIf(process.platform === 'linux')('workspace files', () => {
     expect(moved).toEqual({ relative: 'source-link', directory: false });
     expect(existsSync(join(ws, 'src', 'index.ts'))).toBe(true);
     expect(existsSync(join(ws, 'source-link'))).toBe(false);
+  });
+
+  it('puts bytes back with their mode, replacing a link at the name and never writing through it', () => {
+    writeFileSync(join(outside, 'target.txt'), 'outside\n');
+    symlinkSync(join(outside, 'target.txt'), join(ws, 'src', 'saved.txt'));
+    const files = new WorkspaceFiles(ws);
+    expect(files.put('src/saved.txt', Buffer.from([0xff, 0x00, 0x0a]), 0o640)).toEqual({ relative: 'src/saved.txt' });
+    expect(readFileSync(join(ws, 'src', 'saved.txt'))).toEqual(Buffer.from([0xff, 0x00, 0x0a]));
+    expect(statSync(join(ws, 'src', 'saved.txt')).mode & 0o777).toBe(0o640);
+    expect(readFileSync(join(outside, 'target.txt'), 'utf8')).toBe('outside\n');
+  });
+
+  it('puts back and removes nothing through a folder that is a link to outside, .git or protected data', () => {
+    const outsideMarker = mkdtempSync(join(tmpdir(), 'workbench-outside-'));
+    try {
+      writeFileSync(join(outsideMarker, 'keep.txt'), 'keep\n');
+      symlinkSync(outsideMarker, join(ws, 'out'));
+      mkdirSync(join(ws, '.git'));
+      symlinkSync('.git', join(ws, 'repo'));
+      mkdirSync(join(ws, 'data'));
+      const files = new WorkspaceFiles(ws, { protectedRoots: [join(ws, 'data')] });
+      expect(() => files.put('out/new.txt', Buffer.from('x'), 0o644)).toThrow(/outside the workspace/);
+      expect(() => files.put('out/sub/new.txt', Buffer.from('x'), 0o644)).toThrow(/outside the workspace/);
+      expect(() => files.removeFile('out/keep.txt')).toThrow(/outside the workspace/);
+      expect(() => files.put('repo/HEAD', Buffer.from('x'), 0o644)).toThrow(/\.git folder/);
+      expect(() => files.put('data/state.json', Buffer.from('x'), 0o644)).toThrow(/data folder/);
+      expect(readdirSync(outsideMarker)).toEqual(['keep.txt']);
+      expect(readdirSync(join(ws, '.git'))).toEqual([]);
+      expect(readdirSync(join(ws, 'data'))).toEqual([]);
+    } finally {
+      rmSync(outsideMarker, { recursive: true, force: true });
+    }
+  });
+
+  it('removes a plain file through its folder, leaves a link at the name alone, and answers false for nothing', () => {
+    writeFileSync(join(ws, 'src', 'gone.ts'), 'x\n');
+    symlinkSync('index.ts', join(ws, 'src', 'link.ts'));
+    const files = new WorkspaceFiles(ws);
+    expect(files.removeFile('src/gone.ts')).toBe(true);
+    expect(existsSync(join(ws, 'src', 'gone.ts'))).toBe(false);
+    expect(() => files.removeFile('src/link.ts')).toThrow(/no longer a plain file/);
+    expect(readlinkSync(join(ws, 'src', 'link.ts'))).toBe('index.ts');
+    expect(files.removeFile('src/missing.ts')).toBe(false);
   });
 
   it('moves a folder out and back in across file systems, copying links as links', async () => {

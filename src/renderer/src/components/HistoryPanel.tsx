@@ -227,6 +227,9 @@ export function RestoreBar({ store, sessionId }: { store: AppStore; sessionId: s
         {restore.kept.length > 0
           ? `, ${restore.kept.length} kept as you had them (${restore.kept.slice(0, 3).join(', ')}${restore.kept.length > 3 ? '…' : ''})`
           : ''}
+        {restore.refused.length > 0
+          ? `, ${restore.refused.length} not restored because a link was in the way or the place is protected (${restore.refused.slice(0, 3).join(', ')}${restore.refused.length > 3 ? '…' : ''})`
+          : ''}
         .
       </span>
       {!undo && (
