@@ -209,10 +209,11 @@ export function takeApproval(
 function grantFor({ setup, services }: StepContext, item: DecidedCall, decision: ApprovalDecision): TrustGrant {
   const { call } = item;
   const now = services.clock.now();
-  const pattern = call.tool.trustPattern(call.input);
-  const expiresAt = timedDecisions.has(decision) ? now + grantDurationsMs[decision as keyof typeof grantDurationsMs] : null;
-  // Only reached for an escalation the person chose to trust (see `takeApproval`).
+  // Only reached for an escalation the person chose to trust (see `takeApproval`). Trusting one covers this very
+  // call's arguments, never the wider pattern of an ordinary grant: network for `curl <one URL>` is not network for curl.
   const escalation = call.assessment.escalation;
+  const pattern = escalation ? call.tool.exactPattern(call.input) : call.tool.trustPattern(call.input);
+  const expiresAt = timedDecisions.has(decision) ? now + grantDurationsMs[decision as keyof typeof grantDurationsMs] : null;
   const what = pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`;
   return {
     id: services.newId(),
