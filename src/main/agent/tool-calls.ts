@@ -8,7 +8,7 @@ import type { PreparedCall, StepContext } from './turn-types';
 export function prepareCall(
   request: ToolCallRequest,
   tools: ToolRegistry,
-  { workspacePath, deniedTools }: { readonly workspacePath: string | null; readonly deniedTools: readonly string[] },
+  { workspacePath, deniedTools }: { readonly workspacePath: string | null; readonly deniedTools: () => readonly string[] },
 ): PreparedCall {
   let rawInput: unknown = request.arguments;
   let jsonError: string | null = null;
@@ -32,7 +32,7 @@ export function prepareCall(
   if (!tool) {
     const known =
       tools
-        .offered(deniedTools)
+        .offered(deniedTools())
         .map((candidate) => candidate.name)
         .join(', ') || 'none';
     return refused(`There is no tool named ${request.name}. Available tools: ${known}.`);

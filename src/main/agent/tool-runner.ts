@@ -35,8 +35,7 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
   }
   const [item, ...rest] = queue as [DecidedCall, ...DecidedCall[]];
   if (!item.approved && item.decision.action === 'deny') {
-    // Not reached today: a denial is settled when the response's calls are first decided, and nothing that changes
-    // within a turn (grants) denies.
+    // A tool the person denied in Settings after the response's calls were first decided (see `decideAgain`).
     giveResult(context, item.call, 'denied', `Not run: ${item.decision.reason}`, 0);
     return { kind: 'execute', queue: rest, fromPlan };
   }
