@@ -104,6 +104,9 @@ export function readHead(entries: readonly JournalEntry[]): SessionHead {
     if (event.type !== 'tool_call_requested' || event.messageId !== messageId) return [];
     let call: CallStanding = { toolCallId: event.toolCallId, state: 'requested' };
     for (const { event: later } of after) {
+      // An import takes no gate nor answer of the file: the call stands as requested again.
+      if (later.type === 'session_imported' && (call.state === 'gate' || call.state === 'answered'))
+        call = { toolCallId: call.toolCallId, state: 'requested' };
       if (!('toolCallId' in later) || later.toolCallId !== event.toolCallId) continue;
       if (later.type === 'approval_requested') call = { ...call, state: 'gate', approvalId: later.approvalId };
       else if (later.type === 'approval_answered') {
@@ -117,6 +120,7 @@ export function readHead(entries: readonly JournalEntry[]): SessionHead {
   let plan: Extract<ResumeState, { at: 'tools' }>['plan'] = null;
   for (const { event } of after) {
     if (event.type === 'plan_proposed') plan = { planId: event.planId, state: event.needsApproval ? 'waiting' : 'ran' };
+    if (event.type === 'session_imported' && (plan?.state === 'waiting' || plan?.state === 'approved')) plan = null;
     if (event.type === 'plan_answered' && plan?.planId === event.planId) {
       const state = event.answer === 'approve' ? 'approved' : event.answer === 'reject' ? 'rejected' : 'refined';
       plan = { planId: event.planId, state, ...(event.text ? { text: event.text } : {}) };

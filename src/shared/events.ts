@@ -223,6 +223,12 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     undoOf: idSchema.nullable(),
     ...filesRestoredSchema.shape,
   }),
+  /**
+   * The session came from a file. Gates, answers and plan approvals the file records for a turn it left
+   * unfinished are not taken: that turn's calls are decided again here, and ask at a fresh gate where the
+   * rules ask. `message` says so, and what else the import changed (autonomy, workspace).
+   */
+  z.object({ type: z.literal('session_imported'), message: z.string() }),
   z.object({ type: z.literal('message_queued'), text: z.string(), replaced: z.boolean() }),
   z.object({ type: z.literal('queue_cleared'), reason: z.enum(['cleared', 'started']) }),
   z.object({

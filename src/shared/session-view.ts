@@ -492,6 +492,14 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
       };
     case 'context_truncated':
       return { ...view, warnings: [...view.warnings, event.message].slice(-20) };
+    case 'session_imported':
+      // A gate or plan the file left open is not answered here: resuming decides its calls again.
+      return {
+        ...view,
+        pendingApproval: null,
+        plan: view.plan?.state === 'waiting' ? null : view.plan,
+        warnings: [...view.warnings, event.message].slice(-20),
+      };
     default: {
       const unhandled: never = event;
       return unhandled;

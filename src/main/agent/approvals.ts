@@ -19,8 +19,8 @@ const timedDecisions: ReadonlySet<ApprovalDecision> = new Set(['allow_5m', 'allo
 
 export function policyContext({ setup, services }: StepContext): PolicyContext {
   const now = services.clock.now();
-  const { autonomy, sessionId, workspacePath, deniedTools } = setup;
-  return { autonomy, sessionId, workspacePath, now, deniedTools, grants: services.trust.listActive(now) };
+  const { autonomy, sessionId, workspacePath } = setup;
+  return { autonomy, sessionId, workspacePath, now, deniedTools: setup.deniedTools(), grants: services.trust.listActive(now) };
 }
 
 /** The rules' decision for a call that can run. */
@@ -68,16 +68,23 @@ export function decideCalls(context: StepContext, calls: readonly PreparedCall[]
 /**
  * Decides again, as the grants are now, the calls whose decision rests on them: a grant answered at
  * an earlier gate of the same response covers the calls after it that it matches, and a grant
- * revoked meanwhile covers nothing. Calls the matrix runs, steps of an approved plan, calls allowed
- * at their gate and gates opened before the app stopped keep what they had. The loop asks this
- * before it acts on the next call, so a resumed turn decides its remaining calls the same way.
+ * revoked meanwhile covers nothing. A call whose tool the person has denied in Settings meanwhile is
+ * denied, whatever it had (a denial comes before every allow). Otherwise calls the matrix runs, steps
+ * of an approved plan, calls allowed at their gate and gates opened before the app stopped keep what
+ * they had. The loop asks this before it acts on the next call, so a resumed turn decides its
+ * remaining calls the same way.
  */
 export function decideAgain(context: StepContext, queue: readonly DecidedCall[]): readonly DecidedCall[] {
+  const denied = context.setup.deniedTools();
+  const nowDenied = (item: DecidedCall): boolean => denied.includes(item.call.tool.name);
   const restsOnGrants = (item: DecidedCall): boolean =>
     !item.approved && !item.earlierGate && (item.decision.action === 'ask' || item.decision.rule === 'grant');
-  if (!queue.some(restsOnGrants)) return queue;
+  if (!queue.some((item) => nowDenied(item) || restsOnGrants(item))) return queue;
   const policy = policyContext(context);
-  return queue.map((item) => (restsOnGrants(item) ? { ...item, decision: decideCall(item.call, policy) } : item));
+  return queue.map((item) => {
+    if (nowDenied(item)) return { call: item.call, decision: decideCall(item.call, policy) };
+    return restsOnGrants(item) ? { ...item, decision: decideCall(item.call, policy) } : item;
+  });
 }
 
 /** Opens the plan's gate; the loop waits there. */
@@ -209,10 +216,11 @@ export function takeApproval(
 function grantFor({ setup, services }: StepContext, item: DecidedCall, decision: ApprovalDecision): TrustGrant {
   const { call } = item;
   const now = services.clock.now();
-  const pattern = call.tool.trustPattern(call.input);
-  const expiresAt = timedDecisions.has(decision) ? now + grantDurationsMs[decision as keyof typeof grantDurationsMs] : null;
-  // Only reached for an escalation the person chose to trust (see `takeApproval`).
+  // Only reached for an escalation the person chose to trust (see `takeApproval`). Trusting one covers this very
+  // call's arguments, never the wider pattern of an ordinary grant: network for `curl <one URL>` is not network for curl.
   const escalation = call.assessment.escalation;
+  const pattern = escalation ? call.tool.exactPattern(call.input) : call.tool.trustPattern(call.input);
+  const expiresAt = timedDecisions.has(decision) ? now + grantDurationsMs[decision as keyof typeof grantDurationsMs] : null;
   const what = pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`;
   return {
     id: services.newId(),

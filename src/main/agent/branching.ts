@@ -1,5 +1,7 @@
 import type { Branch } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
+import type { RuntimeEvent } from '../../shared/events';
+import { replayHead, type SessionHead } from './session-head';
 import type { BranchSummary } from './stores';
 
 /** The branches whose rows make up `branchId`'s line, oldest first, each with the last seq it contributes. */
@@ -113,4 +115,23 @@ export function sessionTree(
     };
   };
   return build(root);
+}
+
+/** The heads of every branch of a session from its rows, each its line's replay (an import computes them so). */
+export function headsOfBranches(
+  branches: readonly Branch[],
+  rows: ReadonlyArray<{ readonly seq: number; readonly branchId: string; readonly event: RuntimeEvent }>,
+): Map<string, SessionHead> {
+  const heads = new Map<string, SessionHead>();
+  for (const branch of branches) {
+    let lower = -1;
+    const line: Array<{ seq: number; event: RuntimeEvent }> = [];
+    for (const { branchId, upTo } of branchLine(branches, branch.id)) {
+      for (const entry of rows) if (entry.branchId === branchId && entry.seq > lower && entry.seq <= upTo) line.push(entry);
+      lower = upTo;
+    }
+    line.sort((first, second) => first.seq - second.seq);
+    heads.set(branch.id, replayHead(line));
+  }
+  return heads;
 }

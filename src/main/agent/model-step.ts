@@ -26,12 +26,13 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   // first one of a turn is built once the send that started the turn has been answered, so the
   // person's message shows at once.
   if (writer.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  const denied = setup.deniedTools();
   const preparation = await services.context.prepare({
     choice: setup.choice,
     provider: setup.provider,
     system: setup.system,
     // Tools the person denied in settings are not offered at all; a call to one anyway is refused by the rules.
-    tools: services.tools.offered(setup.deniedTools).length > 0 ? services.tools.specs(setup.deniedTools) : undefined,
+    tools: services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined,
     entries: writer.messages,
     signal: writer.signal,
     mayCompact: !writer.compacted,

@@ -33,6 +33,16 @@ export function grantIsActive(grant: TrustGrant, now: number, sessionId: string 
   return grant.expiresAt !== null && grant.expiresAt > now;
 }
 
+/**
+ * An ordinary grant covers no escalation. A grant for an escalation covers calls asking for that same one (the
+ * same sandbox mode) with the exact arguments it was given for; one stored with a wider pattern (as made
+ * before grants for an escalation were exact) covers nothing.
+ */
+function escalationMatches(grant: TrustGrant, assessment: RiskAssessment): boolean {
+  if (grant.escalation === undefined) return escalationCovers(undefined, assessment.escalation?.kind);
+  return grant.escalation === assessment.escalation?.kind && grant.pattern.kind === 'exact';
+}
+
 /** The active grant that covers a call, if any: same tool, workspace, pattern, at most its risk, and as far as its escalation. */
 export function coveringGrant(tool: Tool, input: unknown, assessment: RiskAssessment, context: PolicyContext): TrustGrant | null {
   // A destructive call never runs on a grant.
@@ -43,7 +53,7 @@ export function coveringGrant(tool: Tool, input: unknown, assessment: RiskAssess
       grantIsActive(grant, context.now, context.sessionId) &&
       grant.workspacePath === context.workspacePath &&
       riskRank(assessment.level) <= riskRank(grant.maxRisk) &&
-      escalationCovers(grant.escalation, assessment.escalation?.kind) &&
+      escalationMatches(grant, assessment) &&
       tool.covers(grant.pattern, input)
     ) {
       return grant;

@@ -2,6 +2,7 @@ import type { JournalEntry } from '../../shared/events';
 import { approvedInPlan, decideCall, planRefusal, policyContext, waitForPlan } from './approvals';
 import type { ConversationEntry } from './context-view';
 import type { ToolCallRequest } from './model-provider';
+import type { Decision } from './policy';
 import type { CallStanding, ResumeState } from './session-head';
 import { giveResult, prepareCall } from './tool-calls';
 import type { DecidedCall, LoopState, PreparedCall } from './turn-types';
@@ -52,8 +53,8 @@ export interface ResumeInput {
  * Where a turn the app stopped in the middle of goes on: the same loop state it was in. Calls the
  * stop cut off while running get a result saying so (never run again by themselves); calls whose
  * result the journal has but a damaged checkpoint lost get it back; a plan or a gate that was
- * waiting waits again, with the same id; an answer already given is taken as given; calls not yet
- * reached are decided again, as the rules are now.
+ * waiting waits again, with the same id, whatever the rules would say of its call now; an answer
+ * already given is taken as given; calls not yet reached are decided again, as the rules are now.
  */
 export function resumeFrom(input: ResumeInput): TurnStart {
   return (context) => {
@@ -106,7 +107,17 @@ export function resumeFrom(input: ResumeInput): TurnStart {
       }
       const known = standing.get(call.request.id);
       const earlierGate = known?.approvalId ? { approvalId: known.approvalId, answer: known.answer ?? null } : undefined;
-      runnable.push(earlierGate ? { call: decidable, decision, earlierGate } : { call: decidable, decision });
+      if (!earlierGate) {
+        runnable.push({ call: decidable, decision });
+        continue;
+      }
+      // A gate opened before the app stopped is answered at that gate: a decision made now (another autonomy,
+      // a plan approved before the gate opened) never runs its call in its place.
+      const waits: Decision =
+        earlierGate.answer === null && decision.action === 'run'
+          ? { action: 'ask', rule: 'matrix', reason: `${call.assessment.reason}; its gate was open when the app stopped.` }
+          : decision;
+      runnable.push({ call: decidable, decision: waits, earlierGate });
     }
     const plan = phase?.plan ?? null;
     if (plan === null) return { kind: 'execute', queue: runnable, fromPlan: false };
@@ -114,7 +125,8 @@ export function resumeFrom(input: ResumeInput): TurnStart {
       case 'waiting':
         return waitForPlan(context, plan.planId, runnable);
       case 'approved':
-        return { kind: 'execute', queue: runnable.map(approvedInPlan), fromPlan: true };
+        // A step that had a gate of its own (a grant it rested on was revoked) is answered there, not by the plan.
+        return { kind: 'execute', queue: runnable.map((item) => (item.earlierGate ? item : approvedInPlan(item))), fromPlan: true };
       case 'ran':
         return { kind: 'execute', queue: runnable, fromPlan: true };
       case 'rejected':

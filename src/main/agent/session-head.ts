@@ -72,6 +72,20 @@ function withCall(resume: ResumeState | null, toolCallId: string, change: (call:
   return found ? { ...resume, calls } : resume;
 }
 
+/**
+ * An imported turn as if none of its gates had been opened or answered and its plan never shown: what a
+ * file says was approved is never taken (a file can say anything), so its open calls are decided again.
+ * A rejected or refused plan stays so: not running is never less safe.
+ */
+function withoutAnswers(resume: ResumeState | null): ResumeState | null {
+  if (resume?.at !== 'tools') return resume;
+  const calls = resume.calls.map((call): CallStanding =>
+    call.state === 'gate' || call.state === 'answered' ? { toolCallId: call.toolCallId, state: 'requested' } : call,
+  );
+  const plan = resume.plan?.state === 'waiting' || resume.plan?.state === 'approved' ? null : resume.plan;
+  return { ...resume, plan, calls };
+}
+
 /** The head after one more journal row. */
 export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent): SessionHead {
   const next = { ...head, lastSeq: seq };
@@ -125,6 +139,8 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
         ...next,
         resume: withCall(head.resume, event.toolCallId, ({ toolCallId }) => ({ toolCallId, state: 'finished' })),
       };
+    case 'session_imported':
+      return { ...next, resume: withoutAnswers(head.resume) };
     case 'user_message':
     case 'checkpoint_recovered':
     case 'status_changed':

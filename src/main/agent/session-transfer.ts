@@ -1,10 +1,11 @@
-import { busyStatuses, type Session } from '../../shared/domain';
+import { autonomySchema, busyStatuses, type Autonomy, type Session } from '../../shared/domain';
 import { InvalidInputError, NotFoundError, StoreError, WorkbenchError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type RuntimeEvent } from '../../shared/events';
 import { sessionExportFormat, sessionExportSchema, sessionExportVersion, type SessionExport } from '../../shared/session-export';
-import { branchLine } from './branching';
 import type { CheckpointRef, CheckpointStore } from './checkpoints';
 import type { Clock } from './clock';
+import type { WorkspaceInspector } from './ports';
+import { branchLine, headsOfBranches } from './branching';
 import type { SessionStore } from './stores';
 
 export interface SessionTransferOptions {
@@ -15,6 +16,10 @@ export interface SessionTransferOptions {
   readonly appVersion: string;
   /** Whether a model endpoint is configured here: an imported session's model from elsewhere falls back to the default. */
   readonly providerExists: (providerId: string) => boolean;
+  /** The autonomy new sessions start at here: an imported session never starts above it, whatever its file says. */
+  readonly defaultAutonomy: () => Autonomy;
+  /** Checks an imported session's workspace folder: it is kept only when it is a folder on this machine. */
+  readonly workspaces: WorkspaceInspector;
 }
 
 /**
@@ -67,10 +72,16 @@ export class SessionTransfer {
     return { fileName: `${safeTitle}.workbench-session.json`, document: JSON.stringify(document, null, 1) };
   }
 
-  importSession(text: string): Session {
+  /**
+   * Imports a session as a new one. What the file says was approved is never taken (see
+   * `session_imported`); the session starts at the lower of the file's autonomy and the default here,
+   * and keeps its workspace only when that folder exists on this machine. A notice in the
+   * conversation says what was changed.
+   */
+  async importSession(text: string): Promise<Session> {
     const { store, checkpoints, clock, newId } = this.options;
     const document = parseDocument(text);
-    const rows = document.journal.map((row) => {
+    const fileRows = document.journal.map((row) => {
       if (row.format > eventFormatVersion)
         throw new StoreError(
           'store_newer_version',
@@ -82,16 +93,41 @@ export class SessionTransfer {
       return { seq: row.seq, at: row.at, branchId: row.branchId, event: parsed.data as RuntimeEvent };
     });
     checkShape(document);
-    const id = newId();
+    const workspacePath = await this.folderHere(document.session.workspacePath);
+    const defaultAutonomy = this.options.defaultAutonomy();
+    const autonomy = autonomyRank(document.session.autonomy) <= autonomyRank(defaultAutonomy) ? document.session.autonomy : defaultAutonomy;
+    const heads = headsOfBranches(document.branches, fileRows);
+    const isOpen = (branchId: string): boolean => (heads.get(branchId)?.openTurn ?? null) !== null;
+    const notes = importNotes({
+      open: document.branches.some((branch) => isOpen(branch.id)),
+      autonomy: { file: document.session.autonomy, here: autonomy },
+      workspace: { file: document.session.workspacePath, here: workspacePath },
+    });
+    // The notice ends the shown line, and every line with an unfinished turn, so the fold drops what the file approved.
+    // An import that changed nothing gets none: its journal is the file's.
+    const now = clock.now();
+    let nextSeq = fileRows.reduce((highest, row) => Math.max(highest, row.seq), -1) + 1;
+    const imported: RuntimeEvent = { type: 'session_imported', message: notes.join(' ') };
+    const marks =
+      notes.length === 0 ? [] : document.branches.filter((branch) => branch.id === document.activeBranchId || isOpen(branch.id));
+    const markRows = marks.map((branch) => ({ seq: nextSeq++, at: now, branchId: branch.id, event: imported }));
+    // A turn the file has running or waiting is interrupted here: the person resumes or discards it.
     const status = busyStatuses.has(document.session.status) ? 'interrupted' : document.session.status;
+    const interrupted: RuntimeEvent = { type: 'status_changed', status };
+    const statusRow =
+      status === document.session.status ? [] : [{ seq: nextSeq++, at: now, branchId: document.activeBranchId, event: interrupted }];
+    const rows = [...fileRows, ...markRows, ...statusRow];
+    const id = newId();
     return store.transaction(() => {
       const session = store.importSession({
         session: {
           ...document.session,
           id,
+          workspacePath,
+          autonomy,
           model: document.session.model && this.options.providerExists(document.session.model.providerId) ? document.session.model : null,
           status,
-          updatedAt: Math.max(document.session.updatedAt, clock.now()),
+          updatedAt: Math.max(document.session.updatedAt, now),
         },
         branches: document.branches,
         activeBranchId: document.activeBranchId,
@@ -106,7 +142,44 @@ export class SessionTransfer {
       return session;
     });
   }
+
+  /** The folder as it is on this machine, or null when it is not one here. */
+  private async folderHere(path: string | null): Promise<string | null> {
+    if (path === null) return null;
+    try {
+      return await this.options.workspaces.resolveFolder(path);
+    } catch (error) {
+      if (error instanceof InvalidInputError) return null;
+      throw error;
+    }
+  }
 }
+
+/** What an import changed of the file, in words for the conversation's notice; empty when it changed nothing. */
+function importNotes(change: {
+  open: boolean;
+  autonomy: { file: Autonomy; here: Autonomy };
+  workspace: { file: string | null; here: string | null };
+}): string[] {
+  const { open, autonomy, workspace } = change;
+  const notes = [
+    ...(open
+      ? [
+          'Answers and plan approvals recorded in the file are not taken: when you resume, the calls it left unfinished are decided again here and wait for your answer where the rules ask.',
+        ]
+      : []),
+    ...(autonomy.here === autonomy.file ? [] : [`It starts at autonomy ${autonomy.here}, not ${autonomy.file} as in the file.`]),
+    ...(workspace.file !== null && workspace.here === null
+      ? [
+          `Its workspace folder ${workspace.file} does not exist on this machine, so it has no workspace; choose one before it works on files.`,
+        ]
+      : []),
+  ];
+  return notes.length === 0 ? [] : ['This session was imported from a file.', ...notes];
+}
+
+/** How far an autonomy level lets calls run without asking: L0 least. */
+const autonomyRank = (level: Autonomy): number => autonomySchema.options.indexOf(level);
 
 function parseDocument(text: string): SessionExport {
   let raw: unknown;

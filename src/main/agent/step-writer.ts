@@ -194,6 +194,13 @@ export class TurnWriter implements StepWriter {
   }
 
   /** Stops the frame timer: nothing streams after the turn has ended. */
+  /** Forgets what waits to be written (after a write of it failed), so what comes next can still be. */
+  dropPending(): void {
+    this.coalescer.take();
+    this.pending = [];
+    this.alongside = [];
+  }
+
   close(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;

@@ -7,7 +7,7 @@ type RunRule = 'matrix' | 'grant' | 'plan' | 'approval';
 
 /** Consecutive read-only calls that may run without asking go together, in parallel. */
 const runsInBatch = (item: DecidedCall | undefined): item is DecidedCall =>
-  item !== undefined && !item.approved && item.decision.action === 'run' && item.call.assessment.level === 'read_only';
+  item !== undefined && !item.approved && !item.earlierGate && item.decision.action === 'run' && item.call.assessment.level === 'read_only';
 
 /** Why a call runs, as its event says. A plan step in a batch counts as the plan's only when the plan was shown. */
 function ruleOf(item: DecidedCall, fromPlan: boolean, inBatch: boolean): RunRule {
@@ -35,17 +35,17 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
   }
   const [item, ...rest] = queue as [DecidedCall, ...DecidedCall[]];
   if (!item.approved && item.decision.action === 'deny') {
-    // Not reached today: a denial is settled when the response's calls are first decided, and nothing that changes
-    // within a turn (grants) denies.
+    // A tool the person denied in Settings after the response's calls were first decided (see `decideAgain`).
     giveResult(context, item.call, 'denied', `Not run: ${item.decision.reason}`, 0);
     return { kind: 'execute', queue: rest, fromPlan };
   }
-  if (item.approved || item.decision.action === 'run') {
+  // A gate opened before the app stopped is answered there (or was): nothing decided since runs its call instead.
+  const earlier = item.approved ? undefined : item.earlierGate;
+  if (earlier?.answer) return takeApproval(context, { approvalId: earlier.approvalId, item, queue: rest, fromPlan }, earlier.answer, true);
+  if (item.approved || (!earlier && item.decision.action === 'run')) {
     await runCall(context, item, ruleOf(item, fromPlan, false));
     return { kind: 'execute', queue: rest, fromPlan };
   }
-  const earlier = item.earlierGate;
-  if (earlier?.answer) return takeApproval(context, { approvalId: earlier.approvalId, item, queue: rest, fromPlan }, earlier.answer, true);
   // A call decided again after a restart has no preview yet; the gate shows what it would change.
   if (!earlier && item.call.preview === null) await addPreviews([item.call], context.setup.workspacePath);
   return openCallGate(context, item, rest, fromPlan);

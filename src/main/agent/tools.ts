@@ -42,6 +42,8 @@ export interface Tool {
   assess(input: unknown, context: { workspacePath: string | null }): RiskAssessment;
   /** The pattern a trust grant for this call covers. */
   trustPattern(input: unknown): GrantPattern;
+  /** The pattern of this call's own arguments and nothing wider, as `covers` reads it: what a grant for an escalation covers. */
+  exactPattern(input: unknown): GrantPattern;
   covers(pattern: GrantPattern, input: unknown): boolean;
   /** One line for people: what this call does. */
   summarize(input: unknown): string;
@@ -60,6 +62,8 @@ export interface ToolDeclaration<S extends z.ZodType> {
   /** A pattern wider than the exact arguments; it must never cover more than the approved call could do. */
   readonly trustPattern?: (input: z.output<S>) => GrantPattern;
   readonly covers?: (pattern: GrantPattern, input: z.output<S>) => boolean;
+  /** The `exact` pattern of these arguments as `covers` reads it; the canonical JSON of the input unless said. */
+  readonly exactPattern?: (input: z.output<S>) => GrantPattern;
   readonly summarize?: (input: z.output<S>) => string;
   readonly preview?: (input: z.output<S>, context: { workspacePath: string | null }) => Promise<string | null>;
   readonly execute: (input: z.output<S>, context: ToolContext) => Promise<ToolOutcome>;
@@ -100,6 +104,7 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
         reason: `${declaration.name} is ${declaration.risk.replace('_', '-')}`,
       },
     trustPattern: (input) => declaration.trustPattern?.(input as Input) ?? exact(input),
+    exactPattern: (input) => declaration.exactPattern?.(input as Input) ?? exact(input),
     covers: (pattern, input) => {
       if (declaration.covers) return declaration.covers(pattern, input as Input);
       return pattern.kind === 'exact' && pattern.arguments === canonicalJson(input);

@@ -9,7 +9,7 @@ import type { NewBranch, SessionStore } from './stores';
 import { Turn, type TurnStart } from './turn';
 import type { TurnServices, TurnSetup } from './turn-types';
 
-/** Limits a turn reads when it starts; they are settings. */
+/** Limits from the settings: a turn reads the first two when it starts, and the denied tools whenever it offers or decides. */
 export interface RuntimeLimits {
   readonly planThreshold: number;
   readonly maxIterations: number;
@@ -162,6 +162,7 @@ export class TurnScheduler {
     const endpoint = providers.describe(choice);
     const base = input.base ?? conversations.at(sessionId, store.head(sessionId).checkpointId);
     const turnId = input.turnId ?? services.newId();
+    const limits = this.options.limits();
     const setup: TurnSetup = {
       sessionId,
       turnId,
@@ -175,7 +176,9 @@ export class TurnScheduler {
       checkpointHead: base.head,
       userText: input.text,
       ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
-      ...this.options.limits(),
+      planThreshold: limits.planThreshold,
+      maxIterations: limits.maxIterations,
+      deniedTools: () => this.options.limits().deniedTools,
     };
     const question: RuntimeEvent[] =
       input.text === null ? [] : [{ type: 'user_message', turnId, messageId: services.newId(), text: input.text }];

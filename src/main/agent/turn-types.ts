@@ -34,7 +34,11 @@ export interface TurnSetup {
   readonly unsavedHistory?: readonly ConversationEntry[];
   readonly planThreshold: number;
   readonly maxIterations: number;
-  readonly deniedTools: readonly string[];
+  /**
+   * The tools denied in Settings, read at every model request and every decision: a tool denied while the turn
+   * runs is neither offered nor run from then on.
+   */
+  readonly deniedTools: () => readonly string[];
   /** The session's newest checkpoint: this turn's checkpoints continue its chain. */
   readonly checkpointHead: { readonly checkpointId: string; readonly seq: number } | null;
 }

@@ -108,9 +108,20 @@ export class Turn {
       writer.journal([finished, { type: 'status_changed', status }]);
       writer.flush();
     } catch (failure) {
-      // The journal could not be written (disk full, database closed). The session row keeps its busy
-      // status, so the next start marks it interrupted; nothing committed is lost.
-      console.error('Could not record the end of a turn:', toErrorInfo(failure).message);
+      // What was waiting could not be written (an event that cannot be saved, a full disk): it is dropped and the
+      // end is written on its own, so the turn does not stay open. When even that fails (the database is closed),
+      // the session row keeps its busy status, the next start marks it interrupted, and nothing committed is lost.
+      const message = toErrorInfo(failure).message;
+      try {
+        writer.dropPending();
+        const error = { code: 'internal' as const, message: `Part of this turn could not be saved: ${message}` };
+        this.context.services.journal.append(this.context.setup.sessionId, [
+          { type: 'run_finished', turnId, status: 'failed', error },
+          { type: 'status_changed', status: 'failed' },
+        ]);
+      } catch {
+        console.error('Could not record the end of a turn:', message);
+      }
     } finally {
       writer.close();
     }

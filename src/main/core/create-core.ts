@@ -23,6 +23,7 @@ import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { scrubbedEnvironment } from '../tools/run-command';
 import { Trash } from '../tools/trash';
 import { SqliteFileHistory } from '../workspace/file-history';
+import { FolderInspector } from '../workspace/folder-inspector';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -160,6 +161,8 @@ export function createCore(options: CoreOptions): Core {
       newId: () => newId(clock.now()),
       appVersion: options.appVersion ?? '0.0.0',
       providerExists: (id) => registry.list().some((provider) => provider.id === id),
+      defaultAutonomy: () => options.settings.get().defaultAutonomy,
+      workspaces: new FolderInspector(),
     });
     if (options.recoverInterrupted !== false) runtime.recoverInterrupted();
     // Servers start with the app; a slow or broken one does not hold anything up.

@@ -128,7 +128,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       return runtime.tree(input.sessionId);
     },
     'session:export': (input) => deps.transfer.exportSession(input.sessionId),
-    'session:import': (input) => changed(deps.transfer.importSession(input.document)),
+    'session:import': async (input) => changed(await deps.transfer.importSession(input.document)),
 
     'message:edit': (input) => runtime.editMessage(input.sessionId, input.messageId, input.text),
     'turn:retry': (input) => runtime.retryTurn(input.sessionId, input.turnId),

@@ -55,6 +55,7 @@ export function mcpTool(server: string, description: McpToolDescription, client:
           : `${description.name} is a tool of the MCP server ${server}`,
     }),
     trustPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),
+    exactPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),
     covers: (pattern, input) => pattern.kind === 'exact' && pattern.arguments === canonicalJson(input),
     summarize: (input) => `${server}: ${description.name} ${canonicalJson(input).slice(0, 160)}`,
     preview: async () => null,

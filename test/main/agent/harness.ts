@@ -98,6 +98,7 @@ export function testTools(log: string[]): { tools: Tool[]; release: () => void }
           return { level: risk.level === 'read_only' ? 'write_high' : risk.level, reason: risk.reasons.join('; ') };
         },
         trustPattern: (input) => commandTrustPattern(shell, input.command),
+        exactPattern: (input) => ({ kind: 'exact', arguments: input.command }),
         covers: (pattern, input) => commandTrustCovers(shell, pattern, input.command),
         summarize: (input) => input.command,
         execute: async (input, context) => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelSetting, ProviderEndpoint } from '../../../src/shared/domain';
 import { newId } from '../../../src/main/agent/ids';
 import { SessionTransfer } from '../../../src/main/agent/session-transfer';
+import { FolderInspector } from '../../../src/main/workspace/folder-inspector';
 import { signatureOf, textTurn, type ScriptedModelServer } from '../../scripted-model-server';
 import { createHarness, toolCall, useHarness, type Harness } from './harness';
 
@@ -127,8 +128,10 @@ describe('a tool loop with extended thinking', () => {
       newId: () => newId(harness.clock.now()),
       appVersion: '0.1.0',
       providerExists: (id) => id === 'claude',
+      defaultAutonomy: () => 'L1',
+      workspaces: new FolderInspector(),
     });
-    const copy = transfer.importSession(transfer.exportSession(harness.sessionId).document);
+    const copy = await transfer.importSession(transfer.exportSession(harness.sessionId).document);
     harness.runtime.send(copy.id, 'Is it still there?');
     await harness.runtime.whenIdle(copy.id);
     expect(harness.view(copy.id).status).toBe('completed');

@@ -86,6 +86,62 @@ describe('crash recovery', () => {
     expect(second.store.journal(second.sessionId).filter((entry) => entry.event.type === 'approval_requested')).toHaveLength(1);
   });
 
+  it('a call waiting at its gate waits there again after a restart, even when the autonomy now would run it', async () => {
+    const first = start();
+    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'milk' }, 'c1')] });
+    first.runtime.send(first.sessionId, 'Write');
+    const waiting = await first.until((view) => view.pendingApproval !== null, 'the gate');
+    // L2 would run a low-risk write; the running turn asked under L1, and that gate was never answered.
+    first.store.update(first.sessionId, { autonomy: 'L2' }, first.clock.now());
+    const second = restart(first);
+
+    const view = await second.until((current) => current.status === 'waiting_approval', 'the gate again');
+    expect(view.pendingApproval?.approvalId).toBe(waiting.pendingApproval?.approvalId);
+    expect(second.log).toEqual([]);
+    server.enqueue(textTurn('Not written.'));
+    second.runtime.answerApproval(view.pendingApproval?.approvalId ?? '', 'deny');
+    await second.runtime.whenIdle(second.sessionId);
+    expect(second.log).toEqual([]);
+  });
+
+  it('a step of an approved plan waiting at its own gate (its grant was revoked) waits there again after a restart', async () => {
+    const first = start();
+    const note = { name: 'b', text: 'x' };
+    server.enqueue({ steps: [toolCall('write_note', note, 'g1')] }, textTurn('ok'));
+    first.runtime.send(first.sessionId, 'Make a grant');
+    const gate = await first.until((view) => view.pendingApproval !== null, 'the grant gate');
+    first.runtime.answerApproval(gate.pendingApproval?.approvalId ?? '', 'allow_1h');
+    await first.runtime.whenIdle(first.sessionId);
+    const [grant] = first.trust.listActive(first.clock.now());
+    expect(grant).toBeDefined();
+
+    server.enqueue({
+      steps: [
+        { kind: 'text', text: 'Publish, read, write.' },
+        toolCall('publish', { target: 'site' }, 'c1'),
+        toolCall('slow', {}, 'c2'),
+        toolCall('write_note', note, 'c3'),
+      ],
+    });
+    first.runtime.send(first.sessionId, 'Do it');
+    const plan = await first.until((view) => view.plan?.state === 'waiting', 'the plan');
+    first.runtime.answerPlan(plan.plan?.planId ?? '', 'approve');
+    await first.until(() => first.log.includes('slow started'), 'the slow step');
+    first.trust.revoke(grant?.id ?? '', first.clock.now());
+    first.releaseSlow();
+    const stepGate = await first.until((view) => view.pendingApproval !== null, 'the gate of the third step');
+    expect(first.log).toEqual(['write b', 'publish site', 'slow started', 'slow finished']);
+    const second = restart(first);
+
+    const view = await second.until((current) => current.status === 'waiting_approval', 'the step gate again');
+    expect(view.pendingApproval?.approvalId).toBe(stepGate.pendingApproval?.approvalId);
+    expect(second.log).toEqual([]);
+    server.enqueue(textTurn('Done.'));
+    second.runtime.answerApproval(view.pendingApproval?.approvalId ?? '', 'allow_once');
+    await second.runtime.whenIdle(second.sessionId);
+    expect(second.log).toEqual(['write b']);
+  });
+
   it('an answer given straight after the restart, before the turn is back at its gate, is kept for it', async () => {
     const first = start();
     server.enqueue({ steps: [toolCall('publish', { target: 'site' }, 'c1')] });
