@@ -4,7 +4,14 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import Conf from 'conf';
-import { approvalDecisionSchema, autonomySchema, defaultSettings, providerKindSchema, type ApprovalDecision } from '../../shared/domain';
+import {
+  approvalDecisionSchema,
+  autonomySchema,
+  defaultSettings,
+  providerKindSchema,
+  type ApprovalDecision,
+  type EscalationKind,
+} from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
 import { newId } from '../agent/ids';
 import type { SessionRuntime } from '../agent/session-runtime';
@@ -92,11 +99,23 @@ async function main(): Promise<number> {
     console.log(values.json ? JSON.stringify(entry) : formatEntry(entry));
     const event = entry.event;
     if (event.type === 'approval_requested')
-      void answerApproval(event.approvalId, `${event.tool} ${event.summary} (${event.risk}: ${event.reason})`);
+      void answerApproval(event.approvalId, `${event.tool} ${event.summary} (${event.risk}: ${event.reason})`, event.escalation?.kind);
     if (event.type === 'plan_proposed' && event.needsApproval) void answerPlan(event.planId);
   };
-  const answerApproval = async (approvalId: string, what: string): Promise<void> => {
+  const answerApproval = async (approvalId: string, what: string, escalation?: EscalationKind): Promise<void> => {
     let decision: ApprovalDecision = approveMode === 'ask' ? 'deny' : (approveMode as ApprovalDecision);
+    // An escalation gate is never answered automatically: without a person to ask, it is denied.
+    if (escalation && (approveMode !== 'ask' || !questions)) {
+      console.error(`Denied ${what}: it asks for more than the sandbox, and only a person at the terminal can allow that.`);
+      runtime?.answerApproval(approvalId, 'deny', 'Escalation is never approved automatically.');
+      return;
+    }
+    if (escalation && approveMode === 'ask' && questions) {
+      const asked = escalation === 'network' ? 'network access' : 'running without the sandbox';
+      const reply = (await questions.question(`ESCALATION: ${what} asks for ${asked}. Allow [y] once, or [n] no: `)).trim().toLowerCase();
+      runtime?.answerApproval(approvalId, reply === 'y' ? 'allow_once' : 'deny');
+      return;
+    }
     if (approveMode === 'ask' && questions) {
       const reply = (await questions.question(`Allow ${what}? [y] once, [n] no, 5m, 30m, 1h, 5h, [s]ession: `)).trim().toLowerCase();
       const map: Record<string, ApprovalDecision> = {

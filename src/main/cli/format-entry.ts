@@ -29,7 +29,11 @@ export function formatEntry(entry: JournalEntry): string {
     case 'tool_call_finished':
       return `${head}: ${event.status} in ${Math.round(event.latencyMs)} ms: ${short(event.output)}`;
     case 'approval_requested':
-      return `${head}: ${event.tool} ${short(event.summary)} [${event.risk}] ${event.reason}`;
+      return `${head}: ${event.tool} ${short(event.summary)} [${event.risk}] ${event.reason}${
+        event.escalation
+          ? ` ESCALATION: asks for ${event.escalation.kind === 'network' ? 'network access' : 'no sandbox'} (${event.escalation.reason})`
+          : ''
+      }`;
     case 'approval_answered':
       return `${head}: ${event.decision}${event.reason ? ` (${event.reason})` : ''}`;
     case 'plan_proposed':
