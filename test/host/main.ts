@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ScriptedModelServer } from '../scripted-model-server';
 import { newId } from '../../src/main/agent/ids';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
+import { commandNiceness } from '../../src/main/tools/run-command';
 import { detectSandbox } from '../../src/main/tools/sandbox';
 import { startTestHost } from './host';
 import { BashParser } from '../../src/main/shell/bash-parser';
@@ -40,7 +41,16 @@ const sandbox = detectSandbox();
 const host = await startTestHost({
   dataDir,
   folderPicker: { pickFolder: async () => values.workspace ?? process.cwd() },
-  tools: builtinTools({ shell, dataDir, newId: () => newId(), now: () => Date.now(), sandbox }),
+  tools: (settings) =>
+    builtinTools({
+      shell,
+      dataDir,
+      newId: () => newId(),
+      now: () => Date.now(),
+      sandbox,
+      commandNiceness: () => commandNiceness(settings.get()),
+      commandLimits: () => settings.get().commandLimits,
+    }),
   sandbox,
 });
 const providers = await host.invoke('provider:list', {});

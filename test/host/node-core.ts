@@ -26,7 +26,8 @@ export interface NodeCoreOptions {
   readonly idleTimeoutMs?: number;
   readonly discoveryCandidates?: readonly DiscoveryCandidate[];
   readonly cipher?: SecretCipher;
-  readonly tools?: readonly Tool[];
+  /** The tools, or how to make them from the settings (so command limits and niceness follow Settings, as in the app). */
+  readonly tools?: readonly Tool[] | ((settings: ConfSettingsStore) => readonly Tool[]);
   readonly sandbox?: SandboxStatus;
   /** Wraps the provider each turn uses (benchmarks time it). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
@@ -62,7 +63,7 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
-    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.tools ? { tools: typeof options.tools === 'function' ? options.tools(settings) : options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
   });
