@@ -1,28 +1,23 @@
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { maxRisk, type RiskLevel } from '../../shared/domain';
 import { ShellSyntaxError, type BashParser, type SyntaxNode } from './bash-parser';
 import { argOf, type Arg, type Finding } from './command-args';
 import type { CommandPlace, TargetJudge } from './command-targets';
-import { runnerCommandStart } from './program-sets';
 import { programOf, programRisk, type ProgramSite } from './program-risk';
+import { runnerRisk, summarize, type CommandRisk } from './runner-risk';
 import { clip, programName, readsCode, redirect, type ScriptSite } from './script-io';
-import { maxValues, ShellState, type ShellValue, type WordValue } from './shell-state';
+import { ShellState, type ShellValue, type WordValue } from './shell-state';
+import { TargetLookup } from './target-lookup';
 import { evaluate, type WordEnvironment } from './shell-words';
 import { letEffects, wordEffects, type WordEffects } from './word-effects';
 
-export interface CommandRisk {
-  readonly level: RiskLevel;
-  readonly reasons: readonly string[];
-}
+export type { CommandRisk } from './runner-risk';
 
 /** How deep commands that run commands (`sh -c "eval '…'"`) are followed before the line counts as destructive. */
 const maxDepth = 6;
 
 /** How deep statements may nest (`{ { { …`, `$( $( …`) before the line counts as destructive rather than walked further. */
 const maxNesting = 150;
-
-/** How many paths one line may write before it counts as destructive rather than each being looked up. */
-const maxJudgedPaths = 2_048;
 
 /** How many calls of the line's own functions are followed; a line that makes more is not judged. */
 const maxFunctionCalls = 32;
@@ -62,7 +57,7 @@ class ScriptWalk implements ScriptSite {
   private readonly recursive = new Set<string>();
   private functionCalls = 0;
   private nesting = 0;
-  private judgedPaths = 0;
+  private readonly targets: TargetLookup;
 
   constructor(
     private readonly parser: BashParser,
@@ -70,7 +65,9 @@ class ScriptWalk implements ScriptSite {
     private readonly place: CommandPlace,
     readonly environment: WordEnvironment,
     private readonly depth: number,
-  ) {}
+  ) {
+    this.targets = new TargetLookup(judge, place);
+  }
 
   add(level: RiskLevel, reason: string): void {
     this.findings.push({ level, reason });
@@ -322,46 +319,7 @@ class ScriptWalk implements ScriptSite {
 
   /** What writing to a path means, by where each of its possible values lands. */
   targetFindings(arg: Arg, verb: string, state: ShellState, from?: Arg): Finding[] {
-    const unknownLevel: RiskLevel = this.place.sandbox ? 'write_high' : 'destructive';
-    const unknownWhere = `${this.place.sandbox ? '' : ' (no sandbox keeps it in the workspace)'}`;
-    if (arg.value.kind === 'computed')
-      return [{ level: unknownLevel, reason: `${verb} ${clip(arg.source)}, a path only known when it runs${unknownWhere}` }];
-    const folders = from ? this.linkFolders(from, state) : state.cwd;
-    // Each value in each folder is a lookup on disk: past a budget the line is not judged path by path.
-    const lookups = arg.value.values.length * (folders?.length ?? 1);
-    if (lookups > maxValues)
-      return [{ level: unknownLevel, reason: `${verb} ${clip(arg.source)}: too many possible paths to judge each${unknownWhere}` }];
-    this.judgedPaths += lookups;
-    if (this.judgedPaths > maxJudgedPaths)
-      return [{ level: 'destructive', reason: `writes more than ${maxJudgedPaths} paths, too many to judge` }];
-    const findings: Finding[] = [];
-    for (const value of arg.value.values) {
-      const bases = isAbsolute(value.text) ? ['/'] : folders;
-      if (bases === null) {
-        findings.push({ level: unknownLevel, reason: `${verb} ${clip(arg.source)} in a folder only known when it runs` });
-        continue;
-      }
-      for (const cwd of bases) {
-        const where = this.judge.judge(value, cwd);
-        if (where.kind === 'outside')
-          findings.push({ level: 'destructive', reason: `${verb} ${clip(where.detail)}, outside the workspace` });
-        else if (where.kind === 'protected')
-          findings.push({ level: 'destructive', reason: `${verb} ${clip(arg.source)}: ${where.detail}` });
-      }
-    }
-    return findings;
-  }
-
-  /** The folders a relative link target is read from: the link's own folder, or the link path when it is a folder. */
-  private linkFolders(link: Arg, state: ShellState): string[] | null {
-    if (link.value.kind === 'computed' || state.cwd === null) return null;
-    const folders: string[] = [];
-    for (const value of link.value.values)
-      for (const cwd of state.cwd) {
-        const path = resolve(cwd, value.text);
-        folders.push(path, resolve(path, '..'));
-      }
-    return [...new Set(folders)];
+    return this.targets.findings(arg, verb, state, from);
   }
 
   /** A command line run by this one: judged like the whole line, and never less than running code. */
@@ -376,45 +334,8 @@ class ScriptWalk implements ScriptSite {
     return {
       target: (arg, verb, from) => this.targetFindings(arg, verb, state, from),
       nested: (text, what) => this.nested(text, what),
-      runs: (words, what) => this.runs(words, what, state),
+      runs: (words, what) => runnerRisk(words, what, this.site(state), this.depth >= maxDepth),
     };
-  }
-
-  /** Words another program runs as a command (`timeout 5 rm -r x`, `xargs grep`, `find -exec`). */
-  private runs(words: readonly Arg[], what: string, state: ShellState): Finding[] {
-    const texts = words.map((word) => word.text);
-    if ((what === 'chrt' || what === 'taskset') && texts.some((text) => text === '-p' || text === '--pid'))
-      return [{ level: 'write_high', reason: `${what} -p changes how a running process is scheduled` }];
-    if (what === 'flock') {
-      // `flock LOCK command…`, `flock LOCK -c 'line'`, or `flock FD`: the lock file is made if missing.
-      const at = texts.findIndex((text) => text === '-c' || text === '--command');
-      const start = runnerCommandStart(what, texts);
-      const lock = start === null ? undefined : words[start - 1];
-      const locks: Finding[] =
-        lock && !/^\d+$/.test(lock.text ?? '')
-          ? [{ level: 'write_low', reason: 'flock makes its lock file' }, ...this.targetFindings(lock, 'locks', state)]
-          : [];
-      if (at !== -1) return [...locks, ...this.nested(texts[at + 1] ?? null, 'flock -c')];
-      return [...locks, ...this.runCommand(words, what, state)];
-    }
-    return this.runCommand(words, what, state);
-  }
-
-  private runCommand(words: readonly Arg[], what: string, state: ShellState): Finding[] {
-    const texts = words.map((word) => word.text);
-    const start = runnerCommandStart(what, texts);
-    if (start === null) return [{ level: 'destructive', reason: `${what} runs a command only known when it runs` }];
-    if (what === 'command' && texts.slice(0, start).some((text) => text === '-v' || text === '-V'))
-      return [{ level: 'read_only', reason: 'command -v only looks the program up' }];
-    const rest = words.slice(start);
-    const first = rest[0];
-    if (!first) return [{ level: 'read_only', reason: `${what} alone only reads` }];
-    if (first.text === null)
-      return [{ level: 'destructive', reason: `${what} runs a program only known when it runs (${clip(first.source)})` }];
-    if (this.depth >= maxDepth) return [{ level: 'destructive', reason: 'commands nested too deep to judge' }];
-    const inner = summarize(programRisk(programOf(first.text), rest.slice(1), this.site(state)));
-    const floor: RiskLevel = what === 'xargs' || what === 'find -exec' ? 'write_high' : 'read_only';
-    return [{ level: maxRisk([inner.level, floor]), reason: `${what} runs ${first.text}: ${inner.reasons.join('; ')}` }];
   }
 
   private command(node: SyntaxNode, state: ShellState, outer: readonly SyntaxNode[]): ShellState {
@@ -496,11 +417,6 @@ class ScriptWalk implements ScriptSite {
     const folders = state.cwd;
     return state.withCwd(operand.value.values.flatMap((value) => folders.map((cwd) => resolve(cwd, value.text))));
   }
-}
-
-export function summarize(findings: readonly Finding[]): CommandRisk {
-  const level = maxRisk(findings.map((finding) => finding.level));
-  return { level, reasons: [...new Set(findings.filter((finding) => finding.level === level).map((finding) => finding.reason))] };
 }
 
 /** The risk of one command line: parsed, walked from the workspace, every finding kept; a line that cannot be parsed is destructive. */
