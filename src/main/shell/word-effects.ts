@@ -143,8 +143,11 @@ export function wordEffects(
   environment: WordEnvironment,
   arithmetic = false,
 ): WordEffects {
+  // Expansions start with `$`, arithmetic commands and subscripts with `(` or `[`: a statement without them has no effects.
+  const relevant = arithmetic ? nodes : nodes.filter((node) => /[$([]/.test(node.text));
+  if (relevant.length === 0) return { state, findings: [] };
   const scan = new EffectScan(state, environment);
-  for (const node of nodes) scan.scan(node, arithmetic);
+  for (const node of relevant) scan.scan(node, arithmetic);
   let after = state;
   for (const name of scan.assigned) after = after.withVar(name, null);
   return { state: after, findings: scan.findings };
