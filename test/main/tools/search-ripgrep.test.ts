@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findRipgrep, searchWithRipgrep } from '../../../src/main/tools/search';
 import { workspaceTools } from '../../../src/main/tools/workspace-tools';
 import { temporaryFolder } from '../../helpers';
+import { startLinkSwapper } from '../../link-swapper';
 import { runTool } from './escape-fixture';
 
 const ripgrep = findRipgrep();
@@ -36,22 +37,6 @@ function readerOf(contents: Record<string, string>) {
     isPlainFile: () => true,
   };
 }
-
-/** Toggles ws/sub between a real folder and a link to `outside`; every path is inside the test's temporary folders. */
-const swapper = `
-const fs = require('node:fs');
-const [ws, held, outside] = process.argv.slice(1);
-const sub = ws + '/sub';
-let round = 0;
-for (;;) {
-  try { fs.renameSync(sub, held); } catch {}
-  try { fs.symlinkSync(outside, sub); } catch {}
-  for (let i = 0; i < 200; i += 1) {}
-  try { if (fs.lstatSync(sub).isSymbolicLink()) fs.unlinkSync(sub); } catch {}
-  try { fs.renameSync(held, sub); } catch {}
-  if (round++ === 0) process.stdout.write('ready\\n');
-}
-`;
 
 describe.runIf(ripgrep !== null)('ripgrep search', () => {
   it('keeps only the lines the workspace reader finds at that line of the file', async () => {
@@ -95,9 +80,7 @@ describe.runIf(ripgrep !== null)('ripgrep search', () => {
       writeFileSync(join(outside, `f${i}.txt`), `MARK SECRET-rg ${i}\n`);
     }
     const tools = new Map(workspaceTools({ dataDir: data, ripgrep, newId: () => 'x', now: () => 0 }).map((t) => [t.name, t]));
-    const child = spawn(process.execPath, ['-e', swapper, ws, join(base, 'held'), outside], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
+    children.push(await startLinkSwapper(ws, join(base, 'held'), outside));
     const leaks: string[] = [];
     for (let round = 0; round < 300 && leaks.length === 0; round += 1) {
       let out: string;

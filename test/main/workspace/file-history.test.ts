@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
@@ -6,25 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
 import { SqliteFileHistory } from '../../../src/main/workspace/file-history';
 import { temporaryFolder } from '../../helpers';
+import { startLinkSwapper } from '../../link-swapper';
 
 /**
  * Toggles `ws/sub` between the real folder (moved aside to `held` and back) and a link to the
  * outside folder, as a command left running in the background could. Every path it touches lies in
  * the test's own temporary folders.
  */
-const toggler = `
-const fs = require('node:fs');
-const [ws, held, outside] = process.argv.slice(1);
-const sub = ws + '/sub';
-for (let round = 0; ; round += 1) {
-  try { fs.renameSync(sub, held); } catch {}
-  try { fs.symlinkSync(outside, sub); } catch {}
-  try { if (fs.lstatSync(sub).isSymbolicLink()) fs.unlinkSync(sub); } catch {}
-  try { fs.renameSync(held, sub); } catch {}
-  if (round === 0) process.stdout.write('ready\\n');
-}
-`;
-
 describe.runIf(process.platform === 'linux')('file history and links', () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let outsideFolder: ReturnType<typeof temporaryFolder>;
@@ -158,11 +146,7 @@ describe.runIf(process.platform === 'linux')('file history and links', () => {
       writeFileSync(join(outside, `f${index}.txt`), `SECRET-outside ${index}\n`);
     }
     const history = new SqliteFileHistory(db);
-    const started = spawn(process.execPath, ['-e', toggler, ws, join(folder.path, 'held'), outside], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child = started;
-    await new Promise<void>((resolve) => started.stdout?.once('data', () => resolve()));
+    child = await startLinkSwapper(ws, join(folder.path, 'held'), outside, 2_000);
     const seen = { withSub: 0, withoutSub: 0 };
     // 200 captures, and more (up to 1,000) only if a busy machine kept the toggler from showing both states.
     for (let round = 0; round < 200 || ((seen.withSub === 0 || seen.withoutSub === 0) && round < 1000); round += 1) {
