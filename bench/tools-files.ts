@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,8 +7,11 @@ import { readAllSync } from '../src/main/workspace/fd-read';
 import { WorkspaceFiles } from '../src/main/workspace/workspace-files';
 
 /*
- * The file tools' race-free path against plain fs.promises calls on the same 1 KB files, in the
- * same run, interleaved round by round so both see the same disk and the same load:
+ * The file tools' race-free path against plain fs.promises calls on the same 1 KB files (two identical
+ * trees, one per method), in the same run, interleaved round by round so both see the same disk and
+ * the same load. Each timed phase starts after the disk has written what the phase before left
+ * pending (`sync`, untimed), and the order alternates by round: otherwise whichever method runs
+ * second pays for the first one's writes.
  *
  * - replace: walk from the root, read the old content (the tool shows a diff), write a new file and
  *   rename it over the old one; against writeFile over the existing file.
@@ -15,12 +19,14 @@ import { WorkspaceFiles } from '../src/main/workspace/workspace-files';
  * - read: walk, open without following links, read through the descriptor; against readFile.
  *
  * Replacing through a new file costs what creating a file costs, which an overwrite in place does
- * not pay; on a disk where creating is slow that cost dominates. So the same is measured again on
- * a memory file system when there is one, where what is left is the walk and the checks.
+ * not pay; where creating is slow that cost dominates (on an ext4 disk, creating the new file and
+ * freeing the old one's inode take from 0.1 ms to over 1.5 ms each, by the file system's state). So
+ * the same is measured again on a memory file system when there is one, where what is left is the
+ * walk and the checks.
  */
 
 const files = 500;
-const rounds = 6;
+const rounds = 7;
 const content = `${'x'.repeat(1023)}\n`;
 const pathOf = (index: number): string => `src/part${index % 10}/file${index}.txt`;
 
@@ -41,14 +47,25 @@ interface Figures {
   readOurs: number;
 }
 
+/** Writes the disk's pending data (untimed), so a timed phase does not pay for the writes of the phase before it. */
+function settle(): void {
+  execFileSync('sync');
+}
+
 async function measure(parent: string): Promise<Figures> {
   const folder = mkdtempSync(join(parent, 'workbench-bench-files-'));
-  const ws = join(folder, 'ws');
+  // Two identical trees, one per method, so neither method rewrites files the other has just written.
+  const tree = (name: string): string => {
+    const ws = join(folder, name);
+    for (let part = 0; part < 10; part += 1) mkdirSync(join(ws, 'src', `part${part}`), { recursive: true });
+    for (let index = 0; index < files; index += 1) writeFileSync(join(ws, pathOf(index)), content);
+    return ws;
+  };
+  const plainWs = tree('plain');
+  const oursWs = tree('ours');
   const protectedRoots = [join(folder, 'data')];
-  for (let part = 0; part < 10; part += 1) mkdirSync(join(ws, 'src', `part${part}`), { recursive: true });
-  for (let index = 0; index < files; index += 1) writeFileSync(join(ws, pathOf(index)), content);
   // A new WorkspaceFiles per call, as each tool call makes one.
-  const ours = () => new WorkspaceFiles(ws, { protectedRoots });
+  const ours = () => new WorkspaceFiles(oursWs, { protectedRoots });
   const samples: Record<keyof Figures, number[]> = {
     replacePlain: [],
     replaceOurs: [],
@@ -57,38 +74,60 @@ async function measure(parent: string): Promise<Figures> {
     readPlain: [],
     readOurs: [],
   };
+  const pair = async (round: number, plain: [keyof Figures, () => Promise<void>], race: [keyof Figures, () => Promise<void>]) => {
+    // The order alternates round by round, so neither method always runs on a cache or disk the other has warmed.
+    for (const [name, run] of round % 2 === 0 ? [plain, race] : [race, plain]) {
+      settle();
+      samples[name].push(await timed(run));
+    }
+  };
   try {
     for (let round = 0; round < rounds; round += 1) {
-      samples.replacePlain.push(
-        await timed(async () => {
-          for (let index = 0; index < files; index += 1) await writeFile(join(ws, pathOf(index)), content);
-        }),
+      await pair(
+        round,
+        [
+          'replacePlain',
+          async () => {
+            for (let index = 0; index < files; index += 1) await writeFile(join(plainWs, pathOf(index)), content);
+          },
+        ],
+        [
+          'replaceOurs',
+          async () => {
+            for (let index = 0; index < files; index += 1) ours().replace(pathOf(index), () => content);
+          },
+        ],
       );
-      samples.replaceOurs.push(
-        await timed(async () => {
-          for (let index = 0; index < files; index += 1) ours().replace(pathOf(index), () => content);
-        }),
+      await pair(
+        round,
+        [
+          'createPlain',
+          async () => {
+            for (let index = 0; index < files; index += 1) await writeFile(join(plainWs, `${pathOf(index)}.new${round}`), content);
+          },
+        ],
+        [
+          'createOurs',
+          async () => {
+            for (let index = 0; index < files; index += 1) ours().replace(`${pathOf(index)}.new${round}`, () => content);
+          },
+        ],
       );
-      samples.createPlain.push(
-        await timed(async () => {
-          for (let index = 0; index < files; index += 1) await writeFile(join(ws, `${pathOf(index)}.plain${round}`), content);
-        }),
-      );
-      samples.createOurs.push(
-        await timed(async () => {
-          for (let index = 0; index < files; index += 1) ours().replace(`${pathOf(index)}.ours${round}`, () => content);
-        }),
-      );
-      samples.readPlain.push(
-        await timed(async () => {
-          for (let index = 0; index < files; index += 1) await readFile(join(ws, pathOf(index)));
-        }),
-      );
-      samples.readOurs.push(
-        await timed(async () => {
-          for (let index = 0; index < files; index += 1)
-            await ours().withFile(pathOf(index), async (file) => void readAllSync(file.fd, Number.POSITIVE_INFINITY));
-        }),
+      await pair(
+        round,
+        [
+          'readPlain',
+          async () => {
+            for (let index = 0; index < files; index += 1) await readFile(join(plainWs, pathOf(index)));
+          },
+        ],
+        [
+          'readOurs',
+          async () => {
+            for (let index = 0; index < files; index += 1)
+              await ours().withFile(pathOf(index), async (file) => void readAllSync(file.fd, Number.POSITIVE_INFINITY));
+          },
+        ],
       );
     }
   } finally {
