@@ -156,7 +156,7 @@ export const httpUrlSchema = z
     } catch {
       return false;
     }
-  }, 'must be an http:// or https:// URL');
+  }, 'it must start with http:// or https://, such as http://127.0.0.1:11434');
 
 /** A configured model endpoint. Its API key, if any, lives in the secret store, never here. */
 export const providerEndpointSchema = z.object({

@@ -35,10 +35,44 @@ export interface RouterOptions {
   readonly onError?: (channel: ChannelName, error: ErrorInfo) => void;
 }
 
-function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+/** What people call the fields they type into; any other field is named by its path. */
+const fieldLabels: Readonly<Record<string, string>> = {
+  baseUrl: 'address',
+  apiKey: 'API key',
+  name: 'name',
+  model: 'model name',
+  path: 'folder',
+  text: 'message',
+  title: 'title',
+};
+
+interface Issue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly code?: string;
+  readonly origin?: string;
+  readonly minimum?: unknown;
+  readonly maximum?: unknown;
+}
+
+/** An issue in words: the common ones said plainly, the rest as the schema words them. */
+function issueWords(issue: Issue): string {
+  if (issue.origin === 'string' && issue.code === 'too_small')
+    return issue.minimum === 1 ? 'it is empty' : `it needs at least ${String(issue.minimum)} characters`;
+  if (issue.origin === 'string' && issue.code === 'too_big') return `it is too long (at most ${String(issue.maximum)} characters)`;
+  if (issue.code === 'invalid_type') return 'it is missing or of the wrong kind';
+  return issue.message;
+}
+
+function describeIssues(issues: readonly Issue[]): string {
   return issues
     .slice(0, 3)
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+    .map((issue) => {
+      const last = issue.path.at(-1);
+      const path = issue.path.map(String).join('.');
+      const label = typeof last === 'string' ? (fieldLabels[last] ?? path) : path;
+      return label === '' ? issue.message : `the ${label}: ${issueWords(issue)}`;
+    })
     .join('; ');
 }
 
@@ -58,7 +92,10 @@ export async function dispatch<K extends ChannelName>(
   }
   const parsed = channels[channel].input.safeParse(payload);
   if (!parsed.success) {
-    return { ok: false, error: { code: 'invalid_input', message: `Invalid input for ${channel}: ${describeIssues(parsed.error.issues)}` } };
+    return {
+      ok: false,
+      error: { code: 'invalid_input', message: `Not accepted, ${describeIssues(parsed.error.issues)}.`.replace(/\.\.$/, '.') },
+    };
   }
   try {
     const value = await (handler as (input: unknown) => unknown)(parsed.data);

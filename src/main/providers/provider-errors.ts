@@ -1,5 +1,6 @@
 import { ModelError, type ErrorInfo } from '../../shared/errors';
 import { overflowFrom, type ContextOverflow } from './context-overflow';
+import { connectionFailure, failureChain, statusFailure } from './failure-words';
 
 /** Why a stream was aborted from inside: the idle watchdog fired. */
 export class StreamIdleTimeout extends Error {
@@ -108,7 +109,13 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
     return { error: { code: 'model_timeout', message: `${reason.message} (${endpoint})`, retryable: true } };
   }
   if (reason instanceof Error && reason.name === 'TimeoutError') {
-    return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time.`, retryable: true } };
+    return {
+      error: {
+        code: 'model_timeout',
+        message: `${endpoint} did not answer in time. A server that is still loading a model can be slow at first: try again in a moment.`,
+        retryable: true,
+      },
+    };
   }
   if (signal.aborted) return { error: { code: 'cancelled', message: 'Stopped by the user.' } };
 
@@ -124,18 +131,14 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
   if (typeof status === 'number') {
     const detail = serverMessage(error);
     const headers = (error as { headers?: unknown }).headers;
-    if (status === 429) {
-      const after = retryAfter(headers);
-      return {
-        error: { code: 'model_rate_limited', message: `${endpoint} is rate limiting requests (429): ${detail}`, retryable: true },
-        ...(after === undefined ? {} : { retryAfterMs: after }),
-      };
+    const described = statusFailure(status, detail, endpoint);
+    if (described !== null) {
+      const after = status === 429 ? retryAfter(headers) : undefined;
+      return { error: described, ...(after === undefined ? {} : { retryAfterMs: after }) };
     }
-    if (status >= 500)
-      return { error: { code: 'model_server_error', message: `${endpoint} failed with ${status}: ${detail}`, retryable: true } };
-    if (status === 401 || status === 403)
-      return { error: { code: 'model_auth_failed', message: `${endpoint} refused the API key (${status}): ${detail}` } };
-    return { error: { code: 'model_request_rejected', message: `${endpoint} rejected the request (${status}): ${detail}` } };
+    return {
+      error: { code: 'model_request_rejected', message: `${endpoint} refused the request (${status}). The server said: ${detail}` },
+    };
   }
 
   // An error event in the middle of a stream has no status: the Messages API names its kind instead.
@@ -150,13 +153,11 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
   const chain = causeChain(error);
   if (/timeout/i.test(name))
     return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time: ${chain}`, retryable: true } };
-  if (/Connection/.test(name) || /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|fetch failed/.test(chain)) {
+  const connection = connectionFailure(failureChain(error), endpoint);
+  if (connection !== null) return { error: connection };
+  if (/Connection/.test(name) || /fetch failed/.test(chain)) {
     return {
-      error: {
-        code: 'model_connection_failed',
-        message: `Could not connect to ${endpoint}: ${chain}. Is the server running?`,
-        retryable: true,
-      },
+      error: { code: 'model_connection_failed', message: `Could not connect to ${endpoint} (${chain}).`, retryable: true },
     };
   }
   if (error instanceof SyntaxError || /JSON|Unexpected token|Could not parse/i.test(chain)) {

@@ -332,6 +332,18 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     });
   }
 
+  it('says what was wrong with a typed field in words, naming the field as the form does and no channel', async () => {
+    const address = await transport.invoke('provider:test', { kind: 'openai-compatible', baseUrl: 'localhost:11434' });
+    expect(address).toMatchObject({
+      ok: false,
+      error: { message: 'Not accepted, the address: it must start with http:// or https://, such as http://127.0.0.1:11434.' },
+    });
+    const name = await transport.invoke('provider:save', { kind: 'ollama', name: '   ', baseUrl: 'http://127.0.0.1:11434' });
+    expect(name).toMatchObject({ ok: false, error: { message: 'Not accepted, the name: it is empty.' } });
+    const long = await transport.invoke('session:create', { title: 'x'.repeat(5_000) });
+    expect(long.ok === false && long.error.message).toMatch(/^Not accepted, the title: it is too long \(at most \d+ characters\)\.$/);
+  });
+
   it('refuses a request from a sender that is not the app’s main frame', async () => {
     const before = snapshot();
     const result = await transport.invoke('session:create', { title: 'Sneaky' }, { url: 'https://evil.example/', isMainFrame: false });

@@ -312,7 +312,11 @@ describe('Ollama provider', () => {
       });
       expect((await collect(provider.stream(request, never()))).at(-1)).toEqual({
         type: 'error',
-        error: { code: 'model_server_error', message: expect.stringContaining('503: server busy'), retryable: true },
+        error: {
+          code: 'model_server_error',
+          message: expect.stringMatching(/failed \(503\)\..*The server said: server busy/),
+          retryable: true,
+        },
       });
     });
 
@@ -364,7 +368,7 @@ describe('Ollama provider', () => {
           type: 'error',
           error: {
             code: 'model_connection_failed',
-            message: expect.stringMatching(/ECONNREFUSED.*Is the server running\?/),
+            message: expect.stringMatching(/^Nothing is listening at .*: the model server is not running there, or uses another port\.$/),
             retryable: true,
           },
         },

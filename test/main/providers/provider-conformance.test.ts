@@ -254,7 +254,9 @@ describe.each(fixtures)('$name provider', (fixture) => {
     const last = events.at(-1);
     expect(last).toMatchObject({ type: 'error', error: { code: 'model_connection_failed', retryable: true } });
     expect(last?.type === 'error' && last.error.message).toContain(base);
-    expect(last?.type === 'error' && last.error.message).toContain('ECONNREFUSED');
+    // In words, with the next step, not the socket's error code.
+    expect(last?.type === 'error' && last.error.message).toContain('Nothing is listening at');
+    expect(last?.type === 'error' && last.error.message).not.toContain('ECONNREFUSED');
   });
 
   it('lists the endpoint’s models with their context length', async () => {
