@@ -115,11 +115,21 @@ export const modelChoiceSchema = z.object({
 });
 export type ModelChoice = z.infer<typeof modelChoiceSchema>;
 
+/**
+ * A session's endpoint and model. The model is empty while only the endpoint is picked: the pick is saved at once,
+ * and the session cannot send until a model is chosen.
+ */
+export const sessionModelSchema = z.object({
+  providerId: idSchema,
+  model: z.string().max(limits.modelNameLength),
+});
+export type SessionModel = z.infer<typeof sessionModelSchema>;
+
 export const sessionSchema = z.object({
   id: idSchema,
   title: z.string(),
   workspacePath: z.string().nullable(),
-  model: modelChoiceSchema.nullable(),
+  model: sessionModelSchema.nullable(),
   autonomy: autonomySchema,
   status: sessionStatusSchema,
   createdAt: z.number().int(),

@@ -158,6 +158,7 @@ export class TurnScheduler {
     if (!session) throw new NotFoundError('Session', sessionId);
     const choice: ModelChoice | null = session.model ?? providers.defaultModel();
     if (!choice) throw new WorkbenchError('no_model', 'Choose a model for this session first.');
+    if (choice.model === '') throw new WorkbenchError('no_model', 'Choose a model for this session first: only its endpoint is picked.');
     const provider = providers.resolve(choice);
     const endpoint = providers.describe(choice);
     const base = input.base ?? conversations.at(sessionId, store.head(sessionId).checkpointId);

@@ -11,6 +11,7 @@ import {
   idSchema,
   limits,
   modelChoiceSchema,
+  sessionModelSchema,
   modelInfoSchema,
   contextWindowSchema,
   contextWindowOverrideSchema,
@@ -172,7 +173,8 @@ export const channels = {
     output: z.object({ branchId: idSchema.nullable(), recovered: z.boolean(), files: filesRestoredSchema.nullable() }),
   },
   'checkpoint:undoRestore': { input: z.object({ ...sessionRef, restoreId: idSchema }).strict(), output: filesRestoredSchema },
-  'session:setModel': { input: z.object({ ...sessionRef, model: modelChoiceSchema.strict() }).strict(), output: sessionSchema },
+  /** An empty model name picks only the endpoint; the session then waits for a model before it can send. */
+  'session:setModel': { input: z.object({ ...sessionRef, model: sessionModelSchema.strict() }).strict(), output: sessionSchema },
   'session:setAutonomy': { input: z.object({ ...sessionRef, autonomy: autonomySchema }).strict(), output: sessionSchema },
   'session:stats': { input: z.object(sessionRef).strict(), output: sessionTotalsSchema },
 

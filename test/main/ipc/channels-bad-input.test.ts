@@ -113,7 +113,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
   'session:setModel': [
     { input: { sessionId: 'SESSION', model: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
     { input: { sessionId: unknownId, model: { providerId: 'PROVIDER', model: 'm' } }, code: 'not_found' },
-    { input: { sessionId: 'SESSION', model: { providerId: 'PROVIDER', model: '' } }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', model: { providerId: 'PROVIDER', model: 'x'.repeat(5_000) } }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', model: { providerId: 'PROVIDER', model: 'm', extra: 1 } }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', model: 'm' }, code: 'invalid_input' },
   ],

@@ -95,4 +95,22 @@ describe('runtime channels over IPC', () => {
   it('sets the autonomy of a session', async () => {
     expect(await value('session:setAutonomy', { sessionId, autonomy: 'L2' })).toMatchObject({ autonomy: 'L2' });
   });
+
+  it('keeps an endpoint picked without a model, and refuses to send on any other model meanwhile', async () => {
+    const other = await value<{ id: string; model: { providerId: string; model: string } }>('session:create', {});
+    const providerId = other.model.providerId;
+    const before = await value<{ entries: unknown[] }>('session:open', { sessionId: other.id });
+    expect(await value('session:setModel', { sessionId: other.id, model: { providerId, model: '' } })).toMatchObject({
+      model: { providerId, model: '' },
+    });
+    expect(await transport.invoke('run:send', { sessionId: other.id, text: 'Hello?' })).toMatchObject({
+      ok: false,
+      error: { code: 'no_model', message: expect.stringContaining('only its endpoint is picked') },
+    });
+    const after = await value<{ entries: unknown[]; session: { model: unknown } }>('session:open', { sessionId: other.id });
+    expect(after.entries).toEqual(before.entries);
+    // Saved as picked, as the list of sessions shows it after a restart.
+    const listed = await value<Array<{ id: string; model: unknown }>>('session:list', {});
+    expect(listed.find((session) => session.id === other.id)?.model).toEqual({ providerId, model: '' });
+  });
 });
