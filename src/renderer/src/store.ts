@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import type { ModelCheck, Session, Settings, TrustGrant } from '../../shared/domain';
+import type { ModelCheck, ModelInfo, Session, SessionModel, Settings, TrustGrant } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
 import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
@@ -14,6 +14,12 @@ export interface Notice {
   readonly kind: 'error' | 'info';
   readonly text: string;
 }
+
+/** What an endpoint answered when its models were last asked for. */
+export type EndpointState =
+  | { readonly state: 'checking' }
+  | { readonly state: 'ok'; readonly models: readonly ModelInfo[] }
+  | { readonly state: 'unreachable'; readonly message: string };
 
 export interface AppState {
   readonly info: AppInfo | null;
@@ -30,6 +36,8 @@ export interface AppState {
   readonly grants: readonly TrustGrant[];
   /** What checks of models found (the model doctor). */
   readonly checks: readonly ModelCheck[];
+  /** Per endpoint: reachable with these models, unreachable and why, or being asked. */
+  readonly endpoints: Readonly<Record<string, EndpointState>>;
   readonly notice: Notice | null;
   /** Text to put in a session's message box (a queued message handed back). */
   readonly drafts: Readonly<Record<string, string>>;
@@ -47,6 +55,7 @@ const initialState: AppState = {
   settings: null,
   grants: [],
   checks: [],
+  endpoints: {},
   notice: null,
   drafts: {},
 };
@@ -71,6 +80,8 @@ export class AppStore implements Disposable {
   private readonly early = new Map<string, JournalEntry[]>();
   private readonly opening = new Set<string>();
   private readonly scheduleFrame: (callback: () => void) => Disposable;
+  /** Endpoints being asked for their models, so two pickers share one request. */
+  private readonly endpointChecks = new Map<string, Promise<EndpointState>>();
 
   /** Calls a channel of main; rejects with a `RemoteError` when main refuses. */
   readonly call: Call;
@@ -223,7 +234,45 @@ export class AppStore implements Disposable {
       this.call('settings:get', {}),
       this.call('model:checks', {}),
     ]);
-    this.set((state) => ({ ...state, providers, settings, checks }));
+    // Endpoints may have changed address or key: what they answered before no longer counts.
+    this.endpointChecks.clear();
+    this.set((state) => ({ ...state, providers, settings, checks, endpoints: {} }));
+  }
+
+  /**
+   * Asks an endpoint for its models, once: the answer is kept until `again` or until endpoints change. While asking,
+   * the endpoint shows as being checked.
+   */
+  checkEndpoint(providerId: string, again = false): Promise<EndpointState> {
+    const known = this.state.endpoints[providerId];
+    const pending = this.endpointChecks.get(providerId);
+    if (pending) return pending;
+    if (known && known.state !== 'checking' && !again) return Promise.resolve(known);
+    const putState = (found: EndpointState): EndpointState => {
+      this.set((state) => ({ ...state, endpoints: { ...state.endpoints, [providerId]: found } }));
+      return found;
+    };
+    putState({ state: 'checking' });
+    const asked = this.call('provider:models', { providerId }).then(
+      (models): EndpointState => ({ state: 'ok', models }),
+      (error: unknown): EndpointState => ({ state: 'unreachable', message: errorMessage(error) }),
+    );
+    const check = asked.then((found) => {
+      if (this.endpointChecks.get(providerId) === check) {
+        this.endpointChecks.delete(providerId);
+        return putState(found);
+      }
+      return found;
+    });
+    this.endpointChecks.set(providerId, check);
+    return check;
+  }
+
+  /** Saves a session's endpoint and model (an empty model picks only the endpoint); answers the session as saved. */
+  async setSessionModel(sessionId: string, model: SessionModel): Promise<Session | undefined> {
+    const updated = await this.attempt(() => this.call('session:setModel', { sessionId, model }));
+    if (updated) this.upsertSession(updated);
+    return updated;
   }
 
   /** Keeps a model's newest check in place of the one before. */

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { busyStatuses } from '../../../shared/domain';
 import { useDisposables } from '../disposables';
+import { sendBlock } from '../model-readiness';
 import { useAppState, type AppStore } from '../store';
 
 export function Composer({ store, sessionId }: { store: AppStore; sessionId: string }) {
@@ -8,6 +9,8 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
   const status = useAppState(store, (state) => state.views[sessionId]?.status ?? 'idle');
   const queued = useAppState(store, (state) => state.views[sessionId]?.queued ?? null);
   const busy = busyStatuses.has(status);
+  // A queued message runs on the model the turn already has; a new one needs a model that is there.
+  const blocked = useAppState(store, (state) => (busy ? null : sendBlock(state, sessionId)));
   const input = useRef<HTMLTextAreaElement>(null);
   const draft = useAppState(store, (state) => state.drafts[sessionId] ?? null);
 
@@ -29,7 +32,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
 
   const send = async (): Promise<void> => {
     const message = text.trim();
-    if (message === '') return;
+    if (message === '' || blocked !== null) return;
     const sent = await store.attempt(() => store.call('run:send', { sessionId, text: message }));
     if (sent) {
       setText('');
@@ -48,6 +51,11 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
             Clear
           </button>
         </div>
+      )}
+      {blocked !== null && (
+        <p className="send-blocked small" id={`send-blocked-${sessionId}`} role="status" aria-label="Why Send is off">
+          {blocked}
+        </p>
       )}
       <form
         className="composer"
@@ -72,7 +80,14 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
             }
           }}
         />
-        <button type="submit" className="primary" disabled={text.trim() === ''} aria-label={busy ? 'Queue' : 'Send'}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={text.trim() === '' || blocked !== null}
+          aria-label={busy ? 'Queue' : 'Send'}
+          title={blocked ?? undefined}
+          {...(blocked === null ? {} : { 'aria-describedby': `send-blocked-${sessionId}` })}
+        >
           {busy ? 'Queue' : 'Send'}
         </button>
       </form>

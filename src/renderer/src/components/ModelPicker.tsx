@@ -1,72 +1,99 @@
 import { useEffect, useState } from 'react';
-import type { ModelInfo } from '../../../shared/domain';
+import { busyStatuses, type SessionModel } from '../../../shared/domain';
+import { effectiveModel, listsModel } from '../model-readiness';
 import { useAppState, type AppStore } from '../store';
 import { ModelDoctorBadge } from './ModelDoctor';
 
-/** Endpoint and model of a session; the model list comes from the endpoint, and any name can be typed. */
+/**
+ * Endpoint and model of a session, always as the session runs them: a pick is saved at once. Picking an endpoint keeps
+ * the model when the endpoint has it, else takes the default model or the first one the endpoint lists, or none while
+ * the endpoint cannot be reached (marked so, with a "Check again"). Any model name can be typed.
+ */
 export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const providers = useAppState(store, (state) => state.providers);
-  const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
-  const [providerId, setProviderId] = useState(session?.model?.providerId ?? providers[0]?.id ?? '');
-  const [model, setModel] = useState(session?.model?.model ?? '');
-  const [models, setModels] = useState<ModelInfo[]>([]);
+  const choice = useAppState(store, (state) => effectiveModel(state, sessionId));
+  const fallback = useAppState(store, (state) => state.settings?.defaultModel ?? null);
+  const busy = useAppState(store, (state) => busyStatuses.has(state.views[sessionId]?.status ?? 'idle'));
+  const providerId = choice?.providerId ?? '';
+  const endpoint = useAppState(store, (state) => (providerId ? state.endpoints[providerId] : undefined));
+  const [typed, setTyped] = useState(choice?.model ?? '');
 
+  useEffect(() => setTyped(choice?.model ?? ''), [choice?.providerId, choice?.model]);
   useEffect(() => {
-    setProviderId(session?.model?.providerId ?? providers[0]?.id ?? '');
-    setModel(session?.model?.model ?? '');
-  }, [session?.model?.providerId, session?.model?.model, providers]);
-
-  useEffect(() => {
-    if (!providerId) return;
-    let live = true;
-    store.call('provider:models', { providerId }).then(
-      (found) => live && setModels(found),
-      () => live && setModels([]),
-    );
-    return () => {
-      live = false;
-    };
+    if (providerId) void store.checkEndpoint(providerId);
   }, [store, providerId]);
 
-  const save = async (nextProvider: string, nextModel: string): Promise<void> => {
-    if (!nextProvider || nextModel.trim() === '') return;
-    if (session?.model?.providerId === nextProvider && session.model.model === nextModel) return;
-    const updated = await store.attempt(() =>
-      store.call('session:setModel', { sessionId, model: { providerId: nextProvider, model: nextModel.trim() } }),
-    );
-    if (updated) store.upsertSession(updated);
+  const models = endpoint?.state === 'ok' ? endpoint.models : [];
+  const provider = providers.find((candidate) => candidate.id === providerId);
+
+  const save = async (next: SessionModel): Promise<void> => {
+    const current = effectiveModel(store.getState(), sessionId);
+    if (current?.providerId === next.providerId && current.model === next.model) return;
+    await store.setSessionModel(sessionId, next);
+  };
+
+  const pickEndpoint = async (nextProvider: string): Promise<void> => {
+    const known = store.getState().endpoints[nextProvider];
+    const keep = known?.state === 'ok' && typed !== '' && listsModel(known.models, typed) ? typed : '';
+    await save({ providerId: nextProvider, model: keep });
+    if (keep !== '') return;
+    const checked = await store.checkEndpoint(nextProvider);
+    const now = store.getState().sessions.find((candidate) => candidate.id === sessionId)?.model;
+    // Only while the pick still stands with no model: a name typed meanwhile wins.
+    if (checked.state !== 'ok' || now?.providerId !== nextProvider || now.model !== '') return;
+    const preferred =
+      fallback?.providerId === nextProvider && listsModel(checked.models, fallback.model) ? fallback.model : checked.models[0]?.id;
+    if (preferred) await save({ providerId: nextProvider, model: preferred });
   };
 
   if (providers.length === 0) return <span className="muted small">No model endpoint yet: add one in Settings.</span>;
+  const unavailable = busy ? 'The model can be changed when this turn ends.' : undefined;
   return (
     <div className="model-picker">
       <select
         aria-label="Model endpoint"
         value={providerId}
-        onChange={(event) => {
-          setProviderId(event.target.value);
-          setModel('');
-        }}
+        disabled={busy}
+        title={unavailable ?? (provider ? `${provider.name}: ${provider.baseUrl}` : 'Pick an endpoint')}
+        onChange={(event) => void pickEndpoint(event.target.value)}
       >
-        {providers.map((provider) => (
-          <option key={provider.id} value={provider.id}>
-            {provider.name}
+        {providerId === '' && <option value="">Pick an endpoint</option>}
+        {providers.map((candidate) => (
+          <option key={candidate.id} value={candidate.id}>
+            {candidate.name}
           </option>
         ))}
       </select>
+      {endpoint?.state === 'checking' && (
+        <span className="endpoint-state muted small" role="status" aria-label="Endpoint state">
+          checking…
+        </span>
+      )}
+      {endpoint?.state === 'unreachable' && (
+        <>
+          <span className="endpoint-state unreachable small" role="status" aria-label="Endpoint state" title={endpoint.message}>
+            unreachable
+          </span>
+          <button type="button" className="link small" onClick={() => void store.checkEndpoint(providerId, true)}>
+            Check again
+          </button>
+        </>
+      )}
       <input
         aria-label="Model"
         list={`models-${sessionId}`}
-        placeholder="model name"
-        value={model}
+        placeholder={endpoint?.state === 'unreachable' ? 'type a model name' : 'pick a model'}
+        value={typed}
         maxLength={300}
+        disabled={busy || providerId === ''}
+        title={unavailable ?? (typed || 'Pick a model')}
         onChange={(event) => {
-          setModel(event.target.value);
-          if (models.some((known) => known.id === event.target.value)) void save(providerId, event.target.value);
+          setTyped(event.target.value);
+          if (listsModel(models, event.target.value)) void save({ providerId, model: event.target.value });
         }}
-        onBlur={() => void save(providerId, model)}
+        onBlur={() => void save({ providerId, model: typed.trim() })}
         onKeyDown={(event) => {
-          if (event.key === 'Enter') void save(providerId, model);
+          if (event.key === 'Enter') void save({ providerId, model: typed.trim() });
         }}
       />
       <datalist id={`models-${sessionId}`}>
@@ -76,7 +103,7 @@ export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: 
           </option>
         ))}
       </datalist>
-      {session?.model && <ModelDoctorBadge store={store} providerId={session.model.providerId} model={session.model.model} />}
+      {choice && choice.model !== '' && <ModelDoctorBadge store={store} providerId={choice.providerId} model={choice.model} />}
     </div>
   );
 }

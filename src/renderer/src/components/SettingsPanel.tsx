@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ProviderKind } from '../../../shared/domain';
 import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';
@@ -40,6 +40,37 @@ function TestResult({ result }: { result: ConnectionTestResult }) {
   );
 }
 
+/** A name for an endpoint saved without one: its host, or the kind's name when the address does not parse. */
+function nameFor(kind: ProviderKind, baseUrl: string): string {
+  if (kind === 'anthropic') return 'Anthropic';
+  try {
+    return new URL(baseUrl).host || baseUrl;
+  } catch {
+    return kind === 'ollama' ? 'Ollama' : 'Local server';
+  }
+}
+
+/** Whether a configured endpoint answers, as its models were last asked for; with "Check again". */
+function EndpointReach({ store, providerId }: { store: AppStore; providerId: string }) {
+  const endpoint = useAppState(store, (state) => state.endpoints[providerId]);
+  useEffect(() => {
+    void store.checkEndpoint(providerId);
+  }, [store, providerId]);
+  if (!endpoint) return null;
+  if (endpoint.state === 'checking') return <span className="muted small">checking…</span>;
+  if (endpoint.state === 'ok')
+    return (
+      <span className="ok small" aria-label="Reachable">
+        reachable · {endpoint.models.length} model{endpoint.models.length === 1 ? '' : 's'}
+      </span>
+    );
+  return (
+    <span className="endpoint-state unreachable small" aria-label="Unreachable" title={endpoint.message}>
+      unreachable
+    </span>
+  );
+}
+
 function AddEndpointForm({ store }: { store: AppStore }) {
   const [kind, setKind] = useState<ProviderKind>('ollama');
   const [name, setName] = useState('');
@@ -47,6 +78,7 @@ function AddEndpointForm({ store }: { store: AppStore }) {
   const [apiKey, setApiKey] = useState('');
   const [result, setResult] = useState<ConnectionTestResult | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<{ readonly text: string; readonly reachable: boolean } | null>(null);
   const input = { kind, baseUrl: baseUrl.trim(), ...(apiKey ? { apiKey } : {}) };
   return (
     <form
@@ -55,13 +87,23 @@ function AddEndpointForm({ store }: { store: AppStore }) {
       onSubmit={(event) => {
         event.preventDefault();
         setError(null);
+        setSaved(null);
         store
-          .call('provider:save', { ...input, name: name.trim() || (kind === 'anthropic' ? 'Anthropic' : new URL(input.baseUrl).host) })
-          .then(async () => {
+          .call('provider:save', { ...input, name: name.trim() || nameFor(kind, input.baseUrl) })
+          .then(async (endpoint) => {
             setName('');
             setApiKey('');
             setResult(null);
             await store.refreshProviders();
+            // Saved either way; whether it answers is said at once, not found out at the first message.
+            const reach = await store.checkEndpoint(endpoint.id);
+            if (reach.state === 'unreachable')
+              setSaved({ text: `Saved “${endpoint.name}”, but it cannot be reached now. ${reach.message}`, reachable: false });
+            else if (reach.state === 'ok')
+              setSaved({
+                text: `Saved “${endpoint.name}”: reachable, ${reach.models.length} model${reach.models.length === 1 ? '' : 's'}.`,
+                reachable: true,
+              });
           })
           .catch((caught: unknown) => setError(errorMessage(caught)));
       }}
@@ -117,6 +159,11 @@ function AddEndpointForm({ store }: { store: AppStore }) {
         </button>
       </div>
       {result && <TestResult result={result} />}
+      {saved && (
+        <p className={saved.reachable ? 'ok small' : 'error small'} role={saved.reachable ? 'status' : 'alert'} aria-label="Saved endpoint">
+          {saved.text}
+        </p>
+      )}
       {error && (
         <p className="error small" role="alert">
           {error}
@@ -145,6 +192,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
               <span className="muted small">{provider.kind}</span>
               <code className="small">{provider.baseUrl}</code>
               {provider.hasKey && <span className="badge">key stored</span>}
+              <EndpointReach store={store} providerId={provider.id} />
               <span className="spacer" />
               <button
                 type="button"
@@ -153,6 +201,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
                   void store.attempt(async () => {
                     const result = await store.call('provider:test', { providerId: provider.id });
                     setTests((current) => ({ ...current, [provider.id]: result }));
+                    void store.checkEndpoint(provider.id, true);
                   })
                 }
               >
