@@ -12,6 +12,8 @@ import { ShortcutsDialog } from './components/ShortcutsDialog';
 import { Sidebar } from './components/Sidebar';
 import { Splitter } from './components/Splitter';
 import { StartupError } from './components/StartupError';
+import { ModelSetup } from './components/ModelSetup';
+import { noModelWorks } from './model-readiness';
 import { StatusBar } from './components/StatusBar';
 import { WorkspaceDropZone } from './components/WorkspaceDropZone';
 import { useDisposables } from './disposables';
@@ -53,6 +55,12 @@ export function App({ store }: { store: AppStore }) {
   const info = useAppState(store, (state) => state.info);
   const loadError = useAppState(store, (state) => state.loadError);
   const selectedId = useAppState(store, (state) => state.selectedId);
+  // Loaded first, so a first run does not flash the setup before the endpoints are known.
+  const noModel = useAppState(store, (state) => state.settings !== null && noModelWorks(state));
+  const setupShown = useAppState(
+    store,
+    (state) => noModel && state.selectedId !== null && (state.views[state.selectedId]?.messages.length ?? 0) === 0,
+  );
   const notice = useAppState(store, (state) => state.notice);
   const planWaiting = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.plan?.state === 'waiting' : false));
   const [settingsOpen, setSettingsOpen] = useState(false);
@@ -162,6 +170,7 @@ export function App({ store }: { store: AppStore }) {
                   </div>
                 )}
                 <RestoreBar store={store} sessionId={selectedId} />
+                {setupShown && <ModelSetup store={store} sessionId={selectedId} onOpenSettings={() => setSettingsOpen(true)} />}
                 <Conversation key={selectedId} store={store} sessionId={selectedId} />
                 <InterruptedBanner store={store} sessionId={selectedId} />
                 <Gate store={store} sessionId={selectedId} />
@@ -174,6 +183,7 @@ export function App({ store }: { store: AppStore }) {
                 <button type="button" className="primary" onClick={() => void store.createSession()}>
                   New session
                 </button>
+                {noModel && <ModelSetup store={store} sessionId={null} onOpenSettings={() => setSettingsOpen(true)} />}
               </div>
             )}
           </main>

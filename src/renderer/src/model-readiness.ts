@@ -34,3 +34,8 @@ export function sendBlock(state: AppState, sessionId: string): string | null {
   }
   return null;
 }
+
+/** No model can answer: no endpoint yet, or every endpoint was asked and none answered. */
+export function noModelWorks(state: AppState): boolean {
+  return state.providers.length === 0 || state.providers.every((provider) => state.endpoints[provider.id]?.state === 'unreachable');
+}

@@ -244,7 +244,13 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
         </button>
         <span className="muted small">Probes Ollama (11434), LM Studio (1234), llama.cpp (8080) and vLLM (8000) on this machine.</span>
       </div>
-      {found && found.length === 0 && <p className="muted small">No local server answered.</p>}
+      {found && found.length === 0 && (
+        <p className="small" role="status">
+          No local server answered on the usual ports. Start one (Ollama: <code>ollama serve</code>; LM Studio: Developer → Start Server;
+          llama.cpp: <code>llama-server -m &lt;model.gguf&gt; --port 8080</code>; vLLM: <code>vllm serve &lt;model&gt;</code>), then look
+          again, or add its address below.
+        </p>
+      )}
       {found && found.length > 0 && (
         <ul className="providers">
           {found.map((endpoint) => (
