@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { busyStatuses } from '../../../shared/domain';
-import { useDisposables } from '../disposables';
+import { runComposerCommand } from '../composer-commands';
+import { useDisposables, useLifetime } from '../disposables';
 import { sendBlock } from '../model-readiness';
+import { commandsFor, readComposerText } from '../slash-commands';
 import { useAppState, type AppStore } from '../store';
 
 export function Composer({ store, sessionId }: { store: AppStore; sessionId: string }) {
@@ -12,6 +14,10 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
   // A queued message runs on the model the turn already has; a new one needs a model that is there.
   const blocked = useAppState(store, (state) => (busy ? null : sendBlock(state, sessionId)));
   const input = useRef<HTMLTextAreaElement>(null);
+  const lifetime = useLifetime();
+  const [problem, setProblem] = useState<string | null>(null);
+  const [highlighted, setHighlighted] = useState(0);
+  const listed = commandsFor(text);
   const draft = useAppState(store, (state) => state.drafts[sessionId] ?? null);
 
   useEffect(() => {
@@ -30,9 +36,29 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
     [store, sessionId, busy],
   );
 
+  const complete = (index: number): void => {
+    const command = listed[index];
+    if (command) setText(`/${command.name} `);
+    setHighlighted(0);
+    input.current?.focus();
+  };
+
   const send = async (): Promise<void> => {
-    const message = text.trim();
-    if (message === '' || blocked !== null) return;
+    if (text.trim() === '') return;
+    const read = readComposerText(text);
+    if (read.kind === 'refused') {
+      setProblem(read.reason);
+      return;
+    }
+    if (read.kind !== 'message') {
+      const outcome = await runComposerCommand(store, sessionId, read, lifetime.current);
+      if (outcome.done) setText('');
+      setProblem(outcome.done ? null : outcome.reason);
+      input.current?.focus();
+      return;
+    }
+    const message = read.text;
+    if (blocked !== null) return;
     const sent = await store.attempt(() => store.call('run:send', { sessionId, text: message }));
     if (sent) {
       setText('');
@@ -52,6 +78,29 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
           </button>
         </div>
       )}
+      {listed.length > 0 && (
+        <ul className="slash-menu" role="listbox" aria-label="Commands">
+          {listed.map((command, index) => (
+            <li
+              key={command.name}
+              role="option"
+              aria-selected={index === highlighted}
+              onMouseDown={(event) => {
+                // Keeps the focus in the message box.
+                event.preventDefault();
+                complete(index);
+              }}
+            >
+              <code>{command.usage}</code> <span className="muted small">{command.summary}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {problem !== null && (
+        <p className="error small composer-problem" role="alert" aria-label="Command problem">
+          {problem}
+        </p>
+      )}
       {blocked !== null && (
         <p className="send-blocked small" id={`send-blocked-${sessionId}`} role="status" aria-label="Why Send is off">
           {blocked}
@@ -68,12 +117,29 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
           ref={input}
           aria-label="Message"
           placeholder={
-            busy ? 'Queue a message for when this turn ends… (Enter)' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'
+            busy
+              ? 'Queue a message for when this turn ends… (Enter)'
+              : 'Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands)'
           }
           value={text}
           rows={3}
-          onChange={(event) => setText(event.target.value)}
+          onChange={(event) => {
+            setText(event.target.value);
+            setProblem(null);
+            setHighlighted(0);
+          }}
           onKeyDown={(event) => {
+            if (listed.length > 0 && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+              event.preventDefault();
+              const step = event.key === 'ArrowDown' ? 1 : listed.length - 1;
+              setHighlighted((current) => (current + step) % listed.length);
+              return;
+            }
+            if (listed.length > 0 && (event.key === 'Tab' || (event.key === 'Enter' && readComposerText(text).kind === 'refused'))) {
+              event.preventDefault();
+              complete(highlighted);
+              return;
+            }
             if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
               event.preventDefault();
               void send();
@@ -83,7 +149,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
         <button
           type="submit"
           className="primary"
-          disabled={text.trim() === '' || blocked !== null}
+          disabled={text.trim() === '' || (blocked !== null && readComposerText(text).kind === 'message')}
           aria-label={busy ? 'Queue' : 'Send'}
           title={blocked ?? undefined}
           {...(blocked === null ? {} : { 'aria-describedby': `send-blocked-${sessionId}` })}

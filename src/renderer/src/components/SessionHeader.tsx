@@ -1,20 +1,6 @@
-import { toDisposable, type DisposableStore } from '../../../shared/lifecycle';
 import { useLifetime } from '../disposables';
+import { download } from '../download';
 import { useAppState, type AppStore } from '../store';
-
-/**
- * Saves a session export as a file the browser (or the app window) downloads. The file's URL is
- * `owner`'s until it is revoked, a moment after the download has read it.
- */
-function download(owner: DisposableStore, fileName: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const revoke = owner.add(toDisposable(() => URL.revokeObjectURL(url)));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.click();
-  owner.timeout(() => void owner.release(revoke), 1_000);
-}
 
 export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
