@@ -31,6 +31,10 @@ describe('setting up a model on a first run', () => {
     await expectPage(setup.getByLabel('How to start Ollama')).toContainText('ollama serve');
     await expectPage(setup.getByLabel('How to start vLLM')).toContainText('vllm serve');
     await workbench.screenshot('setup-no-server');
+    // Any other address is added by hand, in Settings.
+    await setup.getByRole('button', { name: /Add an endpoint by hand/ }).click();
+    await expectPage(page.getByRole('dialog', { name: 'Settings' }).getByRole('form', { name: 'Add an endpoint' })).toBeVisible();
+    await page.getByRole('button', { name: 'Close settings' }).click();
 
     // LM Studio comes up: Check again finds it, with its models.
     await workbench.restart({

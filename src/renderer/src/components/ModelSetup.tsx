@@ -144,7 +144,7 @@ export function ModelSetup({
           {looking ? 'Looking…' : 'Check again'}
         </button>
         <button type="button" className="link" onClick={onOpenSettings}>
-          Add another endpoint in Settings (any address, or the Anthropic API)
+          Add an endpoint by hand (any address, or the Anthropic API)…
         </button>
       </div>
     </section>
