@@ -64,6 +64,10 @@ describe('approvals in the workbench', () => {
       await gate.getByRole('button', { name: 'Deny' }).click();
       await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Not written.');
       expect(log).toEqual(['write todo', 'write todo']);
+      // The card says who said no and why, not a run time of 0 ms.
+      const denied = page.locator('section[data-state="denied"]');
+      await expectPage(denied.getByLabel('Why it did not run')).toHaveText('You denied it: “enough notes”');
+      await expectPage(denied.getByRole('button').first()).not.toContainText(' ms');
     });
 
     it('a plan is proposed, approved, and runs with its tool cards', async () => {

@@ -60,4 +60,43 @@ describe('commands in the workbench', () => {
     expect(consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
     folder.remove();
   });
+
+  it('a short command’s terminal is as tall as its output, and the finished card folds to one line with its exit code', async () => {
+    const folder = temporaryFolder('workbench-term-');
+    const workbench = await open({
+      tools: builtinTools({ shell, dataDir: folder.path, newId: () => `t${Date.now()}`, now: () => Date.now() }),
+    });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const created = await host.invoke('session:create', { title: 'Short commands', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
+    await page.reload();
+    await page.getByRole('button', { name: /^Short commands/ }).click();
+    server.enqueue(
+      { steps: [toolCall('run_command', { command: 'echo one-line' }, 'c1'), toolCall('run_command', { command: 'exit 3' }, 'c2')] },
+      textTurn('Both ran.'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('Run them');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    if (await gate.isVisible().catch(() => false)) await gate.getByRole('button', { name: 'Allow once' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Both ran.');
+    const ok = page.locator('section[data-state="succeeded"]');
+    const failed = page.locator('section[data-state="failed"]');
+    await expectPage(ok.getByRole('button').first()).toContainText('exit 0');
+    await expectPage(ok.getByRole('button').first()).toHaveAttribute('aria-expanded', 'false');
+    await expectPage(ok.getByRole('log', { name: 'Terminal output' })).toHaveCount(0);
+    await expectPage(failed.getByRole('button').first()).toContainText('exit 3');
+    await expectPage(failed.getByRole('button').first()).toHaveAttribute('aria-expanded', 'true');
+
+    await ok.getByRole('button').first().click();
+    const terminal = ok.getByRole('log', { name: 'Terminal output' });
+    await expectPage(terminal).toBeVisible();
+    // Two lines (the output and its exit code) take two rows, not a fixed 220 pixels.
+    const box = await terminal.boundingBox();
+    expect(box?.height ?? 0).toBeLessThan(60);
+    await workbench.screenshot('terminal-short-folded');
+    folder.remove();
+  });
 });

@@ -8,6 +8,16 @@ import { animationFrame, idleCallback, observeResize, scheduleIn, useDisposables
 import { cancelSequence, nextChunk, type ScanState } from '../terminal-chunks';
 
 const scrollback = 5_000;
+/** The terminal is as tall as its output, up to this many rows; longer output scrolls. */
+const maxRows = 14;
+const rowHeight = 15;
+
+/** Rows the output fills, counted up to the limit only (output can be a megabyte). */
+function outputRows(output: string): number {
+  let rows = 1;
+  for (let at = output.indexOf('\n'); at !== -1 && rows < maxRows; at = output.indexOf('\n', at + 1)) if (at < output.length - 1) rows += 1;
+  return rows;
+}
 /** Characters handed to the terminal per animation frame: it parses and draws them well inside the frame. */
 const perFrame = 24 * 1024;
 
@@ -260,5 +270,15 @@ export function TerminalView({ output, total, epoch, label }: { output: string; 
     current.frame ??= scheduleIn(current.owner, animationFrame, pump);
   }, [output, total, epoch, ready]);
 
-  return <div className="terminal" ref={host} role="log" aria-label={label} data-output-length={output.length} />;
+  const rows = outputRows(output);
+  return (
+    <div
+      className="terminal"
+      ref={host}
+      role="log"
+      aria-label={label}
+      data-output-length={output.length}
+      style={{ height: `${rows * rowHeight + 10}px` }}
+    />
+  );
 }

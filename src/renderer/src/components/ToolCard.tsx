@@ -10,7 +10,7 @@ const stateLabels: Record<ViewToolCall['state'], string> = {
   interrupted: 'cut off when the app stopped',
   succeeded: 'done',
   failed: 'failed',
-  denied: 'not run',
+  denied: 'denied',
   cancelled: 'stopped',
 };
 
@@ -20,13 +20,39 @@ export function RiskBadge({ risk }: { risk: ViewToolCall['risk'] }) {
   return <span className={`risk risk-${risk}`}>{risk.replace('_', ' ')}</span>;
 }
 
+/**
+ * Who said no to a call, and why, from what the model was told ("Not run: …"): the person at the gate or in the plan,
+ * a setting, or a rule of the app.
+ */
+export function denialText(output: string): string {
+  const said = (output.split('\n')[0] ?? '').replace(/^Not run: /, '').slice(0, 400);
+  const gate = /^the user denied this call(?:: ([\s\S]*)|\.)$/.exec(said);
+  if (gate) return gate[1] ? `You denied it: “${gate[1]}”` : 'You denied it.';
+  const plan = /^the user rejected the plan(?:: ([\s\S]*)|\.)$/.exec(said);
+  if (plan) return plan[1] ? `You rejected the plan: “${plan[1]}”` : 'You rejected the plan.';
+  if (said.startsWith('the user asked for a different plan')) return 'You asked for a different plan.';
+  return `Not run: ${said}`;
+}
+
+/** A finished command's exit code, from the `[exit code N]` line its result ends with. */
+export function exitCodeOf(output: string): number | null {
+  const codes = [...output.matchAll(/\[exit code (-?\d+)\]/g)];
+  const last = codes.at(-1)?.[1];
+  return last === undefined ? null : Number(last);
+}
+
 /** One tool call inline in the conversation: what it is, its risk, its state, its output. */
 export function ToolCard({ call }: { call: ViewToolCall }) {
   const [open, setOpen] = useState(call.state === 'running' || call.state === 'failed');
-  // A call opens when it starts running or fails, so its output is in view; the person can close it again.
+  // A call opens when it starts running or fails, so its output is in view; a command that finished well folds to its
+  // one line with the exit code. The person can open or close any of them.
   useEffect(() => {
     if (call.state === 'running' || call.state === 'failed') setOpen(true);
-  }, [call.state]);
+    else if (call.state === 'succeeded' && call.tool === 'run_command') setOpen(false);
+  }, [call.state, call.tool]);
+  const finished = call.state === 'succeeded' || call.state === 'failed';
+  const exitCode = call.tool === 'run_command' && finished ? exitCodeOf(call.output) : null;
+  const denial = call.state === 'denied' ? denialText(call.output) : null;
   return (
     <section className={`tool-card tool-${call.state}`} id={`tool-${call.id}`} aria-label={`Tool ${call.tool}`} data-state={call.state}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -34,12 +60,18 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
         <span className="tool-summary">{call.summary}</span>
         <RiskBadge risk={call.risk} />
         <span className="tool-state">{stateLabels[call.state]}</span>
-        {call.latencyMs !== null && (
+        {exitCode !== null && <span className={exitCode === 0 ? 'exit-code' : 'exit-code exit-failed'}>exit {exitCode}</span>}
+        {call.latencyMs !== null && call.state !== 'denied' && (
           <span className="muted small">
             {call.latencyMs < 1000 ? `${Math.round(call.latencyMs)} ms` : `${(call.latencyMs / 1000).toFixed(1)} s`}
           </span>
         )}
       </button>
+      {denial !== null && (
+        <p className="tool-denial small" aria-label="Why it did not run">
+          {denial}
+        </p>
+      )}
       {open && (
         <div className="tool-body">
           {call.preview ? (
