@@ -13,6 +13,7 @@ import { Sidebar } from './components/Sidebar';
 import { Splitter } from './components/Splitter';
 import { StartupError } from './components/StartupError';
 import { ModelSetup } from './components/ModelSetup';
+import { PlanPrompt } from './components/PlanCard';
 import { noModelWorks } from './model-readiness';
 import { StatusBar } from './components/StatusBar';
 import { WorkspaceDropZone } from './components/WorkspaceDropZone';
@@ -174,6 +175,9 @@ export function App({ store }: { store: AppStore }) {
                 <Conversation key={selectedId} store={store} sessionId={selectedId} />
                 <InterruptedBanner store={store} sessionId={selectedId} />
                 <Gate store={store} sessionId={selectedId} />
+                {!(layout.rightOpen && layout.rightTab === 'plan') && (
+                  <PlanPrompt store={store} sessionId={selectedId} onShowPlan={() => setLayout({ rightOpen: true, rightTab: 'plan' })} />
+                )}
                 <Composer store={store} sessionId={selectedId} />
               </>
             ) : (

@@ -1,0 +1,45 @@
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it } from 'vitest';
+import { testTools, toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { useWorkbenches } from './fixture';
+
+/* A plan waits for the person even with the side panel folded away: its answers are in the conversation too. */
+describe('a waiting plan in the conversation', () => {
+  const open = useWorkbenches();
+
+  it('with the side panel folded away, the plan can be approved from above the message box, titled once', async () => {
+    const log: string[] = [];
+    const workbench = await open({ tools: testTools(log).tools });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue(
+      {
+        steps: [
+          { kind: 'text', text: 'Plan: read two notes, then write one.' },
+          toolCall('read_note', { name: 'a' }, 'c1'),
+          toolCall('read_note', { name: 'b' }, 'c2'),
+          toolCall('write_note', { name: 'c', text: 'summary' }, 'c3'),
+        ],
+      },
+      textTurn('Summary written.'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('Summarize a and b into c');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    // The plan opens in the side panel; with it in view, nothing is shown twice.
+    await expectPage(page.getByRole('region', { name: 'Plan' })).toBeVisible();
+    const prompt = page.getByRole('region', { name: 'Plan waiting for you' });
+    await expectPage(prompt).toHaveCount(0);
+    // Folded away, the plan's answers are above the message box.
+    await page.getByRole('banner', { name: 'Status' }).getByRole('button', { name: 'Hide details' }).click();
+    await expectPage(prompt).toBeVisible();
+    await expectPage(prompt.locator('strong')).toHaveText('Plan: read two notes, then write one.');
+    await expectPage(prompt).toContainText('3 steps');
+    await workbench.screenshot('plan-prompt-inline');
+    await prompt.getByRole('button', { name: 'Approve plan' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Summary written.');
+    expect(log).toEqual(['read a', 'read b', 'write c']);
+    await expectPage(prompt).toHaveCount(0);
+  });
+});
