@@ -80,7 +80,11 @@ describe('versions, checkpoints and recovery in the workbench', () => {
 
       await page.getByRole('button', { name: 'History' }).click();
       const history = page.getByRole('region', { name: 'History' });
-      await expectPage(history.getByRole('list', { name: 'Checkpoints' })).toContainText('1 file(s) changed');
+      const steps = history.getByRole('list', { name: 'Checkpoints' });
+      await expectPage(steps).toContainText('1 file changed');
+      // Each row says what happened there.
+      await expectPage(steps.getByRole('listitem', { name: 'Step 1' })).toContainText('You: “Rewrite app.ts”');
+      await expectPage(steps.getByRole('listitem', { name: 'Step 3' })).toContainText('write_file app.ts');
       await history.getByRole('button', { name: 'Restore step 1' }).click();
       const dialog = page.getByRole('dialog', { name: 'Restore step 1' });
       await expectPage(dialog.getByLabel('Files that will change')).toContainText('app.ts changed back');

@@ -1,13 +1,14 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionTreeNode } from '../../../shared/branches';
 import type { FilePreview, RestoreMode } from '../../../shared/file-history';
-import type { ViewCheckpoint } from '../../../shared/session-view';
+import type { ViewCheckpoint, ViewMessage } from '../../../shared/session-view';
+import { checkpointLabels } from '../checkpoint-labels';
 import { useAppState, type AppStore } from '../store';
 
-const sourceLabels: Record<string, string> = { input: 'your message', model: 'answer', tool: 'tool result', approval: 'your approval' };
 const changeLabels = { modify: 'changed back', create: 'brought back', delete: 'deleted' } as const;
 
 const noCheckpoints: readonly ViewCheckpoint[] = [];
+const noMessages: readonly ViewMessage[] = [];
 
 /** Restoring one checkpoint: what to bring back, and a preview of the files that would change. */
 function RestoreDialog({
@@ -40,8 +41,12 @@ function RestoreDialog({
   const noFiles = preview !== null && preview.snapshotId === null;
   const effectiveMode: RestoreMode = noFiles ? 'conversation' : mode;
   const conflicts = preview?.changes.filter((change) => change.conflict) ?? [];
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    panel.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
   return (
-    <div className="dialog" role="dialog" aria-label={`Restore step ${step}`}>
+    <div className="dialog" role="dialog" aria-label={`Restore step ${step}`} ref={panel}>
       <h3>Restore step {step}</h3>
       <fieldset className="row" disabled={working}>
         <legend className="muted small">Bring back</legend>
@@ -161,6 +166,8 @@ function TreeNode({ store, sessionId, node }: { store: AppStore; sessionId: stri
 /** The session's checkpoints (each can be restored) and its tree of versions. */
 export function HistoryContent({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const checkpoints = useAppState(store, (state) => state.views[sessionId]?.checkpoints ?? noCheckpoints);
+  const messages = useAppState(store, (state) => state.views[sessionId]?.messages ?? noMessages);
+  const labels = useMemo(() => checkpointLabels(checkpoints, messages), [checkpoints, messages]);
   const lastSeq = useAppState(store, (state) => state.views[sessionId]?.lastSeq ?? -1);
   const [restoring, setRestoring] = useState<{ checkpoint: ViewCheckpoint; step: number } | null>(null);
   const [tree, setTree] = useState<SessionTreeNode | null>(null);
@@ -171,24 +178,38 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
     <section className="history" aria-label="History">
       <ol className="timeline" aria-label="Checkpoints">
         {checkpoints.map((checkpoint, index) => (
-          <li key={checkpoint.id}>
-            <span>
-              Step {index + 1}: {sourceLabels[checkpoint.source] ?? checkpoint.source}
-            </span>
-            <span className="muted small">{new Date(checkpoint.at).toLocaleTimeString()}</span>
-            {checkpoint.filesChanged && checkpoint.filesChanged.length > 0 && (
-              <span className="small" title={checkpoint.filesChanged.join('\n')}>
-                {checkpoint.filesChanged.length} file(s) changed
+          <li key={checkpoint.id} aria-label={`Step ${index + 1}`}>
+            <div className="timeline-row">
+              <span className="step-number muted small">{index + 1}</span>
+              <span className="step-label" title={labels[index]}>
+                {labels[index]}
               </span>
+              <span className="muted small">{new Date(checkpoint.at).toLocaleTimeString()}</span>
+              {checkpoint.filesChanged && checkpoint.filesChanged.length > 0 && (
+                <span className="small" title={checkpoint.filesChanged.join('\n')}>
+                  {checkpoint.filesChanged.length === 1 ? '1 file changed' : `${checkpoint.filesChanged.length} files changed`}
+                </span>
+              )}
+              <button
+                type="button"
+                className="link small"
+                aria-label={`Restore step ${index + 1}`}
+                aria-expanded={restoring?.checkpoint.id === checkpoint.id}
+                onClick={() => setRestoring(restoring?.checkpoint.id === checkpoint.id ? null : { checkpoint, step: index + 1 })}
+              >
+                Restore…
+              </button>
+            </div>
+            {/* In place, under its row: a restore far below a long list looked like nothing happened. */}
+            {restoring?.checkpoint.id === checkpoint.id && (
+              <RestoreDialog
+                store={store}
+                sessionId={sessionId}
+                checkpoint={restoring.checkpoint}
+                step={restoring.step}
+                onClose={() => setRestoring(null)}
+              />
             )}
-            <button
-              type="button"
-              className="link small"
-              aria-label={`Restore step ${index + 1}`}
-              onClick={() => setRestoring({ checkpoint, step: index + 1 })}
-            >
-              Restore…
-            </button>
           </li>
         ))}
       </ol>
@@ -200,15 +221,6 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
             <TreeNode store={store} sessionId={sessionId} node={tree} />
           </ul>
         </>
-      )}
-      {restoring && (
-        <RestoreDialog
-          store={store}
-          sessionId={sessionId}
-          checkpoint={restoring.checkpoint}
-          step={restoring.step}
-          onClose={() => setRestoring(null)}
-        />
       )}
     </section>
   );

@@ -18,7 +18,9 @@ export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: 
   const endpoint = useAppState(store, (state) => (providerId ? state.endpoints[providerId] : undefined));
   const [typed, setTyped] = useState(choice?.model ?? '');
 
-  useEffect(() => setTyped(choice?.model ?? ''), [choice?.providerId, choice?.model]);
+  useEffect(() => {
+    setTyped(choice?.model ?? '');
+  }, [choice?.providerId, choice?.model]);
   useEffect(() => {
     if (providerId) void store.checkEndpoint(providerId);
   }, [store, providerId]);
