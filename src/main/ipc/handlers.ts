@@ -76,12 +76,32 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     if (runtime.isBusy(sessionId)) throw new WorkbenchError('session_busy', `Stop the running turn before you ${action}.`);
   };
 
+  /** The folder of the most recently changed session that has one, when it still exists and is a folder. */
+  const lastFolderUsed = async (): Promise<string | null> => {
+    const recent = store
+      .list()
+      .filter((session) => session.workspacePath !== null)
+      .sort((a, b) => b.updatedAt - a.updatedAt)[0]?.workspacePath;
+    if (!recent) return null;
+    try {
+      return await workspaces.resolveFolder(recent);
+    } catch {
+      return null;
+    }
+  };
+
   return {
     'app:info': () => deps.appInfo,
 
     'session:list': () => store.list(),
     'session:create': async (input) => {
-      const workspacePath = input.workspacePath === undefined ? null : await workspaces.resolveFolder(input.workspacePath);
+      // No folder given: the last folder used, as long as it is still there; null asks for none.
+      const workspacePath =
+        input.workspacePath === null
+          ? null
+          : input.workspacePath === undefined
+            ? await lastFolderUsed()
+            : await workspaces.resolveFolder(input.workspacePath);
       const now = clock.now();
       return changed(
         store.create({

@@ -26,7 +26,7 @@ export async function runComposerCommand(
       case 'clear': {
         const session = store.getState().sessions.find((candidate) => candidate.id === sessionId);
         const model = effectiveModel(store.getState(), sessionId);
-        await store.createSession(session?.workspacePath ?? undefined);
+        await store.createSession(session?.workspacePath ?? null);
         const fresh = store.getState().selectedId;
         if (fresh && fresh !== sessionId && model) await store.setSessionModel(fresh, model);
         return done;

@@ -220,7 +220,8 @@ export class AppStore implements Disposable {
     }
   }
 
-  async createSession(workspacePath?: string): Promise<void> {
+  /** A new session: in `workspacePath`, in no folder for null, or (not given) in the last folder used. */
+  async createSession(workspacePath?: string | null): Promise<void> {
     const session = await this.attempt(() => this.call('session:create', workspacePath === undefined ? {} : { workspacePath }));
     if (!session) return;
     this.upsertSession(session);

@@ -115,7 +115,8 @@ export const channels = {
 
   'session:list': { input: noInput, output: z.array(sessionSchema) },
   'session:create': {
-    input: z.object({ title: titleSchema.optional(), workspacePath: pathSchema.optional() }).strict(),
+    /** No workspacePath: the last folder used, if it still exists; null: no folder. */
+    input: z.object({ title: titleSchema.optional(), workspacePath: pathSchema.nullable().optional() }).strict(),
     output: sessionSchema,
   },
   'session:rename': { input: z.object({ ...sessionRef, title: titleSchema }).strict(), output: sessionSchema },

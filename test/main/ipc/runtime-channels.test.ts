@@ -6,6 +6,7 @@ import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
 import { testTools, toolCall } from '../agent/harness';
+import { temporaryFolder } from '../../helpers';
 
 describe('runtime channels over IPC', () => {
   let folder: { path: string };
@@ -94,6 +95,15 @@ describe('runtime channels over IPC', () => {
 
   it('sets the autonomy of a session', async () => {
     expect(await value('session:setAutonomy', { sessionId, autonomy: 'L2' })).toMatchObject({ autonomy: 'L2' });
+  });
+
+  it('starts a new session in the last folder used, unless asked for none or the folder is gone', async () => {
+    expect(await value('session:create', {})).toMatchObject({ workspacePath: folder.path });
+    expect(await value('session:create', { workspacePath: null })).toMatchObject({ workspacePath: null });
+    const gone = temporaryFolder('workbench-gone-');
+    await value('session:create', { workspacePath: gone.path });
+    gone.remove();
+    expect(await value('session:create', {})).toMatchObject({ workspacePath: null });
   });
 
   it('keeps an endpoint picked without a model, and refuses to send on any other model meanwhile', async () => {
