@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { FoldedText } from './FoldedText';
 import { CopyButton, MessageBody } from './MessageBody';
 import type { BranchPoint } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';
@@ -166,7 +167,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
         )}
         {message.text.length > 0 &&
           (message.role === 'user' ? (
-            <p className="user-text">{message.text}</p>
+            <FoldedText className="user-text" text={message.text} />
           ) : (
             <MessageBody text={message.text} streaming={message.state === 'streaming'} />
           ))}
