@@ -1,12 +1,16 @@
-import { useState } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { busyStatuses, type Autonomy } from '../../../shared/domain';
 import type { ViewContext } from '../../../shared/session-view';
+import { observeResize, useDisposables } from '../disposables';
 import type { Layout } from '../layout';
 import { useAppState, type AppStore } from '../store';
-import { AutonomyOptions } from './AutonomyOptions';
+import { AutonomyOptions, autonomyLabels } from './AutonomyOptions';
 import { ModelPicker } from './ModelPicker';
 import { statusLabel } from './status';
 import { TrustGrants } from './TrustGrants';
+
+/** How far the status bar folds: 1 hides the name, 2 to 6 move the usage, sandbox, shortcuts, window and grants into "More". */
+const maxFold = 6;
 
 /** Every session waiting for an answer, whichever is shown: a badge, and the list one click away. */
 function Inbox({ store }: { store: AppStore }) {
@@ -55,6 +59,7 @@ function AutonomyPicker({ store, sessionId }: { store: AppStore; sessionId: stri
       <span className="muted small">Autonomy</span>
       <select
         aria-label="Autonomy"
+        title={`Autonomy: ${autonomyLabels[autonomy]}`}
         value={autonomy}
         onChange={(event) =>
           void store.attempt(async () =>
@@ -97,8 +102,41 @@ export function StatusBar({
     status === 'executing' ? view?.messages.flatMap((message) => message.toolCalls).find((call) => call.state === 'running') : undefined;
   const seconds = (view?.usage.modelMs ?? 0) / 1000;
   const rate = seconds > 0 ? Math.round((view?.usage.outputTokens ?? 0) / seconds) : 0;
+
+  // Folded into "More" by priority until the bar fits: nothing is ever cut off.
+  const bar = useRef<HTMLElement>(null);
+  const [fold, setFold] = useState(0);
+  const [, setWidthSeen] = useState(0);
+  // Where the "More" list shows: under its button, outside the bar, which clips what overflows it.
+  const [moreAt, setMoreAt] = useState<{ top: number; right: number } | null>(null);
+  useLayoutEffect(() => {
+    const element = bar.current;
+    if (element && fold < maxFold && element.scrollWidth > element.clientWidth + 1) setFold(fold + 1);
+  });
+  useDisposables((disposables) => {
+    const element = bar.current;
+    // A new width starts over from everything in the bar, then folds again what does not fit. Only the width counts:
+    // folding can change the bar's height, which must not start it over.
+    let width = element?.clientWidth ?? 0;
+    if (element)
+      disposables.add(
+        observeResize(element, () => {
+          if (element.clientWidth === width) return;
+          width = element.clientWidth;
+          setFold(0);
+          // Measured again even when nothing was folded (a narrower bar from a wide one).
+          setWidthSeen(width);
+        }),
+      );
+  }, []);
+  const folded: ReactNode[] = [];
+  const inBar = (level: number, item: ReactNode): ReactNode => {
+    if (fold < level) return item;
+    folded.push(item);
+    return null;
+  };
   return (
-    <header className="status-bar" aria-label="Status">
+    <header className="status-bar" aria-label="Status" ref={bar} data-fold={fold}>
       <button
         type="button"
         className="icon"
@@ -109,7 +147,7 @@ export function StatusBar({
       >
         ☰
       </button>
-      <strong className="brand">Agent Workbench</strong>
+      {fold < 1 && <strong className="brand">Agent Workbench</strong>}
       <span className={`state status-${status}`} role="status" aria-live="polite" aria-label="Session state">
         {view?.retry ? `retrying (attempt ${view.retry.attempt + 1})…` : running ? `running ${running.tool}` : statusLabel(status)}
       </span>
@@ -129,33 +167,70 @@ export function StatusBar({
       {selectedId && <AutonomyPicker store={store} sessionId={selectedId} />}
       <span className="spacer" />
       <Inbox store={store} />
-      {info && (
-        <span
-          className={info.sandbox.available ? 'sandbox sandbox-on' : 'sandbox sandbox-off'}
-          title={info.sandbox.description}
-          aria-label="Sandbox"
+      {info &&
+        inBar(
+          3,
+          <span
+            key="sandbox"
+            className={info.sandbox.available ? 'sandbox sandbox-on' : 'sandbox sandbox-off'}
+            title={info.sandbox.description}
+            aria-label="Sandbox"
+          >
+            {info.sandbox.available ? 'sandbox on' : 'no sandbox'}
+          </span>,
+        )}
+      {inBar(6, <TrustGrants key="grants" store={store} />)}
+      {view?.context &&
+        selectedId &&
+        inBar(5, <ContextMeter key="meter" store={store} sessionId={selectedId} context={view.context} busy={busy} />)}
+      {view &&
+        inBar(
+          2,
+          <span key="usage" className="usage muted" aria-label="Token usage">
+            {view.usage.inputTokens} in · {view.usage.outputTokens} out{local && rate > 0 ? ` · ${rate} tok/s` : ''}
+            {!local || view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
+          </span>,
+        )}
+      {inBar(
+        4,
+        <button
+          key="shortcuts"
+          type="button"
+          className="icon"
+          aria-label="Keyboard shortcuts"
+          aria-keyshortcuts="Control+/"
+          title="Keyboard shortcuts (Ctrl+/)"
+          onClick={onOpenShortcuts}
         >
-          {info.sandbox.available ? 'sandbox on' : 'no sandbox'}
-        </span>
+          ?
+        </button>,
       )}
-      <TrustGrants store={store} />
-      {view?.context && selectedId && <ContextMeter store={store} sessionId={selectedId} context={view.context} busy={busy} />}
-      {view && (
-        <span className="usage muted" aria-label="Token usage">
-          {view.usage.inputTokens} in · {view.usage.outputTokens} out{local && rate > 0 ? ` · ${rate} tok/s` : ''}
-          {!local || view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
-        </span>
+      {folded.length > 0 && (
+        <div className="status-more">
+          <button
+            type="button"
+            aria-label="More"
+            aria-expanded={moreAt !== null}
+            title="More"
+            onClick={(event) => {
+              const place = event.currentTarget.getBoundingClientRect();
+              setMoreAt(moreAt ? null : { top: place.bottom + 6, right: window.innerWidth - place.right });
+            }}
+          >
+            ⋯
+          </button>
+          {moreAt && (
+            <div
+              className="status-more-list"
+              role="group"
+              aria-label="More of the status bar"
+              style={{ top: moreAt.top, right: moreAt.right }}
+            >
+              {folded}
+            </div>
+          )}
+        </div>
       )}
-      <button
-        type="button"
-        className="icon"
-        aria-label="Keyboard shortcuts"
-        aria-keyshortcuts="Control+/"
-        title="Keyboard shortcuts (Ctrl+/)"
-        onClick={onOpenShortcuts}
-      >
-        ?
-      </button>
       <button type="button" aria-label="Settings" aria-keyshortcuts="Control+," title="Settings (Ctrl+,)" onClick={onOpenSettings}>
         ⚙ Settings
       </button>

@@ -1,0 +1,102 @@
+import type { Page } from 'playwright';
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it } from 'vitest';
+import { testTools, toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { useWorkbenches } from './fixture';
+
+interface Box {
+  readonly name: string;
+  readonly left: number;
+  readonly right: number;
+  readonly top: number;
+  readonly bottom: number;
+  readonly clipped: boolean;
+}
+
+/**
+ * Every item of the status bar as drawn: its box, and whether its text is cut (wider inside than shown) with no way
+ * to read it whole. Items that are not drawn (folded into "More") are left out.
+ */
+async function statusItems(page: Page): Promise<{ bar: Box; items: Box[] }> {
+  return page.evaluate(() => {
+    const describe = (element: Element): string =>
+      element.getAttribute('aria-label') ?? element.textContent?.trim().slice(0, 30) ?? element.tagName;
+    const boxOf = (element: Element): Box => {
+      const rect = element.getBoundingClientRect();
+      // Cut: wider inside than drawn, with no full text on hover (a shortened grant or picker has it in its title).
+      const cut = [element, ...element.querySelectorAll('select, button, span, strong')].some(
+        (inner) =>
+          inner instanceof HTMLElement &&
+          inner.offsetWidth > 0 &&
+          inner.scrollWidth > inner.clientWidth + 1 &&
+          inner.closest('[title]') === null,
+      );
+      return { name: describe(element), left: rect.left, right: rect.right, top: rect.top, bottom: rect.bottom, clipped: cut };
+    };
+    const header = document.querySelector('header.status-bar');
+    if (!header) throw new Error('no status bar');
+    const items = [...header.children].filter((child) => child.getBoundingClientRect().width > 0 && !child.classList.contains('spacer'));
+    return { bar: boxOf(header), items: items.map(boxOf) };
+  });
+}
+
+const overlap = (a: Box, b: Box): boolean =>
+  a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+
+/*
+ * The status bar at the widths people use, in both themes, with a session running on a model and a trust grant
+ * counting down: nothing is cut off or drawn over another item, and what does not fit is under "More".
+ */
+describe('a layout that fits', () => {
+  const open = useWorkbenches();
+
+  it('the status bar fits at 1024, 1280 and 1920 pixels in light and dark: nothing clipped, nothing overlapping', async () => {
+    const log: string[] = [];
+    const workbench = await open({ tools: testTools(log).tools });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await page.getByRole('region', { name: 'Approval needed' }).getByRole('button', { name: '5 min' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
+
+    for (const [width, height] of [
+      [1024, 640],
+      [1280, 800],
+      [1920, 1080],
+    ] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme: scheme });
+        // The bar folds by measuring itself after each resize: wait for it to settle.
+        await page.waitForTimeout(150);
+        const { bar, items } = await statusItems(page);
+        const where = `${width}x${height} ${scheme}`;
+        for (const item of items) {
+          expect(item.right, `${where}: ${item.name} runs past the bar`).toBeLessThanOrEqual(bar.right + 0.5);
+          expect(item.left, `${where}: ${item.name} starts before the bar`).toBeGreaterThanOrEqual(bar.left - 0.5);
+          expect(item.clipped, `${where}: ${item.name} is cut off`).toBe(false);
+        }
+        for (const [index, item] of items.entries())
+          for (const other of items.slice(index + 1)) expect(overlap(item, other), `${where}: ${item.name} over ${other.name}`).toBe(false);
+        // What folded away is one click away.
+        const more = page.getByRole('banner', { name: 'Status' }).getByRole('button', { name: 'More' });
+        if ((await more.count()) > 0) {
+          await more.click();
+          await expectPage(page.getByRole('group', { name: 'More of the status bar' })).toBeVisible();
+          await workbench.screenshot(`status-bar-${width}-${scheme}-more`);
+          await more.click();
+        }
+        await workbench.screenshot(`status-bar-${width}-${scheme}`);
+      }
+    }
+    // The token usage is always somewhere: in the bar, or under More.
+    await page.setViewportSize({ width: 1024, height: 640 });
+    await page.waitForTimeout(150);
+    await page.getByRole('banner', { name: 'Status' }).getByRole('button', { name: 'More' }).click();
+    await expectPage(page.getByLabel('Token usage')).toBeVisible();
+  });
+});
