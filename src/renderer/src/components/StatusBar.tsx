@@ -109,6 +109,17 @@ export function StatusBar({
   const [, setWidthSeen] = useState(0);
   // Where the "More" list shows: under its button, outside the bar, which clips what overflows it.
   const [moreAt, setMoreAt] = useState<{ top: number; right: number } | null>(null);
+  // What the bar holds changed (a Stop button, a grant, another session): start over from everything in it. Counts that
+  // tick while a turn streams are not part of this, or the bar would unfold and fold every frame.
+  const grantCount = useAppState(store, (state) => state.grants.length);
+  const endpointState = useAppState(store, (state) => {
+    const providerId = state.sessions.find((candidate) => candidate.id === state.selectedId)?.model?.providerId;
+    return providerId ? (state.endpoints[providerId]?.state ?? '') : '';
+  });
+  const contents = `${selectedId}|${status}|${grantCount}|${view?.context ? 1 : 0}|${endpointState}|${info ? 1 : 0}`;
+  useLayoutEffect(() => {
+    setFold(0);
+  }, [contents]);
   useLayoutEffect(() => {
     const element = bar.current;
     if (element && fold < maxFold && element.scrollWidth > element.clientWidth + 1) setFold(fold + 1);
