@@ -80,6 +80,27 @@ describe('pickers that tell the truth', () => {
     await workbench.screenshot('settings-saved-unreachable');
   });
 
+  it('the model of new sessions is set in Settings, from what the endpoint lists', async () => {
+    const workbench = await open();
+    const { page, host, server } = workbench;
+    const saved = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
+    if (!saved.ok) throw new Error(saved.error.message);
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await expectPage(dialog.getByLabel('Default endpoint')).toHaveValue('');
+    await dialog.getByLabel('Default endpoint').selectOption({ label: 'Scripted' });
+    await expectPage(dialog.getByLabel('Default model')).toHaveValue('scripted-model');
+    await dialog.getByLabel('Default model').selectOption('scripted-large');
+    await workbench.screenshot('settings-default-model');
+    await dialog.getByRole('button', { name: 'Close settings' }).click();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    await expectPage(page.getByLabel('Model endpoint')).toHaveValue((saved.value as { id: string }).id);
+    await expectPage(page.getByLabel('Model', { exact: true })).toHaveValue('scripted-large');
+    const settings = await host.invoke('settings:get', {});
+    expect(settings.ok && (settings.value as { defaultModel: unknown }).defaultModel).toMatchObject({ model: 'scripted-large' });
+  });
+
   it('says why Send is off when no endpoint exists yet, and when the model is not one the endpoint has', async () => {
     const workbench = await open();
     const { page } = workbench;

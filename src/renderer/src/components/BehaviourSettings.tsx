@@ -1,6 +1,7 @@
 import type { Autonomy, Settings } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { AutonomyOptions } from './AutonomyOptions';
+import { DefaultModelSettings } from './DefaultModelSettings';
 import { TrustGrants } from './TrustGrants';
 
 /** How the agent behaves by default, and the trust grants in force. */
@@ -14,6 +15,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
   return (
     <>
       <h3>Behaviour</h3>
+      <DefaultModelSettings store={store} />
       <div className="form behaviour">
         <label>
           Autonomy of new sessions
