@@ -1,0 +1,140 @@
+import type { Page } from 'playwright';
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it } from 'vitest';
+import { closedPort } from '../helpers';
+import { testTools, toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { useWorkbenches } from './fixture';
+
+interface Pair {
+  readonly text: string;
+  readonly color: string;
+  readonly background: string;
+  readonly ratio: number;
+  readonly needed: number;
+}
+
+/**
+ * Every piece of text drawn on the page, with its colour, the colour behind it (the first ancestor with a solid
+ * background), and the contrast between them by WCAG 2's formula. Large text (24 px, or 18.66 px bold) needs 3:1,
+ * other text 4.5:1. Disabled controls are exempt, as WCAG exempts them.
+ */
+async function textPairs(page: Page): Promise<Pair[]> {
+  return page.evaluate(() => {
+    const parse = (value: string): [number, number, number, number] => {
+      const match = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(value);
+      if (!match) return [0, 0, 0, 0];
+      return [Number(match[1]), Number(match[2]), Number(match[3]), match[4] === undefined ? 1 : Number(match[4])];
+    };
+    const luminance = ([r, g, b]: [number, number, number, number]): number => {
+      const channel = (value: number): number => {
+        const c = value / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+    };
+    const backgroundOf = (element: Element | null): [number, number, number, number] => {
+      for (let current = element; current; current = current.parentElement) {
+        const colour = parse(getComputedStyle(current).backgroundColor);
+        if (colour[3] >= 0.99) return colour;
+      }
+      return parse(getComputedStyle(document.documentElement).backgroundColor);
+    };
+    const pairs: Pair[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent?.trim() ?? '';
+      const element = node.parentElement;
+      if (text === '' || !element) continue;
+      if (element.closest('.xterm, .terminal, .code-block, pre, [disabled], [aria-disabled="true"], option')) continue;
+      const style = getComputedStyle(element);
+      const box = element.getBoundingClientRect();
+      if (style.visibility === 'hidden' || Number(style.opacity) < 0.1 || box.width === 0 || box.height === 0) continue;
+      const colour = parse(style.color);
+      const behind = backgroundOf(element);
+      // A translucent text colour is blended over what is behind it.
+      const blended: [number, number, number, number] = [
+        colour[0] * colour[3] + behind[0] * (1 - colour[3]),
+        colour[1] * colour[3] + behind[1] * (1 - colour[3]),
+        colour[2] * colour[3] + behind[2] * (1 - colour[3]),
+        1,
+      ];
+      const [light, dark] = [luminance(blended), luminance(behind)].sort((a, b) => b - a) as [number, number];
+      const size = Number.parseFloat(style.fontSize);
+      const bold = Number(style.fontWeight) >= 700;
+      const large = size >= 24 || (bold && size >= 18.66);
+      pairs.push({
+        text: text.slice(0, 40),
+        color: style.color,
+        background: `rgb(${behind.slice(0, 3).join(', ')})`,
+        ratio: (light + 0.05) / (dark + 0.05),
+        needed: large ? 3 : 4.5,
+      });
+    }
+    return pairs;
+  });
+}
+
+/*
+ * The text of the screens people use most, in light and dark: a conversation with a gate, tool cards in each state and
+ * a failed answer; the model setup; Settings; the history.
+ */
+describe('contrast of every text in both themes', () => {
+  const open = useWorkbenches();
+
+  it('meets WCAG AA (4.5:1, large text 3:1) on the main screens, light and dark', async () => {
+    const log: string[] = [];
+    const workbench = await open({ tools: testTools(log).tools });
+    const { page, server, host } = workbench;
+    const failures: string[] = [];
+    const check = async (screen: string): Promise<void> => {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const pair of await textPairs(page))
+          if (pair.ratio < pair.needed)
+            failures.push(`${screen} ${scheme}: “${pair.text}” ${pair.color} on ${pair.background} is ${pair.ratio.toFixed(2)}:1`);
+      }
+    };
+
+    // First run: the model setup.
+    await check('model setup');
+
+    await workbench.configureScriptedModel();
+    const down = await host.invoke('provider:save', { kind: 'ollama', name: 'Gone', baseUrl: `http://127.0.0.1:${await closedPort()}` });
+    if (!down.ok) throw new Error(down.error.message);
+    await page.reload();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue(
+      { steps: [{ kind: 'text', text: 'Writing two notes.' }, toolCall('write_note', { name: 'a', text: 'one' }, 'c1')] },
+      { steps: [toolCall('write_note', { name: 'b', text: 'two' }, 'c2')] },
+      textTurn('Done, with **bold** and `code`.'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write the notes');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    await expectPage(gate).toBeVisible();
+    await check('gate');
+    await gate.getByRole('button', { name: 'Allow once' }).click();
+    await gate.getByLabel('Reason for denying').fill('not this one');
+    await gate.getByRole('button', { name: 'Deny' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Done, with');
+    const crashed = { steps: [], fault: { kind: 'status' as const, status: 500, message: 'out of memory' } };
+    server.enqueue(crashed, crashed);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Again');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('status', { name: 'Session state' })).toHaveText('failed');
+    await check('conversation');
+
+    await page.getByLabel('Model endpoint').selectOption({ label: 'Gone' });
+    await expectPage(page.getByRole('status', { name: 'Endpoint state' })).toHaveText('unreachable');
+    await check('unreachable endpoint');
+
+    await page.getByRole('button', { name: 'History' }).first().click();
+    await check('history');
+
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await check('settings');
+
+    expect(failures).toEqual([]);
+  });
+});
