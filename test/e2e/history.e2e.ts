@@ -53,6 +53,13 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     await page.getByRole('button', { name: 'Retry' }).last().click();
     await expectPage(answers.last()).toHaveText(/A1 edited, again/);
     await expectPage(page.getByRole('navigation', { name: 'Versions of this message' }).last()).toContainText('2 / 2');
+    // The versions say what made them.
+    await page.getByRole('button', { name: 'History' }).first().click();
+    const tree = page.getByRole('list', { name: 'Versions of this session' });
+    await expectPage(tree).toContainText('First version');
+    await expectPage(tree).toContainText('Edited message');
+    await expectPage(tree).toContainText('Retried answer');
+    await expectPage(tree).not.toContainText('(');
   });
 
   it.each(['native', 'text'] as const)(
@@ -95,7 +102,7 @@ describe('versions, checkpoints and recovery in the workbench', () => {
       expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v1\n');
       // The conversation is back at step 1: the message, no answer yet.
       await expectPage(page.getByRole('article', { name: 'Answer' })).toHaveCount(0);
-      await expectPage(history.getByRole('list', { name: 'Versions of this session' })).toContainText('restore');
+      await expectPage(history.getByRole('list', { name: 'Versions of this session' })).toContainText('Restored to an earlier step');
 
       await bar.getByRole('button', { name: 'Undo restore' }).click();
       await expectPage(page.getByRole('status', { name: 'Files restored' })).toContainText('Restore undone');

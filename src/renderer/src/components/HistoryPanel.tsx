@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionTreeNode } from '../../../shared/branches';
 import type { FilePreview, RestoreMode } from '../../../shared/file-history';
 import type { ViewCheckpoint, ViewMessage } from '../../../shared/session-view';
-import { checkpointLabels } from '../checkpoint-labels';
+import { checkpointLabels, firstWords } from '../checkpoint-labels';
 import { useAppState, type AppStore } from '../store';
 
 const changeLabels = { modify: 'changed back', create: 'brought back', delete: 'deleted' } as const;
@@ -130,15 +130,25 @@ function RestoreDialog({
   );
 }
 
+/** What made each version of a session. */
+const versionReasons: Readonly<Record<SessionTreeNode['branch']['reason'], string>> = {
+  start: 'First version',
+  edit: 'Edited message',
+  retry: 'Retried answer',
+  restore: 'Restored to an earlier step',
+  import: 'Imported',
+};
+
 function TreeNode({ store, sessionId, node }: { store: AppStore; sessionId: string; node: SessionTreeNode }) {
   return (
     <li>
       <div className="row">
-        <span className={node.active ? 'tree-title active' : 'tree-title'}>
-          {node.title || (node.branch.reason === 'start' ? 'Start' : `(${node.branch.reason})`)}
+        <span className={node.active ? 'tree-title active' : 'tree-title'} title={node.title || undefined}>
+          {versionReasons[node.branch.reason]}
+          {node.title ? `: “${firstWords(node.title, 50)}”` : ''}
         </span>
         <span className="muted small">
-          {node.branch.reason} · {node.messages} messages
+          {node.messages === 0 ? 'no messages yet' : node.messages === 1 ? '1 message' : `${node.messages} messages`}
         </span>
         {node.active ? (
           <span className="badge">shown</span>
