@@ -107,6 +107,12 @@ describe('versions, checkpoints and recovery in the workbench', () => {
       await bar.getByRole('button', { name: 'Undo restore' }).click();
       await expectPage(page.getByRole('status', { name: 'Files restored' })).toContainText('Restore undone');
       expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+
+      // The same restore from the message itself: the history opens it under its step.
+      await page.getByRole('button', { name: 'Hide details' }).last().click();
+      await page.getByRole('button', { name: 'Restore to here' }).first().click();
+      await expectPage(page.getByRole('dialog', { name: 'Restore step 1' })).toBeVisible();
+      await expectPage(page.getByRole('listitem', { name: 'Step 1' }).getByRole('dialog')).toBeVisible();
       folder.remove();
     },
   );

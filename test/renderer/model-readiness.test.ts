@@ -38,6 +38,7 @@ function stateWith(
     endpoints,
     notice: null,
     drafts: {},
+    restoreRequest: null,
   };
 }
 

@@ -80,6 +80,11 @@ export function App({ store }: { store: AppStore }) {
   useEffect(() => {
     if (planWaiting) setLayout({ rightOpen: true, rightTab: 'plan' });
   }, [planWaiting, setLayout]);
+  // "Restore to here" opens the history, where the restore shows under its step.
+  const restoreAsked = useAppState(store, (state) => state.restoreRequest !== null);
+  useEffect(() => {
+    if (restoreAsked) setLayout({ rightOpen: true, rightTab: 'history' });
+  }, [restoreAsked, setLayout]);
 
   // Keyboard first: new session, switching sessions, and the panels.
   useDisposables(

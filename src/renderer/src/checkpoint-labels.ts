@@ -47,3 +47,19 @@ export function checkpointLabels(checkpoints: readonly ViewCheckpoint[], message
     }
   });
 }
+
+/**
+ * The checkpoint right after a message: a message's own (its turn's input), or an answer's (the turn's answers and
+ * their checkpoints in order). Null when there is none, as for a message whose turn saved nothing yet.
+ */
+export function checkpointAfter(
+  checkpoints: readonly ViewCheckpoint[],
+  messages: readonly ViewMessage[],
+  message: ViewMessage,
+): ViewCheckpoint | null {
+  const ofTurn = checkpoints.filter((checkpoint) => checkpoint.turnId === message.turnId);
+  if (message.role === 'user') return ofTurn.find((checkpoint) => checkpoint.source === 'input') ?? null;
+  const answers = messages.filter((candidate) => candidate.turnId === message.turnId && candidate.role === 'assistant');
+  const index = answers.findIndex((candidate) => candidate.id === message.id);
+  return index === -1 ? null : (ofTurn.filter((checkpoint) => checkpoint.source === 'model')[index] ?? null);
+}

@@ -41,6 +41,8 @@ export interface AppState {
   readonly notice: Notice | null;
   /** Text to put in a session's message box (a queued message handed back). */
   readonly drafts: Readonly<Record<string, string>>;
+  /** A checkpoint the person asked to restore from a message ("Restore to here"): the history opens it. */
+  readonly restoreRequest: { readonly sessionId: string; readonly checkpointId: string } | null;
 }
 
 const initialState: AppState = {
@@ -58,6 +60,7 @@ const initialState: AppState = {
   endpoints: {},
   notice: null,
   drafts: {},
+  restoreRequest: null,
 };
 
 type Listener = () => void;
@@ -166,6 +169,11 @@ export class AppStore implements Disposable {
       const { [sessionId]: _old, ...rest } = state.drafts;
       return { ...state, drafts: text === null ? rest : { ...rest, [sessionId]: text } };
     });
+  }
+
+  /** Opens the restore of a checkpoint in the history (null: the request was taken). */
+  requestRestore(request: AppState['restoreRequest']): void {
+    this.set((state) => ({ ...state, restoreRequest: request }));
   }
 
   notify(notice: Notice | null): void {

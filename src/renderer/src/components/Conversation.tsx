@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { checkpointAfter } from '../checkpoint-labels';
 import { FoldedText } from './FoldedText';
 import { CopyButton, MessageBody } from './MessageBody';
 import type { BranchPoint } from '../../../shared/branches';
@@ -85,6 +86,19 @@ interface MessageActions {
   readonly lastOfTurn: boolean;
   /** The tool calls it is writing, while it streams. */
   readonly drafts: readonly ViewToolDraft[] | undefined;
+  /** The checkpoint right after it, which "Restore to here" opens. */
+  readonly restorePoint: string | null;
+}
+
+/** Opens the restore of the checkpoint right after a message, in the history. */
+function RestoreHere({ actions }: { actions: MessageActions }) {
+  const { store, sessionId, restorePoint, busy } = actions;
+  if (restorePoint === null || busy) return null;
+  return (
+    <button type="button" className="link small" onClick={() => store.requestRestore({ sessionId, checkpointId: restorePoint })}>
+      Restore to here
+    </button>
+  );
 }
 
 const triggerLabels = {
@@ -201,6 +215,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
           >
             Edit
           </button>
+          <RestoreHere actions={actions} />
         </div>
       )}
       {message.role === 'assistant' && message.state !== 'streaming' && (message.text.length > 0 || actions.lastOfTurn) && (
@@ -215,6 +230,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
               Retry
             </button>
           )}
+          <RestoreHere actions={actions} />
         </div>
       )}
     </div>
@@ -441,6 +457,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
                     busy,
                     lastOfTurn: message.role === 'assistant' && messages[item.index + 1]?.turnId !== message.turnId,
                     drafts: view.drafting?.messageId === message.id ? view.drafting.calls : undefined,
+                    restorePoint: message.role === 'compaction' ? null : (checkpointAfter(view.checkpoints, messages, message)?.id ?? null),
                   }}
                 />
               </div>

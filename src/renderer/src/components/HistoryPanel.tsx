@@ -180,6 +180,15 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
   const labels = useMemo(() => checkpointLabels(checkpoints, messages), [checkpoints, messages]);
   const lastSeq = useAppState(store, (state) => state.views[sessionId]?.lastSeq ?? -1);
   const [restoring, setRestoring] = useState<{ checkpoint: ViewCheckpoint; step: number } | null>(null);
+  // "Restore to here" on a message: opens that checkpoint's restore under its row.
+  const request = useAppState(store, (state) => (state.restoreRequest?.sessionId === sessionId ? state.restoreRequest : null));
+  useEffect(() => {
+    if (!request) return;
+    const index = checkpoints.findIndex((checkpoint) => checkpoint.id === request.checkpointId);
+    const checkpoint = checkpoints[index];
+    if (checkpoint) setRestoring({ checkpoint, step: index + 1 });
+    store.requestRestore(null);
+  }, [store, request, checkpoints]);
   const [tree, setTree] = useState<SessionTreeNode | null>(null);
   useEffect(() => {
     void store.attempt(async () => setTree(await store.call('session:tree', { sessionId })));
