@@ -51,7 +51,7 @@ const overlap = (a: Box, b: Box): boolean =>
 describe('a layout that fits', () => {
   const open = useWorkbenches();
 
-  it('the status bar fits at 1024, 1280 and 1920 pixels in light and dark: nothing clipped, nothing overlapping', async () => {
+  it('the status bar fits at 1024, 1280 and 1920 pixels in light and dark: nothing clipped, nothing overlapping; actions line up with their message', async () => {
     const log: string[] = [];
     const workbench = await open({ tools: testTools(log).tools });
     const { page, server } = workbench;
@@ -91,6 +91,13 @@ describe('a layout that fits', () => {
           await more.click();
         }
         await workbench.screenshot(`status-bar-${width}-${scheme}`);
+        // The message column and its actions share a right edge.
+        const answer = await page.getByRole('article', { name: 'Answer' }).last().boundingBox();
+        const actions = await page.locator('.message-actions').last().boundingBox();
+        expect(
+          Math.abs((answer?.x ?? 0) + (answer?.width ?? 0) - ((actions?.x ?? 0) + (actions?.width ?? 0))),
+          `${where}: actions off the column`,
+        ).toBeLessThan(2);
       }
     }
     // The token usage is always somewhere: in the bar, or under More.
