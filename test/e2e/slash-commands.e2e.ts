@@ -21,6 +21,12 @@ describe('slash commands in the composer', () => {
     const menu = page.getByRole('listbox', { name: 'Commands' });
     await expectPage(menu.getByRole('option')).toHaveCount(5);
     await workbench.screenshot('slash-menu');
+    // Enter on a name still being typed completes the highlighted command; it sends nothing.
+    const sentBefore = server.requests.length;
+    await message.press('ArrowDown');
+    await message.press('Enter');
+    await expectPage(message).toHaveValue('/clear ');
+    expect(server.requests.length).toBe(sentBefore);
     await message.fill('/au');
     await message.press('Tab');
     await expectPage(message).toHaveValue('/autonomy ');
@@ -54,10 +60,13 @@ describe('slash commands in the composer', () => {
     await message.fill('/clear');
     await message.press('Enter');
     await expectPage(page.getByRole('listitem').filter({ hasText: 'New session' })).toHaveCount(2);
-    const listed = await host.invoke('session:list', {});
-    const sessions = listed.ok ? (listed.value as Array<{ workspacePath: string; model: { model: string } }>) : [];
-    expect(sessions.map((session) => session.workspacePath)).toEqual([workspace.path, workspace.path]);
-    expect(sessions[0]?.model.model).toBe('scripted-large');
+    // The new session takes the old one's own pick just after it is made.
+    const sessions = async () => {
+      const listed = await host.invoke('session:list', {});
+      return listed.ok ? (listed.value as Array<{ workspacePath: string; model: { model: string } }>) : [];
+    };
+    await expectPage.poll(async () => (await sessions())[0]?.model.model).toBe('scripted-large');
+    expect((await sessions()).map((session) => session.workspacePath)).toEqual([workspace.path, workspace.path]);
     await expectPage(page.getByLabel('Model', { exact: true })).toHaveValue('scripted-large');
     workspace.remove();
   });

@@ -24,6 +24,7 @@ describe('reading the composer’s text', () => {
       reason:
         'There is no command /deploy. Commands: /compact, /clear, /model, /autonomy, /export. To send a message that starts with “/”, begin it with “//”.',
     });
+    expect(readComposerText('/')).toMatchObject({ kind: 'refused' });
     expect(readComposerText('/autonomy L9')).toEqual({ kind: 'refused', reason: 'Say which level: /autonomy L0, L1, L2 or L3.' });
     expect(readComposerText('/model')).toEqual({ kind: 'refused', reason: 'Say which model: /model <name>.' });
     expect(readComposerText('/model two words')).toMatchObject({ kind: 'refused' });

@@ -103,7 +103,7 @@ export function connectionFailure(chain: FailureChain, endpoint: string): ErrorI
       message: `The computer at ${place.host} cannot be reached from this network. Check that it is on and on the same network, or use an address this computer can reach.`,
       retryable: true,
     };
-  if (has('ERR_SSL_WRONG_VERSION_NUMBER') || said(/wrong version number|packet length too long|http request/i))
+  if (has('ERR_SSL_WRONG_VERSION_NUMBER') || said(/wrong version number|packet length too long/i))
     return {
       code: 'model_connection_failed',
       message: place.https

@@ -25,10 +25,11 @@ export async function runComposerCommand(
         return done;
       case 'clear': {
         const session = store.getState().sessions.find((candidate) => candidate.id === sessionId);
-        const model = effectiveModel(store.getState(), sessionId);
         await store.createSession(session?.workspacePath ?? null);
         const fresh = store.getState().selectedId;
-        if (fresh && fresh !== sessionId && model) await store.setSessionModel(fresh, model);
+        if (!fresh || fresh === sessionId) return refused('No new session was started: see the message above.');
+        // Its own pick goes with it; a session on the default model stays on the default.
+        if (session?.model) await store.setSessionModel(fresh, session.model);
         return done;
       }
       case 'export': {
@@ -40,7 +41,9 @@ export async function runComposerCommand(
         const current = effectiveModel(store.getState(), sessionId);
         if (!current) return refused('Pick an endpoint first; /model switches between the models of one endpoint.');
         const endpoint = store.getState().endpoints[current.providerId];
-        if (endpoint?.state === 'ok' && endpoint.models.length > 0 && !listsModel(endpoint.models, command.model)) {
+        // Anthropic takes aliases it does not list, as Send does.
+        const anthropic = store.getState().providers.find((provider) => provider.id === current.providerId)?.kind === 'anthropic';
+        if (!anthropic && endpoint?.state === 'ok' && endpoint.models.length > 0 && !listsModel(endpoint.models, command.model)) {
           const names = endpoint.models.slice(0, 8).map((model) => model.id);
           return refused(
             `This endpoint has no model “${command.model}”. Its models: ${names.join(', ')}${endpoint.models.length > 8 ? '…' : ''}.`,

@@ -35,6 +35,8 @@ const commandPattern = /^\/([A-Za-z]+)(?:\s+([\s\S]*))?$/;
 export function readComposerText(raw: string): ComposerInput {
   const text = raw.trim();
   if (text.startsWith('//')) return { kind: 'message', text: text.slice(1) };
+  if (text === '/')
+    return { kind: 'refused', reason: 'Pick a command from the list, or begin with “//” to send a message that starts with “/”.' };
   const match = commandPattern.exec(text);
   if (!match) return { kind: 'message', text };
   const name = (match[1] ?? '').toLowerCase();

@@ -152,6 +152,7 @@ export class AppStore implements Disposable {
         this.call('model:checks', {}),
       ]);
       this.set((state) => ({ ...state, sessions, providers, settings, grants, checks }));
+      this.checkAllEndpoints();
       const first = sessions[0];
       if (first) await this.select(first.id);
     } catch (error) {
@@ -246,6 +247,12 @@ export class AppStore implements Disposable {
     // Endpoints may have changed address or key: what they answered before no longer counts.
     this.endpointChecks.clear();
     this.set((state) => ({ ...state, providers, settings, checks, endpoints: {} }));
+    this.checkAllEndpoints();
+  }
+
+  /** Asks every endpoint for its models, in the background: pickers, Send and the setup all read the answers. */
+  private checkAllEndpoints(): void {
+    for (const provider of this.state.providers) void this.checkEndpoint(provider.id);
   }
 
   /**

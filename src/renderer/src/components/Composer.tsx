@@ -135,7 +135,9 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
               setHighlighted((current) => (current + step) % listed.length);
               return;
             }
-            if (listed.length > 0 && (event.key === 'Tab' || (event.key === 'Enter' && readComposerText(text).kind === 'refused'))) {
+            // Enter runs a whole command; on a name still being typed it completes it, as Tab does.
+            const partial = readComposerText(text).kind === 'refused';
+            if (listed.length > 0 && (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && partial))) {
               event.preventDefault();
               complete(highlighted);
               return;

@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { busyStatuses, type SessionModel } from '../../../shared/domain';
+import { useDisposables } from '../disposables';
 import { effectiveModel, listsModel } from '../model-readiness';
 import { useAppState, type AppStore } from '../store';
 import { ModelDoctorBadge } from './ModelDoctor';
@@ -7,7 +8,8 @@ import { ModelDoctorBadge } from './ModelDoctor';
 /**
  * Endpoint and model of a session, always as the session runs them: a pick is saved at once. Picking an endpoint keeps
  * the model when the endpoint has it, else takes the default model or the first one the endpoint lists, or none while
- * the endpoint cannot be reached (marked so, with a "Check again"). Any model name can be typed.
+ * the endpoint cannot be reached (marked so, with a "Check again", and asked again every 15 s). A name can be typed;
+ * Send waits until the endpoint lists it (Anthropic's aliases excepted).
  */
 export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const providers = useAppState(store, (state) => state.providers);
@@ -24,6 +26,17 @@ export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: 
   useEffect(() => {
     if (providerId) void store.checkEndpoint(providerId);
   }, [store, providerId]);
+  // A server started after the app is found without a click.
+  const unreachable = endpoint?.state === 'unreachable';
+  useDisposables(
+    (disposables) => {
+      if (unreachable) disposables.interval(() => void store.checkEndpoint(providerId, true), 15_000);
+    },
+    [store, providerId, unreachable],
+  );
+  // What is in the field now, typed or not yet saved: an automatic pick never replaces it.
+  const field = useRef(typed);
+  field.current = typed;
 
   const models = endpoint?.state === 'ok' ? endpoint.models : [];
   const provider = providers.find((candidate) => candidate.id === providerId);
@@ -35,16 +48,22 @@ export function ModelPicker({ store, sessionId }: { store: AppStore; sessionId: 
   };
 
   const pickEndpoint = async (nextProvider: string): Promise<void> => {
+    const before = typed;
     const known = store.getState().endpoints[nextProvider];
-    const keep = known?.state === 'ok' && typed !== '' && listsModel(known.models, typed) ? typed : '';
+    const keep = known?.state === 'ok' && before !== '' && listsModel(known.models, before) ? before : '';
     await save({ providerId: nextProvider, model: keep });
     if (keep !== '') return;
     const checked = await store.checkEndpoint(nextProvider);
     const now = store.getState().sessions.find((candidate) => candidate.id === sessionId)?.model;
-    // Only while the pick still stands with no model: a name typed meanwhile wins.
-    if (checked.state !== 'ok' || now?.providerId !== nextProvider || now.model !== '') return;
+    // Only while the pick still stands with no model and nothing was typed meanwhile.
+    const typedMeanwhile = field.current !== '' && field.current !== before;
+    if (checked.state !== 'ok' || now?.providerId !== nextProvider || now.model !== '' || typedMeanwhile) return;
     const preferred =
-      fallback?.providerId === nextProvider && listsModel(checked.models, fallback.model) ? fallback.model : checked.models[0]?.id;
+      before !== '' && listsModel(checked.models, before)
+        ? before
+        : fallback?.providerId === nextProvider && listsModel(checked.models, fallback.model)
+          ? fallback.model
+          : checked.models[0]?.id;
     if (preferred) await save({ providerId: nextProvider, model: preferred });
   };
 

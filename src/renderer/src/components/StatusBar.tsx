@@ -2,6 +2,7 @@ import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { busyStatuses, type Autonomy } from '../../../shared/domain';
 import type { ViewContext } from '../../../shared/session-view';
 import { observeResize, useDisposables } from '../disposables';
+import { effectiveModel } from '../model-readiness';
 import type { Layout } from '../layout';
 import { useAppState, type AppStore } from '../store';
 import { AutonomyOptions, autonomyLabels } from './AutonomyOptions';
@@ -113,7 +114,7 @@ export function StatusBar({
   // tick while a turn streams are not part of this, or the bar would unfold and fold every frame.
   const grantCount = useAppState(store, (state) => state.grants.length);
   const endpointState = useAppState(store, (state) => {
-    const providerId = state.sessions.find((candidate) => candidate.id === state.selectedId)?.model?.providerId;
+    const providerId = state.selectedId ? effectiveModel(state, state.selectedId)?.providerId : undefined;
     return providerId ? (state.endpoints[providerId]?.state ?? '') : '';
   });
   const contents = `${selectedId}|${status}|${grantCount}|${view?.context ? 1 : 0}|${endpointState}|${info ? 1 : 0}`;
@@ -140,6 +141,22 @@ export function StatusBar({
         }),
       );
   }, []);
+  useDisposables(
+    (disposables) => {
+      if (moreAt === null) return;
+      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
+        if (event.key === 'Escape') setMoreAt(null);
+      });
+      disposables.listen(window, 'mousedown', (event: MouseEvent) => {
+        if (!(event.target instanceof Element) || !event.target.closest('.status-more')) setMoreAt(null);
+      });
+    },
+    [moreAt],
+  );
+  useLayoutEffect(() => {
+    // Nothing folded: no list to keep open.
+    if (fold < 2) setMoreAt(null);
+  }, [fold]);
   const folded: ReactNode[] = [];
   const inBar = (level: number, item: ReactNode): ReactNode => {
     if (fold < level) return item;
