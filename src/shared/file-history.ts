@@ -7,6 +7,8 @@ import { z } from 'zod';
  */
 export const fileChangeSchema = z.object({
   path: z.string(),
+  /** A folder is made or removed (only when empty) as a whole; absent in previews saved before folders were listed. */
+  kind: z.enum(['file', 'folder']).default('file'),
   change: z.enum(['modify', 'create', 'delete']),
   conflict: z.boolean(),
   available: z.boolean(),

@@ -45,6 +45,14 @@ export const defaultFileHistoryLimits: FileHistoryLimits = {
   maxFiles: 50_000,
 };
 
+/**
+ * Folders are listed too, by their path with a trailing `/` and this in place of a hash, so a
+ * restore can remove the folders made after a snapshot and make the ones removed.
+ */
+const folderHash = 'folder';
+/** Present in every list that includes folders: lists saved before folders were listed say nothing of them. */
+const listsFolders = '/';
+
 /** A full file list every this many snapshots, so reading one back applies few deltas. */
 const fullEvery = 32;
 
@@ -117,8 +125,10 @@ export class SqliteFileHistory implements FileHistory {
     const { manifest, truncated } = await this.scan(input.workspacePath, true);
     const changed = previous ? differences(previous.manifest, manifest) : [];
     const skipped = [...manifest.values()].filter((entry) => entry.hash === null).length;
+    const files = [...manifest.values()].filter((entry) => entry.hash !== folderHash).length;
+    const shown = changed.filter((path) => path !== listsFolders);
     if (previousRow && previous && changed.length === 0 && input.kind === 'step') {
-      return { snapshotId: previousRow.id, files: manifest.size, changed, skipped, reused: true };
+      return { snapshotId: previousRow.id, files, changed: shown, skipped, reused: true };
     }
     const delta = previousRow && previous && previousRow.depth + 1 < fullEvery;
     const stored: Array<[string, Entry | null]> = delta
@@ -135,7 +145,7 @@ export class SqliteFileHistory implements FileHistory {
       truncated: truncated ? 1 : 0,
       manifest: JSON.stringify(stored),
     });
-    return { snapshotId: input.id, files: manifest.size, changed, skipped, reused: false };
+    return { snapshotId: input.id, files, changed: shown, skipped, reused: false };
   }
 
   async preview(input: { workspacePath: string; targetId: string; expectedId: string | null }): Promise<FileChange[]> {
@@ -155,19 +165,33 @@ export class SqliteFileHistory implements FileHistory {
     const kept = plan.filter((item) => !apply.includes(item)).map(({ change }) => change.path);
     const written: string[] = [];
     const refused: string[] = [];
-    // Every write first, each to a temporary file renamed into place...
+    // Folders the snapshot had and nothing written goes into (writes make their own folders), so an empty one comes back too...
+    const made = apply.filter(({ change }) => change.change !== 'delete').map(({ change }) => change.path);
+    for (const { change } of apply) {
+      if (change.kind !== 'folder' || change.change !== 'create') continue;
+      if (made.some((path) => path.startsWith(`${change.path}/`))) continue;
+      if (attempt(change.path, 'write', refused, () => files.putFolder(change.path))) written.push(`${change.path}/`);
+    }
+    // ...then every write, each to a temporary file renamed into place...
     for (const { change, target } of apply) {
-      if (change.change === 'delete' || !target?.hash) continue;
+      if (change.kind === 'folder' || change.change === 'delete' || !target?.hash) continue;
       const data = this.statements.blob.get(target.hash)?.data;
       if (!data) throw new WorkbenchError('store_corrupt', `The saved content of ${change.path} is missing.`);
       const mode = target.mode & 0o777;
       if (attempt(change.path, 'write', refused, () => files.put(change.path, data, mode))) written.push(change.path);
     }
-    // ...and only once all of them are in place, the deletions.
+    // ...and only once all of them are in place, the deletions: files, then folders deepest first, each only when empty.
     const deleted: string[] = [];
     for (const { change } of apply) {
-      if (change.change !== 'delete') continue;
+      if (change.kind === 'folder' || change.change !== 'delete') continue;
       if (attempt(change.path, 'delete', refused, () => files.removeFile(change.path))) deleted.push(change.path);
+    }
+    const folders = apply.filter(({ change }) => change.kind === 'folder' && change.change === 'delete').reverse();
+    for (const { change } of folders) {
+      const outcome = attempt(change.path, 'delete', refused, () => files.removeEmptyFolder(change.path));
+      // A folder that still holds something (an ignored file, a file kept) stays.
+      if (outcome === true) deleted.push(`${change.path}/`);
+      else if (outcome === false) kept.push(`${change.path}/`);
     }
     return { written, deleted, kept, refused };
   }
@@ -181,18 +205,24 @@ export class SqliteFileHistory implements FileHistory {
     const expected = input.expectedId ? this.manifest(input.expectedId).manifest : null;
     const { manifest: current } = await this.scan(input.workspacePath, false);
     const paths = [...new Set([...target.manifest.keys(), ...current.keys()])].sort();
+    // A list saved before folders were listed says nothing of them: they are left as they are.
+    const foldersKnown = target.manifest.has(listsFolders);
     const plan: Array<{ change: FileChange; target: Entry | undefined }> = [];
-    for (const path of paths) {
-      const wanted = target.manifest.get(path);
-      const now = current.get(path);
+    for (const key of paths) {
+      const folder = key.endsWith('/');
+      if (key === listsFolders || (folder && !foldersKnown)) continue;
+      const path = folder ? key.slice(0, -1) : key;
+      const wanted = target.manifest.get(key);
+      const now = current.get(key);
       if (wanted && now && wanted.hash !== null && wanted.hash === now.hash) continue;
       // A snapshot that stopped listing at its limit says nothing of the files past it.
       if (!wanted && target.truncated) continue;
       const change: FileChange['change'] = wanted && now ? 'modify' : wanted ? 'create' : 'delete';
-      const seen = expected ? (expected.get(path)?.hash ?? null) : (now?.hash ?? null);
+      const seen = expected ? (expected.get(key)?.hash ?? null) : (now?.hash ?? null);
       // Changed since the agent last saw it, or too large to have been saved: the person's, so kept by default.
       const conflict = (now !== undefined && now.hash === null) || (now?.hash ?? null) !== seen;
-      plan.push({ change: { path, change, conflict, available: wanted ? wanted.hash !== null : now?.hash !== null }, target: wanted });
+      const available = wanted ? wanted.hash !== null : now?.hash !== null;
+      plan.push({ change: { path, kind: folder ? 'folder' : 'file', change, conflict, available }, target: wanted });
     }
     return plan;
   }
@@ -232,8 +262,12 @@ export class SqliteFileHistory implements FileHistory {
       const excluded = this.excluded.map((folder) => resolve(folder) + sep);
       let since = performance.now();
       for (const entry of entries) {
-        if (entry.directory) continue;
+        // A folder's path ends with `/`, so the excluded folder itself is left out with what it holds.
         if (excluded.some((folder) => join(root, entry.path).startsWith(folder))) continue;
+        if (entry.directory) {
+          manifest.set(entry.path, { hash: folderHash, size: 0, mode: 0 });
+          continue;
+        }
         const found = reader.withPlainFile(entry.path, (fd, info) =>
           this.entryOf(`${root}\0${entry.path}`, fd, info, store ? budget : null),
         );
@@ -244,6 +278,7 @@ export class SqliteFileHistory implements FileHistory {
           since = performance.now();
         }
       }
+      manifest.set(listsFolders, { hash: folderHash, size: 0, mode: 0 });
       return { manifest, truncated };
     } finally {
       reader.close();
@@ -300,14 +335,13 @@ function differences(before: Manifest, after: Manifest): string[] {
  * to nothing, a .git folder, the app's data, a place that changed while it was opened) is listed
  * in `refused` and the restore goes on; any other failure stops it.
  */
-function attempt(path: string, doing: 'write' | 'delete', refused: string[], change: () => unknown): boolean {
+function attempt<T>(path: string, doing: 'write' | 'delete', refused: string[], change: () => T): T | null {
   try {
-    change();
-    return true;
+    return change();
   } catch (error) {
     if (error instanceof PathRefusedError) {
       refused.push(path);
-      return false;
+      return null;
     }
     throw new WorkbenchError('internal', `Could not ${doing} ${path}: ${(error as Error).message}`, { cause: error });
   }

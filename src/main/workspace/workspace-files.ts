@@ -8,6 +8,7 @@ import {
   mkdirSync,
   realpathSync,
   renameSync,
+  rmdirSync,
   unlinkSync,
   type Stats,
 } from 'node:fs';
@@ -325,6 +326,44 @@ export class WorkspaceFiles {
       unlinkSync(this.access.pathOf(found.folder, found.name));
       return true;
     } catch (error) {
+      throw failure(requested, error, 'deleted');
+    } finally {
+      this.access.close(found.folder);
+    }
+  }
+
+  /** Makes a folder and the missing ones above it (guarded as `put`); false when a folder is there already. */
+  putFolder(requested: string): boolean {
+    const found = this.find(requested, 'putBack');
+    const opened: OpenFolder[] = [];
+    try {
+      // A link at the name is the person's: left as it is.
+      if (found.entry?.isDirectory() || found.entry?.isSymbolicLink()) return false;
+      if (found.entry) throw new PathRefusedError(requested, 'a file is in the way.');
+      const folder = this.makeFolders(requested, found, opened);
+      this.checkFolder(requested, found, folder);
+      mkdirSync(this.access.pathOf(folder, found.name));
+      return true;
+    } catch (error) {
+      throw failure(requested, error, 'made');
+    } finally {
+      for (const folder of opened.reverse()) this.access.close(folder);
+      this.access.close(found.folder);
+    }
+  }
+
+  /** Removes a folder that is empty (guarded as `put`); false when it is gone or still holds something. */
+  removeEmptyFolder(requested: string): boolean {
+    const found = this.find(requested, 'putBack');
+    try {
+      if (!found.entry) return false;
+      if (!found.entry.isDirectory()) throw new PathRefusedError(requested, 'it is no longer a folder.');
+      this.checkFolder(requested, found, found.folder);
+      rmdirSync(this.access.pathOf(found.folder, found.name));
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') return false;
       throw failure(requested, error, 'deleted');
     } finally {
       this.access.close(found.folder);

@@ -81,9 +81,9 @@ describe('time travel over files', () => {
     const start = after.checkpoints[0]?.id ?? '';
     const preview = await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: start });
     expect(preview.changes).toEqual([
-      { path: 'app.ts', change: 'modify', conflict: false, available: true },
-      { path: 'made.txt', change: 'delete', conflict: false, available: true },
-      { path: 'notes.md', change: 'modify', conflict: true, available: true },
+      { path: 'app.ts', kind: 'file', change: 'modify', conflict: false, available: true },
+      { path: 'made.txt', kind: 'file', change: 'delete', conflict: false, available: true },
+      { path: 'notes.md', kind: 'file', change: 'modify', conflict: true, available: true },
     ]);
     // A preview changes nothing.
     expect(file('app.ts')).toBe('v2\n');
@@ -149,6 +149,39 @@ describe('time travel over files', () => {
     expect(file('app.ts')).toBe('v2\n');
     expect(file('made.txt')).toBe('from the shell\n');
     expect(file('docs')).toBe('not a folder any more\n');
+  });
+
+  it('lists and removes the folders the agent made, keeps one that holds the person’s file, and an undo makes them again', async () => {
+    const { sessionId, workspace, file } = await setUp('folders');
+    server.enqueue(
+      { steps: [toolCall('run_command', { command: 'mkdir -p out/empty logs && printf "x\\n" > out/made.txt' }, 'm1')] },
+      textTurn('Made folders.'),
+    );
+    await call('run:send', { sessionId, text: 'Make folders' });
+    await core.runtime?.whenIdle(sessionId);
+    const start = (await view(sessionId)).checkpoints[0]?.id ?? '';
+    // The person puts a file of their own in a folder the agent made.
+    writeFileSync(join(workspace, 'logs', 'mine.txt'), 'mine\n');
+
+    const preview = await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: start });
+    expect(preview.changes).toEqual([
+      { path: 'logs', kind: 'folder', change: 'delete', conflict: false, available: true },
+      { path: 'logs/mine.txt', kind: 'file', change: 'delete', conflict: true, available: true },
+      { path: 'out', kind: 'folder', change: 'delete', conflict: false, available: true },
+      { path: 'out/empty', kind: 'folder', change: 'delete', conflict: false, available: true },
+      { path: 'out/made.txt', kind: 'file', change: 'delete', conflict: false, available: true },
+    ]);
+
+    const restored = await call<{ files: FilesRestored }>('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files' });
+    expect(restored.files.deleted).toEqual(['out/made.txt', 'out/empty/', 'out/']);
+    expect(restored.files.kept).toEqual(['logs/mine.txt', 'logs/']);
+    expect(existsSync(join(workspace, 'out'))).toBe(false);
+    expect(file('logs/mine.txt')).toBe('mine\n');
+
+    const undone = await call<FilesRestored>('checkpoint:undoRestore', { sessionId, restoreId: restored.files.restoreId });
+    expect(undone.written).toEqual(['out/empty/', 'out/made.txt']);
+    expect(existsSync(join(workspace, 'out', 'empty'))).toBe(true);
+    expect(file('out/made.txt')).toBe('x\n');
   });
 
   it('refuses a files restore where the agent never changed a file', async () => {

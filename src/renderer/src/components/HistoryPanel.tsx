@@ -6,6 +6,16 @@ import { checkpointLabels, firstWords } from '../checkpoint-labels';
 import { useAppState, type AppStore } from '../store';
 
 const changeLabels = { modify: 'changed back', create: 'brought back', delete: 'deleted' } as const;
+const folderLabels = { modify: 'folder', create: 'folder made again', delete: 'folder removed when empty' } as const;
+
+/** "3 files changed", "1 file and 2 folders changed": folders are listed with a trailing `/`. */
+function changedWords(paths: readonly string[]): string {
+  const folders = paths.filter((path) => path.endsWith('/')).length;
+  const files = paths.length - folders;
+  const count = (n: number, one: string, many: string): string => (n === 1 ? `1 ${one}` : `${n} ${many}`);
+  const parts = [files > 0 ? count(files, 'file', 'files') : null, folders > 0 ? count(folders, 'folder', 'folders') : null];
+  return `${parts.filter((part) => part !== null).join(' and ')} changed`;
+}
 
 const noCheckpoints: readonly ViewCheckpoint[] = [];
 const noMessages: readonly ViewMessage[] = [];
@@ -77,10 +87,15 @@ function RestoreDialog({
             <ul className="file-changes">
               {preview.changes.map((change) => (
                 <li key={change.path} data-conflict={change.conflict ? 'true' : 'false'}>
-                  <code>{change.path}</code> <span className="small">{changeLabels[change.change]}</span>
+                  <code>{change.kind === 'folder' ? `${change.path}/` : change.path}</code>{' '}
+                  <span className="small">{change.kind === 'folder' ? folderLabels[change.change] : changeLabels[change.change]}</span>
                   {change.conflict && (
                     <span className="badge status-failed">
-                      {change.available ? 'you changed it since: kept unless you say so' : 'too large to have been saved: kept'}
+                      {change.kind === 'folder'
+                        ? 'made by you since: kept unless you say so'
+                        : change.available
+                          ? 'you changed it since: kept unless you say so'
+                          : 'too large to have been saved: kept'}
                     </span>
                   )}
                   {!change.conflict && !change.available && <span className="badge">too large to have been saved</span>}
@@ -206,7 +221,7 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
               <span className="muted small">{new Date(checkpoint.at).toLocaleTimeString()}</span>
               {checkpoint.filesChanged && checkpoint.filesChanged.length > 0 && (
                 <span className="small" title={checkpoint.filesChanged.join('\n')}>
-                  {checkpoint.filesChanged.length === 1 ? '1 file changed' : `${checkpoint.filesChanged.length} files changed`}
+                  {changedWords(checkpoint.filesChanged)}
                 </span>
               )}
               <button
