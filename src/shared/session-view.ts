@@ -401,6 +401,8 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         ],
       };
     case 'files_snapshotted':
+      // A snapshot that changed nothing only marks where a turn's changes start.
+      if (event.changed.length === 0) return view;
       return {
         ...view,
         checkpoints: view.checkpoints.map((checkpoint) =>

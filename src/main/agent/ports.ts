@@ -1,5 +1,6 @@
 import type { ContextWindow, ModelCheck, ModelChoice, ProviderKind, Session } from '../../shared/domain';
 import type { FileChange } from '../../shared/file-history';
+import type { ChangedFile, FileDiff } from '../../shared/changes';
 import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
 import type { ModelProvider } from './model-provider';
 
@@ -65,6 +66,29 @@ export interface FileHistory {
   }): Promise<{ written: string[]; deleted: string[]; kept: string[]; refused: string[] }>;
   /** Which workspace a snapshot was taken of. */
   workspaceOf(snapshotId: string): string | null;
+}
+
+/** Where a comparison of saved files runs: from the `baseId` snapshot to the `endId` one. */
+export interface ChangeRange {
+  readonly workspacePath: string;
+  readonly baseId: string;
+  readonly endId: string;
+}
+
+/**
+ * What the agent changed between two snapshots of a workspace, path by path, and undoing part of
+ * it on disk now. A revert writes only the one path it is asked for; the caller saves the state
+ * before and after it, so it can itself be undone.
+ */
+export interface FileChanges {
+  compare(range: ChangeRange): Promise<ChangedFile[]>;
+  diff(range: ChangeRange, path: string): Promise<FileDiff>;
+  /** Takes the change of one path back out of the file on disk: all of it, or only the hunks listed. */
+  revert(
+    range: ChangeRange,
+    path: string,
+    hunks: readonly number[] | null,
+  ): Promise<{ written: string[]; deleted: string[]; kept: string[]; refused: string[] }>;
 }
 
 /** What checks of models found, kept per endpoint and model. */

@@ -3,6 +3,8 @@ import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
 import { WorkbenchError } from '../../shared/errors';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../shared/file-history';
+import type { ChangeSet, FileDiff } from '../../shared/changes';
+import { ChangeReview } from './change-review';
 import type { AccountingStore } from './accounting';
 import type { CheckpointStore } from './checkpoints';
 import type { Clock } from './clock';
@@ -10,7 +12,7 @@ import { ConversationStore } from './conversation-store';
 import { Gates } from './gates';
 import { newId as defaultNewId } from './ids';
 import { ContextBudget, defaultContextSettings, type ContextBudgetOptions, type ContextSettings } from './prompt-builder';
-import type { FileHistory, ProviderResolver, RuntimeListener } from './ports';
+import type { FileChanges, FileHistory, ProviderResolver, RuntimeListener } from './ports';
 import { Recovery } from './recovery';
 import { SessionJournal } from './session-journal';
 import type { SessionStore } from './stores';
@@ -31,6 +33,8 @@ export interface SessionRuntimeOptions {
   readonly accounting: AccountingStore;
   readonly checkpoints: CheckpointStore;
   readonly files?: FileHistory;
+  /** Compares and reverts what the agent changed, from the saved files (with `files`). */
+  readonly changes?: FileChanges;
   readonly clock: Clock;
   readonly listener: RuntimeListener;
   readonly limits: () => RuntimeLimits;
@@ -57,6 +61,7 @@ export class SessionRuntime {
   private readonly turns: TurnScheduler;
   private readonly versions: Versions;
   private readonly timeTravel: TimeTravel;
+  private readonly changeReview: ChangeReview | null;
   private readonly recovery: Recovery;
   private readonly conversations: ConversationStore;
   private readonly store: SessionStore;
@@ -110,6 +115,10 @@ export class SessionRuntime {
     this.versions = new Versions({ store, turns: this.turns, conversations, journal, clock, newId });
     const files = options.files ? { files: options.files } : {};
     this.timeTravel = new TimeTravel({ store, turns: this.turns, versions: this.versions, journal, clock, newId, ...files });
+    this.changeReview =
+      options.files && options.changes
+        ? new ChangeReview({ store, turns: this.turns, journal, clock, newId, files: options.files, changes: options.changes })
+        : null;
     this.recovery = new Recovery({ store, turns: this.turns, conversations, journal });
   }
 
@@ -161,6 +170,17 @@ export class SessionRuntime {
   restore = (sessionId: string, checkpointId: string, mode: RestoreMode, overwriteConflicts = false) =>
     this.timeTravel.restore(sessionId, checkpointId, mode, overwriteConflicts);
   undoRestore = (sessionId: string, restoreId: string): Promise<FilesRestored> => this.timeTravel.undo(sessionId, restoreId);
+
+  // Changes.
+  listChanges = (sessionId: string, turnId: string | null): Promise<ChangeSet> => this.review().list(sessionId, turnId);
+  diffChange = (sessionId: string, turnId: string | null, path: string): Promise<FileDiff> => this.review().diff(sessionId, turnId, path);
+  revertChange = (sessionId: string, turnId: string | null, path: string, hunks: readonly number[] | null): Promise<FilesRestored> =>
+    this.review().revert(sessionId, turnId, path, hunks);
+  private review(): ChangeReview {
+    if (!this.changeReview)
+      throw new WorkbenchError('invalid_state', 'Files are not saved in this setup, so there are no changes to review.');
+    return this.changeReview;
+  }
 
   // Recovery.
   recoverInterrupted = (): string[] => this.recovery.recoverInterrupted();

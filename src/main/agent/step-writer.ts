@@ -27,6 +27,8 @@ export class TurnWriter implements StepWriter {
   private unsaved: ConversationEntry[];
   private head: { checkpointId: string; seq: number } | null;
   private currentStatus: SessionStatus = 'planning';
+  /** Whether this turn has journaled a file snapshot yet: its first one marks the files as the turn found them. */
+  private filesMarked = false;
   /** Model calls made so far in this turn. */
   iterations = 0;
   /** A compaction was made since the last model call. */
@@ -175,8 +177,10 @@ export class TurnWriter implements StepWriter {
     this.flush();
     try {
       const info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
-      if (info.reused) return;
-      const changed = info.changed.slice(0, 500);
+      // A reused snapshot is journaled only as the turn's first: where its changes are compared from.
+      if (info.reused && this.filesMarked) return;
+      this.filesMarked = true;
+      const changed = info.reused ? [] : info.changed.slice(0, 500);
       const checkpointId = this.head?.checkpointId ?? null;
       this.journal([
         { type: 'files_snapshotted', turnId, snapshotId: info.snapshotId, checkpointId, files: info.files, changed, skipped: info.skipped },

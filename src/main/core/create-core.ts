@@ -23,6 +23,7 @@ import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { scrubbedEnvironment } from '../tools/run-command';
 import { Trash } from '../tools/trash';
 import { SqliteFileHistory } from '../workspace/file-history';
+import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { FolderInspector } from '../workspace/folder-inspector';
 
 export interface CoreOptions {
@@ -122,6 +123,7 @@ export function createCore(options: CoreOptions): Core {
     const tools = new ToolRegistry(options.tools ?? []);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
+    const changes = files ? new SnapshotChanges(files, [options.dataDir]) : null;
     const runtime: SessionRuntime = new SessionRuntime({
       store,
       providers,
@@ -129,7 +131,7 @@ export function createCore(options: CoreOptions): Core {
       trust,
       accounting,
       checkpoints,
-      ...(files ? { files } : {}),
+      ...(files && changes ? { files, changes } : {}),
       clock,
       listener: options.listener,
       limits: () => {

@@ -165,6 +165,9 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     'checkpoint:preview': (input) => runtime.previewFiles(input.sessionId, input.checkpointId),
     'checkpoint:restore': (input) => runtime.restore(input.sessionId, input.checkpointId, input.mode, input.overwriteConflicts ?? false),
     'checkpoint:undoRestore': (input) => runtime.undoRestore(input.sessionId, input.restoreId),
+    'changes:list': (input) => runtime.listChanges(existing(input.sessionId).id, input.turnId ?? null),
+    'changes:diff': (input) => runtime.diffChange(existing(input.sessionId).id, input.turnId ?? null, input.path),
+    'changes:revert': (input) => runtime.revertChange(existing(input.sessionId).id, input.turnId ?? null, input.path, input.hunks ?? null),
     'session:setModel': (input) => {
       existing(input.sessionId);
       assertIdle(input.sessionId, 'change the model');

@@ -12,11 +12,12 @@ import { PathRefusedError } from './path-text';
 import { WorkspaceFiles } from './workspace-files';
 
 /** One file in a snapshot; `hash` is null when the file was too large to keep. */
-interface Entry {
+export interface SnapshotEntry {
   readonly hash: string | null;
   readonly size: number;
   readonly mode: number;
 }
+type Entry = SnapshotEntry;
 type Manifest = Map<string, Entry>;
 
 interface SnapshotRow {
@@ -49,9 +50,9 @@ export const defaultFileHistoryLimits: FileHistoryLimits = {
  * Folders are listed too, by their path with a trailing `/` and this in place of a hash, so a
  * restore can remove the folders made after a snapshot and make the ones removed.
  */
-const folderHash = 'folder';
+export const folderHash = 'folder';
 /** Present in every list that includes folders: lists saved before folders were listed say nothing of them. */
-const listsFolders = '/';
+export const listsFolders = '/';
 
 /** A full file list every this many snapshots, so reading one back applies few deltas. */
 const fullEvery = 32;
@@ -225,6 +226,37 @@ export class SqliteFileHistory implements FileHistory {
       plan.push({ change: { path, kind: folder ? 'folder' : 'file', change, conflict, available }, target: wanted });
     }
     return plan;
+  }
+
+  /** A snapshot's list: files by path, folders by path with a trailing `/` (see `folderHash`). */
+  listOf(id: string): ReadonlyMap<string, SnapshotEntry> {
+    return this.manifest(id).manifest;
+  }
+
+  /** Saved content by its hash; null when none is saved. */
+  content(hash: string): Buffer | null {
+    return this.statements.blob.get(hash)?.data ?? null;
+  }
+
+  /** What is at each path on disk now, hashed as a snapshot would be, saving nothing; null where nothing readable is. */
+  async entriesNow(workspacePath: string, paths: readonly string[]): Promise<Map<string, SnapshotEntry | null>> {
+    const root = resolve(workspacePath);
+    const reader = new WorkspaceFiles(root).reader();
+    const found = new Map<string, SnapshotEntry | null>();
+    try {
+      for (const path of paths) {
+        if (path.endsWith('/')) {
+          const folder = await reader.list(path.slice(0, -1)).then(
+            () => true,
+            () => false,
+          );
+          found.set(path, folder ? { hash: folderHash, size: 0, mode: 0 } : null);
+        } else found.set(path, reader.withPlainFile(path, (fd, info) => this.entryOf(`${root}\0${path}`, fd, info, null)));
+      }
+      return found;
+    } finally {
+      reader.close();
+    }
   }
 
   /** A snapshot's whole file list, put together from its full base and the deltas after it. */

@@ -29,6 +29,7 @@ import {
 import { errorInfoSchema } from '../errors';
 import { branchPointSchema, sessionTreeNodeSchema } from '../branches';
 import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../file-history';
+import { changeSetSchema, fileDiffSchema } from '../changes';
 import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
 
 /**
@@ -174,6 +175,25 @@ export const channels = {
     output: z.object({ branchId: idSchema.nullable(), recovered: z.boolean(), files: filesRestoredSchema.nullable() }),
   },
   'checkpoint:undoRestore': { input: z.object({ ...sessionRef, restoreId: idSchema }).strict(), output: filesRestoredSchema },
+
+  /** What the agent created, changed or deleted over the session, or over one turn when `turnId` is given. */
+  'changes:list': { input: z.object({ ...sessionRef, turnId: idSchema.optional() }).strict(), output: changeSetSchema },
+  'changes:diff': {
+    input: z.object({ ...sessionRef, turnId: idSchema.optional(), path: z.string().min(1).max(limits.pathLength) }).strict(),
+    output: fileDiffSchema,
+  },
+  /** Takes one path's change back out of the workspace (all of it, or the hunks listed); undone with `checkpoint:undoRestore`. */
+  'changes:revert': {
+    input: z
+      .object({
+        ...sessionRef,
+        turnId: idSchema.optional(),
+        path: z.string().min(1).max(limits.pathLength),
+        hunks: z.array(z.number().int().nonnegative()).min(1).max(10_000).optional(),
+      })
+      .strict(),
+    output: filesRestoredSchema,
+  },
   /** An empty model name picks only the endpoint; the session then waits for a model before it can send. */
   'session:setModel': { input: z.object({ ...sessionRef, model: sessionModelSchema.strict() }).strict(), output: sessionSchema },
   'session:setAutonomy': { input: z.object({ ...sessionRef, autonomy: autonomySchema }).strict(), output: sessionSchema },

@@ -110,6 +110,19 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', restoreId: unknownId }, code: 'not_found' },
     { input: { sessionId: 'SESSION', restoreId: '' }, code: 'invalid_input' },
   ],
+  'changes:list': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', turnId: '' }, code: 'invalid_input' },
+  ],
+  'changes:diff': [
+    { input: { sessionId: 'SESSION', path: 'app.ts' }, code: 'invalid_state' },
+    { input: { sessionId: 'SESSION', path: '' }, code: 'invalid_input' },
+  ],
+  'changes:revert': [
+    { input: { sessionId: 'SESSION', path: 'app.ts' }, code: 'invalid_state' },
+    { input: { sessionId: 'SESSION', path: 'app.ts', hunks: [] }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', path: 'app.ts', hunks: [-1] }, code: 'invalid_input' },
+  ],
   'session:setModel': [
     { input: { sessionId: 'SESSION', model: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
     { input: { sessionId: unknownId, model: { providerId: 'PROVIDER', model: 'm' } }, code: 'not_found' },

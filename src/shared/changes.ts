@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/**
+ * One path the agent created, changed or deleted over a session or a turn: compared from the
+ * files as they were at the start to the files as the agent left them.
+ */
+export const changedFileSchema = z.object({
+  path: z.string(),
+  kind: z.enum(['file', 'folder']),
+  change: z.enum(['create', 'modify', 'delete']),
+  /** Lines added and removed; null for folders, binary files and files too large to compare. */
+  added: z.number().int().nonnegative().nullable(),
+  removed: z.number().int().nonnegative().nullable(),
+  binary: z.boolean(),
+  /** The content at one end was too large to be saved, so it can be neither shown nor put back. */
+  available: z.boolean(),
+  /** The file on disk is no longer as the agent left it (the person or a later turn changed it). */
+  changedSince: z.boolean(),
+});
+export type ChangedFile = z.infer<typeof changedFileSchema>;
+
+export const changeSetSchema = z.object({
+  /** The turn compared, or null for the whole session. */
+  turnId: z.string().nullable(),
+  /** False when the agent has not changed a file yet (no files were saved). */
+  saved: z.boolean(),
+  files: z.array(changedFileSchema),
+  /** The turns of the shown line that changed files, oldest first, to pick one from. */
+  turns: z.array(z.object({ turnId: z.string(), files: z.number().int().nonnegative() })),
+});
+export type ChangeSet = z.infer<typeof changeSetSchema>;
+
+/** One hunk of a file's diff: its `@@` header and its lines, each starting with ' ', '+' or '-'. */
+export const diffHunkSchema = z.object({ header: z.string(), lines: z.array(z.string()) });
+export type DiffHunk = z.infer<typeof diffHunkSchema>;
+
+export const fileDiffSchema = z.object({
+  file: changedFileSchema,
+  /** Empty for folders, binary files and content too large to compare. */
+  hunks: z.array(diffHunkSchema),
+  /** Why there are no hunks to show, in words; null when there are. */
+  note: z.string().nullable(),
+});
+export type FileDiff = z.infer<typeof fileDiffSchema>;
