@@ -41,6 +41,29 @@ async function statusItems(page: Page): Promise<{ bar: Box; items: Box[] }> {
   });
 }
 
+/**
+ * The controls in each of the other places that hold a row of them (the session header, the tabs of the right
+ * panel, the message box, a message's actions): each box, and whether its text is cut with no full text on hover.
+ */
+async function controlsIn(page: Page, selector: string): Promise<Array<{ area: Box; items: Box[] }>> {
+  return page.evaluate((areaSelector) => {
+    const boxOf = (element: Element): Box => {
+      const rect = element.getBoundingClientRect();
+      const cut = element instanceof HTMLElement && element.scrollWidth > element.clientWidth + 1 && element.closest('[title]') === null;
+      const name = element.getAttribute('aria-label') ?? element.textContent?.trim().slice(0, 30) ?? element.tagName;
+      return { name, left: rect.left, right: rect.right, top: rect.top, bottom: rect.bottom, clipped: cut };
+    };
+    return [...document.querySelectorAll(areaSelector)]
+      .filter((area) => area.getBoundingClientRect().width > 0)
+      .map((area) => ({
+        area: boxOf(area),
+        items: [...area.querySelectorAll('button, select, input, textarea, h2, code')]
+          .filter((item) => item.getBoundingClientRect().width > 0)
+          .map(boxOf),
+      }));
+  }, selector);
+}
+
 const overlap = (a: Box, b: Box): boolean =>
   a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
 
@@ -51,7 +74,7 @@ const overlap = (a: Box, b: Box): boolean =>
 describe('a layout that fits', () => {
   const open = useWorkbenches();
 
-  it('the status bar fits at 1024, 1280 and 1920 pixels in light and dark: nothing clipped, nothing overlapping; actions line up with their message', async () => {
+  it('the status bar, session header, tabs, message box and message actions fit from 1024 to 2560 pixels in light and dark: nothing clipped, nothing overlapping; actions line up with their message', async () => {
     const log: string[] = [];
     const workbench = await open({ tools: testTools(log).tools });
     const { page, server } = workbench;
@@ -67,6 +90,7 @@ describe('a layout that fits', () => {
       [1024, 640],
       [1280, 800],
       [1920, 1080],
+      [2560, 1440],
     ] as const) {
       for (const scheme of ['light', 'dark'] as const) {
         await page.setViewportSize({ width, height });
@@ -91,6 +115,16 @@ describe('a layout that fits', () => {
           await more.click();
         }
         await workbench.screenshot(`status-bar-${width}-${scheme}`);
+        for (const selector of ['.session-header', '.right-panel .tabs', '.composer', '.message-actions']) {
+          for (const { area, items: controls } of await controlsIn(page, selector)) {
+            for (const [index, item] of controls.entries()) {
+              expect(item.right, `${where}: ${item.name} runs past ${selector}`).toBeLessThanOrEqual(area.right + 0.5);
+              expect(item.clipped, `${where}: ${item.name} in ${selector} is cut off`).toBe(false);
+              for (const other of controls.slice(index + 1))
+                expect(overlap(item, other), `${where}: ${item.name} over ${other.name} in ${selector}`).toBe(false);
+            }
+          }
+        }
         // The message column and its actions share a right edge.
         const answer = await page.getByRole('article', { name: 'Answer' }).last().boundingBox();
         const actions = await page.locator('.message-actions').last().boundingBox();

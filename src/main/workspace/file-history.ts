@@ -251,7 +251,11 @@ export class SqliteFileHistory implements FileHistory {
             () => false,
           );
           found.set(path, folder ? { hash: folderHash, size: 0, mode: 0 } : null);
-        } else found.set(path, reader.withPlainFile(path, (fd, info) => this.entryOf(`${root}\0${path}`, fd, info, null)));
+        } else
+          found.set(
+            path,
+            reader.withPlainFile(path, (fd, info) => this.entryOf(`${root}\0${path}`, fd, info, null)),
+          );
       }
       return found;
     } finally {

@@ -85,6 +85,11 @@ export function App({ store }: { store: AppStore }) {
   useEffect(() => {
     if (restoreAsked) setLayout({ rightOpen: true, rightTab: 'history' });
   }, [restoreAsked, setLayout]);
+  // "Review changes" on a turn opens the Changes tab on that turn.
+  const changesAsked = useAppState(store, (state) => state.changesRequest !== null);
+  useEffect(() => {
+    if (changesAsked) setLayout({ rightOpen: true, rightTab: 'changes' });
+  }, [changesAsked, setLayout]);
 
   // Keyboard first: new session, switching sessions, and the panels.
   useDisposables(

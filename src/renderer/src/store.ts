@@ -43,6 +43,8 @@ export interface AppState {
   readonly drafts: Readonly<Record<string, string>>;
   /** A checkpoint the person asked to restore from a message ("Restore to here"): the history opens it. */
   readonly restoreRequest: { readonly sessionId: string; readonly checkpointId: string } | null;
+  /** Changes the person asked to review from a turn: the Changes tab opens on them (turnId null: the whole session). */
+  readonly changesRequest: { readonly sessionId: string; readonly turnId: string | null } | null;
 }
 
 const initialState: AppState = {
@@ -61,6 +63,7 @@ const initialState: AppState = {
   notice: null,
   drafts: {},
   restoreRequest: null,
+  changesRequest: null,
 };
 
 type Listener = () => void;
@@ -175,6 +178,11 @@ export class AppStore implements Disposable {
   /** Opens the restore of a checkpoint in the history (null: the request was taken). */
   requestRestore(request: AppState['restoreRequest']): void {
     this.set((state) => ({ ...state, restoreRequest: request }));
+  }
+
+  /** Opens a session's or a turn's changes in the Changes tab (null: the request was taken). */
+  requestChanges(request: AppState['changesRequest']): void {
+    this.set((state) => ({ ...state, changesRequest: request }));
   }
 
   notify(notice: Notice | null): void {

@@ -9,6 +9,7 @@ import type { ViewMessage } from '../../../shared/session-view';
 import type { ViewToolDraft } from '../../../shared/tool-call-drafts';
 import { toDisposable, type Disposable } from '../../../shared/lifecycle';
 import { animationFrame, scheduleIn, useDisposables } from '../disposables';
+import { ReviewChanges, changedPathsByTurn } from './ChangesPanel';
 import { useAppState, type AppStore } from '../store';
 import { ToolCard } from './ToolCard';
 import { ToolDraftCard } from './ToolDraftCard';
@@ -88,6 +89,8 @@ interface MessageActions {
   readonly drafts: readonly ViewToolDraft[] | undefined;
   /** The checkpoint right after it, which "Restore to here" opens. */
   readonly restorePoint: string | null;
+  /** How many paths its turn changed (shown on the turn's last answer, which opens them). */
+  readonly turnChanged: number;
 }
 
 /** Opens the restore of the checkpoint right after a message, in the history. */
@@ -231,6 +234,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
             </button>
           )}
           <RestoreHere actions={actions} />
+          {actions.lastOfTurn && <ReviewChanges store={store} sessionId={sessionId} turnId={message.turnId} count={actions.turnChanged} />}
         </div>
       )}
     </div>
@@ -261,6 +265,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
     }
     return byMessage;
   }, [points, view?.messages]);
+  const changedByTurn = useMemo(() => changedPathsByTurn(view?.checkpoints ?? []), [view?.checkpoints]);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   // Scrolled away from the end by the person: a button brings them back.
@@ -458,6 +463,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
                     lastOfTurn: message.role === 'assistant' && messages[item.index + 1]?.turnId !== message.turnId,
                     drafts: view.drafting?.messageId === message.id ? view.drafting.calls : undefined,
                     restorePoint: message.role === 'compaction' ? null : (checkpointAfter(view.checkpoints, messages, message)?.id ?? null),
+                    turnChanged: changedByTurn.get(message.turnId) ?? 0,
                   }}
                 />
               </div>

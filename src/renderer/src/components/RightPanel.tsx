@@ -2,6 +2,7 @@ import type { RightTab } from '../layout';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 import { revealToolCall } from './Conversation';
+import { ChangesContent } from './ChangesPanel';
 import { HistoryContent } from './HistoryPanel';
 import { PlanCard } from './PlanCard';
 import { RiskBadge, toolStateLabel } from './ToolCard';
@@ -41,10 +42,11 @@ function PlanTab({ store, sessionId }: { store: AppStore; sessionId: string }) {
 const tabs: ReadonlyArray<{ id: RightTab; label: string }> = [
   { id: 'plan', label: 'Plan' },
   { id: 'tools', label: 'Tools' },
+  { id: 'changes', label: 'Changes' },
   { id: 'history', label: 'History' },
 ];
 
-/** The right side: the plan with its progress, every tool execution, and the checkpoint timeline. */
+/** The right side: the plan with its progress, every tool execution, the changes to the files, and the checkpoint timeline. */
 export function RightPanel({
   store,
   sessionId,
@@ -83,6 +85,7 @@ export function RightPanel({
       <div className="tab-panel" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'plan' && <PlanTab store={store} sessionId={sessionId} />}
         {tab === 'tools' && <ToolList store={store} sessionId={sessionId} />}
+        {tab === 'changes' && <ChangesContent store={store} sessionId={sessionId} />}
         {tab === 'history' && <HistoryContent store={store} sessionId={sessionId} />}
       </div>
     </aside>

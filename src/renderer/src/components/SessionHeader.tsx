@@ -8,7 +8,9 @@ export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppS
   if (!session) return null;
   return (
     <div className="session-header">
-      <h2 className="session-heading">{session.title}</h2>
+      <h2 className="session-heading" title={session.title}>
+        {session.title}
+      </h2>
       <div className="workspace" aria-label="Workspace">
         <span className="muted small">Workspace</span>
         <code className="path" title={session.workspacePath ?? ''}>

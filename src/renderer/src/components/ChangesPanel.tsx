@@ -1,0 +1,262 @@
+import { useEffect, useState } from 'react';
+import type { ChangedFile, ChangeSet, FileDiff } from '../../../shared/changes';
+import type { ViewCheckpoint } from '../../../shared/session-view';
+import { firstWords } from '../checkpoint-labels';
+import { errorMessage } from '../client';
+import { useAppState, type AppStore } from '../store';
+
+const changeWords = { create: 'created', modify: 'changed', delete: 'deleted' } as const;
+const changeMarks = { create: 'A', modify: 'M', delete: 'D' } as const;
+
+/** "+3 −1", or what stands in for counts (a folder, a binary file). */
+function countsOf(file: ChangedFile): string {
+  if (file.kind === 'folder') return 'folder';
+  if (file.added === null || file.removed === null) return file.binary ? 'binary' : '';
+  return `+${file.added} −${file.removed}`;
+}
+
+/** How many paths each turn changed, from the steps that saved files (folders end with `/`). */
+export function changedPathsByTurn(checkpoints: readonly ViewCheckpoint[]): Map<string, number> {
+  const paths = new Map<string, Set<string>>();
+  for (const checkpoint of checkpoints) {
+    if (!checkpoint.filesChanged) continue;
+    const seen = paths.get(checkpoint.turnId) ?? new Set<string>();
+    for (const path of checkpoint.filesChanged) seen.add(path);
+    paths.set(checkpoint.turnId, seen);
+  }
+  return new Map([...paths].map(([turnId, seen]) => [turnId, seen.size]));
+}
+
+/** On a turn's last answer: opens what the turn changed in the Changes tab. */
+export function ReviewChanges({ store, sessionId, turnId, count }: { store: AppStore; sessionId: string; turnId: string; count: number }) {
+  if (count === 0) return null;
+  return (
+    <button type="button" className="link small" onClick={() => store.requestChanges({ sessionId, turnId })}>
+      Review changes ({count} {count === 1 ? 'path' : 'paths'})
+    </button>
+  );
+}
+
+function Hunks({ diff, onRevert, disabled }: { diff: FileDiff; onRevert: (hunk: number) => void; disabled: boolean }) {
+  if (diff.note !== null) return <p className="muted small">{diff.note}</p>;
+  return (
+    <div className="change-hunks">
+      {diff.hunks.map((hunk, index) => (
+        <div key={hunk.header} className="change-hunk">
+          <div className="row change-hunk-head">
+            <code className="diff-hunk small">{hunk.header}</code>
+            <span className="spacer" />
+            {diff.hunks.length > 1 && (
+              <button type="button" className="link small" disabled={disabled} onClick={() => onRevert(index)}>
+                Revert this part
+              </button>
+            )}
+          </div>
+          <pre className="diff" aria-label={`Part ${index + 1} of ${diff.file.path}`}>
+            {hunk.lines.map((line, at) => (
+              <span key={at} className={line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-remove' : 'diff-same'}>
+                {line}
+                {'\n'}
+              </span>
+            ))}
+          </pre>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * What the agent created, changed or deleted, over the session or one turn: each path with its
+ * diff, and a revert of a file or of one part of it. A revert is saved first, so it can be undone.
+ */
+export function ChangesContent({ store, sessionId }: { store: AppStore; sessionId: string }) {
+  const view = useAppState(store, (state) => state.views[sessionId]);
+  const request = useAppState(store, (state) => (state.changesRequest?.sessionId === sessionId ? state.changesRequest : null));
+  const [turnId, setTurnId] = useState<string | null>(null);
+  const [set, setSet] = useState<ChangeSet | null>(null);
+  const [open, setOpen] = useState<{ path: string; diff: FileDiff | null } | null>(null);
+  const [working, setWorking] = useState(false);
+  const [message, setMessage] = useState<{ text: string; restoreId: string | null; error: boolean } | null>(null);
+  const busy = view ? view.status === 'planning' || view.status === 'executing' || view.status === 'waiting_approval' : true;
+
+  useEffect(() => {
+    if (!request) return;
+    setTurnId(request.turnId);
+    setOpen(null);
+    store.requestChanges(null);
+  }, [request, store]);
+
+  // Looked at again whenever the files may have changed: a step saved files, a turn ended, a restore or revert was made.
+  const checkpoints = view?.checkpoints.length ?? 0;
+  const restored = view?.lastRestore?.restoreId ?? null;
+  const openPath = open?.path ?? null;
+  useEffect(() => {
+    let live = true;
+    store.call('changes:list', turnId === null ? { sessionId } : { sessionId, turnId }).then(
+      (next) => {
+        if (live) setSet(next);
+      },
+      (error: unknown) => {
+        if (live) setMessage({ text: errorMessage(error), restoreId: null, error: true });
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [store, sessionId, turnId, checkpoints, restored, busy]);
+
+  // The open file's diff, again whenever the list was looked at again.
+  useEffect(() => {
+    if (openPath === null || set === null) return;
+    let live = true;
+    store.call('changes:diff', { sessionId, path: openPath, ...(turnId ? { turnId } : {}) }).then(
+      (diff) => {
+        if (live) setOpen((current) => (current?.path === openPath ? { path: openPath, diff } : current));
+      },
+      // Gone from the list (reverted): closed.
+      () => {
+        if (live) setOpen(null);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [store, sessionId, turnId, openPath, set]);
+
+  const toggle = (path: string): void => {
+    if (openPath === path) return setOpen(null);
+    setOpen({ path, diff: null });
+  };
+
+  const revert = async (path: string, hunk: number | null): Promise<void> => {
+    setWorking(true);
+    try {
+      const result = await store.call('changes:revert', {
+        sessionId,
+        path,
+        ...(turnId ? { turnId } : {}),
+        ...(hunk === null ? {} : { hunks: [hunk] }),
+      });
+      const what = hunk === null ? path : `part ${hunk + 1} of ${path}`;
+      const text = result.refused.length > 0 ? `Could not revert ${what}: it cannot be reached safely.` : `Reverted ${what}.`;
+      setMessage({ text, restoreId: result.refused.length > 0 ? null : result.restoreId, error: result.refused.length > 0 });
+    } catch (error) {
+      setMessage({ text: errorMessage(error), restoreId: null, error: true });
+    } finally {
+      setWorking(false);
+    }
+  };
+
+  const undo = async (restoreId: string): Promise<void> => {
+    setWorking(true);
+    try {
+      await store.call('checkpoint:undoRestore', { sessionId, restoreId });
+      setMessage({ text: 'The revert was undone.', restoreId: null, error: false });
+    } catch (error) {
+      setMessage({ text: errorMessage(error), restoreId: null, error: true });
+    } finally {
+      setWorking(false);
+    }
+  };
+
+  const turnLabel = (id: string, index: number): string => {
+    const asked = view?.messages.find((item) => item.turnId === id && item.role === 'user');
+    return `Turn ${index + 1}${asked ? `: ${firstWords(asked.text, 40)}` : ''}`;
+  };
+  const files = set?.files ?? [];
+  const added = files.reduce((sum, file) => sum + (file.added ?? 0), 0);
+  const removed = files.reduce((sum, file) => sum + (file.removed ?? 0), 0);
+  const locked = working || busy;
+
+  return (
+    <section className="changes" aria-label="File changes">
+      <div className="row changes-head">
+        <select
+          aria-label="Changes of"
+          value={turnId ?? ''}
+          onChange={(event) => {
+            setTurnId(event.target.value === '' ? null : event.target.value);
+            setOpen(null);
+          }}
+        >
+          <option value="">The whole session</option>
+          {(set?.turns ?? []).map((turn, index) => (
+            <option key={turn.turnId} value={turn.turnId}>
+              {turnLabel(turn.turnId, index)} ({turn.files} {turn.files === 1 ? 'path' : 'paths'})
+            </option>
+          ))}
+        </select>
+        {files.length > 0 && (
+          <span className="muted small changes-total">
+            {files.length} {files.length === 1 ? 'path' : 'paths'} · +{added} −{removed}
+          </span>
+        )}
+      </div>
+      {message && (
+        <p className={message.error ? 'notice notice-error small' : 'notice small'} role="status">
+          {message.text}{' '}
+          {message.restoreId && (
+            <button type="button" className="link small" disabled={locked} onClick={() => void undo(message.restoreId ?? '')}>
+              Undo
+            </button>
+          )}
+        </p>
+      )}
+      {busy && files.length > 0 && <p className="muted small">Reverting waits until the agent is done.</p>}
+      {set === null ? (
+        <p className="muted small">Comparing files…</p>
+      ) : !set.saved ? (
+        <p className="muted small">
+          {turnId
+            ? 'This turn changed no files.'
+            : 'Files the agent creates, changes or deletes show here, each with its diff and a revert.'}
+        </p>
+      ) : files.length === 0 ? (
+        <p className="muted small">No changes left: the files are as they were {turnId ? 'before this turn' : 'when the session began'}.</p>
+      ) : (
+        <ul className="change-list" aria-label="Changed paths">
+          {files.map((file) => (
+            <li key={file.path} data-change={file.change}>
+              <div className="change-row">
+                <button
+                  type="button"
+                  className="change-path"
+                  aria-expanded={openPath === file.path}
+                  title={`${file.path}: ${changeWords[file.change]}`}
+                  onClick={() => toggle(file.path)}
+                >
+                  <span className={`change-mark change-${file.change}`} aria-label={changeWords[file.change]}>
+                    {changeMarks[file.change]}
+                  </span>
+                  <code>{file.kind === 'folder' ? `${file.path}/` : file.path}</code>
+                </button>
+                <span className="muted small change-counts">{countsOf(file)}</span>
+                {file.changedSince && (
+                  <span className="badge" title="The file is no longer as the agent left it: you or a later turn changed it.">
+                    changed since
+                  </span>
+                )}
+                <button
+                  type="button"
+                  className="link small"
+                  disabled={locked || !file.available}
+                  aria-label={`Revert ${file.path}`}
+                  onClick={() => void revert(file.path, null)}
+                >
+                  Revert
+                </button>
+              </div>
+              {openPath === file.path &&
+                (open?.diff ? (
+                  <Hunks diff={open.diff} disabled={locked} onRevert={(hunk) => void revert(file.path, hunk)} />
+                ) : (
+                  <p className="muted small">Comparing…</p>
+                ))}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
