@@ -9,6 +9,7 @@ import { startTestHost } from '../test/host/host';
 import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-server';
 import { addSelfTimes, formatSelfTimes, type CpuProfile } from './cpu-profile';
 import { measureArgumentStreaming } from './ui-drafts';
+import { measureChangesView } from './ui-changes';
 import { launchChromium, openAppPage, prepareChromium, timeOpen } from './ui-page';
 import { BashParser } from '../src/main/shell/bash-parser';
 
@@ -20,7 +21,8 @@ const shell = await BashParser.load();
  * heap; then the time from selecting a session of 5,000 events to the first paint of its last
  * turn, against selecting a session of one turn in the same run; first, a tool call's arguments
  * streamed into their drafting card against the same characters streamed as text (`ui-drafts.ts`;
- * `UI_BENCH_ONLY=args` runs only that).
+ * `UI_BENCH_ONLY=args` runs only that); then the Changes tab of a session with 500 changed files
+ * against one with one changed file (`ui-changes.ts`; `UI_BENCH_ONLY=changes` stops after it).
  */
 
 const tokens = 20_000;
@@ -169,6 +171,19 @@ export async function runUiBench(): Promise<void> {
       console.log(JSON.stringify({ bench: 'ui', ...draftFigures }));
       return;
     }
+    const changes = await measureChangesView(page, host, server, workspace.path);
+    console.log(
+      `Changes tab, 500 changed files: ${changes.all.many.map((ms) => ms.toFixed(0)).join(', ')} ms; one file: ${changes.all.one.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+    );
+    const changesFigures = {
+      changes_500_files_ms: Math.round(changes.manyMs),
+      changes_one_file_ms: Math.round(changes.oneMs),
+      changes_ratio: Math.round(changes.ratio * 100) / 100,
+    };
+    if (process.env['UI_BENCH_ONLY'] === 'changes') {
+      console.log(JSON.stringify({ bench: 'ui', ...changesFigures }));
+      return;
+    }
     await page.getByRole('button', { name: /^Streaming/ }).click();
     // An open session a person is looking at: the page has had a moment to settle since it loaded.
     await page.waitForTimeout(1000);
@@ -276,6 +291,7 @@ export async function runUiBench(): Promise<void> {
         open_one_turn_ms: Math.round(openSmall),
         open_ratio: Math.round((openLarge / openSmall) * 100) / 100,
         ...draftFigures,
+        ...changesFigures,
       }),
     );
   } finally {
