@@ -39,6 +39,7 @@ function stateWith(
     notice: null,
     drafts: {},
     restoreRequest: null,
+    mentions: {},
   };
 }
 

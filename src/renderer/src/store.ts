@@ -43,6 +43,8 @@ export interface AppState {
   readonly drafts: Readonly<Record<string, string>>;
   /** A checkpoint the person asked to restore from a message ("Restore to here"): the history opens it. */
   readonly restoreRequest: { readonly sessionId: string; readonly checkpointId: string } | null;
+  /** Per session: workspace paths to put in the message box as `@path` ("Attach to message" in a preview). */
+  readonly mentions: Readonly<Record<string, readonly string[]>>;
 }
 
 const initialState: AppState = {
@@ -61,6 +63,7 @@ const initialState: AppState = {
   notice: null,
   drafts: {},
   restoreRequest: null,
+  mentions: {},
 };
 
 type Listener = () => void;
@@ -169,6 +172,14 @@ export class AppStore implements Disposable {
     this.set((state) => {
       const { [sessionId]: _old, ...rest } = state.drafts;
       return { ...state, drafts: text === null ? rest : { ...rest, [sessionId]: text } };
+    });
+  }
+
+  /** Asks a session's message box to point at a workspace file; null: the box took what was asked. */
+  mention(sessionId: string, path: string | null): void {
+    this.set((state) => {
+      const { [sessionId]: asked = [], ...rest } = state.mentions;
+      return { ...state, mentions: path === null ? rest : { ...rest, [sessionId]: [...asked, path] } };
     });
   }
 
