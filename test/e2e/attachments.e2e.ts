@@ -4,6 +4,7 @@ import { expect as expectPage } from 'playwright/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../helpers';
 import { textTurn } from '../scripted-model-server';
+import { tinyPng } from '../tiny-png';
 import { useWorkbenches, type Workbench } from './fixture';
 
 /* Pointing at files: `@` lists the workspace's files, a completed path or a dragged file is attached and reaches the model, a bad one is said inline. */
@@ -136,6 +137,26 @@ describe('attaching files to a message', () => {
     await message.press('Enter');
     await expectPage(page.getByText('A to-do list.')).toBeVisible();
     expect(sentToModel(workbench)).toContain('<attached_file path="todo.txt">\ndropped words\n\n</attached_file>');
+  });
+
+  it('says inline that the model does not take images when one is dropped, and sends nothing', async () => {
+    const workbench = await start();
+    const { page, server } = workbench;
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.fill('What is in this picture?');
+    const transfer = await page.evaluateHandle((base64) => {
+      const bytes = Uint8Array.from(atob(base64), (character) => character.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], 'logo.png', { type: 'image/png' }));
+      return data;
+    }, tinyPng.toString('base64'));
+    await page.locator('form.composer').dispatchEvent('drop', { dataTransfer: transfer });
+    await expectPage(page.getByLabel('Files to attach')).toContainText('logo.png · image');
+    const before = server.requests.length;
+    await message.press('Enter');
+    await expectPage(page.getByRole('alert', { name: 'Attachment problem' })).toContainText('scripted-model does not take images');
+    expect(server.requests.length).toBe(before);
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveCount(0);
   });
 
   it('previews a file read-only from the tree, and its Attach button puts it in the message', async () => {

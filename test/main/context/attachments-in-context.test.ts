@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import type { Session } from '../../../src/shared/domain';
 import type { JournalEntry, RuntimeEvent } from '../../../src/shared/events';
 import { emptySessionView, reduceSessionView } from '../../../src/shared/session-view';
-import { conversationFromJournal } from '../../../src/main/agent/conversation';
+import { conversationFromJournal, parseCheckpointMessages } from '../../../src/main/agent/conversation';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
+import { tinyPng } from '../../tiny-png';
 import { useScriptedCore } from '../scripted-core';
 
 const notes = Array.from({ length: 40 }, (_, index) => `note ${index + 1}: remember the ${index % 2 ? 'owls' : 'larks'}`).join('\n');
@@ -80,6 +81,27 @@ describe('attached files in what the model sees', () => {
     expect(result.ok ? null : result.error.message).toBe('@missing.md does not exist in the workspace.');
     expect((await journal(session.id)).length).toBe(before);
     expect(server.requests.length).toBe(requests);
+  });
+
+  it('refuses an image for a model that does not take images, and writes nothing', async () => {
+    const session = await newSession();
+    const before = (await journal(session.id)).length;
+    const requests = server.requests.length;
+    const result = await transport.invoke('run:send', {
+      sessionId: session.id,
+      text: 'What is this?',
+      attachments: [{ kind: 'dropped_image', name: 'logo.png', mediaType: 'image/png', data: tinyPng.toString('base64') }],
+    });
+    expect(result.ok ? null : result.error.message).toContain('scripted-model does not take images');
+    expect((await journal(session.id)).length).toBe(before);
+    expect(server.requests.length).toBe(requests);
+  });
+
+  it('keeps an attached image in a checkpoint, so a resumed turn sends it again', () => {
+    const image = { path: 'logo.png', mediaType: 'image/png' as const, data: tinyPng.toString('base64') };
+    expect(parseCheckpointMessages([{ role: 'user', content: 'See', images: [image] }])).toEqual([
+      { role: 'user', content: 'See', images: [image] },
+    ]);
   });
 
   it('keeps the attachments when a message is edited and run again', async () => {
