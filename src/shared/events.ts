@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attachmentSchema } from './attachments';
 import { errorInfoSchema } from './errors';
 import { filesRestoredSchema } from './file-history';
 import {
@@ -39,7 +40,14 @@ export type PlanStep = z.infer<typeof planStepSchema>;
 
 /** Every event the runtime emits and journals: one closed union, snake_case, past tense or noun. */
 export const runtimeEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('user_message'), ...turnRef, messageId: idSchema, text: z.string() }),
+  z.object({
+    type: z.literal('user_message'),
+    ...turnRef,
+    messageId: idSchema,
+    text: z.string(),
+    /** Files attached to the message, as read when it was sent (absent in journals from before attachments). */
+    attachments: z.array(attachmentSchema).optional(),
+  }),
   z.object({
     type: z.literal('run_started'),
     ...turnRef,

@@ -1,3 +1,4 @@
+import type { Attachment } from './attachments';
 import type { ErrorInfo } from './errors';
 import type { Escalation, RiskLevel, SessionStatus, WindowSource } from './domain';
 import type { JournalEntry, PlanStep, RuntimeEvent, ToolCallStatus } from './events';
@@ -41,6 +42,8 @@ export interface ViewMessage {
   readonly toolCalls: readonly ViewToolCall[];
   readonly error?: ErrorInfo;
   readonly compaction?: ViewCompaction;
+  /** Files attached to a message of the person's, as sent. */
+  readonly attachments?: readonly Attachment[];
 }
 
 export interface ViewCompaction {
@@ -240,7 +243,17 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         ...view,
         messages: [
           ...view.messages,
-          { id: event.messageId, seq, turnId: event.turnId, role: 'user', text: event.text, reasoning: '', state: 'done', toolCalls: [] },
+          {
+            id: event.messageId,
+            seq,
+            turnId: event.turnId,
+            role: 'user',
+            text: event.text,
+            reasoning: '',
+            state: 'done',
+            toolCalls: [],
+            ...(event.attachments && event.attachments.length > 0 ? { attachments: event.attachments } : {}),
+          },
         ],
       };
     case 'run_started':

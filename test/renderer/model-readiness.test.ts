@@ -40,6 +40,7 @@ function stateWith(
     drafts: {},
     restoreRequest: null,
     changesRequest: null,
+    mentions: {},
   };
 }
 

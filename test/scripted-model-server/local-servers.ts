@@ -18,6 +18,8 @@ export interface ScriptedModel {
    * them for such a model, and its scripted tool calls are written as `<tool_call>` blocks in its answer.
    */
   readonly tools?: boolean;
+  /** True: the model sees images. Ollama lists `vision` among its capabilities, llama.cpp `multimodal` in /v1/models. */
+  readonly vision?: boolean;
 }
 
 /** Whether `model` (a request's model field) is served as a text-only model. */
@@ -141,7 +143,7 @@ function lmStudioV1(config: LocalServerConfig): unknown {
 /** `GET /v1/models` on the OpenAI protocol, as each server writes it. */
 export function openAIModels(config: LocalServerConfig): unknown {
   const entry = (model: ScriptedModel): Record<string, unknown> => {
-    const base = { id: model.id, object: 'model', created: 0 };
+    const base = { id: model.id, object: 'model', created: 0, ...(model.vision ? { capabilities: ['completion', 'multimodal'] } : {}) };
     switch (config.personality) {
       case 'vllm': {
         const window = config.contextWindow ?? model.contextLength;

@@ -20,7 +20,7 @@ export interface OllamaOptions {
 
 /** What the Ollama routes need from the server they are part of. */
 export interface OllamaHost {
-  readonly models: readonly { readonly id: string; readonly contextLength?: number }[];
+  readonly models: readonly { readonly id: string; readonly contextLength?: number; readonly vision?: boolean }[];
   readonly options: OllamaOptions;
   /** Whether a model only speaks text: Ollama refuses tool definitions for it and does not list `tools` among its capabilities. */
   textOnly(model: string): boolean;
@@ -180,7 +180,8 @@ export class OllamaEndpoint {
   }
 
   private capabilities(model: string): string[] {
-    return this.host.textOnly(model) ? ['completion'] : ['completion', 'tools'];
+    const vision = this.host.models.some((candidate) => candidate.id === model && candidate.vision === true) ? ['vision'] : [];
+    return [...(this.host.textOnly(model) ? ['completion'] : ['completion', 'tools']), ...vision];
   }
 
   private running(): Record<string, unknown>[] {

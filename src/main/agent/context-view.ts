@@ -85,9 +85,10 @@ export function joinRequests(messages: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const message of messages) {
     const last = out.at(-1);
-    if (last?.role === 'user' && message.role === 'user')
-      out[out.length - 1] = { role: 'user', content: `${last.content}\n\n${message.content}` };
-    else out.push(message);
+    if (last?.role === 'user' && message.role === 'user') {
+      const images = [...(last.images ?? []), ...(message.images ?? [])];
+      out[out.length - 1] = { role: 'user', content: `${last.content}\n\n${message.content}`, ...(images.length > 0 ? { images } : {}) };
+    } else out.push(message);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { imageMediaTypeSchema } from '../../shared/attachments';
 import { StoreError } from '../../shared/errors';
+import { userMessage } from './attachment-content';
 import type { JournalEntry } from '../../shared/events';
 import type { ConversationEntry } from './context-view';
 import type { ToolCallRequest } from './model-provider';
@@ -26,7 +28,7 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
   for (const { event } of entries) {
     switch (event.type) {
       case 'user_message':
-        order.push({ kind: 'message', message: { role: 'user', content: event.text } });
+        order.push({ kind: 'message', message: userMessage(event.text, event.attachments) });
         break;
       case 'assistant_message_started': {
         const draft: Draft = { role: 'assistant', content: '', toolCalls: [] };
@@ -98,6 +100,8 @@ export function answerDanglingCalls(messages: readonly ConversationEntry[]): Con
   return out;
 }
 
+/** Checkpoints written before images were attached have none: the field is optional. */
+const imageContentSchema = z.object({ path: z.string(), mediaType: imageMediaTypeSchema, data: z.string() });
 const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const thinkingBlockSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
@@ -106,7 +110,7 @@ const thinkingBlockSchema = z.discriminatedUnion('type', [
 /** Checkpoints written before thinking was kept have none: the field is optional. */
 const responseThinkingSchema = z.object({ providerId: z.string(), model: z.string(), blocks: z.array(thinkingBlockSchema) });
 const chatMessageSchema = z.union([
-  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string(), images: z.array(imageContentSchema).optional() }),
   z.object({
     role: z.literal('assistant'),
     content: z.string(),

@@ -1,9 +1,19 @@
 import type { ErrorInfo } from '../../shared/errors';
+import type { ImageMediaType } from '../../shared/attachments';
 import type { ModelInfo, ProviderKind } from '../../shared/domain';
+
+/** An image given to the model with a message of the person's (an attached file). */
+export interface ImageContent {
+  /** The file's workspace path or dropped name, for the model and for errors. */
+  readonly path: string;
+  readonly mediaType: ImageMediaType;
+  /** The bytes, base64. */
+  readonly data: string;
+}
 
 /** A message in the conversation sent to a model. */
 export type ChatMessage =
-  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string; readonly images?: readonly ImageContent[] }
   | {
       readonly role: 'assistant';
       readonly content: string;
@@ -110,6 +120,11 @@ export interface ModelProvider {
   listModels(signal: AbortSignal): Promise<ModelInfo[]>;
   /** What the server reports about a model's window; null when it reports nothing. Throws a `ModelError` when unreachable. */
   window?(model: string, signal: AbortSignal): Promise<ModelWindow | null>;
+  /**
+   * Whether the model takes images in a message, as the server says (Ollama's `vision` capability); a provider
+   * without it takes none. Throws a `ModelError` when the server cannot be asked.
+   */
+  takesImages?(model: string, signal: AbortSignal): Promise<boolean>;
   /** Counts the tokens of `text` with the server's own tokenizer (llama.cpp `/tokenize`). Throws a `ModelError` on failure. */
   countTokens?(model: string, text: string, signal: AbortSignal): Promise<number>;
 }

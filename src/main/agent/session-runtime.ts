@@ -1,3 +1,4 @@
+import type { Attachment } from '../../shared/attachments';
 import type { ApprovalDecision, Branch } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
 import { WorkbenchError } from '../../shared/errors';
@@ -125,7 +126,8 @@ export class SessionRuntime {
   // Turns.
   isBusy = (sessionId: string): boolean => this.turns.isBusy(sessionId);
   anyBusy = (): boolean => this.turns.anyBusy();
-  send = (sessionId: string, text: string): SendResult => this.turns.send(sessionId, text);
+  send = (sessionId: string, text: string, attachments: readonly Attachment[] = []): SendResult =>
+    this.turns.send(sessionId, text, attachments);
   clearQueue = (sessionId: string): boolean => this.turns.clearQueue(sessionId);
   cancel = (sessionId: string): Promise<boolean> => this.turns.cancel(sessionId);
   whenIdle = (sessionId: string): Promise<void> => this.turns.whenIdle(sessionId);

@@ -2,6 +2,7 @@ import type { SessionStatus } from '../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../shared/events';
 import { DeltaCoalescer, mergeDrafts, mergeStreamed, type StreamedEvent } from './delta-coalescer';
+import { userMessage } from './attachment-content';
 import type { ConversationEntry } from './context-view';
 import type { ToolCallRequest } from './model-provider';
 import type { StepWriter, TurnServices, TurnSetup } from './turn-types';
@@ -47,7 +48,7 @@ export class TurnWriter implements StepWriter {
     private readonly services: TurnServices,
     private readonly controller: AbortController,
   ) {
-    const question: ConversationEntry[] = setup.userText === null ? [] : [{ role: 'user', content: setup.userText }];
+    const question: ConversationEntry[] = setup.userText === null ? [] : [userMessage(setup.userText, setup.userAttachments)];
     this.conversation = [...setup.history, ...question];
     this.unsaved = [...(setup.unsavedHistory ?? []), ...question];
     this.head = setup.checkpointHead;

@@ -7,6 +7,12 @@ import type { ChatMessage, ToolSpec } from './model-provider';
  * after every call. Until then the ratio is on the safe side.
  */
 
+/**
+ * Characters an attached image is counted as: about 1,600 tokens at the uncalibrated ratio, what Anthropic's
+ * formula (width × height / 750) gives for an image near the 1.15 megapixels it scales larger ones down to.
+ */
+export const imageChars = 4_800;
+
 /** Tokens a chat template adds around each message (role markers, separators). */
 export const perMessageTokens = 6;
 
@@ -31,6 +37,7 @@ export function charsOf(message: ChatMessage): number {
       // counts that of the current tool loop and leaves out that of earlier turns.
       for (const block of message.thinking?.blocks ?? []) chars += block.type === 'thinking' ? block.thinking.length : block.data.length;
     } else if (message.role === 'tool') chars += message.toolCallId.length;
+    else chars += (message.images?.length ?? 0) * imageChars;
     charCache.set(message, chars);
   }
   return chars;

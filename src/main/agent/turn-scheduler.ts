@@ -1,3 +1,4 @@
+import type { Attachment } from '../../shared/attachments';
 import type { ModelChoice } from '../../shared/domain';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
@@ -30,6 +31,8 @@ export interface TurnSchedulerOptions {
 export interface StartInput {
   /** The person's message; null when the turn answers again (a retry) or resumes. */
   readonly text: string | null;
+  /** Files attached to the message, read and checked already. */
+  readonly attachments?: readonly Attachment[];
   /** A resumed turn keeps its id. */
   readonly turnId?: string;
   readonly resumed?: boolean;
@@ -93,16 +96,19 @@ export class TurnScheduler {
    * Starts a turn, or queues the message when one is running. Everything is checked before
    * anything is written, so a refused send changes nothing.
    */
-  send(sessionId: string, text: string): SendResult {
+  send(sessionId: string, text: string, attachments: readonly Attachment[] = []): SendResult {
     if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
     if (this.restoring.has(sessionId)) throw new WorkbenchError('session_busy', 'Files are being restored; wait for it to finish.');
     if (this.active.has(sessionId)) {
+      // The queue keeps text only (it is journalled as `message_queued`, and put back after a crash from there).
+      if (attachments.length > 0)
+        throw new WorkbenchError('session_busy', 'Files can be attached when the agent is free: wait for this turn to end, or Stop it.');
       const replaced = this.queue.has(sessionId);
       this.options.journal.append(sessionId, [{ type: 'message_queued', text, replaced }]);
       this.queue.set(sessionId, text);
       return { turnId: null, queued: true };
     }
-    return { turnId: this.start(sessionId, { text }), queued: false };
+    return { turnId: this.start(sessionId, { text, ...(attachments.length > 0 ? { attachments } : {}) }), queued: false };
   }
 
   clearQueue(sessionId: string): boolean {
@@ -176,13 +182,24 @@ export class TurnScheduler {
       history: base.history,
       checkpointHead: base.head,
       userText: input.text,
+      ...(input.attachments ? { userAttachments: input.attachments } : {}),
       ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
       planThreshold: limits.planThreshold,
       maxIterations: limits.maxIterations,
       deniedTools: () => this.options.limits().deniedTools,
     };
     const question: RuntimeEvent[] =
-      input.text === null ? [] : [{ type: 'user_message', turnId, messageId: services.newId(), text: input.text }];
+      input.text === null
+        ? []
+        : [
+            {
+              type: 'user_message',
+              turnId,
+              messageId: services.newId(),
+              text: input.text,
+              ...(input.attachments && input.attachments.length > 0 ? { attachments: [...input.attachments] } : {}),
+            },
+          ];
     journal.append(
       sessionId,
       [

@@ -1,4 +1,5 @@
 import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../shared/domain';
+import type { Attachment } from '../../shared/attachments';
 import type { ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../shared/events';
 import type { AccountingStore } from './accounting';
@@ -30,6 +31,8 @@ export interface TurnSetup {
   readonly history: readonly ConversationEntry[];
   /** The person's message; null when the turn answers the last one again (a retry) or resumes. */
   readonly userText: string | null;
+  /** Files attached to the person's message, as journalled with it. */
+  readonly userAttachments?: readonly Attachment[];
   /** Messages of `history` not yet in any checkpoint (a session journalled before checkpoints existed). */
   readonly unsavedHistory?: readonly ConversationEntry[];
   readonly planThreshold: number;

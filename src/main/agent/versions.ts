@@ -1,3 +1,4 @@
+import type { Attachment } from '../../shared/attachments';
 import type { Branch, BranchReason } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
 import { BugError, NotFoundError, WorkbenchError } from '../../shared/errors';
@@ -41,7 +42,9 @@ export class Versions {
     turns.assertIdle(sessionId);
     const message = store.findById(sessionId, 'user_message', messageId);
     if (!message) throw new NotFoundError('Message', messageId);
-    return this.forkAndRun(sessionId, this.forkBefore(sessionId, message), 'edit', text);
+    // The edit changes the words; the files attached to the message go with it, as they were read then.
+    const attachments = message.event.type === 'user_message' ? (message.event.attachments ?? []) : [];
+    return this.forkAndRun(sessionId, this.forkBefore(sessionId, message), 'edit', text, attachments);
   }
 
   /** Answers a turn's message again on a new branch, from the checkpoint taken when the message arrived. */
@@ -60,7 +63,7 @@ export class Versions {
     const input = store.nearest(sessionId, 'after', started.seq, ['checkpoint_saved']);
     if (input?.event.type !== 'checkpoint_saved' || input.event.turnId !== turnId || input.event.source !== 'input') {
       // A turn journalled before checkpoints existed: send its message again from before it.
-      return this.forkAndRun(sessionId, this.forkBefore(sessionId, question), 'retry', question.event.text);
+      return this.forkAndRun(sessionId, this.forkBefore(sessionId, question), 'retry', question.event.text, question.event.attachments);
     }
     return this.forkAndRun(sessionId, this.forkAt(sessionId, input), 'retry', null);
   }
@@ -129,9 +132,20 @@ export class Versions {
     return { id: this.options.newId(), parentId: fork.parentId, forkSeq: fork.forkSeq, checkpointId: fork.checkpointId, reason };
   }
 
-  private forkAndRun(sessionId: string, fork: Fork, reason: BranchReason, text: string | null): { turnId: string; branchId: string } {
+  private forkAndRun(
+    sessionId: string,
+    fork: Fork,
+    reason: BranchReason,
+    text: string | null,
+    attachments: readonly Attachment[] = [],
+  ): { turnId: string; branchId: string } {
     const branch = this.newBranch(fork, reason);
-    const turnId = this.options.turns.start(sessionId, { text, base: fork.base, branch });
+    const turnId = this.options.turns.start(sessionId, {
+      text,
+      base: fork.base,
+      branch,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    });
     return { turnId, branchId: branch.id };
   }
 }

@@ -20,6 +20,8 @@ import { walk } from '../workspace/file-walk';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 import type { SessionTransfer } from '../agent/session-transfer';
 import type { CheckpointStore } from '../agent/checkpoints';
+import { readAttachments } from '../workspace/attachments';
+import { findInWorkspace, peekFile } from '../workspace/workspace-peek';
 
 /** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
 export interface FolderPicker {
@@ -71,6 +73,11 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
   const changed = (session: Session): Session => {
     listener.onSessionChanged({ session });
     return session;
+  };
+  const workspaceOf = (sessionId: string): WorkspaceFiles => {
+    const path = existing(sessionId).workspacePath;
+    if (path === null) throw new WorkbenchError('no_workspace', 'This session has no workspace folder yet.');
+    return new WorkspaceFiles(path);
   };
   const assertIdle = (sessionId: string, action: string): void => {
     if (runtime.isBusy(sessionId)) throw new WorkbenchError('session_busy', `Stop the running turn before you ${action}.`);
@@ -216,6 +223,8 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       listed.sort((a, b) => (a.directory === b.directory ? a.name.localeCompare(b.name) : a.directory ? -1 : 1));
       return { entries: listed, truncated };
     },
+    'workspace:find': (input) => findInWorkspace(workspaceOf(input.sessionId), input.query, input.limit),
+    'workspace:read': (input) => peekFile(workspaceOf(input.sessionId), input.path),
     'workspace:pick': async (input) => {
       existing(input.sessionId);
       assertIdle(input.sessionId, 'change the workspace');
@@ -225,9 +234,18 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       return changed(store.update(input.sessionId, { workspacePath: folder }, clock.now()));
     },
 
-    'run:send': (input) => {
+    'run:send': async (input) => {
       const before = existing(input.sessionId);
-      const started = runtime.send(input.sessionId, input.text);
+      // Every file is read and checked before anything is written: a refused one sends nothing.
+      const attachments = await readAttachments(input.attachments ?? [], {
+        workspacePath: before.workspacePath,
+        takesImages: async () => {
+          const choice = before.model ?? providers.defaultModel();
+          if (!choice || choice.model === '') return { takes: false, model: 'No model is chosen, and so none' };
+          return { takes: await providers.takesImages(choice, AbortSignal.timeout(10_000)), model: choice.model };
+        },
+      });
+      const started = runtime.send(input.sessionId, input.text, attachments);
       // A session still called "New session" is named after its first message, as people expect.
       if (before.title === defaultTitle) changed(store.update(input.sessionId, { title: titleFrom(input.text) }, clock.now()));
       return started;

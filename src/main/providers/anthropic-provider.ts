@@ -43,8 +43,12 @@ function thinkingToSend(
 function toAnthropicMessages(request: ModelRequest): MessageParam[] {
   const messages: MessageParam[] = [];
   for (const message of request.messages) {
-    if (message.role === 'user') appendBlock(messages, 'user', { type: 'text', text: message.content });
-    else if (message.role === 'assistant') {
+    if (message.role === 'user') {
+      // Images first, then the text that speaks of them, as the Messages API documentation advises.
+      for (const image of message.images ?? [])
+        appendBlock(messages, 'user', { type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } });
+      appendBlock(messages, 'user', { type: 'text', text: message.content });
+    } else if (message.role === 'assistant') {
       for (const block of thinkingToSend(message, request, messages)) appendBlock(messages, 'assistant', block);
       if (message.content.length > 0) appendBlock(messages, 'assistant', { type: 'text', text: message.content });
       for (const call of message.toolCalls ?? []) {
@@ -293,6 +297,11 @@ export class AnthropicProvider implements ModelProvider {
       if ((error as { status?: unknown }).status === 404) return null;
       throw toModelError(error, this.options.baseUrl, signal);
     }
+  }
+
+  /** Every current Claude model takes images (https://docs.anthropic.com/en/docs/build-with-claude/vision). */
+  takesImages(): Promise<boolean> {
+    return Promise.resolve(true);
   }
 
   private requireKey(): void {

@@ -151,6 +151,12 @@ export class OllamaProvider implements ModelProvider {
     return { loaded, trained, source: `Ollama /api/show and /api/ps at ${this.root}` };
   }
 
+  /** Whether the model takes images: `vision` among its capabilities in /api/show (Ollama 0.6.4 and later). */
+  async takesImages(model: string, signal: AbortSignal): Promise<boolean> {
+    const show = await this.read('POST', '/api/show', { model }, showSchema, signal);
+    return show.capabilities?.includes('vision') ?? false;
+  }
+
   /** The events one frame carries. Each tool call arrives whole: it starts, gets its arguments in one piece, and is kept for `ready`. */
   private *eventsOf(frame: ChatFrame, calls: GatheredCall[], content: ThinkTagSplitter): Iterable<ModelStreamEvent> {
     const message = frame.message;

@@ -44,6 +44,8 @@ export const tagsSchema = z.object({
 export const showSchema = z.object({
   model_info: z.record(z.string(), z.unknown()).nullish(),
   parameters: z.string().nullish(),
+  /** What the model can do: `completion`, `tools`, `vision`, `thinking`… */
+  capabilities: z.array(z.string()).nullish(),
 });
 
 /** GET /api/ps: the models loaded now; `context_length` is the window each runs with (Ollama 0.9.7 and later). */
@@ -107,8 +109,11 @@ export function toOllamaMessages(request: ModelRequest): OllamaMessage[] {
   const toolNames = new Map<string, string>();
   if (request.system) messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) {
-    if (message.role === 'user') messages.push({ role: 'user', content: message.content });
-    else if (message.role === 'assistant') {
+    if (message.role === 'user') {
+      // Ollama's own API takes images as a list of base64 strings beside the text.
+      const images = (message.images ?? []).map((image) => image.data);
+      messages.push(images.length > 0 ? { role: 'user', content: message.content, images } : { role: 'user', content: message.content });
+    } else if (message.role === 'assistant') {
       const calls = message.toolCalls ?? [];
       for (const call of calls) toolNames.set(call.id, call.name);
       messages.push({

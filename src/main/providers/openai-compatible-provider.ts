@@ -36,8 +36,23 @@ function toOpenAIMessages(request: ModelRequest): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system) messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) {
-    if (message.role === 'user') messages.push({ role: 'user', content: message.content });
-    else if (message.role === 'assistant') {
+    if (message.role === 'user') {
+      const images = message.images ?? [];
+      messages.push(
+        images.length === 0
+          ? { role: 'user', content: message.content }
+          : {
+              role: 'user',
+              content: [
+                { type: 'text', text: message.content },
+                ...images.map((image) => ({
+                  type: 'image_url' as const,
+                  image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+                })),
+              ],
+            },
+      );
+    } else if (message.role === 'assistant') {
       messages.push({
         role: 'assistant',
         content: message.content,
@@ -208,6 +223,24 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const probed = probeWindow({ baseUrl: this.options.baseUrl, model, context: this.routes, signal });
     this.remember(probed.then((result) => result.llamaCpp));
     return (await probed).window;
+  }
+
+  /**
+   * Whether the model takes images: only when its `/v1/models` entry says so, as llama.cpp's does (`capabilities`
+   * with `multimodal`) and as some gateways do (`vision`); LM Studio's `type: "vlm"` too. Otherwise no, since an
+   * image sent to a text-only model is refused or, worse, silently dropped.
+   */
+  async takesImages(model: string, signal: AbortSignal): Promise<boolean> {
+    try {
+      const page = await this.client.models.list({ signal });
+      const entry = page.data.find((candidate) => candidate.id === model) as
+        { capabilities?: unknown; type?: unknown; architecture?: { input_modalities?: unknown } } | undefined;
+      if (!entry) return false;
+      const said = [entry.capabilities, entry.architecture?.input_modalities].flatMap((value) => (Array.isArray(value) ? value : []));
+      return entry.type === 'vlm' || said.some((value) => value === 'vision' || value === 'multimodal' || value === 'image');
+    } catch (error) {
+      throw toModelError(error, this.options.baseUrl, signal);
+    }
   }
 
   /** Whether the server counts tokens (it is llama.cpp); asks `/props` once, then remembers. */

@@ -262,6 +262,13 @@ export class ProviderRegistry implements ProviderResolver {
     return found;
   }
 
+  /** Whether a model takes images, as its server says; false where the provider cannot tell. Throws a `ModelError` when unreachable. */
+  async takesImages(choice: ModelChoice, signal: AbortSignal): Promise<boolean> {
+    const endpoint = this.endpoint(choice.providerId);
+    const provider = this.create(endpoint.kind, endpoint.baseUrl, this.keyFor(endpoint));
+    return (await provider.takesImages?.(choice.model, signal)) ?? false;
+  }
+
   describe(choice: ModelChoice): { kind: ProviderKind; baseUrl: string } {
     const endpoint = this.endpoint(choice.providerId);
     return { kind: endpoint.kind, baseUrl: endpoint.baseUrl };

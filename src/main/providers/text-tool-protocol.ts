@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelRequest, ToolCallRequest, ToolSpec } from '../agent/model-provider';
+import type { ChatMessage, ImageContent, ModelRequest, ToolCallRequest, ToolSpec } from '../agent/model-provider';
 import { callClose, callOpen } from './tool-blocks';
 
 /**
@@ -54,13 +54,18 @@ function resultBlock(message: Extract<ChatMessage, { role: 'tool' }>, names: Rea
 export function textToolRequest(request: ModelRequest): ModelRequest {
   const names = new Map<string, string>();
   const messages: ChatMessage[] = [];
-  const append = (role: 'user' | 'assistant', content: string): void => {
+  const append = (role: 'user' | 'assistant', content: string, images: readonly ImageContent[] = []): void => {
     const last = messages.at(-1);
-    if (last && last.role === role) messages[messages.length - 1] = { role, content: `${last.content}\n\n${content}` };
-    else messages.push({ role, content });
+    if (last && last.role === role) {
+      const joined = [...(last.role === 'user' ? (last.images ?? []) : []), ...images];
+      messages[messages.length - 1] =
+        role === 'user' && joined.length > 0
+          ? { role, content: `${last.content}\n\n${content}`, images: joined }
+          : { role, content: `${last.content}\n\n${content}` };
+    } else messages.push(role === 'user' && images.length > 0 ? { role, content, images } : { role, content });
   };
   for (const message of request.messages) {
-    if (message.role === 'user') append('user', message.content);
+    if (message.role === 'user') append('user', message.content, message.images);
     else if (message.role === 'tool') append('user', resultBlock(message, names));
     else {
       const calls = message.toolCalls ?? [];

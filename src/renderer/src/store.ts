@@ -43,8 +43,13 @@ export interface AppState {
   readonly drafts: Readonly<Record<string, string>>;
   /** A checkpoint the person asked to restore from a message ("Restore to here"): the history opens it. */
   readonly restoreRequest: { readonly sessionId: string; readonly checkpointId: string } | null;
+<<<<<<< HEAD
   /** Changes the person asked to review from a turn: the Changes tab opens on them (turnId null: the whole session). */
   readonly changesRequest: { readonly sessionId: string; readonly turnId: string | null } | null;
+=======
+  /** Per session: workspace paths to put in the message box as `@path` ("Attach to message" in a preview). */
+  readonly mentions: Readonly<Record<string, readonly string[]>>;
+>>>>>>> point-at-files
 }
 
 const initialState: AppState = {
@@ -63,7 +68,11 @@ const initialState: AppState = {
   notice: null,
   drafts: {},
   restoreRequest: null,
+<<<<<<< HEAD
   changesRequest: null,
+=======
+  mentions: {},
+>>>>>>> point-at-files
 };
 
 type Listener = () => void;
@@ -172,6 +181,14 @@ export class AppStore implements Disposable {
     this.set((state) => {
       const { [sessionId]: _old, ...rest } = state.drafts;
       return { ...state, drafts: text === null ? rest : { ...rest, [sessionId]: text } };
+    });
+  }
+
+  /** Asks a session's message box to point at a workspace file; null: the box took what was asked. */
+  mention(sessionId: string, path: string | null): void {
+    this.set((state) => {
+      const { [sessionId]: asked = [], ...rest } = state.mentions;
+      return { ...state, mentions: path === null ? rest : { ...rest, [sessionId]: [...asked, path] } };
     });
   }
 

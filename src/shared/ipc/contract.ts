@@ -31,6 +31,7 @@ import { branchPointSchema, sessionTreeNodeSchema } from '../branches';
 import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../file-history';
 import { changeSetSchema, fileDiffSchema } from '../changes';
 import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
+import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -209,9 +210,25 @@ export const channels = {
     }),
   },
   'workspace:pick': { input: z.object(sessionRef).strict(), output: sessionSchema.nullable() },
+  /** Files and folders of the workspace whose path holds `query` (ignored files left out), best first; bounded in count and time. */
+  'workspace:find': {
+    input: z
+      .object({ ...sessionRef, query: z.string().max(limits.pathLength), limit: z.number().int().min(1).max(100).default(30) })
+      .strict(),
+    output: z.object({ entries: z.array(z.object({ path: z.string(), directory: z.boolean() })), truncated: z.boolean() }),
+  },
+  /** A file of the workspace for the read-only preview, read through the link-safe reader and bounded. */
+  'workspace:read': { input: z.object({ ...sessionRef, path: pathSchema }).strict(), output: filePeekSchema },
 
   'run:send': {
-    input: z.object({ ...sessionRef, text: z.string().trim().min(1).max(limits.messageLength) }).strict(),
+    input: z
+      .object({
+        ...sessionRef,
+        text: z.string().trim().min(1).max(limits.messageLength),
+        /** Files to attach; main reads and checks each before anything is written. */
+        attachments: z.array(attachmentRequestSchema).max(attachmentsPerMessage).optional(),
+      })
+      .strict(),
     // A message sent while a turn runs is queued (a newer one replaces it) and runs when the turn ends.
     output: z.object({ turnId: idSchema.nullable(), queued: z.boolean() }),
   },

@@ -155,12 +155,35 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: unknownId }, code: 'not_found' },
     { input: { sessionId: 'SESSION', path: '/tmp' }, code: 'invalid_input' },
   ],
+  'workspace:find': [
+    { input: { sessionId: unknownId, query: 'a' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', query: 'a' }, code: 'no_workspace' },
+    { input: { sessionId: 'SESSION', query: 'a', limit: 10_000 }, code: 'invalid_input' },
+  ],
+  'workspace:read': [
+    { input: { sessionId: unknownId, path: 'a.txt' }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', path: 'a.txt' }, code: 'no_workspace' },
+    { input: { sessionId: 'SESSION', path: '' }, code: 'invalid_input' },
+  ],
   'run:send': [
     { input: { sessionId: 'SESSION', text: '' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', text: '   \n ' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', text: huge }, code: 'invalid_input' },
     { input: { sessionId: unknownId, text: 'hi' }, code: 'not_found' },
     { input: { sessionId: 'SESSION', text: ['hi'] }, code: 'invalid_input' },
+    { input: { sessionId: 'SESSION', text: 'hi', attachments: [{ kind: 'workspace', path: 'a.txt' }] }, code: 'no_workspace' },
+    {
+      input: { sessionId: 'SESSION', text: 'hi', attachments: [{ kind: 'workspace', path: 'a', range: { start: 5, end: 2 } }] },
+      code: 'invalid_input',
+    },
+    {
+      input: {
+        sessionId: 'SESSION',
+        text: 'hi',
+        attachments: [{ kind: 'dropped_image', name: 'a.png', mediaType: 'image/png', data: '!!' }],
+      },
+      code: 'invalid_input',
+    },
     { input: { sessionId: 'SESSION', text: 'hi', model: 'x' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION_NO_MODEL', text: 'hi' }, code: 'no_model' },
   ],

@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { checkpointAfter } from '../checkpoint-labels';
+import { AttachmentChips } from './FilePreview';
 import { FoldedText } from './FoldedText';
 import { CopyButton, MessageBody } from './MessageBody';
 import type { BranchPoint } from '../../../shared/branches';
@@ -188,6 +189,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
           ) : (
             <MessageBody text={message.text} streaming={message.state === 'streaming'} />
           ))}
+        {message.attachments && <AttachmentChips attachments={message.attachments} />}
         {message.toolCalls.map((call) => (
           <ToolCard key={call.id} call={call} />
         ))}

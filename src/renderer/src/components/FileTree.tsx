@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { errorMessage } from '../client';
+import { workspacePathDragType } from '../dropped-files';
 import { useAppState, type AppStore } from '../store';
+import { FilePreview } from './FilePreview';
 
 interface Entry {
   readonly path: string;
@@ -14,12 +16,15 @@ function Folder({
   path,
   depth,
   version,
+  onOpen,
 }: {
   store: AppStore;
   sessionId: string;
   path: string;
   depth: number;
   version: number;
+  /** Opens a file's preview. */
+  onOpen: (path: string) => void;
 }) {
   const [entries, setEntries] = useState<readonly Entry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -59,12 +64,24 @@ function Folder({
                 {expanded ? '▾' : '▸'} {entry.name}
               </button>
             ) : (
-              <span className="file-entry" style={{ paddingLeft: 16 + depth * 12 }} title={entry.path}>
+              <button
+                type="button"
+                className="file-entry file"
+                style={{ paddingLeft: 16 + depth * 12 }}
+                title={`${entry.path}: click to preview, drag to the message box to attach`}
+                draggable
+                onDragStart={(event) => {
+                  event.dataTransfer.setData(workspacePathDragType, entry.path);
+                  event.dataTransfer.setData('text/plain', `@${entry.path}`);
+                  event.dataTransfer.effectAllowed = 'copy';
+                }}
+                onClick={() => onOpen(entry.path)}
+              >
                 {entry.name}
-              </span>
+              </button>
             )}
             {entry.directory && expanded && (
-              <Folder store={store} sessionId={sessionId} path={entry.path} depth={depth + 1} version={version} />
+              <Folder store={store} sessionId={sessionId} path={entry.path} depth={depth + 1} version={version} onOpen={onOpen} />
             )}
           </li>
         );
@@ -82,6 +99,7 @@ export function FileTree({ store, sessionId }: { store: AppStore; sessionId: str
   });
   const [manual, setManual] = useState(0);
   const refresh = useCallback(() => setManual((count) => count + 1), []);
+  const [previewed, setPreviewed] = useState<string | null>(null);
   if (!workspace) return <p className="muted small">Drop a folder on the window to work in it.</p>;
   return (
     <div className="files">
@@ -93,7 +111,8 @@ export function FileTree({ store, sessionId }: { store: AppStore; sessionId: str
           ↻
         </button>
       </div>
-      <Folder store={store} sessionId={sessionId} path="." depth={0} version={changes + manual} />
+      <Folder store={store} sessionId={sessionId} path="." depth={0} version={changes + manual} onOpen={setPreviewed} />
+      {previewed !== null && <FilePreview store={store} sessionId={sessionId} path={previewed} onClose={() => setPreviewed(null)} />}
     </div>
   );
 }
