@@ -4,7 +4,7 @@ import type { ChangedFile, FileDiff } from '../../shared/changes';
 import type { ChangeRange, FileChanges } from '../agent/ports';
 import { folderHash, listsFolders, type SnapshotEntry, type SqliteFileHistory } from './file-history';
 import { PathRefusedError } from './path-text';
-import { countsOf, hunksOf, isBinary, lineCount, patchOf, withoutHunks } from './text-diff';
+import { countsOf, hunksOf, isBinary, lineCount, lineCounts, patchOf, withoutHunks } from './text-diff';
 import { WorkspaceFiles } from './workspace-files';
 
 /** Files larger than this are listed but not compared line by line. */
@@ -134,10 +134,14 @@ export class SnapshotChanges implements FileChanges {
     if (tooLarge) return { file: { ...plain, added: null, removed: null }, patch: null, note: 'Too large to compare line by line.' };
     const beforeText = before?.toString('utf8') ?? '';
     const afterText = after?.toString('utf8') ?? '';
-    // A file made or removed whole is counted without working out a diff.
+    // A list needs only the counts: a file made or removed whole is counted by its lines, a changed one without its hunks.
     if (!withPatch && (!item.before || !item.after)) {
       const lines = lineCount(item.after ? afterText : beforeText);
       return { file: { ...plain, added: item.after ? lines : 0, removed: item.after ? 0 : lines }, patch: null, note: null };
+    }
+    if (!withPatch) {
+      const counts = lineCounts(beforeText, afterText);
+      return { file: { ...plain, added: counts?.added ?? null, removed: counts?.removed ?? null }, patch: null, note: null };
     }
     const patch = patchOf(beforeText, afterText);
     if (!patch) return { file: { ...plain, added: null, removed: null }, patch: null, note: 'Too many changes to show line by line.' };

@@ -1,4 +1,4 @@
-import { applyPatch, reversePatch, structuredPatch, type StructuredPatch } from 'diff';
+import { applyPatch, diffLines, reversePatch, structuredPatch, type StructuredPatch } from 'diff';
 import type { DiffHunk } from '../../shared/changes';
 
 /** Past this many changed lines a diff is not worked out (it would stall the main process): "too many changes to show". */
@@ -28,6 +28,19 @@ export function hunksOf(patch: StructuredPatch): DiffHunk[] {
     header: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
     lines: hunk.lines.filter((line) => !line.startsWith('\\')),
   }));
+}
+
+/** Lines added and removed from one text to another, without the hunks (cheaper); null when there are too many changes to work out. */
+export function lineCounts(before: string, after: string): { added: number; removed: number } | null {
+  const changes = diffLines(before, after, { maxEditLength });
+  if (!changes) return null;
+  let added = 0;
+  let removed = 0;
+  for (const change of changes) {
+    if (change.added) added += change.count;
+    else if (change.removed) removed += change.count;
+  }
+  return { added, removed };
 }
 
 /** Lines added and removed over all hunks. */

@@ -43,13 +43,10 @@ export interface AppState {
   readonly drafts: Readonly<Record<string, string>>;
   /** A checkpoint the person asked to restore from a message ("Restore to here"): the history opens it. */
   readonly restoreRequest: { readonly sessionId: string; readonly checkpointId: string } | null;
-<<<<<<< HEAD
   /** Changes the person asked to review from a turn: the Changes tab opens on them (turnId null: the whole session). */
   readonly changesRequest: { readonly sessionId: string; readonly turnId: string | null } | null;
-=======
   /** Per session: workspace paths to put in the message box as `@path` ("Attach to message" in a preview). */
   readonly mentions: Readonly<Record<string, readonly string[]>>;
->>>>>>> point-at-files
 }
 
 const initialState: AppState = {
@@ -68,11 +65,8 @@ const initialState: AppState = {
   notice: null,
   drafts: {},
   restoreRequest: null,
-<<<<<<< HEAD
   changesRequest: null,
-=======
   mentions: {},
->>>>>>> point-at-files
 };
 
 type Listener = () => void;

@@ -1,19 +1,10 @@
 import { useEffect, useState } from 'react';
-import type { ChangedFile, ChangeSet, FileDiff } from '../../../shared/changes';
+import type { ChangeSet, FileDiff } from '../../../shared/changes';
 import type { ViewCheckpoint } from '../../../shared/session-view';
 import { firstWords } from '../checkpoint-labels';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
-
-const changeWords = { create: 'created', modify: 'changed', delete: 'deleted' } as const;
-const changeMarks = { create: 'A', modify: 'M', delete: 'D' } as const;
-
-/** "+3 −1", or what stands in for counts (a folder, a binary file). */
-function countsOf(file: ChangedFile): string {
-  if (file.kind === 'folder') return 'folder';
-  if (file.added === null || file.removed === null) return file.binary ? 'binary' : '';
-  return `+${file.added} −${file.removed}`;
-}
+import { ChangeList } from './ChangeList';
 
 /** How many paths each turn changed, from the steps that saved files (folders end with `/`). */
 export function changedPathsByTurn(checkpoints: readonly ViewCheckpoint[]): Map<string, number> {
@@ -34,35 +25,6 @@ export function ReviewChanges({ store, sessionId, turnId, count }: { store: AppS
     <button type="button" className="link small" onClick={() => store.requestChanges({ sessionId, turnId })}>
       Review changes ({count} {count === 1 ? 'path' : 'paths'})
     </button>
-  );
-}
-
-function Hunks({ diff, onRevert, disabled }: { diff: FileDiff; onRevert: (hunk: number) => void; disabled: boolean }) {
-  if (diff.note !== null) return <p className="muted small">{diff.note}</p>;
-  return (
-    <div className="change-hunks">
-      {diff.hunks.map((hunk, index) => (
-        <div key={hunk.header} className="change-hunk">
-          <div className="row change-hunk-head">
-            <code className="diff-hunk small">{hunk.header}</code>
-            <span className="spacer" />
-            {diff.hunks.length > 1 && (
-              <button type="button" className="link small" disabled={disabled} onClick={() => onRevert(index)}>
-                Revert this part
-              </button>
-            )}
-          </div>
-          <pre className="diff" aria-label={`Part ${index + 1} of ${diff.file.path}`}>
-            {hunk.lines.map((line, at) => (
-              <span key={at} className={line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-remove' : 'diff-same'}>
-                {line}
-                {'\n'}
-              </span>
-            ))}
-          </pre>
-        </div>
-      ))}
-    </div>
   );
 }
 
@@ -215,47 +177,7 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
       ) : files.length === 0 ? (
         <p className="muted small">No changes left: the files are as they were {turnId ? 'before this turn' : 'when the session began'}.</p>
       ) : (
-        <ul className="change-list" aria-label="Changed paths">
-          {files.map((file) => (
-            <li key={file.path} data-change={file.change}>
-              <div className="change-row">
-                <button
-                  type="button"
-                  className="change-path"
-                  aria-expanded={openPath === file.path}
-                  title={`${file.path}: ${changeWords[file.change]}`}
-                  onClick={() => toggle(file.path)}
-                >
-                  <span className={`change-mark change-${file.change}`} aria-label={changeWords[file.change]}>
-                    {changeMarks[file.change]}
-                  </span>
-                  <code>{file.kind === 'folder' ? `${file.path}/` : file.path}</code>
-                </button>
-                <span className="muted small change-counts">{countsOf(file)}</span>
-                {file.changedSince && (
-                  <span className="badge" title="The file is no longer as the agent left it: you or a later turn changed it.">
-                    changed since
-                  </span>
-                )}
-                <button
-                  type="button"
-                  className="link small"
-                  disabled={locked || !file.available}
-                  aria-label={`Revert ${file.path}`}
-                  onClick={() => void revert(file.path, null)}
-                >
-                  Revert
-                </button>
-              </div>
-              {openPath === file.path &&
-                (open?.diff ? (
-                  <Hunks diff={open.diff} disabled={locked} onRevert={(hunk) => void revert(file.path, hunk)} />
-                ) : (
-                  <p className="muted small">Comparing…</p>
-                ))}
-            </li>
-          ))}
-        </ul>
+        <ChangeList files={files} open={open} locked={locked} onToggle={toggle} onRevert={(path, hunk) => void revert(path, hunk)} />
       )}
     </section>
   );

@@ -1,0 +1,131 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useRef } from 'react';
+import type { ChangedFile, FileDiff } from '../../../shared/changes';
+
+const changeWords = { create: 'created', modify: 'changed', delete: 'deleted' } as const;
+const changeMarks = { create: 'A', modify: 'M', delete: 'D' } as const;
+
+/** "+3 −1", or what stands in for counts (a folder, a binary file). */
+function countsOf(file: ChangedFile): string {
+  if (file.kind === 'folder') return 'folder';
+  if (file.added === null || file.removed === null) return file.binary ? 'binary' : '';
+  return `+${file.added} −${file.removed}`;
+}
+
+function Hunks({ diff, onRevert, disabled }: { diff: FileDiff; onRevert: (hunk: number) => void; disabled: boolean }) {
+  if (diff.note !== null) return <p className="muted small">{diff.note}</p>;
+  return (
+    <div className="change-hunks">
+      {diff.hunks.map((hunk, index) => (
+        <div key={hunk.header} className="change-hunk">
+          <div className="row change-hunk-head">
+            <code className="diff-hunk small">{hunk.header}</code>
+            <span className="spacer" />
+            {diff.hunks.length > 1 && (
+              <button type="button" className="link small" disabled={disabled} onClick={() => onRevert(index)}>
+                Revert this part
+              </button>
+            )}
+          </div>
+          <pre className="diff" aria-label={`Part ${index + 1} of ${diff.file.path}`}>
+            {hunk.lines.map((line, at) => (
+              <span key={at} className={line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-remove' : 'diff-same'}>
+                {line}
+                {'\n'}
+              </span>
+            ))}
+          </pre>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Where the list starts within the panel that scrolls it (the filter and notices are above it). */
+function marginOf(list: HTMLElement | null): number {
+  const panel = list?.closest<HTMLElement>('.tab-panel');
+  if (!list || !panel) return 0;
+  return list.getBoundingClientRect().top - panel.getBoundingClientRect().top + panel.scrollTop;
+}
+
+/**
+ * The changed paths, each with its counts and a revert; the open one with its diff by part. Only
+ * the rows in view are drawn, so a change of thousands of files opens as fast as one of ten.
+ */
+export function ChangeList({
+  files,
+  open,
+  locked,
+  onToggle,
+  onRevert,
+}: {
+  files: readonly ChangedFile[];
+  open: { path: string; diff: FileDiff | null } | null;
+  locked: boolean;
+  onToggle: (path: string) => void;
+  onRevert: (path: string, hunk: number | null) => void;
+}) {
+  const list = useRef<HTMLUListElement>(null);
+  const virtualizer = useVirtualizer({
+    count: files.length,
+    getScrollElement: () => list.current?.closest<HTMLElement>('.tab-panel') ?? null,
+    estimateSize: () => 31,
+    overscan: 12,
+    getItemKey: (index) => files[index]?.path ?? index,
+    scrollMargin: marginOf(list.current),
+  });
+  const rows = virtualizer.getVirtualItems();
+  return (
+    <ul className="change-list" aria-label="Changed paths" ref={list} style={{ height: virtualizer.getTotalSize() }}>
+      {rows.map((row) => {
+        const file = files[row.index];
+        if (!file) return null;
+        return (
+          <li
+            key={row.key}
+            data-index={row.index}
+            data-change={file.change}
+            ref={virtualizer.measureElement}
+            style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)` }}
+          >
+            <div className="change-row">
+              <button
+                type="button"
+                className="change-path"
+                aria-expanded={open?.path === file.path}
+                title={`${file.path}: ${changeWords[file.change]}`}
+                onClick={() => onToggle(file.path)}
+              >
+                <span className={`change-mark change-${file.change}`} aria-label={changeWords[file.change]}>
+                  {changeMarks[file.change]}
+                </span>
+                <code>{file.kind === 'folder' ? `${file.path}/` : file.path}</code>
+              </button>
+              <span className="muted small change-counts">{countsOf(file)}</span>
+              {file.changedSince && (
+                <span className="badge" title="The file is no longer as the agent left it: you or a later turn changed it.">
+                  changed since
+                </span>
+              )}
+              <button
+                type="button"
+                className="link small"
+                disabled={locked || !file.available}
+                aria-label={`Revert ${file.path}`}
+                onClick={() => onRevert(file.path, null)}
+              >
+                Revert
+              </button>
+            </div>
+            {open?.path === file.path &&
+              (open.diff ? (
+                <Hunks diff={open.diff} disabled={locked} onRevert={(hunk) => onRevert(file.path, hunk)} />
+              ) : (
+                <p className="muted small">Comparing…</p>
+              ))}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
