@@ -68,6 +68,8 @@ export interface ViewContext {
   readonly shortened: number;
   /** The largest request of the session so far, in tokens. */
   readonly peak: number;
+  /** The turn whose request this was (a later turn may have ended before measuring one). */
+  readonly turnId?: string;
 }
 
 export interface ViewApproval {
@@ -477,6 +479,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
           counting: event.counting,
           shortened: event.shortened,
           peak: Math.max(view.context?.peak ?? 0, event.tokens),
+          turnId: event.turnId,
         },
       };
     case 'context_compacted':

@@ -29,6 +29,31 @@ describe('a waiting plan in the conversation', () => {
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
     // The plan opens in the side panel; with it in view, nothing is shown twice.
     await expectPage(page.getByRole('region', { name: 'Plan' })).toBeVisible();
+    // Each step is one line whatever its length: number, text (whole on hover) and risk side by side.
+    for (const [width, height] of [
+      [1024, 640],
+      [1920, 1080],
+      [1280, 800],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      const rows = await page
+        .getByRole('region', { name: 'Plan' })
+        .locator('.plan-steps > li')
+        .evaluateAll((items) =>
+          items.map((item) => {
+            const top = (selector: string): number => item.querySelector(selector)?.getBoundingClientRect().top ?? -1;
+            const line = item.querySelector('.plan-step-line');
+            return { number: top('.step-number'), badge: top('.risk'), text: top('.plan-step-line'), title: line?.getAttribute('title') };
+          }),
+        );
+      expect(rows).toHaveLength(3);
+      for (const row of rows) {
+        expect(Math.abs(row.badge - row.number), `${width}: the risk sits on the step's line`).toBeLessThan(8);
+        expect(Math.abs(row.text - row.number), `${width}: the text sits on the step's line`).toBeLessThan(8);
+      }
+      expect(rows[2]?.title).toBe('write_note {"name":"c","text":"summary"}');
+      await workbench.screenshot(`plan-steps-${width}`);
+    }
     const prompt = page.getByRole('region', { name: 'Plan waiting for you' });
     await expectPage(prompt).toHaveCount(0);
     // Folded away, the plan's answers are above the message box.

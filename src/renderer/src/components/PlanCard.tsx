@@ -30,7 +30,8 @@ function PlanAnswers({ store, plan }: { store: AppStore; plan: ViewPlan }) {
     <div className="row wrap">
       <input
         aria-label="Reason or feedback"
-        placeholder="Reason to reject, or what to change"
+        placeholder="Why, or what to change"
+        title="Why you reject the plan, or what to change in it (for Refine)"
         value={text}
         maxLength={4000}
         onChange={(event) => setText(event.target.value)}
@@ -99,16 +100,22 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
             <li key={step.toolCallId} data-state={state}>
               <span className={`step-icon dot-${state}`} aria-label={toolStateLabel(state)} title={toolStateLabel(state)}>
                 {icons[state] ?? '○'}
-              </span>{' '}
-              <code>{step.tool}</code> {step.summary} <RiskBadge risk={step.risk} />
-              {step.escalation && (
-                <span className="escalation small" title={escalationTitles[step.escalation.kind]}>
-                  {' '}
-                  {step.escalation.reason}
+              </span>
+              <span className="step-number muted small">{index + 1}.</span>
+              {/* One line per step, whatever its length: the full text on hover; what it needs below it. */}
+              <span className="plan-step-main">
+                <span className="plan-step-line" title={`${step.tool} ${step.summary}`}>
+                  <code>{step.tool}</code> {step.summary}
                 </span>
-              )}
-              {step.decision === 'ask' && plan.state === 'waiting' && <span className="muted small"> needs approval</span>}
-              {step.decision === 'deny' && <span className="error small"> will not run</span>}
+                {step.escalation && (
+                  <span className="escalation small" title={escalationTitles[step.escalation.kind]}>
+                    {step.escalation.reason}
+                  </span>
+                )}
+                {step.decision === 'ask' && plan.state === 'waiting' && <span className="muted small">needs approval</span>}
+                {step.decision === 'deny' && <span className="error small">will not run</span>}
+              </span>
+              <RiskBadge risk={step.risk} />
             </li>
           );
         })}

@@ -210,11 +210,26 @@ export function StatusBar({
       {inBar(6, <TrustGrants key="grants" store={store} />)}
       {view?.context &&
         selectedId &&
-        inBar(5, <ContextMeter key="meter" store={store} sessionId={selectedId} context={view.context} busy={busy} />)}
+        inBar(
+          5,
+          <ContextMeter
+            key="meter"
+            store={store}
+            sessionId={selectedId}
+            context={view.context}
+            busy={busy}
+            stale={!busy && view.context.turnId !== undefined && view.context.turnId !== view.messages.at(-1)?.turnId}
+          />,
+        )}
       {view &&
         inBar(
           2,
-          <span key="usage" className="usage muted" aria-label="Token usage">
+          <span
+            key="usage"
+            className="usage muted"
+            aria-label="Token usage"
+            title="Tokens over the whole session, every turn and model call"
+          >
             {view.usage.inputTokens} in · {view.usage.outputTokens} out{local && rate > 0 ? ` · ${rate} tok/s` : ''}
             {!local || view.usage.costUsd > 0 ? ` · $${view.usage.costUsd.toFixed(4)}` : ''}
           </span>,
@@ -289,12 +304,26 @@ const sourceLabels = {
 };
 
 /** How much of the model's window the last request took; amber from the point where older messages get summarized. */
-function ContextMeter({ store, sessionId, context, busy }: { store: AppStore; sessionId: string; context: ViewContext; busy: boolean }) {
+function ContextMeter({
+  store,
+  sessionId,
+  context,
+  busy,
+  stale,
+}: {
+  store: AppStore;
+  sessionId: string;
+  context: ViewContext;
+  busy: boolean;
+  /** The last turn ended (failed or stopped) before it measured a request: this one is an earlier turn's. */
+  stale: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const [instructions, setInstructions] = useState('');
   const share = Math.min(1, context.tokens / context.window);
   const level = context.tokens >= context.threshold ? 'high' : 'ok';
   const title = [
+    ...(stale ? ['From an earlier turn: the last turn ended before it sent a request.'] : []),
     `Last request: about ${context.tokens} of ${context.window} tokens (${countingLabels[context.counting]}).`,
     `Window: ${sourceLabels[context.source]} (${context.detail}).`,
     `Older messages are summarized above ${context.threshold}; ${context.reserve} are kept for the answer.`,
@@ -304,7 +333,7 @@ function ContextMeter({ store, sessionId, context, busy }: { store: AppStore; se
     .filter(Boolean)
     .join('\n');
   return (
-    <span className={`context-meter context-${level}`}>
+    <span className={`context-meter context-${level}${stale ? ' context-stale' : ''}`}>
       <button type="button" className="link" aria-label="Context window" title={title} aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className="context-bar" aria-hidden="true">
           <span style={{ width: `${Math.round(share * 100)}%` }} />
