@@ -37,7 +37,7 @@ describe('approvals in the workbench', () => {
       await expectPage(gate).toContainText('Approve write_note?');
       await expectPage(gate).toContainText('buy milk');
       await expectPage(page.getByRole('status', { name: 'Session state' })).toHaveText('waiting for you');
-      await workbench.screenshot(`approval-gate-${mode}`);
+      await workbench.screenshotAtSizes(`approval-gate-${mode}`);
       expect(log).toEqual([]);
       await gate.getByRole('button', { name: '5 min' }).click();
       await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');

@@ -35,6 +35,8 @@ export interface Workbench {
   readonly dataDir: string;
   readonly pageErrors: string[];
   screenshot(name: string): Promise<void>;
+  /** Screenshots at 1024x640, 1920x1080 and 1280x800 (the size tests run at, left in place), named with the size. */
+  screenshotAtSizes(name: string): Promise<void>;
   /** Adds the scripted server as an endpoint and makes it the default model. */
   configureScriptedModel(): Promise<string>;
   /** Starts a new host on the same data folder, as a restart of the app would. */
@@ -72,6 +74,18 @@ export async function openWorkbench(
     pageErrors,
     screenshot: async (name) => {
       await page.screenshot({ path: join(screenshotDir, `${name}.png`) });
+    },
+    screenshotAtSizes: async (name) => {
+      for (const [width, height] of [
+        [1024, 640],
+        [1920, 1080],
+        [1280, 800],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        // The status bar folds by measuring itself after a resize.
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: join(screenshotDir, `${name}-${width}x${height}.png`) });
+      }
     },
     configureScriptedModel: async () => {
       const saved = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });

@@ -95,7 +95,7 @@ describe('versions, checkpoints and recovery in the workbench', () => {
       await history.getByRole('button', { name: 'Restore step 1' }).click();
       const dialog = page.getByRole('dialog', { name: 'Restore step 1' });
       await expectPage(dialog.getByLabel('Files that will change')).toContainText('app.ts changed back');
-      await workbench.screenshot(`restore-preview-${mode}`);
+      await workbench.screenshotAtSizes(`restore-preview-${mode}`);
       await dialog.getByRole('button', { name: 'Restore' }).click();
       const bar = page.getByRole('status', { name: 'Files restored' });
       await expectPage(bar).toContainText('1 written');

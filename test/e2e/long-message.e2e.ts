@@ -20,7 +20,7 @@ describe('a long message in the conversation', () => {
     const more = message.getByRole('button', { name: `Show all (${long.length.toLocaleString('en-US')} characters)` });
     await expectPage(more).toBeVisible();
     expect((await message.locator('.user-text').innerText()).length).toBeLessThan(1_600);
-    await workbench.screenshot('long-message-folded');
+    await workbench.screenshotAtSizes('long-message-folded');
     await more.click();
     await expectPage(message.locator('.user-text')).toContainText('Line 400 of the pasted log');
     await message.getByRole('button', { name: 'Show less' }).click();

@@ -33,7 +33,7 @@ describe('pickers that tell the truth', () => {
     await page.getByRole('textbox', { name: 'Message' }).fill('Which model answers?');
     await expectPage(page.getByRole('button', { name: 'Send' })).toBeDisabled();
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    await workbench.screenshot('picker-unreachable');
+    await workbench.screenshotAtSizes('picker-unreachable');
     // Nothing was sent anywhere, and the pick is what main holds.
     expect(server.requests.length).toBe(0);
     const listed = await host.invoke('session:list', {});
@@ -77,7 +77,7 @@ describe('pickers that tell the truth', () => {
       `Saved “127.0.0.1:${port}”, but it cannot be reached now. Nothing is listening at http://127.0.0.1:${port}: the model server is not running there, or uses another port.`,
     );
     await expectPage(dialog.getByLabel('Unreachable')).toHaveText('unreachable');
-    await workbench.screenshot('settings-saved-unreachable');
+    await workbench.screenshotAtSizes('settings-saved-unreachable');
   });
 
   it('the model of new sessions is set in Settings, from what the endpoint lists', async () => {

@@ -20,7 +20,7 @@ describe('slash commands in the composer', () => {
     await message.fill('/');
     const menu = page.getByRole('listbox', { name: 'Commands' });
     await expectPage(menu.getByRole('option')).toHaveCount(5);
-    await workbench.screenshot('slash-menu');
+    await workbench.screenshotAtSizes('slash-menu');
     // Enter on a name still being typed completes the highlighted command; it sends nothing.
     const sentBefore = server.requests.length;
     await message.press('ArrowDown');

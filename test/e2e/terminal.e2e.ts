@@ -96,7 +96,7 @@ describe('commands in the workbench', () => {
     // Two lines (the output and its exit code) take two rows, not a fixed 220 pixels.
     const box = await terminal.boundingBox();
     expect(box?.height ?? 0).toBeLessThan(60);
-    await workbench.screenshot('terminal-short-folded');
+    await workbench.screenshotAtSizes('terminal-short-folded');
     folder.remove();
   });
 });
