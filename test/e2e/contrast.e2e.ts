@@ -15,8 +15,8 @@ interface Pair {
 }
 
 /**
- * Every piece of text drawn on the page, with its colour, the colour behind it (the first ancestor with a solid
- * background), and the contrast between them by WCAG 2's formula. Large text (24 px, or 18.66 px bold) needs 3:1,
+ * Every piece of text drawn on the page, with its colour (faded by its own and its ancestors' opacity), the colour
+ * behind it (the first ancestor with a solid background), and the contrast between them by WCAG 2's formula. Large text (24 px, or 18.66 px bold) needs 3:1,
  * other text 4.5:1. Disabled controls are exempt, as WCAG exempts them.
  */
 async function textPairs(page: Page): Promise<Pair[]> {
@@ -49,14 +49,19 @@ async function textPairs(page: Page): Promise<Pair[]> {
       if (element.closest('.xterm, .terminal, .code-block, pre, [disabled], [aria-disabled="true"], option')) continue;
       const style = getComputedStyle(element);
       const box = element.getBoundingClientRect();
-      if (style.visibility === 'hidden' || Number(style.opacity) < 0.1 || box.width === 0 || box.height === 0) continue;
+      // What is drawn: the element's opacity times that of every element around it (a faded row fades its text).
+      let opacity = 1;
+      for (let current: Element | null = element; current; current = current.parentElement)
+        opacity *= Number(getComputedStyle(current).opacity);
+      if (style.visibility === 'hidden' || opacity < 0.1 || box.width === 0 || box.height === 0) continue;
       const colour = parse(style.color);
       const behind = backgroundOf(element);
-      // A translucent text colour is blended over what is behind it.
+      // A translucent text colour, or faded text, is blended over what is behind it.
+      const alpha = colour[3] * opacity;
       const blended: [number, number, number, number] = [
-        colour[0] * colour[3] + behind[0] * (1 - colour[3]),
-        colour[1] * colour[3] + behind[1] * (1 - colour[3]),
-        colour[2] * colour[3] + behind[2] * (1 - colour[3]),
+        colour[0] * alpha + behind[0] * (1 - alpha),
+        colour[1] * alpha + behind[1] * (1 - alpha),
+        colour[2] * alpha + behind[2] * (1 - alpha),
         1,
       ];
       const [light, dark] = [luminance(blended), luminance(behind)].sort((a, b) => b - a) as [number, number];
