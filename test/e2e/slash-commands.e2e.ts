@@ -20,6 +20,10 @@ describe('slash commands in the composer', () => {
     await message.fill('/');
     const menu = page.getByRole('listbox', { name: 'Commands' });
     await expectPage(menu.getByRole('option')).toHaveCount(5);
+    // A screen reader hears which command is highlighted while the focus stays in the box.
+    await expectPage(message).toHaveAttribute('aria-controls', (await menu.getAttribute('id')) ?? 'no menu id');
+    const highlighted = page.locator(`[id="${(await message.getAttribute('aria-activedescendant')) ?? ''}"]`);
+    await expectPage(highlighted).toHaveAttribute('aria-selected', 'true');
     await workbench.screenshotAtSizes('slash-menu');
     // Enter on a name still being typed completes the highlighted command; it sends nothing.
     const sentBefore = server.requests.length;

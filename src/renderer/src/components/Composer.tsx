@@ -188,11 +188,12 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
         </div>
       )}
       {menu !== null && (
-        <ul className="slash-menu" role="listbox" aria-label={menu === 'commands' ? 'Commands' : 'Files'}>
+        <ul className="slash-menu" role="listbox" id={`composer-menu-${sessionId}`} aria-label={menu === 'commands' ? 'Commands' : 'Files'}>
           {menu === 'commands'
             ? commands.map((command, index) => (
                 <li
                   key={command.name}
+                  id={`composer-option-${sessionId}-${index}`}
                   role="option"
                   aria-selected={index === highlighted}
                   onMouseDown={(event) => {
@@ -207,6 +208,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
             : files.entries.map((entry, index) => (
                 <li
                   key={entry.path}
+                  id={`composer-option-${sessionId}-${index}`}
                   role="option"
                   aria-selected={index === highlighted}
                   onMouseDown={(event) => {
@@ -261,6 +263,11 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
         <textarea
           ref={input}
           aria-label="Message"
+          // The menu of commands or files belongs to the box: a screen reader follows the highlighted one while typing goes on.
+          aria-autocomplete="list"
+          {...(menu === null
+            ? {}
+            : { 'aria-controls': `composer-menu-${sessionId}`, 'aria-activedescendant': `composer-option-${sessionId}-${highlighted}` })}
           placeholder={
             busy
               ? 'Queue a message for when this turn ends… (Enter)'
