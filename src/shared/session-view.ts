@@ -24,6 +24,8 @@ export interface ViewToolCall {
   readonly outputBytes: number;
   readonly truncated: boolean;
   readonly latencyMs: number | null;
+  /** Where in the journal its result was written (calls run side by side finish in any order). */
+  readonly finishedSeq?: number;
 }
 
 /** Live output kept per call in the view; the whole output is in the journal and the tool-calls table. */
@@ -141,6 +143,8 @@ export interface ViewCheckpoint {
   readonly at: number;
   /** Files the agent changed in the step this checkpoint ends, when they were saved with it. */
   readonly filesChanged: readonly string[] | null;
+  /** Where in the journal it was saved: a tool's checkpoint follows that tool's result. */
+  readonly journalSeq?: number;
 }
 
 export interface ViewInterruption {
@@ -404,6 +408,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
           outputBytes: event.outputBytes,
           truncated: event.truncated,
           latencyMs: event.latencyMs,
+          finishedSeq: seq,
         })),
         usage: { ...view.usage, toolCalls: view.usage.toolCalls + 1 },
       };
@@ -412,7 +417,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         ...view,
         checkpoints: [
           ...view.checkpoints,
-          { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null },
+          { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null, journalSeq: seq },
         ],
       };
     case 'files_snapshotted':

@@ -35,7 +35,11 @@ export function checkpointLabels(checkpoints: readonly ViewCheckpoint[], message
       case 'tool': {
         const index = toolsSeen.get(checkpoint.turnId) ?? 0;
         toolsSeen.set(checkpoint.turnId, index + 1);
-        const call = turn.flatMap((message) => message.toolCalls)[index];
+        const calls = turn.flatMap((message) => message.toolCalls);
+        // The call whose result was written last before this checkpoint: calls run side by side finish in any order.
+        const at = checkpoint.journalSeq;
+        const finished = at === undefined ? [] : calls.filter((call) => call.finishedSeq !== undefined && call.finishedSeq < at);
+        const call = finished.length > 0 ? finished.reduce((a, b) => ((a.finishedSeq ?? 0) > (b.finishedSeq ?? 0) ? a : b)) : calls[index];
         return call ? `${call.tool} ${firstWords(call.summary, 50)}`.trim() : 'Tool result';
       }
       case 'approval':
