@@ -1,0 +1,164 @@
+import type { Attachment } from './attachments';
+import type { ErrorInfo } from './errors';
+import type { Escalation, RiskLevel, SessionStatus, WindowSource } from './domain';
+import type { PlanStep, ToolCallStatus } from './events';
+import type { ViewDrafting } from './tool-call-drafts';
+
+/* The session view's shapes: what the reducer in `session-view.ts` folds the journal into, and the renderer shows. */
+
+export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
+export type ViewToolCallState = 'requested' | 'waiting' | 'running' | 'interrupted' | ToolCallStatus;
+
+export interface ViewToolCall {
+  readonly id: string;
+  readonly tool: string;
+  readonly summary: string;
+  readonly input: unknown;
+  readonly risk: RiskLevel;
+  readonly riskReason: string;
+  readonly preview: string | null;
+  readonly state: ViewToolCallState;
+  /** Live output while running (its last `liveOutputLimit` characters); what the model was given once finished. */
+  readonly output: string;
+  /** Characters of live output received in all, and which version of `output` this is (it is replaced when the call finishes). */
+  readonly outputTotal: number;
+  readonly outputEpoch: number;
+  readonly outputBytes: number;
+  readonly truncated: boolean;
+  readonly latencyMs: number | null;
+  /** Where in the journal its result was written (calls run side by side finish in any order). */
+  readonly finishedSeq?: number;
+}
+
+/** Live output kept per call in the view; the whole output is in the journal and the tool-calls table. */
+export const liveOutputLimit = 1024 * 1024;
+
+export interface ViewMessage {
+  readonly id: string;
+  /** The journal position of the event that began this message: where branches of it fork. */
+  readonly seq: number;
+  readonly turnId: string;
+  /** A compaction is a divider in the conversation: earlier messages summarized for the model, its summary in `text`. */
+  readonly role: 'user' | 'assistant' | 'compaction';
+  readonly text: string;
+  readonly reasoning: string;
+  readonly state: MessageState;
+  readonly toolCalls: readonly ViewToolCall[];
+  readonly error?: ErrorInfo;
+  readonly compaction?: ViewCompaction;
+  /** Files attached to a message of the person's, as sent. */
+  readonly attachments?: readonly Attachment[];
+}
+
+export interface ViewCompaction {
+  readonly messages: number;
+  readonly turns: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly trigger: 'threshold' | 'overflow' | 'manual';
+  readonly method: 'model' | 'digest';
+  readonly note: string | null;
+}
+
+/** What the newest model request took of the window. */
+export interface ViewContext {
+  readonly tokens: number;
+  readonly window: number;
+  readonly threshold: number;
+  readonly reserve: number;
+  readonly source: WindowSource;
+  readonly detail: string;
+  readonly counting: 'tokenizer' | 'usage' | 'estimate';
+  readonly shortened: number;
+  /** The largest request of the session so far, in tokens. */
+  readonly peak: number;
+  /** The turn whose request this was (a later turn may have ended before measuring one). */
+  readonly turnId?: string;
+}
+
+export interface ViewApproval {
+  readonly approvalId: string;
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly summary: string;
+  readonly input: unknown;
+  readonly risk: RiskLevel;
+  readonly reason: string;
+  readonly preview: string | null;
+  /** What the call asks for beyond the sandbox, when it does. */
+  readonly escalation: Escalation | null;
+}
+
+export interface ViewPlan {
+  readonly planId: string;
+  readonly purpose: string;
+  readonly steps: readonly PlanStep[];
+  readonly maxRisk: RiskLevel;
+  readonly state: 'waiting' | 'running' | 'rejected' | 'refining' | 'finished';
+}
+
+/** What a session looks like to the person: the fold of its journal. */
+export interface SessionView {
+  readonly status: SessionStatus;
+  readonly messages: readonly ViewMessage[];
+  readonly lastSeq: number;
+  readonly activeTurnId: string | null;
+  readonly retry: { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo } | null;
+  readonly pendingApproval: ViewApproval | null;
+  readonly plan: ViewPlan | null;
+  readonly queued: string | null;
+  /** Every saved checkpoint, oldest first: the timeline. */
+  readonly checkpoints: ReadonlyArray<ViewCheckpoint>;
+  /** The newest restore of files, which can be undone. */
+  readonly lastRestore: {
+    readonly restoreId: string;
+    readonly safetySnapshotId: string;
+    readonly written: readonly string[];
+    readonly deleted: readonly string[];
+    readonly kept: readonly string[];
+    /** Left alone: a link was in the way, or the place is protected (.git, the app's data). */
+    readonly refused: readonly string[];
+    readonly undoOf: string | null;
+  } | null;
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly modelMs: number;
+    readonly costUsd: number;
+    readonly toolCalls: number;
+  };
+  /** What the newest model request took of the window; null before the first. */
+  readonly context: ViewContext | null;
+  /** What was going on when the app stopped, until the turn is resumed or discarded. */
+  readonly interrupted: ViewInterruption | null;
+  /** Things the person should know that are not messages: a damaged checkpoint that was skipped. */
+  readonly warnings: readonly string[];
+  /** The tool calls the streaming response is writing, live only (see `tool-call-drafts.ts`). */
+  readonly drafting: ViewDrafting | null;
+}
+
+export interface ViewCheckpoint {
+  readonly id: string;
+  readonly turnId: string;
+  readonly seq: number;
+  readonly source: string;
+  readonly at: number;
+  /** Files the agent changed in the step this checkpoint ends, when they were saved with it. */
+  readonly filesChanged: readonly string[] | null;
+  /** Where in the journal it was saved: a tool's checkpoint follows that tool's result. */
+  readonly journalSeq?: number;
+}
+
+export interface ViewInterruption {
+  readonly turnId: string | null;
+  /** The call that was running (or about to), with its output so far. */
+  readonly lastTool: {
+    readonly id: string;
+    readonly tool: string;
+    readonly summary: string;
+    readonly output: string;
+    readonly state: ViewToolCallState;
+  } | null;
+  readonly approval: ViewApproval | null;
+  readonly queued: string | null;
+}
