@@ -101,8 +101,14 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
         ...(hunk === null ? {} : { hunks: [hunk] }),
       });
       const what = hunk === null ? path : `part ${hunk + 1} of ${path}`;
-      const text = result.refused.length > 0 ? `Could not revert ${what}: it cannot be reached safely.` : `Reverted ${what}.`;
-      setMessage({ text, restoreId: result.refused.length > 0 ? null : result.restoreId, error: result.refused.length > 0 });
+      const changed = result.written.length + result.deleted.length > 0;
+      const text =
+        result.refused.length > 0
+          ? `Could not revert ${what}: it cannot be reached safely.`
+          : changed
+            ? `Reverted ${what}.`
+            : `${what} was kept: the folder still holds files, or it is already as it was.`;
+      setMessage({ text, restoreId: changed ? result.restoreId : null, error: !changed });
     } catch (error) {
       setMessage({ text: errorMessage(error), restoreId: null, error: true });
     } finally {
