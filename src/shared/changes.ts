@@ -42,3 +42,6 @@ export const fileDiffSchema = z.object({
   note: z.string().nullable(),
 });
 export type FileDiff = z.infer<typeof fileDiffSchema>;
+
+/** How many changed paths one `files_snapshotted` event lists at most; a longer list means the event tells only part. */
+export const maxChangedListed = 500;

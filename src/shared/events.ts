@@ -223,6 +223,12 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     files: z.number().int().nonnegative(),
     changed: z.array(z.string()),
     skipped: z.number().int().nonnegative(),
+    /**
+     * The turn's first snapshot (or the first after it resumed), taken before its first call: its
+     * changes are compared from here, and what `changed` lists here was changed by someone else.
+     * Absent in journals written before it existed.
+     */
+    turnStart: z.literal(true).optional(),
   }),
   /** Files were brought back to a checkpoint (or a restore was undone). */
   z.object({

@@ -1,4 +1,4 @@
-import type { ChangeSet, FileDiff } from '../../shared/changes';
+import { maxChangedListed, type ChangeSet, type FileDiff } from '../../shared/changes';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { FilesRestored } from '../../shared/file-history';
 import type { Clock } from './clock';
@@ -22,29 +22,55 @@ interface Mark {
   readonly turnId: string;
   readonly snapshotId: string;
   readonly changed: readonly string[];
+  /** Taken before the turn's first call: what it lists changed before the turn, by someone else. */
+  readonly turnStart: boolean;
+}
+
+/** The snapshots of a session's shown line read so far, so a long journal is read once, then only what was added. */
+interface MarksRead {
+  readonly branchId: string;
+  readonly workspacePath: string;
+  lastSeq: number;
+  readonly marks: Mark[];
+}
+
+/**
+ * The paths the agent changed in some marks: what each lists, but a turn's first (what changed
+ * before the turn was someone else's). Null when a mark lists only part of what changed.
+ */
+function agentPaths(marks: readonly Mark[]): Set<string> | null {
+  const paths = new Set<string>();
+  for (const mark of marks) {
+    if (mark.turnStart) continue;
+    if (mark.changed.length >= maxChangedListed) return null;
+    for (const path of mark.changed) paths.add(path);
+  }
+  return paths;
 }
 
 /**
  * What the agent changed in the workspace over a session or one turn, compared from the files as
  * they were when it began to the files as the agent left them, and reverting a file or some of its
- * hunks. A revert is saved like a restore (the state before it first), so it can be undone.
+ * hunks. Only paths the agent changed count: an edit of the person's between turns is theirs. A
+ * revert is saved like a restore (the state before it first), so it can be undone.
  */
 export class ChangeReview {
+  private readonly read = new Map<string, MarksRead>();
+
   constructor(private readonly options: ChangeReviewOptions) {}
 
   async list(sessionId: string, turnId: string | null): Promise<ChangeSet> {
     const { marks, range } = this.scope(sessionId, turnId);
-    const turns = new Map<string, Set<string>>();
-    for (const mark of marks) {
-      const paths = turns.get(mark.turnId) ?? new Set<string>();
-      for (const path of mark.changed) paths.add(path);
-      turns.set(mark.turnId, paths);
-    }
+    const turnIds = [...new Set(marks.map((mark) => mark.turnId))];
+    const turns = turnIds.map((id) => {
+      const paths = agentPaths(marks.filter((mark) => mark.turnId === id));
+      return { turnId: id, files: paths?.size ?? maxChangedListed };
+    });
     return {
       turnId,
       saved: range !== null,
       files: range ? await this.options.changes.compare(range) : [],
-      turns: [...turns].filter(([, paths]) => paths.size > 0).map(([id, paths]) => ({ turnId: id, files: paths.size })),
+      turns: turns.filter((turn) => turn.files > 0),
     };
   }
 
@@ -81,28 +107,45 @@ export class ChangeReview {
   /**
    * The snapshots of the shown line taken of the session's folder now, and the two to compare: for
    * the session, its first and the newest (a restore or revert since counts); for a turn, its first
-   * (taken before its first change) and its last.
+   * (taken before its first call) and its last. A turn journaled before turn starts were marked
+   * starts from the snapshot before it.
    */
-  private scope(sessionId: string, turnId: string | null): { marks: Mark[]; range: ChangeRange | null } {
+  private scope(sessionId: string, turnId: string | null): { marks: readonly Mark[]; range: ChangeRange | null } {
     const { store, files } = this.options;
     const session = store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
     const workspacePath = session.workspacePath;
     if (workspacePath === null) return { marks: [], range: null };
-    const inFolder = new Map<string, boolean>();
-    const marks: Mark[] = [];
-    for (const { event } of store.journal(sessionId)) {
-      if (event.type !== 'files_snapshotted') continue;
-      const same = inFolder.get(event.snapshotId) ?? files.workspaceOf(event.snapshotId) === workspacePath;
-      inFolder.set(event.snapshotId, same);
-      if (same) marks.push({ turnId: event.turnId, snapshotId: event.snapshotId, changed: event.changed });
+    const marks = this.marksOf(sessionId, workspacePath);
+    if (turnId === null) {
+      const first = marks[0];
+      if (!first) return { marks, range: null };
+      const newest = files.latest(sessionId);
+      const endId = newest && files.workspaceOf(newest) === workspacePath ? newest : (marks.at(-1)?.snapshotId ?? first.snapshotId);
+      return { marks, range: { workspacePath, baseId: first.snapshotId, endId, only: agentPaths(marks) } };
     }
-    const shown = turnId === null ? marks : marks.filter((mark) => mark.turnId === turnId);
-    const first = shown[0];
+    const at = marks.findIndex((mark) => mark.turnId === turnId);
+    const own = marks.filter((mark) => mark.turnId === turnId);
+    const first = own[0];
     if (!first) return { marks, range: null };
-    const newest = files.latest(sessionId);
-    const end =
-      turnId === null && newest && files.workspaceOf(newest) === workspacePath ? newest : (shown.at(-1)?.snapshotId ?? first.snapshotId);
-    return { marks, range: { workspacePath, baseId: first.snapshotId, endId: end } };
+    const base = first.turnStart ? first : (marks[at - 1] ?? first);
+    const endId = own.at(-1)?.snapshotId ?? first.snapshotId;
+    return { marks, range: { workspacePath, baseId: base.snapshotId, endId, only: agentPaths(own) } };
+  }
+
+  private marksOf(sessionId: string, workspacePath: string): readonly Mark[] {
+    const { store, files } = this.options;
+    const branchId = store.activeBranch(sessionId);
+    let read = this.read.get(sessionId);
+    if (!read || read.branchId !== branchId || read.workspacePath !== workspacePath) {
+      read = { branchId, workspacePath, lastSeq: -1, marks: [] };
+      this.read.set(sessionId, read);
+    }
+    for (const { seq, event } of store.journal(sessionId, { afterSeq: read.lastSeq })) {
+      read.lastSeq = seq;
+      if (event.type !== 'files_snapshotted' || files.workspaceOf(event.snapshotId) !== workspacePath) continue;
+      read.marks.push({ turnId: event.turnId, snapshotId: event.snapshotId, changed: event.changed, turnStart: event.turnStart === true });
+    }
+    return read.marks;
   }
 }

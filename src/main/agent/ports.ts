@@ -73,6 +73,8 @@ export interface ChangeRange {
   readonly workspacePath: string;
   readonly baseId: string;
   readonly endId: string;
+  /** The only paths to consider (folders with a trailing `/`): those the agent changed; null when not known, all of them. */
+  readonly only: ReadonlySet<string> | null;
 }
 
 /**

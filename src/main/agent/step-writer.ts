@@ -1,6 +1,7 @@
 import type { SessionStatus } from '../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../shared/events';
+import { maxChangedListed } from '../../shared/changes';
 import { DeltaCoalescer, mergeDrafts, mergeStreamed, type StreamedEvent } from './delta-coalescer';
 import { userMessage } from './attachment-content';
 import type { ConversationEntry } from './context-view';
@@ -180,12 +181,12 @@ export class TurnWriter implements StepWriter {
       const info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
       // A reused snapshot is journaled only as the turn's first: where its changes are compared from.
       if (info.reused && this.filesMarked) return;
+      const turnStart = this.filesMarked ? {} : { turnStart: true as const };
       this.filesMarked = true;
-      const changed = info.reused ? [] : info.changed.slice(0, 500);
+      const changed = info.reused ? [] : info.changed.slice(0, maxChangedListed);
       const checkpointId = this.head?.checkpointId ?? null;
-      this.journal([
-        { type: 'files_snapshotted', turnId, snapshotId: info.snapshotId, checkpointId, files: info.files, changed, skipped: info.skipped },
-      ]);
+      const { snapshotId, files: count, skipped } = info;
+      this.journal([{ type: 'files_snapshotted', turnId, snapshotId, checkpointId, files: count, changed, skipped, ...turnStart }]);
       this.flush();
     } catch (error) {
       console.error('Could not save the workspace files:', toErrorInfo(error).message);

@@ -127,7 +127,9 @@ export class SqliteFileHistory implements FileHistory {
     const changed = previous ? differences(previous.manifest, manifest) : [];
     const skipped = [...manifest.values()].filter((entry) => entry.hash === null).length;
     const files = [...manifest.values()].filter((entry) => entry.hash !== folderHash).length;
-    const shown = changed.filter((path) => path !== listsFolders);
+    // Against a list saved before folders were listed, every folder would look new: only files count as changed then.
+    const foldersBefore = previous?.manifest.has(listsFolders) ?? true;
+    const shown = changed.filter((path) => path !== listsFolders && (foldersBefore || !path.endsWith('/')));
     if (previousRow && previous && changed.length === 0 && input.kind === 'step') {
       return { snapshotId: previousRow.id, files, changed: shown, skipped, reused: true };
     }

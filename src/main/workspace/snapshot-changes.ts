@@ -5,6 +5,7 @@ import type { ChangeRange, FileChanges } from '../agent/ports';
 import { folderHash, listsFolders, type SnapshotEntry, type SqliteFileHistory } from './file-history';
 import { PathRefusedError } from './path-text';
 import { countsOf, hunksOf, isBinary, lineCount, lineCounts, patchOf, withoutHunks } from './text-diff';
+import { losslessText } from './utf8-text';
 import { WorkspaceFiles } from './workspace-files';
 
 /** Files larger than this are listed but not compared line by line. */
@@ -58,7 +59,12 @@ export class SnapshotChanges implements FileChanges {
       else guarded(outcome, item.key, () => (files.putFolder(item.path) ? 'written' : 'kept'));
       return outcome;
     }
-    const { patch } = this.describe(item, now, true);
+    const { patch, texts, note } = this.describe(item, now, true);
+    if (hunks !== null && patch === null)
+      throw new WorkbenchError(
+        'invalid_state',
+        `${path} can be reverted only as a whole: ${(note ?? 'it cannot be compared line by line').toLowerCase()}`,
+      );
     const whole = hunks === null || (patch !== null && patch.hunks.every((_, index) => hunks.includes(index)));
     if (hunks !== null && (patch === null || hunks.some((index) => index >= patch.hunks.length)))
       throw new WorkbenchError('invalid_input', `The changes of ${path} have no such part; look at them again.`);
@@ -75,9 +81,9 @@ export class SnapshotChanges implements FileChanges {
     }
     // Changed since: take the hunks back out of the text as it is now, leaving the rest of it as it is.
     const text = now && now.hash !== null ? await this.readNow(range.workspacePath, path) : null;
-    if (!patch || text === null || text.includes('\0')) throw changedSince(path, 'it changed since and cannot be compared line by line');
-    const result = withoutHunks(text, patch, hunks ?? patch.hunks.map((_, index) => index));
-    if (result === null) throw changedSince(path, 'the lines around this change are no longer as the agent left them');
+    if (!patch || !texts || text === null) throw changedSince(path, 'it changed since and cannot be compared line by line');
+    const result = withoutHunks(texts.before, texts.after, text, patch, hunks ?? patch.hunks.map((_, index) => index));
+    if (result === null) throw changedSince(path, 'the lines of this change are no longer all there as the agent left them');
     if (!item.before && result === '') guarded(outcome, path, () => (files.removeFile(path) ? 'deleted' : 'kept'));
     else guarded(outcome, path, () => (files.put(path, Buffer.from(result), (now?.mode ?? 0o644) & 0o777), 'written'));
     return outcome;
@@ -91,7 +97,7 @@ export class SnapshotChanges implements FileChanges {
     const ends: Ends[] = [];
     for (const key of [...new Set([...base.keys(), ...end.keys()])].sort()) {
       const folder = key.endsWith('/');
-      if (key === listsFolders || (folder && !folders)) continue;
+      if (key === listsFolders || (folder && !folders) || (range.only && !range.only.has(key))) continue;
       const before = base.get(key);
       const after = end.get(key);
       if (before && after && before.hash !== null && before.hash === after.hash && before.mode === after.mode) continue;
@@ -112,7 +118,7 @@ export class SnapshotChanges implements FileChanges {
     item: Ends,
     now: SnapshotEntry | null,
     withPatch: boolean,
-  ): { file: ChangedFile; patch: StructuredPatch | null; note: string | null } {
+  ): { file: ChangedFile; patch: StructuredPatch | null; note: string | null; texts?: { before: string; after: string } } {
     const change = item.before && item.after ? 'modify' : item.after ? 'create' : 'delete';
     const changedSince = !sameEntry(now, item.after);
     const base = { path: item.path, kind: item.kind, change, changedSince } as const;
@@ -132,8 +138,11 @@ export class SnapshotChanges implements FileChanges {
       return { file: { ...plain, added: null, removed: null }, patch: null, note: 'Too large to have been saved: it cannot be shown.' };
     if (binary) return { file: { ...plain, added: null, removed: null }, patch: null, note: 'A binary file: its content is not shown.' };
     if (tooLarge) return { file: { ...plain, added: null, removed: null }, patch: null, note: 'Too large to compare line by line.' };
-    const beforeText = before?.toString('utf8') ?? '';
-    const afterText = after?.toString('utf8') ?? '';
+    // Decoded only when that gives the same bytes back: a part revert writes the text, so nothing may be lost in it.
+    const beforeText = before ? losslessText(before) : '';
+    const afterText = after ? losslessText(after) : '';
+    if (beforeText === null || afterText === null)
+      return { file: { ...plain, added: null, removed: null }, patch: null, note: 'Not UTF-8 text: it can be reverted only as a whole.' };
     // A list needs only the counts: a file made or removed whole is counted by its lines, a changed one without its hunks.
     if (!withPatch && (!item.before || !item.after)) {
       const lines = lineCount(item.after ? afterText : beforeText);
@@ -145,13 +154,18 @@ export class SnapshotChanges implements FileChanges {
     }
     const patch = patchOf(beforeText, afterText);
     if (!patch) return { file: { ...plain, added: null, removed: null }, patch: null, note: 'Too many changes to show line by line.' };
-    return { file: { ...plain, ...countsOf(patch) }, patch, note: patch.hunks.length === 0 ? 'Only the file’s mode changed.' : null };
+    const note = patch.hunks.length === 0 ? 'Only the file’s mode changed.' : null;
+    return { file: { ...plain, ...countsOf(patch) }, patch, note, texts: { before: beforeText, after: afterText } };
   }
 
+  /** The file on disk now as text, whole: null when it is larger than what is compared, binary, or not UTF-8. */
   private async readNow(workspacePath: string, path: string): Promise<string | null> {
     const reader = new WorkspaceFiles(workspacePath).reader();
     try {
-      return await reader.readText(path);
+      // One byte past the limit tells a file that fits from one that does not: never a cut text written back.
+      const data = await reader.readFile(path, maxComparedBytes + 1);
+      if (!data || data.length > maxComparedBytes || isBinary(data)) return null;
+      return losslessText(data);
     } finally {
       reader.close();
     }
@@ -161,6 +175,8 @@ export class SnapshotChanges implements FileChanges {
 function sameEntry(now: SnapshotEntry | null, saved: SnapshotEntry | undefined): boolean {
   if (!now || !saved) return !now && !saved;
   if (saved.hash === folderHash || now.hash === folderHash) return saved.hash === now.hash;
+  // Too large to be hashed either time: the size is all there is to go by.
+  if (saved.hash === null && now.hash === null) return saved.size === now.size;
   return saved.hash !== null && saved.hash === now.hash;
 }
 

@@ -1,4 +1,4 @@
-import { applyPatch, diffLines, reversePatch, structuredPatch, type StructuredPatch } from 'diff';
+import { diffLines, structuredPatch, type StructuredPatch } from 'diff';
 import type { DiffHunk } from '../../shared/changes';
 
 /** Past this many changed lines a diff is not worked out (it would stall the main process): "too many changes to show". */
@@ -55,13 +55,53 @@ export function countsOf(patch: StructuredPatch): { added: number; removed: numb
   return { added, removed };
 }
 
+/** A text's lines, each with its line ending, so putting them back together gives the same bytes. */
+function linesOf(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
 /**
- * Takes some hunks of a change back out of a text that has them (the file as it is now), as
- * `git revert` does for part of a commit; the other hunks, and whatever else changed in the text,
- * stay. Null when a hunk no longer matches the text.
+ * Takes some hunks of a change (from `before` to `after`) back out of `current`, the file as it is
+ * now, as `git revert` does for part of a commit: each hunk's lines are found where the agent left
+ * them, by following the lines that stayed the same from `after` to `current`, and replaced by
+ * the lines they had before, byte for byte. What else changed in `current` stays. Null when a
+ * hunk's lines are no longer all there, unchanged and together: nothing is guessed, since a hunk
+ * could also match an identical block elsewhere.
  */
-export function withoutHunks(text: string, patch: StructuredPatch, indices: readonly number[]): string | null {
-  const chosen: StructuredPatch = { ...patch, hunks: patch.hunks.filter((_, index) => indices.includes(index)) };
-  const result = applyPatch(text, reversePatch(chosen));
-  return result === false ? null : result;
+export function withoutHunks(
+  before: string,
+  after: string,
+  current: string,
+  patch: StructuredPatch,
+  indices: readonly number[],
+): string | null {
+  const beforeLines = linesOf(before);
+  const currentLines = linesOf(current);
+  // Where each line of `after` is in `current`, for the lines that stayed the same.
+  const where = new Map<number, number>();
+  const changes = diffLines(after, current, { maxEditLength });
+  if (!changes) return null;
+  let inAfter = 0;
+  let inCurrent = 0;
+  for (const change of changes) {
+    if (change.added) inCurrent += change.count;
+    else if (change.removed) inAfter += change.count;
+    else for (let k = 0; k < change.count; k += 1) where.set(inAfter + k, inCurrent + k);
+    if (!change.added && !change.removed) {
+      inAfter += change.count;
+      inCurrent += change.count;
+    }
+  }
+  const edits: Array<{ at: number; remove: number; lines: string[] }> = [];
+  for (const index of indices) {
+    const hunk = patch.hunks[index];
+    if (!hunk || hunk.newLines === 0) return null;
+    const start = where.get(hunk.newStart - 1);
+    if (start === undefined) return null;
+    for (let k = 0; k < hunk.newLines; k += 1) if (where.get(hunk.newStart - 1 + k) !== start + k) return null;
+    edits.push({ at: start, remove: hunk.newLines, lines: beforeLines.slice(hunk.oldStart - 1, hunk.oldStart - 1 + hunk.oldLines) });
+  }
+  // From the bottom up, so each place is where it was found.
+  for (const edit of edits.sort((a, b) => b.at - a.at)) currentLines.splice(edit.at, edit.remove, ...edit.lines);
+  return currentLines.join('');
 }

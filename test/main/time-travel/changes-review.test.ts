@@ -157,6 +157,67 @@ describe('the changes the agent made', () => {
     expect(file('untouched.txt')).toBe('never touched\n');
   });
 
+  it('refuses a part revert of a file grown past what is compared since, and of one that is not UTF-8, writing nothing', async () => {
+    const { sessionId, workspace, file } = await setUp('unsafe');
+    const big = `${'x'.repeat(99)}\n`.repeat(9000);
+    writeFileSync(join(workspace, 'big.txt'), `top\n${big}bottom\n`);
+    writeFileSync(join(workspace, 'latin1.txt'), Buffer.from('caf\xe9\nfirst\nsecond\n', 'latin1'));
+    await turn(
+      sessionId,
+      'Edit both',
+      toolCall('run_command', { command: "sed -i 's/^top$/TOP/; s/^bottom$/BOTTOM/' big.txt && sed -i 's/first/FIRST/' latin1.txt" }, 'r1'),
+    );
+    // The person appends half a megabyte: a part revert would have to write back a text it cannot read whole.
+    writeFileSync(join(workspace, 'big.txt'), `${file('big.txt') ?? ''}${'y'.repeat(500_000)}\n`);
+    const grown = file('big.txt');
+    await expect(call('changes:revert', { sessionId, path: 'big.txt', hunks: [0] })).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(file('big.txt')).toBe(grown);
+
+    const latin1 = await call<FileDiff>('changes:diff', { sessionId, path: 'latin1.txt' });
+    expect(latin1.note).toMatch(/Not UTF-8/);
+    await expect(call('changes:revert', { sessionId, path: 'latin1.txt', hunks: [0] })).rejects.toMatchObject({ code: 'invalid_state' });
+    // As a whole it comes back byte for byte.
+    await call('changes:revert', { sessionId, path: 'latin1.txt' });
+    expect(readFileSync(join(workspace, 'latin1.txt'))).toEqual(Buffer.from('caf\xe9\nfirst\nsecond\n', 'latin1'));
+  });
+
+  it('reverts a part only where the agent left it, never an identical block elsewhere', async () => {
+    const { sessionId, workspace, file } = await setUp('twins');
+    const block = (value: number) => `\n\n\nfunction f() {\n  a();\n  x = ${value};\n  b();\n}\n\n\n`;
+    // Two blocks alike down to the three lines around each: only where a part was left tells them apart.
+    writeFileSync(join(workspace, 'twins.js'), `${block(1)}${block(1)}`);
+    await turn(sessionId, 'Set both to 2', toolCall('run_command', { command: "sed -i 's/x = 1/x = 2/' twins.js" }, 'r1'));
+    expect((await call<FileDiff>('changes:diff', { sessionId, path: 'twins.js' })).hunks).toHaveLength(2);
+    // The person sets the second block back by hand; the second part is then no longer there to take out.
+    const edited = `${block(2)}${block(1)}`;
+    writeFileSync(join(workspace, 'twins.js'), edited);
+    await expect(call('changes:revert', { sessionId, path: 'twins.js', hunks: [1] })).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(file('twins.js')).toBe(edited);
+    await call('changes:revert', { sessionId, path: 'twins.js', hunks: [0] });
+    expect(file('twins.js')).toBe(`${block(1)}${block(1)}`);
+  });
+
+  it('leaves out a file the person changed between turns: it is theirs, not the agent’s, and cannot be reverted here', async () => {
+    const { sessionId, workspace, file } = await setUp('between');
+    writeFileSync(join(workspace, 'mine.txt'), 'v1\n');
+    await turn(
+      sessionId,
+      'First',
+      toolCall('edit_file', { path: 'lines.txt', oldText: 'line 2\n', newText: 'line 2 by the agent\n' }, 'e1'),
+    );
+    writeFileSync(join(workspace, 'mine.txt'), 'v2 by me\n');
+    await turn(
+      sessionId,
+      'Second',
+      toolCall('edit_file', { path: 'lines.txt', oldText: 'line 19\n', newText: 'line 19 by the agent\n' }, 'e2'),
+    );
+    const changes = await call<ChangeSet>('changes:list', { sessionId });
+    expect(changes.files.map((item) => item.path)).toEqual(['lines.txt']);
+    expect(changes.turns.map((item) => item.files)).toEqual([1, 1]);
+    await expect(call('changes:revert', { sessionId, path: 'mine.txt' })).rejects.toMatchObject({ code: 'not_found' });
+    expect(file('mine.txt')).toBe('v2 by me\n');
+  });
+
   it('says no files were saved in a session where the agent changed none', async () => {
     const { sessionId } = await setUp('none');
     server.enqueue(textTurn('Just talking.'));
