@@ -1,12 +1,15 @@
 import { attachmentImageLimitBytes, attachmentTextLimitBytes, imageTypeOf, type FilePeek } from '../../shared/attachments';
 import { WorkbenchError } from '../../shared/errors';
 import { looksBinaryFd, readAllSync } from './fd-read';
-import { walk } from './file-walk';
+import { walk, type FolderReader } from './file-walk';
 import { losslessText } from './utf8-text';
 import type { WorkspaceFiles } from './workspace-files';
 
 /** How many entries a find walks at most, and for how long, so a huge tree answers in time and the composer stays quick. */
 export const findLimits = { walkedEntries: 50_000, timeMs: 1_500 } as const;
+
+/** How long a find reads before it lets other work run. */
+const yieldEveryMs = 10;
 
 /**
  * A file of the workspace for the read-only preview: its text (at most the attachment limit), an image, or why it is
@@ -54,9 +57,25 @@ export async function findInWorkspace(
 ): Promise<{ entries: Array<{ path: string; directory: boolean }>; truncated: boolean }> {
   const reader = files.reader();
   let walked: Awaited<ReturnType<typeof walk>>;
-  const signal = AbortSignal.timeout(findLimits.timeMs);
+  // The reads are synchronous: the walk checks the time itself (a timer would never get to fire) and lets the rest
+  // of the main process run every few milliseconds.
+  const stop = new AbortController();
+  const signal = stop.signal;
+  const deadline = performance.now() + findLimits.timeMs;
+  let since = performance.now();
+  const paced: FolderReader = {
+    list: async (relative) => {
+      if (performance.now() > deadline) stop.abort();
+      if (performance.now() - since > yieldEveryMs) {
+        await new Promise((resume) => setImmediate(resume));
+        since = performance.now();
+      }
+      return reader.list(relative);
+    },
+    readText: (relative) => reader.readText(relative),
+  };
   try {
-    walked = await walk({ start: reader.root, root: reader.root, reader, maxEntries: findLimits.walkedEntries, signal });
+    walked = await walk({ start: reader.root, root: reader.root, reader: paced, maxEntries: findLimits.walkedEntries, signal });
   } finally {
     reader.close();
   }

@@ -140,6 +140,23 @@ describe('finding and previewing workspace files', () => {
     expect(found.entries.map((entry) => entry.path)).toEqual(['src/app.ts']);
   });
 
+  it('lets the rest of the app run while it walks a large tree', async () => {
+    for (let folder = 0; folder < 100; folder += 1) {
+      mkdirSync(join(ws, 'many', `f${folder}`), { recursive: true });
+      for (let file = 0; file < 60; file += 1) writeFileSync(join(ws, 'many', `f${folder}`, `n${file}.txt`), '');
+    }
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 1);
+    try {
+      const found = await findInWorkspace(new WorkspaceFiles(ws), 'n59', 500);
+      expect(found.entries).toHaveLength(100);
+    } finally {
+      clearInterval(timer);
+    }
+    // The reads are synchronous: without yielding, no timer could fire until the walk ended.
+    expect(ticks).toBeGreaterThan(0);
+  });
+
   it('previews a text file with its size', async () => {
     const peek = await peekFile(new WorkspaceFiles(ws), 'src/app.ts');
     expect(peek.content.kind).toBe('text');
