@@ -22,6 +22,24 @@ describe('file references in the composer', () => {
     expect(readReferences('Write to me@example.com').references).toEqual([]);
   });
 
+  it('leaves a mention or a decorator as text: an unquoted @word with no . or / is not a file', () => {
+    expect(readReferences('Ask @alice to rename @property to @cached_property').references).toEqual([]);
+    expect(readReferences('Bump @types/node').references.map((reference) => reference.path)).toEqual(['types/node']);
+  });
+
+  it('reads a quoted path with spaces, and its line range', () => {
+    expect(readReferences('Read @"My Notes.md" and @"docs/Read me.txt"#L2-3, then stop').references).toEqual([
+      { path: 'My Notes.md', written: '@"My Notes.md"' },
+      { path: 'docs/Read me.txt', range: { start: 2, end: 3 }, written: '@"docs/Read me.txt"#L2-3' },
+    ]);
+  });
+
+  it('quotes a completed or dragged path that has a space or neither . nor /', () => {
+    expect(completeReference('@my', { start: 0, end: 3, query: 'my' }, 'My Notes.md', false).text).toBe('@"My Notes.md" ');
+    expect(insertReference('', 0, 'Makefile').text).toBe('@"Makefile" ');
+    expect(readReferences(insertReference('See', 3, 'Makefile').text).references[0]?.path).toBe('Makefile');
+  });
+
   it('refuses a path that climbs out of the workspace', () => {
     expect(readReferences('Read @../secret.txt').problem).toBe(
       '@../secret.txt leaves the workspace: only files inside it can be attached.',
