@@ -74,7 +74,11 @@ async function fromWorkspace(files: WorkspaceFiles, path: string, range: LineRan
     let text: string | null;
     if (range) {
       // Read up to one line past the end, so a range that runs past the file's end is known as such.
-      const { lines, total } = await readLinesFromFd(file.fd, range.start, range.end);
+      const { lines, total, over } = await readLinesFromFd(file.fd, range.start, range.end, attachmentTextLimitBytes);
+      if (over)
+        throw refuse(
+          `${reference} holds more than the ${sizeText(attachmentTextLimitBytes)} of text a message can carry: attach fewer lines.`,
+        );
       if (total !== null && range.end > total)
         throw refuse(`${reference} runs past the end of ${file.relative}, which has ${total} ${total === 1 ? 'line' : 'lines'}.`);
       // The lines were decoded with replacement characters where bytes were not UTF-8: such text is not the file's.

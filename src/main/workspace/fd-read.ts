@@ -39,9 +39,17 @@ export function looksBinaryFd(fd: number): boolean {
  * Lines `start`..`end` (1-based) of an open file, split as Node's readline splits them (`\n`,
  * `\r\n` or a lone `\r`). `total` is the number of lines when the file ended before `end`, else
  * null. Reads stay on the descriptor and are awaited one by one, so closing it afterwards is safe.
+ * With `maxChars`, reading stops once the lines taken hold more than that (`over`), so a huge range
+ * of a huge file is not gathered first and refused after.
  */
-export async function readLinesFromFd(fd: number, start: number, end: number): Promise<{ lines: string[]; total: number | null }> {
+export async function readLinesFromFd(
+  fd: number,
+  start: number,
+  end: number,
+  maxChars = Number.POSITIVE_INFINITY,
+): Promise<{ lines: string[]; total: number | null; over?: true }> {
   const lines: string[] = [];
+  let chars = 0;
   const decoder = new StringDecoder('utf8');
   const buffer = Buffer.allocUnsafe(chunkBytes);
   let number = 0;
@@ -50,8 +58,11 @@ export async function readLinesFromFd(fd: number, start: number, end: number): P
   let position = 0;
   const take = (line: string): boolean => {
     number += 1;
-    if (number >= start && number <= end) lines.push(line);
-    return number > end;
+    if (number >= start && number <= end) {
+      lines.push(line);
+      chars += line.length + 1;
+    }
+    return number > end || chars > maxChars;
   };
   for (;;) {
     const { bytesRead } = await readAsync(fd, buffer, 0, buffer.length, position);
@@ -62,7 +73,7 @@ export async function readLinesFromFd(fd: number, start: number, end: number): P
     afterCarriageReturn = text.endsWith('\r');
     const pieces = (partial + text).split(/\r\n|\n|\r/);
     partial = pieces.pop() ?? '';
-    for (const line of pieces) if (take(line)) return { lines, total: null };
+    for (const line of pieces) if (take(line)) return chars > maxChars ? { lines, total: null, over: true } : { lines, total: null };
     if (bytesRead === 0) break;
   }
   if (partial.length > 0 && take(partial)) return { lines, total: null };

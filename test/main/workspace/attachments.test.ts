@@ -97,6 +97,13 @@ describe('reading attachments', () => {
     expect(error.message).toContain('@big.txt#L1-200');
   });
 
+  it('refuses a line range over the size limit without gathering the rest of a huge range first', async () => {
+    const line = `${'y'.repeat(99)}\n`;
+    writeFileSync(join(ws, 'huge.log'), line.repeat(40_000));
+    const error = await refusal(readAttachments([{ kind: 'workspace', path: 'huge.log', range: { start: 1, end: 1_000_000 } }], context()));
+    expect(error.message).toContain('attach fewer lines');
+  });
+
   it('refuses a reference in a session without a workspace', async () => {
     const error = await refusal(readAttachments([{ kind: 'workspace', path: 'src/app.ts' }], context({ workspacePath: null })));
     expect(error.code).toBe('no_workspace');
