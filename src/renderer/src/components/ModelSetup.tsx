@@ -61,7 +61,7 @@ export function ModelSetup({
   const look = async (): Promise<void> => {
     setLooking(true);
     const result = await store.attempt(() => store.call('provider:discover', {}));
-    setFound(result ?? []);
+    setFound(result?.found ?? []);
     setLooking(false);
   };
   // Once, when shown: "Check again" asks again.
