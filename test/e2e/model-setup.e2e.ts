@@ -173,17 +173,24 @@ describe('setting up a model on a first run', () => {
     ]);
   });
 
-  it('says in words why a check of a model failed', async () => {
-    const vanishing = await ScriptedModelServer.start({ models: [{ id: 'vanishing-model' }] });
+  it('lists a long list of models in part until asked for all, and says in words why a check of one failed', async () => {
+    const others = Array.from({ length: 8 }, (_, index) => ({ id: `other-model-${index + 1}` }));
+    const vanishing = await ScriptedModelServer.start({ models: [{ id: 'vanishing-model' }, ...others] });
     const workbench = await open({
       discoveryCandidates: [{ name: 'LM Studio', kind: 'openai-compatible', baseUrl: vanishing.openaiBaseUrl }],
     });
     const setup = workbench.page.getByRole('region', { name: 'Set up a model' });
     const models = setup.getByRole('list', { name: 'Models of LM Studio' });
     await expectPage(models).toContainText('vanishing-model');
+    await expectPage(models.getByRole('radio')).toHaveCount(6);
+    await setup.getByRole('button', { name: 'Show all 9 models (3 more)' }).click();
+    await expectPage(models.getByRole('radio')).toHaveCount(9);
+    await expectPage(models).toContainText('other-model-8');
     await vanishing.close();
     await models.getByRole('button', { name: 'Check vanishing-model' }).click();
-    await expectPage(models.getByRole('listitem')).toContainText('Nothing is listening at', { timeout: 20_000 });
+    await expectPage(models.getByRole('listitem').filter({ hasText: 'vanishing-model' })).toContainText('Nothing is listening at', {
+      timeout: 20_000,
+    });
     await screenshots(workbench, 'setup-check-failed');
   });
 });
