@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/main/agent/clock';
 import { OpenAICompatibleProvider } from '../../src/main/providers/openai-compatible-provider';
-import { defaultDiscoveryCandidates, discoverLocalEndpoints } from '../../src/main/providers/discovery';
+import { defaultDiscoveryCandidates, discoverLocalEndpoints, probeLocalEndpoints } from '../../src/main/providers/discovery';
 import { ProviderRegistry } from '../../src/main/providers/provider-registry';
 import { MemorySecretStore } from '../../src/main/secrets/memory-secret-store';
 import { defaultSettings, type Settings } from '../../src/shared/domain';
@@ -64,12 +64,50 @@ describe('local endpoint discovery', () => {
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 
+  it('says a server that answers after the timeout is slow, not missing, and finds it when given longer', async () => {
+    const slow = await ScriptedModelServer.start({ models: [{ id: 'slow-model' }], answerDelayMs: 600 });
+    const closed = await closedPort();
+    const candidates = [
+      { name: 'vLLM', kind: 'openai-compatible' as const, baseUrl: slow.openaiBaseUrl },
+      { name: 'LM Studio', kind: 'openai-compatible' as const, baseUrl: `http://127.0.0.1:${closed}/v1` },
+    ];
+    const create = (_kind: unknown, baseUrl: string): OpenAICompatibleProvider => new OpenAICompatibleProvider({ baseUrl });
+    try {
+      const first = await probeLocalEndpoints(candidates, create, 200);
+      expect(first.found).toEqual([]);
+      expect(first.timeoutMs).toBe(200);
+      expect(first.missed).toEqual([
+        expect.objectContaining({ name: 'vLLM', reason: 'slow', message: expect.stringContaining('did not answer within 0.2 s') }),
+        expect.objectContaining({ name: 'LM Studio', reason: 'not_running', message: expect.stringContaining('Nothing is listening') }),
+      ]);
+      const second = await probeLocalEndpoints(candidates, create, 3_000);
+      expect(second.found).toEqual([expect.objectContaining({ name: 'vLLM', models: [{ id: 'slow-model' }] })]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('says in words why a server that answers with an error was not found', async () => {
+    const { createServer } = await import('node:http');
+    const failing = createServer((_request, response) => response.writeHead(500, { 'content-type': 'application/json' }).end('{}'));
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    const port = (failing.address() as { port: number }).port;
+    const result = await probeLocalEndpoints(
+      [{ name: 'vLLM', kind: 'openai-compatible', baseUrl: `http://127.0.0.1:${port}/v1` }],
+      (_kind, baseUrl) => new OpenAICompatibleProvider({ baseUrl }),
+      2_000,
+    );
+    expect(result.missed).toEqual([expect.objectContaining({ reason: 'failed', message: expect.stringContaining('failed (500)') })]);
+    failing.closeAllConnections();
+    await new Promise<void>((resolve) => failing.close(() => resolve()));
+  });
+
   it('finds Ollama through its own API, as an endpoint of kind ollama at the server root', async () => {
     const registry = registryFor([
       { name: 'Ollama', kind: 'ollama', baseUrl: server.ollamaBaseUrl },
       { name: 'LM Studio', kind: 'openai-compatible', baseUrl: server.openaiBaseUrl },
     ]);
-    const found = await registry.discover();
+    const { found } = await registry.discover();
     expect(found).toEqual([
       {
         name: 'Ollama',

@@ -60,6 +60,8 @@ export interface ScriptedModelServerOptions {
   readonly textOnly?: boolean;
   /** How the model answers the model doctor's probes (which never take queued turns, and are kept in `probes`). */
   readonly probes?: ProbeBehaviour;
+  /** Waits this long before answering any request: a server busy loading a model. Changed later with `answerDelayMs`. */
+  readonly answerDelayMs?: number;
 }
 
 /**
@@ -75,12 +77,15 @@ export class ScriptedModelServer {
   private readonly sockets = new Set<Socket>();
   private readonly local: LocalServerConfig;
   private readonly ollama: OllamaEndpoint;
+  /** How long every answer waits (see the option of that name); a test sets 0 when the server is done "loading". */
+  answerDelayMs: number;
 
   private constructor(
     private readonly server: Server,
     readonly url: string,
     private readonly options: ScriptedModelServerOptions,
   ) {
+    this.answerDelayMs = options.answerDelayMs ?? 0;
     this.local = {
       personality: options.personality ?? 'vllm',
       models: options.models ?? [{ id: 'scripted-model', contextLength: 32768 }],
@@ -153,6 +158,7 @@ export class ScriptedModelServer {
       await this.control(path, request, response);
       return;
     }
+    if (this.answerDelayMs > 0) await delay(this.answerDelayMs);
     if (isOllamaRoute(request.method, path)) {
       await this.ollama.handle(request, response, path);
       return;

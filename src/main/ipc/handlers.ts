@@ -22,6 +22,7 @@ import type { SessionTransfer } from '../agent/session-transfer';
 import type { CheckpointStore } from '../agent/checkpoints';
 import { readAttachments } from '../workspace/attachments';
 import { findInWorkspace, peekFile } from '../workspace/workspace-peek';
+import { recentFolders } from '../workspace/recent-folders';
 
 /** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
 export interface FolderPicker {
@@ -233,6 +234,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       const folder = await workspaces.resolveFolder(picked);
       return changed(store.update(input.sessionId, { workspacePath: folder }, clock.now()));
     },
+    'workspace:recent': () => recentFolders(store.list(), (path) => workspaces.resolveFolder(path)),
 
     'run:send': async (input) => {
       const before = existing(input.sessionId);
@@ -291,7 +293,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       providers.remove(input.providerId);
       return { removed: true as const };
     },
-    'provider:discover': () => providers.discover(),
+    'provider:discover': (input) => providers.discover(input.timeoutMs),
     'provider:test': (input) => providers.test(input),
     'provider:models': (input) => providers.models(input.providerId, AbortSignal.timeout(10_000)),
     'provider:window': (input) => {

@@ -10,7 +10,7 @@ import {
   type ProviderKind,
 } from '../../shared/domain';
 import { NotFoundError, WorkbenchError, toErrorInfo } from '../../shared/errors';
-import type { ChannelInput, ConnectionTestResult, DiscoveredEndpoint, ProviderView } from '../../shared/ipc/contract';
+import type { ChannelInput, ConnectionTestResult, DiscoveryResult, ProviderView } from '../../shared/ipc/contract';
 import type { Clock } from '../agent/clock';
 import type { ModelProvider, ModelWindow } from '../agent/model-provider';
 import type { ModelCheckStore, ProviderResolver } from '../agent/ports';
@@ -19,7 +19,7 @@ import type { SecretStore, SettingsStore } from '../agent/settings';
 import { newId } from '../agent/ids';
 import { AnthropicProvider } from './anthropic-provider';
 import { ToolProtocolProvider, type ProtocolChoice } from './text-tool-provider';
-import { discoverLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandidate } from './discovery';
+import { probeLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandidate } from './discovery';
 import { checkModel, refusedInTurn, type DoctorTimeouts } from './model-doctor';
 import { OllamaProvider } from './ollama-provider';
 import { OpenAICompatibleProvider } from './openai-compatible-provider';
@@ -366,9 +366,12 @@ export class ProviderRegistry implements ProviderResolver {
     }
   }
 
-  discover(): Promise<DiscoveredEndpoint[]> {
-    return discoverLocalEndpoints(this.options.discoveryCandidates ?? defaultDiscoveryCandidates, (kind, baseUrl) =>
-      this.create(kind, baseUrl, null),
+  /** Probes the usual local servers, each given `timeoutMs` (discovery's short default when absent) to answer. */
+  discover(timeoutMs?: number): Promise<DiscoveryResult> {
+    return probeLocalEndpoints(
+      this.options.discoveryCandidates ?? defaultDiscoveryCandidates,
+      (kind, baseUrl) => this.create(kind, baseUrl, null),
+      timeoutMs,
     );
   }
 

@@ -12,7 +12,8 @@ import { ShortcutsDialog } from './components/ShortcutsDialog';
 import { Sidebar } from './components/Sidebar';
 import { Splitter } from './components/Splitter';
 import { StartupError } from './components/StartupError';
-import { ModelSetup } from './components/ModelSetup';
+import { ModelSetup, type SetupProgress } from './components/ModelSetup';
+import type { ChosenModel } from './model-setup';
 import { PlanPrompt } from './components/PlanCard';
 import { noModelWorks } from './model-readiness';
 import { StatusBar } from './components/StatusBar';
@@ -66,6 +67,14 @@ export function App({ store }: { store: AppStore }) {
   const planWaiting = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.plan?.state === 'waiting' : false));
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  // The setup stays from the person's first step in it to its end, even once a model works meanwhile (a check saves an
+  // endpoint); at its folder step it holds the model chosen.
+  const [setup, setSetup] = useState<{ chosen: ChosenModel | null } | null>(null);
+  const setupProgress: SetupProgress = {
+    onEngage: () => setSetup((current) => current ?? { chosen: null }),
+    onChosen: (chosen) => setSetup({ chosen }),
+    onDone: () => setSetup(null),
+  };
   const [layout, setLayout] = usePersistentLayout();
   const theme = useAppState(store, (state) => state.settings?.theme ?? 'system');
   useApprovalNotifications(store);
@@ -181,7 +190,15 @@ export function App({ store }: { store: AppStore }) {
                   </div>
                 )}
                 <RestoreBar store={store} sessionId={selectedId} />
-                {setupShown && <ModelSetup store={store} sessionId={selectedId} onOpenSettings={() => setSettingsOpen(true)} />}
+                {(setupShown || setup !== null) && (
+                  <ModelSetup
+                    store={store}
+                    sessionId={selectedId}
+                    chosen={setup?.chosen ?? null}
+                    progress={setupProgress}
+                    onOpenSettings={() => setSettingsOpen(true)}
+                  />
+                )}
                 <Conversation key={selectedId} store={store} sessionId={selectedId} />
                 <InterruptedBanner store={store} sessionId={selectedId} />
                 <Gate store={store} sessionId={selectedId} />
@@ -197,7 +214,15 @@ export function App({ store }: { store: AppStore }) {
                 <button type="button" className="primary" onClick={() => void store.createSession()}>
                   New session
                 </button>
-                {noModel && <ModelSetup store={store} sessionId={null} onOpenSettings={() => setSettingsOpen(true)} />}
+                {(noModel || setup !== null) && (
+                  <ModelSetup
+                    store={store}
+                    sessionId={null}
+                    chosen={null}
+                    progress={setupProgress}
+                    onOpenSettings={() => setSettingsOpen(true)}
+                  />
+                )}
               </div>
             )}
           </main>

@@ -67,6 +67,28 @@ export const discoveredEndpointSchema = z.object({
 });
 export type DiscoveredEndpoint = z.infer<typeof discoveredEndpointSchema>;
 
+/** A usual server that gave no model list, and why: nothing listening, no answer in time, or another failure (in words). */
+export const missedEndpointSchema = z.object({
+  name: z.string(),
+  kind: providerKindSchema,
+  baseUrl: z.string(),
+  reason: z.enum(['not_running', 'slow', 'failed']),
+  message: z.string(),
+});
+export type MissedEndpoint = z.infer<typeof missedEndpointSchema>;
+
+export const discoveryResultSchema = z.object({
+  found: z.array(discoveredEndpointSchema),
+  missed: z.array(missedEndpointSchema),
+  /** How long each server was given to answer. */
+  timeoutMs: z.number().int().positive(),
+});
+export type DiscoveryResult = z.infer<typeof discoveryResultSchema>;
+
+/** A folder sessions worked in, newest first; `exists` is false when it was moved or deleted since. */
+export const recentFolderSchema = z.object({ path: z.string(), exists: z.boolean() });
+export type RecentFolder = z.infer<typeof recentFolderSchema>;
+
 export const sessionTotalsSchema = z.object({
   modelCalls: z.number().int(),
   inputTokens: z.number().int(),
@@ -210,6 +232,8 @@ export const channels = {
     }),
   },
   'workspace:pick': { input: z.object(sessionRef).strict(), output: sessionSchema.nullable() },
+  /** The folders of the latest sessions (at most 3, newest first), each said to exist still or not. */
+  'workspace:recent': { input: noInput, output: z.array(recentFolderSchema) },
   /** Files and folders of the workspace whose path holds `query` (ignored files left out), best first; bounded in count and time. */
   'workspace:find': {
     input: z
@@ -278,7 +302,11 @@ export const channels = {
     output: providerViewSchema,
   },
   'provider:remove': { input: z.object({ providerId: idSchema }).strict(), output: z.object({ removed: z.literal(true) }) },
-  'provider:discover': { input: noInput, output: z.array(discoveredEndpointSchema) },
+  /** Probes the usual local servers; `timeoutMs` gives each longer to answer (a second try after a slow one). */
+  'provider:discover': {
+    input: z.object({ timeoutMs: z.number().int().min(100).max(30_000).optional() }).strict(),
+    output: discoveryResultSchema,
+  },
   'provider:test': {
     input: z
       .object({

@@ -155,6 +155,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: unknownId }, code: 'not_found' },
     { input: { sessionId: 'SESSION', path: '/tmp' }, code: 'invalid_input' },
   ],
+  'workspace:recent': [{ input: { limit: 3 }, code: 'invalid_input' }],
   'workspace:find': [
     { input: { sessionId: unknownId, query: 'a' }, code: 'not_found' },
     { input: { sessionId: 'SESSION', query: 'a' }, code: 'no_workspace' },
@@ -232,7 +233,11 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { providerId: unknownId }, code: 'not_found' },
     { input: {}, code: 'invalid_input' },
   ],
-  'provider:discover': [{ input: { ports: [1] }, code: 'invalid_input' }],
+  'provider:discover': [
+    { input: { ports: [1] }, code: 'invalid_input' },
+    { input: { timeoutMs: 5 }, code: 'invalid_input' },
+    { input: { timeoutMs: 600_000 }, code: 'invalid_input' },
+  ],
   'provider:test': [
     { input: {}, code: 'invalid_input' },
     { input: { kind: 'openai-compatible' }, code: 'invalid_input' },

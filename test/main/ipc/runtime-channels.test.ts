@@ -106,6 +106,19 @@ describe('runtime channels over IPC', () => {
     expect(await value('session:create', {})).toMatchObject({ workspacePath: null });
   });
 
+  it('lists the folders used last, once each, and says which of them are gone', async () => {
+    const gone = temporaryFolder('workbench-gone-');
+    await value('session:create', { workspacePath: folder.path });
+    await value('session:create', { workspacePath: gone.path });
+    gone.remove();
+    const recent = await value<Array<{ path: string; exists: boolean }>>('workspace:recent', {});
+    expect(recent.slice(0, 2)).toEqual([
+      { path: gone.path, exists: false },
+      { path: folder.path, exists: true },
+    ]);
+    expect(new Set(recent.map((item) => item.path)).size).toBe(recent.length);
+  });
+
   it('keeps an endpoint picked without a model, and refuses to send on any other model meanwhile', async () => {
     const other = await value<{ id: string; model: { providerId: string; model: string } }>('session:create', {});
     const providerId = other.model.providerId;

@@ -235,7 +235,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
             void store
               .attempt(() => store.call('provider:discover', {}))
               .then((result) => {
-                setFound(result ?? []);
+                setFound(result?.found ?? []);
                 setSearching(false);
               });
           }}
