@@ -50,7 +50,9 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
   }, [request, store]);
 
   // Looked at again whenever the files may have changed: a step saved files, a turn ended, a restore or revert was made.
-  const checkpoints = view?.checkpoints.length ?? 0;
+  // While a turn runs, not at every step (comparing hundreds of files costs the main process tens of milliseconds):
+  // once when it ends.
+  const checkpoints = busy ? -1 : (view?.checkpoints.length ?? 0);
   const restored = view?.lastRestore?.restoreId ?? null;
   const openPath = open?.path ?? null;
   useEffect(() => {
