@@ -61,14 +61,7 @@ describe('reviewing the changes the agent made', () => {
 
     await rows.nth(0).getByRole('button', { name: 'changed lines.txt' }).click();
     await expectPage(changes.getByLabel('Part 2 of lines.txt')).toContainText('+line 19 by the agent');
-    for (const [width, height] of [
-      [1024, 640],
-      [1920, 1080],
-      [1280, 800],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      await workbench.screenshot(`changes-${width}`);
-    }
+    await workbench.screenshotAtSizes('changes');
     await rows.nth(0).getByRole('button', { name: 'Revert this part' }).nth(1).click();
     await expectPage(changes.getByRole('status')).toContainText('Reverted part 2 of lines.txt.');
     expect(file('lines.txt')).toBe(withTop);

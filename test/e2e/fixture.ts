@@ -7,6 +7,13 @@ import { temporaryFolder } from '../helpers';
 import { startTestHost, type TestHost, type TestHostOptions } from '../host/host';
 import { ScriptedModelServer, type ScriptedModelServerOptions } from '../scripted-model-server';
 
+/** The screen sizes each part is looked at in: small, large, then the size tests run at, which is left in place. */
+export const screenSizes = [
+  [1024, 640],
+  [1920, 1080],
+  [1280, 800],
+] as const;
+
 export const screenshotDir = join(import.meta.dirname, '../../test-results/screenshots');
 
 let browser: Browser | null = null;
@@ -76,11 +83,7 @@ export async function openWorkbench(
       await page.screenshot({ path: join(screenshotDir, `${name}.png`) });
     },
     screenshotAtSizes: async (name) => {
-      for (const [width, height] of [
-        [1024, 640],
-        [1920, 1080],
-        [1280, 800],
-      ] as const) {
+      for (const [width, height] of screenSizes) {
         await page.setViewportSize({ width, height });
         // The status bar folds by measuring itself after a resize.
         await page.waitForTimeout(150);

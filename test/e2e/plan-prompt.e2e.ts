@@ -2,7 +2,7 @@ import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it } from 'vitest';
 import { testTools, toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
-import { useWorkbenches } from './fixture';
+import { screenSizes, useWorkbenches } from './fixture';
 
 /* A plan waits for the person even with the side panel folded away: its answers are in the conversation too. */
 describe('a waiting plan in the conversation', () => {
@@ -30,11 +30,7 @@ describe('a waiting plan in the conversation', () => {
     // The plan opens in the side panel; with it in view, nothing is shown twice.
     await expectPage(page.getByRole('region', { name: 'Plan' })).toBeVisible();
     // Each step is one line whatever its length: number, text (whole on hover) and risk side by side.
-    for (const [width, height] of [
-      [1024, 640],
-      [1920, 1080],
-      [1280, 800],
-    ] as const) {
+    for (const [width, height] of screenSizes) {
       await page.setViewportSize({ width, height });
       const rows = await page
         .getByRole('region', { name: 'Plan' })

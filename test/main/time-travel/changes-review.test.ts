@@ -3,15 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeSet, FileDiff } from '../../../src/shared/changes';
 import type { FilesRestored } from '../../../src/shared/file-history';
-import { builtinTools } from '../../../src/main/tools/builtin-tools';
-import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
-import type { LoopbackTransport } from '../../host/loopback-transport';
-import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
+import { textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
-import { useScriptedCore } from '../scripted-core';
-import { BashParser } from '../../../src/main/shell/bash-parser';
-
-const shell = await BashParser.load();
+import { useFilesCore } from './files-core';
 
 /** Twenty numbered lines, so changes at the top and the bottom make two hunks. */
 const original = Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
@@ -19,28 +13,11 @@ const withTop = original.replace('line 2\n', 'line 2 by the agent\n');
 const withBoth = withTop.replace('line 19\n', 'line 19 by the agent\n');
 
 describe('the changes the agent made', () => {
-  let root: string;
-  let server: ScriptedModelServer;
-  let transport: LoopbackTransport;
-  let core: WorkbenchCore;
-  let n = 0;
-  useScriptedCore(
-    {
-      prepare: (path) => mkdirSync(join(path, 'work')),
-      dataDir: (path) => join(path, '.data'),
-      tools: (dataDir) => builtinTools({ shell, dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
-    },
-    (started) => ({ server, transport, core } = started) && (root = started.folder.path),
-  );
-
-  async function call<T>(channel: string, input: unknown): Promise<T> {
-    const result = await transport.invoke(channel, input);
-    if (!result.ok) throw Object.assign(new Error(result.error.message), { code: result.error.code });
-    return result.value as T;
-  }
+  const files = useFilesCore();
+  const call = <T>(channel: string, input: unknown): Promise<T> => files.call<T>(channel, input);
 
   async function setUp(name: string) {
-    const workspace = join(root, 'work', name);
+    const workspace = join(files.root, 'work', name);
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, 'lines.txt'), original);
     writeFileSync(join(workspace, 'old.txt'), 'to be deleted\n');
@@ -52,9 +29,9 @@ describe('the changes the agent made', () => {
   }
 
   async function turn(sessionId: string, text: string, ...steps: Array<ReturnType<typeof toolCall>>): Promise<void> {
-    server.enqueue(...steps.map((step) => ({ steps: [step] })), textTurn('Done.'));
+    files.server.enqueue(...steps.map((step) => ({ steps: [step] })), textTurn('Done.'));
     await call('run:send', { sessionId, text });
-    await core.runtime?.whenIdle(sessionId);
+    await files.core.runtime?.whenIdle(sessionId);
   }
 
   /** Turn one edits the top of lines.txt, makes a file and a folder, deletes old.txt; turn two edits the bottom. */
@@ -220,9 +197,9 @@ describe('the changes the agent made', () => {
 
   it('says no files were saved in a session where the agent changed none', async () => {
     const { sessionId } = await setUp('none');
-    server.enqueue(textTurn('Just talking.'));
+    files.server.enqueue(textTurn('Just talking.'));
     await call('run:send', { sessionId, text: 'Hello' });
-    await core.runtime?.whenIdle(sessionId);
+    await files.core.runtime?.whenIdle(sessionId);
     expect(await call<ChangeSet>('changes:list', { sessionId })).toEqual({ turnId: null, saved: false, files: [], turns: [] });
   });
 });

@@ -5,36 +5,13 @@ import type { JournalEntry } from '../../../src/shared/events';
 import type { FilePreview, FilesRestored } from '../../../src/shared/file-history';
 import type { SessionView } from '../../../src/shared/session-view';
 import { emptySessionView, reduceSessionView } from '../../../src/shared/session-view';
-import { builtinTools } from '../../../src/main/tools/builtin-tools';
-import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
-import type { LoopbackTransport } from '../../host/loopback-transport';
-import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
+import { textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
-import { useScriptedCore } from '../scripted-core';
-import { BashParser } from '../../../src/main/shell/bash-parser';
-
-const shell = await BashParser.load();
+import { useFilesCore } from './files-core';
 
 describe('time travel over files', () => {
-  let root: string;
-  let server: ScriptedModelServer;
-  let transport: LoopbackTransport;
-  let core: WorkbenchCore;
-  let n = 0;
-  useScriptedCore(
-    {
-      prepare: (path) => mkdirSync(join(path, 'work')),
-      dataDir: (path) => join(path, '.data'),
-      tools: (dataDir) => builtinTools({ shell, dataDir, newId: () => `trash${(n += 1)}`, now: () => Date.now() }),
-    },
-    (started) => ({ server, transport, core } = started) && (root = started.folder.path),
-  );
-
-  async function call<T>(channel: string, input: unknown): Promise<T> {
-    const result = await transport.invoke(channel, input);
-    if (!result.ok) throw Object.assign(new Error(result.error.message), { code: result.error.code });
-    return result.value as T;
-  }
+  const files = useFilesCore();
+  const call = <T>(channel: string, input: unknown): Promise<T> => files.call<T>(channel, input);
 
   async function view(sessionId: string): Promise<SessionView> {
     const opened = await call<{ entries: JournalEntry[] }>('session:open', { sessionId });
@@ -43,7 +20,7 @@ describe('time travel over files', () => {
 
   /** A workspace with the person's own repository, an ignored file, and a session at L3 in it. */
   async function setUp(name: string): Promise<{ sessionId: string; workspace: string; file: (path: string) => string | null }> {
-    const workspace = join(root, 'work', name);
+    const workspace = join(files.root, 'work', name);
     mkdirSync(join(workspace, '.git'), { recursive: true });
     writeFileSync(join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(workspace, '.gitignore'), 'build.log\n');
@@ -58,13 +35,13 @@ describe('time travel over files', () => {
 
   /** One turn: the agent rewrites app.ts with the edit tool and makes a file with a shell command. */
   async function agentChangesFiles(sessionId: string): Promise<SessionView> {
-    server.enqueue(
+    files.server.enqueue(
       { steps: [toolCall('write_file', { path: 'app.ts', content: 'v2\n' }, 'w1')] },
       { steps: [toolCall('run_command', { command: 'printf "from the shell\\n" > made.txt' }, 'r1')] },
       textTurn('Done.'),
     );
     await call('run:send', { sessionId, text: 'Change things' });
-    await core.runtime?.whenIdle(sessionId);
+    await files.core.runtime?.whenIdle(sessionId);
     return view(sessionId);
   }
 
@@ -153,12 +130,12 @@ describe('time travel over files', () => {
 
   it('lists and removes the folders the agent made, keeps one that holds the person’s file, and an undo makes them again', async () => {
     const { sessionId, workspace, file } = await setUp('folders');
-    server.enqueue(
+    files.server.enqueue(
       { steps: [toolCall('run_command', { command: 'mkdir -p out/empty logs && printf "x\\n" > out/made.txt' }, 'm1')] },
       textTurn('Made folders.'),
     );
     await call('run:send', { sessionId, text: 'Make folders' });
-    await core.runtime?.whenIdle(sessionId);
+    await files.core.runtime?.whenIdle(sessionId);
     const start = (await view(sessionId)).checkpoints[0]?.id ?? '';
     // The person puts a file of their own in a folder the agent made.
     writeFileSync(join(workspace, 'logs', 'mine.txt'), 'mine\n');
@@ -186,9 +163,9 @@ describe('time travel over files', () => {
 
   it('refuses a files restore where the agent never changed a file', async () => {
     const { sessionId } = await setUp('four');
-    server.enqueue(textTurn('Just talking.'));
+    files.server.enqueue(textTurn('Just talking.'));
     await call('run:send', { sessionId, text: 'Hello' });
-    await core.runtime?.whenIdle(sessionId);
+    await files.core.runtime?.whenIdle(sessionId);
     const checkpoint = (await view(sessionId)).checkpoints[0]?.id ?? '';
     expect(await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: checkpoint })).toEqual({
       snapshotId: null,

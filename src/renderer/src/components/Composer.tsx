@@ -189,39 +189,31 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
       )}
       {menu !== null && (
         <ul className="slash-menu" role="listbox" id={`composer-menu-${sessionId}`} aria-label={menu === 'commands' ? 'Commands' : 'Files'}>
-          {menu === 'commands'
-            ? commands.map((command, index) => (
-                <li
-                  key={command.name}
-                  id={`composer-option-${sessionId}-${index}`}
-                  role="option"
-                  aria-selected={index === highlighted}
-                  onMouseDown={(event) => {
-                    // Keeps the focus in the message box.
-                    event.preventDefault();
-                    complete(index);
-                  }}
-                >
-                  <code>{command.usage}</code> <span className="muted small">{command.summary}</span>
-                </li>
-              ))
-            : files.entries.map((entry, index) => (
-                <li
-                  key={entry.path}
-                  id={`composer-option-${sessionId}-${index}`}
-                  role="option"
-                  aria-selected={index === highlighted}
-                  onMouseDown={(event) => {
-                    event.preventDefault();
-                    complete(index);
-                  }}
-                >
-                  <code>
-                    {entry.path}
-                    {entry.directory ? '/' : ''}
-                  </code>
-                </li>
-              ))}
+          {(menu === 'commands'
+            ? commands.map((command) => ({
+                key: command.name,
+                shown: (
+                  <>
+                    <code>{command.usage}</code> <span className="muted small">{command.summary}</span>
+                  </>
+                ),
+              }))
+            : files.entries.map((entry) => ({ key: entry.path, shown: <code>{entry.directory ? `${entry.path}/` : entry.path}</code> }))
+          ).map(({ key, shown }, index) => (
+            <li
+              key={key}
+              id={`composer-option-${sessionId}-${index}`}
+              role="option"
+              aria-selected={index === highlighted}
+              onMouseDown={(event) => {
+                // Keeps the focus in the message box.
+                event.preventDefault();
+                complete(index);
+              }}
+            >
+              {shown}
+            </li>
+          ))}
         </ul>
       )}
       <PendingAttachments
