@@ -267,6 +267,44 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    description: 'memories with full-text search, and the system prompts model calls were sent',
+    up(db) {
+      db.exec(`
+        -- A memory outlives the session that wrote it: session_id is where it came from, not an owner.
+        -- The integer key is the full-text index's rowid, which VACUUM keeps only when it is declared.
+        CREATE TABLE memories (
+          n INTEGER PRIMARY KEY,
+          id TEXT NOT NULL UNIQUE,
+          scope TEXT NOT NULL,
+          text TEXT NOT NULL,
+          source TEXT NOT NULL,
+          session_id TEXT,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX memories_scope ON memories (scope, updated_at);
+        CREATE VIRTUAL TABLE memories_text USING fts5(text, content = 'memories', content_rowid = 'n', tokenize = 'porter unicode61');
+        CREATE TRIGGER memories_added AFTER INSERT ON memories BEGIN
+          INSERT INTO memories_text (rowid, text) VALUES (new.n, new.text);
+        END;
+        CREATE TRIGGER memories_removed AFTER DELETE ON memories BEGIN
+          INSERT INTO memories_text (memories_text, rowid, text) VALUES ('delete', old.n, old.text);
+        END;
+        CREATE TRIGGER memories_changed AFTER UPDATE OF text ON memories BEGIN
+          INSERT INTO memories_text (memories_text, rowid, text) VALUES ('delete', old.n, old.text);
+          INSERT INTO memories_text (rowid, text) VALUES (new.n, new.text);
+        END;
+        -- One row per distinct system prompt (keyed by its hash): a model call names the one it was sent.
+        CREATE TABLE prompts (
+          id TEXT PRIMARY KEY,
+          body TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;
