@@ -183,6 +183,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     counting: z.enum(['tokenizer', 'usage', 'estimate']),
     /** Old tool results shortened in this request. */
     shortened: z.number().int().nonnegative(),
+    /** The system prompt sent with the request, as kept (`prompt:get`); absent in journals from before prompts were kept. */
+    promptId: z.string().min(1).max(100).optional(),
   }),
   /**
    * Older messages were summarized so the conversation fits the window. The journal keeps them all:

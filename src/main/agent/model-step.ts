@@ -27,12 +27,25 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   // person's message shows at once.
   if (writer.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
   const denied = setup.deniedTools();
+  // Tools the person denied in settings are not offered at all; a call to one anyway is refused by the rules.
+  const tools = services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined;
+  // The system prompt is made for this call's window, with the memories relevant to the person's latest message.
+  const window = await services.context.window(setup.choice, writer.signal);
+  const tokens = services.context.tokensOf(setup.choice);
+  const assembled = await services.prompts.assemble({
+    workspacePath: setup.workspacePath,
+    autonomy: setup.autonomy,
+    tools,
+    entries: writer.messages,
+    window: window.tokens,
+    tokens,
+  });
+  if (writer.signal.aborted) return { kind: 'finish', status: 'cancelled' };
   const preparation = await services.context.prepare({
     choice: setup.choice,
     provider: setup.provider,
-    system: setup.system,
-    // Tools the person denied in settings are not offered at all; a call to one anyway is refused by the rules.
-    tools: services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined,
+    system: assembled.text,
+    tools,
     entries: writer.messages,
     signal: writer.signal,
     mayCompact: !writer.compacted,
@@ -43,6 +56,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   const sent = preparation.prepared;
   const { request, measure } = sent;
   writer.iterations += 1;
+  const promptId = services.prompts.record(assembled, request.system ?? '', request.tools, tokens);
   writer.journal([
     {
       type: 'context_measured',
@@ -55,6 +69,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
       reserve: measure.reserve,
       counting: measure.counting,
       shortened: measure.shortened,
+      ...(promptId === null ? {} : { promptId }),
     },
   ]);
   writer.flushWithinFrame();

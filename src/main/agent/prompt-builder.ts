@@ -194,6 +194,12 @@ export class ContextBudget {
     return this.calibration.estimate(keyOf(choice), chars, messages.length);
   }
 
+  /** How many tokens so many characters of a system prompt take, by the model's ratio. */
+  tokensOf(choice: ModelChoice): (chars: number) => number {
+    const key = keyOf(choice);
+    return (chars) => this.calibration.estimate(key, chars, 1);
+  }
+
   /** Tokens of the system prompt and tool definitions. */
   countFixed(choice: ModelChoice, system: string, tools: readonly ToolSpec[] | undefined): number {
     return this.calibration.estimate(keyOf(choice), system.length + charsOfTools(tools), 1);

@@ -23,6 +23,8 @@ import type { TrustStore } from './trust';
 import { TurnScheduler, type RuntimeLimits, type SendResult } from './turn-scheduler';
 import { Versions } from './versions';
 import { describeToolsTool } from './tool-catalogue';
+import type { MemoryStore } from './memory';
+import { SystemPrompts, type PromptRecords, type PromptSources } from './prompt-assembly';
 
 export type { RuntimeLimits, SendResult } from './turn-scheduler';
 
@@ -46,11 +48,21 @@ export interface SessionRuntimeOptions {
   /** How long streamed pieces are gathered before one journal write and one message out. */
   readonly frameMs?: number;
   readonly newId?: () => string;
+  /** The profile's instructions: the start of every system prompt. */
   readonly systemPrompt?: string;
+  /** The project's instruction files and what the model is told of this computer. */
+  readonly promptSources?: PromptSources;
+  /** Memories, retrieved into each prompt by relevance to the person's latest message. */
+  readonly memory?: MemoryStore;
+  /** Where the system prompts sent are kept, for "what the model saw". */
+  readonly promptRecords?: PromptRecords;
 }
 
-const defaultSystemPrompt =
-  'You are a careful assistant working with a person on a folder of their own. Use the tools when they help, explain what you do, and answer in Markdown.';
+const defaultSystemPrompt = [
+  'You are a careful assistant working with a person on a folder of their own.',
+  'Read before you change: look at the files involved first, then make the smallest change that does what was asked.',
+  'Use the tools when they help, say what you did and why, and ask when you are not sure what the person wants. Answer in Markdown.',
+].join(' ');
 
 /**
  * The agent runtime as the rest of the app sees it: the sessions' turns (`TurnScheduler`), their
@@ -98,9 +110,15 @@ export class SessionRuntime {
         settings: options.contextSettings ?? (() => defaultContextSettings),
         ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
       }),
+      prompts: new SystemPrompts({
+        profile: () => ({ name: 'Default', instructions: options.systemPrompt ?? defaultSystemPrompt }),
+        ...(options.promptSources ? { sources: options.promptSources } : {}),
+        ...(options.memory ? { memory: options.memory } : {}),
+        ...(options.promptRecords ? { records: options.promptRecords } : {}),
+        clock,
+      }),
       newId,
     };
-    const systemPrompt = options.systemPrompt ?? defaultSystemPrompt;
     this.conversations = conversations;
     this.store = store;
     this.turns = new TurnScheduler({
@@ -111,7 +129,6 @@ export class SessionRuntime {
       gates: this.gates,
       services,
       limits: options.limits,
-      systemPrompt,
     });
     this.versions = new Versions({ store, turns: this.turns, conversations, journal, clock, newId });
     const files = options.files ? { files: options.files } : {};

@@ -25,7 +25,6 @@ export interface TurnSchedulerOptions {
   readonly gates: Gates;
   readonly services: TurnServices;
   readonly limits: () => RuntimeLimits;
-  readonly systemPrompt: string;
 }
 
 export interface StartInput {
@@ -178,7 +177,6 @@ export class TurnScheduler {
       choice,
       endpoint,
       provider,
-      system: this.options.systemPrompt,
       history: base.history,
       checkpointHead: base.head,
       userText: input.text,

@@ -9,6 +9,7 @@ import type { ApprovalAnswer, Gates } from './gates';
 import type { ConversationEntry } from './context-view';
 import type { ModelProvider, ToolCallRequest } from './model-provider';
 import type { ContextBudget } from './prompt-builder';
+import type { SystemPrompts } from './prompt-assembly';
 import type { Decision } from './policy';
 import type { FileHistory } from './ports';
 import type { SessionJournal } from './session-journal';
@@ -27,7 +28,6 @@ export interface TurnSetup {
   readonly choice: ModelChoice;
   readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
   readonly provider: ModelProvider;
-  readonly system: string;
   readonly history: readonly ConversationEntry[];
   /** The person's message; null when the turn answers the last one again (a retry) or resumes. */
   readonly userText: string | null;
@@ -61,6 +61,8 @@ export interface TurnServices {
   readonly frameMs: number;
   /** What each model request may take of the window, and the view of the conversation that fits it. */
   readonly context: ContextBudget;
+  /** The system prompt of each model request, and the record of what was sent. */
+  readonly prompts: SystemPrompts;
   newId(): string;
 }
 

@@ -138,7 +138,9 @@ async function main(): Promise<number> {
     runtime?.answerPlan(planId, approve ? 'approve' : 'reject', approve ? undefined : 'Rejected from the terminal.');
   };
 
+  const sandbox = detectSandbox();
   const core = createCore({
+    sandbox,
     dataDir,
     settings,
     secrets: new MemorySecretStore(),
@@ -148,7 +150,7 @@ async function main(): Promise<number> {
       dataDir,
       newId: () => newId(),
       now: () => Date.now(),
-      sandbox: detectSandbox(),
+      sandbox,
       commandNiceness: () => commandNiceness(settings.get()),
       commandLimits: () => settings.get().commandLimits,
     }),

@@ -25,6 +25,12 @@ import { Trash } from '../tools/trash';
 import { SqliteFileHistory } from '../workspace/file-history';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { FolderInspector } from '../workspace/folder-inspector';
+import { InstructionFiles } from '../workspace/instruction-files';
+import { SqliteMemoryStore } from '../store/sqlite-memory-store';
+import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
+import { memoryTools } from '../tools/memory-tools';
+import { promptEnvironment } from '../tools/prompt-environment';
+import type { SandboxStatus } from '../tools/sandbox';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -52,6 +58,8 @@ export interface CoreOptions {
   /** Wraps the provider each turn uses (tracing, benchmarks). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   readonly appVersion?: string;
+  /** The OS sandbox commands run in, as the model is told of it. */
+  readonly sandbox?: SandboxStatus;
   /**
    * Recovers, on creation, the turns the app stopped in the middle of (on unless false). The
    * terminal runner runs one new turn and leaves other sessions as it found them.
@@ -68,6 +76,8 @@ export interface Core {
   readonly checkpoints: SqliteCheckpointStore;
   readonly trust: SqliteTrustStore;
   readonly accounting: SqliteAccountingStore;
+  readonly memory: SqliteMemoryStore;
+  readonly prompts: SqlitePromptRecords;
   readonly providers: ProviderRegistry;
   readonly tools: ToolRegistry;
   readonly mcp: McpManager;
@@ -120,7 +130,11 @@ export function createCore(options: CoreOptions): Core {
           window: (choice, signal) => registry.window(choice, signal),
         }
       : registry;
-    const tools = new ToolRegistry(options.tools ?? []);
+    const memory = new SqliteMemoryStore(db, clock);
+    const prompts = new SqlitePromptRecords(db, clock);
+    const tools = new ToolRegistry([...(options.tools ?? []), ...memoryTools(memory)]);
+    const instructionFiles = new InstructionFiles(() => clock.now());
+    const environment = promptEnvironment(options.sandbox);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const changes = files ? new SnapshotChanges(files, [options.dataDir]) : null;
@@ -150,6 +164,9 @@ export function createCore(options: CoreOptions): Core {
       },
       frameMs: options.frameMs ?? 16,
       newId: () => newId(clock.now()),
+      promptSources: { instructions: (workspacePath) => instructionFiles.load(workspacePath), environment: () => environment },
+      memory,
+      promptRecords: prompts,
     });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
@@ -177,6 +194,8 @@ export function createCore(options: CoreOptions): Core {
       checkpoints,
       trust,
       accounting,
+      memory,
+      prompts,
       providers: registry,
       tools,
       mcp,

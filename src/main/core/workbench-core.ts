@@ -97,14 +97,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   };
   let core: Core;
   try {
-    const {
-      transport: _transport,
-      isTrustedSender: _trusted,
-      folderPicker: _picker,
-      validateOutputs: _validate,
-      sandbox: _sandbox,
-      ...own
-    } = options;
+    const { transport: _transport, isTrustedSender: _trusted, folderPicker: _picker, validateOutputs: _validate, ...own } = options;
     core = createCore({
       ...own,
       listener,
@@ -142,6 +135,8 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     transfer: core.transfer,
     checkpoints: core.checkpoints,
     tools: core.tools,
+    memory: core.memory,
+    prompts: core.prompts,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

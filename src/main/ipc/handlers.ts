@@ -23,6 +23,9 @@ import type { CheckpointStore } from '../agent/checkpoints';
 import { readAttachments } from '../workspace/attachments';
 import { findInWorkspace, peekFile } from '../workspace/workspace-peek';
 import { recentFolders } from '../workspace/recent-folders';
+import type { MemoryStore } from '../agent/memory';
+import type { PromptRecords } from '../agent/prompt-assembly';
+import { memoryHandlers } from './memory-handlers';
 
 /** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
 export interface FolderPicker {
@@ -49,6 +52,8 @@ export interface HandlerDependencies {
   readonly checkpoints: CheckpointStore;
   /** The tools there are, built-in and of MCP servers. */
   readonly tools: ToolRegistry;
+  readonly memory: MemoryStore;
+  readonly prompts: PromptRecords;
 }
 
 const defaultTitle = 'New session';
@@ -343,6 +348,8 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
       return settings.set({ ...current, ...defined, ...(defaultModel === undefined ? {} : { defaultModel }) });
     },
+
+    ...memoryHandlers(deps),
   };
 }
 

@@ -32,6 +32,7 @@ import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../fi
 import { changeSetSchema, fileDiffSchema } from '../changes';
 import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
+import { memoryChannels } from './memory-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -375,6 +376,8 @@ export const channels = {
       .strict(),
     output: settingsSchema,
   },
+
+  ...memoryChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {

@@ -291,6 +291,33 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { commandLimits: { memoryMb: 64, processes: 1024, cpuSeconds: 3600, outputMb: 100 } }, code: 'invalid_input' },
     { input: { commandLimits: { memoryMb: 4096 } }, code: 'invalid_input' },
   ],
+  'memory:list': [
+    { input: {}, code: 'invalid_input' },
+    { input: { workspacePath: null, search: huge }, code: 'invalid_input' },
+    { input: { workspacePath: 7 }, code: 'invalid_input' },
+  ],
+  'memory:add': [
+    { input: { scope: 'global', workspacePath: null, text: '' }, code: 'invalid_input' },
+    { input: { scope: 'global', workspacePath: null, text: '   ' }, code: 'invalid_input' },
+    { input: { scope: 'global', workspacePath: null, text: huge }, code: 'invalid_input' },
+    { input: { scope: 'everywhere', workspacePath: null, text: 'x' }, code: 'invalid_input' },
+    { input: { scope: 'workspace', workspacePath: null, text: 'a fact' }, code: 'invalid_input' },
+    { input: { scope: 'global', workspacePath: null, text: 'x', source: 'agent' }, code: 'invalid_input' },
+  ],
+  'memory:update': [
+    { input: { id: unknownId, text: 'x' }, code: 'not_found' },
+    { input: { id: 'SESSION', text: '' }, code: 'invalid_input' },
+    { input: { id: 'SESSION', text: huge }, code: 'invalid_input' },
+  ],
+  'memory:delete': [
+    { input: { id: unknownId }, code: 'not_found' },
+    { input: { id: '../x' }, code: 'invalid_input' },
+  ],
+  'prompt:get': [
+    { input: { promptId: unknownId }, code: 'not_found' },
+    { input: { promptId: '' }, code: 'invalid_input' },
+    { input: {}, code: 'invalid_input' },
+  ],
 };
 
 describe('every IPC channel refuses bad input with a typed error and no side effect', () => {
@@ -343,12 +370,14 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
       const branches = db.prepare('SELECT * FROM branches ORDER BY session_id, id').all();
       const checkpoints = db.prepare('SELECT thread_id, id FROM checkpoints ORDER BY thread_id, id').all();
       const files = db.prepare('SELECT id FROM file_snapshots ORDER BY id').all();
+      const memories = db.prepare('SELECT * FROM memories ORDER BY n').all();
       return JSON.stringify({
         sessions,
         journal,
         branches,
         checkpoints,
         files,
+        memories,
         settings: readFileSync(join(folder.path, 'settings.json'), 'utf8'),
       });
     } finally {

@@ -39,9 +39,11 @@ describe('MCP servers in the app', () => {
     const disabled = await transport.invoke('mcp:setEnabled', { name: 'everything', enabled: false });
     expect(disabled.ok && (disabled.value as McpServerStatus[])[0]?.state).toBe('disabled');
     server.reset();
-    server.enqueue(textTurn('No tools now.'));
+    server.enqueue(textTurn('No server tools now.'));
     await transport.invoke('run:send', { sessionId, text: 'Anything?' });
     await core.runtime?.whenIdle(sessionId);
-    expect(server.requests[0]?.body['tools']).toBeUndefined();
+    // Only the app's own memory tools are left: none of the server's.
+    const left = (server.requests[0]?.body['tools'] as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    expect(left).toEqual(['remember', 'recall']);
   });
 });

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import { assembledPromptSchema, type AssembledPrompt } from '../../shared/prompt';
+import type { Clock } from '../agent/clock';
+import type { PromptRecords } from '../agent/prompt-assembly';
+
+/**
+ * The system prompts sent, each kept once under the hash of its content: the same prompt sent at every call of a
+ * session costs one row, and a call names its prompt by that hash. The last ids saved are remembered, so a prompt
+ * sent again is not hashed into the database again.
+ */
+export class SqlitePromptRecords implements PromptRecords {
+  private readonly statements: { insert: Statement<[string, string, number]>; get: Statement<[string], { body: string }> };
+  /** Bodies saved lately and their ids: most calls send the prompt of the call before. */
+  private readonly recent = new Map<string, string>();
+
+  constructor(
+    db: Database,
+    private readonly clock: Clock,
+  ) {
+    this.statements = {
+      insert: db.prepare('INSERT OR IGNORE INTO prompts (id, body, created_at) VALUES (?, ?, ?)'),
+      get: db.prepare('SELECT body FROM prompts WHERE id = ?'),
+    };
+  }
+
+  save(prompt: AssembledPrompt): string {
+    const body = JSON.stringify(prompt);
+    const known = this.recent.get(body);
+    if (known !== undefined) return known;
+    const id = createHash('sha256').update(body).digest('hex').slice(0, 32);
+    this.statements.insert.run(id, body, this.clock.now());
+    if (this.recent.size >= 16) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(body, id);
+    return id;
+  }
+
+  get(id: string): AssembledPrompt | null {
+    const row = this.statements.get.get(id);
+    if (!row) return null;
+    const parsed = assembledPromptSchema.safeParse(JSON.parse(row.body));
+    return parsed.success ? parsed.data : null;
+  }
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { WorkbenchError } from '../../shared/errors';
+import { maxMemoryChars, memoryScopeSchema } from '../../shared/prompt';
+import type { MemoryStore } from '../agent/memory';
+import { defineTool, type Tool } from '../agent/tools';
+
+const shortened = (text: string): string => (text.length > 120 ? `${text.slice(0, 119)}…` : text);
+
+/**
+ * `remember` saves a fact for later sessions (a low-risk write: it passes the rules like any other, and the person
+ * sees, edits and deletes memories in the Memory panel); `recall` searches them. Nothing leaves this computer.
+ */
+export function memoryTools(memory: MemoryStore): Tool[] {
+  const remember = defineTool({
+    name: 'remember',
+    description:
+      'Saves one fact for later sessions: a preference of the person, a convention of the project, a command that works. Memories relevant to a request are given to you in later sessions. Keep each to one short, self-contained fact; never save secrets.',
+    input: z
+      .object({
+        fact: z.string().trim().min(1).max(maxMemoryChars).describe('The fact, in one or two sentences'),
+        scope: memoryScopeSchema
+          .default('workspace')
+          .describe('workspace: for this folder only (the default). global: for every workspace, such as a preference of the person.'),
+      })
+      .strict(),
+    risk: 'write_low',
+    summarize: (input) => `remember${input.scope === 'global' ? ' (every workspace)' : ''}: ${shortened(input.fact)}`,
+    preview: async (input) => `Saved to memory, for ${input.scope === 'global' ? 'every workspace' : 'this workspace'}:\n${input.fact}`,
+    execute: async (input, context) => {
+      if (input.scope === 'workspace' && !context.workspacePath)
+        throw new WorkbenchError('no_workspace', 'No folder is open: save it with scope "global", or ask the person to open a folder.');
+      const saved = memory.add({
+        scope: input.scope,
+        workspacePath: context.workspacePath,
+        text: input.fact,
+        source: 'agent',
+        sessionId: context.sessionId,
+      });
+      return { output: `Remembered (${saved.scope === 'global' ? 'every workspace' : 'this workspace'}): ${saved.text}` };
+    },
+  });
+  const recall = defineTool({
+    name: 'recall',
+    description:
+      'Searches the saved memories of this workspace and the global ones for words of a query. The memories relevant to the request are already in your instructions: use this to look for others.',
+    input: z.object({ query: z.string().trim().min(1).max(500).describe('Words to look for') }).strict(),
+    risk: 'read_only',
+    summarize: (input) => `recall ${shortened(input.query)}`,
+    execute: async (input, context) => {
+      const found = memory.relevant(context.workspacePath, input.query, 20);
+      if (found.length === 0) return { output: `No memory matches "${input.query}".` };
+      return {
+        output: found.map((item) => `- ${item.text} (${item.scope === 'global' ? 'every workspace' : 'this workspace'})`).join('\n'),
+      };
+    },
+  });
+  return [remember, recall];
+}
