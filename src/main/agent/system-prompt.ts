@@ -48,11 +48,11 @@ export interface AssembleInput {
  * window keeps most of its room for the conversation and a large one is not filled with instructions.
  */
 const shares: Readonly<Record<PromptPartKind, { readonly share: number; readonly most: number }>> = {
-  profile: { share: 0.1, most: 4_000 },
+  profile: { share: 0.08, most: 4_000 },
   environment: { share: 0.05, most: 500 },
-  tools: { share: 0.05, most: 800 },
-  instructions: { share: 0.15, most: 8_000 },
-  memory: { share: 0.05, most: 2_000 },
+  tools: { share: 0.04, most: 800 },
+  instructions: { share: 0.12, most: 8_000 },
+  memory: { share: 0.04, most: 2_000 },
 };
 
 /** The budget of each kind of part for a window. */

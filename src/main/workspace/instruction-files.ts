@@ -184,12 +184,14 @@ export class InstructionFiles {
   }
 }
 
-/** A file's start, cut where a UTF-8 character begins when the file goes on past it. */
+/** A file's start without the last character when the read cut it in two (the file goes on past it). */
 function trimPartial(bytes: Buffer, size: number): Buffer {
   if (size <= bytes.length) return bytes;
-  let end = bytes.length;
-  while (end > 0 && ((bytes[end - 1] ?? 0) & 0xc0) === 0x80) end -= 1;
-  return end > 0 && (bytes[end - 1] ?? 0) >= 0xc0 ? bytes.subarray(0, end - 1) : bytes.subarray(0, end);
+  let start = bytes.length - 1;
+  while (start > 0 && bytes.length - start < 4 && ((bytes[start] ?? 0) & 0xc0) === 0x80) start -= 1;
+  const lead = bytes[start] ?? 0;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return bytes.length - start < length ? bytes.subarray(0, start) : bytes;
 }
 
 /** A folder's entries, or none when it is missing or cannot be listed (a link, no permission). */
