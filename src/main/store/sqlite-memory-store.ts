@@ -68,7 +68,7 @@ export class SqliteMemoryStore implements MemoryStore {
 
   constructor(
     db: Database,
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now'>,
   ) {
     const ranked = `SELECT memories.* FROM memories_text JOIN memories ON memories.n = memories_text.rowid
       WHERE memories_text MATCH ? AND memories.scope IN (?, ?) ORDER BY bm25(memories_text), memories.updated_at DESC LIMIT ?`;

@@ -16,7 +16,7 @@ export class SqlitePromptRecords implements PromptRecords {
 
   constructor(
     db: Database,
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now'>,
   ) {
     this.statements = {
       insert: db.prepare('INSERT OR IGNORE INTO prompts (id, body, created_at) VALUES (?, ?, ?)'),
