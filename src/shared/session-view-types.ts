@@ -48,6 +48,8 @@ export interface ViewMessage {
   readonly compaction?: ViewCompaction;
   /** Files attached to a message of the person's, as sent. */
   readonly attachments?: readonly Attachment[];
+  /** The system prompt of the request this answer came from (`prompt:get`): what the model saw. */
+  readonly promptId?: string;
 }
 
 export interface ViewCompaction {
@@ -74,6 +76,8 @@ export interface ViewContext {
   readonly peak: number;
   /** The turn whose request this was (a later turn may have ended before measuring one). */
   readonly turnId?: string;
+  /** The system prompt the request was sent with, when it was kept. */
+  readonly promptId?: string;
 }
 
 export interface ViewApproval {

@@ -138,7 +138,18 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
           ...view.messages.map((message) =>
             message.turnId === event.turnId && message.state === 'streaming' ? { ...message, state: 'done' as const } : message,
           ),
-          { id: event.messageId, seq, turnId: event.turnId, role: 'assistant', text: '', reasoning: '', state: 'streaming', toolCalls: [] },
+          {
+            id: event.messageId,
+            seq,
+            turnId: event.turnId,
+            role: 'assistant',
+            text: '',
+            reasoning: '',
+            state: 'streaming',
+            toolCalls: [],
+            // The request measured last in this turn is the one this response answers.
+            ...(view.context?.turnId === event.turnId && view.context.promptId ? { promptId: view.context.promptId } : {}),
+          },
         ],
       };
     case 'text_delta':
@@ -336,6 +347,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
           shortened: event.shortened,
           peak: Math.max(view.context?.peak ?? 0, event.tokens),
           turnId: event.turnId,
+          ...(event.promptId ? { promptId: event.promptId } : {}),
         },
       };
     case 'context_compacted':

@@ -144,9 +144,17 @@ export function assembleSystemPrompt(input: AssembleInput): Omit<AssembledPrompt
     parts.push(made);
     return made;
   };
-  part('profile', `Profile: ${input.profile.name}`, input.profile.name, input.profile.instructions.trim(), budgets.profile);
-  part('environment', 'Environment', 'this computer', environmentText(input), budgets.environment);
-  part('tools', 'Tools', 'the tools offered', toolsText(input.tools), budgets.tools);
+  part('profile', input.profile.name, `the profile ${input.profile.name}`, input.profile.instructions.trim(), budgets.profile);
+  part(
+    'environment',
+    'Workspace, system, shell, date, sandbox, autonomy',
+    'this computer and the session',
+    environmentText(input),
+    budgets.environment,
+  );
+  const groups = new Set(input.tools.map((tool) => toolGroupOf(tool))).size;
+  const toolsTitle = `${input.tools.length} ${input.tools.length === 1 ? 'tool' : 'tools'} in ${groups} ${groups === 1 ? 'group' : 'groups'}`;
+  part('tools', toolsTitle, 'the tools offered with the request', toolsText(input.tools), budgets.tools);
 
   let left = budgets.instructions;
   for (const file of input.instructions?.files ?? []) {

@@ -64,6 +64,16 @@ function issueWords(issue: Issue): string {
   return issue.message;
 }
 
+/** A size limit the schema words itself ("A memory cannot be empty."): said as it is, whatever the field. */
+const ownWords = (issue: Issue): boolean =>
+  (issue.code === 'too_small' || issue.code === 'too_big') && !/^Too (small|big)\b/.test(issue.message);
+
+/** What was refused, in words: the schema's own sentences when it has them, else each field and what is wrong with it. */
+function refusal(issues: readonly Issue[]): string {
+  if (issues.length > 0 && issues.every(ownWords)) return [...new Set(issues.map((issue) => issue.message))].join(' ');
+  return `Not accepted, ${describeIssues(issues)}.`.replace(/\.\.$/, '.');
+}
+
 function describeIssues(issues: readonly Issue[]): string {
   return issues
     .slice(0, 3)
@@ -94,7 +104,7 @@ export async function dispatch<K extends ChannelName>(
   if (!parsed.success) {
     return {
       ok: false,
-      error: { code: 'invalid_input', message: `Not accepted, ${describeIssues(parsed.error.issues)}.`.replace(/\.\.$/, '.') },
+      error: { code: 'invalid_input', message: refusal(parsed.error.issues) },
     };
   }
   try {

@@ -412,6 +412,9 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     expect(name).toMatchObject({ ok: false, error: { message: 'Not accepted, the name: it is empty.' } });
     const long = await transport.invoke('session:create', { title: 'x'.repeat(5_000) });
     expect(long.ok === false && long.error.message).toMatch(/^Not accepted, the title: it is too long \(at most \d+ characters\)\.$/);
+    // A limit the schema words itself is said in its own words.
+    const empty = await transport.invoke('memory:add', { scope: 'global', workspacePath: null, text: '  ' });
+    expect(empty).toMatchObject({ ok: false, error: { code: 'invalid_input', message: 'A memory cannot be empty.' } });
   });
 
   it('refuses a request from a sender that is not the app’s main frame', async () => {

@@ -9,6 +9,7 @@ import { FoldedText } from './FoldedText';
 import { CopyButton, MessageBody } from './MessageBody';
 import { ToolCard } from './ToolCard';
 import { ToolDraftCard } from './ToolDraftCard';
+import { PromptView } from './PromptView';
 
 /* One message of the conversation: its text, tool cards, versions and actions (Copy, Edit, Retry, Restore to here). */
 
@@ -135,6 +136,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
   const { store, sessionId, point, busy } = actions;
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(message.text);
+  const [showPrompt, setShowPrompt] = useState(false);
   if (editing) {
     return (
       <form
@@ -215,22 +217,34 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
           <RestoreHere actions={actions} />
         </div>
       )}
-      {message.role === 'assistant' && message.state !== 'streaming' && (message.text.length > 0 || actions.lastOfTurn) && (
-        <div className="message-actions">
-          {message.text.length > 0 && <CopyButton label="Copy answer" text={() => message.text} />}
-          {!busy && actions.lastOfTurn && (
-            <button
-              type="button"
-              className="link small"
-              onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}
-            >
-              Retry
-            </button>
-          )}
-          <RestoreHere actions={actions} />
-          {actions.lastOfTurn && <ReviewChanges store={store} sessionId={sessionId} turnId={message.turnId} count={actions.turnChanged} />}
-        </div>
-      )}
+      {message.role === 'assistant' &&
+        message.state !== 'streaming' &&
+        (message.text.length > 0 || actions.lastOfTurn || message.promptId) && (
+          <div className="message-actions">
+            {message.text.length > 0 && <CopyButton label="Copy answer" text={() => message.text} />}
+            {message.promptId && (
+              <button type="button" className="link small" onClick={() => setShowPrompt(true)}>
+                What the model saw
+              </button>
+            )}
+            {showPrompt && message.promptId && (
+              <PromptView store={store} promptId={message.promptId} onClose={() => setShowPrompt(false)} />
+            )}
+            {!busy && actions.lastOfTurn && (
+              <button
+                type="button"
+                className="link small"
+                onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}
+              >
+                Retry
+              </button>
+            )}
+            <RestoreHere actions={actions} />
+            {actions.lastOfTurn && (
+              <ReviewChanges store={store} sessionId={sessionId} turnId={message.turnId} count={actions.turnChanged} />
+            )}
+          </div>
+        )}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { useAppState, type AppStore } from '../store';
 import { revealToolCall } from './Conversation';
 import { ChangesContent } from './ChangesPanel';
 import { HistoryContent } from './HistoryPanel';
+import { MemoryContent } from './MemoryPanel';
 import { PlanCard } from './PlanCard';
 import { RiskBadge, toolStateLabel } from './ToolCard';
 
@@ -44,9 +45,10 @@ const tabs: ReadonlyArray<{ id: RightTab; label: string }> = [
   { id: 'tools', label: 'Tools' },
   { id: 'changes', label: 'Changes' },
   { id: 'history', label: 'History' },
+  { id: 'memory', label: 'Memory' },
 ];
 
-/** The right side: the plan with its progress, every tool execution, the changes to the files, and the checkpoint timeline. */
+/** The right side: the plan with its progress, every tool execution, the changes to the files, the checkpoint timeline, and memories. */
 export function RightPanel({
   store,
   sessionId,
@@ -87,6 +89,7 @@ export function RightPanel({
         {tab === 'tools' && <ToolList store={store} sessionId={sessionId} />}
         {tab === 'changes' && <ChangesContent store={store} sessionId={sessionId} />}
         {tab === 'history' && <HistoryContent store={store} sessionId={sessionId} />}
+        {tab === 'memory' && <MemoryContent store={store} sessionId={sessionId} />}
       </div>
     </aside>
   );
