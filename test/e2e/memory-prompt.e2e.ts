@@ -71,7 +71,7 @@ describe('memory and what the model saw', () => {
     const memoryPart = dialog.locator('details[data-kind="memory"]');
     await expectPage(memoryPart).toHaveCount(1);
     await memoryPart.locator('summary').click();
-    await expectPage(memoryPart).toContainText(/remembered by the agent on \d{4}-\d{2}-\d{2} in session .+, for this workspace/);
+    await expectPage(memoryPart).toContainText(/Remembered by the agent on \d{4}-\d{2}-\d{2} in session .+, for this workspace/);
     await workbench.screenshotAtSizes('prompt-view');
     await dialog.getByRole('button', { name: 'Close the prompt' }).click();
 
