@@ -1,5 +1,6 @@
 import { runCheckpointsBench } from './checkpoints';
 import { runContextBench } from './context';
+import { runPromptBench } from './prompt';
 import { runPtyBench } from './pty';
 import { runRuntimeBench } from './runtime';
 import { runSessionOpenBench } from './session-open';
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<void>> = {
   'session-open': runSessionOpenBench,
   context: runContextBench,
   tools: runToolsBench,
+  prompt: runPromptBench,
 };
 
 const name = process.argv[2];

@@ -25,6 +25,8 @@ export interface MemoryStore {
   remove(id: string): void;
   /** The memories that share words with `text`, the most relevant first, at most `limit`. */
   relevant(workspacePath: string | null, text: string, limit: number): Memory[];
+  /** A number that changes with every add, update and removal: what was retrieved before it changed may be kept. */
+  version(): number;
 }
 
 /** Words too common to say what a request is about. */

@@ -1,5 +1,5 @@
 import type { Autonomy } from '../../shared/domain';
-import type { AssembledPrompt, PromptPart } from '../../shared/prompt';
+import type { AssembledPrompt, Memory, PromptPart } from '../../shared/prompt';
 import type { Clock } from './clock';
 import { isMessage, type ConversationEntry } from './context-view';
 import type { MemoryStore } from './memory';
@@ -48,13 +48,29 @@ export interface PromptFor {
  * the memories relevant to the person's latest message; and the record of what was sent, so the person can see it.
  */
 export class SystemPrompts {
+  /**
+   * What was retrieved for the last request: every call of a turn answers the same message, so its memories are looked
+   * up once, and again only when a memory changed (the agent remembered something, the person edited one).
+   */
+  private retrieved: { key: string; version: number; memories: Memory[] } | null = null;
+
   constructor(private readonly options: SystemPromptsOptions) {}
 
+  private memoriesFor(workspacePath: string | null, request: string): Memory[] {
+    const { memory } = this.options;
+    if (!memory || request === '') return [];
+    const key = `${workspacePath ?? ''}\u0000${request}`;
+    const version = memory.version();
+    if (this.retrieved?.key === key && this.retrieved.version === version) return this.retrieved.memories;
+    const memories = memory.relevant(workspacePath, request, memoriesConsidered);
+    this.retrieved = { key, version, memories };
+    return memories;
+  }
+
   async assemble(input: PromptFor): Promise<AssembledPrompt> {
-    const { sources, memory } = this.options;
+    const { sources } = this.options;
     const instructions = sources && input.workspacePath ? await sources.instructions(input.workspacePath) : null;
-    const request = latestRequest(input.entries);
-    const memories = memory && request !== '' ? memory.relevant(input.workspacePath, request, memoriesConsidered) : [];
+    const memories = this.memoriesFor(input.workspacePath, latestRequest(input.entries));
     const assembled = assembleSystemPrompt({
       profile: this.options.profile(),
       workspacePath: input.workspacePath,

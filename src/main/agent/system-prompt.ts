@@ -90,11 +90,14 @@ export function fitText(text: string, budget: number, tokens: (chars: number) =>
   return { text: cut, tokens: tokens(cut.length), cut: true };
 }
 
-const localDate = (now: number): string => {
+const weekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+
+/** The local date, `2026-11-23`; with its weekday, `2026-11-23 (Monday)`. Plain arithmetic: a locale formatter per call costs more than the rest of the prompt. */
+const localDate = (now: number, withWeekday = true): string => {
   const date = new Date(now);
-  const day = date.toLocaleDateString('en-GB', { weekday: 'long' });
   const pad = (value: number): string => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} (${day})`;
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return withWeekday ? `${day} (${weekdays[date.getDay()] ?? ''})` : day;
 };
 
 function environmentText(input: AssembleInput): string {
@@ -122,7 +125,7 @@ function toolsText(tools: AssembleInput['tools']): string {
 }
 
 const memoryOrigin = (memory: Memory): string => {
-  const when = localDate(memory.updatedAt).slice(0, 10);
+  const when = localDate(memory.updatedAt, false);
   const where = memory.scope === 'global' ? 'every workspace' : 'this workspace';
   return memory.source === 'person'
     ? `added by the person on ${when}, for ${where}`

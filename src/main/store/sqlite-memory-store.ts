@@ -55,6 +55,7 @@ function checkedText(text: string): string {
  * twice, only marked as saved again.
  */
 export class SqliteMemoryStore implements MemoryStore {
+  private changes = 0;
   private readonly statements: {
     insert: Statement<Omit<MemoryRow, 'n'>>;
     get: Statement<[string], MemoryRow>;
@@ -113,6 +114,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const scope = memory.scope === 'global' || memory.workspacePath === null ? globalScope : workspaceScope(memory.workspacePath);
     const now = this.clock.now();
     const same = this.statements.same.get(scope, text);
+    this.changes += 1;
     if (same) {
       this.statements.touch.run(now, same.id);
       return toMemory({ ...same, updated_at: now });
@@ -133,12 +135,18 @@ export class SqliteMemoryStore implements MemoryStore {
   update(id: string, text: string): Memory {
     const checked = checkedText(text);
     const now = this.clock.now();
+    this.changes += 1;
     if (this.statements.update.run(checked, now, id).changes === 0) throw new NotFoundError('Memory', id);
     return this.get(id) as Memory;
   }
 
   remove(id: string): void {
+    this.changes += 1;
     if (this.statements.remove.run(id).changes === 0) throw new NotFoundError('Memory', id);
+  }
+
+  version(): number {
+    return this.changes;
   }
 
   relevant(workspacePath: string | null, text: string, limit: number): Memory[] {
