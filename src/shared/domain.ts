@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultHeldToolGroups, heldToolGroupsSchema } from './guardrails';
 
 /** Limits shared by the contract and the UI, so both refuse the same inputs. */
 export const limits = {
@@ -341,6 +342,8 @@ export const settingsSchema = z.object({
   maxIterations: z.number().int().min(1).max(1000).default(25),
   /** Tools the person never wants run: a user denial, checked before grants and autonomy. */
   deniedTools: z.array(z.string().min(1).max(200)).max(200).default([]),
+  /** Tool groups whose results with signs of a prompt injection wait for the person before the model sees them. */
+  heldToolGroups: heldToolGroupsSchema.default([...defaultHeldToolGroups]),
   mcpServers: mcpServersSchema.default({}),
   theme: z.enum(['system', 'light', 'dark']),
   /** The agent's commands run at a lower CPU priority than the app, or at the same. */
@@ -395,6 +398,7 @@ export const defaultSettings: Settings = {
   planThreshold: 3,
   maxIterations: 25,
   deniedTools: [],
+  heldToolGroups: [...defaultHeldToolGroups],
   mcpServers: {},
   theme: 'system',
   commandPriority: 'lower',

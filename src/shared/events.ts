@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { attachmentSchema } from './attachments';
 import { errorInfoSchema } from './errors';
 import { filesRestoredSchema } from './file-history';
+import { injectionFindingSchema, resultReviewDecisionSchema } from './guardrails';
 import {
   approvalDecisionSchema,
   branchReasonSchema,
@@ -157,6 +158,35 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     outputBytes: z.number().int().nonnegative(),
     truncated: z.boolean(),
     latencyMs: z.number().nonnegative(),
+    /**
+     * Signs of a prompt injection found in the output; with `held`, the model has not been given it yet: a
+     * `tool_result_held` follows, and the person's `tool_result_reviewed` says what the model gets. Absent in journals
+     * from before the check, and when nothing was found.
+     */
+    injection: injectionFindingSchema.optional(),
+  }),
+  /** A flagged result waits for the person before the model sees it (see `tool_call_finished`). */
+  z.object({ type: z.literal('tool_result_held'), ...toolCallRef, reviewId: idSchema, tool: z.string() }),
+  /**
+   * The person's answer to a held result: `release` gives the model the output, `withhold` a note in its place.
+   * `stopped`: nobody answered; the turn was stopped while it was held, so it was withheld.
+   */
+  z.object({
+    type: z.literal('tool_result_reviewed'),
+    ...toolCallRef,
+    reviewId: idSchema,
+    decision: resultReviewDecisionSchema,
+    stopped: z.literal(true).optional(),
+  }),
+  /** A read-only call failed for a reason that may pass (a busy file, a dropped connection) and runs again after a wait. */
+  z.object({
+    type: z.literal('tool_retry_scheduled'),
+    ...toolCallRef,
+    /** The attempt that failed, from 1; `of`: attempts in all. */
+    attempt: z.number().int().positive(),
+    of: z.number().int().positive(),
+    delayMs: z.number().nonnegative(),
+    reason: z.string().max(2_000),
   }),
   z.object({
     type: z.literal('checkpoint_saved'),

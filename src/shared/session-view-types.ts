@@ -2,6 +2,7 @@ import type { Attachment } from './attachments';
 import type { ErrorInfo } from './errors';
 import type { Escalation, RiskLevel, SessionStatus, WindowSource } from './domain';
 import type { PlanStep, ToolCallStatus } from './events';
+import type { InjectionSign } from './guardrails';
 import type { ViewDrafting } from './tool-call-drafts';
 
 /* The session view's shapes: what the reducer in `session-view.ts` folds the journal into, and the renderer shows. */
@@ -28,6 +29,29 @@ export interface ViewToolCall {
   readonly latencyMs: number | null;
   /** Where in the journal its result was written (calls run side by side finish in any order). */
   readonly finishedSeq?: number;
+  /** Signs of a prompt injection found in its result, and what became of a held one. */
+  readonly injection?: ViewInjection;
+  /** The newest retry of a read-only call that failed for a passing reason. */
+  readonly retry?: { readonly attempt: number; readonly of: number; readonly delayMs: number; readonly reason: string };
+}
+
+export interface ViewInjection {
+  readonly signs: readonly InjectionSign[];
+  /** `waiting`: held for the person; `released` or `withheld`: their answer; null: marked only, the model saw it. */
+  readonly review: 'waiting' | 'released' | 'withheld' | null;
+  /** Withheld because the turn was stopped while it was held. */
+  readonly stopped: boolean;
+}
+
+/** A flagged result held for the person before the model sees it. */
+export interface ViewReview {
+  readonly reviewId: string;
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly summary: string;
+  /** The result as the model would be given it. */
+  readonly output: string;
+  readonly signs: readonly InjectionSign[];
 }
 
 /** Live output kept per call in the view; the whole output is in the journal and the tool-calls table. */
@@ -109,6 +133,8 @@ export interface SessionView {
   readonly activeTurnId: string | null;
   readonly retry: { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo } | null;
   readonly pendingApproval: ViewApproval | null;
+  /** Flagged results held for the person, oldest first. */
+  readonly pendingReviews: readonly ViewReview[];
   readonly plan: ViewPlan | null;
   readonly queued: string | null;
   /** Every saved checkpoint, oldest first: the timeline. */

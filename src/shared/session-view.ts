@@ -1,5 +1,6 @@
 import type { JournalEntry, RuntimeEvent } from './events';
 import { settleToolCallDrafts } from './tool-call-drafts';
+import { applyGuardEvent, injectionOnFinish } from './session-view-guard';
 import {
   liveOutputLimit,
   type MessageState,
@@ -19,6 +20,7 @@ export const emptySessionView: SessionView = {
   activeTurnId: null,
   retry: null,
   pendingApproval: null,
+  pendingReviews: [],
   plan: null,
   queued: null,
   checkpoints: [],
@@ -90,7 +92,7 @@ function endTurn(view: SessionView, turnId: string | null, messageState: Message
     view.plan && (view.plan.state === 'waiting' || view.plan.state === 'running')
       ? { ...view.plan, state: 'finished' as const }
       : view.plan;
-  return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, plan };
+  return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, pendingReviews: [], plan };
 }
 
 function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: number): SessionView {
@@ -271,9 +273,14 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
           truncated: event.truncated,
           latencyMs: event.latencyMs,
           finishedSeq: seq,
+          ...injectionOnFinish(event),
         })),
         usage: { ...view.usage, toolCalls: view.usage.toolCalls + 1 },
       };
+    case 'tool_result_held':
+    case 'tool_result_reviewed':
+    case 'tool_retry_scheduled':
+      return applyGuardEvent(view, event, updateToolCall);
     case 'checkpoint_saved':
       return {
         ...view,

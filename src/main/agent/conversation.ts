@@ -3,6 +3,7 @@ import { imageMediaTypeSchema } from '../../shared/attachments';
 import { StoreError } from '../../shared/errors';
 import { userMessage } from './attachment-content';
 import type { JournalEntry } from '../../shared/events';
+import { withheldNote, type InjectionSign } from '../../shared/guardrails';
 import type { ConversationEntry } from './context-view';
 import type { ToolCallRequest } from './model-provider';
 
@@ -24,6 +25,7 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
   const drafts = new Map<string, Draft>();
   const order: Array<{ kind: 'draft'; draft: Draft } | { kind: 'message'; message: ConversationEntry }> = [];
   const results = new Map<string, { content: string; isError: boolean }>();
+  const held = new Map<string, { content: string; isError: boolean; signs: readonly InjectionSign[] }>();
 
   for (const { event } of entries) {
     switch (event.type) {
@@ -48,8 +50,21 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
         break;
       }
       case 'tool_call_finished':
-        results.set(event.toolCallId, { content: event.output, isError: event.status !== 'succeeded' });
+        // A held result is the model's only once the person lets it in.
+        if (event.injection?.held)
+          held.set(event.toolCallId, { content: event.output, isError: event.status !== 'succeeded', signs: event.injection.signs });
+        else results.set(event.toolCallId, { content: event.output, isError: event.status !== 'succeeded' });
         break;
+      case 'tool_result_reviewed': {
+        const result = held.get(event.toolCallId);
+        if (!result) break;
+        const stopped = event.stopped === true;
+        results.set(
+          event.toolCallId,
+          event.decision === 'release' ? result : { content: withheldNote(result.signs, stopped), isError: result.isError },
+        );
+        break;
+      }
       case 'context_compacted':
         order.push({ kind: 'message', message: { role: 'compaction', id: event.compactionId, summary: event.summary, upTo: event.upTo } });
         break;

@@ -1,5 +1,6 @@
 import type { ApprovalDecision } from '../../shared/domain';
 import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../shared/errors';
+import type { ResultReviewDecision } from '../../shared/guardrails';
 
 /**
  * The person's answer at a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks
@@ -7,15 +8,23 @@ import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../s
  */
 export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly reason?: string; readonly trustEscalation?: boolean };
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
+/** The person's answer to a flagged result held for review. */
+export type ReviewAnswer = { readonly decision: ResultReviewDecision };
 
-type GateKind = 'approval' | 'plan';
-type AnswerOf<K extends GateKind> = K extends 'approval' ? ApprovalAnswer : PlanAnswer;
+type GateKind = 'approval' | 'plan' | 'review';
+type AnswerOf<K extends GateKind> = K extends 'approval' ? ApprovalAnswer : K extends 'plan' ? PlanAnswer : ReviewAnswer;
+type AnyAnswer = ApprovalAnswer | PlanAnswer | ReviewAnswer;
+const gateNames: Readonly<Record<GateKind, { name: string; what: string }>> = {
+  approval: { name: 'approval', what: 'Approval' },
+  plan: { name: 'plan', what: 'Plan' },
+  review: { name: 'held result', what: 'Held result' },
+};
 
 interface OpenGate {
   readonly kind: GateKind;
   readonly sessionId: string;
-  answer: ApprovalAnswer | PlanAnswer | null;
-  waiter: { resolve: (answer: ApprovalAnswer | PlanAnswer) => void; reject: (error: Error) => void } | null;
+  answer: AnyAnswer | null;
+  waiter: { resolve: (answer: AnyAnswer) => void; reject: (error: Error) => void } | null;
 }
 
 /** How many answered gates are remembered, so a second answer is told it came too late. */
@@ -75,9 +84,9 @@ export class Gates {
     const gate = this.open.get(id);
     if (!gate || gate.answer) {
       if (this.answered.has(id) || gate?.answer) {
-        throw new WorkbenchError('already_answered', `This ${kind === 'plan' ? 'plan' : 'approval'} was already answered.`);
+        throw new WorkbenchError('already_answered', `This ${gateNames[kind].name} was already answered.`);
       }
-      throw new NotFoundError(kind === 'plan' ? 'Plan' : 'Approval', id);
+      throw new NotFoundError(gateNames[kind].what, id);
     }
     if (gate.kind !== kind) throw new WorkbenchError('invalid_input', `${id} is a ${gate.kind}, not a ${kind}.`);
     return { sessionId: gate.sessionId };

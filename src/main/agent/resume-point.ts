@@ -1,11 +1,13 @@
-import type { JournalEntry } from '../../shared/events';
+import type { JournalEntry, ToolCallStatus } from '../../shared/events';
+import type { InjectionSign } from '../../shared/guardrails';
+import { giveReviewed, waitForReviews } from './result-review';
 import { approvedInPlan, decideCall, planRefusal, policyContext, waitForPlan } from './approvals';
 import type { ConversationEntry } from './context-view';
 import type { ToolCallRequest } from './model-provider';
 import type { Decision } from './policy';
 import type { CallStanding, ResumeState } from './session-head';
 import { giveResult, prepareCall } from './tool-calls';
-import type { DecidedCall, LoopState, PreparedCall } from './turn-types';
+import type { DecidedCall, HeldResult, LoopState, PreparedCall } from './turn-types';
 import type { TurnStart } from './turn';
 
 /** The calls of the conversation's last response that have no result yet, and that response's first line. */
@@ -26,15 +28,26 @@ function openCalls(entries: readonly ConversationEntry[]): { calls: ToolCallRequ
   return { calls, purpose: response.content.trim().split('\n')[0]?.slice(0, 300) ?? '' };
 }
 
+interface CallRecord {
+  output: string;
+  result?: { output: string; isError: boolean; status: ToolCallStatus; signs: readonly InjectionSign[] };
+}
+
 /** What the journal says of the calls since `firstSeq`: their output so far and their results. */
-function callRecords(rows: readonly JournalEntry[]): Map<string, { output: string; result?: { output: string; isError: boolean } }> {
-  const records = new Map<string, { output: string; result?: { output: string; isError: boolean } }>();
+function callRecords(rows: readonly JournalEntry[]): Map<string, CallRecord> {
+  const records = new Map<string, CallRecord>();
   for (const { event } of rows) {
     if (event.type !== 'tool_output' && event.type !== 'tool_call_finished' && event.type !== 'tool_call_started') continue;
     const record = records.get(event.toolCallId) ?? { output: '' };
     if (event.type === 'tool_call_started') record.output = '';
     else if (event.type === 'tool_output') record.output += event.text;
-    else record.result = { output: event.output, isError: event.status !== 'succeeded' };
+    else
+      record.result = {
+        output: event.output,
+        isError: event.status !== 'succeeded',
+        status: event.status,
+        signs: event.injection?.signs ?? [],
+      };
     records.set(event.toolCallId, record);
   }
   return records;
@@ -67,18 +80,23 @@ export function resumeFrom(input: ResumeInput): TurnStart {
         ? input.resume
         : null;
     const standing = new Map<string, CallStanding>(phase?.calls.map((call) => [call.toolCallId, call]) ?? []);
-    const needsRows = open.calls.some((call) => ['running', 'finished'].includes(standing.get(call.id)?.state ?? ''));
-    const records =
-      phase && needsRows
-        ? callRecords(input.rowsFrom(phase.firstSeq))
-        : new Map<string, { output: string; result?: { output: string; isError: boolean } }>();
+    const needsRows = open.calls.some((call) => ['running', 'finished', 'held', 'reviewed'].includes(standing.get(call.id)?.state ?? ''));
+    const records = phase && needsRows ? callRecords(input.rowsFrom(phase.firstSeq)) : new Map<string, CallRecord>();
+    // Results held for the person when the app stopped wait again at their gates, with the same ids.
+    const held: HeldResult[] = [];
+    const after = (next: LoopState): LoopState => (held.length > 0 ? waitForReviews(context, held, next) : next);
 
     const rest: PreparedCall[] = [];
     for (const request of open.calls) {
       const prepared = prepareCall(request, services.tools, setup);
       const known = standing.get(request.id);
       const record = records.get(request.id);
-      if (known?.state === 'finished' && record?.result) {
+      if ((known?.state === 'held' || known?.state === 'reviewed') && known.reviewId && record?.result) {
+        const { output, status, signs } = record.result;
+        const result: HeldResult = { reviewId: known.reviewId, request, output, status, signs };
+        if (known.state === 'reviewed' && known.review) giveReviewed(context, result, { decision: known.review });
+        else held.push(result);
+      } else if (known?.state === 'finished' && record?.result) {
         writer.addMessage({ role: 'tool', toolCallId: request.id, content: record.result.output, isError: record.result.isError });
         writer.checkpoint('tool');
       } else if (known?.state === 'running') {
@@ -88,7 +106,7 @@ export function resumeFrom(input: ResumeInput): TurnStart {
         rest.push(prepared);
       }
     }
-    if (rest.length === 0) return { kind: 'model' };
+    if (rest.length === 0) return after({ kind: 'model' });
     const progressed = phase?.calls.some((call) => call.state !== 'requested') ?? false;
     if (!phase?.plan && !progressed) return { kind: 'decide', calls: rest, purpose: open.purpose };
 
@@ -120,15 +138,15 @@ export function resumeFrom(input: ResumeInput): TurnStart {
       runnable.push({ call: decidable, decision: waits, earlierGate });
     }
     const plan = phase?.plan ?? null;
-    if (plan === null) return { kind: 'execute', queue: runnable, fromPlan: false };
+    if (plan === null) return after({ kind: 'execute', queue: runnable, fromPlan: false });
     switch (plan.state) {
       case 'waiting':
         return waitForPlan(context, plan.planId, runnable);
       case 'approved':
         // A step that had a gate of its own (a grant it rested on was revoked) is answered there, not by the plan.
-        return { kind: 'execute', queue: runnable.map((item) => (item.earlierGate ? item : approvedInPlan(item))), fromPlan: true };
+        return after({ kind: 'execute', queue: runnable.map((item) => (item.earlierGate ? item : approvedInPlan(item))), fromPlan: true });
       case 'ran':
-        return { kind: 'execute', queue: runnable, fromPlan: true };
+        return after({ kind: 'execute', queue: runnable, fromPlan: true });
       case 'rejected':
       case 'refined': {
         const note = planRefusal(
@@ -137,7 +155,7 @@ export function resumeFrom(input: ResumeInput): TurnStart {
             : { answer: 'refine', text: plan.text ?? '' },
         );
         for (const item of runnable) giveResult(context, item.call, 'denied', note, 0);
-        return { kind: 'model' } satisfies LoopState;
+        return after({ kind: 'model' });
       }
     }
   };

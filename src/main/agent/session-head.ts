@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { approvalDecisionSchema } from '../../shared/domain';
+import { resultReviewDecisionSchema } from '../../shared/guardrails';
 import type { JournalEntry, RuntimeEvent } from '../../shared/events';
 
 /*
@@ -12,10 +13,15 @@ import type { JournalEntry, RuntimeEvent } from '../../shared/events';
 /** How a call of the response being worked through stands. */
 export const callStandingSchema = z.object({
   toolCallId: z.string(),
-  /** `gate`: waiting for an answer; `answered`: the answer is journalled, the call not started yet. */
-  state: z.enum(['requested', 'gate', 'answered', 'running', 'finished']),
+  /**
+   * `gate`: waiting for an answer; `answered`: the answer is journalled, the call not started yet. `held`: it ran and
+   * its flagged result waits for the person; `reviewed`: their answer is journalled.
+   */
+  state: z.enum(['requested', 'gate', 'answered', 'running', 'finished', 'held', 'reviewed']),
   approvalId: z.string().optional(),
   answer: z.object({ decision: approvalDecisionSchema, reason: z.string().optional() }).optional(),
+  reviewId: z.string().optional(),
+  review: resultReviewDecisionSchema.optional(),
 });
 export type CallStanding = z.infer<typeof callStandingSchema>;
 
@@ -79,9 +85,12 @@ function withCall(resume: ResumeState | null, toolCallId: string, change: (call:
  */
 function withoutAnswers(resume: ResumeState | null): ResumeState | null {
   if (resume?.at !== 'tools') return resume;
-  const calls = resume.calls.map((call): CallStanding =>
-    call.state === 'gate' || call.state === 'answered' ? { toolCallId: call.toolCallId, state: 'requested' } : call,
-  );
+  const calls = resume.calls.map((call): CallStanding => {
+    if (call.state === 'gate' || call.state === 'answered') return { toolCallId: call.toolCallId, state: 'requested' };
+    // A held result the file says was let in is held again: the file's answer is not the person's.
+    if (call.state === 'reviewed' && call.reviewId) return { toolCallId: call.toolCallId, state: 'held', reviewId: call.reviewId };
+    return call;
+  });
   const plan = resume.plan?.state === 'waiting' || resume.plan?.state === 'approved' ? null : resume.plan;
   return { ...resume, plan, calls };
 }
@@ -139,6 +148,13 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
         ...next,
         resume: withCall(head.resume, event.toolCallId, ({ toolCallId }) => ({ toolCallId, state: 'finished' })),
       };
+    case 'tool_result_held':
+      return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'held', reviewId: event.reviewId })) };
+    case 'tool_result_reviewed':
+      return {
+        ...next,
+        resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'reviewed', review: event.decision })),
+      };
     case 'session_imported':
       return { ...next, resume: withoutAnswers(head.resume) };
     case 'user_message':
@@ -152,6 +168,7 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'files_snapshotted':
     case 'files_restored':
     case 'model_retry_scheduled':
+    case 'tool_retry_scheduled':
     case 'context_measured':
     case 'context_compacted':
     case 'context_truncated':

@@ -2,6 +2,7 @@ import type { Attachment } from '../../shared/attachments';
 import type { ApprovalDecision, Branch } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
 import { WorkbenchError } from '../../shared/errors';
+import type { ResultReviewDecision } from '../../shared/guardrails';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../shared/file-history';
 import type { ChangeSet, FileDiff } from '../../shared/changes';
@@ -164,6 +165,11 @@ export class SessionRuntime {
   answerPlan(planId: string, answer: 'approve' | 'reject' | 'refine', text?: string): void {
     if (answer === 'refine' && !text?.trim()) throw new WorkbenchError('invalid_input', 'Say what should change in the plan.');
     this.gates.answer(planId, 'plan', text === undefined ? { answer } : { answer, text });
+  }
+
+  /** Answers a result held for review: `release` lets the model see it, `withhold` gives it a note instead. */
+  answerReview(reviewId: string, decision: ResultReviewDecision): void {
+    this.gates.answer(reviewId, 'review', { decision });
   }
 
   // Versions.

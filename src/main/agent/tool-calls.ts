@@ -1,4 +1,5 @@
 import type { ToolCallStatus } from '../../shared/events';
+import type { InjectionFinding } from '../../shared/guardrails';
 import type { ToolCallRequest } from './model-provider';
 import type { RiskAssessment, ToolRegistry } from './tools';
 import { capForDisk, truncateForModel } from './truncate';
@@ -103,7 +104,9 @@ export async function addPreviews(calls: readonly PreparedCall[], workspacePath:
 
 /**
  * Gives a call its result: journalled (cut for the model, whole up to a cap on disk), accounted,
- * added to what the model sees next, and checkpointed.
+ * added to what the model sees next, and checkpointed. `injection`: the signs of a prompt injection
+ * found in it; with `reviewId` the result is held for the person instead, and is neither added nor
+ * checkpointed until they answer (see `result-review.ts`). Returns what the model is (or would be) given.
  */
 export function giveResult(
   { setup, services, writer }: StepContext,
@@ -111,14 +114,27 @@ export function giveResult(
   status: ToolCallStatus,
   output: string,
   latencyMs: number,
-): void {
+  guard: { readonly injection?: InjectionFinding; readonly reviewId?: string } = {},
+): string {
   const { turnId, sessionId } = setup;
   const toolCallId = call.request.id;
   const forModel = truncateForModel(output);
   const onDisk = capForDisk(output);
   const truncated = forModel.truncated || onDisk.capped;
+  const { injection, reviewId } = guard;
   writer.journal([
-    { type: 'tool_call_finished', turnId, toolCallId, status, output: forModel.text, outputBytes: onDisk.bytes, truncated, latencyMs },
+    {
+      type: 'tool_call_finished',
+      turnId,
+      toolCallId,
+      status,
+      output: forModel.text,
+      outputBytes: onDisk.bytes,
+      truncated,
+      latencyMs,
+      ...(injection ? { injection } : {}),
+    },
+    ...(reviewId === undefined ? [] : [{ type: 'tool_result_held' as const, turnId, toolCallId, reviewId, tool: call.request.name }]),
   ]);
   const at = services.clock.now();
   const input = typeof call.rawInput === 'string' ? call.rawInput : JSON.stringify(call.rawInput);
@@ -137,6 +153,8 @@ export function giveResult(
       at,
     }),
   );
+  if (reviewId !== undefined) return forModel.text;
   writer.addToolResult(call.request, forModel.text, status);
   writer.checkpoint('tool');
+  return forModel.text;
 }

@@ -1,7 +1,9 @@
 import { CancelledError } from '../../shared/errors';
 import { decideAgain, openCallGate, takeApproval } from './approvals';
+import { screenResult, waitForReviews } from './result-review';
 import { addPreviews, giveResult } from './tool-calls';
-import type { DecidedCall, LoopState, StepContext } from './turn-types';
+import { withRetries } from './tool-retry';
+import type { DecidedCall, HeldResult, LoopState, StepContext } from './turn-types';
 
 type RunRule = 'matrix' | 'grant' | 'plan' | 'approval';
 
@@ -30,8 +32,8 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
   let batch = 0;
   while (runsInBatch(queue[batch])) batch += 1;
   if (batch > 0) {
-    await Promise.all(queue.slice(0, batch).map((item) => runCall(context, item, ruleOf(item, fromPlan, true))));
-    return { kind: 'execute', queue: queue.slice(batch), fromPlan };
+    const results = await Promise.all(queue.slice(0, batch).map((item) => runCall(context, item, ruleOf(item, fromPlan, true))));
+    return afterReviews(context, results, { kind: 'execute', queue: queue.slice(batch), fromPlan });
   }
   const [item, ...rest] = queue as [DecidedCall, ...DecidedCall[]];
   if (!item.approved && item.decision.action === 'deny') {
@@ -43,16 +45,25 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
   const earlier = item.approved ? undefined : item.earlierGate;
   if (earlier?.answer) return takeApproval(context, { approvalId: earlier.approvalId, item, queue: rest, fromPlan }, earlier.answer, true);
   if (item.approved || (!earlier && item.decision.action === 'run')) {
-    await runCall(context, item, ruleOf(item, fromPlan, false));
-    return { kind: 'execute', queue: rest, fromPlan };
+    const held = await runCall(context, item, ruleOf(item, fromPlan, false));
+    return afterReviews(context, [held], { kind: 'execute', queue: rest, fromPlan });
   }
   // A call decided again after a restart has no preview yet; the gate shows what it would change.
   if (!earlier && item.call.preview === null) await addPreviews([item.call], context.setup.workspacePath);
   return openCallGate(context, item, rest, fromPlan);
 }
 
-/** Runs one call to its result. Stop wins over a tool that ignores the signal; what it changed is saved either way. */
-async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): Promise<void> {
+/** Results held for the person are reviewed before the loop goes on. */
+function afterReviews(context: StepContext, results: ReadonlyArray<HeldResult | null>, then: LoopState): LoopState {
+  const held = results.filter((result): result is HeldResult => result !== null);
+  return held.length > 0 ? waitForReviews(context, held, then) : then;
+}
+
+/**
+ * Runs one call to its result, retrying a read-only one that fails for a passing reason. Stop wins over a tool that
+ * ignores the signal; what it changed is saved either way. Returns its result when that is held for the person.
+ */
+async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): Promise<HeldResult | null> {
   const { setup, services, writer } = context;
   const { call } = item;
   const { turnId, sessionId, workspacePath } = setup;
@@ -77,11 +88,10 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
   });
   const emitOutput = (text: string): void => writer.stream({ type: 'tool_output', turnId, toolCallId, text });
   try {
-    const outcome = await Promise.race([
-      call.tool.execute(call.input, { signal, sessionId, toolCallId, workspacePath, emitOutput }),
-      aborted,
-    ]);
-    giveResult(context, call, outcome.isError ? 'failed' : 'succeeded', outcome.output, services.clock.now() - startedAt);
+    const outcome = await withRetries(context, call, () =>
+      Promise.race([call.tool.execute(call.input, { signal, sessionId, toolCallId, workspacePath, emitOutput }), aborted]),
+    );
+    return screenResult(context, call, outcome.isError ? 'failed' : 'succeeded', outcome.output, services.clock.now() - startedAt);
   } catch (error) {
     if (signal.aborted) {
       giveResult(context, call, 'cancelled', 'Stopped by the user while running.', services.clock.now() - startedAt);
@@ -89,6 +99,7 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
     }
     const message = `${call.tool.name} failed: ${error instanceof Error ? error.message : String(error)}`;
     giveResult(context, call, 'failed', message, services.clock.now() - startedAt);
+    return null;
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
     aborted.catch(() => undefined);

@@ -15,6 +15,8 @@ export interface ToolContext {
 export interface ToolOutcome {
   readonly output: string;
   readonly isError?: boolean;
+  /** A failure that may pass if the call is made again (a server that dropped the connection): a read-only call is retried. */
+  readonly transient?: boolean;
 }
 
 /** The risk of one call: the tool's base level, raised by its arguments; `refused` is a built-in denial. */

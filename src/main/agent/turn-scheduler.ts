@@ -15,6 +15,8 @@ export interface RuntimeLimits {
   readonly planThreshold: number;
   readonly maxIterations: number;
   readonly deniedTools: readonly string[];
+  /** Tool groups whose flagged results are held for the person; read at every result. */
+  readonly heldToolGroups?: readonly string[];
 }
 
 export interface TurnSchedulerOptions {
@@ -185,6 +187,7 @@ export class TurnScheduler {
       planThreshold: limits.planThreshold,
       maxIterations: limits.maxIterations,
       deniedTools: () => this.options.limits().deniedTools,
+      heldToolGroups: () => this.options.limits().heldToolGroups,
     };
     const question: RuntimeEvent[] =
       input.text === null

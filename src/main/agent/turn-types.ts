@@ -1,6 +1,7 @@
 import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../shared/domain';
 import type { Attachment } from '../../shared/attachments';
 import type { ErrorInfo } from '../../shared/errors';
+import type { InjectionSign } from '../../shared/guardrails';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../shared/events';
 import type { AccountingStore } from './accounting';
 import type { CheckpointStore } from './checkpoints';
@@ -42,6 +43,8 @@ export interface TurnSetup {
    * runs is neither offered nor run from then on.
    */
   readonly deniedTools: () => readonly string[];
+  /** The tool groups whose flagged results are held for the person (`defaultHeldToolGroups` when absent), read at each result. */
+  readonly heldToolGroups?: () => readonly string[] | undefined;
   /** The session's newest checkpoint: this turn's checkpoints continue its chain. */
   readonly checkpointHead: { readonly checkpointId: string; readonly seq: number } | null;
 }
@@ -182,4 +185,16 @@ export type LoopState =
       readonly queue: readonly DecidedCall[];
       readonly fromPlan: boolean;
     }
+  /** Flagged results wait for the person, the first one first; `then` is where the loop goes after the last. */
+  | { readonly kind: 'review'; readonly held: readonly HeldResult[]; readonly then: LoopState }
   | { readonly kind: 'finish'; readonly status: 'completed' | 'failed' | 'cancelled'; readonly error?: ErrorInfo };
+
+/** A call's result that signs of a prompt injection hold for the person before the model is given it. */
+export interface HeldResult {
+  readonly reviewId: string;
+  readonly request: ToolCallRequest;
+  /** What the model is given when the person lets it in. */
+  readonly output: string;
+  readonly status: ToolCallStatus;
+  readonly signs: readonly InjectionSign[];
+}

@@ -3,6 +3,7 @@ import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
 import { runCompaction } from './compaction-step';
 import { runModelStep } from './model-step';
 import { TurnWriter } from './step-writer';
+import { takeReview } from './result-review';
 import { runNextCalls } from './tool-runner';
 import type { LoopState, StepContext, TurnServices, TurnSetup } from './turn-types';
 
@@ -66,6 +67,9 @@ export class Turn {
             break;
           case 'approval':
             next = takeApproval(context, next, await services.gates.wait(next.approvalId, 'approval', signal), false);
+            break;
+          case 'review':
+            next = await takeReview(context, next);
             break;
           case 'finish':
             this.finish(next);

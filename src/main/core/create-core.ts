@@ -149,8 +149,8 @@ export function createCore(options: CoreOptions): Core {
       clock,
       listener: options.listener,
       limits: () => {
-        const { planThreshold, maxIterations, deniedTools } = options.settings.get();
-        return { planThreshold, maxIterations, deniedTools };
+        const { planThreshold, maxIterations, deniedTools, heldToolGroups } = options.settings.get();
+        return { planThreshold, maxIterations, deniedTools, heldToolGroups };
       },
       contextSettings: () => {
         const { compactAt, answerTokens } = options.settings.get();

@@ -271,6 +271,10 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       runtime.answerPlan(input.planId, input.answer, input.text);
       return { accepted: true as const };
     },
+    'review:answer': (input) => {
+      runtime.answerReview(input.reviewId, input.decision);
+      return { accepted: true as const };
+    },
     'trust:list': () => trust.listActive(clock.now()),
     'trust:revoke': (input) => {
       const grant = trust.revoke(input.grantId, clock.now());

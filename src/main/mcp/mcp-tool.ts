@@ -1,5 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RiskLevel } from '../../shared/domain';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { TransientToolError } from '../agent/tool-retry';
 import { canonicalJson, type Tool, type ToolOutcome } from '../agent/tools';
 
 export interface McpToolDescription {
@@ -62,10 +64,17 @@ export function mcpTool(server: string, description: McpToolDescription, client:
     execute: async (input, context): Promise<ToolOutcome> => {
       const connected = client();
       if (!connected) return { output: `The MCP server ${server} is not running.`, isError: true };
-      const result = await connected.callTool({ name: description.name, arguments: input as Record<string, unknown> }, undefined, {
-        signal: context.signal,
-        timeout: 10 * 60_000,
-      });
+      const result = await connected
+        .callTool({ name: description.name, arguments: input as Record<string, unknown> }, undefined, {
+          signal: context.signal,
+          timeout: 10 * 60_000,
+        })
+        .catch((error: unknown) => {
+          // A connection that closed or a request that timed out may pass (the server restarts): a read-only call is tried again.
+          if (error instanceof McpError && (error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout))
+            throw new TransientToolError(`The MCP server ${server} did not answer: ${error.message}`, { cause: error });
+          throw error;
+        });
       const structured = (result as { structuredContent?: unknown }).structuredContent;
       const text = contentText(result.content) || (structured === undefined ? '' : JSON.stringify(structured));
       return { output: text, isError: result.isError === true };

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApprovalGate } from './components/ApprovalGate';
+import { ResultReviewGate } from './components/ResultReview';
 import { Composer } from './components/Composer';
 import { Conversation } from './components/Conversation';
 import { FileTree } from './components/FileTree';
@@ -22,10 +23,12 @@ import { useDisposables } from './disposables';
 import { usePersistentLayout } from './layout';
 import { useAppState, type AppStore } from './store';
 
-/** The call waiting at its gate, docked above the message box. */
+/** The call waiting at its gate, or the first result held for review, docked above the message box. */
 function Gate({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const approval = useAppState(store, (state) => state.views[sessionId]?.pendingApproval ?? null);
-  return approval ? <ApprovalGate key={approval.approvalId} store={store} approval={approval} /> : null;
+  const review = useAppState(store, (state) => state.views[sessionId]?.pendingReviews[0] ?? null);
+  if (approval) return <ApprovalGate key={approval.approvalId} store={store} approval={approval} />;
+  return review ? <ResultReviewGate key={review.reviewId} store={store} review={review} /> : null;
 }
 
 /** Asks for a desktop notification when a session starts waiting for the person while the window is in the background. */

@@ -31,6 +31,7 @@ import { branchPointSchema, sessionTreeNodeSchema } from '../branches';
 import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../file-history';
 import { changeSetSchema, fileDiffSchema } from '../changes';
 import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
+import { heldToolGroupsSchema, resultReviewDecisionSchema } from '../guardrails';
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 import { memoryChannels } from './memory-channels';
 
@@ -279,6 +280,11 @@ export const channels = {
     input: z.object({ planId: idSchema, answer: z.enum(['approve', 'reject', 'refine']), text: reasonSchema.optional() }).strict(),
     output: z.object({ accepted: z.literal(true) }),
   },
+  /** Answers a tool result held for review as a possible prompt injection: the model sees it, or a note that it was withheld. */
+  'review:answer': {
+    input: z.object({ reviewId: idSchema, decision: resultReviewDecisionSchema }).strict(),
+    output: z.object({ accepted: z.literal(true) }),
+  },
   'trust:list': { input: noInput, output: z.array(trustGrantSchema) },
   'trust:revoke': { input: z.object({ grantId: idSchema }).strict(), output: trustGrantSchema },
   /** Every tool there is (built-in, and those of running MCP servers), for the list in Settings where tools are denied. */
@@ -365,6 +371,7 @@ export const channels = {
         planThreshold: z.number().int().min(2).max(50).optional(),
         maxIterations: z.number().int().min(1).max(1000).optional(),
         deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
+        heldToolGroups: heldToolGroupsSchema.optional(),
         theme: settingsSchema.shape.theme.optional(),
         commandPriority: z.enum(['lower', 'normal']).optional(),
         commandLimits: commandLimitsChangeSchema.optional(),

@@ -204,6 +204,13 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { approvalId: unknownId, decision: 'allow_once', trustEscalation: true }, code: 'invalid_input' },
     { input: { approvalId: unknownId, decision: 'allow_5m', trustEscalation: false }, code: 'invalid_input' },
   ],
+  'review:answer': [
+    { input: { reviewId: unknownId, decision: 'release' }, code: 'not_found' },
+    { input: { reviewId: unknownId, decision: 'allow_once' }, code: 'invalid_input' },
+    { input: { reviewId: unknownId }, code: 'invalid_input' },
+    { input: { reviewId: unknownId, decision: 'withhold', reason: 'x' }, code: 'invalid_input' },
+    { input: { reviewId: 'x'.repeat(65), decision: 'withhold' }, code: 'invalid_input' },
+  ],
   'plan:answer': [
     { input: { planId: unknownId, answer: 'approve' }, code: 'not_found' },
     { input: { planId: unknownId, answer: 'maybe' }, code: 'invalid_input' },
@@ -290,6 +297,9 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { commandPriority: 'idle' }, code: 'invalid_input' },
     { input: { commandLimits: { memoryMb: 64, processes: 1024, cpuSeconds: 3600, outputMb: 100 } }, code: 'invalid_input' },
     { input: { commandLimits: { memoryMb: 4096 } }, code: 'invalid_input' },
+    { input: { heldToolGroups: ['everything'] }, code: 'invalid_input' },
+    { input: { heldToolGroups: 'mcp:*' }, code: 'invalid_input' },
+    { input: { heldToolGroups: Array.from({ length: 101 }, (_, index) => `mcp:s${index}`) }, code: 'invalid_input' },
   ],
   'memory:list': [
     { input: {}, code: 'invalid_input' },

@@ -7,6 +7,7 @@ import { BehaviourSettings } from './BehaviourSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
 import { EndpointChecks } from './ModelDoctor';
+import { GuardrailSettings } from './GuardrailSettings';
 import { McpSettings } from './McpSettings';
 import { Modal } from './Modal';
 import { ThinkingSettings } from './ThinkingSettings';
@@ -279,6 +280,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <ContextSettings store={store} />
       <ThinkingSettings store={store} />
       <ToolSettings store={store} />
+      <GuardrailSettings store={store} />
       <McpSettings store={store} />
       <TrashSettings store={store} />
       <h3>Sandbox</h3>

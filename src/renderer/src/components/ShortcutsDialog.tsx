@@ -33,6 +33,13 @@ const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string
     ],
   },
   {
+    title: 'A result held for review',
+    keys: [
+      ['Alt+W', 'Withhold it from the model'],
+      ['Alt+L', 'Let the model see it'],
+    ],
+  },
+  {
     title: 'Panel edges',
     keys: [
       ['← / →', 'Narrower / wider'],

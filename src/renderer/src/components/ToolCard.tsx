@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { DiffView } from './DiffView';
+import { InjectionSigns, injectionNote } from './ResultReview';
 import { TerminalView } from './TerminalView';
 
 const stateLabels: Record<ViewToolCall['state'], string> = {
@@ -71,6 +72,21 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
         <p className="tool-denial small" aria-label="Why it did not run">
           {denial}
         </p>
+      )}
+      {call.retry && (
+        <p className="tool-retry small" aria-label="Retried">
+          Try {call.retry.attempt} of {call.retry.of} failed ({call.retry.reason}); tried again.
+        </p>
+      )}
+      {call.injection && (
+        <div
+          className={`tool-injection small injection-${call.injection.review ?? 'marked'}`}
+          role="note"
+          aria-label="Possible prompt injection"
+        >
+          <p>{injectionNote(call.injection)}</p>
+          {open && <InjectionSigns signs={call.injection.signs} />}
+        </div>
       )}
       {open && (
         <div className="tool-body">
