@@ -25,6 +25,8 @@ import { Trash } from '../tools/trash';
 import { SqliteFileHistory } from '../workspace/file-history';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { FolderInspector } from '../workspace/folder-inspector';
+import { SessionArchive } from '../agent/archive';
+import { collectFileContents } from '../workspace/file-contents-collection';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -57,6 +59,8 @@ export interface CoreOptions {
    * terminal runner runs one new turn and leaves other sessions as it found them.
    */
   readonly recoverInterrupted?: boolean;
+  /** Told when archiving a session revoked its "this session" grants. */
+  readonly onTrustChanged?: () => void;
 }
 
 /** Everything of the main process that is not Electron and not IPC, built and owned together. */
@@ -73,6 +77,8 @@ export interface Core {
   readonly mcp: McpManager;
   readonly runtime: SessionRuntime;
   readonly transfer: SessionTransfer;
+  /** Deleted sessions, kept until they are restored or purged. */
+  readonly archive: SessionArchive;
   readonly trash: Trash;
   readonly clock: Clock;
   /** Stops every turn, MCP server and timer, and closes the database. */
@@ -167,6 +173,18 @@ export function createCore(options: CoreOptions): Core {
       workspaces: new FolderInspector(),
     });
     if (options.recoverInterrupted !== false) runtime.recoverInterrupted();
+    const archive = new SessionArchive({
+      store,
+      checkpoints,
+      trust,
+      runtime,
+      listener: options.listener,
+      clock,
+      retention: () => options.settings.get().archiveRetentionDays,
+      collectFileContents: () => collectFileContents(db, () => files?.capturing ?? false),
+      ...(options.onTrustChanged ? { onTrustChanged: options.onTrustChanged } : {}),
+    });
+    owned.add(archive.start());
     // Servers start with the app; a slow or broken one does not hold anything up.
     void mcp.configure(options.settings.get().mcpServers);
     const trash = new Trash(join(options.dataDir, 'trash'), [options.dataDir]);
@@ -182,6 +200,7 @@ export function createCore(options: CoreOptions): Core {
       mcp,
       runtime,
       transfer,
+      archive,
       trash,
       clock,
       close: () => owned.dispose(),

@@ -7,6 +7,7 @@ import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { temporaryFolder } from '../../helpers';
 import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';
+import { archiveBadInputs } from './archive-bad-inputs';
 
 const huge = 'x'.repeat(250_000);
 const unknownId = 'does-not-exist';
@@ -290,7 +291,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { commandPriority: 'idle' }, code: 'invalid_input' },
     { input: { commandLimits: { memoryMb: 64, processes: 1024, cpuSeconds: 3600, outputMb: 100 } }, code: 'invalid_input' },
     { input: { commandLimits: { memoryMb: 4096 } }, code: 'invalid_input' },
+    { input: { archiveRetentionDays: 14 }, code: 'invalid_input' },
+    { input: { archiveRetentionDays: 'never' }, code: 'invalid_input' },
   ],
+  ...archiveBadInputs,
 };
 
 describe('every IPC channel refuses bad input with a typed error and no side effect', () => {
