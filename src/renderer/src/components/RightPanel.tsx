@@ -2,6 +2,7 @@ import type { RightTab } from '../layout';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 import { revealToolCall } from './Conversation';
+import { AuditContent } from './AuditPanel';
 import { ChangesContent } from './ChangesPanel';
 import { HistoryContent } from './HistoryPanel';
 import { PlanCard } from './PlanCard';
@@ -44,6 +45,7 @@ const tabs: ReadonlyArray<{ id: RightTab; label: string }> = [
   { id: 'tools', label: 'Tools' },
   { id: 'changes', label: 'Changes' },
   { id: 'history', label: 'History' },
+  { id: 'audit', label: 'Audit' },
 ];
 
 /** The right side: the plan with its progress, every tool execution, the changes to the files, and the checkpoint timeline. */
@@ -87,6 +89,7 @@ export function RightPanel({
         {tab === 'tools' && <ToolList store={store} sessionId={sessionId} />}
         {tab === 'changes' && <ChangesContent store={store} sessionId={sessionId} />}
         {tab === 'history' && <HistoryContent store={store} sessionId={sessionId} />}
+        {tab === 'audit' && <AuditContent store={store} sessionId={sessionId} />}
       </div>
     </aside>
   );
