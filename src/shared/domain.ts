@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defaultHeldToolGroups, heldToolGroupsSchema } from './guardrails';
+import { archiveRetentionSchema, defaultArchiveRetention } from './retention';
 
 /** Limits shared by the contract and the UI, so both refuse the same inputs. */
 export const limits = {
@@ -358,6 +359,8 @@ export const settingsSchema = z.object({
   answerTokens: z.number().int().min(256).max(128_000).default(4096),
   /** Per model: the tool protocol and extended thinking. */
   modelSettings: z.array(modelSettingSchema).max(200).default([]),
+  /** Days an archived (deleted) session is kept before it is purged; null: until deleted by hand. */
+  archiveRetentionDays: archiveRetentionSchema.default(defaultArchiveRetention),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -407,4 +410,5 @@ export const defaultSettings: Settings = {
   compactAt: 0.75,
   answerTokens: 4096,
   modelSettings: [],
+  archiveRetentionDays: defaultArchiveRetention,
 };

@@ -5,6 +5,7 @@ import { filesRestoredSchema } from './file-history';
 import { injectionFindingSchema, resultReviewDecisionSchema } from './guardrails';
 import {
   approvalDecisionSchema,
+  autonomySchema,
   branchReasonSchema,
   escalationSchema,
   idSchema,
@@ -56,7 +57,11 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     providerKind: z.string(),
     /** The turn goes on after the app stopped in the middle of it. */
     resumed: z.boolean().optional(),
+    /** The autonomy the turn decides its calls with (absent in journals from before it was recorded). */
+    autonomy: autonomySchema.optional(),
   }),
+  /** The person changed the session's autonomy; a running turn keeps the one it started with. */
+  z.object({ type: z.literal('autonomy_changed'), from: autonomySchema, to: autonomySchema }),
   /** The first event of a branch: it continues its parent's line after `forkSeq`, from `checkpointId`. */
   z.object({
     type: z.literal('branch_started'),

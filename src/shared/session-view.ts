@@ -393,6 +393,9 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         plan: view.plan?.state === 'waiting' ? null : view.plan,
         warnings: [...view.warnings, event.message].slice(-20),
       };
+    case 'autonomy_changed':
+      // The audit view lists it; the status bar shows the session's autonomy from its row.
+      return view;
     default: {
       const unhandled: never = event;
       return unhandled;

@@ -48,6 +48,22 @@ export class Recovery {
     return recovered;
   }
 
+  /**
+   * A session back from the archive, where start-up recovery did not look at it: its queued message is queued
+   * again, and a turn it stopped in the middle of waits as `interrupted` for the person to resume or discard, even
+   * one that stood at a gate (never resumed behind the person's back).
+   */
+  recoverRestored(sessionId: string): void {
+    const { store, turns, journal } = this.options;
+    const session = store.get(sessionId);
+    if (!session || turns.isBusy(sessionId)) return;
+    const busy = busyStatuses.has(session.status);
+    if (!busy && session.status !== 'interrupted') return;
+    const queued = store.head(sessionId).queued;
+    if (queued !== null) turns.requeue(sessionId, queued);
+    if (busy) journal.append(sessionId, [{ type: 'status_changed', status: 'interrupted' }]);
+  }
+
   /** Goes on with the turn the app stopped in the middle of, from its last checkpoint. */
   resume(sessionId: string): { turnId: string | null } {
     this.options.turns.assertIdle(sessionId);

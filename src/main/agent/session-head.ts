@@ -172,6 +172,7 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'context_measured':
     case 'context_compacted':
     case 'context_truncated':
+    case 'autonomy_changed':
       return next;
     default: {
       const unhandled: never = event;

@@ -211,6 +211,9 @@ export class SessionRuntime {
   recoverInterrupted = (): string[] => this.recovery.recoverInterrupted();
   resume = (sessionId: string): { turnId: string | null } => this.recovery.resume(sessionId);
   discard = (sessionId: string): { queued: string | null } => this.recovery.discard(sessionId);
+  recoverRestored = (sessionId: string): void => this.recovery.recoverRestored(sessionId);
+  /** Throws `session_busy` while a turn runs or files are being restored. */
+  assertIdle = (sessionId: string): void => this.turns.assertIdle(sessionId);
 
   /**
    * The person opened a session: its conversation is read ahead, once the open has been answered,

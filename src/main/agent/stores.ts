@@ -18,6 +18,12 @@ export interface SessionPatch {
   readonly autonomy?: Autonomy;
 }
 
+/** A session that was deleted and is kept, restorable, until it is purged. */
+export interface ArchivedSession {
+  readonly session: Session;
+  readonly archivedAt: number;
+}
+
 export interface NewBranch {
   readonly id: string;
   readonly parentId: string;
@@ -56,6 +62,13 @@ export interface SessionStore {
   create(session: NewSession): Session;
   update(sessionId: string, patch: SessionPatch, at: number): Session;
   delete(sessionId: string): boolean;
+  /**
+   * Archives a session at `archivedAt` (null takes it out of the archive again). An archived session keeps every row
+   * but is neither listed nor found by `get`, so nothing can run in it until it is restored.
+   */
+  setArchived(sessionId: string, archivedAt: number | null): boolean;
+  /** The archived sessions, most recently archived first. */
+  archived(): ArchivedSession[];
   /**
    * Appends events in order to the shown branch, or to `branch`, which is opened (and shown) first in
    * the same transaction; its events then begin with its `branch_started`. A `status_changed` event

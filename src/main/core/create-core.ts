@@ -31,6 +31,8 @@ import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
 import { memoryTools } from '../tools/memory-tools';
 import { promptEnvironment } from '../tools/prompt-environment';
 import type { SandboxStatus } from '../tools/sandbox';
+import { SessionArchive } from '../agent/archive';
+import { collectFileContents } from '../workspace/file-contents-collection';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -65,6 +67,8 @@ export interface CoreOptions {
    * terminal runner runs one new turn and leaves other sessions as it found them.
    */
   readonly recoverInterrupted?: boolean;
+  /** Told when archiving a session revoked its "this session" grants. */
+  readonly onTrustChanged?: () => void;
 }
 
 /** Everything of the main process that is not Electron and not IPC, built and owned together. */
@@ -83,6 +87,8 @@ export interface Core {
   readonly mcp: McpManager;
   readonly runtime: SessionRuntime;
   readonly transfer: SessionTransfer;
+  /** Deleted sessions, kept until they are restored or purged. */
+  readonly archive: SessionArchive;
   readonly trash: Trash;
   readonly clock: Clock;
   /** Stops every turn, MCP server and timer, and closes the database. */
@@ -184,6 +190,21 @@ export function createCore(options: CoreOptions): Core {
       workspaces: new FolderInspector(),
     });
     if (options.recoverInterrupted !== false) runtime.recoverInterrupted();
+    const archive = new SessionArchive({
+      store,
+      checkpoints,
+      trust,
+      runtime,
+      listener: options.listener,
+      clock,
+      retention: () => options.settings.get().archiveRetentionDays,
+      collectFileContents: () => {
+        prompts.collect();
+        return collectFileContents(db, () => files?.capturing ?? false);
+      },
+      ...(options.onTrustChanged ? { onTrustChanged: options.onTrustChanged } : {}),
+    });
+    owned.add(archive.start());
     // Servers start with the app; a slow or broken one does not hold anything up.
     void mcp.configure(options.settings.get().mcpServers);
     const trash = new Trash(join(options.dataDir, 'trash'), [options.dataDir]);
@@ -201,6 +222,7 @@ export function createCore(options: CoreOptions): Core {
       mcp,
       runtime,
       transfer,
+      archive,
       trash,
       clock,
       close: () => owned.dispose(),

@@ -106,6 +106,8 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
       onMcpChanged: (servers) => sender.send('mcp:changed', { servers }),
       onModelChecked: (check) => sender.send('model:checked', { check }),
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
+      // Set once the core exists; archiving a session revokes its "this session" grants.
+      onTrustChanged: () => announceTrust(),
     });
   } catch (error) {
     const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
@@ -137,6 +139,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     tools: core.tools,
     memory: core.memory,
     prompts: core.prompts,
+    archive: core.archive,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

@@ -26,6 +26,8 @@ import { recentFolders } from '../workspace/recent-folders';
 import type { MemoryStore } from '../agent/memory';
 import type { PromptRecords } from '../agent/prompt-assembly';
 import { memoryHandlers } from './memory-handlers';
+import type { SessionArchive } from '../agent/archive';
+import { createArchiveHandlers } from './archive-handlers';
 
 /** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
 export interface FolderPicker {
@@ -54,6 +56,8 @@ export interface HandlerDependencies {
   readonly tools: ToolRegistry;
   readonly memory: MemoryStore;
   readonly prompts: PromptRecords;
+  /** Deleted sessions, kept until restored or purged. */
+  readonly archive: SessionArchive;
 }
 
 const defaultTitle = 'New session';
@@ -131,18 +135,8 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       existing(input.sessionId);
       return changed(store.update(input.sessionId, { title: input.title }, clock.now()));
     },
-    'session:delete': async (input) => {
-      existing(input.sessionId);
-      await runtime.cancel(input.sessionId);
-      store.transaction(() => {
-        store.delete(input.sessionId);
-        deps.checkpoints.deleteThread(input.sessionId);
-      });
-      runtime.forget(input.sessionId);
-      trust.forgetSession(input.sessionId);
-      listener.onSessionChanged({ deletedSessionId: input.sessionId });
-      return { deleted: true as const };
-    },
+    // Deleting archives: nothing is removed until the retention period ends or the person deletes it from Settings.
+    'session:delete': (input) => deps.archive.archive(input.sessionId),
     'session:open': (input) => {
       const session = existing(input.sessionId);
       runtime.prepare(input.sessionId);
@@ -190,9 +184,16 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     },
 
     'session:setAutonomy': (input) => {
-      existing(input.sessionId);
+      const from = existing(input.sessionId).autonomy;
       // A running turn keeps the autonomy it started with; the new level applies from the next turn.
-      return changed(store.update(input.sessionId, { autonomy: input.autonomy }, clock.now()));
+      if (from === input.autonomy) return changed(store.update(input.sessionId, {}, clock.now()));
+      // Journalled with the change, so the audit view can say which level decided each call and who changed it.
+      const { session, entries } = store.transaction(() => ({
+        session: store.update(input.sessionId, { autonomy: input.autonomy }, clock.now()),
+        entries: store.append(input.sessionId, [{ type: 'autonomy_changed', from, to: input.autonomy }], clock.now()),
+      }));
+      listener.onEntries(input.sessionId, entries);
+      return changed(session);
     },
     'session:stats': (input) => {
       existing(input.sessionId);
@@ -350,10 +351,14 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       }
       const { defaultModel, ...rest } = input;
       const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-      return settings.set({ ...current, ...defined, ...(defaultModel === undefined ? {} : { defaultModel }) });
+      const saved = settings.set({ ...current, ...defined, ...(defaultModel === undefined ? {} : { defaultModel }) });
+      // A shorter retention applies at once: what it makes due is purged now, not at the next hourly look.
+      if (input.archiveRetentionDays !== undefined) deps.archive.purgeDue();
+      return saved;
     },
 
     ...memoryHandlers(deps),
+    ...createArchiveHandlers({ archive: deps.archive, store, trust }),
   };
 }
 

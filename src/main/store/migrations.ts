@@ -305,6 +305,17 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 11,
+    description: 'archived sessions: deleting a session archives it, to be restored or purged later',
+    up(db) {
+      db.exec(`
+        -- NULL for a session in the list; when set, the session was deleted then and is kept until it is purged.
+        ALTER TABLE sessions ADD COLUMN archived_at INTEGER;
+        CREATE INDEX sessions_archived ON sessions (archived_at) WHERE archived_at IS NOT NULL;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -10,7 +10,11 @@ import type { PromptRecords } from '../agent/prompt-assembly';
  * sent again is not hashed into the database again.
  */
 export class SqlitePromptRecords implements PromptRecords {
-  private readonly statements: { insert: Statement<[string, string, number]>; get: Statement<[string], { body: string }> };
+  private readonly statements: {
+    insert: Statement<[string, string, number]>;
+    get: Statement<[string], { body: string }>;
+    collect: Statement<[number]>;
+  };
   /** Bodies saved lately and their ids: most calls send the prompt of the call before. */
   private readonly recent = new Map<string, string>();
 
@@ -21,6 +25,11 @@ export class SqlitePromptRecords implements PromptRecords {
     this.statements = {
       insert: db.prepare('INSERT OR IGNORE INTO prompts (id, body, created_at) VALUES (?, ?, ?)'),
       get: db.prepare('SELECT body FROM prompts WHERE id = ?'),
+      collect: db.prepare(
+        `DELETE FROM prompts WHERE created_at < ? AND id NOT IN (
+          SELECT json_extract(payload, '$.promptId') FROM journal WHERE type = 'context_measured' AND json_extract(payload, '$.promptId') IS NOT NULL
+        )`,
+      ),
     };
   }
 
@@ -33,6 +42,16 @@ export class SqlitePromptRecords implements PromptRecords {
     if (this.recent.size >= 16) this.recent.delete(this.recent.keys().next().value as string);
     this.recent.set(body, id);
     return id;
+  }
+
+  /**
+   * Removes the prompts no journal entry names (their sessions were purged). A prompt is kept just before the entry
+   * that names it is written, so one saved in the last hour is always kept; the ids remembered are forgotten, so a
+   * prompt sent again is kept again.
+   */
+  collect(): number {
+    this.recent.clear();
+    return this.statements.collect.run(this.clock.now() - 60 * 60_000).changes;
   }
 
   get(id: string): AssembledPrompt | null {

@@ -6,6 +6,7 @@ import { branchLine } from '../agent/branching';
 import { advanceHead, type SessionHead } from '../agent/session-head';
 import {
   mainBranchId,
+  type ArchivedSession,
   type BranchSummary,
   type IdentifiedEventType,
   type ImportedSession,
@@ -30,6 +31,8 @@ export class SqliteSessionStore implements SessionStore {
     insert: Statement<[SessionRow]>;
     update: Statement<[SessionRow]>;
     delete: Statement<[string]>;
+    setArchived: Statement<[number | null, string]>;
+    archived: Statement<[], SessionRow & { archived_at: number }>;
     lastSeq: Statement<[string], { seq: number | null }>;
     appendEvent: Statement<[string, number, number, number, string, string, string, string | null]>;
     allRows: Statement<[string], JournalRow & { branch: string }>;
@@ -58,8 +61,9 @@ export class SqliteSessionStore implements SessionStore {
   constructor(private readonly db: Database) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
     this.statements = {
-      list: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, id DESC'),
-      get: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+      // An archived session is out of the list and not found by id: only the archive reads it, until it is restored.
+      list: db.prepare('SELECT * FROM sessions WHERE archived_at IS NULL ORDER BY updated_at DESC, id DESC'),
+      get: db.prepare('SELECT * FROM sessions WHERE id = ? AND archived_at IS NULL'),
       insert: db.prepare(
         'INSERT INTO sessions (id, title, workspace_path, model_provider_id, model_name, autonomy, status, created_at, updated_at) VALUES (@id, @title, @workspace_path, @model_provider_id, @model_name, @autonomy, @status, @created_at, @updated_at)',
       ),
@@ -67,6 +71,8 @@ export class SqliteSessionStore implements SessionStore {
         'UPDATE sessions SET title = @title, workspace_path = @workspace_path, model_provider_id = @model_provider_id, model_name = @model_name, autonomy = @autonomy, status = @status, updated_at = @updated_at WHERE id = @id',
       ),
       delete: db.prepare('DELETE FROM sessions WHERE id = ?'),
+      setArchived: db.prepare('UPDATE sessions SET archived_at = ? WHERE id = ?'),
+      archived: db.prepare('SELECT * FROM sessions WHERE archived_at IS NOT NULL ORDER BY archived_at DESC, id DESC'),
       lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?'),
       appendEvent: db.prepare(
         'INSERT INTO journal (session_id, seq, at, format, type, payload, branch, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -141,6 +147,15 @@ export class SqliteSessionStore implements SessionStore {
   delete(sessionId: string): boolean {
     this.forget(sessionId);
     return this.statements.delete.run(sessionId).changes > 0;
+  }
+
+  setArchived(sessionId: string, archivedAt: number | null): boolean {
+    this.forget(sessionId);
+    return this.statements.setArchived.run(archivedAt, sessionId).changes > 0;
+  }
+
+  archived(): ArchivedSession[] {
+    return this.statements.archived.all().map((row) => ({ session: toSession(row), archivedAt: row.archived_at }));
   }
 
   append(sessionId: string, events: readonly RuntimeEvent[], at: number, options: { branch?: NewBranch } = {}): JournalEntry[] {

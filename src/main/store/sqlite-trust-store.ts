@@ -87,6 +87,11 @@ export class SqliteTrustStore implements TrustStore {
     if (this.unrevoked?.some((grant) => grant.sessionId === sessionId)) this.unrevoked = null;
   }
 
+  find(grantId: string): TrustGrant | null {
+    const row = this.statements.get.get(grantId);
+    return row ? toGrant(row) : null;
+  }
+
   revoke(grantId: string, at: number): TrustGrant {
     const row = this.statements.get.get(grantId);
     if (!row) throw new NotFoundError('Trust grant', grantId);

@@ -60,6 +60,8 @@ const fullEvery = 32;
 /** How long a scan reads before it lets other work run. */
 const yieldEveryMs = 10;
 
+type CaptureInput = Parameters<FileHistory['capture']>[0];
+
 interface StatKey {
   readonly size: number;
   readonly mtimeMs: number;
@@ -86,6 +88,7 @@ export class SqliteFileHistory implements FileHistory {
     blob: Statement<[string], { data: Buffer }>;
   };
   private readonly stats = new Map<string, StatKey>();
+  private inFlight = 0;
 
   constructor(
     private readonly db: Database,
@@ -113,13 +116,21 @@ export class SqliteFileHistory implements FileHistory {
     return this.statements.row.get(snapshotId)?.workspace_path ?? null;
   }
 
-  async capture(input: {
-    sessionId: string;
-    workspacePath: string;
-    id: string;
-    at: number;
-    kind: 'step' | 'safety';
-  }): Promise<FileSnapshotInfo> {
+  /** Captures running now: their content is saved before the snapshot that refers to it (see `collectFileContents`). */
+  get capturing(): boolean {
+    return this.inFlight > 0;
+  }
+
+  async capture(input: CaptureInput): Promise<FileSnapshotInfo> {
+    this.inFlight += 1;
+    try {
+      return await this.captureNow(input);
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  private async captureNow(input: CaptureInput): Promise<FileSnapshotInfo> {
     const previousId = this.latest(input.sessionId);
     const previousRow = previousId ? (this.statements.row.get(previousId) ?? null) : null;
     const previous = previousRow && previousRow.workspace_path === input.workspacePath ? this.manifest(previousRow.id) : null;

@@ -1,11 +1,11 @@
 import { toDisposable, type DisposableStore } from '../../shared/lifecycle';
 
 /**
- * Saves a session export as a file the browser (or the app window) downloads. The file's URL is
+ * Saves an export (a session, an audit) as a file the browser (or the app window) downloads. The file's URL is
  * `owner`'s until it is revoked, a moment after the download has read it.
  */
-export function download(owner: DisposableStore, fileName: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+export function download(owner: DisposableStore, fileName: string, text: string, type = 'application/json'): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
   const revoke = owner.add(toDisposable(() => URL.revokeObjectURL(url)));
   const link = document.createElement('a');
   link.href = url;

@@ -34,6 +34,8 @@ import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
 import { heldToolGroupsSchema, resultReviewDecisionSchema } from '../guardrails';
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 import { memoryChannels } from './memory-channels';
+import { archiveRetentionSchema } from '../retention';
+import { archiveChannels, archiveEntrySchema } from './archive-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -146,7 +148,8 @@ export const channels = {
     output: sessionSchema,
   },
   'session:rename': { input: z.object({ ...sessionRef, title: titleSchema }).strict(), output: sessionSchema },
-  'session:delete': { input: z.object(sessionRef).strict(), output: z.object({ deleted: z.literal(true) }) },
+  /** Archives the session (see `archive:list`): it leaves the list and is kept, restorable, until it is purged. */
+  'session:delete': { input: z.object(sessionRef).strict(), output: archiveEntrySchema },
   'session:open': {
     // `recentTurns`: only the last turns, for a first paint of a long session; the whole line follows.
     input: z.object({ ...sessionRef, recentTurns: z.number().int().min(1).max(1_000).optional() }).strict(),
@@ -379,12 +382,14 @@ export const channels = {
         compactAt: z.number().min(0.3).max(0.95).optional(),
         answerTokens: z.number().int().min(256).max(128_000).optional(),
         modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
+        archiveRetentionDays: archiveRetentionSchema.optional(),
       })
       .strict(),
     output: settingsSchema,
   },
 
   ...memoryChannels,
+  ...archiveChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {

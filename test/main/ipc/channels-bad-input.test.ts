@@ -7,6 +7,7 @@ import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { temporaryFolder } from '../../helpers';
 import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';
+import { archiveBadInputs } from './archive-bad-inputs';
 
 const huge = 'x'.repeat(250_000);
 const unknownId = 'does-not-exist';
@@ -300,6 +301,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { heldToolGroups: ['everything'] }, code: 'invalid_input' },
     { input: { heldToolGroups: 'mcp:*' }, code: 'invalid_input' },
     { input: { heldToolGroups: Array.from({ length: 101 }, (_, index) => `mcp:s${index}`) }, code: 'invalid_input' },
+    { input: { archiveRetentionDays: 14 }, code: 'invalid_input' },
+    { input: { archiveRetentionDays: 'never' }, code: 'invalid_input' },
   ],
   'memory:list': [
     { input: {}, code: 'invalid_input' },
@@ -328,6 +331,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { promptId: '' }, code: 'invalid_input' },
     { input: {}, code: 'invalid_input' },
   ],
+  ...archiveBadInputs,
 };
 
 describe('every IPC channel refuses bad input with a typed error and no side effect', () => {

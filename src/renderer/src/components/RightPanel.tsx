@@ -2,6 +2,7 @@ import type { RightTab } from '../layout';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 import { revealToolCall } from './Conversation';
+import { AuditContent } from './AuditPanel';
 import { ChangesContent } from './ChangesPanel';
 import { HistoryContent } from './HistoryPanel';
 import { MemoryContent } from './MemoryPanel';
@@ -46,6 +47,7 @@ const tabs: ReadonlyArray<{ id: RightTab; label: string }> = [
   { id: 'changes', label: 'Changes' },
   { id: 'history', label: 'History' },
   { id: 'memory', label: 'Memory' },
+  { id: 'audit', label: 'Audit' },
 ];
 
 /** The right side: the plan with its progress, every tool execution, the changes to the files, the checkpoint timeline, and memories. */
@@ -90,6 +92,7 @@ export function RightPanel({
         {tab === 'changes' && <ChangesContent store={store} sessionId={sessionId} />}
         {tab === 'history' && <HistoryContent store={store} sessionId={sessionId} />}
         {tab === 'memory' && <MemoryContent store={store} sessionId={sessionId} />}
+        {tab === 'audit' && <AuditContent store={store} sessionId={sessionId} />}
       </div>
     </aside>
   );

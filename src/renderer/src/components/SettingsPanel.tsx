@@ -3,6 +3,7 @@ import type { ProviderKind } from '../../../shared/domain';
 import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
+import { ArchiveSettings } from './ArchiveSettings';
 import { BehaviourSettings } from './BehaviourSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
@@ -283,6 +284,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <GuardrailSettings store={store} />
       <McpSettings store={store} />
       <TrashSettings store={store} />
+      <ArchiveSettings store={store} />
       <h3>Sandbox</h3>
       <p className="small" aria-label="Sandbox status">
         {info?.sandbox.description}

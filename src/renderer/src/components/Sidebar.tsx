@@ -54,10 +54,17 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
           type="button"
           className="icon"
           aria-label={`Delete ${session.title}`}
-          title="Delete"
+          title="Delete (it can be restored from Settings › Archived sessions until it is purged)"
           onClick={() => {
-            if (window.confirm(`Delete “${session.title}” and its history?`))
-              void store.attempt(() => store.call('session:delete', { sessionId: session.id }));
+            // It is archived, not removed, so it is undone from Settings rather than confirmed first.
+            void store.attempt(async () => {
+              const archived = await store.call('session:delete', { sessionId: session.id });
+              const until = archived.purgeAt === null ? '' : ` until ${new Date(archived.purgeAt).toLocaleDateString()}`;
+              store.notify({
+                kind: 'info',
+                text: `“${session.title}” was archived: restore it from Settings › Archived sessions${until}.`,
+              });
+            });
           }}
         >
           ✕

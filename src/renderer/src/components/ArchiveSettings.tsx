@@ -1,0 +1,102 @@
+import { useEffect, useState } from 'react';
+import type { ArchiveEntry } from '../../../shared/ipc/archive-channels';
+import { archiveRetentionSchema, type ArchiveRetention } from '../../../shared/retention';
+import { useAppState, type AppStore } from '../store';
+
+const retentionChoices: ReadonlyArray<{ value: string; label: string }> = [
+  { value: '7', label: '7 days' },
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+  { value: '365', label: '1 year' },
+  { value: 'never', label: 'Never (until deleted by hand)' },
+];
+
+const day = (time: number): string => new Date(time).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+/** Deleted sessions, kept until they are purged: each with Restore and Delete now; and how long they are kept. */
+export function ArchiveSettings({ store }: { store: AppStore }) {
+  const settings = useAppState(store, (state) => state.settings);
+  const sessionCount = useAppState(store, (state) => state.sessions.length);
+  const [entries, setEntries] = useState<ArchiveEntry[]>([]);
+  const refresh = (): void => void store.attempt(async () => setEntries(await store.call('archive:list', {})));
+  // Looked at again whenever the list of sessions changes: one deleted meanwhile appears here at once.
+  useEffect(refresh, [store, sessionCount]);
+  if (!settings) return null;
+  const setRetention = (value: string): void => {
+    const parsed = archiveRetentionSchema.safeParse(value === 'never' ? null : Number(value));
+    if (!parsed.success) return;
+    const archiveRetentionDays: ArchiveRetention = parsed.data;
+    void store.attempt(async () => {
+      store.setSettings(await store.call('settings:update', { archiveRetentionDays }));
+      refresh();
+    });
+  };
+  return (
+    <section aria-label="Archived sessions">
+      <h3>Archived sessions</h3>
+      <label className="row small">
+        Keep deleted sessions for
+        <select
+          aria-label="Keep deleted sessions for"
+          value={settings.archiveRetentionDays === null ? 'never' : String(settings.archiveRetentionDays)}
+          onChange={(event) => setRetention(event.target.value)}
+        >
+          {retentionChoices.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p className="muted small">
+        A deleted session is archived: it can be restored with its whole conversation until it is purged. Purging removes it for good, with
+        the saved file contents no other session needs.
+      </p>
+      {entries.length === 0 && <p className="muted small">No archived sessions.</p>}
+      <ul className="providers" aria-label="Archived sessions">
+        {entries.map((entry) => (
+          <li key={entry.session.id} className="card row" aria-label={entry.session.title}>
+            <strong>{entry.session.title}</strong>
+            <code className="small" title={entry.session.workspacePath ?? ''}>
+              {entry.session.workspacePath ?? 'no workspace'}
+            </code>
+            <span className="muted small">
+              archived {day(entry.archivedAt)} · {entry.purgeAt === null ? 'kept until deleted' : `purged ${day(entry.purgeAt)}`}
+            </span>
+            <span className="spacer" />
+            <button
+              type="button"
+              aria-label={`Restore ${entry.session.title}`}
+              onClick={() =>
+                void store.attempt(async () => {
+                  const session = await store.call('archive:restore', { sessionId: entry.session.id });
+                  store.upsertSession(session);
+                  refresh();
+                })
+              }
+            >
+              Restore
+            </button>
+            <button
+              type="button"
+              className="danger"
+              aria-label={`Delete ${entry.session.title} now`}
+              onClick={() => {
+                if (
+                  !window.confirm(`Delete “${entry.session.title}” for good? Its conversation and history cannot be restored after this.`)
+                )
+                  return;
+                void store.attempt(async () => {
+                  await store.call('archive:delete', { sessionId: entry.session.id });
+                  refresh();
+                });
+              }}
+            >
+              Delete now
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
