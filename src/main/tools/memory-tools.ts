@@ -13,14 +13,12 @@ const shortened = (text: string): string => (text.length > 120 ? `${text.slice(0
 export function memoryTools(memory: MemoryStore): Tool[] {
   const remember = defineTool({
     name: 'remember',
-    description:
-      'Saves one fact for later sessions: a preference of the person, a convention of the project, a command that works. Memories relevant to a request are given to you in later sessions. Keep each to one short, self-contained fact; never save secrets.',
+    // Short: a small window pays for every tool's definition in every request.
+    description: 'Saves one short fact for later sessions (a preference, a convention, a command that works). Never secrets.',
     input: z
       .object({
-        fact: z.string().trim().min(1).max(maxMemoryChars).describe('The fact, in one or two sentences'),
-        scope: memoryScopeSchema
-          .default('workspace')
-          .describe('workspace: for this folder only (the default). global: for every workspace, such as a preference of the person.'),
+        fact: z.string().trim().min(1).max(maxMemoryChars),
+        scope: memoryScopeSchema.default('workspace').describe('global: for every workspace'),
       })
       .strict(),
     risk: 'write_low',
@@ -41,9 +39,8 @@ export function memoryTools(memory: MemoryStore): Tool[] {
   });
   const recall = defineTool({
     name: 'recall',
-    description:
-      'Searches the saved memories of this workspace and the global ones for words of a query. The memories relevant to the request are already in your instructions: use this to look for others.',
-    input: z.object({ query: z.string().trim().min(1).max(500).describe('Words to look for') }).strict(),
+    description: 'Searches saved memories for words. Those relevant to the request are already in your instructions.',
+    input: z.object({ query: z.string().trim().min(1).max(500) }).strict(),
     risk: 'read_only',
     summarize: (input) => `recall ${shortened(input.query)}`,
     execute: async (input, context) => {

@@ -106,7 +106,8 @@ describe('a model working from the catalogue', () => {
     {
       tools: () => [...testTools(log).tools, ...serverTools('jira', 40, log)],
       session: 'workspace',
-      server: { personality: 'llama.cpp', contextWindow: 8192 },
+      // Room for the built-in tools (the memory tools among them) and one asked-for definition within the tools' share.
+      server: { personality: 'llama.cpp', contextWindow: 10_240 },
     },
     (started) => ({ server, transport, core, sessionId } = started),
   );
