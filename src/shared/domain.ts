@@ -361,6 +361,8 @@ export const settingsSchema = z.object({
   modelSettings: z.array(modelSettingSchema).max(200).default([]),
   /** Days an archived (deleted) session is kept before it is purged; null: until deleted by hand. */
   archiveRetentionDays: archiveRetentionSchema.default(defaultArchiveRetention),
+  /** The agent profile new sessions start with (`builtin:code`, or the id of one the person made). */
+  defaultProfileId: z.string().min(1).max(100).default('builtin:code'),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -411,4 +413,5 @@ export const defaultSettings: Settings = {
   answerTokens: 4096,
   modelSettings: [],
   archiveRetentionDays: defaultArchiveRetention,
+  defaultProfileId: 'builtin:code',
 };

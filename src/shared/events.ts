@@ -59,6 +59,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     resumed: z.boolean().optional(),
     /** The autonomy the turn decides its calls with (absent in journals from before it was recorded). */
     autonomy: autonomySchema.optional(),
+    /** The agent profile the turn runs with, at its version then (absent before profiles existed). */
+    profile: z.object({ id: z.string().max(100), version: z.number().int().positive(), name: z.string().max(80) }).optional(),
   }),
   /** The person changed the session's autonomy; a running turn keeps the one it started with. */
   z.object({ type: z.literal('autonomy_changed'), from: autonomySchema, to: autonomySchema }),
@@ -282,6 +284,15 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('session_imported'), message: z.string() }),
   z.object({ type: z.literal('message_queued'), text: z.string(), replaced: z.boolean() }),
   z.object({ type: z.literal('queue_cleared'), reason: z.enum(['cleared', 'started']) }),
+  /** The model could not be reached or was overloaded: the rest of the turn uses the profile's fallback model. */
+  z.object({
+    type: z.literal('model_fallback_used'),
+    ...turnRef,
+    from: modelChoiceSchema,
+    to: modelChoiceSchema,
+    error: errorInfoSchema,
+    message: z.string(),
+  }),
   z.object({
     type: z.literal('model_retry_scheduled'),
     ...turnRef,

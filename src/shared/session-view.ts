@@ -384,6 +384,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         ],
       };
     case 'context_truncated':
+    case 'model_fallback_used':
       return { ...view, warnings: [...view.warnings, event.message].slice(-20) };
     case 'session_imported':
       // A gate or plan the file left open is not answered here: resuming decides its calls again.

@@ -67,6 +67,8 @@ export interface ModelRequest {
    * provider sends it; the others ignore it.
    */
   readonly thinking?: { readonly budgetTokens: number };
+  /** Sampling temperature from the profile; the server's default when absent. */
+  readonly temperature?: number;
   /**
    * The window the app chose for this request, in tokens. Servers that take the window per request
    * (Ollama's `num_ctx`) are sent it; the others have loaded theirs already.

@@ -5,6 +5,14 @@ import type { ThinkingBlock, ToolCallRequest } from './model-provider';
 import { addPreviews, prepareCall } from './tool-calls';
 import type { LoopState, StepContext } from './turn-types';
 
+/** Failures that mean the model cannot answer now (unreachable, overloaded, timing out), after its retries: the fallback is asked. */
+const fallbackErrors: ReadonlySet<string> = new Set([
+  'model_connection_failed',
+  'model_rate_limited',
+  'model_server_error',
+  'model_timeout',
+]);
+
 /** The first line of a response's text: what its calls are for. */
 const purposeOf = (text: string): string => text.trim().split('\n')[0]?.slice(0, 300) ?? '';
 
@@ -16,6 +24,8 @@ const purposeOf = (text: string): string => text.trim().split('\n')[0]?.slice(0,
 export async function runModelStep(context: StepContext): Promise<LoopState> {
   const { setup, services, writer } = context;
   const { turnId } = setup;
+  // Once the first model could not be reached, the rest of the turn asks the profile's fallback.
+  const model = writer.usingFallback && setup.fallback ? setup.fallback : setup;
   if (writer.iterations >= setup.maxIterations) {
     const message = `The turn stopped after ${setup.maxIterations} model calls without a final answer.`;
     return { kind: 'finish', status: 'failed', error: { code: 'iteration_limit', message } };
@@ -30,9 +40,11 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   // Tools the person denied in settings are not offered at all; a call to one anyway is refused by the rules.
   const tools = services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined;
   // The system prompt is made for this call's window, with the memories relevant to the person's latest message.
-  const window = await services.context.window(setup.choice, writer.signal);
-  const tokens = services.context.tokensOf(setup.choice);
+  const window = await services.context.window(model.choice, writer.signal);
+  const tokens = services.context.tokensOf(model.choice);
+  const profile = setup.profile?.profile;
   const assembled = await services.prompts.assemble({
+    ...(profile ? { profile } : {}),
     workspacePath: setup.workspacePath,
     autonomy: setup.autonomy,
     tools,
@@ -42,13 +54,15 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   });
   if (writer.signal.aborted) return { kind: 'finish', status: 'cancelled' };
   const preparation = await services.context.prepare({
-    choice: setup.choice,
-    provider: setup.provider,
+    choice: model.choice,
+    provider: model.provider,
     system: assembled.text,
     tools,
     entries: writer.messages,
     signal: writer.signal,
     mayCompact: !writer.compacted,
+    ...(profile?.temperature == null ? {} : { temperature: profile.temperature }),
+    ...(profile?.maxAnswerTokens == null ? {} : { answerTokens: profile.maxAnswerTokens }),
   });
   if (writer.signal.aborted) return { kind: 'finish', status: 'cancelled' };
   if (preparation.kind === 'compact') return { kind: 'compact', trigger: 'threshold', then: 'model' };
@@ -92,7 +106,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   const calls: ToolCallRequest[] = [];
   const thinking: ThinkingBlock[] = [];
 
-  for await (const event of setup.provider.stream(request, writer.signal)) {
+  for await (const event of model.provider.stream(request, writer.signal)) {
     switch (event.type) {
       case 'text_delta':
       case 'reasoning_delta':
@@ -145,7 +159,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   writer.dropDrafts();
   if (writer.failure) return { kind: 'finish', status: 'failed', error: writer.failure };
   writer.compacted = false;
-  const truncated = services.context.observe(setup.choice, sent, usage.inputTokens);
+  const truncated = services.context.observe(model.choice, sent, usage.inputTokens);
   if (truncated)
     writer.journal([
       { type: 'context_truncated', turnId, sentTokens: truncated.sent, reportedTokens: truncated.reported, message: truncated.message },
@@ -154,8 +168,24 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
     // The server's window is smaller than the one budgeted: learn it, make room, and try once more.
     writer.overflowRetried = true;
     writer.iterations -= 1;
-    services.context.refused(setup.choice, sent, refused);
+    services.context.refused(model.choice, sent, refused);
     return { kind: 'compact', trigger: 'overflow', then: 'model' };
+  }
+  if (
+    outcome.kind === 'error' &&
+    !started &&
+    !writer.signal.aborted &&
+    setup.fallback &&
+    !writer.usingFallback &&
+    fallbackErrors.has(outcome.error.code)
+  ) {
+    writer.usingFallback = true;
+    writer.iterations -= 1;
+    const { choice: to } = setup.fallback;
+    const message = `${model.choice.model} could not answer (${outcome.error.message}); the rest of this turn uses the profile's fallback, ${to.model}.`;
+    writer.journal([{ type: 'model_fallback_used', turnId, from: model.choice, to, error: outcome.error, message }]);
+    writer.flush();
+    return { kind: 'model' };
   }
   const cancelled = writer.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
   if (calls.length > 0 && !cancelled && outcome.kind === 'done') startMessage();
@@ -175,8 +205,8 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   }));
   if (started || usage.inputTokens > 0 || usage.outputTokens > 0) {
     const latencyMs = services.clock.now() - startedAt;
-    const { kind, baseUrl } = setup.endpoint;
-    const costUsd = costOf(kind, baseUrl, setup.choice.model, usage.inputTokens, usage.outputTokens);
+    const { kind, baseUrl } = model.endpoint;
+    const costUsd = costOf(kind, baseUrl, model.choice.model, usage.inputTokens, usage.outputTokens);
     events.push({ type: 'model_call_finished', turnId, messageId, ...usage, latencyMs, attempts, costUsd });
     writer.journal(events);
     const status = cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed';
@@ -186,9 +216,9 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
         id: messageId,
         sessionId: setup.sessionId,
         turnId,
-        providerId: setup.choice.providerId,
+        providerId: model.choice.providerId,
         providerKind: kind,
-        model: setup.choice.model,
+        model: model.choice.model,
         ...usage,
         latencyMs,
         costUsd,
@@ -207,7 +237,7 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
     content: text,
     ...(calls.length > 0 ? { toolCalls: calls } : {}),
     // Kept with the model that wrote it: the blocks go back to that model only, exactly as they came.
-    ...(thinking.length > 0 ? { thinking: { providerId: setup.choice.providerId, model: setup.choice.model, blocks: thinking } } : {}),
+    ...(thinking.length > 0 ? { thinking: { providerId: model.choice.providerId, model: model.choice.model, blocks: thinking } } : {}),
   });
   writer.checkpoint('model');
   if (calls.length === 0) return { kind: 'finish', status: 'completed' };

@@ -35,6 +35,8 @@ const memoriesConsidered = 40;
 const unknownEnvironment: PromptEnvironment = { os: 'unknown', shell: 'unknown', sandbox: 'unknown' };
 
 export interface PromptFor {
+  /** The turn's profile; the default one when absent. */
+  readonly profile?: { readonly name: string; readonly version: number; readonly instructions: string };
   readonly workspacePath: string | null;
   readonly autonomy: Autonomy;
   readonly tools: readonly ToolSpec[] | undefined;
@@ -72,7 +74,9 @@ export class SystemPrompts {
     const instructions = sources && input.workspacePath ? await sources.instructions(input.workspacePath) : null;
     const memories = this.memoriesFor(input.workspacePath, latestRequest(input.entries));
     const assembled = assembleSystemPrompt({
-      profile: this.options.profile(),
+      profile: input.profile
+        ? { name: `${input.profile.name} v${input.profile.version}`, instructions: input.profile.instructions }
+        : this.options.profile(),
       workspacePath: input.workspacePath,
       autonomy: input.autonomy,
       environment: sources?.environment() ?? unknownEnvironment,

@@ -65,6 +65,9 @@ export interface PrepareInput {
   readonly signal: AbortSignal;
   /** False right after a compaction: what still does not fit is shortened instead. */
   readonly mayCompact: boolean;
+  /** The profile's sampling temperature and room for answers, where it sets them. */
+  readonly temperature?: number;
+  readonly answerTokens?: number;
 }
 
 export interface ContextBudgetOptions {
@@ -164,15 +167,15 @@ export class ContextBudget {
   }
 
   /** The room for the answer (with `thinking` tokens of thinking on top) and the thresholds of a window. */
-  limits(window: ContextWindow, thinking = 0): { reserve: number; limit: number; threshold: number } {
+  limits(window: ContextWindow, thinking = 0, answerTokens?: number): { reserve: number; limit: number; threshold: number } {
     const { compactAt } = this.options.settings();
-    const reserve = this.answerRoom(window) + thinking;
+    const reserve = this.answerRoom(window, answerTokens) + thinking;
     const limit = window.tokens - reserve;
     return { reserve, limit, threshold: Math.min(limit, Math.floor(window.tokens * compactAt)) };
   }
 
-  private answerRoom(window: ContextWindow): number {
-    return Math.max(1, Math.min(this.options.settings().answerTokens, Math.floor(window.tokens / 4)));
+  private answerRoom(window: ContextWindow, answerTokens?: number): number {
+    return Math.max(1, Math.min(answerTokens ?? this.options.settings().answerTokens, Math.floor(window.tokens / 4)));
   }
 
   /**
@@ -210,7 +213,7 @@ export class ContextBudget {
     const { choice } = given;
     const window = await this.window(choice, given.signal);
     const thinking = this.thinkingBudget(choice, window, given.entries);
-    const { reserve, limit, threshold } = this.limits(window, thinking);
+    const { reserve, limit, threshold } = this.limits(window, thinking, given.answerTokens);
     await this.calibrate(given);
     const key = keyOf(choice);
     // Tool definitions that would take too much of the window become a catalogue in the system prompt.
@@ -309,6 +312,7 @@ export class ContextBudget {
         ...(tools && tools.length > 0 ? { tools } : {}),
         maxTokens: measure.reserve,
         ...(thinking > 0 ? { thinking: { budgetTokens: thinking } } : {}),
+        ...(input.temperature === undefined ? {} : { temperature: input.temperature }),
         contextWindow: window.tokens,
       },
       measure,

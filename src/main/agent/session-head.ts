@@ -173,6 +173,7 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'context_compacted':
     case 'context_truncated':
     case 'autonomy_changed':
+    case 'model_fallback_used':
       return next;
     default: {
       const unhandled: never = event;

@@ -25,6 +25,7 @@ import { TurnScheduler, type RuntimeLimits, type SendResult } from './turn-sched
 import { Versions } from './versions';
 import { describeToolsTool } from './tool-catalogue';
 import type { MemoryStore } from './memory';
+import { turnProfile, type ProfileStore, type TurnProfile } from './profiles';
 import { SystemPrompts, type PromptRecords, type PromptSources } from './prompt-assembly';
 
 export type { RuntimeLimits, SendResult } from './turn-scheduler';
@@ -57,6 +58,8 @@ export interface SessionRuntimeOptions {
   readonly memory?: MemoryStore;
   /** Where the system prompts sent are kept, for "what the model saw". */
   readonly promptRecords?: PromptRecords;
+  /** Agent profiles, and the id of the one sessions use when none is chosen. */
+  readonly profiles?: { readonly store: ProfileStore; readonly defaultId: () => string | null };
 }
 
 const defaultSystemPrompt = [
@@ -130,6 +133,7 @@ export class SessionRuntime {
       gates: this.gates,
       services,
       limits: options.limits,
+      ...(options.profiles ? { profile: profileResolver(options.profiles.store, options.profiles.defaultId) } : {}),
     });
     this.versions = new Versions({ store, turns: this.turns, conversations, journal, clock, newId });
     const files = options.files ? { files: options.files } : {};
@@ -241,4 +245,12 @@ export class SessionRuntime {
     await this.readsAhead.dispose();
     await this.turns.dispose();
   }
+}
+
+/** The profile of each session's next turn, from the store and the default profile's id. */
+function profileResolver(
+  store: ProfileStore,
+  defaultId: () => string | null,
+): (sessionId: string, workspacePath: string | null) => TurnProfile {
+  return (sessionId, workspacePath) => turnProfile(store, sessionId, workspacePath, defaultId());
 }

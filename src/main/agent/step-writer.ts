@@ -37,6 +37,7 @@ export class TurnWriter implements StepWriter {
   compacted = false;
   /** A request was refused as too large and compacted once. */
   overflowRetried = false;
+  usingFallback = false;
   /** Tool calls that failed (not those denied or stopped). */
   failures = 0;
   /** A journal write failed under a stream: the turn stops, and ends failed with this. */

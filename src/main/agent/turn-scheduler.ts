@@ -8,6 +8,7 @@ import type { ProviderResolver } from './ports';
 import type { SessionJournal } from './session-journal';
 import type { NewBranch, SessionStore } from './stores';
 import { Turn, type TurnStart } from './turn';
+import { toolsSwitchedOff, type TurnProfile } from './profiles';
 import type { TurnServices, TurnSetup } from './turn-types';
 
 /** Limits from the settings: a turn reads the first two when it starts, and the denied tools whenever it offers or decides. */
@@ -27,6 +28,8 @@ export interface TurnSchedulerOptions {
   readonly gates: Gates;
   readonly services: TurnServices;
   readonly limits: () => RuntimeLimits;
+  /** The profile a session's next turn runs with; none when profiles are not kept (some tests). */
+  readonly profile?: (sessionId: string, workspacePath: string | null) => TurnProfile;
 }
 
 export interface StartInput {
@@ -163,7 +166,8 @@ export class TurnScheduler {
     const { store, providers, conversations, journal, gates, services } = this.options;
     const session = store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
-    const choice: ModelChoice | null = session.model ?? providers.defaultModel();
+    const profiled = this.options.profile?.(sessionId, session.workspacePath) ?? null;
+    const choice: ModelChoice | null = session.model ?? profiled?.profile.model ?? providers.defaultModel();
     if (!choice) throw new WorkbenchError('no_model', 'Choose a model for this session first.');
     if (choice.model === '') throw new WorkbenchError('no_model', 'Choose a model for this session first: only its endpoint is picked.');
     const provider = providers.resolve(choice);
@@ -186,7 +190,13 @@ export class TurnScheduler {
       ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
       planThreshold: limits.planThreshold,
       maxIterations: limits.maxIterations,
-      deniedTools: () => this.options.limits().deniedTools,
+      deniedTools: () => {
+        const denied = this.options.limits().deniedTools;
+        const off = profiled?.toolGroupsOff ?? [];
+        return off.length === 0 ? denied : [...denied, ...toolsSwitchedOff(services.tools.list(), off)];
+      },
+      profile: profiled,
+      fallback: this.fallbackFor(profiled, choice),
       heldToolGroups: () => this.options.limits().heldToolGroups,
     };
     const question: RuntimeEvent[] =
@@ -213,6 +223,7 @@ export class TurnScheduler {
           turnId,
           model: choice,
           providerKind: provider.kind,
+          ...(profiled ? { profile: { id: profiled.profile.id, version: profiled.profile.version, name: profiled.profile.name } } : {}),
           ...(input.resumed ? { resumed: true } : {}),
           autonomy: session.autonomy,
         },
@@ -231,6 +242,18 @@ export class TurnScheduler {
     });
     this.active.set(sessionId, { turnId, controller, finished });
     return turnId;
+  }
+
+  /** The profile's fallback model, ready to be asked: none when it is the same model, or its endpoint is gone. */
+  private fallbackFor(profiled: TurnProfile | null, choice: ModelChoice): TurnSetup['fallback'] {
+    const fallback = profiled?.profile.fallbackModel ?? null;
+    if (!fallback || (fallback.providerId === choice.providerId && fallback.model === choice.model)) return null;
+    try {
+      return { choice: fallback, provider: this.options.providers.resolve(fallback), endpoint: this.options.providers.describe(fallback) };
+    } catch {
+      // An endpoint removed since the profile was saved: the turn has no fallback, as the profile view says.
+      return null;
+    }
   }
 
   /** A queued message runs as soon as the turn before it ends. */

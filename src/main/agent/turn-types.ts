@@ -10,6 +10,7 @@ import type { ApprovalAnswer, Gates } from './gates';
 import type { ConversationEntry } from './context-view';
 import type { ModelProvider, ToolCallRequest } from './model-provider';
 import type { ContextBudget } from './prompt-builder';
+import type { TurnProfile } from './profiles';
 import type { SystemPrompts } from './prompt-assembly';
 import type { Decision } from './policy';
 import type { FileHistory } from './ports';
@@ -29,6 +30,14 @@ export interface TurnSetup {
   readonly choice: ModelChoice;
   readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
   readonly provider: ModelProvider;
+  /** The profile the turn runs with, at the version it found when it started. */
+  readonly profile: TurnProfile | null;
+  /** The profile's fallback model, used for the rest of the turn once the first cannot be reached or is overloaded. */
+  readonly fallback: {
+    readonly choice: ModelChoice;
+    readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
+    readonly provider: ModelProvider;
+  } | null;
   readonly history: readonly ConversationEntry[];
   /** The person's message; null when the turn answers the last one again (a retry) or resumes. */
   readonly userText: string | null;
@@ -84,6 +93,8 @@ export interface StepWriter {
   compacted: boolean;
   /** A request was refused as too large and compacted once: a second refusal ends the turn. */
   overflowRetried: boolean;
+  /** The first model could not answer: the rest of the turn asks the profile's fallback. */
+  usingFallback: boolean;
   /** A journal write failed under a stream: the turn stops, and ends failed with this. */
   readonly failure: ErrorInfo | null;
   /** Text of a response cut short by Stop or an error: saved with the turn's end. */

@@ -24,6 +24,8 @@ export function formatEntry(entry: JournalEntry): string {
       return `${head}: ${event.inputTokens} in, ${event.outputTokens} out, ${Math.round(event.latencyMs)} ms${event.costUsd ? `, $${event.costUsd.toFixed(4)}` : ''}`;
     case 'model_retry_scheduled':
       return `${head}: attempt ${event.attempt} failed (${event.error.message}); retrying in ${event.delayMs} ms`;
+    case 'model_fallback_used':
+      return `${head}: ${event.message}`;
     case 'tool_call_requested':
       return `${head}: ${event.tool} ${short(event.summary)} [${event.risk}]`;
     case 'tool_call_finished':

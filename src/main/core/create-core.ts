@@ -28,6 +28,7 @@ import { FolderInspector } from '../workspace/folder-inspector';
 import { InstructionFiles } from '../workspace/instruction-files';
 import { SqliteMemoryStore } from '../store/sqlite-memory-store';
 import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
+import { SqliteProfileStore } from '../store/sqlite-profile-store';
 import { memoryTools } from '../tools/memory-tools';
 import { promptEnvironment } from '../tools/prompt-environment';
 import type { SandboxStatus } from '../tools/sandbox';
@@ -82,6 +83,7 @@ export interface Core {
   readonly accounting: SqliteAccountingStore;
   readonly memory: SqliteMemoryStore;
   readonly prompts: SqlitePromptRecords;
+  readonly profiles: SqliteProfileStore;
   readonly providers: ProviderRegistry;
   readonly tools: ToolRegistry;
   readonly mcp: McpManager;
@@ -137,6 +139,7 @@ export function createCore(options: CoreOptions): Core {
         }
       : registry;
     const memory = new SqliteMemoryStore(db, clock);
+    const profiles = new SqliteProfileStore(db, clock);
     const prompts = new SqlitePromptRecords(db, clock);
     const tools = new ToolRegistry([...(options.tools ?? []), ...memoryTools(memory)]);
     const instructionFiles = new InstructionFiles(() => clock.now());
@@ -173,6 +176,7 @@ export function createCore(options: CoreOptions): Core {
       promptSources: { instructions: (workspacePath) => instructionFiles.load(workspacePath), environment: () => environment },
       memory,
       promptRecords: prompts,
+      profiles: { store: profiles, defaultId: () => options.settings.get().defaultProfileId },
     });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
@@ -217,6 +221,7 @@ export function createCore(options: CoreOptions): Core {
       accounting,
       memory,
       prompts,
+      profiles,
       providers: registry,
       tools,
       mcp,

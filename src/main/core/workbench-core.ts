@@ -139,6 +139,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     tools: core.tools,
     memory: core.memory,
     prompts: core.prompts,
+    profiles: core.profiles,
     archive: core.archive,
   });
   // Closed first: no request is taken once closing has begun.

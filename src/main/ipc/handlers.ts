@@ -26,6 +26,8 @@ import { recentFolders } from '../workspace/recent-folders';
 import type { MemoryStore } from '../agent/memory';
 import type { PromptRecords } from '../agent/prompt-assembly';
 import { memoryHandlers } from './memory-handlers';
+import { profileHandlers } from './profile-handlers';
+import type { ProfileStore } from '../agent/profiles';
 import type { SessionArchive } from '../agent/archive';
 import { createArchiveHandlers } from './archive-handlers';
 
@@ -56,6 +58,7 @@ export interface HandlerDependencies {
   readonly tools: ToolRegistry;
   readonly memory: MemoryStore;
   readonly prompts: PromptRecords;
+  readonly profiles: ProfileStore;
   /** Deleted sessions, kept until restored or purged. */
   readonly archive: SessionArchive;
 }
@@ -120,13 +123,16 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
             ? await lastFolderUsed()
             : await workspaces.resolveFolder(input.workspacePath);
       const now = clock.now();
+      // The profile new sessions start with brings its model and autonomy, where it sets them.
+      const starting = deps.profiles.get(settings.get().defaultProfileId);
+      const usable = starting && (starting.scope !== 'workspace' || starting.workspacePath === workspacePath) ? starting : null;
       return changed(
         store.create({
           id: newId(now),
           title: input.title ?? defaultTitle,
           workspacePath,
-          model: settings.get().defaultModel,
-          autonomy: settings.get().defaultAutonomy,
+          model: usable?.model ?? settings.get().defaultModel,
+          autonomy: usable?.autonomy ?? settings.get().defaultAutonomy,
           createdAt: now,
         }),
       );
@@ -358,6 +364,17 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     },
 
     ...memoryHandlers(deps),
+    ...profileHandlers({
+      profiles: deps.profiles,
+      store,
+      settings,
+      clock,
+      changed,
+      assertIdle: (sessionId) => {
+        if (runtime.isBusy(sessionId))
+          throw new WorkbenchError('session_busy', 'Stop the running turn first: a profile changes what the turn is.');
+      },
+    }),
     ...createArchiveHandlers({ archive: deps.archive, store, trust }),
   };
 }

@@ -177,6 +177,8 @@ export class AnthropicProvider implements ModelProvider {
           messages: toAnthropicMessages(request),
           stream: true,
           ...(request.thinking ? { thinking: { type: 'enabled' as const, budget_tokens: request.thinking.budgetTokens } } : {}),
+          // Extended thinking does not take a changed temperature: the API refuses the request.
+          ...(request.temperature !== undefined && !request.thinking ? { temperature: request.temperature } : {}),
           ...(request.system ? { system: request.system } : {}),
           ...(request.tools && request.tools.length > 0
             ? {

@@ -143,6 +143,7 @@ export function chatBody(request: ModelRequest, keepAlive: string): Record<strin
   const options: Record<string, number> = {};
   if (request.contextWindow !== undefined) options['num_ctx'] = request.contextWindow;
   if (request.maxTokens !== undefined) options['num_predict'] = request.maxTokens;
+  if (request.temperature !== undefined) options['temperature'] = request.temperature;
   return {
     model: request.model,
     messages: toOllamaMessages(request),

@@ -172,6 +172,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       stream: true,
       stream_options: { include_usage: true },
       ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       ...(request.tools && request.tools.length > 0
         ? {
             tools: request.tools.map((tool) => ({

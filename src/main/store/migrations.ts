@@ -316,6 +316,31 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 12,
+    description: 'agent profiles, one row per version, and the profile each session uses',
+    up(db) {
+      db.exec(`
+        -- Editing a profile adds a version; no version is ever changed, so a turn's recorded version can be read back.
+        CREATE TABLE profiles (
+          id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          scope TEXT NOT NULL,
+          workspace_path TEXT,
+          settings TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          deleted_at INTEGER,
+          PRIMARY KEY (id, version)
+        ) STRICT, WITHOUT ROWID;
+        -- tool_groups_off: the session's own switches (JSON), NULL to use the profile's.
+        CREATE TABLE session_profiles (
+          session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+          profile_id TEXT NOT NULL,
+          tool_groups_off TEXT
+        ) STRICT;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

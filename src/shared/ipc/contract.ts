@@ -34,6 +34,7 @@ import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
 import { heldToolGroupsSchema, resultReviewDecisionSchema } from '../guardrails';
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 import { memoryChannels } from './memory-channels';
+import { profileChannels } from './profile-channels';
 import { archiveRetentionSchema } from '../retention';
 import { archiveChannels, archiveEntrySchema } from './archive-channels';
 
@@ -389,6 +390,7 @@ export const channels = {
   },
 
   ...memoryChannels,
+  ...profileChannels,
   ...archiveChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 

@@ -8,6 +8,7 @@ import { temporaryFolder } from '../../helpers';
 import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';
 import { archiveBadInputs } from './archive-bad-inputs';
+import { profileBadInputs } from './profile-bad-inputs';
 
 const huge = 'x'.repeat(250_000);
 const unknownId = 'does-not-exist';
@@ -332,6 +333,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: {}, code: 'invalid_input' },
   ],
   ...archiveBadInputs,
+  ...profileBadInputs,
 };
 
 describe('every IPC channel refuses bad input with a typed error and no side effect', () => {
@@ -385,6 +387,8 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
       const checkpoints = db.prepare('SELECT thread_id, id FROM checkpoints ORDER BY thread_id, id').all();
       const files = db.prepare('SELECT id FROM file_snapshots ORDER BY id').all();
       const memories = db.prepare('SELECT * FROM memories ORDER BY n').all();
+      const profiles = db.prepare('SELECT * FROM profiles ORDER BY id, version').all();
+      const sessionProfiles = db.prepare('SELECT * FROM session_profiles ORDER BY session_id').all();
       return JSON.stringify({
         sessions,
         journal,
@@ -392,6 +396,8 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
         checkpoints,
         files,
         memories,
+        profiles,
+        sessionProfiles,
         settings: readFileSync(join(folder.path, 'settings.json'), 'utf8'),
       });
     } finally {
