@@ -355,6 +355,8 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       if (input.defaultModel && !current.providers.some((provider) => provider.id === input.defaultModel?.providerId)) {
         throw new NotFoundError('Provider', input.defaultModel.providerId);
       }
+      if (input.defaultProfileId !== undefined && !deps.profiles.get(input.defaultProfileId))
+        throw new NotFoundError('Profile', input.defaultProfileId);
       const { defaultModel, ...rest } = input;
       const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
       const saved = settings.set({ ...current, ...defined, ...(defaultModel === undefined ? {} : { defaultModel }) });

@@ -384,6 +384,7 @@ export const channels = {
         answerTokens: z.number().int().min(256).max(128_000).optional(),
         modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
         archiveRetentionDays: archiveRetentionSchema.optional(),
+        defaultProfileId: z.string().min(1).max(100).optional(),
       })
       .strict(),
     output: settingsSchema,

@@ -303,6 +303,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { heldToolGroups: 'mcp:*' }, code: 'invalid_input' },
     { input: { heldToolGroups: Array.from({ length: 101 }, (_, index) => `mcp:s${index}`) }, code: 'invalid_input' },
     { input: { archiveRetentionDays: 14 }, code: 'invalid_input' },
+    { input: { defaultProfileId: 'does-not-exist' }, code: 'not_found' },
+    { input: { defaultProfileId: '' }, code: 'invalid_input' },
     { input: { archiveRetentionDays: 'never' }, code: 'invalid_input' },
   ],
   'memory:list': [

@@ -1,6 +1,7 @@
 import { useLifetime } from '../disposables';
 import { download } from '../download';
 import { useAppState, type AppStore } from '../store';
+import { SessionAgent } from './SessionAgent';
 
 export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
@@ -30,6 +31,7 @@ export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppS
           </button>
         </div>
         <div className="row">
+          <SessionAgent store={store} sessionId={sessionId} />
           <button type="button" onClick={onShowHistory}>
             History
           </button>

@@ -10,6 +10,7 @@ import { ContextSettings } from './ContextSettings';
 import { EndpointChecks } from './ModelDoctor';
 import { GuardrailSettings } from './GuardrailSettings';
 import { McpSettings } from './McpSettings';
+import { ProfileSettings } from './ProfileSettings';
 import { Modal } from './Modal';
 import { ThinkingSettings } from './ThinkingSettings';
 import { ToolSettings } from './ToolSettings';
@@ -278,6 +279,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       )}
       <AddEndpointForm store={store} />
       <BehaviourSettings store={store} />
+      <ProfileSettings store={store} />
       <ContextSettings store={store} />
       <ThinkingSettings store={store} />
       <ToolSettings store={store} />
