@@ -1,5 +1,7 @@
 import type { Attachment } from '../../shared/attachments';
+import { defaultBudgetSettings, type BudgetSettings } from '../../shared/budgets';
 import type { ModelChoice } from '../../shared/domain';
+import { sessionAllowanceOf } from './budget-gate';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
 import type { ConversationBase, ConversationStore } from './conversation-store';
@@ -13,8 +15,11 @@ import type { TurnServices, TurnSetup } from './turn-types';
 /** Limits from the settings: a turn reads the first two when it starts, and the denied tools whenever it offers or decides. */
 export interface RuntimeLimits {
   readonly planThreshold: number;
-  readonly maxIterations: number;
+  /** Model calls per turn; null: no limit. */
+  readonly maxIterations: number | null;
   readonly deniedTools: readonly string[];
+  /** The other budgets (off when absent); read at every check. */
+  readonly budgets?: BudgetSettings;
   /** Tool groups whose flagged results are held for the person; read at every result. */
   readonly heldToolGroups?: readonly string[];
 }
@@ -188,6 +193,8 @@ export class TurnScheduler {
       maxIterations: limits.maxIterations,
       deniedTools: () => this.options.limits().deniedTools,
       heldToolGroups: () => this.options.limits().heldToolGroups,
+      budgets: () => this.options.limits().budgets ?? defaultBudgetSettings,
+      sessionAllowance: sessionAllowanceOf(store, sessionId),
     };
     const question: RuntimeEvent[] =
       input.text === null
