@@ -27,7 +27,9 @@ export function BudgetGatePanel({ store, gate }: { store: AppStore; gate: ViewBu
     },
     [gate.gateId],
   );
-  const step = formatBudgetFigure(gate.budget, gate.step);
+  // Counts say what they count; time, tokens and dollars say it themselves.
+  const unit = gate.budget === 'model_calls' ? ' model calls' : gate.budget === 'tool_calls' ? ' tool calls' : '';
+  const step = `${formatBudgetFigure(gate.budget, gate.step)}${unit}`;
   return (
     <section className="gate gate-budget" role="region" aria-label="Budget reached">
       <header className="row">
