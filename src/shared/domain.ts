@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defaultHeldToolGroups, heldToolGroupsSchema } from './guardrails';
+import { budgetSettingsSchema, defaultBudgetSettings } from './budgets';
 import { archiveRetentionSchema, defaultArchiveRetention } from './retention';
 
 /** Limits shared by the contract and the UI, so both refuse the same inputs. */
@@ -339,8 +340,10 @@ export const settingsSchema = z.object({
   defaultAutonomy: autonomySchema.default('L1'),
   /** A response with at least this many tool calls is shown as a plan first. */
   planThreshold: z.number().int().min(2).max(50).default(3),
-  /** Model calls per turn before the turn stops. */
-  maxIterations: z.number().int().min(1).max(1000).default(25),
+  /** Model calls per turn before the turn waits at a budget gate; null: no limit. */
+  maxIterations: z.number().int().min(1).max(1000).nullable().default(25),
+  /** The other budgets of a turn and of a session (see `budgets.ts`). */
+  budgets: budgetSettingsSchema.default(defaultBudgetSettings),
   /** Tools the person never wants run: a user denial, checked before grants and autonomy. */
   deniedTools: z.array(z.string().min(1).max(200)).max(200).default([]),
   /** Tool groups whose results with signs of a prompt injection wait for the person before the model sees them. */
@@ -402,6 +405,7 @@ export const defaultSettings: Settings = {
   defaultAutonomy: 'L1',
   planThreshold: 3,
   maxIterations: 25,
+  budgets: defaultBudgetSettings,
   deniedTools: [],
   heldToolGroups: [...defaultHeldToolGroups],
   mcpServers: {},

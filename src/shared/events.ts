@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { attachmentSchema } from './attachments';
+import { budgetAnswerSchema, budgetFigureSchema, budgetKindSchema, sessionAllowanceSchema } from './budgets';
 import { errorInfoSchema } from './errors';
 import { filesRestoredSchema } from './file-history';
 import { injectionFindingSchema, resultReviewDecisionSchema } from './guardrails';
@@ -123,6 +124,34 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     planId: idSchema,
     answer: z.enum(['approve', 'reject', 'refine']),
     text: z.string().optional(),
+  }),
+  /**
+   * A budget was reached: the turn waits at a gate until the person goes on with more (`step`) or stops. `figure` and
+   * `limit` are counts, milliseconds of work (wall time), tokens, or US dollars, as the budget counts.
+   */
+  z.object({
+    type: z.literal('budget_reached'),
+    ...turnRef,
+    gateId: idSchema,
+    budget: budgetKindSchema,
+    figure: budgetFigureSchema,
+    limit: budgetFigureSchema,
+    step: budgetFigureSchema,
+  }),
+  /**
+   * The person's answer at a budget gate. `continue`: the budget's `limit` is now the figure reached plus the step;
+   * `stopped`: nobody answered, the turn was stopped while it waited. `session`: the session's raised budgets as they
+   * stand after this answer, carried by every answer so the newest one says them all.
+   */
+  z.object({
+    type: z.literal('budget_answered'),
+    ...turnRef,
+    gateId: idSchema,
+    budget: budgetKindSchema,
+    answer: budgetAnswerSchema,
+    limit: budgetFigureSchema.optional(),
+    stopped: z.literal(true).optional(),
+    session: sessionAllowanceSchema.optional(),
   }),
   z.object({
     type: z.literal('approval_requested'),

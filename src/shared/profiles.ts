@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { autonomySchema, idSchema, limits, modelChoiceSchema } from './domain';
 import { toolGroupSchema } from './tool-groups';
+import { budgetSettingsSchema, modelCallsBudgetSchema } from './budgets';
 
 /*
  * Agent profiles: who the agent is in a session (its instructions), which model it uses and falls back to, how it
@@ -32,6 +33,11 @@ export const profileSettingsSchema = z
     autonomy: autonomySchema.nullable().default(null),
     /** Tool groups switched off: the model is not offered their tools, and a call to one is refused. */
     toolGroupsOff: z.array(toolGroupSchema).max(100).default([]),
+    /**
+     * Budgets of this profile's turns and sessions, each in place of the one in Settings: a number, or null for none.
+     * A budget left out is the one in Settings.
+     */
+    limits: budgetSettingsSchema.extend({ modelCalls: modelCallsBudgetSchema }).partial().strict().default({}),
   })
   .strict();
 export type ProfileSettings = z.infer<typeof profileSettingsSchema>;

@@ -1,4 +1,5 @@
 import type { Attachment } from './attachments';
+import type { BudgetKind } from './budgets';
 import type { ErrorInfo } from './errors';
 import type { Escalation, RiskLevel, SessionStatus, WindowSource } from './domain';
 import type { PlanStep, ToolCallStatus } from './events';
@@ -41,6 +42,16 @@ export interface ViewInjection {
   readonly review: 'waiting' | 'released' | 'withheld' | null;
   /** Withheld because the turn was stopped while it was held. */
   readonly stopped: boolean;
+}
+
+/** A budget the turn reached: it waits for the person to go on with `step` more, or to stop. */
+export interface ViewBudgetGate {
+  readonly gateId: string;
+  readonly turnId: string;
+  readonly budget: BudgetKind;
+  readonly figure: number;
+  readonly limit: number;
+  readonly step: number;
 }
 
 /** A flagged result held for the person before the model sees it. */
@@ -135,6 +146,8 @@ export interface SessionView {
   readonly pendingApproval: ViewApproval | null;
   /** Flagged results held for the person, oldest first. */
   readonly pendingReviews: readonly ViewReview[];
+  /** The budget gate the turn waits at. */
+  readonly pendingBudget: ViewBudgetGate | null;
   readonly plan: ViewPlan | null;
   readonly queued: string | null;
   /** Every saved checkpoint, oldest first: the timeline. */

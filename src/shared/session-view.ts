@@ -1,6 +1,7 @@
 import type { JournalEntry, RuntimeEvent } from './events';
 import { settleToolCallDrafts } from './tool-call-drafts';
 import { applyGuardEvent, injectionOnFinish } from './session-view-guard';
+import { applyBudgetEvent } from './session-view-budget';
 import {
   liveOutputLimit,
   type MessageState,
@@ -21,6 +22,7 @@ export const emptySessionView: SessionView = {
   retry: null,
   pendingApproval: null,
   pendingReviews: [],
+  pendingBudget: null,
   plan: null,
   queued: null,
   checkpoints: [],
@@ -92,7 +94,7 @@ function endTurn(view: SessionView, turnId: string | null, messageState: Message
     view.plan && (view.plan.state === 'waiting' || view.plan.state === 'running')
       ? { ...view.plan, state: 'finished' as const }
       : view.plan;
-  return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, pendingReviews: [], plan };
+  return { ...view, messages, activeTurnId: null, retry: null, pendingApproval: null, pendingReviews: [], pendingBudget: null, plan };
 }
 
 function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: number): SessionView {
@@ -394,6 +396,9 @@ function applyEvent(view: SessionView, event: RuntimeEvent, at: number, seq: num
         plan: view.plan?.state === 'waiting' ? null : view.plan,
         warnings: [...view.warnings, event.message].slice(-20),
       };
+    case 'budget_reached':
+    case 'budget_answered':
+      return applyBudgetEvent(view, event);
     case 'autonomy_changed':
       // The audit view lists it; the status bar shows the session's autonomy from its row.
       return view;

@@ -177,7 +177,7 @@ describe('the workbench panels and keyboard', () => {
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByLabel('Default autonomy').selectOption('L3');
     await page.getByLabel('Plan threshold').fill('5');
-    await page.getByLabel('Iteration limit').fill('40');
+    await page.getByLabel('Model calls per turn budget').fill('40');
     await page.getByLabel('Command priority').selectOption('normal');
     await expectPage
       .poll(async () => {
@@ -189,7 +189,7 @@ describe('the workbench panels and keyboard', () => {
     await page.getByRole('button', { name: 'Settings' }).click();
     await expectPage(page.getByLabel('Default autonomy')).toHaveValue('L3');
     await expectPage(page.getByLabel('Plan threshold')).toHaveValue('5');
-    await expectPage(page.getByLabel('Iteration limit')).toHaveValue('40');
+    await expectPage(page.getByLabel('Model calls per turn budget')).toHaveValue('40');
     await expectPage(page.getByLabel('Command priority')).toHaveValue('normal');
     await page.getByRole('button', { name: 'Close settings' }).click();
     await page.getByRole('button', { name: '+ New session' }).first().click();

@@ -1,6 +1,7 @@
 import type { ApprovalDecision } from '../../shared/domain';
 import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { ResultReviewDecision } from '../../shared/guardrails';
+import type { BudgetAnswer } from '../../shared/budgets';
 
 /**
  * The person's answer at a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks
@@ -11,13 +12,23 @@ export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; rea
 /** The person's answer to a flagged result held for review. */
 export type ReviewAnswer = { readonly decision: ResultReviewDecision };
 
-type GateKind = 'approval' | 'plan' | 'review';
-type AnswerOf<K extends GateKind> = K extends 'approval' ? ApprovalAnswer : K extends 'plan' ? PlanAnswer : ReviewAnswer;
-type AnyAnswer = ApprovalAnswer | PlanAnswer | ReviewAnswer;
+/** The person's answer at a budget gate: go on with more, or stop the turn. */
+export type BudgetGateAnswer = { readonly answer: BudgetAnswer };
+
+type GateKind = 'approval' | 'plan' | 'review' | 'budget';
+type AnswerOf<K extends GateKind> = K extends 'approval'
+  ? ApprovalAnswer
+  : K extends 'plan'
+    ? PlanAnswer
+    : K extends 'review'
+      ? ReviewAnswer
+      : BudgetGateAnswer;
+type AnyAnswer = ApprovalAnswer | PlanAnswer | ReviewAnswer | BudgetGateAnswer;
 const gateNames: Readonly<Record<GateKind, { name: string; what: string }>> = {
   approval: { name: 'approval', what: 'Approval' },
   plan: { name: 'plan', what: 'Plan' },
   review: { name: 'held result', what: 'Held result' },
+  budget: { name: 'budget gate', what: 'Budget gate' },
 };
 
 interface OpenGate {

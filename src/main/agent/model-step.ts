@@ -1,6 +1,7 @@
 import { BugError, type ErrorInfo } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
 import { costOf } from './accounting';
+import { beforeModel, openBudgetGate, reachedBudget } from './budget-gate';
 import type { ThinkingBlock, ToolCallRequest } from './model-provider';
 import { addPreviews, prepareCall } from './tool-calls';
 import type { LoopState, StepContext } from './turn-types';
@@ -26,10 +27,11 @@ export async function runModelStep(context: StepContext): Promise<LoopState> {
   const { turnId } = setup;
   // Once the first model could not be reached, the rest of the turn asks the profile's fallback.
   const model = writer.usingFallback && setup.fallback ? setup.fallback : setup;
-  if (writer.iterations >= setup.maxIterations) {
-    const message = `The turn stopped after ${setup.maxIterations} model calls without a final answer.`;
-    return { kind: 'finish', status: 'failed', error: { code: 'iteration_limit', message } };
-  }
+  // A budget reached pauses the turn at a gate before the request is made, never ends it by itself. What the last
+  // call cost is written first, so the session's figures include it.
+  writer.flush();
+  const reached = reachedBudget(context, beforeModel);
+  if (reached) return openBudgetGate(context, reached, { kind: 'model' });
   writer.setStatus('planning');
   writer.flush();
   // The request carries the whole conversation, and building it takes time that grows with it: the

@@ -1,5 +1,6 @@
 import type { JournalEntry, ToolCallStatus } from '../../shared/events';
 import type { InjectionSign } from '../../shared/guardrails';
+import { reopenBudgetGate } from './budget-gate';
 import { giveReviewed, waitForReviews } from './result-review';
 import { approvedInPlan, decideCall, planRefusal, policyContext, waitForPlan } from './approvals';
 import type { ConversationEntry } from './context-view';
@@ -70,6 +71,16 @@ export interface ResumeInput {
  * already given is taken as given; calls not yet reached are decided again, as the rules are now.
  */
 export function resumeFrom(input: ResumeInput): TurnStart {
+  const where = resumeAt(input);
+  return (context) => {
+    // A budget gate the turn waited at opens again first, as it was; the turn goes on from where it stood after it.
+    const next = where(context);
+    const budget = input.resume?.budget;
+    return budget && next.kind !== 'finish' ? reopenBudgetGate(context, budget, next) : next;
+  };
+}
+
+function resumeAt(input: ResumeInput): TurnStart {
   return (context) => {
     const open = openCalls(input.history);
     if (open === 'answered') return { kind: 'finish', status: 'completed' };

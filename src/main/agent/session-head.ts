@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { budgetFigureSchema, budgetKindSchema } from '../../shared/budgets';
 import { approvalDecisionSchema } from '../../shared/domain';
 import { resultReviewDecisionSchema } from '../../shared/guardrails';
 import type { JournalEntry, RuntimeEvent } from '../../shared/events';
@@ -33,10 +34,20 @@ export const planStandingSchema = z.object({
 });
 export type PlanStanding = z.infer<typeof planStandingSchema>;
 
+/** A budget gate the turn waits at: it opens again as it was after a restart. */
+export const budgetStandingSchema = z.object({
+  gateId: z.string(),
+  budget: budgetKindSchema,
+  figure: budgetFigureSchema,
+  limit: budgetFigureSchema,
+  step: budgetFigureSchema,
+});
+export type BudgetStanding = z.infer<typeof budgetStandingSchema>;
+
 /** What an open turn was doing at its last journalled step: the state its loop resumes from. */
 export const resumeStateSchema = z.discriminatedUnion('at', [
   /** The next step is a model call (the turn began, or a response was cut off). */
-  z.object({ at: z.literal('model') }),
+  z.object({ at: z.literal('model'), budget: budgetStandingSchema.optional() }),
   /** Working through the tool calls of one response. */
   z.object({
     at: z.literal('tools'),
@@ -45,6 +56,8 @@ export const resumeStateSchema = z.discriminatedUnion('at', [
     firstSeq: z.number().int(),
     plan: planStandingSchema.nullable(),
     calls: z.array(callStandingSchema),
+    /** A budget reached before the next of these calls. */
+    budget: budgetStandingSchema.optional(),
   }),
 ]);
 export type ResumeState = z.infer<typeof resumeStateSchema>;
@@ -155,6 +168,16 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
         ...next,
         resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'reviewed', review: event.decision })),
       };
+    case 'budget_reached': {
+      if (head.resume === null) return next;
+      const { gateId, budget, figure, limit, step } = event;
+      return { ...next, resume: { ...head.resume, budget: { gateId, budget, figure, limit, step } } };
+    }
+    case 'budget_answered': {
+      if (head.resume?.budget?.gateId !== event.gateId) return next;
+      const { budget: _answered, ...rest } = head.resume;
+      return { ...next, resume: rest };
+    }
     case 'session_imported':
       return { ...next, resume: withoutAnswers(head.resume) };
     case 'user_message':

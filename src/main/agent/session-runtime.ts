@@ -3,6 +3,7 @@ import type { ApprovalDecision, Branch } from '../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../shared/branches';
 import { WorkbenchError } from '../../shared/errors';
 import type { ResultReviewDecision } from '../../shared/guardrails';
+import type { BudgetAnswer } from '../../shared/budgets';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../shared/file-history';
 import type { ChangeSet, FileDiff } from '../../shared/changes';
@@ -169,6 +170,11 @@ export class SessionRuntime {
   answerPlan(planId: string, answer: 'approve' | 'reject' | 'refine', text?: string): void {
     if (answer === 'refine' && !text?.trim()) throw new WorkbenchError('invalid_input', 'Say what should change in the plan.');
     this.gates.answer(planId, 'plan', text === undefined ? { answer } : { answer, text });
+  }
+
+  /** Answers a budget gate: `continue` gives the budget its step more, counted from now; `stop` ends the turn. */
+  answerBudget(gateId: string, answer: BudgetAnswer): void {
+    this.gates.answer(gateId, 'budget', { answer });
   }
 
   /** Answers a result held for review: `release` lets the model see it, `withhold` gives it a note instead. */

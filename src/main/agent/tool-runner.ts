@@ -1,5 +1,6 @@
 import { CancelledError } from '../../shared/errors';
 import { decideAgain, openCallGate, takeApproval } from './approvals';
+import { beforeTool, openBudgetGate, reachedBudget, toolCallsLeft } from './budget-gate';
 import { screenResult, waitForReviews } from './result-review';
 import { addPreviews, giveResult } from './tool-calls';
 import { withRetries } from './tool-retry';
@@ -31,6 +32,14 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
   const queue = decideAgain(context, state.queue);
   let batch = 0;
   while (runsInBatch(queue[batch])) batch += 1;
+  const next = queue[0];
+  if (next && (next.approved || next.decision.action === 'run')) {
+    // A call about to run waits at a budget gate first when the turn's tool calls or time are used up; a batch runs
+    // no more calls than the budget has left, and the gate comes before the rest.
+    const reached = reachedBudget(context, beforeTool);
+    if (reached) return openBudgetGate(context, reached, { kind: 'execute', queue, fromPlan });
+    batch = Math.min(batch, toolCallsLeft(context));
+  }
   if (batch > 0) {
     const results = await Promise.all(queue.slice(0, batch).map((item) => runCall(context, item, ruleOf(item, fromPlan, true))));
     return afterReviews(context, results, { kind: 'execute', queue: queue.slice(batch), fromPlan });
@@ -71,6 +80,7 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
   const changesFiles = call.assessment.level !== 'read_only';
   if (changesFiles) await writer.captureFiles();
   writer.setStatus('executing');
+  context.budget.toolCalls += 1;
   const grantId = rule === 'grant' && item.decision.action === 'run' ? item.decision.grantId : undefined;
   writer.journal([{ type: 'tool_call_started', turnId, toolCallId, rule, ...(grantId ? { grantId } : {}) }]);
   // A call that may change something runs only once its start is saved. A read-only one changes

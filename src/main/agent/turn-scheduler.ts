@@ -1,5 +1,7 @@
 import type { Attachment } from '../../shared/attachments';
+import { defaultBudgetSettings, type BudgetSettings } from '../../shared/budgets';
 import type { ModelChoice } from '../../shared/domain';
+import { sessionAllowanceOf } from './budget-gate';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { RuntimeEvent } from '../../shared/events';
 import type { ConversationBase, ConversationStore } from './conversation-store';
@@ -14,8 +16,11 @@ import type { TurnServices, TurnSetup } from './turn-types';
 /** Limits from the settings: a turn reads the first two when it starts, and the denied tools whenever it offers or decides. */
 export interface RuntimeLimits {
   readonly planThreshold: number;
-  readonly maxIterations: number;
+  /** Model calls per turn; null: no limit. */
+  readonly maxIterations: number | null;
   readonly deniedTools: readonly string[];
+  /** The other budgets (off when absent); read at every check. */
+  readonly budgets?: BudgetSettings;
   /** Tool groups whose flagged results are held for the person; read at every result. */
   readonly heldToolGroups?: readonly string[];
 }
@@ -189,7 +194,8 @@ export class TurnScheduler {
       ...(input.attachments ? { userAttachments: input.attachments } : {}),
       ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
       planThreshold: limits.planThreshold,
-      maxIterations: limits.maxIterations,
+      // The profile's own budgets stand in for those of Settings where it sets them.
+      maxIterations: profiled?.profile.limits.modelCalls === undefined ? limits.maxIterations : profiled.profile.limits.modelCalls,
       deniedTools: () => {
         const denied = this.options.limits().deniedTools;
         const off = profiled?.toolGroupsOff ?? [];
@@ -198,6 +204,11 @@ export class TurnScheduler {
       profile: profiled,
       fallback: this.fallbackFor(profiled, choice),
       heldToolGroups: () => this.options.limits().heldToolGroups,
+      budgets: () => {
+        const { modelCalls: _modelCalls, ...own } = profiled?.profile.limits ?? {};
+        return { ...(this.options.limits().budgets ?? defaultBudgetSettings), ...own };
+      },
+      sessionAllowance: sessionAllowanceOf(store, sessionId),
     };
     const question: RuntimeEvent[] =
       input.text === null

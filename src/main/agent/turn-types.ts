@@ -3,7 +3,9 @@ import type { Attachment } from '../../shared/attachments';
 import type { ErrorInfo } from '../../shared/errors';
 import type { InjectionSign } from '../../shared/guardrails';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../shared/events';
+import type { BudgetSettings, SessionAllowance } from '../../shared/budgets';
 import type { AccountingStore } from './accounting';
+import type { BudgetReached, BudgetTally } from './budget-tally';
 import type { CheckpointStore } from './checkpoints';
 import type { Clock } from './clock';
 import type { ApprovalAnswer, Gates } from './gates';
@@ -46,7 +48,12 @@ export interface TurnSetup {
   /** Messages of `history` not yet in any checkpoint (a session journalled before checkpoints existed). */
   readonly unsavedHistory?: readonly ConversationEntry[];
   readonly planThreshold: number;
-  readonly maxIterations: number;
+  /** The model-call budget of the turn; null: off. */
+  readonly maxIterations: number | null;
+  /** The other budgets (off when absent), read at every check: a budget changed in Settings applies at the next one. */
+  readonly budgets?: () => BudgetSettings;
+  /** The session's budgets as raised at their gates before this turn (see `budget_answered`). */
+  readonly sessionAllowance?: SessionAllowance;
   /**
    * The tools denied in Settings, read at every model request and every decision: a tool denied while the turn
    * runs is neither offered nor run from then on.
@@ -134,6 +141,8 @@ export interface StepContext {
   readonly setup: TurnSetup;
   readonly services: TurnServices;
   readonly writer: StepWriter;
+  /** What the turn has spent of its budgets, and the limits raised at their gates. */
+  readonly budget: BudgetTally;
 }
 
 /** A tool call as the model asked for it, parsed and assessed, or the reason it cannot run. */
@@ -198,6 +207,8 @@ export type LoopState =
     }
   /** Flagged results wait for the person, the first one first; `then` is where the loop goes after the last. */
   | { readonly kind: 'review'; readonly held: readonly HeldResult[]; readonly then: LoopState }
+  /** A budget was reached: the loop waits for the person, and goes on to `then` when they give it `step` more. */
+  | (BudgetReached & { readonly kind: 'budget'; readonly gateId: string; readonly step: number; readonly then: LoopState })
   | { readonly kind: 'finish'; readonly status: 'completed' | 'failed' | 'cancelled'; readonly error?: ErrorInfo };
 
 /** A call's result that signs of a prompt injection hold for the person before the model is given it. */

@@ -1,6 +1,8 @@
 import { BugError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
 import { runCompaction } from './compaction-step';
+import { waitAtBudget } from './budget-gate';
+import { BudgetTally } from './budget-tally';
 import { runModelStep } from './model-step';
 import { TurnWriter } from './step-writer';
 import { takeReview } from './result-review';
@@ -16,13 +18,14 @@ export type TurnStart = (context: StepContext) => LoopState;
 const atTheModel: TurnStart = () => ({ kind: 'model' });
 
 /**
- * One turn: model, tools, model again, until a final answer, a Stop, an error or the iteration
- * limit. The loop is one switch over its states; waiting for the person at a plan or a gate is one
+ * One turn: model, tools, model again, until a final answer, a Stop or an error; a budget reached
+ * waits at a gate for the person. The loop is one switch over its states; waiting for the person at a plan or a gate is one
  * of them, awaited here and nowhere else. Every step is journalled before it is announced or acted on.
  */
 export class Turn {
   private readonly context: StepContext;
   private readonly writer: TurnWriter;
+  private readonly budget: BudgetTally;
 
   constructor(
     setup: TurnSetup,
@@ -31,7 +34,8 @@ export class Turn {
     private readonly start: TurnStart = atTheModel,
   ) {
     this.writer = new TurnWriter(setup, services, controller);
-    this.context = { setup, services, writer: this.writer };
+    this.budget = new BudgetTally(services.clock, setup.sessionAllowance);
+    this.context = { setup, services, writer: this.writer, budget: this.budget };
   }
 
   async run(): Promise<void> {
@@ -59,18 +63,29 @@ export class Turn {
           case 'decide':
             next = decideCalls(context, next.calls, next.purpose);
             break;
-          case 'plan':
-            next = takePlanAnswer(context, next, await services.gates.wait(next.planId, 'plan', signal));
+          case 'plan': {
+            const state = next;
+            next = takePlanAnswer(context, state, await this.waiting(() => services.gates.wait(state.planId, 'plan', signal)));
             break;
+          }
           case 'execute':
             next = await runNextCalls(context, next);
             break;
-          case 'approval':
-            next = takeApproval(context, next, await services.gates.wait(next.approvalId, 'approval', signal), false);
+          case 'approval': {
+            const state = next;
+            next = takeApproval(context, state, await this.waiting(() => services.gates.wait(state.approvalId, 'approval', signal)), false);
             break;
-          case 'review':
-            next = await takeReview(context, next);
+          }
+          case 'review': {
+            const state = next;
+            next = await this.waiting(() => takeReview(context, state));
             break;
+          }
+          case 'budget': {
+            const state = next;
+            next = await this.waiting(() => waitAtBudget(context, state));
+            break;
+          }
           case 'finish':
             this.finish(next);
             return;
@@ -83,6 +98,16 @@ export class Turn {
         const cancelled = signal.aborted || (error instanceof WorkbenchError && error.code === 'cancelled');
         next = cancelled ? { kind: 'finish', status: 'cancelled' } : { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
       }
+    }
+  }
+
+  /** Waits for the person at a gate: the turn's working time does not run meanwhile. */
+  private async waiting<T>(answer: () => Promise<T>): Promise<T> {
+    this.budget.pause();
+    try {
+      return await answer();
+    } finally {
+      this.budget.resume();
     }
   }
 

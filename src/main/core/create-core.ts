@@ -158,8 +158,8 @@ export function createCore(options: CoreOptions): Core {
       clock,
       listener: options.listener,
       limits: () => {
-        const { planThreshold, maxIterations, deniedTools, heldToolGroups } = options.settings.get();
-        return { planThreshold, maxIterations, deniedTools, heldToolGroups };
+        const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets } = options.settings.get();
+        return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets };
       },
       contextSettings: () => {
         const { compactAt, answerTokens } = options.settings.get();

@@ -278,6 +278,10 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       runtime.answerPlan(input.planId, input.answer, input.text);
       return { accepted: true as const };
     },
+    'budget:answer': (input) => {
+      runtime.answerBudget(input.gateId, input.answer);
+      return { accepted: true as const };
+    },
     'review:answer': (input) => {
       runtime.answerReview(input.reviewId, input.decision);
       return { accepted: true as const };
@@ -357,9 +361,15 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       }
       if (input.defaultProfileId !== undefined && !deps.profiles.get(input.defaultProfileId))
         throw new NotFoundError('Profile', input.defaultProfileId);
-      const { defaultModel, ...rest } = input;
+      const { defaultModel, budgets, ...rest } = input;
       const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-      const saved = settings.set({ ...current, ...defined, ...(defaultModel === undefined ? {} : { defaultModel }) });
+      const saved = settings.set({
+        ...current,
+        ...defined,
+        ...(defaultModel === undefined ? {} : { defaultModel }),
+        // Budgets change one at a time: those left out stay as they are.
+        ...(budgets === undefined ? {} : { budgets: { ...current.budgets, ...budgets } }),
+      });
       // A shorter retention applies at once: what it makes due is purged now, not at the next hourly look.
       if (input.archiveRetentionDays !== undefined) deps.archive.purgeDue();
       return saved;

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApprovalGate } from './components/ApprovalGate';
+import { BudgetGatePanel } from './components/BudgetGate';
 import { ResultReviewGate } from './components/ResultReview';
 import { Composer } from './components/Composer';
 import { Conversation } from './components/Conversation';
@@ -23,11 +24,13 @@ import { useDisposables } from './disposables';
 import { usePersistentLayout } from './layout';
 import { useAppState, type AppStore } from './store';
 
-/** The call waiting at its gate, or the first result held for review, docked above the message box. */
+/** The call waiting at its gate, a budget reached, or the first result held for review, docked above the message box. */
 function Gate({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const approval = useAppState(store, (state) => state.views[sessionId]?.pendingApproval ?? null);
   const review = useAppState(store, (state) => state.views[sessionId]?.pendingReviews[0] ?? null);
+  const budget = useAppState(store, (state) => state.views[sessionId]?.pendingBudget ?? null);
   if (approval) return <ApprovalGate key={approval.approvalId} store={store} approval={approval} />;
+  if (budget) return <BudgetGatePanel key={budget.gateId} store={store} gate={budget} />;
   return review ? <ResultReviewGate key={review.reviewId} store={store} review={review} /> : null;
 }
 

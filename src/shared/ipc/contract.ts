@@ -35,6 +35,8 @@ import { heldToolGroupsSchema, resultReviewDecisionSchema } from '../guardrails'
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 import { memoryChannels } from './memory-channels';
 import { profileChannels } from './profile-channels';
+import { budgetChannels } from './budget-channels';
+import { budgetSettingsChangeSchema, modelCallsBudgetSchema } from '../budgets';
 import { archiveRetentionSchema } from '../retention';
 import { archiveChannels, archiveEntrySchema } from './archive-channels';
 
@@ -373,7 +375,8 @@ export const channels = {
         defaultModel: modelChoiceSchema.strict().nullable().optional(),
         defaultAutonomy: autonomySchema.optional(),
         planThreshold: z.number().int().min(2).max(50).optional(),
-        maxIterations: z.number().int().min(1).max(1000).optional(),
+        maxIterations: modelCallsBudgetSchema.optional(),
+        budgets: budgetSettingsChangeSchema.optional(),
         deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
         heldToolGroups: heldToolGroupsSchema.optional(),
         theme: settingsSchema.shape.theme.optional(),
@@ -393,6 +396,7 @@ export const channels = {
   ...memoryChannels,
   ...profileChannels,
   ...archiveChannels,
+  ...budgetChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {

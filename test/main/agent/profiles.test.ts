@@ -168,6 +168,24 @@ describe('agent profiles', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("pauses at the profile's own budget in place of the one in Settings", async () => {
+    const profile = await save({ name: 'Short leash', instructions: 'Be quick.', limits: { modelCalls: 1 } });
+    const sessionId = await newSession();
+    await call('session:setProfile', { sessionId, profileId: profile.id });
+    server.reset();
+    server.enqueue({ steps: [toolCall('read_note', { name: 'a' })] }, textTurn('Read it.'));
+    await call('run:send', { sessionId, text: 'Read a note' });
+    let reached: RuntimeEvent | undefined;
+    for (let waited = 0; !reached && waited < 5_000; waited += 20) {
+      reached = (await events(sessionId)).find((event) => event.type === 'budget_reached');
+      if (!reached) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(reached).toMatchObject({ budget: 'model_calls', figure: 1, limit: 1 });
+    await call('budget:answer', { gateId: reached?.type === 'budget_reached' ? reached.gateId : '', answer: 'stop' });
+    await core.runtime?.whenIdle(sessionId);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('exports a profile with its schema version and imports it back; refuses a newer file or unknown fields, saying why', async () => {
     const exported = await call<{ fileName: string; document: string }>('profile:export', { profileId: 'builtin:review' });
     expect(exported.fileName).toBe('review.profile.json');

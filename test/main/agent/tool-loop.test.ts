@@ -101,7 +101,7 @@ describe('the tool loop', () => {
     expect(harness.view().status).toBe('completed');
   });
 
-  it('stops at the iteration limit with a clear error', async () => {
+  it('waits at a budget gate at the model-call budget instead of failing the turn', async () => {
     harness.settings.set({ ...harness.settings.get(), maxIterations: 2 });
     server.enqueue(
       { steps: [toolCall('read_note', { name: 'a' })] },
@@ -109,11 +109,12 @@ describe('the tool loop', () => {
       { steps: [toolCall('read_note', { name: 'c' })] },
     );
     harness.runtime.send(harness.sessionId, 'Loop');
-    await harness.runtime.whenIdle(harness.sessionId);
-    const view = harness.view();
-    expect(view.status).toBe('failed');
-    expect(view.messages.at(-1)?.error).toMatchObject({ code: 'iteration_limit', message: expect.stringContaining('2 model calls') });
+    const view = await harness.until((current) => current.pendingBudget !== null, 'the budget gate');
+    expect(view.status).toBe('waiting_approval');
+    expect(view.pendingBudget).toMatchObject({ budget: 'model_calls', figure: 2, limit: 2 });
     expect(harness.log).toEqual(['read a', 'read b']);
+    await harness.runtime.cancel(harness.sessionId);
+    expect(harness.view().status).toBe('cancelled');
   });
 
   it('cuts long output for the model with a marker and keeps the whole output', async () => {

@@ -206,6 +206,13 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { approvalId: unknownId, decision: 'allow_once', trustEscalation: true }, code: 'invalid_input' },
     { input: { approvalId: unknownId, decision: 'allow_5m', trustEscalation: false }, code: 'invalid_input' },
   ],
+  'budget:answer': [
+    { input: { gateId: unknownId, answer: 'continue' }, code: 'not_found' },
+    { input: { gateId: unknownId, answer: 'more' }, code: 'invalid_input' },
+    { input: { gateId: unknownId }, code: 'invalid_input' },
+    { input: { gateId: unknownId, answer: 'continue', step: 5 }, code: 'invalid_input' },
+    { input: { gateId: 'x'.repeat(65), answer: 'stop' }, code: 'invalid_input' },
+  ],
   'review:answer': [
     { input: { reviewId: unknownId, decision: 'release' }, code: 'not_found' },
     { input: { reviewId: unknownId, decision: 'allow_once' }, code: 'invalid_input' },
@@ -299,6 +306,15 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { commandPriority: 'idle' }, code: 'invalid_input' },
     { input: { commandLimits: { memoryMb: 64, processes: 1024, cpuSeconds: 3600, outputMb: 100 } }, code: 'invalid_input' },
     { input: { commandLimits: { memoryMb: 4096 } }, code: 'invalid_input' },
+    { input: { maxIterations: null, budgets: { toolCalls: 0 } }, code: 'invalid_input' },
+    { input: { budgets: { wallMinutes: 0 } }, code: 'invalid_input' },
+    { input: { budgets: { sessionTokens: 0 } }, code: 'invalid_input' },
+    { input: { budgets: { sessionCostUsd: 0 } }, code: 'invalid_input' },
+    { input: { budgets: { sessionCostUsd: -1 } }, code: 'invalid_input' },
+    { input: { budgets: { toolCalls: 2.5 } }, code: 'invalid_input' },
+    { input: { budgets: { toolCalls: '10' } }, code: 'invalid_input' },
+    { input: { budgets: { modelCalls: 10 } }, code: 'invalid_input' },
+    { input: { budgets: null }, code: 'invalid_input' },
     { input: { heldToolGroups: ['everything'] }, code: 'invalid_input' },
     { input: { heldToolGroups: 'mcp:*' }, code: 'invalid_input' },
     { input: { heldToolGroups: Array.from({ length: 101 }, (_, index) => `mcp:s${index}`) }, code: 'invalid_input' },
@@ -437,6 +453,25 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     // A limit the schema words itself is said in its own words.
     const empty = await transport.invoke('memory:add', { scope: 'global', workspacePath: null, text: '  ' });
     expect(empty).toMatchObject({ ok: false, error: { code: 'invalid_input', message: 'A memory cannot be empty.' } });
+  });
+
+  it('refuses a budget of 0 with a message naming the budget, and keeps every setting as it was', async () => {
+    const before = await transport.invoke('settings:get', {});
+    const zero = await transport.invoke('settings:update', { planThreshold: 7, budgets: { toolCalls: 0 } });
+    expect(zero).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringMatching(/^The tool-call budget cannot be 0: .*Turn it off instead/) },
+    });
+    const model = await transport.invoke('settings:update', { maxIterations: 0 });
+    expect(model.ok === false && model.error.message).toMatch(/^The model-call budget cannot be 0/);
+    expect(await transport.invoke('settings:get', {})).toEqual(before);
+  });
+
+  it('changes one budget at a time, keeping the others, and turns one off with null', async () => {
+    await transport.invoke('settings:update', { budgets: { toolCalls: 40, sessionCostUsd: 2.5 } });
+    const saved = await transport.invoke('settings:update', { maxIterations: null, budgets: { toolCalls: null } });
+    expect(saved).toMatchObject({ ok: true, value: { maxIterations: null, budgets: { toolCalls: null, sessionCostUsd: 2.5 } } });
+    await transport.invoke('settings:update', { maxIterations: 25, budgets: { sessionCostUsd: null } });
   });
 
   it('refuses a request from a sender that is not the app’s main frame', async () => {

@@ -9,9 +9,8 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
   const grants = useAppState(store, (state) => state.grants);
   if (!settings) return null;
-  const update = (
-    change: Partial<Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'maxIterations' | 'theme' | 'commandPriority'>>,
-  ): void => void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
+  const update = (change: Partial<Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority'>>): void =>
+    void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
   return (
     <>
       <h3>Behaviour</h3>
@@ -36,17 +35,6 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
             max={50}
             value={settings.planThreshold}
             onChange={(event) => event.target.valueAsNumber >= 2 && update({ planThreshold: event.target.valueAsNumber })}
-          />
-        </label>
-        <label>
-          Model calls per turn, at most
-          <input
-            aria-label="Iteration limit"
-            type="number"
-            min={1}
-            max={1000}
-            value={settings.maxIterations}
-            onChange={(event) => event.target.valueAsNumber >= 1 && update({ maxIterations: event.target.valueAsNumber })}
           />
         </label>
         <label>

@@ -17,7 +17,18 @@ interface Draft {
   autonomy: Autonomy | null;
   toolGroupsOff: ToolGroup[];
   scope: 'global' | 'workspace';
+  /** Each budget as typed; empty: the one in Settings. */
+  limits: Record<LimitKey, string>;
 }
+
+type LimitKey = keyof Profile['limits'];
+const limitFields: ReadonlyArray<{ key: LimitKey; label: string }> = [
+  { key: 'modelCalls', label: 'Model calls a turn' },
+  { key: 'toolCalls', label: 'Tool calls a turn' },
+  { key: 'wallMinutes', label: 'Minutes a turn' },
+  { key: 'sessionTokens', label: 'Tokens a session' },
+  { key: 'sessionCostUsd', label: 'Dollars a session' },
+];
 
 export function draftOf(profile: Profile | null, copy: boolean): Draft {
   return {
@@ -31,6 +42,12 @@ export function draftOf(profile: Profile | null, copy: boolean): Draft {
     autonomy: profile?.autonomy ?? null,
     toolGroupsOff: [...(profile?.toolGroupsOff ?? [])],
     scope: profile?.scope === 'workspace' ? 'workspace' : 'global',
+    limits: Object.fromEntries(
+      limitFields.map(({ key }) => {
+        const value = profile?.limits[key];
+        return [key, value === undefined || value === null ? '' : String(value)];
+      }),
+    ) as Record<LimitKey, string>,
   };
 }
 
@@ -46,6 +63,9 @@ export function settingsOf(draft: Draft): ProfileSettings {
     maxAnswerTokens: draft.maxAnswerTokens.trim() === '' ? null : Number(draft.maxAnswerTokens),
     autonomy: draft.autonomy,
     toolGroupsOff: draft.toolGroupsOff,
+    limits: Object.fromEntries(
+      limitFields.filter(({ key }) => draft.limits[key].trim() !== '').map(({ key }) => [key, Number(draft.limits[key])]),
+    ),
   };
 }
 
@@ -201,6 +221,21 @@ export function ProfileEditor({
           </select>
         </label>
       </div>
+      <fieldset className="row small profile-limits">
+        <legend>Budgets (empty: as in Settings)</legend>
+        {limitFields.map(({ key, label }) => (
+          <label key={key}>
+            {label}
+            <input
+              type="number"
+              min={key === 'sessionCostUsd' ? 0.01 : 1}
+              step={key === 'sessionCostUsd' ? 0.01 : 1}
+              value={draft.limits[key]}
+              onChange={(event) => set('limits', { ...draft.limits, [key]: event.target.value })}
+            />
+          </label>
+        ))}
+      </fieldset>
       <fieldset className="small">
         <legend>Tools</legend>
         {groups.map((group) => (

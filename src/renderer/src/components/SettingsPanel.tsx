@@ -5,6 +5,7 @@ import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { ArchiveSettings } from './ArchiveSettings';
 import { BehaviourSettings } from './BehaviourSettings';
+import { BudgetSettings } from './BudgetSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
 import { EndpointChecks } from './ModelDoctor';
@@ -280,6 +281,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <AddEndpointForm store={store} />
       <BehaviourSettings store={store} />
       <ProfileSettings store={store} />
+      <BudgetSettings store={store} />
       <ContextSettings store={store} />
       <ThinkingSettings store={store} />
       <ToolSettings store={store} />

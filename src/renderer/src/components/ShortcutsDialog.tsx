@@ -40,6 +40,13 @@ const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string
     ],
   },
   {
+    title: 'A budget reached',
+    keys: [
+      ['Alt+C', 'Continue with the step shown (+10 model calls, +25 tool calls, +10 min, +100,000 tokens, +$1)'],
+      ['Alt+X', 'Stop the turn'],
+    ],
+  },
+  {
     title: 'Panel edges',
     keys: [
       ['← / →', 'Narrower / wider'],

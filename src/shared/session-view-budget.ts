@@ -1,0 +1,21 @@
+import type { RuntimeEvent } from './events';
+import type { SessionView } from './session-view-types';
+
+/* The budgets' part of the session view's fold: the gate a turn waits at when one of its budgets is reached. */
+
+type BudgetEvent = Extract<RuntimeEvent, { type: 'budget_reached' | 'budget_answered' }>;
+
+export function applyBudgetEvent(view: SessionView, event: BudgetEvent): SessionView {
+  switch (event.type) {
+    case 'budget_reached': {
+      const { gateId, turnId, budget, figure, limit, step } = event;
+      return { ...view, pendingBudget: { gateId, turnId, budget, figure, limit, step } };
+    }
+    case 'budget_answered':
+      return view.pendingBudget?.gateId === event.gateId ? { ...view, pendingBudget: null } : view;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
