@@ -61,7 +61,8 @@ describe('archive and audit in the workbench', () => {
     await gate.getByRole('button', { name: 'Allow once' }).click();
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
 
-    await page.getByRole('tab', { name: 'Audit' }).click();
+    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByRole('button', { name: 'Decisions (audit)' }).click();
     const decisions = page.getByRole('list', { name: 'Decisions' }).getByRole('listitem');
     await expectPage(decisions).toHaveCount(1);
     const row = decisions.first();

@@ -7,7 +7,7 @@ const layoutSchema = z.object({
   rightWidth: z.number().min(220).max(800),
   leftOpen: z.boolean(),
   rightOpen: z.boolean(),
-  rightTab: z.enum(['plan', 'tools', 'changes', 'history', 'memory', 'audit']),
+  rightTab: z.enum(['plan', 'tools', 'changes', 'history', 'memory']),
   filesOpen: z.boolean(),
 });
 export type Layout = z.infer<typeof layoutSchema>;

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { RightTab } from '../layout';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
@@ -41,13 +42,34 @@ function PlanTab({ store, sessionId }: { store: AppStore; sessionId: string }) {
   return <PlanCard store={store} sessionId={sessionId} plan={plan} />;
 }
 
+/** The session's history: its checkpoints to go back to, or every decision made in it (the audit). */
+function HistoryTab({ store, sessionId }: { store: AppStore; sessionId: string }) {
+  const [view, setView] = useState<'checkpoints' | 'decisions'>('checkpoints');
+  return (
+    <>
+      <div className="segmented small" role="group" aria-label="History view">
+        <button type="button" aria-pressed={view === 'checkpoints'} onClick={() => setView('checkpoints')}>
+          Checkpoints
+        </button>
+        <button type="button" aria-pressed={view === 'decisions'} onClick={() => setView('decisions')}>
+          Decisions (audit)
+        </button>
+      </div>
+      {view === 'checkpoints' ? (
+        <HistoryContent store={store} sessionId={sessionId} />
+      ) : (
+        <AuditContent store={store} sessionId={sessionId} />
+      )}
+    </>
+  );
+}
+
 const tabs: ReadonlyArray<{ id: RightTab; label: string }> = [
   { id: 'plan', label: 'Plan' },
   { id: 'tools', label: 'Tools' },
   { id: 'changes', label: 'Changes' },
   { id: 'history', label: 'History' },
   { id: 'memory', label: 'Memory' },
-  { id: 'audit', label: 'Audit' },
 ];
 
 /** The right side: the plan with its progress, every tool execution, the changes to the files, the checkpoint timeline, and memories. */
@@ -90,9 +112,8 @@ export function RightPanel({
         {tab === 'plan' && <PlanTab store={store} sessionId={sessionId} />}
         {tab === 'tools' && <ToolList store={store} sessionId={sessionId} />}
         {tab === 'changes' && <ChangesContent store={store} sessionId={sessionId} />}
-        {tab === 'history' && <HistoryContent store={store} sessionId={sessionId} />}
+        {tab === 'history' && <HistoryTab store={store} sessionId={sessionId} />}
         {tab === 'memory' && <MemoryContent store={store} sessionId={sessionId} />}
-        {tab === 'audit' && <AuditContent store={store} sessionId={sessionId} />}
       </div>
     </aside>
   );
