@@ -82,8 +82,9 @@ describe('slash commands in the composer', () => {
     await page.getByRole('button', { name: '+ New session' }).first().click();
     const message = page.getByRole('textbox', { name: 'Message' });
     for (const text of ['First question', 'Second question', 'Third question']) {
-      // Long answers, so the older ones no longer fit the part of the window kept as it is.
-      server.enqueue(textTurn(`Answer to ${text}. ${'More detail follows here. '.repeat(1_500)}`));
+      // Long answers, so the older ones no longer fit the part of the window kept as it is; short enough that the third
+      // request stays under the threshold, counted on the safe side by the ratio the first (system prompt) request set.
+      server.enqueue(textTurn(`Answer to ${text}. ${'More detail follows here. '.repeat(1_300)}`));
       await message.fill(text);
       await message.press('Enter');
       await expectPage(page.getByRole('article', { name: 'Answer' }).filter({ hasText: `Answer to ${text}.` })).toBeVisible();

@@ -330,7 +330,11 @@ export class ContextBudget {
     if (!(reportedTokens > 0)) return null;
     const key = keyOf(choice);
     const sent = prepared.measure.tokens;
-    const calibrated = this.calibration.get(key).counting !== 'estimate';
+    // A ratio set by the server's tokenizer, or by several counts, is trusted to a 30 % miss; one set by a single count
+    // is not: a first request that is mostly a dense system prompt (paths, code) gives more tokens a character than
+    // the prose that follows, and a long answer would then look cut.
+    const calibration = this.calibration.get(key);
+    const calibrated = calibration.counting === 'tokenizer' || (calibration.counting === 'usage' && calibration.samples >= 3);
     if (sent > 512 && reportedTokens < sent * (calibrated ? 0.7 : 0.45)) {
       this.learnWindow(choice, reportedTokens, this.learnedAgainst(choice, prepared.measure.window.tokens));
       return {

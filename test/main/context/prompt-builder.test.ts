@@ -197,6 +197,22 @@ describe('the prompt builder', () => {
     expect(window).toMatchObject({ tokens: 600, source: 'learned' });
   });
 
+  it('does not take a long answer for a cut prompt when one dense first request set the ratio', async () => {
+    const context = budget(65_536);
+    const dense = { role: 'user' as const, content: `/work/a.ts:12 {"x":[1,2]} ${'$PATH/usr/bin;'.repeat(40)}` };
+    const base = { choice, provider: provider(), system: 'sys', tools: undefined, signal: new AbortController().signal, mayCompact: true };
+    const first = await context.prepare({ ...base, entries: [dense] });
+    if (first.kind !== 'send') throw new Error('expected a request');
+    // Dense text: about 2.4 characters a token, as a server counts paths and punctuation.
+    expect(context.observe(choice, first.prepared, Math.round(first.prepared.chars / 2.4))).toBeNull();
+    const prose = { role: 'assistant' as const, content: 'More detail follows here. '.repeat(1_500) };
+    const second = await context.prepare({ ...base, entries: [dense, prose, { role: 'user', content: 'And?' }] });
+    if (second.kind !== 'send') throw new Error('expected a request');
+    // Prose: about 4.3 characters a token. Well under the dense ratio, and still no cut.
+    expect(context.observe(choice, second.prepared, Math.round(second.prepared.chars / 4.3))).toBeNull();
+    expect((await context.window(choice, new AbortController().signal)).source).not.toBe('learned');
+  });
+
   it('counts higher after a refusal that gives the prompt size, and forgets a learned window when the figure changes', async () => {
     let figure = 8192;
     let now = 0;
