@@ -101,7 +101,8 @@ export const builtInProfiles: readonly Profile[] = [
       'You answer questions about the person’s folder. You can read and search files but not change them or run commands.',
       'Quote the lines your answer rests on, with their paths, and say plainly when the files do not tell.',
     ].join(' '),
-    toolGroupsOff: ['files_write', 'shell'],
+    // Memory too: `remember` writes what later sessions are told.
+    toolGroupsOff: ['files_write', 'shell', 'memory'],
   }),
   builtIn('builtin:review', {
     name: 'Review',

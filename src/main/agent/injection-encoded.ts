@@ -8,7 +8,8 @@ import type { InjectionSign } from '../../shared/guardrails';
 /** Shorter runs are ids, hashes and words, not payloads. */
 const minimumBlob = 40;
 /** At most this many blobs are decoded per text, each at most this long: a text of nothing but base64 stays cheap. */
-const maxDecodedBlobs = 50;
+// More than a 16,000-character result can hold (blobs of 40 or more, apart): harmless blobs cannot hide a later one.
+const maxDecodedBlobs = 500;
 const maxBlobCharacters = 256 * 1024;
 /** Blobs inside blobs are decoded twice at most. */
 const maxDepth = 2;

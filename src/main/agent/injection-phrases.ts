@@ -134,8 +134,12 @@ export const phraseRules: readonly PhraseRule[] = [
   },
 ];
 
-/** At most this many anchors of one rule are looked at: a text made of nothing but anchors stays cheap. */
-const anchorsPerRule = 2_000;
+/**
+ * At most this many anchors of one rule are looked at: a text made of nothing but anchors stays cheap. What is checked
+ * is what the model is given (16,000 characters), which holds fewer anchors than this, so padding a result with
+ * anchors cannot hide a phrase after them.
+ */
+const anchorsPerRule = 20_000;
 
 export interface PhraseMatch {
   readonly rule: PhraseRule;

@@ -107,9 +107,9 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
       giveResult(context, call, 'cancelled', 'Stopped by the user while running.', services.clock.now() - startedAt);
       throw new CancelledError();
     }
+    // An error's message is the tool's (or its server's) text like any output: it is checked, and held, the same way.
     const message = `${call.tool.name} failed: ${error instanceof Error ? error.message : String(error)}`;
-    giveResult(context, call, 'failed', message, services.clock.now() - startedAt);
-    return null;
+    return screenResult(context, call, 'failed', message, services.clock.now() - startedAt);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
     aborted.catch(() => undefined);

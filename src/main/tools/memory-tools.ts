@@ -3,6 +3,7 @@ import { WorkbenchError } from '../../shared/errors';
 import { maxMemoryChars, memoryScopeSchema } from '../../shared/prompt';
 import type { MemoryStore } from '../agent/memory';
 import { defineTool, type Tool } from '../agent/tools';
+import { detectInjectionSigns } from '../agent/injection-signs';
 
 const shortened = (text: string): string => (text.length > 120 ? `${text.slice(0, 119)}…` : text);
 
@@ -22,11 +23,24 @@ export function memoryTools(memory: MemoryStore): Tool[] {
       })
       .strict(),
     risk: 'write_low',
+    // A fact for every workspace reaches every later session's prompt: it asks as a high-risk write does.
+    assess: (input) =>
+      input.scope === 'global'
+        ? { level: 'write_high', reason: 'remember for every workspace: it goes into the prompts of all later sessions' }
+        : { level: 'write_low', reason: 'remember for this workspace' },
     summarize: (input) => `remember${input.scope === 'global' ? ' (every workspace)' : ''}: ${shortened(input.fact)}`,
     preview: async (input) => `Saved to memory, for ${input.scope === 'global' ? 'every workspace' : 'this workspace'}:\n${input.fact}`,
     execute: async (input, context) => {
       if (input.scope === 'workspace' && !context.workspacePath)
         throw new WorkbenchError('no_workspace', 'No folder is open: save it with scope "global", or ask the person to open a folder.');
+      // A memory is read back as an instruction in later sessions: one that reads like a prompt injection (copied from a
+      // file or a page the model read) is refused, so it cannot carry one from session to session.
+      const signs = detectInjectionSigns(input.fact);
+      if (signs.length > 0)
+        throw new WorkbenchError(
+          'invalid_input',
+          `Not saved: the fact reads like instructions aimed at a model (${signs.map((sign) => sign.explanation).join(' ')}). Save what you learned, in your own words.`,
+        );
       const saved = memory.add({
         scope: input.scope,
         workspacePath: context.workspacePath,

@@ -18,6 +18,7 @@ function pageTools(log: string[]): Tool[] {
     risk: 'read_only',
     execute: async (input) => {
       log.push(`fetch ${input.url}`);
+      if (input.url.endsWith('/error')) throw new Error(`MCP error -32000: ${injected}`);
       return { output: input.url.endsWith('/clean') ? 'Weather: sunny.' : injected };
     },
   });
@@ -63,6 +64,18 @@ describe('results held for review', () => {
     expect(() => harness.runtime.answerReview(review?.reviewId ?? '', 'release')).toThrow(
       expect.objectContaining({ code: 'already_answered' }),
     );
+    await closeAll();
+  });
+
+  it('holds a failure whose message carries the injection, as it holds an output', async () => {
+    const harness = start();
+    server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example/error' })] }, textTurn('It failed.'));
+    harness.runtime.send(harness.sessionId, 'Weather?');
+    const view = await harness.until(held, 'the held failure');
+    expect(view.pendingReviews[0]).toMatchObject({ tool: 'web__fetch' });
+    harness.runtime.answerReview(view.pendingReviews[0]?.reviewId ?? '', 'withhold');
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(JSON.stringify(server.requests.at(-1)?.body)).not.toContain('IGNORE ALL PREVIOUS');
     await closeAll();
   });
 
