@@ -6,7 +6,18 @@ import { idSchema, riskLevelSchema } from './domain';
  * a gate and its answer, a call that ran or was refused without a gate, a plan and its answer, a trust grant
  * made or revoked, a change of autonomy.
  */
-export const auditKindSchema = z.enum(['gate', 'automatic', 'rule', 'plan', 'grant_created', 'grant_revoked', 'autonomy_changed']);
+export const auditKindSchema = z.enum([
+  'gate',
+  'automatic',
+  'rule',
+  'plan',
+  'grant_created',
+  'grant_revoked',
+  'autonomy_changed',
+  // A result held for review, and a budget reached: gates of their own.
+  'result_review',
+  'budget',
+]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 export const auditAnswerSchema = z.enum([
@@ -32,6 +43,11 @@ export const auditAnswerSchema = z.enum([
   'created',
   'revoked',
   'changed',
+  // A held result's answers, and a budget gate's.
+  'release',
+  'withhold',
+  'continue',
+  'stop',
 ]);
 export type AuditAnswer = z.infer<typeof auditAnswerSchema>;
 

@@ -2,6 +2,7 @@ import type { AuditDecider, AuditRow } from '../../shared/audit';
 import type { Autonomy, Escalation, RiskLevel, TrustGrant } from '../../shared/domain';
 import type { RuntimeEvent } from '../../shared/events';
 import { autonomyMatrix } from './policy';
+import { budgetAnswered, budgetRow, heldRow, reviewed } from './audit-reviews';
 
 /** A journal row as the fold reads it: every branch's rows, in the order they were written. */
 export interface AuditedRow {
@@ -241,6 +242,30 @@ export function auditOf(rows: Iterable<AuditedRow>, options: AuditOptions): Audi
           decidedBy: { kind: 'rule', id: null, label: inSettings ? 'Your denial in Settings' : 'Built-in rule' },
           policy: inSettings ? 'denied tools (Settings) → deny' : 'built-in denial → deny',
         });
+        break;
+      }
+      case 'tool_result_held': {
+        if (gates.has(event.reviewId)) break;
+        const row = heldRow(seq, at, event, calls.get(key(event.turnId, event.toolCallId))?.summary ?? null);
+        gates.set(event.reviewId, row);
+        out.push(row);
+        break;
+      }
+      case 'tool_result_reviewed': {
+        const row = gates.get(event.reviewId);
+        if (row) reviewed(row, event, at);
+        break;
+      }
+      case 'budget_reached': {
+        if (gates.has(event.gateId)) break;
+        const row = budgetRow(seq, at, event);
+        gates.set(event.gateId, row);
+        out.push(row);
+        break;
+      }
+      case 'budget_answered': {
+        const row = gates.get(event.gateId);
+        if (row) budgetAnswered(row, event, at);
         break;
       }
       case 'run_finished':

@@ -11,7 +11,10 @@ import type { LoopState, StepContext } from './turn-types';
  */
 export async function runCompaction(context: StepContext, state: Extract<LoopState, { kind: 'compact' }>): Promise<LoopState> {
   const { setup, services, writer } = context;
-  const { choice, turnId } = setup;
+  const { turnId } = setup;
+  // The model the turn asks now: the profile's fallback once the first could not answer.
+  const model = writer.usingFallback && setup.fallback ? setup.fallback : setup;
+  const { choice } = model;
   const next: LoopState = state.then === 'model' ? { kind: 'model' } : { kind: 'finish', status: 'completed' };
   writer.setStatus('planning');
   writer.flush();
@@ -32,11 +35,11 @@ export async function runCompaction(context: StepContext, state: Extract<LoopSta
   }
   const before = count(compactedView(writer.messages));
   const compactionId = services.newId();
-  const { kind, baseUrl } = setup.endpoint;
+  const { kind, baseUrl } = model.endpoint;
   const result = await summarize({
     plan,
     choice,
-    provider: setup.provider,
+    provider: model.provider,
     budget,
     window,
     instructions: state.instructions ?? null,

@@ -382,6 +382,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       settings,
       clock,
       changed,
+      onEntries: (sessionId, entries) => listener.onEntries(sessionId, entries),
       assertIdle: (sessionId) => {
         if (runtime.isBusy(sessionId))
           throw new WorkbenchError('session_busy', 'Stop the running turn first: a profile changes what the turn is.');

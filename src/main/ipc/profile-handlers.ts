@@ -1,5 +1,6 @@
 import { InvalidInputError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { Session } from '../../shared/domain';
+import type { JournalEntry } from '../../shared/events';
 import type { SessionProfileView } from '../../shared/ipc/profile-channels';
 import { profileFileText, readProfileFile, type Profile } from '../../shared/profiles';
 import type { Clock } from '../agent/clock';
@@ -26,6 +27,8 @@ export interface ProfileHandlerDependencies {
   /** Refuses while the session's turn runs: a profile changes what the turn is. */
   readonly assertIdle: (sessionId: string) => void;
   readonly changed: (session: Session) => Session;
+  /** Announces journal entries written here. */
+  readonly onEntries: (sessionId: string, entries: readonly JournalEntry[]) => void;
 }
 
 const scopeOf = (input: { scope: 'global' | 'workspace'; workspacePath: string | null }): SavedScope => {
@@ -102,7 +105,17 @@ export function profileHandlers(deps: ProfileHandlerDependencies): Pick<Handlers
       profiles.setSessionProfile(session.id, profile.id, own);
       if (current?.profileId !== profile.id && (profile.model || profile.autonomy)) {
         const patch = { ...(profile.model ? { model: profile.model } : {}), ...(profile.autonomy ? { autonomy: profile.autonomy } : {}) };
-        return view(deps.changed(store.update(session.id, patch, clock.now())));
+        const changesAutonomy = profile.autonomy !== null && profile.autonomy !== session.autonomy;
+        // A change of autonomy is journalled as one from the status bar is: the audit lists it.
+        const { updated, entries } = store.transaction(() => ({
+          updated: store.update(session.id, patch, clock.now()),
+          entries:
+            changesAutonomy && profile.autonomy
+              ? store.append(session.id, [{ type: 'autonomy_changed', from: session.autonomy, to: profile.autonomy }], clock.now())
+              : [],
+        }));
+        if (entries.length > 0) deps.onEntries(session.id, entries);
+        return view(deps.changed(updated));
       }
       return view(session);
     },

@@ -151,6 +151,37 @@ describe('the audit fold on older and unfinished journals', () => {
     ]);
   });
 
+  it('lists a result held for review and a budget reached, with their answers', () => {
+    const audit = auditOf(
+      rows([
+        { type: 'run_started', turnId: 't1', model, providerKind: 'openai-compatible', autonomy: 'L1' },
+        {
+          type: 'tool_call_requested',
+          turnId: 't1',
+          toolCallId: 'c1',
+          messageId: 'm1',
+          tool: 'web__fetch',
+          input: {},
+          summary: 'fetch a page',
+          risk: 'read_only',
+          riskReason: 'reads',
+        },
+        { type: 'tool_result_held', turnId: 't1', toolCallId: 'c1', reviewId: 'r1', tool: 'web__fetch' },
+        { type: 'tool_result_reviewed', turnId: 't1', toolCallId: 'c1', reviewId: 'r1', decision: 'withhold' },
+        { type: 'budget_reached', turnId: 't1', gateId: 'b1', budget: 'model_calls', figure: 2, limit: 2, step: 10 },
+        { type: 'budget_answered', turnId: 't1', gateId: 'b1', budget: 'model_calls', answer: 'continue', limit: 12 },
+        { type: 'budget_reached', turnId: 't1', gateId: 'b2', budget: 'model_calls', figure: 12, limit: 12, step: 10 },
+        { type: 'run_finished', turnId: 't1', status: 'cancelled' },
+      ]),
+      { grant: () => null },
+    );
+    expect(audit.map((row) => [row.kind, row.summary, row.answer, row.decidedBy.label, row.answerReason])).toEqual([
+      ['result_review', 'fetch a page', 'withhold', 'You', null],
+      ['budget', '2 of 2 model calls in this turn', 'continue', 'You', 'New limit 12.'],
+      ['budget', '12 of 12 model calls in this turn', 'unanswered', 'Nobody', 'The turn ended (cancelled) first.'],
+    ]);
+  });
+
   it('names the policy row of an escalation and of a destructive call, which always ask', () => {
     expect(policyRow('L3', 'write_low', { kind: 'network', reason: 'asks for the network' })).toBe(
       'L3 supervised · write_low + network → ask (more than the sandbox always asks)',

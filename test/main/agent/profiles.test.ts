@@ -132,6 +132,7 @@ describe('agent profiles', () => {
     await call('session:setProfile', { sessionId, profileId: profile.id });
     const session = (await call<Session[]>('session:list', {})).find((candidate) => candidate.id === sessionId);
     expect(session?.autonomy).toBe('L2');
+    expect((await events(sessionId)).find((event) => event.type === 'autonomy_changed')).toMatchObject({ from: 'L1', to: 'L2' });
     server.reset();
     server.enqueue(textTurn('Exact.'));
     await send(sessionId, 'Hi');

@@ -13,6 +13,8 @@ const kindLabels: Readonly<Record<AuditRow['kind'], string>> = {
   grant_created: 'Trust granted',
   grant_revoked: 'Trust revoked',
   autonomy_changed: 'Autonomy',
+  result_review: 'Result held for review',
+  budget: 'Budget reached',
 };
 
 const answerLabels: Readonly<Record<AuditRow['answer'], string>> = {
@@ -34,6 +36,10 @@ const answerLabels: Readonly<Record<AuditRow['answer'], string>> = {
   created: 'Created',
   revoked: 'Revoked',
   changed: 'Changed',
+  release: 'Let in',
+  withhold: 'Withheld',
+  continue: 'Continued',
+  stop: 'Stopped',
 };
 
 const time = (at: number): string => new Date(at).toLocaleString();
