@@ -23,7 +23,10 @@ export class SqlitePromptRecords implements PromptRecords {
     private readonly clock: Pick<Clock, 'now'>,
   ) {
     this.statements = {
-      insert: db.prepare('INSERT OR IGNORE INTO prompts (id, body, created_at) VALUES (?, ?, ?)'),
+      // Kept again refreshes its time: a prompt about to be named by a new call is never an hour old to the collector.
+      insert: db.prepare(
+        'INSERT INTO prompts (id, body, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at',
+      ),
       get: db.prepare('SELECT body FROM prompts WHERE id = ?'),
       collect: db.prepare(
         `DELETE FROM prompts WHERE created_at < ? AND id NOT IN (

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, lstatSync, openSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, parse } from 'node:path';
 import type { InstructionFile, InstructionSet } from '../agent/system-prompt';
@@ -63,6 +63,8 @@ const kilobytes = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
  */
 export class InstructionFiles {
   private readonly found = new Map<string, { at: number; candidates: Candidate[] }>();
+  /** Searches under way, one per workspace: a stale list is used meanwhile. */
+  private readonly searching = new Map<string, Promise<Candidate[]>>();
   private readonly reads = new Map<string, Read>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -89,9 +91,32 @@ export class InstructionFiles {
     }
   }
 
+  /**
+   * The files to read. Searching a large tree takes tens of milliseconds, so a list older than `discoveryMs` is still
+   * used while a new search runs in the background (yielding as it goes); only the first search of a workspace is
+   * waited for.
+   */
   private async candidates(root: string, reader: WorkspaceReader): Promise<Candidate[]> {
     const known = this.found.get(root);
     if (known && this.now() - known.at < discoveryMs) return known.candidates;
+    let search = this.searching.get(root);
+    if (!search) {
+      // A search of its own reader: the caller's is closed when its load ends.
+      const own = known ? new WorkspaceFiles(root).reader() : reader;
+      search = this.search(root, own).finally(() => {
+        this.searching.delete(root);
+        if (own !== reader) own.close();
+      });
+      this.searching.set(root, search);
+    }
+    if (known) {
+      search.catch(() => undefined);
+      return known.candidates;
+    }
+    return search;
+  }
+
+  private async search(root: string, reader: WorkspaceReader): Promise<Candidate[]> {
     const candidates = [...(await this.inFolder(reader, '')), ...above(root), ...(await this.nested(reader))];
     if (this.found.size > 32) this.found.clear();
     this.found.set(root, { at: this.now(), candidates });
@@ -126,9 +151,15 @@ export class InstructionFiles {
     const out: Candidate[] = [];
     let level = [''];
     let searched = 0;
+    let slice = performance.now();
     for (let depth = 1; depth <= nestedDepth && level.length > 0; depth += 1) {
       const next: string[] = [];
       for (const folder of level) {
+        // The main process answers the window meanwhile: a few milliseconds of listing, then a turn of the event loop.
+        if (performance.now() - slice > 4) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
         for (const entry of (await entries(reader, folder)).sort((a, b) => a.name.localeCompare(b.name))) {
           if (!entry.directory || entry.name.startsWith('.') || skippedFolders.has(entry.name)) continue;
           if ((searched += 1) > maxFoldersSearched) return out;
@@ -204,7 +235,9 @@ async function entries(reader: WorkspaceReader, folder: string): Promise<Array<{
 }
 
 function readOutside<T>(absolute: string, use: (fd: number, info: Stats) => T): T | null {
-  const fd = openSync(absolute, 'r');
+  // Never through a link: not the file's name (O_NOFOLLOW), and not a folder on its way (its real path is its path).
+  if (realpathSync(absolute) !== absolute) return null;
+  const fd = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const info = fstatSync(fd);
     return info.isFile() ? use(fd, info) : null;
@@ -220,7 +253,12 @@ function readOutside<T>(absolute: string, use: (fd: number, info: Stats) => T): 
  */
 function above(root: string): Candidate[] {
   if (existsSync(join(root, '.git'))) return [];
-  const home = homedir();
+  let home = homedir();
+  try {
+    home = realpathSync(home);
+  } catch {
+    // A home folder that cannot be resolved is compared as it is named.
+  }
   const folders: string[] = [];
   let repository = false;
   for (

@@ -91,7 +91,22 @@ describe("a workspace's instruction files", () => {
     write('c/CLAUDE.md', 'New.');
     expect((await files.load(workspace)).files.map((file) => file.path)).toEqual(['AGENTS.md']);
     now += 10_001;
+    // The old list serves while a new search runs behind it; the next prompt has what it found.
+    expect((await files.load(workspace)).files.map((file) => file.path)).toEqual(['AGENTS.md']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await files.load(workspace)).files.map((file) => file.path)).toEqual(['AGENTS.md', 'CLAUDE.md']);
+  });
+
+  it('never reads a file above the workspace through a link, nor through a linked folder', async () => {
+    mkdirSync(join(folder.path, 'repo/.git'), { recursive: true });
+    write('secret/notes.md', 'Private notes.');
+    write('secret/.github/copilot-instructions.md', 'Private rules.');
+    symlinkSync(join(folder.path, 'secret/notes.md'), join(folder.path, 'repo/AGENTS.md'));
+    symlinkSync(join(folder.path, 'secret/.github'), join(folder.path, 'repo/.github'));
+    write('repo/app/AGENTS.md', 'App rules.');
+    const set = await files.load(join(folder.path, 'repo/app'));
+    expect(set.files.map((file) => file.text)).toEqual(['App rules.']);
+    expect(set.notes).toContain('../AGENTS.md is a link: instruction files are not read through links.');
   });
 
   it('finds nothing, and says nothing, for a folder that is gone', async () => {

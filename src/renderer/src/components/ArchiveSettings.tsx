@@ -18,18 +18,27 @@ export function ArchiveSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
   const sessionCount = useAppState(store, (state) => state.sessions.length);
   const [entries, setEntries] = useState<ArchiveEntry[]>([]);
+  /** A shorter retention that would purge sessions at once: it waits for the person to confirm. */
+  const [pending, setPending] = useState<{ days: Exclude<ArchiveRetention, null>; due: number } | null>(null);
   const refresh = (): void => void store.attempt(async () => setEntries(await store.call('archive:list', {})));
   // Looked at again whenever the list of sessions changes: one deleted meanwhile appears here at once.
   useEffect(refresh, [store, sessionCount]);
   if (!settings) return null;
-  const setRetention = (value: string): void => {
-    const parsed = archiveRetentionSchema.safeParse(value === 'never' ? null : Number(value));
-    if (!parsed.success) return;
-    const archiveRetentionDays: ArchiveRetention = parsed.data;
+  const save = (archiveRetentionDays: ArchiveRetention): void => {
+    setPending(null);
     void store.attempt(async () => {
       store.setSettings(await store.call('settings:update', { archiveRetentionDays }));
       refresh();
     });
+  };
+  const setRetention = (value: string): void => {
+    const parsed = archiveRetentionSchema.safeParse(value === 'never' ? null : Number(value));
+    if (!parsed.success) return;
+    const days = parsed.data;
+    // A purge cannot be undone: one the new period makes due now is said, and done only once confirmed.
+    const due = days === null ? 0 : entries.filter((entry) => entry.archivedAt + days * 86_400_000 <= Date.now()).length;
+    if (days !== null && due > 0) setPending({ days, due });
+    else save(days);
   };
   return (
     <section aria-label="Archived sessions">
@@ -48,6 +57,22 @@ export function ArchiveSettings({ store }: { store: AppStore }) {
           ))}
         </select>
       </label>
+      {pending && (
+        <div role="alertdialog" aria-label="Purge now?" className="card small">
+          <p>
+            {pending.due === 1 ? '1 archived session is' : `${pending.due} archived sessions are`} older than {pending.days} days and will
+            be deleted for good now.
+          </p>
+          <div className="row">
+            <button type="button" className="danger" onClick={() => save(pending.days)}>
+              Delete and keep {pending.days} days
+            </button>
+            <button type="button" onClick={() => setPending(null)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
       <p className="muted small">
         A deleted session is archived: it can be restored with its whole conversation until it is purged. Purging removes it for good, with
         the saved file contents no other session needs.
