@@ -6,7 +6,6 @@ import {
   approvalDecisionSchema,
   autonomySchema,
   branchSchema,
-  commandLimitsChangeSchema,
   trustGrantSchema,
   idSchema,
   limits,
@@ -14,8 +13,6 @@ import {
   sessionModelSchema,
   modelInfoSchema,
   contextWindowSchema,
-  contextWindowOverrideSchema,
-  modelSettingSchema,
   toolProtocolSchema,
   thinkingBudgetLimits,
   modelCheckSchema,
@@ -31,13 +28,12 @@ import { branchPointSchema, sessionTreeNodeSchema } from '../branches';
 import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../file-history';
 import { changeSetSchema, fileDiffSchema } from '../changes';
 import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
-import { heldToolGroupsSchema, resultReviewDecisionSchema } from '../guardrails';
+import { resultReviewDecisionSchema } from '../guardrails';
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 import { memoryChannels } from './memory-channels';
+import { settingsChannels } from './settings-channels';
 import { profileChannels } from './profile-channels';
 import { budgetChannels } from './budget-channels';
-import { budgetSettingsChangeSchema, modelCallsBudgetSchema } from '../budgets';
-import { archiveRetentionSchema } from '../retention';
 import { archiveChannels, archiveEntrySchema } from './archive-channels';
 
 /**
@@ -368,31 +364,7 @@ export const channels = {
     output: z.array(mcpServerStatusSchema),
   },
 
-  'settings:get': { input: noInput, output: settingsSchema },
-  'settings:update': {
-    input: z
-      .object({
-        defaultModel: modelChoiceSchema.strict().nullable().optional(),
-        defaultAutonomy: autonomySchema.optional(),
-        planThreshold: z.number().int().min(2).max(50).optional(),
-        maxIterations: modelCallsBudgetSchema.optional(),
-        budgets: budgetSettingsChangeSchema.optional(),
-        deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
-        heldToolGroups: heldToolGroupsSchema.optional(),
-        theme: settingsSchema.shape.theme.optional(),
-        commandPriority: z.enum(['lower', 'normal']).optional(),
-        commandLimits: commandLimitsChangeSchema.optional(),
-        contextWindows: z.array(contextWindowOverrideSchema.strict()).max(200).optional(),
-        compactAt: z.number().min(0.3).max(0.95).optional(),
-        answerTokens: z.number().int().min(256).max(128_000).optional(),
-        modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
-        archiveRetentionDays: archiveRetentionSchema.optional(),
-        defaultProfileId: z.string().min(1).max(100).optional(),
-      })
-      .strict(),
-    output: settingsSchema,
-  },
-
+  ...settingsChannels,
   ...memoryChannels,
   ...profileChannels,
   ...archiveChannels,

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { archiveRetentionSchema } from '../retention';
+import { budgetSettingsChangeSchema, modelCallsBudgetSchema } from '../budgets';
+import {
+  autonomySchema,
+  commandLimitsChangeSchema,
+  contextWindowOverrideSchema,
+  modelChoiceSchema,
+  modelSettingSchema,
+  settingsSchema,
+} from '../domain';
+import { heldToolGroupsSchema } from '../guardrails';
+
+/** The settings' channels, spread into the contract (`channels`): every field of an update is optional and checked. */
+export const settingsChannels = {
+  'settings:get': { input: z.object({}).strict(), output: settingsSchema },
+  'settings:update': {
+    input: z
+      .object({
+        defaultModel: modelChoiceSchema.strict().nullable().optional(),
+        defaultAutonomy: autonomySchema.optional(),
+        planThreshold: z.number().int().min(2).max(50).optional(),
+        maxIterations: modelCallsBudgetSchema.optional(),
+        budgets: budgetSettingsChangeSchema.optional(),
+        deniedTools: z.array(z.string().min(1).max(200)).max(200).optional(),
+        heldToolGroups: heldToolGroupsSchema.optional(),
+        theme: settingsSchema.shape.theme.optional(),
+        commandPriority: z.enum(['lower', 'normal']).optional(),
+        commandLimits: commandLimitsChangeSchema.optional(),
+        contextWindows: z.array(contextWindowOverrideSchema.strict()).max(200).optional(),
+        compactAt: z.number().min(0.3).max(0.95).optional(),
+        answerTokens: z.number().int().min(256).max(128_000).optional(),
+        modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
+        archiveRetentionDays: archiveRetentionSchema.optional(),
+        defaultProfileId: z.string().min(1).max(100).optional(),
+      })
+      .strict(),
+    output: settingsSchema,
+  },
+} as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
