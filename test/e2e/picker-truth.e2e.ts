@@ -110,8 +110,11 @@ describe('pickers that tell the truth', () => {
 
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
-    await expectPage(why).toHaveCount(0);
+    // The new session is the one shown, on the scripted model, before its model is typed over.
+    await expectPage(page.getByRole('listitem').filter({ hasText: 'New session' })).toHaveCount(2);
     const model = page.getByLabel('Model', { exact: true });
+    await expectPage(model).toHaveValue('scripted-model');
+    await expectPage(why).toHaveCount(0);
     await model.fill('no-such-model');
     await model.press('Enter');
     await expectPage(why).toHaveText('Scripted has no model “no-such-model”: pick one it lists.');
