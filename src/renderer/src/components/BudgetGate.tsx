@@ -1,7 +1,6 @@
-import { useRef } from 'react';
 import { budgetName, formatBudgetFigure } from '../../../shared/budgets';
 import type { ViewBudgetGate } from '../../../shared/session-view';
-import { useDisposables } from '../disposables';
+import { useAltKeys } from '../alt-keys';
 import type { AppStore } from '../store';
 
 /**
@@ -12,21 +11,7 @@ export function BudgetGatePanel({ store, gate }: { store: AppStore; gate: ViewBu
   const answer = (choice: 'continue' | 'stop'): void => {
     void store.attempt(() => store.call('budget:answer', { gateId: gate.gateId, answer: choice }));
   };
-  const keys = useRef(answer);
-  keys.current = answer;
-  useDisposables(
-    (disposables) => {
-      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
-        if (!event.altKey || event.ctrlKey || event.metaKey) return;
-        const key = event.key.toLowerCase();
-        if (key === 'c') keys.current('continue');
-        else if (key === 'x') keys.current('stop');
-        else return;
-        event.preventDefault();
-      });
-    },
-    [gate.gateId],
-  );
+  useAltKeys({ c: () => answer('continue'), x: () => answer('stop') }, gate.gateId);
   // Counts say what they count; time, tokens and dollars say it themselves.
   const unit = gate.budget === 'model_calls' ? ' model calls' : gate.budget === 'tool_calls' ? ' tool calls' : '';
   const step = `${formatBudgetFigure(gate.budget, gate.step)}${unit}`;

@@ -1,7 +1,6 @@
-import { useRef } from 'react';
 import type { InjectionSign, InjectionSignKind } from '../../../shared/guardrails';
 import type { ViewInjection, ViewReview } from '../../../shared/session-view';
-import { useDisposables } from '../disposables';
+import { useAltKeys } from '../alt-keys';
 import type { AppStore } from '../store';
 
 const kindLabels: Record<InjectionSignKind, string> = {
@@ -52,21 +51,7 @@ export function ResultReviewGate({ store, review }: { store: AppStore; review: V
   const answer = (decision: 'release' | 'withhold'): void => {
     void store.attempt(() => store.call('review:answer', { reviewId: review.reviewId, decision }));
   };
-  const keys = useRef(answer);
-  keys.current = answer;
-  useDisposables(
-    (disposables) => {
-      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
-        if (!event.altKey || event.ctrlKey || event.metaKey) return;
-        const key = event.key.toLowerCase();
-        if (key === 'l') keys.current('release');
-        else if (key === 'w') keys.current('withhold');
-        else return;
-        event.preventDefault();
-      });
-    },
-    [review.reviewId],
-  );
+  useAltKeys({ l: () => answer('release'), w: () => answer('withhold') }, review.reviewId);
   return (
     <section className="gate gate-review" role="region" aria-label="Result held for review">
       <header className="row">
