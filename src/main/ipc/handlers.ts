@@ -26,6 +26,7 @@ import { recentFolders } from '../workspace/recent-folders';
 import type { MemoryStore } from '../agent/memory';
 import type { PromptRecords } from '../agent/prompt-assembly';
 import { memoryHandlers } from './memory-handlers';
+import { settingsHandlers } from './settings-handlers';
 import { profileHandlers } from './profile-handlers';
 import type { ProfileStore } from '../agent/profiles';
 import type { SessionArchive } from '../agent/archive';
@@ -353,27 +354,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       return deps.mcp.statuses();
     },
 
-    'settings:get': () => settings.get(),
-    'settings:update': (input) => {
-      const current = settings.get();
-      if (input.defaultModel && !current.providers.some((provider) => provider.id === input.defaultModel?.providerId)) {
-        throw new NotFoundError('Provider', input.defaultModel.providerId);
-      }
-      if (input.defaultProfileId !== undefined && !deps.profiles.get(input.defaultProfileId))
-        throw new NotFoundError('Profile', input.defaultProfileId);
-      const { defaultModel, budgets, ...rest } = input;
-      const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-      const saved = settings.set({
-        ...current,
-        ...defined,
-        ...(defaultModel === undefined ? {} : { defaultModel }),
-        // Budgets change one at a time: those left out stay as they are.
-        ...(budgets === undefined ? {} : { budgets: { ...current.budgets, ...budgets } }),
-      });
-      // A shorter retention applies at once: what it makes due is purged now, not at the next hourly look.
-      if (input.archiveRetentionDays !== undefined) deps.archive.purgeDue();
-      return saved;
-    },
+    ...settingsHandlers({ settings, profiles: deps.profiles, archive: deps.archive }),
 
     ...memoryHandlers(deps),
     ...profileHandlers({

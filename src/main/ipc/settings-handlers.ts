@@ -1,0 +1,37 @@
+import { NotFoundError } from '../../shared/errors';
+import type { SessionArchive } from '../agent/archive';
+import type { ProfileStore } from '../agent/profiles';
+import type { SettingsStore } from '../agent/settings';
+import type { Handlers } from './router';
+
+/** The handlers of the settings' channels (`settings-channels.ts`): every reference an update names is checked before it is saved. */
+export function settingsHandlers(deps: {
+  readonly settings: SettingsStore;
+  readonly profiles: ProfileStore;
+  readonly archive: SessionArchive;
+}): Pick<Handlers, 'settings:get' | 'settings:update'> {
+  const { settings, profiles, archive } = deps;
+  return {
+    'settings:get': () => settings.get(),
+    'settings:update': (input) => {
+      const current = settings.get();
+      if (input.defaultModel && !current.providers.some((provider) => provider.id === input.defaultModel?.providerId)) {
+        throw new NotFoundError('Provider', input.defaultModel.providerId);
+      }
+      if (input.defaultProfileId !== undefined && !profiles.get(input.defaultProfileId))
+        throw new NotFoundError('Profile', input.defaultProfileId);
+      const { defaultModel, budgets, ...rest } = input;
+      const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+      const saved = settings.set({
+        ...current,
+        ...defined,
+        ...(defaultModel === undefined ? {} : { defaultModel }),
+        // Budgets change one at a time: those left out stay as they are.
+        ...(budgets === undefined ? {} : { budgets: { ...current.budgets, ...budgets } }),
+      });
+      // A shorter retention applies at once: what it makes due is purged now, not at the next hourly look.
+      if (input.archiveRetentionDays !== undefined) archive.purgeDue();
+      return saved;
+    },
+  };
+}
