@@ -113,7 +113,8 @@ export const trustGrantSchema = z.object({
 });
 export type TrustGrant = z.infer<typeof trustGrantSchema>;
 
-export const providerKindSchema = z.enum(['openai-compatible', 'ollama', 'anthropic']);
+/** `local` is the app's own runtime ("This computer"): models run in a process of the app's, with no server. */
+export const providerKindSchema = z.enum(['openai-compatible', 'ollama', 'anthropic', 'local']);
 export type ProviderKind = z.infer<typeof providerKindSchema>;
 
 export const modelChoiceSchema = z.object({
@@ -175,12 +176,19 @@ export const httpUrlSchema = z
     }
   }, 'it must start with http:// or https://, such as http://127.0.0.1:11434');
 
+/**
+ * The address an endpoint of kind `local` ("This computer") carries in place of a URL: its models run in the app's own
+ * runtime process, not behind a server.
+ */
+export const localEndpointAddress = 'builtin:this-computer';
+
 /** A configured model endpoint. Its API key, if any, lives in the secret store, never here. */
 export const providerEndpointSchema = z.object({
   id: idSchema,
   kind: providerKindSchema,
   name: z.string().min(1).max(limits.nameLength),
-  baseUrl: httpUrlSchema,
+  /** The server's URL; for the built-in runtime (kind `local`), `localEndpointAddress`. */
+  baseUrl: z.union([httpUrlSchema, z.literal('builtin:this-computer')]),
 });
 export type ProviderEndpoint = z.infer<typeof providerEndpointSchema>;
 

@@ -26,6 +26,16 @@ export const errorCodeSchema = z.enum([
   'model_request_rejected',
   /** The request did not fit the model's context window. */
   'model_context_overflow',
+  /** A model file that is not a GGUF the built-in runtime can load: truncated, another format, an unknown architecture. */
+  'model_file_invalid',
+  /** The model needs more memory than this computer has. */
+  'model_too_large',
+  /** The built-in runtime's process failed to start or stopped. */
+  'runtime_failed',
+  /** A model download failed: the network, the server, or what it sent. */
+  'download_failed',
+  /** The disk has no room for what was to be written. */
+  'disk_full',
   'cancelled',
   'iteration_limit',
   'path_refused',

@@ -41,6 +41,8 @@ export interface ProviderRegistryOptions {
   /** Whether a turn is running: checks in the background wait for it to end. */
   readonly busy?: () => boolean;
   readonly doctorTimeouts?: DoctorTimeouts;
+  /** The built-in runtime ("This computer"), serving endpoints of kind `local`. */
+  readonly local?: ModelProvider;
 }
 
 /** How many of an endpoint's models a check of all of them looks at, one after another. */
@@ -284,6 +286,10 @@ export class ProviderRegistry implements ProviderResolver {
         return new OllamaProvider({ baseUrl, apiKey, ...idle });
       case 'openai-compatible':
         return new OpenAICompatibleProvider({ baseUrl, apiKey, ...idle });
+      case 'local':
+        if (this.options.local === undefined)
+          throw new WorkbenchError('runtime_failed', 'The built-in model runtime is not available here.');
+        return this.options.local;
     }
   }
 

@@ -22,6 +22,7 @@ const defaultUrls: Record<ProviderKind, string> = {
   ollama: 'http://127.0.0.1:11434',
   'openai-compatible': 'http://127.0.0.1:1234/v1',
   anthropic: 'https://api.anthropic.com',
+  local: 'builtin:this-computer',
 };
 
 function TestResult({ result }: { result: ConnectionTestResult }) {
