@@ -19,6 +19,7 @@ const mainLayers = [
   { name: 'shell', files: ['src/main/shell/**'], imports: ['**/shell/*'] },
   { name: 'tools', files: ['src/main/tools/**'], imports: ['**/tools/*'] },
   { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },
+  { name: 'runtime', files: ['src/main/runtime/**'], imports: ['**/runtime/*'] },
   { name: 'mcp', files: ['src/main/mcp/**'], imports: ['**/mcp/*'] },
   { name: 'ipc', files: ['src/main/ipc/**'], imports: ['**/ipc/*'] },
   { name: 'core', files: ['src/main/core/**'], imports: ['**/core/*'] },
@@ -41,7 +42,7 @@ function layersAbove(index, message) {
 }
 
 const nodeAndNative = {
-  group: ['node:*', 'better-sqlite3', 'node-pty', 'openai', '@anthropic-ai/sdk', 'conf', 'ws', 'electron', 'electron-store'],
+  group: ['node:*', 'better-sqlite3', 'node-pty', 'node-llama-cpp', 'openai', '@anthropic-ai/sdk', 'conf', 'ws', 'electron', 'electron-store'],
   message: 'This layer runs without Node: import from src/shared only.',
 };
 
@@ -80,7 +81,7 @@ export default tseslint.config(
             electronOnly,
             layersAbove(0, 'The agent layer depends on interfaces only, never on adapters.'),
             {
-              group: ['better-sqlite3', 'node-pty', 'openai', '@anthropic-ai/sdk', 'conf', 'ws'],
+              group: ['better-sqlite3', 'node-pty', 'node-llama-cpp', 'openai', '@anthropic-ai/sdk', 'conf', 'ws'],
               message: 'The agent layer uses interfaces, not packages.',
             },
           ],
@@ -112,7 +113,7 @@ export default tseslint.config(
           patterns: [
             mainInternals,
             {
-              group: ['node:*', 'better-sqlite3', 'node-pty', 'openai', '@anthropic-ai/sdk', 'conf', 'ws', 'electron-store'],
+              group: ['node:*', 'better-sqlite3', 'node-pty', 'node-llama-cpp', 'openai', '@anthropic-ai/sdk', 'conf', 'ws', 'electron-store'],
               message: 'The sandboxed preload bundles shared code and Electron only.',
             },
           ],

@@ -24,6 +24,7 @@ export const orderedLayers = [
   { name: 'shell', paths: ['src/main/shell/'] },
   { name: 'tools', paths: ['src/main/tools/'] },
   { name: 'providers', paths: ['src/main/providers/'] },
+  { name: 'runtime', paths: ['src/main/runtime/'] },
   { name: 'mcp', paths: ['src/main/mcp/'] },
   { name: 'ipc', paths: ['src/main/ipc/'] },
   // The composition root: one file today, a folder if it grows.
