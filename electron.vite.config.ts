@@ -7,7 +7,8 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       externalizeDeps: true,
-      rollupOptions: { input: { index: resolve('src/main/index.ts') } },
+      // The built-in model runtime runs in a utility process of its own, from its own entry.
+      rollupOptions: { input: { index: resolve('src/main/index.ts'), 'runtime-host': resolve('src/main/runtime/runtime-host.ts') } },
     },
   },
   preload: {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BrowserWindow, app, dialog, ipcMain, net, protocol, safeStorage, session, shell } from 'electron';
+import { BrowserWindow, app, dialog, ipcMain, net, protocol, safeStorage, session, shell, utilityProcess } from 'electron';
 import ElectronStore from 'electron-store';
 import { defaultSettings } from '../shared/domain';
 import { denyAllPermissions, hardenWebContents } from './electron/harden';
@@ -16,6 +16,7 @@ import { commandNiceness } from './tools/run-command';
 import { detectSandbox } from './tools/sandbox';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
 import { BashParser } from './shell/bash-parser';
+import { utilityRuntime } from './electron/utility-runtime';
 
 /*
  * The Electron edge and the one composition root of the app: lifecycle, the window, the app://
@@ -25,6 +26,7 @@ import { BashParser } from './shell/bash-parser';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererRoot = join(here, '../renderer');
 const preloadPath = join(here, '../preload/index.cjs');
+const runtimeHostPath = join(here, 'runtime-host.js');
 
 protocol.registerSchemesAsPrivileged([{ scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
@@ -99,6 +101,7 @@ if (!app.requestSingleInstanceLock()) {
         commandLimits: () => settings.get().commandLimits,
       }),
       sandbox,
+      launchRuntime: utilityRuntime(utilityProcess.fork, runtimeHostPath),
     });
     mainWindow = createWindow();
     app.on('activate', () => {

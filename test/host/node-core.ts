@@ -12,6 +12,9 @@ import type { DiscoveryCandidate } from '../../src/main/providers/discovery';
 import { EncryptedFileSecretStore, type SecretCipher } from '../../src/main/secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from '../../src/main/settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from '../../src/main/core/workbench-core';
+import { sourceRuntime } from '../../src/main/runtime/runtime-process';
+import type { RuntimeLauncher } from '../../src/main/runtime/runtime-protocol';
+import type { LocalModels } from '../../src/shared/local-models';
 import { LoopbackTransport } from './loopback-transport';
 import { memoryKeyCipher } from './test-cipher';
 
@@ -33,6 +36,9 @@ export interface NodeCoreOptions {
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   /** Check every answer against the contract (on for tests; the app does not, and benchmarks measure the app). */
   readonly validateOutputs?: boolean;
+  /** The built-in runtime's process: the TypeScript entry forked under tsx unless given. */
+  readonly launchRuntime?: RuntimeLauncher;
+  readonly localModels?: LocalModels;
 }
 
 /**
@@ -66,6 +72,8 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.tools ? { tools: typeof options.tools === 'function' ? options.tools(settings) : options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
+    launchRuntime: options.launchRuntime ?? sourceRuntime({ WORKBENCH_RUNTIME_THREADS: '1' }),
+    ...(options.localModels ? { localModels: options.localModels } : {}),
   });
   return { core, settings };
 }

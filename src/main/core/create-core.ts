@@ -34,6 +34,9 @@ import { promptEnvironment } from '../tools/prompt-environment';
 import type { SandboxStatus } from '../tools/sandbox';
 import { SessionArchive } from '../agent/archive';
 import { collectFileContents } from '../workspace/file-contents-collection';
+import type { LocalModels } from '../../shared/local-models';
+import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
+import type { RuntimeLauncher } from '../runtime/runtime-protocol';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -70,6 +73,10 @@ export interface CoreOptions {
   readonly recoverInterrupted?: boolean;
   /** Told when archiving a session revoked its "this session" grants. */
   readonly onTrustChanged?: () => void;
+  /** Starts the built-in runtime's process ("This computer"); without it, endpoints of kind `local` cannot answer. */
+  readonly launchRuntime?: RuntimeLauncher;
+  /** The models the built-in runtime can load. */
+  readonly localModels?: LocalModels;
 }
 
 /** Everything of the main process that is not Electron and not IPC, built and owned together. */
@@ -93,6 +100,8 @@ export interface Core {
   readonly archive: SessionArchive;
   readonly trash: Trash;
   readonly clock: Clock;
+  /** The built-in runtime, when the core was given a way to start it. */
+  readonly local: LocalRuntimeProvider | null;
   /** Stops every turn, MCP server and timer, and closes the database. */
   close(): Promise<void>;
 }
@@ -115,6 +124,9 @@ export function createCore(options: CoreOptions): Core {
     const trust = new SqliteTrustStore(db);
     const accounting = new SqliteAccountingStore(db);
     let busyRuntime: SessionRuntime | null = null;
+    const localModels: LocalModels = options.localModels ?? { list: () => [], get: () => null };
+    const local = options.launchRuntime ? new LocalRuntimeProvider({ launch: options.launchRuntime, models: localModels }) : null;
+    if (local) owned.add(toDisposable(() => local.dispose()));
     const registry = new ProviderRegistry({
       settings: options.settings,
       secrets: options.secrets,
@@ -127,6 +139,7 @@ export function createCore(options: CoreOptions): Core {
       // The runtime is made below, from the registry; checks only ask once it exists.
       busy: () => busyRuntime?.anyBusy() ?? false,
       ...(options.onModelChecked ? { onChecked: options.onModelChecked } : {}),
+      ...(local ? { local } : {}),
     });
     owned.add(toDisposable(() => registry.dispose()));
     const instrument = options.instrumentProvider;
@@ -230,6 +243,7 @@ export function createCore(options: CoreOptions): Core {
       archive,
       trash,
       clock,
+      local,
       close: () => owned.dispose(),
     };
   } catch (error) {

@@ -27,6 +27,8 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'environmentAnthropicKey'
   | 'tools'
   | 'instrumentProvider'
+  | 'launchRuntime'
+  | 'localModels'
 > {
   readonly appVersion: string;
   readonly transport: IpcTransport;

@@ -184,7 +184,8 @@ function tokensPerSecond(result: Probe): number | null {
 }
 
 function windowProblems(window: ModelWindow | null, kind: ProviderKind, server: Server): Problem[] {
-  if (kind === 'ollama' || kind === 'anthropic') return [];
+  // Ollama takes the window with each request and the built-in runtime loads the one the app chose: neither can differ.
+  if (kind === 'ollama' || kind === 'anthropic' || kind === 'local') return [];
   if (window === null || window.loaded === null)
     return [
       {
@@ -235,8 +236,12 @@ async function examine(
       protocol: 'native',
       problems: [
         {
-          problem: `The server does not answer: ${info.message}`,
-          fix: `Start the server at ${target.baseUrl}, or correct the address in Settings.`,
+          ...(target.kind === 'local'
+            ? { problem: `The built-in runtime does not answer: ${info.message}`, fix: 'Check the model file in Settings → Models.' }
+            : {
+                problem: `The server does not answer: ${info.message}`,
+                fix: `Start the server at ${target.baseUrl}, or correct the address in Settings.`,
+              }),
         },
       ],
     };

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { RuntimeChannel, RuntimeLauncher, RuntimeRequest } from './runtime-protocol';
 
 /** Keeps the end of what a process wrote to stderr, to say why it stopped. */
@@ -53,4 +54,12 @@ export function forkedRuntime(options: {
       kill: () => void child.kill('SIGKILL'),
     };
   };
+}
+
+/**
+ * The runtime from its TypeScript source, forked under tsx: how the terminal runner and the test host start it (both
+ * run from the source). The app starts the built file in a utility process instead.
+ */
+export function sourceRuntime(env: NodeJS.ProcessEnv = {}): RuntimeLauncher {
+  return forkedRuntime({ hostPath: fileURLToPath(new URL('./runtime-host.ts', import.meta.url)), execArgv: ['--import', 'tsx'], env });
 }

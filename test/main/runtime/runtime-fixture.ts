@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { LocalModel, LocalModels } from '../../../src/shared/local-models';
 import type { ModelStreamEvent } from '../../../src/main/agent/model-provider';
 import { LocalRuntimeProvider, type LocalRuntimeOptions } from '../../../src/main/runtime/local-runtime-provider';
 import type { RuntimeChannel } from '../../../src/main/runtime/runtime-protocol';
-import { forkedRuntime } from '../../../src/main/runtime/runtime-process';
+import { sourceRuntime } from '../../../src/main/runtime/runtime-process';
 import { writeTinyGguf, type TinyModelOptions } from '../../fixtures/tiny-gguf';
 
 /**
@@ -13,11 +13,7 @@ import { writeTinyGguf, type TinyModelOptions } from '../../fixtures/tiny-gguf';
  * run side by side on few cores, and llama.cpp's threads wait for each other by spinning: two of them on a busy machine
  * take hundreds of milliseconds a token where one takes half of one.
  */
-export const testRuntime = forkedRuntime({
-  hostPath: resolve('src/main/runtime/runtime-host.ts'),
-  execArgv: ['--import', 'tsx'],
-  env: { WORKBENCH_RUNTIME_GPU: 'off', WORKBENCH_RUNTIME_THREADS: '1' },
-});
+export const testRuntime = sourceRuntime({ WORKBENCH_RUNTIME_GPU: 'off', WORKBENCH_RUNTIME_THREADS: '1' });
 
 /** A folder of tiny models and a library listing them. */
 export class TinyModels implements LocalModels {
