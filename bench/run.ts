@@ -1,5 +1,6 @@
 import { runCheckpointsBench } from './checkpoints';
 import { runContextBench } from './context';
+import { runLocalBench } from './local';
 import { runPromptBench } from './prompt';
 import { runPtyBench } from './pty';
 import { runRuntimeBench } from './runtime';
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   context: runContextBench,
   tools: runToolsBench,
   prompt: runPromptBench,
+  local: runLocalBench,
 };
 
 const name = process.argv[2];
