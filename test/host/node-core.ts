@@ -14,6 +14,9 @@ import { ConfSettingsStore } from '../../src/main/settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from '../../src/main/core/workbench-core';
 import { LoopbackTransport } from './loopback-transport';
 import { memoryKeyCipher } from './test-cipher';
+import type { MachineInfo } from '../../src/shared/local-models';
+import type { CatalogueEntry } from '../../src/shared/model-catalogue';
+import type { ModelFolders } from '../../src/main/models/model-sources';
 
 export interface NodeCoreOptions {
   readonly dataDir: string;
@@ -33,6 +36,11 @@ export interface NodeCoreOptions {
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   /** Check every answer against the contract (on for tests; the app does not, and benchmarks measure the app). */
   readonly validateOutputs?: boolean;
+  readonly modelCatalogue?: readonly CatalogueEntry[];
+  /** Where other apps' models are looked for; by default a folder of the data folder's, so no test reads the home folder. */
+  readonly modelFolders?: ModelFolders;
+  readonly machineInfo?: () => MachineInfo;
+  readonly freeDiskBytes?: (folder: string) => Promise<number>;
 }
 
 /**
@@ -66,6 +74,10 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.tools ? { tools: typeof options.tools === 'function' ? options.tools(settings) : options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
+    modelFolders: options.modelFolders ?? { ollama: [join(options.dataDir, 'other-apps', 'ollama')], lmStudio: [] },
+    ...(options.modelCatalogue ? { modelCatalogue: options.modelCatalogue } : {}),
+    ...(options.machineInfo ? { machineInfo: options.machineInfo } : {}),
+    ...(options.freeDiskBytes ? { freeDiskBytes: options.freeDiskBytes } : {}),
   });
   return { core, settings };
 }

@@ -34,6 +34,10 @@ import { promptEnvironment } from '../tools/prompt-environment';
 import type { SandboxStatus } from '../tools/sandbox';
 import { SessionArchive } from '../agent/archive';
 import { collectFileContents } from '../workspace/file-contents-collection';
+import type { MachineInfo } from '../../shared/local-models';
+import { defaultCatalogue, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
+import { LocalModelManager } from '../models/local-model-manager';
+import { defaultModelFolders, type ModelFolders } from '../models/model-sources';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -70,6 +74,16 @@ export interface CoreOptions {
   readonly recoverInterrupted?: boolean;
   /** Told when archiving a session revoked its "this session" grants. */
   readonly onTrustChanged?: () => void;
+  /** The recommended models offered for download (tests point one at a local server). */
+  readonly modelCatalogue?: readonly CatalogueEntry[];
+  /** Where Ollama's and LM Studio's models are looked for (tests pass folders of their own, never the home folder). */
+  readonly modelFolders?: ModelFolders;
+  /** What the machine has, GPU included, as the runtime sees it; Node's figures without it. */
+  readonly machineInfo?: () => MachineInfo | Promise<MachineInfo>;
+  /** Told of every change of a model download. */
+  readonly onModelDownload?: (download: DownloadView) => void;
+  /** Bytes free on the disk of a folder (tests make a disk look full). */
+  readonly freeDiskBytes?: (folder: string) => Promise<number>;
 }
 
 /** Everything of the main process that is not Electron and not IPC, built and owned together. */
@@ -92,6 +106,8 @@ export interface Core {
   /** Deleted sessions, kept until they are restored or purged. */
   readonly archive: SessionArchive;
   readonly trash: Trash;
+  /** The models of this computer: the built-in runtime's library (its `LocalModels`), downloads, recommendations. */
+  readonly models: LocalModelManager;
   readonly clock: Clock;
   /** Stops every turn, MCP server and timer, and closes the database. */
   close(): Promise<void>;
@@ -212,6 +228,24 @@ export function createCore(options: CoreOptions): Core {
     // Servers start with the app; a slow or broken one does not hold anything up.
     void mcp.configure(options.settings.get().mcpServers);
     const trash = new Trash(join(options.dataDir, 'trash'), [options.dataDir]);
+    const models = new LocalModelManager({
+      dataDir: options.dataDir,
+      catalogue: options.modelCatalogue ?? defaultCatalogue,
+      modelFolders: options.modelFolders ?? defaultModelFolders(),
+      now: () => clock.now(),
+      ...(options.machineInfo ? { machine: options.machineInfo } : {}),
+      ...(options.freeDiskBytes ? { freeBytes: options.freeDiskBytes } : {}),
+      ...(options.onModelDownload ? { onDownload: options.onModelDownload } : {}),
+      // A model on this computer is served by the "This computer" endpoint; the first one becomes the default model.
+      onAdded: (model) => {
+        const endpoint = registry.ensureLocalEndpoint();
+        const settings = options.settings.get();
+        const current = settings.defaultModel;
+        if (current === null || !settings.providers.some((provider) => provider.id === current.providerId))
+          options.settings.set({ ...settings, defaultModel: { providerId: endpoint.id, model: model.id } });
+      },
+    });
+    owned.add(toDisposable(() => models.dispose()));
     return {
       databasePath,
       db,
@@ -229,6 +263,7 @@ export function createCore(options: CoreOptions): Core {
       transfer,
       archive,
       trash,
+      models,
       clock,
       close: () => owned.dispose(),
     };
