@@ -18,6 +18,7 @@ const mainLayers = [
   { name: 'workspace', files: ['src/main/workspace/**'], imports: ['**/workspace/*'] },
   { name: 'shell', files: ['src/main/shell/**'], imports: ['**/shell/*'] },
   { name: 'tools', files: ['src/main/tools/**'], imports: ['**/tools/*'] },
+  { name: 'models', files: ['src/main/models/**'], imports: ['**/models/*'] },
   { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },
   { name: 'runtime', files: ['src/main/runtime/**'], imports: ['**/runtime/*'] },
   { name: 'mcp', files: ['src/main/mcp/**'], imports: ['**/mcp/*'] },

@@ -23,6 +23,7 @@ export const orderedLayers = [
   { name: 'workspace', paths: ['src/main/workspace/'] },
   { name: 'shell', paths: ['src/main/shell/'] },
   { name: 'tools', paths: ['src/main/tools/'] },
+  { name: 'models', paths: ['src/main/models/'] },
   { name: 'providers', paths: ['src/main/providers/'] },
   { name: 'runtime', paths: ['src/main/runtime/'] },
   { name: 'mcp', paths: ['src/main/mcp/'] },

@@ -17,6 +17,9 @@ import type { RuntimeLauncher } from '../../src/main/runtime/runtime-protocol';
 import type { LocalModels } from '../../src/shared/local-models';
 import { LoopbackTransport } from './loopback-transport';
 import { memoryKeyCipher } from './test-cipher';
+import type { MachineInfo } from '../../src/shared/local-models';
+import type { CatalogueEntry } from '../../src/shared/model-catalogue';
+import type { ModelFolders } from '../../src/main/models/model-sources';
 
 export interface NodeCoreOptions {
   readonly dataDir: string;
@@ -39,6 +42,11 @@ export interface NodeCoreOptions {
   /** The built-in runtime's process: the TypeScript entry forked under tsx unless given. */
   readonly launchRuntime?: RuntimeLauncher;
   readonly localModels?: LocalModels;
+  readonly modelCatalogue?: readonly CatalogueEntry[];
+  /** Where other apps' models are looked for; by default a folder of the data folder's, so no test reads the home folder. */
+  readonly modelFolders?: ModelFolders;
+  readonly machineInfo?: () => MachineInfo;
+  readonly freeDiskBytes?: (folder: string) => Promise<number>;
 }
 
 /**
@@ -74,6 +82,10 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
     launchRuntime: options.launchRuntime ?? sourceRuntime({ WORKBENCH_RUNTIME_THREADS: '1' }),
     ...(options.localModels ? { localModels: options.localModels } : {}),
+    modelFolders: options.modelFolders ?? { ollama: [join(options.dataDir, 'other-apps', 'ollama')], lmStudio: [] },
+    ...(options.modelCatalogue ? { modelCatalogue: options.modelCatalogue } : {}),
+    ...(options.machineInfo ? { machineInfo: options.machineInfo } : {}),
+    ...(options.freeDiskBytes ? { freeDiskBytes: options.freeDiskBytes } : {}),
   });
   return { core, settings };
 }

@@ -76,9 +76,11 @@ async function main(): Promise<number> {
     console.error(`--approve must be ask or one of ${approvalDecisionSchema.options.join(', ')}.`);
     return 2;
   }
+  // The terminal runner talks to servers; the built-in runtime's models are the app's (Settings → Models on this computer).
+  const serverKinds = providerKindSchema.options.filter((option) => option !== 'local');
   const kind = providerKindSchema.safeParse(values.kind ?? guessKind(values.endpoint));
-  if (!kind.success) {
-    console.error(`--kind must be one of ${providerKindSchema.options.join(', ')}.`);
+  if (!kind.success || kind.data === 'local') {
+    console.error(`--kind must be one of ${serverKinds.join(', ')}.`);
     return 2;
   }
 

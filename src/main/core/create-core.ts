@@ -34,9 +34,13 @@ import { promptEnvironment } from '../tools/prompt-environment';
 import type { SandboxStatus } from '../tools/sandbox';
 import { SessionArchive } from '../agent/archive';
 import { collectFileContents } from '../workspace/file-contents-collection';
-import type { LocalModels } from '../../shared/local-models';
 import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
 import type { RuntimeLauncher } from '../runtime/runtime-protocol';
+import type { LocalModels, MachineInfo } from '../../shared/local-models';
+import { nodeMachineInfo } from '../models/machine';
+import { defaultCatalogue, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
+import { LocalModelManager } from '../models/local-model-manager';
+import { defaultModelFolders, type ModelFolders } from '../models/model-sources';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -77,6 +81,16 @@ export interface CoreOptions {
   readonly launchRuntime?: RuntimeLauncher;
   /** The models the built-in runtime can load. */
   readonly localModels?: LocalModels;
+  /** The recommended models offered for download (tests point one at a local server). */
+  readonly modelCatalogue?: readonly CatalogueEntry[];
+  /** Where Ollama's and LM Studio's models are looked for (tests pass folders of their own, never the home folder). */
+  readonly modelFolders?: ModelFolders;
+  /** What the machine has, GPU included, as the runtime sees it; Node's figures without it. */
+  readonly machineInfo?: () => MachineInfo | Promise<MachineInfo>;
+  /** Told of every change of a model download. */
+  readonly onModelDownload?: (download: DownloadView) => void;
+  /** Bytes free on the disk of a folder (tests make a disk look full). */
+  readonly freeDiskBytes?: (folder: string) => Promise<number>;
 }
 
 /** Everything of the main process that is not Electron and not IPC, built and owned together. */
@@ -99,6 +113,8 @@ export interface Core {
   /** Deleted sessions, kept until they are restored or purged. */
   readonly archive: SessionArchive;
   readonly trash: Trash;
+  /** The models of this computer: the built-in runtime's library (its `LocalModels`), downloads, recommendations. */
+  readonly models: LocalModelManager;
   readonly clock: Clock;
   /** The built-in runtime, when the core was given a way to start it. */
   readonly local: LocalRuntimeProvider | null;
@@ -124,9 +140,30 @@ export function createCore(options: CoreOptions): Core {
     const trust = new SqliteTrustStore(db);
     const accounting = new SqliteAccountingStore(db);
     let busyRuntime: SessionRuntime | null = null;
-    const localModels: LocalModels = options.localModels ?? { list: () => [], get: () => null };
-    const local = options.launchRuntime ? new LocalRuntimeProvider({ launch: options.launchRuntime, models: localModels }) : null;
-    if (local) owned.add(toDisposable(() => local.dispose()));
+    let local: LocalRuntimeProvider | null = null;
+    const models = new LocalModelManager({
+      dataDir: options.dataDir,
+      catalogue: options.modelCatalogue ?? defaultCatalogue,
+      modelFolders: options.modelFolders ?? defaultModelFolders(),
+      now: () => clock.now(),
+      // The runtime's figures (its GPU and that GPU's memory) when it starts; Node's when it cannot.
+      machine: options.machineInfo ?? (() => (local ? local.machine().catch(() => nodeMachineInfo()) : nodeMachineInfo())),
+      ...(options.freeDiskBytes ? { freeBytes: options.freeDiskBytes } : {}),
+      ...(options.onModelDownload ? { onDownload: options.onModelDownload } : {}),
+      // A model on this computer is served by the "This computer" endpoint; the first one becomes the default model.
+      onAdded: (model) => {
+        const endpoint = registry.ensureLocalEndpoint();
+        const settings = options.settings.get();
+        const current = settings.defaultModel;
+        if (current === null || !settings.providers.some((provider) => provider.id === current.providerId))
+          options.settings.set({ ...settings, defaultModel: { providerId: endpoint.id, model: model.id } });
+      },
+    });
+    owned.add(toDisposable(() => models.dispose()));
+    const localModels: LocalModels = options.localModels ?? models.library;
+    local = options.launchRuntime ? new LocalRuntimeProvider({ launch: options.launchRuntime, models: localModels }) : null;
+    const runtimeProvider = local;
+    if (runtimeProvider) owned.add(toDisposable(() => runtimeProvider.dispose()));
     const registry = new ProviderRegistry({
       settings: options.settings,
       secrets: options.secrets,
@@ -139,7 +176,7 @@ export function createCore(options: CoreOptions): Core {
       // The runtime is made below, from the registry; checks only ask once it exists.
       busy: () => busyRuntime?.anyBusy() ?? false,
       ...(options.onModelChecked ? { onChecked: options.onModelChecked } : {}),
-      ...(local ? { local } : {}),
+      ...(runtimeProvider ? { local: runtimeProvider } : {}),
     });
     owned.add(toDisposable(() => registry.dispose()));
     const instrument = options.instrumentProvider;
@@ -242,8 +279,9 @@ export function createCore(options: CoreOptions): Core {
       transfer,
       archive,
       trash,
+      models,
       clock,
-      local,
+      local: runtimeProvider,
       close: () => owned.dispose(),
     };
   } catch (error) {

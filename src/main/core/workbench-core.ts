@@ -29,6 +29,10 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'instrumentProvider'
   | 'launchRuntime'
   | 'localModels'
+  | 'modelCatalogue'
+  | 'modelFolders'
+  | 'machineInfo'
+  | 'freeDiskBytes'
 > {
   readonly appVersion: string;
   readonly transport: IpcTransport;
@@ -107,6 +111,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
       frameMs: options.frameMs ?? 16,
       onMcpChanged: (servers) => sender.send('mcp:changed', { servers }),
       onModelChecked: (check) => sender.send('model:checked', { check }),
+      onModelDownload: (download) => sender.send('local-model:progress', { download }),
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
       // Set once the core exists; archiving a session revokes its "this session" grants.
       onTrustChanged: () => announceTrust(),
@@ -143,6 +148,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     prompts: core.prompts,
     profiles: core.profiles,
     archive: core.archive,
+    models: core.models,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

@@ -31,10 +31,14 @@ import { profileHandlers } from './profile-handlers';
 import type { ProfileStore } from '../agent/profiles';
 import type { SessionArchive } from '../agent/archive';
 import { createArchiveHandlers } from './archive-handlers';
+import type { LocalModelManager } from '../models/local-model-manager';
+import { localModelHandlers } from './local-model-handlers';
 
-/** Asks the person for a folder (a native dialog in the app). Resolves null when they cancel. */
+/** Asks the person for a folder, or a model file (native dialogs in the app). Resolves null when they cancel. */
 export interface FolderPicker {
   pickFolder(): Promise<string | null>;
+  /** A GGUF model file; where the host has no file dialog, the person cannot pick one. */
+  pickFile?(): Promise<string | null>;
 }
 
 export interface HandlerDependencies {
@@ -62,6 +66,8 @@ export interface HandlerDependencies {
   readonly profiles: ProfileStore;
   /** Deleted sessions, kept until restored or purged. */
   readonly archive: SessionArchive;
+  /** The models of this computer (the built-in runtime's library and downloads). */
+  readonly models: LocalModelManager;
 }
 
 const defaultTitle = 'New session';
@@ -370,6 +376,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
       },
     }),
     ...createArchiveHandlers({ archive: deps.archive, store, trust }),
+    ...localModelHandlers({ models: deps.models, pickFile: deps.folderPicker.pickFile?.bind(deps.folderPicker) }),
   };
 }
 

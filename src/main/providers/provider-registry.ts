@@ -24,6 +24,7 @@ import { checkModel, refusedInTurn, type DoctorTimeouts } from './model-doctor';
 import { OllamaProvider } from './ollama-provider';
 import { OpenAICompatibleProvider } from './openai-compatible-provider';
 import { withDeadline } from '../../shared/deadline';
+import { localEndpointAddress, localEndpointName } from '../../shared/local-models';
 
 export interface ProviderRegistryOptions {
   readonly settings: SettingsStore;
@@ -325,6 +326,25 @@ export class ProviderRegistry implements ProviderResolver {
     this.resolved.clear();
     this.windows.clear();
     return { ...endpoint, hasKey: this.options.secrets.get(secretKey(endpoint.id)) !== null };
+  }
+
+  /**
+   * The endpoint of the built-in runtime ("This computer"), saved first when there is none: models on this computer
+   * are served by it.
+   */
+  ensureLocalEndpoint(): ProviderView {
+    const settings = this.options.settings.get();
+    const known = settings.providers.find((provider) => provider.kind === 'local');
+    if (known) return { ...known, hasKey: false };
+    const endpoint: ProviderEndpoint = {
+      id: newId(this.options.clock.now()),
+      kind: 'local',
+      name: localEndpointName,
+      baseUrl: localEndpointAddress,
+    };
+    this.options.settings.set({ ...settings, providers: [...settings.providers, endpoint] });
+    this.resolved.clear();
+    return { ...endpoint, hasKey: false };
   }
 
   remove(providerId: string): void {

@@ -35,6 +35,7 @@ import { settingsChannels } from './settings-channels';
 import { profileChannels } from './profile-channels';
 import { budgetChannels } from './budget-channels';
 import { archiveChannels, archiveEntrySchema } from './archive-channels';
+import { localModelChannels, localModelEvents } from './local-model-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -369,6 +370,7 @@ export const channels = {
   ...profileChannels,
   ...archiveChannels,
   ...budgetChannels,
+  ...localModelChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {
@@ -389,6 +391,7 @@ export const events = {
   'trust:changed': z.object({ grants: z.array(trustGrantSchema) }),
   /** A check of a model finished, or a turn found its server refuses tool definitions. */
   'model:checked': z.object({ check: modelCheckSchema }),
+  ...localModelEvents,
 } as const satisfies Record<string, z.ZodType>;
 
 export type Channels = typeof channels;

@@ -9,6 +9,7 @@ import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';
 import { archiveBadInputs } from './archive-bad-inputs';
 import { profileBadInputs } from './profile-bad-inputs';
+import { localModelBadInputs } from './local-model-bad-inputs';
 
 const huge = 'x'.repeat(250_000);
 const unknownId = 'does-not-exist';
@@ -352,6 +353,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
   ],
   ...archiveBadInputs,
   ...profileBadInputs,
+  ...localModelBadInputs,
 };
 
 describe('every IPC channel refuses bad input with a typed error and no side effect', () => {

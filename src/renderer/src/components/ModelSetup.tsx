@@ -6,6 +6,8 @@ import { useAppState, type AppStore } from '../store';
 import { SetupFolder } from './SetupFolder';
 import { SetupGuides } from './SetupGuides';
 import { SetupServers, savedEndpoint } from './SetupServers';
+import { SetupLocal } from './SetupLocal';
+import { localEndpointName } from '../../../shared/local-models';
 
 /** How the setup tells the window where it is: worked in (kept shown), a model chosen (the folder step), finished. */
 export interface SetupProgress {
@@ -98,6 +100,29 @@ function ModelStep({
     }
   };
 
+  // A model on this computer was added: main saved the "This computer" endpoint (and the default model when there was
+  // none); the session takes it.
+  const takeLocal = async (modelId: string): Promise<void> => {
+    progress.onEngage();
+    setFailure(null);
+    try {
+      await store.refreshProviders();
+      store.setSettings(await store.call('settings:get', {}));
+      const local = store.getState().providers.find((provider) => provider.kind === 'local');
+      if (!local) throw new Error(`the “${localEndpointName}” endpoint is missing`);
+      const choice = { providerId: local.id, model: modelId };
+      let target = sessionId;
+      if (target === null) {
+        await store.createSession();
+        target = store.getState().selectedId;
+      }
+      if (target !== null) await store.setSessionModel(target, choice);
+      progress.onChosen({ ...choice, serverName: local.name });
+    } catch (error) {
+      setFailure(`The model could not be set up: ${errorMessage(error)}`);
+    }
+  };
+
   const longer = nextLookTimeout(result);
   return (
     <section className="model-setup card" aria-label="Set up a model">
@@ -105,12 +130,14 @@ function ModelStep({
       {/* The lists scroll; the title and "Check again" stay in view on a small window. */}
       <div className="model-setup-body">
         <p className="small">
-          The agent needs a model server: one on this computer (Ollama, LM Studio, llama.cpp, vLLM) or the Anthropic API.
+          The agent needs a model: one the app runs itself, a model server on this computer (Ollama, LM Studio, llama.cpp, vLLM), or the
+          Anthropic API.
         </p>
         {result === null && looking && <p className="muted small">Looking for servers on this computer…</p>}
         {result && result.found.length > 0 && (
           <SetupServers store={store} found={result.found} using={using} onEngage={progress.onEngage} onUse={(e, m) => void use(e, m)} />
         )}
+        <SetupLocal store={store} onEngage={progress.onEngage} onAdded={(modelId) => void takeLocal(modelId)} />
         {result && <SetupGuides result={result} />}
         {failure && (
           <p className="setup-model-problem small" role="alert">

@@ -16,6 +16,7 @@ import { Modal } from './Modal';
 import { ThinkingSettings } from './ThinkingSettings';
 import { ToolSettings } from './ToolSettings';
 import { TrashSettings } from './TrashSettings';
+import { LocalModelSettings } from './LocalModelSettings';
 
 /** Where each kind of server usually listens: Ollama at its root, LM Studio's OpenAI-compatible API under /v1. */
 const defaultUrls: Record<ProviderKind, string> = {
@@ -280,6 +281,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
         </ul>
       )}
       <AddEndpointForm store={store} />
+      <LocalModelSettings store={store} />
       <BehaviourSettings store={store} />
       <ProfileSettings store={store} />
       <BudgetSettings store={store} />
