@@ -89,6 +89,15 @@ if (!app.requestSingleInstanceLock()) {
           const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
           return result.canceled ? null : (result.filePaths[0] ?? null);
         },
+        pickFile: async () => {
+          const options = {
+            title: 'Choose a model file',
+            properties: ['openFile' as const],
+            filters: [{ name: 'GGUF models', extensions: ['gguf'] }],
+          };
+          const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+          return result.canceled ? null : (result.filePaths[0] ?? null);
+        },
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
       tools: builtinTools({

@@ -2,7 +2,8 @@ import { expect as expectPage } from 'playwright/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MachineInfo } from '../../src/shared/local-models';
 import type { CatalogueEntry } from '../../src/shared/model-catalogue';
-import { closedPort } from '../helpers';
+import { tinyGguf } from '../fixtures/tiny-gguf';
+import { closedPort, temporaryFolder } from '../helpers';
 import { ggufBytes } from '../main/models/gguf-bytes';
 import { RangeServer } from '../main/models/range-server';
 import { useWorkbenches } from './fixture';
@@ -101,5 +102,40 @@ describe('running a model on this computer on a first run', () => {
     await section.getByRole('button', { name: 'Remove Tiny Qwen (Q4_K_M)' }).click();
     await expectPage(section).toContainText('None yet');
     expect(workbench.pageErrors).toEqual([]);
+  });
+
+  it('answers on this computer after the download, from the built-in runtime, with the download server gone', async () => {
+    // A model the built-in runtime really loads and runs: it answers every prompt with "Hello world."
+    const runnable = tinyGguf({ says: ['Hello', ' world', '.'], name: 'Tiny talker' });
+    const server = await RangeServer.start({ file: runnable });
+    servers.push(server);
+    const picked = temporaryFolder('first-run-local-');
+    const workbench = await open({
+      discoveryCandidates: [{ name: 'Ollama', kind: 'ollama', baseUrl: `http://127.0.0.1:${await closedPort()}` }],
+      modelCatalogue: [{ ...entry('tiny-talker', 'Tiny talker', server.url(), runnable.length), trainedContext: 4096, runContext: 4096 }],
+      machineInfo: () => machine,
+      folderPicker: { pickFolder: async () => picked.path },
+    });
+    try {
+      const { page } = workbench;
+      const local = page.getByRole('region', { name: 'Run a model on this computer' });
+      await local.getByRole('button', { name: 'Download Tiny talker' }).click();
+      const folderStep = page.getByRole('region', { name: 'Pick a folder' });
+      await expectPage(folderStep).toBeVisible({ timeout: 30_000 });
+      // Nothing is fetched from here on.
+      await server.close();
+      servers.splice(servers.indexOf(server), 1);
+      await folderStep.getByRole('button', { name: 'Choose folder…' }).click();
+      await expectPage(page.getByRole('status').filter({ hasText: 'Ready:' }).locator('span')).toHaveText(
+        `Ready: tiny-talker on This computer, in ${picked.path}.`,
+      );
+      await page.getByRole('textbox', { name: 'Message' }).fill('Say hello.');
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Hello world.', { timeout: 30_000 });
+      await workbench.screenshot('first-run-local-answer');
+      expect(workbench.pageErrors).toEqual([]);
+    } finally {
+      picked.remove();
+    }
   });
 });
