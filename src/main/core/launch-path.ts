@@ -22,12 +22,12 @@ export interface LaunchPathDependencies {
  * - a file: an exported session (`….workbench-session.json`, or any `.json` the system handed over), imported
  *   as a new session with the checks every import has.
  * Anything else (a missing path, a relative one, another kind of file) is refused with a typed error before
- * anything is written.
+ * anything is written; the messages leave the path out, as whoever shows them says which path it was.
  */
 export async function openLaunchPath(path: string, deps: LaunchPathDependencies): Promise<Session> {
-  if (!isAbsolute(path)) throw new InvalidInputError(`Only an absolute path can be opened, not ${JSON.stringify(path)}.`);
+  if (!isAbsolute(path)) throw new InvalidInputError('Only an absolute path can be opened.');
   const info = await stat(path).catch(() => null);
-  if (!info) throw new WorkbenchError('not_found', `There is no file or folder at ${path}.`);
+  if (!info) throw new WorkbenchError('not_found', 'There is no file or folder there.');
   if (info.isDirectory()) {
     const folder = await deps.workspaces.resolveFolder(path);
     const latest = deps.store
@@ -38,11 +38,11 @@ export async function openLaunchPath(path: string, deps: LaunchPathDependencies)
   }
   const name = basename(path).toLowerCase();
   if (!info.isFile() || !name.endsWith('.json'))
-    throw new InvalidInputError(`${path} is neither a folder nor an exported session (a file ending in ${sessionFileSuffix}).`);
+    throw new InvalidInputError(`It is neither a folder nor an exported session (a file ending in ${sessionFileSuffix}).`);
   if (info.size > limits.importLength)
-    throw new InvalidInputError(`${path} is larger than an exported session can be (${limits.importLength} bytes).`);
+    throw new InvalidInputError(`It is larger than an exported session can be (${limits.importLength} bytes).`);
   const document = await readFile(path, 'utf8').catch((error: unknown) => {
-    throw new InvalidInputError(`${path} could not be read: ${error instanceof Error ? error.message : String(error)}.`);
+    throw new InvalidInputError(`It could not be read: ${error instanceof Error ? error.message : String(error)}.`);
   });
   return deps.handlers['session:import']({ document });
 }
