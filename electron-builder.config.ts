@@ -110,6 +110,12 @@ const config: Configuration = {
     // macOS types a file by its last extension only (`.json`), so `workbench-session.json` would never match: the app
     // is offered for JSON files under Open With (an alternate handler, never the default), and imports what is a session.
     fileAssociations: [{ ext: 'json', name: 'Agent Workbench session', role: 'Viewer', rank: 'Alternate' }],
+    // The Dock takes a folder dropped on the icon only from an app that says it opens folders (sent as `open-file`).
+    extendInfo: {
+      CFBundleDocumentTypes: [
+        { CFBundleTypeName: 'Folder', CFBundleTypeRole: 'Viewer', LSHandlerRank: 'Alternate', LSItemContentTypes: ['public.folder'] },
+      ],
+    },
   },
   dmg: { title: '${productName} ${version}' },
   // Windows also types a file by its last extension, and NSIS can only make the app the default for `.json`, which

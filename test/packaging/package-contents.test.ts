@@ -46,6 +46,8 @@ describe('the packaging configuration', () => {
     // macOS types files by their last extension: offered for JSON, never the default.
     expect([config.mac?.fileAssociations ?? []].flat()).toEqual([expect.objectContaining({ ext: 'json', rank: 'Alternate' })]);
     expect(config.fileAssociations).toBeUndefined();
+    // A folder dropped on the Dock icon reaches the app only when it declares it opens folders.
+    expect(config.mac?.extendInfo?.['CFBundleDocumentTypes']).toEqual([expect.objectContaining({ LSItemContentTypes: ['public.folder'] })]);
     expect(config.win?.fileAssociations).toBeUndefined();
   });
 
@@ -72,9 +74,9 @@ describe('the packaging configuration', () => {
 
 /**
  * electron-builder run for real on this configuration, `--dir` target, into a temporary folder. Two things differ,
- * because both need Electron's real binary, which an install with ELECTRON_SKIP_BINARY_DOWNLOAD=1 lacks: the Electron distribution is a stand-in folder
- * (electron-builder only copies it), and the native rebuild and the fuses are left out (the checks above pin them).
- * The stand-in's layout is Linux's, so this part runs on Linux.
+ * because both need Electron's real binary, which an install with ELECTRON_SKIP_BINARY_DOWNLOAD=1 lacks: the
+ * Electron distribution is a stand-in folder (electron-builder only copies it), and the native rebuild and the fuses
+ * are left out (the checks above pin them). The stand-in's layout is Linux's, so this part runs on Linux.
  */
 describe.runIf(process.platform === 'linux')('what electron-builder puts into the archive', () => {
   const work = mkdtempSync(join(tmpdir(), 'workbench-pack-'));
