@@ -8,6 +8,7 @@ import { denyAllPermissions, hardenWebContents } from './electron/harden';
 import { ElectronIpcTransport } from './electron/ipc-transport';
 import { safeStorageCipher } from './electron/safe-storage-cipher';
 import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile } from './electron/window-options';
+import { LaunchQueue, launchTarget, targetFor, type LaunchTarget } from './electron/launch-args';
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
 import { newId } from './agent/ids';
@@ -46,11 +47,31 @@ if (!app.requestSingleInstanceLock()) {
     return window;
   };
 
-  app.on('second-instance', () => {
+  // A folder or an exported session given on the command line, by a file manager or dropped on the dock icon
+  // (macOS sends that before `ready` too) opens once the window can show it.
+  const launches = new LaunchQueue();
+  const defaultApp = process.defaultApp === true;
+  const initial = launchTarget(process.argv, { workingDirectory: process.cwd(), defaultApp });
+  if (initial) launches.push(initial);
+  const openTarget = (target: LaunchTarget): void => {
+    const window = mainWindow ?? (mainWindow = createWindow());
+    if (window.webContents.isLoading()) window.webContents.once('did-finish-load', () => void core?.openLaunchPath(target.path));
+    else void core?.openLaunchPath(target.path);
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  };
+  app.on('open-file', (event, path) => {
+    event.preventDefault();
+    launches.push(targetFor(path));
+  });
+
+  app.on('second-instance', (_event, argv, workingDirectory) => {
     if (mainWindow) {
       if (mainWindow.isMinimized()) mainWindow.restore();
       mainWindow.focus();
     }
+    const target = launchTarget(argv, { workingDirectory, defaultApp });
+    if (target) launches.push(target);
   });
 
   app.on('web-contents-created', (_event, contents) => {
@@ -113,6 +134,7 @@ if (!app.requestSingleInstanceLock()) {
       launchRuntime: utilityRuntime(utilityProcess.fork, runtimeHostPath),
     });
     mainWindow = createWindow();
+    launches.start(openTarget);
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow();
     });

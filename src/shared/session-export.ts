@@ -8,6 +8,8 @@ import { autonomySchema, branchSchema, idSchema, modelChoiceSchema, sessionStatu
  */
 export const sessionExportFormat = 'agent-workbench/session';
 export const sessionExportVersion = 1;
+/** How an exported session's file name ends; the packaged app registers it with the system (electron-builder.config.cjs). */
+export const sessionFileSuffix = '.workbench-session.json';
 
 export const sessionExportSchema = z.object({
   format: z.literal(sessionExportFormat),

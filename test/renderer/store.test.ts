@@ -59,7 +59,7 @@ describe('the renderer store', () => {
     let announced = 0;
     store.subscribe(() => (announced += 1));
     await store.start();
-    expect(main.listening()).toBe(4);
+    expect(main.listening()).toBe(5);
     expect(frames.length).toBeGreaterThan(0);
 
     await store.dispose();
@@ -69,6 +69,22 @@ describe('the renderer store', () => {
     store.notify({ kind: 'info', text: 'late' });
     expect(frames).toEqual([]);
     expect(announced).toBe(0);
+  });
+
+  it('shows a session opened from outside while it was starting once its own first choice is made', async () => {
+    const main = fakeMain();
+    const store = new AppStore(main.api, (callback) => void setTimeout(callback, 0));
+    const launched: Session = { ...session, id: 's2', title: 'Opened from the dock', workspacePath: '/srv/project', updatedAt: 0 };
+    const starting = store.start();
+    main.emit('launch:opened', { session: launched });
+    await starting;
+    await settle();
+    expect(store.getState().selectedId).toBe('s2');
+    expect(store.getState().sessions.map((known) => known.id)).toEqual(['s1', 's2']);
+
+    main.emit('launch:opened', { path: '/gone', error: { code: 'not_found', message: 'There is no file or folder there.' } });
+    expect(store.getState().notice).toEqual({ kind: 'error', text: '/gone could not be opened: There is no file or folder there.' });
+    await store.dispose();
   });
 
   it('keeps nothing of a deleted session', async () => {

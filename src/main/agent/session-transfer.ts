@@ -1,7 +1,13 @@
 import { autonomySchema, busyStatuses, type Autonomy, type Session } from '../../shared/domain';
 import { InvalidInputError, NotFoundError, StoreError, WorkbenchError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type RuntimeEvent } from '../../shared/events';
-import { sessionExportFormat, sessionExportSchema, sessionExportVersion, type SessionExport } from '../../shared/session-export';
+import {
+  sessionExportFormat,
+  sessionExportSchema,
+  sessionExportVersion,
+  sessionFileSuffix,
+  type SessionExport,
+} from '../../shared/session-export';
 import type { CheckpointRef, CheckpointStore } from './checkpoints';
 import type { Clock } from './clock';
 import type { WorkspaceInspector } from './ports';
@@ -69,7 +75,7 @@ export class SessionTransfer {
         .replace(/[^A-Za-z0-9 _-]+/g, '')
         .trim()
         .slice(0, 60) || 'session';
-    return { fileName: `${safeTitle}.workbench-session.json`, document: JSON.stringify(document, null, 1) };
+    return { fileName: `${safeTitle}${sessionFileSuffix}`, document: JSON.stringify(document, null, 1) };
   }
 
   /**

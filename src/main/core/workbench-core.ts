@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
-import type { AppInfo } from '../../shared/ipc/contract';
+import type { Session } from '../../shared/domain';
+import { WorkbenchError, toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import type { AppInfo, EventPayload } from '../../shared/ipc/contract';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import { systemClock } from '../agent/clock';
 import type { RuntimeListener } from '../agent/ports';
@@ -12,6 +13,7 @@ import type { McpManager } from '../mcp/mcp-manager';
 import type { SandboxStatus } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { createCore, type Core, type CoreOptions } from './create-core';
+import { openLaunchPath } from './launch-path';
 
 /** The core's own options (see `CoreOptions`), and what serving it over IPC takes besides. */
 export interface WorkbenchCoreOptions extends Pick<
@@ -51,6 +53,12 @@ export interface WorkbenchCore extends Disposable {
   readonly runtime: SessionRuntime | null;
   readonly mcp: McpManager | null;
   readonly batcher: EventBatcher;
+  /**
+   * Opens a folder or an exported session given to the app from outside (see `openLaunchPath`) and tells the
+   * window (`launch:opened`), which shows the session or says why the path could not be opened. Resolves with
+   * what it told.
+   */
+  openLaunchPath(path: string): Promise<EventPayload<'launch:opened'>>;
   /** Resolves when every running turn has ended and the database is closed. */
   close(): Promise<void>;
 }
@@ -83,9 +91,17 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     sandbox,
   };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
-  const finish = (info: AppInfo, core: Core | null): WorkbenchCore => {
+  const finish = (info: AppInfo, core: Core | null, open: (path: string) => Promise<Session>): WorkbenchCore => {
     const close = (): Promise<void> => owned.dispose();
-    return { info, core, runtime: core?.runtime ?? null, mcp: core?.mcp ?? null, batcher, dispose: close, close };
+    const openPath = async (path: string): Promise<EventPayload<'launch:opened'>> => {
+      const opened = await open(path).then(
+        (session) => ({ session }),
+        (error: unknown) => ({ path, error: toErrorInfo(error) }),
+      );
+      sender.send('launch:opened', opened);
+      return opened;
+    };
+    return { info, core, runtime: core?.runtime ?? null, mcp: core?.mcp ?? null, batcher, openLaunchPath: openPath, dispose: close, close };
   };
 
   // The grant row is written right after its event is journalled; it is announced once it is there.
@@ -120,19 +136,22 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
     const appInfo: AppInfo = { ...baseInfo, startupError: info };
     owned.add(registerHandlers(options.transport, createUnavailableHandlers(appInfo), routerOptions));
-    return finish(appInfo, null);
+    return finish(appInfo, null, async () => {
+      throw new WorkbenchError(info.code, `Nothing can be opened: ${info.message}`);
+    });
   }
   owned.add(toDisposable(() => core.close()));
   const { trust } = core;
   announceTrust = () => sender.send('trust:changed', { grants: trust.listActive(clock.now()) });
   const appInfo: AppInfo = { ...baseInfo, startupError: null };
+  const workspaces = new FolderInspector();
   const handlers = createHandlers({
     appInfo,
     store: core.store,
     runtime: core.runtime,
     providers: core.providers,
     settings: options.settings,
-    workspaces: new FolderInspector(),
+    workspaces,
     folderPicker: options.folderPicker,
     clock,
     listener,
@@ -152,5 +171,5 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));
-  return finish(appInfo, core);
+  return finish(appInfo, core, (path) => openLaunchPath(path, { store: core.store, workspaces, handlers }));
 }

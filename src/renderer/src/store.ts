@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react';
 import type { ModelCheck, ModelInfo, Session, SessionModel, Settings, TrustGrant } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
 import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
-import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
+import type { AppInfo, EventPayload, ProviderView } from '../../shared/ipc/contract';
 import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
 import { applyToolCallDrafts } from '../../shared/tool-call-drafts';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
@@ -91,6 +91,9 @@ export class AppStore implements Disposable {
   private readonly scheduleFrame: (callback: () => void) => Disposable;
   /** Endpoints being asked for their models, so two pickers share one request. */
   private readonly endpointChecks = new Map<string, Promise<EndpointState>>();
+  /** A path opened from outside while the store was starting: shown once the first session list is in. */
+  private launchedEarly: EventPayload<'launch:opened'> | null = null;
+  private started = false;
 
   /** Calls a channel of main; rejects with a `RemoteError` when main refuses. */
   readonly call: Call;
@@ -140,6 +143,14 @@ export class AppStore implements Disposable {
     this.lifetime.add(subscription(api.on['model:checked']((payload) => this.putCheck(payload.check))));
     this.lifetime.add(
       subscription(
+        api.on['launch:opened']((payload) => {
+          if (this.started) void this.showLaunched(payload);
+          else this.launchedEarly = payload;
+        }),
+      ),
+    );
+    this.lifetime.add(
+      subscription(
         api.on['session:changed']((payload) => {
           if ('deletedSessionId' in payload) this.removeSession(payload.deletedSessionId);
           else this.upsertSession(payload.session);
@@ -163,7 +174,22 @@ export class AppStore implements Disposable {
       if (first) await this.select(first.id);
     } catch (error) {
       this.set((state) => ({ ...state, loadError: errorMessage(error) }));
+    } finally {
+      this.started = true;
+      const launched = this.launchedEarly;
+      this.launchedEarly = null;
+      if (launched) await this.showLaunched(launched);
     }
+  }
+
+  /** Shows the session a folder or a session file given from outside opened as, or says why it could not be opened. */
+  private async showLaunched(launched: EventPayload<'launch:opened'>): Promise<void> {
+    if ('error' in launched) {
+      this.notify({ kind: 'error', text: `${launched.path} could not be opened: ${launched.error.message}` });
+      return;
+    }
+    this.upsertSession(launched.session);
+    await this.select(launched.session.id);
   }
 
   /** Stops listening to main and cancels the frame it waits for; the state is no longer announced. */

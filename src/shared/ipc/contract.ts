@@ -391,6 +391,11 @@ export const events = {
   'trust:changed': z.object({ grants: z.array(trustGrantSchema) }),
   /** A check of a model finished, or a turn found its server refuses tool definitions. */
   'model:checked': z.object({ check: modelCheckSchema }),
+  /**
+   * A folder or an exported session given to the app from outside (its command line, a file manager, the dock or
+   * taskbar icon) was opened as this session, which the window shows; or could not be, and why.
+   */
+  'launch:opened': z.union([z.object({ session: sessionSchema }), z.object({ path: z.string(), error: errorInfoSchema })]),
   ...localModelEvents,
 } as const satisfies Record<string, z.ZodType>;
 

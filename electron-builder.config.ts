@@ -1,0 +1,127 @@
+import type { Configuration } from 'electron-builder';
+
+/*
+ * How `npm run dist` packages the app (electron-builder 26): AppImage and .deb on Linux, .dmg on macOS, an NSIS
+ * installer on Windows, each for the machine it runs on. test/packaging/package-contents.test.ts packs the app
+ * with this configuration (its Electron stand-in aside) and checks what the archive holds.
+ */
+
+/** Exported sessions are `<title>.workbench-session.json` (src/shared/session-export.ts). */
+const sessionFileExtension = 'workbench-session.json';
+
+/** Native modules: loaded with dlopen or spawned, which cannot happen inside an asar archive. */
+export const unpackedModules = [
+  'node_modules/better-sqlite3/**',
+  // node-pty spawns its helper (spawn-helper on macOS, the conpty/winpty agents on Windows) from here.
+  'node_modules/node-pty/**',
+  // The built-in runtime's prebuilt llama.cpp binaries: the addon and the shared libraries beside it.
+  'node_modules/@node-llama-cpp/**',
+  'node_modules/node-llama-cpp/bins/**',
+  'node_modules/node-llama-cpp/llama/localBuilds/**',
+];
+
+const config: Configuration = {
+  appId: 'dev.agent-workbench.app',
+  productName: 'Agent Workbench',
+  executableName: 'agent-workbench',
+  copyright: 'Agent Workbench',
+  directories: { output: 'dist', buildResources: 'build' },
+  icon: 'build/icon.png',
+
+  // What the app runs is electron-vite's output (main, preload, renderer); package.json comes along by itself, and
+  // the production dependencies are added from node_modules (devDependencies never are). Sources, tests, scripts,
+  // docs and the test host's bridge (out/test-host) are not listed, so they stay out.
+  files: [
+    'out/main/**',
+    'out/preload/**',
+    'out/renderer/**',
+    '!**/*.map',
+    '!**/.env*',
+    '!**/*.{pem,key,p12}',
+    '!**/node_modules/**/{README,CHANGELOG,HISTORY,CONTRIBUTING}*',
+    // Docs, and the TypeScript sources and declarations some packages ship beside their JavaScript.
+    '!**/node_modules/**/*.{md,markdown,ts,cts,mts,tsx,tsbuildinfo}',
+    // Native sources and build leftovers: the built .node files are what is loaded.
+    '!**/node_modules/better-sqlite3/{deps,src}/**',
+    '!**/node_modules/better-sqlite3/build/Release/{obj,obj.target,.deps}/**',
+    '!**/node_modules/better-sqlite3/build/Release/{*.a,test_extension.node}',
+    '!**/node_modules/node-pty/{src,deps,scripts,typings}/**',
+    '!**/node_modules/node-pty/prebuilds/**',
+    'node_modules/node-pty/prebuilds/${platform}-${arch}/**',
+    // The shell parser loads tree-sitter-bash's grammar as WebAssembly (src/main/shell/bash-parser.ts); its native
+    // binding and sources are never loaded. The .wasm files are read with fs, which reads inside the archive.
+    '!**/node_modules/tree-sitter-bash/{src,prebuilds,bindings,queries}/**',
+    '!**/node_modules/tree-sitter-bash/{binding.gyp,grammar.js}',
+    // llama.cpp: only this platform's prebuilt binaries. The CUDA runtime libraries (`-cuda-ext`, 358 MB on Linux)
+    // stay out: the CUDA build then uses the system's CUDA libraries, or the runtime falls back to Vulkan or the CPU.
+    // The llama.cpp source bundle is for building from source, which a packaged app does not do.
+    '!**/node_modules/@node-llama-cpp/**',
+    'node_modules/@node-llama-cpp/${os}-${arch}*/**',
+    '!**/node_modules/@node-llama-cpp/*-cuda-ext/**',
+    '!**/node_modules/node-llama-cpp/bins/**',
+    'node_modules/node-llama-cpp/bins/${os}-${arch}*/**',
+    '!**/node_modules/node-llama-cpp/llama/localBuilds/**',
+    'node_modules/node-llama-cpp/llama/localBuilds/${os}-${arch}*/**',
+    '!**/node_modules/node-llama-cpp/llama/gitRelease.bundle',
+  ],
+  asar: true,
+  asarUnpack: unpackedModules,
+
+  // Native modules are rebuilt for Electron's ABI before packing. electron-builder does it with @electron/rebuild
+  // (`nativeRebuilder`: sequential is @electron/rebuild one module at a time), from prebuilt binaries where a module
+  // publishes them for Electron, else with node-gyp against Electron's headers (downloaded). It rebuilds the
+  // project's own node_modules: afterwards `npm test` rebuilds them for Node again (scripts/ensure-native.mjs).
+  npmRebuild: true,
+  nativeRebuilder: 'sequential',
+  buildDependenciesFromSource: false,
+
+  // Fuses are switches compiled into the Electron binary, flipped once when packing (@electron/fuses).
+  electronFuses: {
+    // The built-in model runtime is an Electron utilityProcess, not ELECTRON_RUN_AS_NODE.
+    runAsNode: false,
+    enableNodeOptionsEnvironmentVariable: false,
+    enableNodeCliInspectArguments: false,
+    enableCookieEncryption: true,
+    // Checked on macOS and Windows; with onlyLoadAppFromAsar, code outside the checked archive is never loaded.
+    enableEmbeddedAsarIntegrityValidation: true,
+    onlyLoadAppFromAsar: true,
+    // The window loads from app://, never file://.
+    grantFileProtocolExtraPrivileges: false,
+  },
+
+  linux: {
+    target: ['AppImage', 'deb'],
+    category: 'Development',
+    maintainer: 'Agent Workbench',
+    synopsis: 'Work with an AI agent on a folder of your own',
+    // shared-mime-info matches whole name patterns, so the compound extension is a type of its own here.
+    fileAssociations: [
+      {
+        ext: sessionFileExtension,
+        name: 'Agent Workbench session',
+        description: 'A session exported from Agent Workbench',
+        mimeType: 'application/x-agent-workbench-session+json',
+      },
+    ],
+  },
+  mac: {
+    target: ['dmg'],
+    category: 'public.app-category.developer-tools',
+    // macOS types a file by its last extension only (`.json`), so `workbench-session.json` would never match: the app
+    // is offered for JSON files under Open With (an alternate handler, never the default), and imports what is a session.
+    fileAssociations: [{ ext: 'json', name: 'Agent Workbench session', role: 'Viewer', rank: 'Alternate' }],
+    // The Dock takes a folder dropped on the icon only from an app that says it opens folders (sent as `open-file`).
+    extendInfo: {
+      CFBundleDocumentTypes: [
+        { CFBundleTypeName: 'Folder', CFBundleTypeRole: 'Viewer', LSHandlerRank: 'Alternate', LSItemContentTypes: ['public.folder'] },
+      ],
+    },
+  },
+  dmg: { title: '${productName} ${version}' },
+  // Windows also types a file by its last extension, and NSIS can only make the app the default for `.json`, which
+  // would take every JSON file: no association there. A session file opens from the command line, the icon, or Import.
+  win: { target: ['nsis'] },
+  nsis: { oneClick: false, perMachine: false, allowToChangeInstallationDirectory: true, deleteAppDataOnUninstall: false },
+};
+
+export default config;

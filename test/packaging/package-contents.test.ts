@@ -1,0 +1,187 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { listPackage, statFile } from '@electron/asar';
+import { build, log, Platform, type Configuration } from 'electron-builder';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import config, { unpackedModules } from '../../electron-builder.config';
+import { sessionFileSuffix } from '../../src/shared/session-export';
+import { drawIcon } from '../../scripts/make-icon.mjs';
+
+const projectRoot = resolve(import.meta.dirname, '../..');
+
+describe('the packaging configuration', () => {
+  it('rebuilds the native modules for Electron with @electron/rebuild before packing', () => {
+    expect(config.npmRebuild).toBe(true);
+    expect(config.nativeRebuilder).toBe('sequential');
+    expect(config.buildDependenciesFromSource).toBe(false);
+  });
+
+  it('flips the fuses of a hardened build', () => {
+    expect(config.electronFuses).toEqual({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      enableCookieEncryption: true,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+      grantFileProtocolExtraPrivileges: false,
+    });
+    expect(config.asar).toBe(true);
+  });
+
+  it('builds an AppImage and a .deb on Linux, a .dmg on macOS and an NSIS installer on Windows', () => {
+    expect(config.linux?.target).toEqual(['AppImage', 'deb']);
+    expect(config.mac?.target).toEqual(['dmg']);
+    expect(config.win?.target).toEqual(['nsis']);
+  });
+
+  it('registers exported sessions with the system where a compound extension can be matched', () => {
+    const linux = [config.linux?.fileAssociations ?? []].flat();
+    expect(linux).toHaveLength(1);
+    expect(`.${String(linux[0]?.ext)}`).toBe(sessionFileSuffix);
+    expect(linux[0]?.mimeType).toMatch(/^application\/x-agent-workbench-session/);
+    // macOS types files by their last extension: offered for JSON, never the default.
+    expect([config.mac?.fileAssociations ?? []].flat()).toEqual([expect.objectContaining({ ext: 'json', rank: 'Alternate' })]);
+    expect(config.fileAssociations).toBeUndefined();
+    // A folder dropped on the Dock icon reaches the app only when it declares it opens folders.
+    expect(config.mac?.extendInfo?.['CFBundleDocumentTypes']).toEqual([expect.objectContaining({ LSItemContentTypes: ['public.folder'] })]);
+    expect(config.win?.fileAssociations).toBeUndefined();
+  });
+
+  it('has the icon scripts/make-icon.mjs draws, a 1024×1024 PNG', () => {
+    const png = readFileSync(join(projectRoot, String(config.icon)));
+    expect(png.subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20), png[24], png[25]]).toEqual([1024, 1024, 8, 6]);
+    // Its pixels, not its bytes: another zlib may compress the same rows differently.
+    const idat: Buffer[] = [];
+    for (let at = 8; at < png.length;) {
+      const length = png.readUInt32BE(at);
+      if (png.toString('ascii', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
+      at += 12 + length;
+    }
+    const rows = inflateSync(Buffer.concat(idat));
+    const pixels = Buffer.alloc(1024 * 1024 * 4);
+    for (let row = 0; row < 1024; row += 1) {
+      expect(rows[row * 4097]).toBe(0);
+      rows.copy(pixels, row * 4096, row * 4097 + 1, (row + 1) * 4097);
+    }
+    expect(pixels.equals(drawIcon(1024))).toBe(true);
+  });
+});
+
+/**
+ * electron-builder run for real on this configuration, `--dir` target, into a temporary folder. Two things differ,
+ * because both need Electron's real binary, which an install with ELECTRON_SKIP_BINARY_DOWNLOAD=1 lacks: the
+ * Electron distribution is a stand-in folder (electron-builder only copies it), and the native rebuild and the fuses
+ * are left out (the checks above pin them). The stand-in's layout is Linux's, so this part runs on Linux.
+ */
+describe.runIf(process.platform === 'linux')('what electron-builder puts into the archive', () => {
+  const work = mkdtempSync(join(tmpdir(), 'workbench-pack-'));
+  let resources = '';
+  let files: string[] = [];
+  let output = '';
+
+  beforeAll(async () => {
+    const built = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'].every((path) =>
+      existsSync(join(projectRoot, path)),
+    );
+    if (!built) {
+      const result = spawnSync(process.execPath, [join(projectRoot, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], {
+        cwd: projectRoot,
+        encoding: 'utf8',
+      });
+      if (result.status !== 0) throw new Error(`electron-vite build failed:\n${result.stderr}`);
+    }
+    const electronDist = join(work, 'electron-stand-in');
+    mkdirSync(join(electronDist, 'resources'), { recursive: true });
+    writeFileSync(join(electronDist, 'electron'), '#!/bin/sh\nexit 1\n');
+    chmodSync(join(electronDist, 'electron'), 0o755);
+    writeFileSync(join(electronDist, 'LICENSE'), 'stand-in');
+    const runConfig: Configuration = {
+      ...config,
+      electronDist,
+      npmRebuild: false,
+      electronFuses: null,
+      directories: { ...config.directories, output: join(work, 'dist') },
+    };
+    // electron-builder logs to stdout; kept, and shown only when it fails.
+    const stream = (log as unknown as { stream: NodeJS.WritableStream }).stream;
+    Object.assign(log, { stream: { write: (chunk: string) => (output += chunk) } });
+    try {
+      await build({ projectDir: projectRoot, targets: Platform.LINUX.createTarget('dir'), publish: 'never', config: runConfig });
+    } catch (error) {
+      throw new Error(`electron-builder failed: ${String(error)}\n${output}`, { cause: error });
+    } finally {
+      Object.assign(log, { stream });
+    }
+    resources = join(work, 'dist/linux-unpacked/resources');
+    files = listPackage(join(resources, 'app.asar'), { isPack: false }).map((path) => path.replace(/^\//, ''));
+  }, 180_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  const outside = (path: string): boolean => path !== 'node_modules' && !path.startsWith('node_modules/');
+
+  it('holds the built app and package.json, and none of the sources, tests, scripts, docs or the test host', () => {
+    expect(files.filter(outside).sort()).toEqual(
+      expect.arrayContaining(['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'package.json']),
+    );
+    const allowed = /^(package\.json|out|out\/(main|preload|renderer)(\/.*)?)$/;
+    expect(files.filter(outside).filter((path) => !allowed.test(path))).toEqual([]);
+    expect(files.filter((path) => /^(src|test|bench|scripts|seeds|resources|build|docs|out\/test-host)(\/|$)/.test(path))).toEqual([]);
+    expect(files.filter((path) => /\.(map|md|ts|tsx)$/.test(path) || /(^|\/)\.env/.test(path))).toEqual([]);
+  });
+
+  it('holds the production dependencies and no development ones', () => {
+    const packages = new Set(files.filter((path) => path.startsWith('node_modules/')).map((path) => path.split('/').slice(1, 3).join('/')));
+    const has = (name: string): boolean => [...packages].some((entry) => entry === name || entry.startsWith(`${name}/`));
+    for (const name of ['better-sqlite3', 'node-pty', 'zod', 'openai', '@anthropic-ai/sdk', 'web-tree-sitter', 'node-llama-cpp'])
+      expect(has(name), name).toBe(true);
+    for (const name of [
+      'electron',
+      'electron-builder',
+      'vitest',
+      'playwright',
+      'typescript',
+      'eslint',
+      'electron-vite',
+      '@electron/rebuild',
+    ])
+      expect(has(name), name).toBe(false);
+  });
+
+  it('keeps the native modules outside the archive, where they can be loaded', () => {
+    for (const native of [
+      'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'node_modules/node-pty/build/Release/pty.node',
+    ]) {
+      expect(statFile(join(resources, 'app.asar'), native)).toMatchObject({ unpacked: true });
+      expect(statSync(join(resources, 'app.asar.unpacked', native)).size).toBeGreaterThan(0);
+    }
+    const llama = files.filter((path) => path.startsWith('node_modules/@node-llama-cpp/') && path.endsWith('.node'));
+    expect(llama.length).toBeGreaterThan(0);
+    for (const addon of llama) expect(existsSync(join(resources, 'app.asar.unpacked', addon)), addon).toBe(true);
+    expect(unpackedModules).toContain('node_modules/@node-llama-cpp/**');
+  });
+
+  it("keeps only this platform's llama.cpp binaries, without the CUDA runtime libraries", () => {
+    const variants = new Set(
+      files.filter((path) => path.startsWith('node_modules/@node-llama-cpp/')).map((path) => path.split('/')[2] ?? ''),
+    );
+    expect(variants.size).toBeGreaterThan(0);
+    const os = { linux: 'linux', darwin: 'mac', win32: 'win' }[process.platform as string];
+    for (const variant of variants) {
+      expect(variant.startsWith(`${os}-${process.arch}`), variant).toBe(true);
+      expect(variant.endsWith('-cuda-ext'), variant).toBe(false);
+    }
+  });
+
+  it("keeps the shell grammar's WebAssembly and drops its native parts", () => {
+    expect(files).toContain('node_modules/tree-sitter-bash/tree-sitter-bash.wasm');
+    expect(files).toContain('node_modules/web-tree-sitter/web-tree-sitter.wasm');
+    expect(files.filter((path) => /^node_modules\/tree-sitter-bash\/(src|prebuilds|bindings)\//.test(path))).toEqual([]);
+    expect(files.filter((path) => /^node_modules\/(better-sqlite3|node-pty)\/(src|deps)\//.test(path))).toEqual([]);
+  });
+});
