@@ -20,6 +20,9 @@ export const unpackedModules = [
   'node_modules/node-llama-cpp/llama/localBuilds/**',
 ];
 
+/** Whether node-llama-cpp tries its binary in a forked Node process before loading it (getLlama: Linux and Windows). */
+export const runtimeForksItsBinaryTest = process.platform !== 'darwin';
+
 const config: Configuration = {
   appId: 'dev.agent-workbench.app',
   productName: 'Agent Workbench',
@@ -77,8 +80,11 @@ const config: Configuration = {
 
   // Fuses are switches compiled into the Electron binary, flipped once when packing (@electron/fuses).
   electronFuses: {
-    // The built-in model runtime is an Electron utilityProcess, not ELECTRON_RUN_AS_NODE.
-    runAsNode: false,
+    // The built-in model runtime is an Electron utilityProcess, not ELECTRON_RUN_AS_NODE. But on Linux and Windows
+    // node-llama-cpp loads a prebuilt llama.cpp binary only after trying it in a child process, which it forks from
+    // the utility process with child_process.fork: Electron runs that child as Node through ELECTRON_RUN_AS_NODE, so
+    // the fuse must leave it on there, or the runtime never starts. macOS loads the binary without that test.
+    runAsNode: runtimeForksItsBinaryTest,
     enableNodeOptionsEnvironmentVariable: false,
     enableNodeCliInspectArguments: false,
     enableCookieEncryption: true,

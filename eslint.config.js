@@ -43,7 +43,18 @@ function layersAbove(index, message) {
 }
 
 const nodeAndNative = {
-  group: ['node:*', 'better-sqlite3', 'node-pty', 'node-llama-cpp', 'openai', '@anthropic-ai/sdk', 'conf', 'ws', 'electron', 'electron-store'],
+  group: [
+    'node:*',
+    'better-sqlite3',
+    'node-pty',
+    'node-llama-cpp',
+    'openai',
+    '@anthropic-ai/sdk',
+    'conf',
+    'ws',
+    'electron',
+    'electron-store',
+  ],
   message: 'This layer runs without Node: import from src/shared only.',
 };
 
@@ -114,7 +125,17 @@ export default tseslint.config(
           patterns: [
             mainInternals,
             {
-              group: ['node:*', 'better-sqlite3', 'node-pty', 'node-llama-cpp', 'openai', '@anthropic-ai/sdk', 'conf', 'ws', 'electron-store'],
+              group: [
+                'node:*',
+                'better-sqlite3',
+                'node-pty',
+                'node-llama-cpp',
+                'openai',
+                '@anthropic-ai/sdk',
+                'conf',
+                'ws',
+                'electron-store',
+              ],
               message: 'The sandboxed preload bundles shared code and Electron only.',
             },
           ],

@@ -106,7 +106,7 @@ export const defaultCatalogue: readonly CatalogueEntry[] = [
     sizeBytes: 5_030_000_000,
     sha256: null,
     trainedContext: 40_960,
-    runContext: 16_384,
+    runContext: 8_192,
     kvBytesPerToken: kv(36, 8, 128),
   },
   {
@@ -118,7 +118,7 @@ export const defaultCatalogue: readonly CatalogueEntry[] = [
     sizeBytes: 2_500_000_000,
     sha256: null,
     trainedContext: 40_960,
-    runContext: 16_384,
+    runContext: 8_192,
     kvBytesPerToken: kv(36, 8, 128),
   },
   {
@@ -130,7 +130,7 @@ export const defaultCatalogue: readonly CatalogueEntry[] = [
     sizeBytes: 4_680_000_000,
     sha256: null,
     trainedContext: 32_768,
-    runContext: 16_384,
+    runContext: 8_192,
     kvBytesPerToken: kv(28, 4, 128),
   },
   {
@@ -142,7 +142,7 @@ export const defaultCatalogue: readonly CatalogueEntry[] = [
     sizeBytes: 2_020_000_000,
     sha256: null,
     trainedContext: 131_072,
-    runContext: 16_384,
+    runContext: 8_192,
     kvBytesPerToken: kv(28, 8, 128),
   },
   {

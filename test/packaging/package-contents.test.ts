@@ -21,7 +21,8 @@ describe('the packaging configuration', () => {
 
   it('flips the fuses of a hardened build', () => {
     expect(config.electronFuses).toEqual({
-      runAsNode: false,
+      // Off on macOS; on Linux and Windows node-llama-cpp forks a Node child to try its binary, which needs it.
+      runAsNode: process.platform !== 'darwin',
       enableNodeOptionsEnvironmentVariable: false,
       enableNodeCliInspectArguments: false,
       enableCookieEncryption: true,
@@ -85,7 +86,7 @@ describe.runIf(process.platform === 'linux')('what electron-builder puts into th
   let output = '';
 
   beforeAll(async () => {
-    const built = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'].every((path) =>
+    const built = ['out/main/index.js', 'out/main/runtime-host.js', 'out/preload/index.cjs', 'out/renderer/index.html'].every((path) =>
       existsSync(join(projectRoot, path)),
     );
     if (!built) {
@@ -126,7 +127,14 @@ describe.runIf(process.platform === 'linux')('what electron-builder puts into th
 
   it('holds the built app and package.json, and none of the sources, tests, scripts, docs or the test host', () => {
     expect(files.filter(outside).sort()).toEqual(
-      expect.arrayContaining(['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'package.json']),
+      // The built-in model runtime's entry, which its utility process starts, is part of the app.
+      expect.arrayContaining([
+        'out/main/index.js',
+        'out/main/runtime-host.js',
+        'out/preload/index.cjs',
+        'out/renderer/index.html',
+        'package.json',
+      ]),
     );
     const allowed = /^(package\.json|out|out\/(main|preload|renderer)(\/.*)?)$/;
     expect(files.filter(outside).filter((path) => !allowed.test(path))).toEqual([]);

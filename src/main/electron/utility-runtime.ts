@@ -14,7 +14,7 @@ export interface UtilityChild {
 export type UtilityFork = (
   modulePath: string,
   args: string[],
-  options: { serviceName: string; stdio: 'pipe'; env: NodeJS.ProcessEnv },
+  options: { serviceName: string; stdio: ['ignore', 'inherit', 'pipe']; env: NodeJS.ProcessEnv },
 ) => UtilityChild;
 
 /**
@@ -23,7 +23,12 @@ export type UtilityFork = (
  */
 export function utilityRuntime(fork: UtilityFork, hostPath: string, env: NodeJS.ProcessEnv = {}): RuntimeLauncher {
   return (): RuntimeChannel => {
-    const child = fork(hostPath, [], { serviceName: 'Agent Workbench model runtime', stdio: 'pipe', env: { ...process.env, ...env } });
+    const child = fork(hostPath, [], {
+      serviceName: 'Agent Workbench model runtime',
+      // stderr is read (the last lines say why the process stopped); stdout goes where the app's goes, never into a pipe nobody reads.
+      stdio: ['ignore', 'inherit', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     const stderr = new StderrTail();
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr.add(chunk);

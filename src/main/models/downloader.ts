@@ -200,6 +200,18 @@ export class ModelDownloader {
     writeJsonAtomic(this.sidecarPath(job.sidecar), job.sidecar);
   }
 
+  /**
+   * The sidecar, saved where a failure is being reported: a disk too full to take it must not stop the report (the part
+   * is still resumable from its own length; the sidecar on disk is the one before).
+   */
+  private saveSidecarIfPossible(job: Job): void {
+    try {
+      this.saveSidecar(job);
+    } catch {
+      // Kept in memory; the last one written stays on disk.
+    }
+  }
+
   private removeFiles(job: Job): void {
     rmSync(this.partPath(job.sidecar), { force: true });
     rmSync(this.sidecarPath(job.sidecar), { force: true });
@@ -230,7 +242,7 @@ export class ModelDownloader {
   private failed(job: Job, error: unknown, signal: AbortSignal): void {
     const idle = { bytesPerSecond: null, secondsLeft: null };
     if (signal.aborted) {
-      this.saveSidecar(job);
+      this.saveSidecarIfPossible(job);
       this.update(job, { state: 'paused', ...idle });
       return;
     }
@@ -259,7 +271,7 @@ export class ModelDownloader {
       keep = true;
     }
     if (keep && job.view.receivedBytes > 0) {
-      this.saveSidecar(job);
+      this.saveSidecarIfPossible(job);
       this.update(job, { state: 'interrupted', error: info, ...idle });
     } else {
       this.removeFiles(job);

@@ -303,6 +303,9 @@ export class ProviderRegistry implements ProviderResolver {
   }
 
   save(input: ChannelInput<'provider:save'>): ProviderView {
+    // "This computer" is the app's own endpoint, made when a model is added (`ensureLocalEndpoint`), never at an address.
+    if (input.kind === 'local')
+      throw new WorkbenchError('invalid_input', 'The This computer endpoint is made by adding a model, not saved by hand.');
     const settings = this.options.settings.get();
     if (input.id !== undefined && !settings.providers.some((provider) => provider.id === input.id))
       throw new NotFoundError('Provider', input.id);

@@ -59,10 +59,17 @@ function convert(schema: unknown, depth: number, definitions: ReadonlySet<string
       const required = Array.isArray(schema['required'])
         ? schema['required'].filter((name): name is string => typeof name === 'string' && names.includes(name))
         : [];
+      // The grammar makes every listed property one the model must write. An optional one may be written as null,
+      // which `withoutOptionalNulls` takes out again before the tool sees it, so the model is never made to choose a value.
       const out: Record<string, unknown> = {
         type: 'object',
-        properties: Object.fromEntries(names.map((name) => [name, convert(properties[name], depth + 1, definitions)])),
-        required,
+        properties: Object.fromEntries(
+          names.map((name) => {
+            const converted = convert(properties[name], depth + 1, definitions);
+            return [name, required.includes(name) ? converted : { oneOf: [converted, { type: 'null' }] }];
+          }),
+        ),
+        required: names,
       };
       const extra = schema['additionalProperties'];
       if (isRecord(extra)) out['additionalProperties'] = convert(extra, depth + 1, definitions);
@@ -111,4 +118,30 @@ export function grammarSchema(inputSchema: Record<string, unknown>): GrammarSche
   const converted = convert({ ...inputSchema, type: 'object' }, 0, names);
   if (names.size === 0) return converted;
   return { ...converted, $defs: Object.fromEntries([...names].map((name) => [name, convert(definitions[name], 1, names)])) };
+}
+
+const allowsNull = (schema: unknown): boolean =>
+  isRecord(schema) &&
+  (schema['type'] === 'null' ||
+    (Array.isArray(schema['type']) && schema['type'].includes('null')) ||
+    (Array.isArray(schema['enum']) && schema['enum'].includes(null)) ||
+    [schema['oneOf'], schema['anyOf']].some((alternatives) => Array.isArray(alternatives) && alternatives.some(allowsNull)));
+
+/**
+ * A tool call's arguments as the tool takes them: the nulls the grammar let the model write for optional properties it
+ * had nothing to say for are taken out (at every depth), unless the tool's schema allows null there.
+ */
+export function withoutOptionalNulls(value: unknown, schema: unknown, depth = 0): unknown {
+  if (depth > 12 || !isRecord(schema)) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutOptionalNulls(item, schema['items'], depth + 1));
+  if (!isRecord(value)) return value;
+  const properties = isRecord(schema['properties']) ? schema['properties'] : {};
+  const required = Array.isArray(schema['required']) ? schema['required'] : [];
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const property = properties[key];
+    if (item === null && !required.includes(key) && !allowsNull(property)) continue;
+    out[key] = withoutOptionalNulls(item, property, depth + 1);
+  }
+  return out;
 }

@@ -208,7 +208,8 @@ export class LlamaRuntime {
         promptTokens,
       });
     }
-    const room = loaded.contextSize - promptTokens;
+    // llama.cpp shifts the context (drops the oldest tokens) when the window's last token is reached: stop short of it.
+    const room = loaded.contextSize - promptTokens - 8;
     const maxTokens = Math.min(request.maxTokens ?? room, room);
     const meter = loaded.chat.sequence.tokenMeter;
     const outputBefore = meter.usedOutputTokens;

@@ -2,7 +2,7 @@ import { defaultContextWindow, type ModelInfo } from '../../shared/domain';
 import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
 import type { LocalModel, LocalModels, MachineInfo } from '../../shared/local-models';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../agent/model-provider';
-import { grammarSchema } from './grammar-schema';
+import { grammarSchema, withoutOptionalNulls } from './grammar-schema';
 import {
   runtimeReplySchema,
   type GenerateRequest,
@@ -111,7 +111,13 @@ export class LocalRuntimeProvider implements ModelProvider {
   /** What the runtime found about this machine: its memory, and its GPU if node-llama-cpp can use one. */
   machine(): Promise<MachineInfo> {
     this.ensure();
-    return this.machineInfo ?? Promise.reject(new WorkbenchError('runtime_failed', 'The built-in runtime did not start.'));
+    const info = this.machineInfo ?? Promise.reject(new WorkbenchError('runtime_failed', 'The built-in runtime did not start.'));
+    // Started only to ask: the process ends when idle, as after a request.
+    void info.then(
+      () => this.idleLater(),
+      () => undefined,
+    );
+    return info;
   }
 
   /** Frees the loaded model's memory, keeping the process. */
@@ -157,7 +163,8 @@ export class LocalRuntimeProvider implements ModelProvider {
     const queue = new EventQueue();
     const channel = this.ensure();
     this.pending.set(id, (reply) => {
-      if (reply.type === 'events') for (const event of reply.events) queue.push(event);
+      if (reply.type === 'events')
+        for (const event of reply.events) queue.push(event.type === 'tool_call_ready' ? withSchemaArguments(event, request) : event);
       else if (reply.type === 'failed') queue.push({ type: 'error', error: reply.error });
     });
     const onAbort = (): void => {
@@ -213,6 +220,7 @@ export class LocalRuntimeProvider implements ModelProvider {
   }
 
   private receive(channel: RuntimeChannel, raw: unknown): void {
+    if (channel !== this.channel) return;
     const parsed = runtimeReplySchema.safeParse(raw);
     if (!parsed.success) {
       // A process that says what it may not is not trusted with the next request either.
@@ -224,7 +232,6 @@ export class LocalRuntimeProvider implements ModelProvider {
       this.readyMachine?.resolve(reply.machine);
       return;
     }
-    if (channel !== this.channel) return;
     this.pending.get(reply.id)?.(reply);
   }
 
@@ -272,5 +279,16 @@ export class LocalRuntimeProvider implements ModelProvider {
   private failAll(error: ErrorInfo): void {
     for (const [id, pending] of [...this.pending]) pending({ type: 'failed', id, error });
     this.pending.clear();
+  }
+}
+
+/** A call's arguments without the nulls the grammar let the model write for optional properties (see grammar-schema.ts). */
+function withSchemaArguments<T extends { name: string; arguments: string }>(event: T, request: ModelRequest): T {
+  const tool = request.tools?.find((candidate) => candidate.name === event.name);
+  if (!tool) return event;
+  try {
+    return { ...event, arguments: JSON.stringify(withoutOptionalNulls(JSON.parse(event.arguments), tool.inputSchema)) };
+  } catch {
+    return event;
   }
 }

@@ -1,4 +1,4 @@
-import { LlamaRuntime } from './llama-runtime';
+import { LlamaRuntime, RuntimeFailure } from './llama-runtime';
 import { runtimeRequestSchema, type RuntimeReply, type RuntimeStreamEvent } from './runtime-protocol';
 
 /*
@@ -55,7 +55,14 @@ class EventBatch {
 const runtime = new LlamaRuntime();
 const running = new Map<number, AbortController>();
 const failed = (id: number, error: unknown): void =>
-  post({ type: 'failed', id, error: { code: 'runtime_failed', message: error instanceof Error ? error.message : String(error) } });
+  post({
+    type: 'failed',
+    id,
+    error:
+      error instanceof RuntimeFailure
+        ? error.info
+        : { code: 'runtime_failed', message: error instanceof Error ? error.message : String(error) },
+  });
 
 function handle(raw: unknown): void {
   const parsed = runtimeRequestSchema.safeParse(raw);

@@ -245,6 +245,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1', apiKey: huge }, code: 'invalid_input' },
     { input: { id: unknownId, kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1' }, code: 'not_found' },
     { input: { kind: 'openai-compatible', name: 'x', baseUrl: 'http://127.0.0.1:1/v1', secret: 'y' }, code: 'invalid_input' },
+    // "This computer" is made by adding a model, never saved at an address.
+    { input: { kind: 'local', name: 'x', baseUrl: 'http://127.0.0.1:1/v1' }, code: 'invalid_input' },
   ],
   'provider:remove': [
     { input: { providerId: unknownId }, code: 'not_found' },

@@ -21,7 +21,10 @@ const readFile = {
   description: 'Read a file of the workspace.',
   inputSchema: {
     type: 'object',
-    properties: { path: { type: 'string', description: 'The file, relative to the workspace.' } },
+    properties: {
+      path: { type: 'string', description: 'The file, relative to the workspace.' },
+      startLine: { type: 'integer', description: 'Where to start; the beginning when absent.' },
+    },
     required: ['path'],
     additionalProperties: false,
   },
@@ -91,10 +94,13 @@ describe('the built-in runtime', () => {
     if (ready?.type !== 'tool_call_ready' || started?.type !== 'tool_call_started') throw new Error('no call');
     expect(ready.id).toBe(started.id);
     const args = JSON.parse(ready.arguments) as Record<string, unknown>;
-    expect(Object.keys(args)).toEqual(['path']);
     expect(typeof args['path']).toBe('string');
+    // The optional line is a number or left out, never a null the tool would refuse.
+    expect(args['startLine'] === undefined || Number.isInteger(args['startLine'])).toBe(true);
+    expect(Object.keys(args).every((key) => ['path', 'startLine'].includes(key))).toBe(true);
     const deltas = events.filter((event) => event.type === 'tool_call_arguments_delta');
-    expect(deltas.map((event) => (event.type === 'tool_call_arguments_delta' ? event.delta : '')).join('')).toBe(ready.arguments);
+    const streamed = JSON.parse(deltas.map((event) => (event.type === 'tool_call_arguments_delta' ? event.delta : '')).join('')) as object;
+    expect(JSON.stringify(streamed)).toBe(JSON.stringify(args));
     expect(events.findIndex((event) => event === started)).toBeLessThan(events.findIndex((event) => event === ready));
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
   });
@@ -184,6 +190,20 @@ describe('the built-in runtime', () => {
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'runtime_failed', message: expect.stringContaining('stopped') } });
     expect(textOf(await collect(provider.stream(ask('hello'), new AbortController().signal)))).toBe('Hello world.');
     expect(channels.length).toBe(before + 1);
+  });
+
+  it('ends its process when idle, giving the memory back, and starts again for the next request', async () => {
+    const idle = runtimeProvider(models, { idleMs: 300 });
+    try {
+      expect(textOf(await collect(idle.provider.stream(ask('hello'), new AbortController().signal)))).toBe('Hello world.');
+      const first = idle.channels[0];
+      const exited = new Promise<string>((resolve) => first?.onExit(resolve));
+      expect(await exited).toMatch(/killed|exit/);
+      expect(textOf(await collect(idle.provider.stream(ask('hello'), new AbortController().signal)))).toBe('Hello world.');
+      expect(idle.channels).toHaveLength(2);
+    } finally {
+      idle.provider.dispose();
+    }
   });
 
   it('lists the models with their trained windows, and reports the window it runs them with', async () => {
