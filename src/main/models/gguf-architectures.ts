@@ -1,6 +1,6 @@
 /**
  * The model architectures the built-in runtime can load, by their `general.architecture` names. The list is that of
- * node-llama-cpp 3.22.1 (`GgufArchitectureType` in dist/gguf/types/GgufMetadataTypes.js), which mirrors `LLM_ARCH_NAMES`
+ * node-llama-cpp 3.21.1 (`GgufArchitectureType` in dist/gguf/types/GgufMetadataTypes.js), which mirrors `LLM_ARCH_NAMES`
  * in llama.cpp's src/llama-arch.cpp of the release it bundles; `clip` (a vision projector, not a model of its own) is
  * left out. A test checks that the list still covers node-llama-cpp's, so an upgrade that adds names says so.
  */

@@ -39,7 +39,7 @@ export const ggmlTypeSizes: ReadonlyMap<number, readonly [number, number]> = new
   [39, [32, 17]], // MXFP4
 ]);
 
-/** The highest tensor type id known (node-llama-cpp 3.22.1's `GgmlType`); a larger one is not a file this app can read. */
+/** The highest tensor type id known (node-llama-cpp 3.21.1's `GgmlType`); a larger one is not a file this app can read. */
 export const lastGgmlType = 42;
 
 /**
