@@ -415,6 +415,9 @@ export class ModelDownloader {
     } catch (error) {
       throw new DownloadFailure(toErrorInfo(error), false);
     }
+    // Cancelled while it was checked: nothing is added (cancel() removes the part once this returns). A pause now lets
+    // the finished download be added.
+    if (job.controller?.signal.reason === 'cancel') return;
     let target = join(this.options.folder, job.sidecar.fileName);
     for (let index = 2; existsSync(target); index++)
       target = join(this.options.folder, job.sidecar.fileName.replace(/\.gguf$/, `-${index}.gguf`));

@@ -146,15 +146,21 @@ export class LlamaRuntime {
     await loaded.model.dispose();
   }
 
-  private async loadModel(path: string, vocabOnly = false): Promise<LlamaModel> {
+  private async loadModel(path: string, vocabOnly = false, signal?: AbortSignal): Promise<LlamaModel> {
     try {
-      return await this.binding().loadModel({ modelPath: path, vocabOnly, ...(vocabOnly ? {} : { defaultContextFlashAttention: true }) });
+      return await this.binding().loadModel({
+        modelPath: path,
+        vocabOnly,
+        ...(vocabOnly ? {} : { defaultContextFlashAttention: true }),
+        ...(signal ? { loadSignal: signal } : {}),
+      });
     } catch (error) {
+      if (signal?.aborted) throw error;
       throw new RuntimeFailure(loadFailure(path, error));
     }
   }
 
-  private async prepare(path: string, contextSize: number): Promise<Loaded> {
+  private async prepare(path: string, contextSize: number, signal: AbortSignal): Promise<Loaded> {
     if (this.loaded?.path === path && this.loaded.contextSize === contextSize) return this.loaded;
     const keep = this.loaded?.path === path ? this.loaded.model : null;
     if (this.loaded) {
@@ -163,12 +169,17 @@ export class LlamaRuntime {
       if (!keep) await this.loaded.model.dispose();
       this.loaded = null;
     }
-    const model = keep ?? (await this.loadModel(path));
+    const model = keep ?? (await this.loadModel(path, false, signal));
     let context: LlamaContext;
     try {
-      context = await model.createContext({ contextSize, ...(this.threads === undefined ? {} : { threads: this.threads }) });
+      context = await model.createContext({
+        contextSize,
+        createSignal: signal,
+        ...(this.threads === undefined ? {} : { threads: this.threads }),
+      });
     } catch (error) {
       await model.dispose();
+      if (signal.aborted) throw error;
       const detail = error instanceof Error ? error.message : String(error);
       throw new RuntimeFailure({
         code: 'model_too_large',
@@ -182,7 +193,8 @@ export class LlamaRuntime {
   }
 
   private async answer(request: GenerateRequest, signal: AbortSignal, emit: (event: RuntimeStreamEvent) => void): Promise<void> {
-    const loaded = await this.prepare(request.modelPath, request.contextSize);
+    // A Stop while the model loads stops the loading too.
+    const loaded = await this.prepare(request.modelPath, request.contextSize, signal);
     if (signal.aborted) return emit({ type: 'error', error: { code: 'cancelled', message: 'Stopped.' } });
     const history = chatHistory(request.system, request.messages);
     const functions: ChatModelFunctions | undefined =

@@ -161,7 +161,13 @@ export class LocalRuntimeProvider implements ModelProvider {
     };
     const id = this.nextId++;
     const queue = new EventQueue();
-    const channel = this.ensure();
+    let channel: RuntimeChannel;
+    try {
+      channel = this.ensure();
+    } catch (error) {
+      yield { type: 'error', error: error instanceof WorkbenchError ? error.toInfo() : { code: 'runtime_failed', message: String(error) } };
+      return;
+    }
     this.pending.set(id, (reply) => {
       if (reply.type === 'events')
         for (const event of reply.events) queue.push(event.type === 'tool_call_ready' ? withSchemaArguments(event, request) : event);

@@ -8,7 +8,9 @@ const pathSchema = z
   .string()
   .min(1)
   .max(limits.pathLength)
-  .refine((value) => !value.includes('\0'), 'must not contain NUL bytes');
+  .refine((value) => !value.includes('\0'), 'must not contain NUL bytes')
+  // Main resolves nothing against its own working folder: a path comes from a file dialog, whole.
+  .refine((value) => value.startsWith('/') || /^[A-Za-z]:[\\/]/.test(value) || value.startsWith('\\\\'), 'must be an absolute path');
 const downloadRef = z.object({ id: z.string().min(1).max(100) }).strict();
 
 /**

@@ -15,6 +15,7 @@ export const localModelBadInputs: Record<keyof typeof localModelChannels, Array<
     { input: { path: '/no/such/model.gguf' }, code: 'model_file_invalid' },
     { input: { path: '/tmp/a\0b.gguf' }, code: 'invalid_input' },
     { input: { path: '' }, code: 'invalid_input' },
+    { input: { path: 'models/tiny.gguf' }, code: 'invalid_input' },
     { input: { path: 'x'.repeat(5_000) }, code: 'invalid_input' },
   ],
   'local-model:addCandidate': [

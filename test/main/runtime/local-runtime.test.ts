@@ -206,6 +206,14 @@ describe('the built-in runtime', () => {
     }
   });
 
+  it('answers a request after it was closed with an error event, not a throw', async () => {
+    const closed = runtimeProvider(models);
+    closed.provider.dispose();
+    const events = await collect(closed.provider.stream(ask('hello'), new AbortController().signal));
+    expect(events).toEqual([{ type: 'error', error: { code: 'runtime_failed', message: expect.stringContaining('closed') } }]);
+    expect(closed.channels).toHaveLength(0);
+  });
+
   it('lists the models with their trained windows, and reports the window it runs them with', async () => {
     const listed = await provider.listModels();
     expect(listed.map((model) => model.id)).toEqual(expect.arrayContaining(['hello', 'caller']));
