@@ -140,6 +140,8 @@ export function createCore(options: CoreOptions): Core {
     const trust = new SqliteTrustStore(db);
     const accounting = new SqliteAccountingStore(db);
     let busyRuntime: SessionRuntime | null = null;
+    // The manager asks the runtime for the machine's figures, and the runtime serves the manager's models: the runtime
+    // is made just after, and only asked once the manager is used.
     let local: LocalRuntimeProvider | null = null;
     const models = new LocalModelManager({
       dataDir: options.dataDir,
@@ -161,8 +163,8 @@ export function createCore(options: CoreOptions): Core {
     });
     owned.add(toDisposable(() => models.dispose()));
     const localModels: LocalModels = options.localModels ?? models.library;
-    local = options.launchRuntime ? new LocalRuntimeProvider({ launch: options.launchRuntime, models: localModels }) : null;
-    const runtimeProvider = local;
+    const runtimeProvider = options.launchRuntime ? new LocalRuntimeProvider({ launch: options.launchRuntime, models: localModels }) : null;
+    local = runtimeProvider;
     if (runtimeProvider) owned.add(toDisposable(() => runtimeProvider.dispose()));
     const registry = new ProviderRegistry({
       settings: options.settings,

@@ -237,14 +237,6 @@ export class ProviderRegistry implements ProviderResolver {
         trained,
       };
     }
-    if (endpoint.kind === 'local' && loaded !== null) {
-      return {
-        tokens: loaded,
-        source: 'server',
-        detail: `the built-in runtime loads it with this window${trained ? `; the model was trained for ${trained}` : ''}`,
-        trained,
-      };
-    }
     if (loaded !== null) return { tokens: loaded, source: 'server', detail: reported?.source ?? 'the server', trained };
     const why = failure ? `its window could not be read (${failure})` : 'the server does not say which window it loaded';
     return { tokens: defaultContextWindow, source: 'default', detail: `${why}: the safe default`, trained };

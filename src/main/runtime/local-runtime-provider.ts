@@ -93,7 +93,7 @@ export class LocalRuntimeProvider implements ModelProvider {
     return Promise.resolve({
       loaded: this.windowOf(found),
       trained: found.trainedContext,
-      source: 'the built-in runtime, which runs it with this window',
+      source: `the built-in runtime loads it with this window${found.trainedContext ? `; the model was trained for ${found.trainedContext}` : ''}`,
     });
   }
 
