@@ -10,8 +10,19 @@ const mainInternals = { group: ['**/main/*', '**/main/**'], message: 'This layer
  * after it, so that no two adapters import each other. test/architecture/layers.ts holds the same order, and its test
  * checks this config against it.
  */
+/**
+ * The agent runtime's rooms, lowest first: interfaces and ids; the rules; what the model sees; the journal and what is
+ * read from it; one turn; sessions. Inside the agent a room is imported as `../<room>/...`, so its pattern names the
+ * room's folder alone.
+ */
+const agentRooms = ['ports', 'rules', 'context', 'history', 'turn', 'session'].map((room) => ({
+  name: `agent/${room}`,
+  files: [`src/main/agent/${room}/**`],
+  imports: [`**/agent/${room}/*`, `**/${room}/*`],
+}));
+
 const mainLayers = [
-  { name: 'agent', files: ['src/main/agent/**'], imports: ['**/agent/*'] },
+  ...agentRooms,
   { name: 'store', files: ['src/main/store/**'], imports: ['**/store/*'] },
   { name: 'settings', files: ['src/main/settings/**'], imports: ['**/settings/*'] },
   { name: 'secrets', files: ['src/main/secrets/**'], imports: ['**/secrets/*'] },
@@ -83,15 +94,19 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['src/main/agent/**'],
+  // The agent's rooms: interfaces and zod only, and nothing from the rooms above.
+  ...agentRooms.map((room, index) => ({
+    files: room.files,
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             electronOnly,
-            layersAbove(0, 'The agent layer depends on interfaces only, never on adapters.'),
+            layersAbove(
+              index,
+              index === agentRooms.length - 1 ? 'The agent layer depends on interfaces only, never on adapters.' : undefined,
+            ),
             {
               group: ['better-sqlite3', 'node-pty', 'node-llama-cpp', 'openai', '@anthropic-ai/sdk', 'conf', 'ws'],
               message: 'The agent layer uses interfaces, not packages.',
@@ -100,16 +115,16 @@ export default tseslint.config(
         },
       ],
     },
-  },
+  })),
   {
     files: ['src/main/**'],
     ignores: ['src/main/index.ts', 'src/main/electron/**', 'src/main/agent/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [electronOnly] }] },
   },
   // Each adapter, the core and the command line: Node only, and nothing from the layers above.
-  ...mainLayers.slice(1, -1).map((layer, offset) => ({
+  ...mainLayers.slice(agentRooms.length, -1).map((layer, offset) => ({
     files: layer.files,
-    rules: { 'no-restricted-imports': ['error', { patterns: [electronOnly, layersAbove(offset + 1)] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [electronOnly, layersAbove(offset + agentRooms.length)] }] },
   })),
   {
     files: ['src/renderer/**', 'src/preload/**'],

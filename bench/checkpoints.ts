@@ -2,7 +2,7 @@ import { statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import type { CheckpointRef } from '../src/main/agent/checkpoints';
+import type { CheckpointRef } from '../src/main/agent/ports/checkpoints';
 import { openDatabase } from '../src/main/store/database';
 import { SqliteCheckpointStore } from '../src/main/store/sqlite-checkpoint-store';
 import { temporaryFolder } from '../test/helpers';

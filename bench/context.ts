@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ContextWindow } from '../src/shared/domain';
-import type { ConversationEntry } from '../src/main/agent/context-view';
-import type { ChatMessage, ModelProvider } from '../src/main/agent/model-provider';
-import { ContextBudget, defaultContextSettings } from '../src/main/agent/prompt-builder';
-import { defineTool } from '../src/main/agent/tools';
+import type { ConversationEntry } from '../src/main/agent/context/context-view';
+import type { ChatMessage, ModelProvider } from '../src/main/agent/ports/model-provider';
+import { ContextBudget, defaultContextSettings } from '../src/main/agent/context/prompt-builder';
+import { defineTool } from '../src/main/agent/ports/tools';
 import { temporaryFolder } from '../test/helpers';
 import { LoopbackTransport } from '../test/host/loopback-transport';
 import { createNodeCore } from '../test/host/node-core';

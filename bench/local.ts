@@ -1,5 +1,5 @@
 import { LlamaChat, LlamaLogLevel, getLlama, resolveChatWrapper } from 'node-llama-cpp';
-import type { ModelStreamEvent } from '../src/main/agent/model-provider';
+import type { ModelStreamEvent } from '../src/main/agent/ports/model-provider';
 import { LocalRuntimeProvider } from '../src/main/runtime/local-runtime-provider';
 import { sourceRuntime } from '../src/main/runtime/runtime-process';
 import { TinyModels } from '../test/main/runtime/runtime-fixture';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ConversationEntry } from '../src/main/agent/context-view';
-import { SystemPrompts } from '../src/main/agent/prompt-assembly';
+import type { ConversationEntry } from '../src/main/agent/context/context-view';
+import { SystemPrompts } from '../src/main/agent/context/prompt-assembly';
 import { openDatabase } from '../src/main/store/database';
 import { SqliteMemoryStore } from '../src/main/store/sqlite-memory-store';
 import { SqlitePromptRecords } from '../src/main/store/sqlite-prompt-records';

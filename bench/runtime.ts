@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ModelInfo } from '../src/shared/domain';
-import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../src/main/agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../src/main/agent/ports/model-provider';
 import { Session as InspectorSession } from 'node:inspector/promises';
-import { defineTool } from '../src/main/agent/tools';
+import { defineTool } from '../src/main/agent/ports/tools';
 import { OpenAICompatibleProvider } from '../src/main/providers/openai-compatible-provider';
 import { temporaryFolder } from '../test/helpers';
 import { LoopbackTransport } from '../test/host/loopback-transport';

@@ -1,4 +1,4 @@
-import type { ModelStreamEvent } from '../src/main/agent/model-provider';
+import type { ModelStreamEvent } from '../src/main/agent/ports/model-provider';
 import { OpenAICompatibleProvider } from '../src/main/providers/openai-compatible-provider';
 import { ToolProtocolProvider } from '../src/main/providers/text-tool-provider';
 import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-server';

@@ -1,15 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Database } from 'better-sqlite3';
 import { runtimeEventSchema, type JournalEntry } from '../src/shared/events';
-import { branchLine } from '../src/main/agent/branching';
+import { branchLine } from '../src/main/agent/history/branching';
+import { replayHead } from '../src/main/agent/history/head-fold';
 import {
   headFormatVersion,
-  replayHead,
   resumeStateSchema,
   type CallStanding,
   type ResumeState,
   type SessionHead,
-} from '../src/main/agent/session-head';
+} from '../src/main/agent/ports/session-head';
 
 /*
  * The check that a session's stored heads always say what its journal says: for every branch, its

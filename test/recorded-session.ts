@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../src/main/agent/tools';
+import { defineTool } from '../src/main/agent/ports/tools';
 import { temporaryFolder } from './helpers';
 import { LoopbackTransport } from './host/loopback-transport';
 import { createNodeCore } from './host/node-core';

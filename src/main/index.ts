@@ -11,7 +11,7 @@ import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOption
 import { LaunchQueue, launchTarget, targetFor, type LaunchTarget } from './electron/launch-args';
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
-import { newId } from './agent/ids';
+import { newId } from './agent/ports/ids';
 import { builtinTools } from './tools/builtin-tools';
 import { commandNiceness } from './tools/run-command';
 import { detectSandbox } from './tools/sandbox';

@@ -16,7 +16,12 @@ describe('the layer rule', () => {
   it('sorts files into the layers of the design', () => {
     const samples: Record<string, string> = {
       'src/shared/ipc/contract.ts': 'shared',
-      'src/main/agent/session-runtime.ts': 'agent',
+      'src/main/agent/ports/model-provider.ts': 'agent-ports',
+      'src/main/agent/rules/policy.ts': 'agent-rules',
+      'src/main/agent/context/prompt-builder.ts': 'agent-context',
+      'src/main/agent/history/session-journal.ts': 'agent-history',
+      'src/main/agent/turn/turn.ts': 'agent-turn',
+      'src/main/agent/session/session-runtime.ts': 'agent-session',
       'src/main/store/database.ts': 'store',
       'src/main/settings/conf-settings-store.ts': 'settings',
       'src/main/secrets/memory-secret-store.ts': 'secrets',
@@ -43,6 +48,7 @@ describe('the layer rule', () => {
   it('refuses a file in no layer, so a new folder has to take its place in the order', () => {
     expect(() => layerOf('src/main/unplaced/thing.ts')).toThrow(/in no layer/);
     expect(() => layerOf('src/main/stray.ts')).toThrow(/in no layer/);
+    expect(() => layerOf('src/main/agent/stray.ts')).toThrow(/in no layer/);
   });
 
   it('lets an import point down the order or sideways, never up', () => {
@@ -52,7 +58,10 @@ describe('the layer rule', () => {
     expect(mayImport('core', 'ipc')).toBe(true);
     expect(mayImport('ipc', 'core')).toBe(false);
     expect(mayImport('renderer', 'shared')).toBe(true);
-    expect(mayImport('renderer', 'agent')).toBe(false);
+    expect(mayImport('renderer', 'agent-ports')).toBe(false);
+    expect(mayImport('agent-turn', 'agent-history')).toBe(true);
+    expect(mayImport('agent-history', 'agent-turn')).toBe(false);
+    expect(mayImport('agent-session', 'store')).toBe(false);
     expect(mayImport('electron-edge', 'renderer')).toBe(false);
   });
 

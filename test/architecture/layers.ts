@@ -16,7 +16,13 @@ export interface LayerPlace {
  */
 export const orderedLayers = [
   { name: 'shared', paths: ['src/shared/'] },
-  { name: 'agent', paths: ['src/main/agent/'] },
+  // The agent runtime, in rooms by idea, lowest first.
+  { name: 'agent-ports', paths: ['src/main/agent/ports/'] },
+  { name: 'agent-rules', paths: ['src/main/agent/rules/'] },
+  { name: 'agent-context', paths: ['src/main/agent/context/'] },
+  { name: 'agent-history', paths: ['src/main/agent/history/'] },
+  { name: 'agent-turn', paths: ['src/main/agent/turn/'] },
+  { name: 'agent-session', paths: ['src/main/agent/session/'] },
   { name: 'store', paths: ['src/main/store/'] },
   { name: 'settings', paths: ['src/main/settings/'] },
   { name: 'secrets', paths: ['src/main/secrets/'] },
@@ -78,7 +84,12 @@ function packageAllowed(layer: Layer, name: string): boolean {
   switch (layer) {
     case 'shared':
       return root === 'zod';
-    case 'agent':
+    case 'agent-ports':
+    case 'agent-rules':
+    case 'agent-context':
+    case 'agent-history':
+    case 'agent-turn':
+    case 'agent-session':
       return root === 'zod' || isBuiltin(name);
     case 'electron-edge':
       return true;

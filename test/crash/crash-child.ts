@@ -5,7 +5,7 @@
  * parent sees it before the next step: `committed` lines name checkpoints already in the database.
  */
 import { writeSync } from 'node:fs';
-import { newId } from '../../src/main/agent/ids';
+import { newId } from '../../src/main/agent/ports/ids';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
 import type { Session } from '../../src/shared/domain';
 import type { JournalEntry } from '../../src/shared/events';

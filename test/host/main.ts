@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ScriptedModelServer } from '../scripted-model-server';
-import { newId } from '../../src/main/agent/ids';
+import { newId } from '../../src/main/agent/ports/ids';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { commandNiceness } from '../../src/main/tools/run-command';
 import { detectSandbox } from '../../src/main/tools/sandbox';

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import Conf from 'conf';
 import { defaultSettings } from '../../src/shared/domain';
-import type { Clock } from '../../src/main/agent/clock';
-import type { ModelProvider } from '../../src/main/agent/model-provider';
-import type { Tool } from '../../src/main/agent/tools';
+import type { Clock } from '../../src/main/agent/ports/clock';
+import type { ModelProvider } from '../../src/main/agent/ports/model-provider';
+import type { Tool } from '../../src/main/agent/ports/tools';
 import type { SandboxStatus } from '../../src/main/tools/sandbox';
-import type { RetryPolicy } from '../../src/main/agent/retry';
+import type { RetryPolicy } from '../../src/main/agent/rules/retry';
 import type { FolderPicker } from '../../src/main/ipc/handlers';
 import type { IpcTransport, SenderInfo } from '../../src/main/ipc/router';
 import type { DiscoveryCandidate } from '../../src/main/providers/discovery';

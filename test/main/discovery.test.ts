@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/main/agent/clock';
+import { systemClock } from '../../src/main/agent/ports/clock';
 import { OpenAICompatibleProvider } from '../../src/main/providers/openai-compatible-provider';
 import { defaultDiscoveryCandidates, discoverLocalEndpoints, probeLocalEndpoints } from '../../src/main/providers/discovery';
 import { ProviderRegistry } from '../../src/main/providers/provider-registry';

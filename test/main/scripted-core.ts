@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { Tool } from '../../src/main/agent/tools';
+import type { Tool } from '../../src/main/agent/ports/tools';
 import type { WorkbenchCore } from '../../src/main/core/workbench-core';
 import { temporaryFolder } from '../helpers';
 import type { LoopbackTransport } from '../host/loopback-transport';

@@ -13,8 +13,8 @@ import {
   type EscalationKind,
 } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
-import { newId } from '../agent/ids';
-import type { SessionRuntime } from '../agent/session-runtime';
+import { newId } from '../agent/ports/ids';
+import type { SessionRuntime } from '../agent/session/session-runtime';
 import { createCore } from '../core/create-core';
 import { MemorySecretStore } from '../secrets/memory-secret-store';
 import { ConfSettingsStore } from '../settings/conf-settings-store';

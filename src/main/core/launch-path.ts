@@ -3,8 +3,8 @@ import { basename, isAbsolute } from 'node:path';
 import { limits, type Session } from '../../shared/domain';
 import { InvalidInputError, WorkbenchError } from '../../shared/errors';
 import { sessionFileSuffix } from '../../shared/session-export';
-import type { WorkspaceInspector } from '../agent/ports';
-import type { SessionStore } from '../agent/stores';
+import type { WorkspaceInspector } from '../agent/ports/ports';
+import type { SessionStore } from '../agent/ports/stores';
 import type { Handlers } from '../ipc/router';
 
 export interface LaunchPathDependencies {

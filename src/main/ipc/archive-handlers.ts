@@ -1,9 +1,9 @@
 import { NotFoundError } from '../../shared/errors';
 import type { archiveChannels } from '../../shared/ipc/archive-channels';
-import type { SessionArchive } from '../agent/archive';
-import { auditOf } from '../agent/audit';
-import type { SessionStore } from '../agent/stores';
-import type { TrustStore } from '../agent/trust';
+import type { SessionArchive } from '../agent/session/archive';
+import { auditOf } from '../agent/history/audit';
+import type { SessionStore } from '../agent/ports/stores';
+import type { TrustStore } from '../agent/ports/trust';
 import type { Handlers } from './router';
 
 export interface ArchiveHandlerDependencies {

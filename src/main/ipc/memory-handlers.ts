@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../shared/errors';
-import type { MemoryStore } from '../agent/memory';
-import type { PromptRecords } from '../agent/prompt-assembly';
+import type { MemoryStore } from '../agent/ports/memory';
+import type { PromptRecords } from '../agent/context/prompt-assembly';
 import type { Handlers } from './router';
 
 type MemoryChannel = 'memory:list' | 'memory:add' | 'memory:update' | 'memory:delete' | 'prompt:get';

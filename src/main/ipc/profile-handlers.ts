@@ -3,10 +3,10 @@ import type { Session } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
 import type { SessionProfileView } from '../../shared/ipc/profile-channels';
 import { profileFileText, readProfileFile, type Profile } from '../../shared/profiles';
-import type { Clock } from '../agent/clock';
-import { turnProfile, type ProfileStore, type SavedScope } from '../agent/profiles';
-import type { SettingsStore } from '../agent/settings';
-import type { SessionStore } from '../agent/stores';
+import type { Clock } from '../agent/ports/clock';
+import { turnProfile, type ProfileStore, type SavedScope } from '../agent/rules/profiles';
+import type { SettingsStore } from '../agent/ports/settings';
+import type { SessionStore } from '../agent/ports/stores';
 import type { Handlers } from './router';
 
 type ProfileChannel =

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../shared/errors';
-import type { SessionArchive } from '../agent/archive';
-import type { ProfileStore } from '../agent/profiles';
-import type { SettingsStore } from '../agent/settings';
+import type { SessionArchive } from '../agent/session/archive';
+import type { ProfileStore } from '../agent/rules/profiles';
+import type { SettingsStore } from '../agent/ports/settings';
 import type { Handlers } from './router';
 
 /** The handlers of the settings' channels (`settings-channels.ts`): every reference an update names is checked before it is saved. */

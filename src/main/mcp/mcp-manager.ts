@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig, McpServerStatus } from '../../shared/domain';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
-import type { ToolRegistry } from '../agent/tools';
+import type { ToolRegistry } from '../agent/ports/tools';
 import { mcpTool } from './mcp-tool';
 
 export interface McpManagerOptions {

@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RiskLevel } from '../../shared/domain';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { TransientToolError } from '../agent/tool-retry';
-import { canonicalJson, type Tool, type ToolOutcome } from '../agent/tools';
+import { TransientToolError } from '../agent/turn/tool-retry';
+import { canonicalJson, type Tool, type ToolOutcome } from '../agent/ports/tools';
 
 export interface McpToolDescription {
   readonly name: string;

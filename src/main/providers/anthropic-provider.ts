@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { thinkingBudgetLimits, type ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason, ThinkingBlock } from '../agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason, ThinkingBlock } from '../agent/ports/model-provider';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 
 export interface AnthropicOptions {

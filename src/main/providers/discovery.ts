@@ -1,7 +1,7 @@
 import type { DiscoveredEndpoint, DiscoveryResult, MissedEndpoint } from '../../shared/ipc/contract';
 import type { ModelInfo, ProviderKind } from '../../shared/domain';
 import { toErrorInfo } from '../../shared/errors';
-import type { ModelProvider } from '../agent/model-provider';
+import type { ModelProvider } from '../agent/ports/model-provider';
 
 export interface DiscoveryCandidate {
   readonly name: string;

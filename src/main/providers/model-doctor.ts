@@ -1,6 +1,6 @@
 import type { ModelCheck, ProviderKind } from '../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../agent/ports/model-provider';
 import { toolsRefused } from './text-tool-provider';
 import { withDeadline } from '../../shared/deadline';
 

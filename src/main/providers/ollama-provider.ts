@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/ports/model-provider';
 import { OllamaServerError, classifyOllamaError } from './ollama-errors';
 import {
   chatBody,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ModelRequest } from '../agent/model-provider';
+import type { ModelRequest } from '../agent/ports/model-provider';
 
 /*
  * Ollama's own API (https://github.com/ollama/ollama/blob/main/docs/api.md, api/types.go): what the provider sends

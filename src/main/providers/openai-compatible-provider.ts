@@ -6,7 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/ports/model-provider';
 import { countWithLlamaCpp } from './llama-cpp-tokenizer';
 import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';

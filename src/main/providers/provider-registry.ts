@@ -11,12 +11,12 @@ import {
 } from '../../shared/domain';
 import { NotFoundError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import type { ChannelInput, ConnectionTestResult, DiscoveryResult, ProviderView } from '../../shared/ipc/contract';
-import type { Clock } from '../agent/clock';
-import type { ModelProvider, ModelWindow } from '../agent/model-provider';
-import type { ModelCheckStore, ProviderResolver } from '../agent/ports';
-import { RetryingModelProvider, defaultRetryPolicy, type RetryPolicy } from '../agent/retry';
-import type { SecretStore, SettingsStore } from '../agent/settings';
-import { newId } from '../agent/ids';
+import type { Clock } from '../agent/ports/clock';
+import type { ModelProvider, ModelWindow } from '../agent/ports/model-provider';
+import type { ModelCheckStore, ProviderResolver } from '../agent/ports/ports';
+import { RetryingModelProvider, defaultRetryPolicy, type RetryPolicy } from '../agent/rules/retry';
+import type { SecretStore, SettingsStore } from '../agent/ports/settings';
+import { newId } from '../agent/ports/ids';
 import { AnthropicProvider } from './anthropic-provider';
 import { ToolProtocolProvider, type ProtocolChoice } from './text-tool-provider';
 import { probeLocalEndpoints, defaultDiscoveryCandidates, type DiscoveryCandidate } from './discovery';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ImageContent, ModelRequest, ToolCallRequest, ToolSpec } from '../agent/model-provider';
+import type { ChatMessage, ImageContent, ModelRequest, ToolCallRequest, ToolSpec } from '../agent/ports/model-provider';
 import { callClose, callOpen } from './tool-blocks';
 
 /**

@@ -1,5 +1,5 @@
 import type { ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/ports/model-provider';
 import { readBlock, repairMessage, textToolRequest } from './text-tool-protocol';
 import { ToolBlockParser, type BlockEvent } from './tool-blocks';
 

@@ -1,4 +1,4 @@
-import type { ModelStreamEvent } from '../agent/model-provider';
+import type { ModelStreamEvent } from '../agent/ports/model-provider';
 /** A piece of a response, once inline reasoning is told apart from the answer. */
 export interface ContentPiece {
   readonly kind: 'text' | 'reasoning';

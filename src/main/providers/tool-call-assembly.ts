@@ -1,4 +1,4 @@
-import type { ModelStreamEvent } from '../agent/model-provider';
+import type { ModelStreamEvent } from '../agent/ports/model-provider';
 
 /** A piece of a tool call as a chat-completions server streams it: any field but the index may be missing. */
 export interface ToolCallPiece {

@@ -1,4 +1,4 @@
-import type { ModelStreamEvent } from '../agent/model-provider';
+import type { ModelStreamEvent } from '../agent/ports/model-provider';
 
 /** A token count if `value` is one (a finite number above zero), else null. */
 function tokens(value: unknown): number | null {

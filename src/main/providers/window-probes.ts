@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ModelWindow } from '../agent/model-provider';
+import type { ModelWindow } from '../agent/ports/model-provider';
 import { toModelError } from './provider-errors';
 import { requestJson, type RouteAnswer, type RouteContext } from './server-routes';
 

@@ -1,7 +1,7 @@
 import { defaultContextWindow, type ModelInfo } from '../../shared/domain';
 import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
 import type { LocalModel, LocalModels, MachineInfo } from '../../shared/local-models';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../agent/ports/model-provider';
 import { grammarSchema, withoutOptionalNulls } from './grammar-schema';
 import {
   runtimeReplySchema,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';
-import type { SecretStore } from '../agent/settings';
+import type { SecretStore } from '../agent/ports/settings';
 
 /** Encrypts and decrypts secrets: Electron's safeStorage in the app. */
 export interface SecretCipher {

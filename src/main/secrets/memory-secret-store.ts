@@ -1,4 +1,4 @@
-import type { SecretStore } from '../agent/settings';
+import type { SecretStore } from '../agent/ports/settings';
 
 /** Secrets held in memory only, for a run that must leave nothing on disk (the headless runner). */
 export class MemorySecretStore implements SecretStore {

@@ -1,6 +1,6 @@
 import { defaultSettings, settingsSchema, type Settings } from '../../shared/domain';
 import { InvalidInputError } from '../../shared/errors';
-import type { SettingsStore } from '../agent/settings';
+import type { SettingsStore } from '../agent/ports/settings';
 
 /** The part of `conf` (and of electron-store, which extends it) this store uses. */
 export interface ConfLike {

@@ -1,7 +1,7 @@
 import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
-import { headsOfBranches } from '../agent/branching';
-import type { SessionHead } from '../agent/session-head';
-import type { ImportedSession, NewSession } from '../agent/stores';
+import { headsOfBranches } from '../agent/history/branching';
+import type { SessionHead } from '../agent/ports/session-head';
+import type { ImportedSession, NewSession } from '../agent/ports/stores';
 
 /* The rows of the sessions and branches tables, and what they mean. */
 

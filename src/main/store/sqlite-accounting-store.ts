@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { AccountingStore, ModelCallRecord, SessionTotals, ToolCallRecord } from '../agent/accounting';
+import type { AccountingStore, ModelCallRecord, SessionTotals, ToolCallRecord } from '../agent/ports/accounting';
 
 interface TotalsRow {
   model_calls: number;

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
-import { checkpointHash } from '../agent/checkpoint-hash';
-import { materialize, recordOf, summaryOf, type CheckpointRow } from '../agent/checkpoint-rows';
+import { checkpointHash } from '../agent/history/checkpoint-hash';
+import { materialize, recordOf, summaryOf, type CheckpointRow } from '../agent/history/checkpoint-rows';
 import {
   checkpointFormatVersion,
   type CheckpointRecord,
@@ -10,8 +10,8 @@ import {
   type CheckpointRef,
   type CheckpointStore,
   type CheckpointTuple,
-} from '../agent/checkpoints';
-import { newId } from '../agent/ids';
+} from '../agent/ports/checkpoints';
+import { newId } from '../agent/ports/ids';
 import { NotFoundError, StoreError } from '../../shared/errors';
 
 interface Row {

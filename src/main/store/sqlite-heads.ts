@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { JournalEntry } from '../../shared/events';
-import { emptyHead, headFormatVersion, replayHead, resumeStateSchema, type SessionHead } from '../agent/session-head';
+import { emptyHead, headFormatVersion, resumeStateSchema, type SessionHead } from '../agent/ports/session-head';
+import { replayHead } from '../agent/history/head-fold';
 
 interface HeadRow {
   head_checkpoint: string | null;

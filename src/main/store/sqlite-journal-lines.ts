@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { JournalEntry, RuntimeEvent } from '../../shared/events';
-import type { BranchSummary, IdentifiedEventType } from '../agent/stores';
+import type { BranchSummary, IdentifiedEventType } from '../agent/ports/stores';
 import { toEntry, type JournalRow } from './journal-rows';
 
 /** The branches whose rows make up a line, oldest first, each with the last seq it contributes. */

@@ -1,9 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { InvalidInputError, NotFoundError } from '../../shared/errors';
 import { memoryTextSchema, type Memory } from '../../shared/prompt';
-import type { Clock } from '../agent/clock';
-import { newId } from '../agent/ids';
-import { searchTerms, type MemoryStore, type NewMemory } from '../agent/memory';
+import type { Clock } from '../agent/ports/clock';
+import { newId } from '../agent/ports/ids';
+import { searchTerms, type MemoryStore, type NewMemory } from '../agent/ports/memory';
 
 interface MemoryRow {
   n: number;

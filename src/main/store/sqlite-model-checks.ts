@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { modelCheckSchema, type ModelCheck } from '../../shared/domain';
-import type { ModelCheckStore } from '../agent/ports';
+import type { ModelCheckStore } from '../agent/ports/ports';
 
 interface CheckRow {
   provider_id: string;

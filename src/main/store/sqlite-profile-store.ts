@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { InvalidInputError, NotFoundError } from '../../shared/errors';
 import { builtInProfiles, profileSettingsSchema, type Profile, type ProfileSettings, type SessionProfile } from '../../shared/profiles';
 import { toolGroupSchema, type ToolGroup } from '../../shared/tool-groups';
-import type { Clock } from '../agent/clock';
-import { newId } from '../agent/ids';
-import type { ProfileStore, SavedScope } from '../agent/profiles';
+import type { Clock } from '../agent/ports/clock';
+import { newId } from '../agent/ports/ids';
+import type { ProfileStore, SavedScope } from '../agent/rules/profiles';
 
 interface ProfileRow {
   id: string;

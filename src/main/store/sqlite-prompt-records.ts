@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { assembledPromptSchema, type AssembledPrompt } from '../../shared/prompt';
-import type { Clock } from '../agent/clock';
-import type { PromptRecords } from '../agent/prompt-assembly';
+import type { Clock } from '../agent/ports/clock';
+import type { PromptRecords } from '../agent/context/prompt-assembly';
 
 /**
  * The system prompts sent, each kept once under the hash of its content: the same prompt sent at every call of a

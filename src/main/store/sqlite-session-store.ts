@@ -2,8 +2,9 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Branch, Session, SessionStatus } from '../../shared/domain';
 import { BugError, NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
-import { branchLine } from '../agent/branching';
-import { advanceHead, type SessionHead } from '../agent/session-head';
+import { branchLine } from '../agent/history/branching';
+import type { SessionHead } from '../agent/ports/session-head';
+import { advanceHead } from '../agent/history/head-fold';
 import {
   mainBranchId,
   type ArchivedSession,
@@ -14,7 +15,7 @@ import {
   type NewSession,
   type SessionPatch,
   type SessionStore,
-} from '../agent/stores';
+} from '../agent/ports/stores';
 import { parseJournalRow, refOf, type JournalRow } from './journal-rows';
 import { headsOfImport, sessionRow, toBranch, toSession, type BranchRow, type SessionRow } from './session-rows';
 import { JournalLines, type Line } from './sqlite-journal-lines';

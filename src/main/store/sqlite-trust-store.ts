@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { escalationKindSchema, grantPatternSchema, riskLevelSchema, type TrustGrant } from '../../shared/domain';
 import { NotFoundError } from '../../shared/errors';
-import type { TrustStore } from '../agent/trust';
+import type { TrustStore } from '../agent/ports/trust';
 
 interface GrantRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { CommandLimits } from '../../shared/domain';
-import type { Tool } from '../agent/tools';
+import type { Tool } from '../agent/ports/tools';
 import type { BashParser } from '../shell/bash-parser';
 import { runCommandTool } from './run-command';
 import type { SandboxStatus } from './sandbox';

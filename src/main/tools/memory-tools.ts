@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';
 import { maxMemoryChars, memoryScopeSchema } from '../../shared/prompt';
-import type { MemoryStore } from '../agent/memory';
-import { defineTool, type Tool } from '../agent/tools';
-import { detectInjectionSigns } from '../agent/injection-signs';
+import type { MemoryStore } from '../agent/ports/memory';
+import { defineTool, type Tool } from '../agent/ports/tools';
+import { detectInjectionSigns } from '../agent/rules/injection-signs';
 
 const shortened = (text: string): string => (text.length > 120 ? `${text.slice(0, 119)}…` : text);
 

@@ -1,5 +1,5 @@
 import { arch, release, type } from 'node:os';
-import type { PromptEnvironment } from '../agent/system-prompt';
+import type { PromptEnvironment } from '../agent/context/system-prompt';
 import type { SandboxStatus } from './sandbox';
 
 /** What the model is told of this computer: its system, the shell `run_command` uses, and the sandbox commands run in. */

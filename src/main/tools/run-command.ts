@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defaultCommandLimits, maxRisk, type CommandLimits, type Settings } from '../../shared/domain';
 import { WorkbenchError } from '../../shared/errors';
-import { defineTool, type Tool } from '../agent/tools';
+import { defineTool, type Tool } from '../agent/ports/tools';
 import type { BashParser } from '../shell/bash-parser';
 import { CommandAssessor, commandPlace, currentUser } from '../shell/command-risk';
 import { commandTrustCovers, commandTrustPattern } from '../shell/trust-pattern';

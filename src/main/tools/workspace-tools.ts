@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from 'diff';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';
-import { defineTool, type Tool, type ToolContext } from '../agent/tools';
+import { defineTool, type Tool, type ToolContext } from '../agent/ports/tools';
 import { looksBinaryFd, readAllSync, readLinesFromFd } from '../workspace/fd-read';
 import { walk } from '../workspace/file-walk';
 import type { FolderAccess } from '../workspace/folder-access';

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Database, Statement } from 'better-sqlite3';
 import { WorkbenchError } from '../../shared/errors';
 import type { FileChange } from '../../shared/file-history';
-import type { FileHistory, FileSnapshotInfo } from '../agent/ports';
+import type { FileHistory, FileSnapshotInfo } from '../agent/ports/ports';
 import { readAllSync } from './fd-read';
 import { walk } from './file-walk';
 import { PathRefusedError } from './path-text';

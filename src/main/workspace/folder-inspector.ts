@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { InvalidInputError } from '../../shared/errors';
-import type { WorkspaceInspector } from '../agent/ports';
+import type { WorkspaceInspector } from '../agent/ports/ports';
 
 /** Accepts an absolute path to an existing folder and returns its real path (symlinks resolved). */
 export class FolderInspector implements WorkspaceInspector {

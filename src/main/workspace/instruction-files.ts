@@ -1,7 +1,7 @@
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, parse } from 'node:path';
-import type { InstructionFile, InstructionSet } from '../agent/system-prompt';
+import type { InstructionFile, InstructionSet } from '../agent/context/system-prompt';
 import { readAllSync } from './fd-read';
 import { losslessText } from './utf8-text';
 import { WorkspaceFiles } from './workspace-files';

@@ -1,7 +1,7 @@
 import type { StructuredPatch } from 'diff';
 import { WorkbenchError } from '../../shared/errors';
 import type { ChangedFile, FileDiff } from '../../shared/changes';
-import type { ChangeRange, FileChanges } from '../agent/ports';
+import type { ChangeRange, FileChanges } from '../agent/ports/ports';
 import { folderHash, listsFolders, type SnapshotEntry, type SqliteFileHistory } from './file-history';
 import { PathRefusedError } from './path-text';
 import { countsOf, hunksOf, isBinary, lineCount, lineCounts, patchOf, withoutHunks } from './text-diff';

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../../src/main/agent/ids';
+import { newId } from '../../../src/main/agent/ports/ids';
 import { builtinTools } from '../../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../../helpers';
 import { createCoreWithScriptedModel } from '../../host/node-core';

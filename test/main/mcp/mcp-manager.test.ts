@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mcpServersSchema, type McpServerStatus } from '../../../src/shared/domain';
-import { ToolRegistry, type Tool } from '../../../src/main/agent/tools';
+import { ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { McpManager } from '../../../src/main/mcp/mcp-manager';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatMessage, ModelRequest, ModelStreamEvent, ThinkingBlock } from '../../../src/main/agent/model-provider';
-import { RetryingModelProvider } from '../../../src/main/agent/retry';
+import type { ChatMessage, ModelRequest, ModelStreamEvent, ThinkingBlock } from '../../../src/main/agent/ports/model-provider';
+import { RetryingModelProvider } from '../../../src/main/agent/rules/retry';
 import { AnthropicProvider, outputLimitIn } from '../../../src/main/providers/anthropic-provider';
 import { ScriptedModelServer, signatureOf, textTurn } from '../../scripted-model-server';
 

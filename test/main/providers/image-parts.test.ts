@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ModelProvider, ModelRequest } from '../../../src/main/agent/model-provider';
+import type { ModelProvider, ModelRequest } from '../../../src/main/agent/ports/model-provider';
 import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';

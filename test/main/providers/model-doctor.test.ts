@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ModelProvider } from '../../../src/main/agent/model-provider';
+import type { ModelProvider } from '../../../src/main/agent/ports/model-provider';
 import { checkModel, refusedInTurn, type DoctorTimeouts } from '../../../src/main/providers/model-doctor';
 import { modelCheckSchema } from '../../../src/shared/domain';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ModelRequest, ModelStreamEvent } from '../../../src/main/agent/model-provider';
+import type { ModelRequest, ModelStreamEvent } from '../../../src/main/agent/ports/model-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { closedPort } from '../../helpers';
 import { json, startRawServer, type RawRoute } from './raw-server';

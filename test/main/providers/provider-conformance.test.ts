@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/main/agent/clock';
-import type { ModelProvider, ModelStreamEvent } from '../../../src/main/agent/model-provider';
-import { RetryingModelProvider } from '../../../src/main/agent/retry';
+import type { Clock } from '../../../src/main/agent/ports/clock';
+import type { ModelProvider, ModelStreamEvent } from '../../../src/main/agent/ports/model-provider';
+import { RetryingModelProvider } from '../../../src/main/agent/rules/retry';
 import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';

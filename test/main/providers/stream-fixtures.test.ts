@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ModelProvider, ModelStreamEvent } from '../../../src/main/agent/model-provider';
+import type { ModelProvider, ModelStreamEvent } from '../../../src/main/agent/ports/model-provider';
 import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';

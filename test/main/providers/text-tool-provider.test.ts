@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ToolSpec } from '../../../src/main/agent/model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamEvent, ToolSpec } from '../../../src/main/agent/ports/model-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';
 import { ToolProtocolProvider, type ProtocolChoice } from '../../../src/main/providers/text-tool-provider';

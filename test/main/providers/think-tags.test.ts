@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelStreamEvent } from '../../../src/main/agent/model-provider';
+import type { ModelStreamEvent } from '../../../src/main/agent/ports/model-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';
 import { ThinkTagSplitter, type ContentPiece } from '../../../src/main/providers/think-tags';

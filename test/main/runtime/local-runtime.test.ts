@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../../../src/main/agent/model-provider';
+import type { ModelRequest } from '../../../src/main/agent/ports/model-provider';
 import type { LocalRuntimeProvider } from '../../../src/main/runtime/local-runtime-provider';
 import type { RuntimeChannel } from '../../../src/main/runtime/runtime-protocol';
 import { tinyGguf } from '../../fixtures/tiny-gguf';

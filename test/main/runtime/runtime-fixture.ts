@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalModel, LocalModels } from '../../../src/shared/local-models';
-import type { ModelStreamEvent } from '../../../src/main/agent/model-provider';
+import type { ModelStreamEvent } from '../../../src/main/agent/ports/model-provider';
 import { LocalRuntimeProvider, type LocalRuntimeOptions } from '../../../src/main/runtime/local-runtime-provider';
 import type { RuntimeChannel } from '../../../src/main/runtime/runtime-protocol';
 import { sourceRuntime } from '../../../src/main/runtime/runtime-process';

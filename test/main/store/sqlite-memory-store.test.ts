@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from 'better-sqlite3';
-import { searchTerms } from '../../../src/main/agent/memory';
+import { searchTerms } from '../../../src/main/agent/ports/memory';
 import { openDatabase } from '../../../src/main/store/database';
 import { SqliteMemoryStore } from '../../../src/main/store/sqlite-memory-store';
 import { maxMemoryChars } from '../../../src/shared/prompt';

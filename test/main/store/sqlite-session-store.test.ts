@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
-import { replayHead } from '../../../src/main/agent/session-head';
+import { replayHead } from '../../../src/main/agent/history/head-fold';
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
 import { temporaryFolder } from '../../helpers';
 

@@ -15,7 +15,7 @@ import {
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Tool } from '../../../src/main/agent/tools';
+import type { Tool } from '../../../src/main/agent/ports/tools';
 import type { FolderAccess } from '../../../src/main/workspace/folder-access';
 import { findRipgrep } from '../../../src/main/tools/search';
 import { workspaceTools } from '../../../src/main/tools/workspace-tools';

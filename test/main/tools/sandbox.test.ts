@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tool } from '../../../src/main/agent/tools';
+import type { Tool } from '../../../src/main/agent/ports/tools';
 import { runCommandTool } from '../../../src/main/tools/run-command';
 import { detectSandbox, seatbeltProfile, type SandboxStatus } from '../../../src/main/tools/sandbox';
 import { temporaryFolder } from '../../helpers';

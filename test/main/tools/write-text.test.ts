@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Tool } from '../../../src/main/agent/tools';
+import type { Tool } from '../../../src/main/agent/ports/tools';
 import { workspaceTools } from '../../../src/main/tools/workspace-tools';
 import { temporaryFolder } from '../../helpers';
 import { runTool } from './escape-fixture';

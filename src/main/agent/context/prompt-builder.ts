@@ -1,0 +1,369 @@
+import { thinkingBudgetLimits, type ContextWindow, type ModelChoice } from '../../../shared/domain';
+import type { ErrorInfo } from '../../../shared/errors';
+import { planCompaction, summaryTokens } from './compaction';
+import { ConversationTally } from './conversation-tally';
+import {
+  compactedView,
+  joinRequests,
+  loopWithoutOwnThinking,
+  ownThinkingOnly,
+  shorten,
+  supersededNote,
+  type ConversationEntry,
+} from './context-view';
+import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from '../ports/model-provider';
+import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
+import { fitTools } from './tool-catalogue';
+import { withDeadline } from '../../../shared/deadline';
+import { recentStart, supersededReads, tooLarge } from './prompt-fitting';
+
+/** The settings the budget reads for every request. */
+export interface ContextSettings {
+  /** A request larger than this share of the window is made smaller first. */
+  readonly compactAt: number;
+  /** Room kept for the answer, in tokens; at most a quarter of the window. */
+  readonly answerTokens: number;
+}
+
+export const defaultContextSettings: ContextSettings = { compactAt: 0.75, answerTokens: 4096 };
+
+/** The figures of one request against its window. */
+export interface Measure {
+  readonly tokens: number;
+  readonly window: ContextWindow;
+  readonly threshold: number;
+  /** The most the prompt may take: the window less the answer's room. */
+  readonly limit: number;
+  /** The answer's room, its thinking budget included: the request's `max_tokens`. */
+  readonly reserve: number;
+  readonly counting: Counting;
+  /** Tool results shortened in the request. */
+  readonly shortened: number;
+}
+
+export interface Prepared {
+  readonly request: ModelRequest;
+  readonly measure: Measure;
+  /** Characters and messages of the request, to set the model's ratio from what the server counts. */
+  readonly chars: number;
+  readonly messageCount: number;
+}
+
+export type Preparation =
+  | { readonly kind: 'send'; readonly prepared: Prepared }
+  /** Over the threshold even with old results shortened: summarize older messages first. */
+  | { readonly kind: 'compact'; readonly measure: Measure }
+  | { readonly kind: 'too_large'; readonly error: ErrorInfo };
+
+export interface PrepareInput {
+  readonly choice: ModelChoice;
+  readonly provider: ModelProvider;
+  readonly system: string;
+  readonly tools: readonly ToolSpec[] | undefined;
+  readonly entries: readonly ConversationEntry[];
+  readonly signal: AbortSignal;
+  /** False right after a compaction: what still does not fit is shortened instead. */
+  readonly mayCompact: boolean;
+  /** The profile's sampling temperature and room for answers, where it sets them. */
+  readonly temperature?: number;
+  readonly answerTokens?: number;
+}
+
+export interface ContextBudgetOptions {
+  /** The window of a model: a setting, the server's figure, or the safe default. Never throws. */
+  readonly window: (choice: ModelChoice, signal: AbortSignal) => Promise<ContextWindow>;
+  readonly settings: () => ContextSettings;
+  /** The extended-thinking budget the person chose for a model, or null for none. */
+  readonly thinkingBudget?: (choice: ModelChoice) => number | null;
+  /** How long a server's tokenizer may take before the estimate is used. */
+  readonly tokenizerTimeoutMs?: number;
+  readonly now?: () => number;
+}
+
+/** How long a window learned from a server's behaviour is kept. */
+const learnedForMs = 30 * 60_000;
+/** What an old tool result is cut to, first gently, then (when nothing else fits) hard. */
+const gentleChars = 1_500;
+const hardChars = 400;
+/** What an earlier message of the person is cut to when nothing else makes the request fit. */
+const earlierRequestChars = 2_000;
+
+const keyOf = (choice: ModelChoice): string => `${choice.providerId}\u0000${choice.model}`;
+
+/**
+ * The prompt builder of design section 10: for every model call, the view of the conversation that
+ * fits the window the server loaded, less the answer's room. Old tool results are shortened first;
+ * when that is not enough it asks for a compaction; right after one, whatever still does not fit is
+ * shortened harder, and a request that cannot fit at all is refused with what is too large. It
+ * never builds a request over the window.
+ */
+export class ContextBudget {
+  readonly calibration = new TokenCalibration();
+  /**
+   * Windows found smaller than the figure budgeted with (the server cut a prompt, or refused one):
+   * kept against that figure, so a new setting or a reloaded server starts afresh, and for a while only.
+   */
+  private readonly learned = new Map<string, { tokens: number; against: number; at: number }>();
+  /** What each conversation held when it was last counted. */
+  private readonly tally = new ConversationTally();
+  /** Models whose server has no tokenizer, or whose tokenizer failed: not asked again. */
+  private readonly noTokenizer = new Set<string>();
+
+  constructor(private readonly options: ContextBudgetOptions) {}
+
+  /** The window requests to this model are budgeted with. */
+  async window(choice: ModelChoice, signal: AbortSignal): Promise<ContextWindow> {
+    const window = await this.options.window(choice, signal);
+    const key = keyOf(choice);
+    const learned = this.learned.get(key);
+    if (!learned) return window;
+    if (learned.against !== window.tokens || this.now() - learned.at > learnedForMs) {
+      this.learned.delete(key);
+      return window;
+    }
+    // What the server did wins over the figure, a setting too: it refused or cut a larger prompt.
+    return {
+      ...window,
+      tokens: learned.tokens,
+      source: 'learned',
+      detail: `the server handled no more than ${learned.tokens} tokens (${window.detail} said ${window.tokens})`,
+    };
+  }
+
+  /** The server's real window is at most `tokens`, where `against` was budgeted: it cut a prompt to that size, or said so when refusing one. */
+  learnWindow(choice: ModelChoice, tokens: number, against: number): void {
+    if (!Number.isFinite(tokens) || tokens < 512 || tokens >= against) return;
+    const key = keyOf(choice);
+    const known = this.learned.get(key);
+    const smallest = known && known.against === against ? Math.min(known.tokens, Math.floor(tokens)) : Math.floor(tokens);
+    this.learned.set(key, { tokens: smallest, against, at: this.now() });
+  }
+
+  /**
+   * The server refused a request as too large. What it said of its window is learned; what it said of
+   * the prompt's size corrects the model's ratio (the count was under); with neither, the window is
+   * taken as smaller than the request.
+   */
+  refused(choice: ModelChoice, sent: Prepared, said: { window?: number; promptTokens?: number }): void {
+    const against = this.learnedAgainst(choice, sent.measure.window.tokens);
+    if (said.window !== undefined) this.learnWindow(choice, said.window, against);
+    if (said.promptTokens !== undefined && said.promptTokens > sent.measure.tokens)
+      this.calibration.fromUsage(keyOf(choice), said.promptTokens, sent.chars, sent.messageCount);
+    if (said.window === undefined && said.promptTokens === undefined)
+      this.learnWindow(choice, Math.floor(sent.measure.tokens * 0.85), against);
+  }
+
+  /** The figure a learned window is kept against: the one it replaced, when the request was budgeted with a learned one. */
+  private learnedAgainst(choice: ModelChoice, budgeted: number): number {
+    const known = this.learned.get(keyOf(choice));
+    return known && known.tokens === budgeted ? known.against : budgeted;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** The room for the answer (with `thinking` tokens of thinking on top) and the thresholds of a window. */
+  limits(window: ContextWindow, thinking = 0, answerTokens?: number): { reserve: number; limit: number; threshold: number } {
+    const { compactAt } = this.options.settings();
+    const reserve = this.answerRoom(window, answerTokens) + thinking;
+    const limit = window.tokens - reserve;
+    return { reserve, limit, threshold: Math.min(limit, Math.floor(window.tokens * compactAt)) };
+  }
+
+  private answerRoom(window: ContextWindow, answerTokens?: number): number {
+    return Math.max(1, Math.min(answerTokens ?? this.options.settings().answerTokens, Math.floor(window.tokens / 4)));
+  }
+
+  /**
+   * The thinking budget of a request to this model, or 0 for none. The answer and its thinking take
+   * at most half the window, so a budget too large for it is lowered; one that would fall under the
+   * API's minimum is not sent at all. A tool loop begun without this model's thinking goes on without.
+   */
+  thinkingBudget(choice: ModelChoice, window: ContextWindow, entries: readonly ConversationEntry[]): number {
+    const chosen = this.options.thinkingBudget?.(choice) ?? null;
+    if (chosen === null || loopWithoutOwnThinking(entries, choice)) return 0;
+    const budget = Math.min(chosen, Math.floor(window.tokens / 2) - this.answerRoom(window));
+    return budget >= thinkingBudgetLimits.min ? budget : 0;
+  }
+
+  /** Tokens of messages by a model's ratio. */
+  count(choice: ModelChoice, messages: readonly ChatMessage[]): number {
+    let chars = 0;
+    for (const message of messages) chars += charsOf(message);
+    return this.calibration.estimate(keyOf(choice), chars, messages.length);
+  }
+
+  /** How many tokens so many characters of a system prompt take, by the model's ratio. */
+  tokensOf(choice: ModelChoice): (chars: number) => number {
+    const key = keyOf(choice);
+    return (chars) => this.calibration.estimate(key, chars, 1);
+  }
+
+  /** Tokens of the system prompt and tool definitions. */
+  countFixed(choice: ModelChoice, system: string, tools: readonly ToolSpec[] | undefined): number {
+    return this.calibration.estimate(keyOf(choice), system.length + charsOfTools(tools), 1);
+  }
+
+  /** The request for the next model call, or why it cannot be sent as it is. */
+  async prepare(given: PrepareInput): Promise<Preparation> {
+    const { choice } = given;
+    const window = await this.window(choice, given.signal);
+    const thinking = this.thinkingBudget(choice, window, given.entries);
+    const { reserve, limit, threshold } = this.limits(window, thinking, given.answerTokens);
+    await this.calibrate(given);
+    const key = keyOf(choice);
+    // Tool definitions that would take too much of the window become a catalogue in the system prompt.
+    const fitted = fitTools(given.tools, window.tokens, given.entries, (chars) => this.calibration.estimate(key, chars, 1));
+    const input: PrepareInput = fitted.catalogue
+      ? { ...given, system: `${given.system}\n\n${fitted.catalogue}`, tools: fitted.tools }
+      : { ...given, tools: fitted.tools };
+    const { system, tools } = input;
+    const fixedChars = system.length + charsOfTools(tools);
+    const fixed = this.calibration.estimate(key, fixedChars, 1);
+    const estimate = this.calibration.estimator(key);
+    // The usual case, counted from what is new since the last request: nothing summarized, nothing to
+    // join, well within the threshold. The count rounds up once per message, so it is never below the
+    // one made message by message.
+    const scan = this.tally.of(input.entries);
+    if (!scan.compaction && !scan.consecutiveRequests) {
+      const tokens = fixed + estimate(scan.chars, scan.messages) + scan.messages;
+      if (tokens <= threshold) {
+        const measure: Measure = { tokens, window, threshold, limit, reserve, counting: this.calibration.get(key).counting, shortened: 0 };
+        return {
+          kind: 'send',
+          prepared: this.request(input, input.entries as readonly ChatMessage[], thinking, window, measure, fixedChars + scan.chars),
+        };
+      }
+    }
+    const view = compactedView(input.entries);
+    const sizes = new Array<number>(view.length);
+    let total = fixed;
+    for (let position = 0; position < view.length; position += 1) {
+      const size = estimate(charsOf(view[position] as ChatMessage), 1);
+      sizes[position] = size;
+      total += size;
+    }
+    const messages = view;
+    let shortened = 0;
+    const cut = (position: number, text: string, role: 'tool' | 'user' = 'tool'): void => {
+      const message = messages[position];
+      if (message?.role !== role || message.content === text) return;
+      const next: ChatMessage = { ...message, content: text };
+      const size = this.calibration.estimate(key, charsOf(next), 1);
+      total += size - (sizes[position] ?? 0);
+      sizes[position] = size;
+      messages[position] = next;
+      shortened += 1;
+    };
+    const measure = (): Measure => ({
+      tokens: total,
+      window,
+      threshold,
+      limit,
+      reserve,
+      counting: this.calibration.get(key).counting,
+      shortened,
+    });
+
+    if (total > threshold) {
+      const recent = recentStart(view);
+      // Cheapest first: a file read again later needs only its latest read, then old results lose their middle.
+      for (const position of supersededReads(view, recent)) cut(position, supersededNote);
+      for (let position = 0; position < recent && total > threshold; position += 1)
+        cut(position, shorten(messages[position]?.content ?? '', gentleChars));
+    }
+    if (total > threshold && input.mayCompact && this.worthCompacting(input.entries, choice, window))
+      return { kind: 'compact', measure: measure() };
+    if (total > limit) {
+      // Right after a compaction, or with nothing left to summarize: every result, the newest last, is cut hard.
+      for (let position = 0; position < messages.length && total > limit; position += 1)
+        cut(position, shorten(messages[position]?.content ?? '', hardChars));
+      // Then the person's earlier messages (a huge first request would otherwise fail every turn after it);
+      // their latest one is what the model must answer, so it is never cut.
+      const latest = messages.findLastIndex((message) => message.role === 'user');
+      for (let position = 0; position < latest && total > limit; position += 1)
+        cut(position, shorten(messages[position]?.content ?? '', earlierRequestChars), 'user');
+    }
+    if (total > limit) return { kind: 'too_large', error: tooLarge(fixed, view, sizes, limit, window) };
+    const sent = joinRequests(messages);
+    let chars = fixedChars;
+    for (const message of sent) chars += charsOf(message);
+    return { kind: 'send', prepared: this.request(input, sent, thinking, window, measure(), chars) };
+  }
+
+  private request(
+    input: PrepareInput,
+    messages: readonly ChatMessage[],
+    thinking: number,
+    window: ContextWindow,
+    measure: Measure,
+    chars: number,
+  ): Prepared {
+    const { choice, system, tools } = input;
+    return {
+      request: {
+        model: choice.model,
+        system,
+        messages: ownThinkingOnly(messages, choice, thinking > 0),
+        ...(tools && tools.length > 0 ? { tools } : {}),
+        maxTokens: measure.reserve,
+        ...(thinking > 0 ? { thinking: { budgetTokens: thinking } } : {}),
+        ...(input.temperature === undefined ? {} : { temperature: input.temperature }),
+        contextWindow: window.tokens,
+      },
+      measure,
+      chars,
+      messageCount: messages.length + 1,
+    };
+  }
+
+  /**
+   * What the server counted for a request that was sent: it calibrates the model's ratio, unless it
+   * is far below what was sent, which means the server cut the prompt without saying so. Returns
+   * what to tell the person then.
+   */
+  observe(choice: ModelChoice, prepared: Prepared, reportedTokens: number): { sent: number; reported: number; message: string } | null {
+    if (!(reportedTokens > 0)) return null;
+    const key = keyOf(choice);
+    const sent = prepared.measure.tokens;
+    // A ratio set by the server's tokenizer, or by several counts, is trusted to a 30 % miss; one set by a single count
+    // is not: a first request that is mostly a dense system prompt (paths, code) gives more tokens a character than
+    // the prose that follows, and a long answer would then look cut.
+    const calibration = this.calibration.get(key);
+    const calibrated = calibration.counting === 'tokenizer' || (calibration.counting === 'usage' && calibration.samples >= 3);
+    if (sent > 512 && reportedTokens < sent * (calibrated ? 0.7 : 0.45)) {
+      this.learnWindow(choice, reportedTokens, this.learnedAgainst(choice, prepared.measure.window.tokens));
+      return {
+        sent,
+        reported: reportedTokens,
+        message: `The server counted ${reportedTokens} prompt tokens where about ${sent} were sent: it probably cut the start of the conversation to fit a smaller window than ${prepared.measure.window.tokens}. Requests to ${choice.model} are now kept within ${reportedTokens} tokens; set the model's window in Settings if the server's is known.`,
+      };
+    }
+    this.calibration.fromUsage(key, reportedTokens, prepared.chars, prepared.messageCount);
+    return null;
+  }
+
+  /** Whether summarizing would free more than the summary takes: otherwise what does not fit is shortened. */
+  private worthCompacting(entries: readonly ConversationEntry[], choice: ModelChoice, window: ContextWindow): boolean {
+    const plan = planCompaction(entries, (items) => this.count(choice, items), window);
+    return plan !== null && this.count(choice, plan.messages) > summaryTokens(window);
+  }
+
+  /** The first request to a model whose server has a tokenizer is counted by it, once, to set the ratio. */
+  private async calibrate(input: PrepareInput): Promise<void> {
+    const key = keyOf(input.choice);
+    const count = input.provider.countTokens;
+    if (!count || this.calibration.get(key).counting !== 'estimate' || this.noTokenizer.has(key)) return;
+    const text = requestText(input.system, input.tools, compactedView(input.entries));
+    if (text.length < 2_000) return;
+    const bounded = withDeadline(input.signal, this.options.tokenizerTimeoutMs ?? 3_000);
+    try {
+      const tokens = await count.call(input.provider, input.choice.model, text, bounded);
+      this.calibration.fromTokenizer(key, tokens, text.length);
+    } catch {
+      // No tokenizer, or one that failed or hung: the estimate stands, calibrated from the reported counts.
+      if (!input.signal.aborted) this.noTokenizer.add(key);
+    }
+  }
+}

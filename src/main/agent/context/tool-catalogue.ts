@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { ConversationEntry } from './context-view';
+import type { ToolSpec } from '../ports/model-provider';
+import { charsOfTools } from './token-count';
+import { defineTool, type Tool } from '../ports/tools';
+
+/**
+ * When the tools' definitions would take too much of a small window (many MCP servers on a small model), the model gets
+ * the definitions of the built-in tools and of those it asked about, a short catalogue of the rest grouped by server and
+ * by what they do, and `describe_tools` to ask for the definitions it needs: they come with the next request.
+ */
+
+/** The share of the window the tool definitions and the catalogue may take together. */
+export const toolShare = 0.2;
+export const describeToolsName = 'describe_tools';
+const builtInGroup = 'built-in';
+
+const describeInput = z
+  .object({
+    names: z.array(z.string().min(1).max(200)).max(20).optional().describe('Names of tools whose definitions you need'),
+    server: z.string().min(1).max(200).optional().describe('A server whose tools to list'),
+  })
+  .refine((input) => (input.names?.length ?? 0) > 0 || input.server !== undefined, 'give the names of tools, or a server');
+
+const firstSentence = (text: string): string => {
+  const line = text.trim().split('\n')[0] ?? '';
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(line)?.[0] ?? line;
+  return sentence.length > 100 ? `${sentence.slice(0, 99)}…` : sentence;
+};
+
+const definition = (tool: Pick<Tool, 'name' | 'description' | 'inputJsonSchema'>): string =>
+  `## ${tool.name}\n${tool.description.trim()}\nArguments (JSON Schema): ${JSON.stringify(tool.inputJsonSchema)}`;
+
+/** The tool that gives a model the definitions of tools from the catalogue, or lists a server's tools. */
+export function describeToolsTool(lookup: { get(name: string): Tool | undefined; list(): readonly Tool[] }): Tool {
+  return defineTool({
+    name: describeToolsName,
+    description:
+      'Gives the full definitions of tools listed in the catalogue of more tools, so you can call them; or lists the tools of one server.',
+    input: describeInput,
+    risk: 'read_only',
+    summarize: (input) => `describe ${input.names?.join(', ') ?? `the tools of ${input.server ?? ''}`}`,
+    execute: async (input) => {
+      const parts: string[] = [];
+      for (const name of input.names ?? []) {
+        const tool = name === describeToolsName ? undefined : lookup.get(name);
+        parts.push(tool ? definition(tool) : `## ${name}\nNo tool has this name.`);
+      }
+      if (input.server !== undefined) {
+        const tools = lookup.list().filter((tool) => (tool.group ?? builtInGroup) === input.server);
+        parts.push(
+          tools.length === 0
+            ? `No server is named ${input.server}.`
+            : [`Tools of ${input.server}:`, ...tools.map((tool) => `- ${tool.name}: ${firstSentence(tool.description)}`)].join('\n'),
+        );
+      }
+      const defined = (input.names ?? []).length > 0;
+      return {
+        status: 'succeeded',
+        output: `${parts.join('\n\n')}${defined ? '\n\nThese definitions come with your next request: call the tools as usual.' : ''}`,
+      };
+    },
+  });
+}
+
+/** The definition of `describe_tools` as a request carries it. */
+const describeSpec: ToolSpec = (() => {
+  const tool = describeToolsTool({ get: () => undefined, list: () => [] });
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema, readOnly: true };
+})();
+
+/** The names of tools the model asked to have described, the latest last. */
+function askedFor(entries: readonly ConversationEntry[]): string[] {
+  const names: string[] = [];
+  for (const entry of entries) {
+    if (entry.role !== 'assistant') continue;
+    for (const call of entry.toolCalls ?? []) {
+      if (call.name !== describeToolsName) continue;
+      try {
+        const parsed = describeInput.safeParse(JSON.parse(call.arguments));
+        if (parsed.success) names.push(...(parsed.data.names ?? []));
+      } catch {
+        // Arguments that were not JSON asked for nothing.
+      }
+    }
+  }
+  return names;
+}
+
+type Detail = 'lines' | 'names' | 'counts';
+
+function catalogueOf(tools: readonly ToolSpec[], detail: Detail): string {
+  const groups = new Map<string, ToolSpec[]>();
+  for (const tool of tools) {
+    const group = tool.group ?? builtInGroup;
+    groups.set(group, [...(groups.get(group) ?? []), tool]);
+  }
+  const lines = [
+    '# More tools',
+    `Only some tools are defined for you. These exist too: to use one, first call ${describeToolsName} with its name (or with a server's name to list that server's tools); its definition comes with your next request.`,
+  ];
+  for (const [group, members] of groups) {
+    lines.push(
+      '',
+      `## ${group === builtInGroup ? 'built-in' : `${group} (MCP server)`}: ${members.length} ${members.length === 1 ? 'tool' : 'tools'}`,
+    );
+    if (detail === 'counts') continue;
+    for (const [category, inCategory] of [
+      ['reads', members.filter((tool) => tool.readOnly === true)],
+      ['changes things', members.filter((tool) => tool.readOnly !== true)],
+    ] as const) {
+      if (inCategory.length === 0) continue;
+      if (detail === 'names') lines.push(`${category}: ${inCategory.map((tool) => tool.name).join(', ')}`);
+      else lines.push(`${category}:`, ...inCategory.map((tool) => `- ${tool.name}: ${firstSentence(tool.description)}`));
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The tool definitions a request carries, and the catalogue its system prompt gains. All of them when they fit within
+ * `toolShare` of the window (the same array, so its size is counted once); otherwise the built-in tools, those the model
+ * asked about (the newest first, as far as they fit), and the rest as a catalogue in as much detail as fits.
+ */
+export function fitTools(
+  tools: readonly ToolSpec[] | undefined,
+  windowTokens: number,
+  entries: readonly ConversationEntry[],
+  tokensOf: (chars: number) => number,
+): { tools: readonly ToolSpec[] | undefined; catalogue: string | null } {
+  if (!tools || tools.length === 0) return { tools, catalogue: null };
+  const budget = Math.floor(windowTokens * toolShare);
+  const offered = tools.filter((tool) => tool.name !== describeToolsName);
+  if (tokensOf(charsOfTools(offered)) <= budget) return { tools: offered.length === tools.length ? tools : offered, catalogue: null };
+  const describe = tools.find((tool) => tool.name === describeToolsName) ?? describeSpec;
+  const builtIn = offered.filter((tool) => (tool.group ?? builtInGroup) === builtInGroup);
+  // Only other tools (an MCP server's) go into a catalogue: the built-in ones are the agent's own, always defined.
+  if (builtIn.length === offered.length) return { tools, catalogue: null };
+  const asked = [...new Set(askedFor(entries).reverse())];
+  const byName = new Map(offered.map((tool) => [tool.name, tool]));
+  const defined = new Set(builtIn.map((tool) => tool.name));
+  let used = tokensOf(charsOfTools(builtIn)) + tokensOf(JSON.stringify(describe).length);
+  for (const name of asked) {
+    const tool = byName.get(name);
+    if (!tool || defined.has(name)) continue;
+    const size = tokensOf(JSON.stringify(tool).length);
+    if (used + size > budget) continue;
+    defined.add(name);
+    used += size;
+  }
+  const rest = offered.filter((tool) => !defined.has(tool.name));
+  let catalogue = '';
+  for (const detail of ['lines', 'names', 'counts'] as const) {
+    catalogue = catalogueOf(rest, detail);
+    if (used + tokensOf(catalogue.length) <= budget) break;
+  }
+  return { tools: [...offered.filter((tool) => defined.has(tool.name)), describe], catalogue };
+}

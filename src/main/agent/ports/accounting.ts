@@ -1,0 +1,91 @@
+import type { ProviderKind } from '../../../shared/domain';
+import type { ToolCallStatus } from '../../../shared/events';
+
+export interface ModelCallRecord {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly providerId: string;
+  readonly providerKind: ProviderKind;
+  readonly model: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly latencyMs: number;
+  readonly costUsd: number | null;
+  readonly status: 'completed' | 'failed' | 'cancelled';
+  readonly at: number;
+}
+
+export interface ToolCallRecord {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly tool: string;
+  readonly input: string;
+  /** The whole output, up to the disk cap. */
+  readonly output: string;
+  readonly outputBytes: number;
+  readonly truncated: boolean;
+  readonly status: ToolCallStatus;
+  readonly latencyMs: number;
+  readonly at: number;
+}
+
+export interface SessionTotals {
+  readonly modelCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly modelMs: number;
+  /** The largest prompt of a model call, as the server counted it: how close the session came to the window. */
+  readonly largestPromptTokens: number;
+  /** Null when some call's price is unknown. */
+  readonly costUsd: number | null;
+  readonly toolCalls: number;
+  readonly toolFailures: number;
+  readonly toolMs: number;
+}
+
+/** Every model call and tool call, for totals and for the full output of a tool. */
+export interface AccountingStore {
+  recordModelCall(record: ModelCallRecord): void;
+  recordToolCall(record: ToolCallRecord): void;
+  totals(sessionId: string): SessionTotals;
+  toolOutput(toolCallId: string): { output: string; outputBytes: number; truncated: boolean } | null;
+}
+
+/** US dollars per million tokens, input and output, for the Anthropic model families. */
+const anthropicPrices: ReadonlyArray<{ readonly match: RegExp; readonly input: number; readonly output: number }> = [
+  { match: /opus-4-[5-9]|opus-[5-9]/, input: 5, output: 25 },
+  { match: /opus/, input: 15, output: 75 },
+  { match: /sonnet/, input: 3, output: 15 },
+  { match: /haiku-4|haiku-[5-9]/, input: 1, output: 5 },
+  { match: /3-5-haiku|haiku-3-5/, input: 0.8, output: 4 },
+  { match: /haiku/, input: 0.25, output: 1.25 },
+];
+
+const loopback = new Map<string, boolean>();
+
+/** Whether an endpoint is on this machine; asked once per model call, so each answer is kept. */
+function isLoopback(baseUrl: string): boolean {
+  const known = loopback.get(baseUrl);
+  if (known !== undefined) return known;
+  let answer: boolean;
+  try {
+    const host = new URL(baseUrl).hostname;
+    answer = host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+  } catch {
+    answer = false;
+  }
+  if (loopback.size > 100) loopback.clear();
+  loopback.set(baseUrl, answer);
+  return answer;
+}
+
+/** What a call cost: 0 for a model on this machine, a price for known cloud models, null when unknown. */
+export function costOf(kind: ProviderKind, baseUrl: string, model: string, inputTokens: number, outputTokens: number): number | null {
+  if (isLoopback(baseUrl)) return 0;
+  if (kind !== 'anthropic') return null;
+  const price = anthropicPrices.find((candidate) => candidate.match.test(model));
+  if (!price) return null;
+  return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+}

@@ -1,0 +1,105 @@
+import type { Autonomy, Branch, BranchReason, ModelChoice, Session, SessionStatus } from '../../../shared/domain';
+import type { JournalEntry, RuntimeEvent } from '../../../shared/events';
+import type { SessionHead } from './session-head';
+
+export interface NewSession {
+  readonly id: string;
+  readonly title: string;
+  readonly workspacePath: string | null;
+  readonly model: ModelChoice | null;
+  readonly autonomy: Autonomy;
+  readonly createdAt: number;
+}
+
+export interface SessionPatch {
+  readonly title?: string;
+  readonly workspacePath?: string | null;
+  readonly model?: ModelChoice | null;
+  readonly autonomy?: Autonomy;
+}
+
+/** A session that was deleted and is kept, restorable, until it is purged. */
+export interface ArchivedSession {
+  readonly session: Session;
+  readonly archivedAt: number;
+}
+
+export interface NewBranch {
+  readonly id: string;
+  readonly parentId: string;
+  readonly forkSeq: number;
+  readonly checkpointId: string | null;
+  readonly reason: BranchReason;
+}
+
+export const mainBranchId = 'main';
+
+/** Events that introduce an id of their own, by which their row is found. */
+export type IdentifiedEventType = 'user_message' | 'run_started' | 'checkpoint_saved' | 'files_restored';
+
+export interface BranchSummary {
+  /** The text of the branch's first message, or ''. */
+  readonly title: string;
+  readonly messages: number;
+  readonly checkpoints: number;
+}
+
+export interface ImportedSession {
+  readonly session: NewSession & { readonly status: SessionStatus; readonly updatedAt: number };
+  readonly branches: readonly Branch[];
+  readonly activeBranchId: string;
+  readonly rows: ReadonlyArray<{ seq: number; at: number; branchId: string; event: RuntimeEvent }>;
+}
+
+/**
+ * Sessions and their event journal. Appends are atomic: all events of a call land, or none. A
+ * session's journal is a tree of branches; appends go to the active branch, and `journal` reads
+ * one branch's whole line (its ancestors' events up to each fork, then its own).
+ */
+export interface SessionStore {
+  list(): Session[];
+  get(sessionId: string): Session | null;
+  create(session: NewSession): Session;
+  update(sessionId: string, patch: SessionPatch, at: number): Session;
+  delete(sessionId: string): boolean;
+  /**
+   * Archives a session at `archivedAt` (null takes it out of the archive again). An archived session keeps every row
+   * but is neither listed nor found by `get`, so nothing can run in it until it is restored.
+   */
+  setArchived(sessionId: string, archivedAt: number | null): boolean;
+  /** The archived sessions, most recently archived first. */
+  archived(): ArchivedSession[];
+  /**
+   * Appends events in order to the shown branch, or to `branch`, which is opened (and shown) first in
+   * the same transaction; its events then begin with its `branch_started`. A `status_changed` event
+   * also updates the session row, and the branch's head follows every event, in the same transaction.
+   */
+  append(sessionId: string, events: readonly RuntimeEvent[], at: number, options?: { branch?: NewBranch }): JournalEntry[];
+  /** A line of the journal: the shown branch's unless `branchId`, rows after `afterSeq` and up to `upToSeq`. */
+  journal(sessionId: string, options?: { afterSeq?: number; upToSeq?: number; branchId?: string }): JournalEntry[];
+  /** Where the shown line stands: one row, kept up to date with every append. */
+  head(sessionId: string): SessionHead;
+  /** The row of an event on the shown line, found by the id it introduces: a message, a turn, a checkpoint, a restore. */
+  findById(sessionId: string, type: IdentifiedEventType, id: string): JournalEntry | null;
+  /** The nearest row on the shown line before or after `seq` (not at it), of one of `types` when given. */
+  nearest(sessionId: string, direction: 'before' | 'after', seq: number, types?: readonly RuntimeEvent['type'][]): JournalEntry | null;
+  /** What each branch holds, for telling them apart: its first message, its messages and checkpoints. */
+  branchSummaries(sessionId: string): Map<string, BranchSummary>;
+  branches(sessionId: string): Branch[];
+  /** Where the last `turns` turns of the shown line begin (the seq of that user message); -1 when the line has no more turns than that. */
+  recentTurnsStart(sessionId: string, turns: number): number;
+  activeBranch(sessionId: string): string;
+  /** The newest journal row each branch wrote itself. */
+  lastSeqByBranch(sessionId: string): Map<string, number>;
+  activateBranch(sessionId: string, branchId: string, at: number): Branch;
+  /** Every journal row of every branch, in order: what an export carries. */
+  allRows(sessionId: string): Array<{ seq: number; at: number; branchId: string; format: number; event: RuntimeEvent }>;
+  /** Writes a whole session at once (an import): the session, its branches and its journal, in one transaction. */
+  importSession(input: ImportedSession): Session;
+  /**
+   * Runs `work` in one transaction, so appends and other writes of the same database land together
+   * or not at all. Inside one already, `work` joins it: an error inside a transaction ends it, and
+   * nothing catches one there and goes on writing.
+   */
+  transaction<T>(work: () => T): T;
+}

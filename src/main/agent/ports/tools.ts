@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import type { Escalation, GrantPattern, RiskLevel } from '../../../shared/domain';
+import type { ToolSpec } from './model-provider';
+
+/** What a tool sees while it runs. */
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly toolCallId: string;
+  readonly workspacePath: string | null;
+  /** Streams output as it is produced (shell output, progress); it is batched per frame on its way out. */
+  emitOutput(text: string): void;
+}
+
+export interface ToolOutcome {
+  readonly output: string;
+  readonly isError?: boolean;
+  /** A failure that may pass if the call is made again (a server that dropped the connection): a read-only call is retried. */
+  readonly transient?: boolean;
+}
+
+/** The risk of one call: the tool's base level, raised by its arguments; `refused` is a built-in denial. */
+export interface RiskAssessment {
+  readonly level: RiskLevel;
+  readonly reason: string;
+  readonly refused?: string;
+  /**
+   * What the call asks for beyond what the tool may do by default (a command with the network, or outside the OS
+   * sandbox). Such a call always waits at a gate, whatever the autonomy, unless the person trusted that escalation
+   * explicitly; a grant made at an ordinary gate never covers it.
+   */
+  readonly escalation?: Escalation;
+}
+
+/** A tool as the runtime uses it: input arrives unparsed and is parsed by the tool's own schema. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  /** Where the tool comes from (an MCP server's name); built-in when absent. */
+  readonly group?: string;
+  readonly baseRisk: RiskLevel;
+  readonly inputJsonSchema: Record<string, unknown>;
+  parse(raw: unknown): { ok: true; input: unknown } | { ok: false; message: string };
+  assess(input: unknown, context: { workspacePath: string | null }): RiskAssessment;
+  /** The pattern a trust grant for this call covers. */
+  trustPattern(input: unknown): GrantPattern;
+  /** The pattern of this call's own arguments and nothing wider, as `covers` reads it: what a grant for an escalation covers. */
+  exactPattern(input: unknown): GrantPattern;
+  covers(pattern: GrantPattern, input: unknown): boolean;
+  /** One line for people: what this call does. */
+  summarize(input: unknown): string;
+  /** What the call would change, shown before it runs (a unified diff for file writes), or null. */
+  preview(input: unknown, context: { workspacePath: string | null }): Promise<string | null>;
+  execute(input: unknown, context: ToolContext): Promise<ToolOutcome>;
+}
+
+export interface ToolDeclaration<S extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: S;
+  readonly risk: RiskLevel;
+  /** Raises the risk from the arguments, or refuses the call; the base level is used without it. */
+  readonly assess?: (input: z.output<S>, context: { workspacePath: string | null }) => RiskAssessment;
+  /** A pattern wider than the exact arguments; it must never cover more than the approved call could do. */
+  readonly trustPattern?: (input: z.output<S>) => GrantPattern;
+  readonly covers?: (pattern: GrantPattern, input: z.output<S>) => boolean;
+  /** The `exact` pattern of these arguments as `covers` reads it; the canonical JSON of the input unless said. */
+  readonly exactPattern?: (input: z.output<S>) => GrantPattern;
+  readonly summarize?: (input: z.output<S>) => string;
+  readonly preview?: (input: z.output<S>, context: { workspacePath: string | null }) => Promise<string | null>;
+  readonly execute: (input: z.output<S>, context: ToolContext) => Promise<ToolOutcome>;
+}
+
+/** JSON with keys sorted, so equal arguments always give the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, inner]) => inner !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Declares a tool: a name, a zod input, a base risk and `execute`. The runtime parses input before `execute` sees it. */
+export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>): Tool {
+  type Input = z.output<S>;
+  const exact = (input: unknown): GrantPattern => ({ kind: 'exact', arguments: canonicalJson(input) });
+  return {
+    name: declaration.name,
+    description: declaration.description,
+    baseRisk: declaration.risk,
+    inputJsonSchema: z.toJSONSchema(declaration.input, { io: 'input' }) as Record<string, unknown>,
+    parse(raw) {
+      const parsed = declaration.input.safeParse(raw);
+      if (parsed.success) return { ok: true, input: parsed.data };
+      const issues = parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message));
+      return { ok: false, message: `Invalid input for ${declaration.name}: ${issues.join('; ')}` };
+    },
+    assess: (input, context) =>
+      declaration.assess?.(input as Input, context) ?? {
+        level: declaration.risk,
+        reason: `${declaration.name} is ${declaration.risk.replace('_', '-')}`,
+      },
+    trustPattern: (input) => declaration.trustPattern?.(input as Input) ?? exact(input),
+    exactPattern: (input) => declaration.exactPattern?.(input as Input) ?? exact(input),
+    covers: (pattern, input) => {
+      if (declaration.covers) return declaration.covers(pattern, input as Input);
+      return pattern.kind === 'exact' && pattern.arguments === canonicalJson(input);
+    },
+    summarize: (input) => declaration.summarize?.(input as Input) ?? canonicalJson(input).slice(0, 200),
+    preview: async (input, context) => {
+      if (!declaration.preview) return null;
+      try {
+        return await declaration.preview(input as Input, context);
+      } catch (error) {
+        // A preview that cannot be made (a refused path, text not found) is shown as such; the call will fail the same way.
+        return `(no preview: ${error instanceof Error ? error.message : String(error)})`;
+      }
+    },
+    execute: (input, context) => declaration.execute(input as Input, context),
+  };
+}
+
+/** The tools a runtime offers. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+  /** Tools a model can call but is not offered by default (`describe_tools`). */
+  private readonly hidden = new Map<string, Tool>();
+
+  constructor(tools: readonly Tool[] = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  register(tool: Tool): () => void {
+    if (this.tools.has(tool.name)) throw new Error(`A tool named ${tool.name} is already registered.`);
+    this.tools.set(tool.name, tool);
+    return () => this.tools.delete(tool.name);
+  }
+
+  /** A tool that can be called but is not listed; a second one of the same name is ignored. */
+  registerHidden(tool: Tool): void {
+    if (!this.hidden.has(tool.name)) this.hidden.set(tool.name, tool);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.tools.get(name) ?? this.hidden.get(name);
+  }
+
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  /** The tools a model is offered: every listed one but those the person denied (a call to one is still refused). */
+  offered(denied: readonly string[] = []): Tool[] {
+    return denied.length === 0 ? this.list() : this.list().filter((tool) => !denied.includes(tool.name));
+  }
+
+  /** The definitions a request carries, for the tools offered. */
+  specs(denied: readonly string[] = []): ToolSpec[] {
+    return this.offered(denied).map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputJsonSchema,
+      ...(tool.group === undefined ? {} : { group: tool.group }),
+      readOnly: tool.baseRisk === 'read_only',
+    }));
+  }
+}

@@ -1,0 +1,135 @@
+import type { ApprovalDecision } from '../../../shared/domain';
+import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../../shared/errors';
+import type { ResultReviewDecision } from '../../../shared/guardrails';
+import type { BudgetAnswer } from '../../../shared/budgets';
+
+/**
+ * The person's answer at a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks
+ * for more than the sandbox, the grant covers that escalation too; without it such a gate's call is allowed once.
+ */
+export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly reason?: string; readonly trustEscalation?: boolean };
+export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
+/** The person's answer to a flagged result held for review. */
+export type ReviewAnswer = { readonly decision: ResultReviewDecision };
+
+/** The person's answer at a budget gate: go on with more, or stop the turn. */
+export type BudgetGateAnswer = { readonly answer: BudgetAnswer };
+
+type GateKind = 'approval' | 'plan' | 'review' | 'budget';
+type AnswerOf<K extends GateKind> = K extends 'approval'
+  ? ApprovalAnswer
+  : K extends 'plan'
+    ? PlanAnswer
+    : K extends 'review'
+      ? ReviewAnswer
+      : BudgetGateAnswer;
+type AnyAnswer = ApprovalAnswer | PlanAnswer | ReviewAnswer | BudgetGateAnswer;
+const gateNames: Readonly<Record<GateKind, { name: string; what: string }>> = {
+  approval: { name: 'approval', what: 'Approval' },
+  plan: { name: 'plan', what: 'Plan' },
+  review: { name: 'held result', what: 'Held result' },
+  budget: { name: 'budget gate', what: 'Budget gate' },
+};
+
+interface OpenGate {
+  readonly kind: GateKind;
+  readonly sessionId: string;
+  answer: AnyAnswer | null;
+  waiter: { resolve: (answer: AnyAnswer) => void; reject: (error: Error) => void } | null;
+}
+
+/** How many answered gates are remembered, so a second answer is told it came too late. */
+const rememberedAnswers = 500;
+
+/**
+ * Where the person's answers meet the turns that wait for them. A turn opens a gate as one of its
+ * loop's states and awaits it in the loop; a gate takes its answer from the moment it is open,
+ * whether the loop waits already or not, so a gate opened again after a restart takes an answer
+ * given before its turn got back there. An answer to an unknown or answered gate is refused with a
+ * typed error and changes nothing.
+ */
+export class Gates {
+  private readonly open = new Map<string, OpenGate>();
+  private readonly answered = new Map<string, GateKind>();
+
+  /** Opens a gate: from now on it takes one answer. */
+  openGate(id: string, kind: GateKind, sessionId: string): void {
+    if (!this.open.has(id)) this.open.set(id, { kind, sessionId, answer: null, waiter: null });
+  }
+
+  /** The gate's answer, once given. Stop rejects with `CancelledError` and closes the gate. */
+  wait<K extends GateKind>(id: string, kind: K, signal: AbortSignal): Promise<AnswerOf<K>> {
+    const gate = this.open.get(id);
+    if (gate?.kind !== kind) return Promise.reject(new BugError(`No ${kind} gate ${id} is open.`));
+    if (gate.answer) {
+      this.close(id);
+      return Promise.resolve(gate.answer as AnswerOf<K>);
+    }
+    return new Promise<AnswerOf<K>>((resolve, reject) => {
+      if (signal.aborted) {
+        this.open.delete(id);
+        reject(new CancelledError());
+        return;
+      }
+      const onAbort = (): void => {
+        if (this.open.get(id) !== gate) return;
+        this.open.delete(id);
+        reject(new CancelledError());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      gate.waiter = {
+        resolve: (answer) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(answer as AnswerOf<K>);
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+    });
+  }
+
+  /** Checks an answer can be taken, without taking it. */
+  assertPending(id: string, kind: GateKind): { sessionId: string } {
+    const gate = this.open.get(id);
+    if (!gate || gate.answer) {
+      if (this.answered.has(id) || gate?.answer) {
+        throw new WorkbenchError('already_answered', `This ${gateNames[kind].name} was already answered.`);
+      }
+      throw new NotFoundError(gateNames[kind].what, id);
+    }
+    if (gate.kind !== kind) throw new WorkbenchError('invalid_input', `${id} is a ${gate.kind}, not a ${kind}.`);
+    return { sessionId: gate.sessionId };
+  }
+
+  answer<K extends GateKind>(id: string, kind: K, answer: AnswerOf<K>): void {
+    this.assertPending(id, kind);
+    const gate = this.open.get(id) as OpenGate;
+    this.remember(id, kind);
+    if (gate.waiter) {
+      this.close(id);
+      gate.waiter.resolve(answer);
+    } else {
+      gate.answer = answer;
+    }
+  }
+
+  /** A session's turn ended: the gates it left open close. */
+  closeSession(sessionId: string): void {
+    for (const [id, gate] of this.open) {
+      if (gate.sessionId !== sessionId) continue;
+      this.open.delete(id);
+      gate.waiter?.reject(new CancelledError());
+    }
+  }
+
+  private close(id: string): void {
+    this.open.delete(id);
+  }
+
+  private remember(id: string, kind: GateKind): void {
+    this.answered.set(id, kind);
+    if (this.answered.size > rememberedAnswers) this.answered.delete(this.answered.keys().next().value as string);
+  }
+}

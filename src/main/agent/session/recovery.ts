@@ -1,0 +1,110 @@
+import { busyStatuses } from '../../../shared/domain';
+import { WorkbenchError } from '../../../shared/errors';
+import type { RuntimeEvent } from '../../../shared/events';
+import type { ConversationStore } from '../history/conversation-store';
+import { resumeFrom } from '../turn/resume-point';
+import type { SessionJournal } from '../history/session-journal';
+import type { SessionStore } from '../ports/stores';
+import type { TurnScheduler } from './turn-scheduler';
+
+export interface RecoveryOptions {
+  readonly store: SessionStore;
+  readonly turns: TurnScheduler;
+  readonly conversations: ConversationStore;
+  readonly journal: SessionJournal;
+}
+
+/**
+ * After the app stopped in the middle of a turn: on start, a session that was planning or
+ * executing becomes `interrupted` (the person resumes or discards it); one that was waiting at a
+ * gate waits again at the same gate; a queued message is queued again. All of it is read from the
+ * sessions' heads, not from their journals.
+ */
+export class Recovery {
+  constructor(private readonly options: RecoveryOptions) {}
+
+  /** Runs once at start. Returns the sessions that were found in the middle of a turn. */
+  recoverInterrupted(): string[] {
+    const { store, turns, journal } = this.options;
+    const recovered: string[] = [];
+    for (const session of store.list()) {
+      if (turns.isBusy(session.id)) continue;
+      const busy = busyStatuses.has(session.status);
+      if (!busy && session.status !== 'interrupted') continue;
+      const queued = store.head(session.id).queued;
+      if (queued !== null) turns.requeue(session.id, queued);
+      if (!busy) continue;
+      recovered.push(session.id);
+      if (session.status === 'waiting_approval') {
+        try {
+          this.resumeTurn(session.id);
+          continue;
+        } catch (error) {
+          console.error('Could not reopen the waiting approval:', error instanceof Error ? error.message : String(error));
+        }
+      }
+      journal.append(session.id, [{ type: 'status_changed', status: 'interrupted' }]);
+    }
+    return recovered;
+  }
+
+  /**
+   * A session back from the archive, where start-up recovery did not look at it: its queued message is queued
+   * again, and a turn it stopped in the middle of waits as `interrupted` for the person to resume or discard, even
+   * one that stood at a gate (never resumed behind the person's back).
+   */
+  recoverRestored(sessionId: string): void {
+    const { store, turns, journal } = this.options;
+    const session = store.get(sessionId);
+    if (!session || turns.isBusy(sessionId)) return;
+    const busy = busyStatuses.has(session.status);
+    if (!busy && session.status !== 'interrupted') return;
+    const queued = store.head(sessionId).queued;
+    if (queued !== null) turns.requeue(sessionId, queued);
+    if (busy) journal.append(sessionId, [{ type: 'status_changed', status: 'interrupted' }]);
+  }
+
+  /** Goes on with the turn the app stopped in the middle of, from its last checkpoint. */
+  resume(sessionId: string): { turnId: string | null } {
+    this.options.turns.assertIdle(sessionId);
+    if (this.options.store.get(sessionId)?.status !== 'interrupted') {
+      throw new WorkbenchError('invalid_state', 'Only an interrupted session can be resumed.');
+    }
+    return this.resumeTurn(sessionId);
+  }
+
+  /** Ends the turn the app stopped in the middle of without going on; a queued message is handed back. */
+  discard(sessionId: string): { queued: string | null } {
+    const { store, turns, journal } = this.options;
+    turns.assertIdle(sessionId);
+    if (store.get(sessionId)?.status !== 'interrupted')
+      throw new WorkbenchError('invalid_state', 'Only an interrupted session can be discarded.');
+    const turnId = store.head(sessionId).openTurn;
+    const queued = turns.takeQueued(sessionId);
+    const events: RuntimeEvent[] = [
+      ...(turnId === null ? [] : [{ type: 'run_finished' as const, turnId, status: 'cancelled' as const }]),
+      ...(queued === null ? [] : [{ type: 'queue_cleared' as const, reason: 'cleared' as const }]),
+      { type: 'status_changed', status: 'cancelled' },
+    ];
+    journal.append(sessionId, events);
+    return { queued };
+  }
+
+  private resumeTurn(sessionId: string): { turnId: string | null } {
+    const { store, turns, conversations, journal } = this.options;
+    const head = store.head(sessionId);
+    if (head.openTurn === null) {
+      // Nothing was running; a queued message was waiting to start.
+      journal.append(sessionId, [{ type: 'status_changed', status: 'idle' }]);
+      turns.startQueued(sessionId);
+      return { turnId: null };
+    }
+    const base = conversations.at(sessionId, head.checkpointId, { upToSeq: head.lastSeq, keepOpenCalls: true });
+    const begin = resumeFrom({
+      history: base.history,
+      resume: head.resume,
+      rowsFrom: (seq) => store.journal(sessionId, { afterSeq: seq - 1 }),
+    });
+    return { turnId: turns.start(sessionId, { text: null, turnId: head.openTurn, resumed: true, base, begin }) };
+  }
+}

@@ -1,0 +1,111 @@
+import { NotFoundError, WorkbenchError } from '../../../shared/errors';
+import type { FilePreview, FilesRestored, RestoreMode } from '../../../shared/file-history';
+import type { Clock } from '../ports/clock';
+import { FileRestorer } from './file-restorer';
+import type { FileHistory } from '../ports/ports';
+import type { SessionJournal } from '../history/session-journal';
+import type { SessionStore } from '../ports/stores';
+import type { TurnScheduler } from './turn-scheduler';
+import type { Versions } from './versions';
+
+export interface TimeTravelOptions {
+  readonly store: SessionStore;
+  readonly turns: TurnScheduler;
+  readonly versions: Versions;
+  readonly journal: SessionJournal;
+  readonly files?: FileHistory;
+  readonly clock: Clock;
+  readonly newId: () => string;
+}
+
+/**
+ * Time travel over a session: a checkpoint's conversation (as a new branch), its files, or both,
+ * with a preview first and an undo after.
+ */
+export class TimeTravel {
+  private readonly restorer: FileRestorer | null;
+
+  constructor(private readonly options: TimeTravelOptions) {
+    this.restorer = options.files ? new FileRestorer(options.files, options.clock, options.newId) : null;
+  }
+
+  /** What restoring a checkpoint's files would change, file by file, conflicts marked. */
+  async preview(sessionId: string, checkpointId: string): Promise<FilePreview> {
+    const { workspacePath, snapshotId } = this.filesAt(sessionId, checkpointId);
+    const files = this.options.files;
+    if (!files || snapshotId === null || workspacePath === null) return { snapshotId: null, changes: [] };
+    return { snapshotId, changes: await files.preview({ workspacePath, targetId: snapshotId, expectedId: files.latest(sessionId) }) };
+  }
+
+  /**
+   * Brings a checkpoint back: its conversation (as a new branch), its files, or both. Files the
+   * person changed since the agent last saw them are kept unless `overwriteConflicts`. A safety
+   * snapshot is taken first, so the restore itself can be undone.
+   */
+  async restore(
+    sessionId: string,
+    checkpointId: string,
+    mode: RestoreMode,
+    overwriteConflicts = false,
+  ): Promise<{ branchId: string | null; recovered: boolean; files: FilesRestored | null }> {
+    this.options.turns.assertIdle(sessionId);
+    const target = this.filesAt(sessionId, checkpointId);
+    if (mode !== 'conversation' && target.snapshotId === null) {
+      throw new WorkbenchError('invalid_state', 'No files were saved at this checkpoint: the agent had not changed any yet.');
+    }
+    const restored =
+      mode !== 'conversation' && target.snapshotId ? await this.restoreFiles(sessionId, target.snapshotId, overwriteConflicts) : null;
+    const branch = mode === 'files' ? null : this.options.versions.restoreConversation(sessionId, checkpointId);
+    const files = restored ? this.journalRestore(sessionId, restored, checkpointId, null) : null;
+    return { branchId: branch?.branchId ?? null, recovered: branch?.recovered ?? false, files };
+  }
+
+  /** Puts the files back as they were just before a restore; what the person changed since is kept. */
+  async undo(sessionId: string, restoreId: string): Promise<FilesRestored> {
+    this.options.turns.assertIdle(sessionId);
+    const event = this.options.store.findById(sessionId, 'files_restored', restoreId)?.event;
+    if (event?.type !== 'files_restored') throw new NotFoundError('Restore', restoreId);
+    const restored = await this.restoreFiles(sessionId, event.safetySnapshotId, false);
+    return this.journalRestore(sessionId, restored, null, restoreId);
+  }
+
+  private journalRestore(
+    sessionId: string,
+    restored: Omit<FilesRestored, 'restoreId'>,
+    checkpointId: string | null,
+    undoOf: string | null,
+  ): FilesRestored {
+    const result: FilesRestored = { restoreId: this.options.newId(), ...restored };
+    this.options.journal.append(sessionId, [{ type: 'files_restored', checkpointId, undoOf, ...result }]);
+    return result;
+  }
+
+  private async restoreFiles(sessionId: string, targetId: string, overwriteConflicts: boolean): Promise<Omit<FilesRestored, 'restoreId'>> {
+    const session = this.options.store.get(sessionId);
+    const restorer = this.restorer;
+    if (!restorer || !session) throw new NotFoundError('Session', sessionId);
+    return this.options.turns.whileRestoring(sessionId, () =>
+      restorer.restore(sessionId, session.workspacePath, targetId, overwriteConflicts),
+    );
+  }
+
+  /**
+   * The file snapshot that holds a checkpoint's files on the shown line: the newest one taken
+   * before the next checkpoint, or, when the agent changed nothing until later, the first one after
+   * (the files were as it found them). Null when no files were ever saved on this line.
+   */
+  private filesAt(sessionId: string, checkpointId: string): { workspacePath: string | null; snapshotId: string | null } {
+    const { store } = this.options;
+    const session = store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    const row = store.findById(sessionId, 'checkpoint_saved', checkpointId);
+    if (!row) throw new NotFoundError('Checkpoint', checkpointId);
+    const end = store.nearest(sessionId, 'after', row.seq, ['checkpoint_saved'])?.seq ?? Number.MAX_SAFE_INTEGER;
+    const snapshot =
+      store.nearest(sessionId, 'before', end, ['files_snapshotted']) ?? store.nearest(sessionId, 'after', end, ['files_snapshotted']);
+    return {
+      workspacePath: session.workspacePath,
+      snapshotId: snapshot?.event.type === 'files_snapshotted' ? snapshot.event.snapshotId : null,
+    };
+  }
+}

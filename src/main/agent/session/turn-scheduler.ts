@@ -1,0 +1,285 @@
+import type { Attachment } from '../../../shared/attachments';
+import { defaultBudgetSettings, type BudgetSettings } from '../../../shared/budgets';
+import type { ModelChoice } from '../../../shared/domain';
+import { sessionAllowanceOf } from '../turn/budget-gate';
+import { NotFoundError, WorkbenchError } from '../../../shared/errors';
+import type { RuntimeEvent } from '../../../shared/events';
+import type { ConversationBase, ConversationStore } from '../history/conversation-store';
+import type { Gates } from '../rules/gates';
+import type { ProviderResolver } from '../ports/ports';
+import type { SessionJournal } from '../history/session-journal';
+import type { NewBranch, SessionStore } from '../ports/stores';
+import { Turn, type TurnStart } from '../turn/turn';
+import { toolsSwitchedOff, type TurnProfile } from '../rules/profiles';
+import type { TurnServices, TurnSetup } from '../turn/turn-types';
+
+/** Limits from the settings: a turn reads the first two when it starts, and the denied tools whenever it offers or decides. */
+export interface RuntimeLimits {
+  readonly planThreshold: number;
+  /** Model calls per turn; null: no limit. */
+  readonly maxIterations: number | null;
+  readonly deniedTools: readonly string[];
+  /** The other budgets (off when absent); read at every check. */
+  readonly budgets?: BudgetSettings;
+  /** Tool groups whose flagged results are held for the person; read at every result. */
+  readonly heldToolGroups?: readonly string[];
+}
+
+export interface TurnSchedulerOptions {
+  readonly store: SessionStore;
+  readonly providers: ProviderResolver;
+  readonly conversations: ConversationStore;
+  readonly journal: SessionJournal;
+  readonly gates: Gates;
+  readonly services: TurnServices;
+  readonly limits: () => RuntimeLimits;
+  /** The profile a session's next turn runs with; none when profiles are not kept (some tests). */
+  readonly profile?: (sessionId: string, workspacePath: string | null) => TurnProfile;
+}
+
+export interface StartInput {
+  /** The person's message; null when the turn answers again (a retry) or resumes. */
+  readonly text: string | null;
+  /** Files attached to the message, read and checked already. */
+  readonly attachments?: readonly Attachment[];
+  /** A resumed turn keeps its id. */
+  readonly turnId?: string;
+  readonly resumed?: boolean;
+  /** The conversation to start from; the session's head otherwise. */
+  readonly base?: ConversationBase;
+  readonly begin?: TurnStart;
+  /** A branch to open for the turn, in the same transaction as its first events. */
+  readonly branch?: NewBranch;
+  /** Events journalled in the same transaction as the turn's first ones (a queued message taken). */
+  readonly prelude?: readonly RuntimeEvent[];
+}
+
+export type SendResult = { readonly turnId: string; readonly queued: false } | { readonly turnId: null; readonly queued: true };
+
+interface ActiveTurn {
+  readonly turnId: string;
+  readonly controller: AbortController;
+  readonly finished: Promise<void>;
+}
+
+/** The first event of a branch, journalled as it opens. */
+export function branchStarted(branch: NewBranch): RuntimeEvent {
+  const { id: branchId, parentId, forkSeq, checkpointId, reason } = branch;
+  return { type: 'branch_started', branchId, parentId, forkSeq, checkpointId, reason };
+}
+
+/**
+ * Runs sessions' turns: starts them, queues one message while a turn runs (a newer one replaces
+ * it), stops them, and starts the queued message when a turn ends. Every turn ends in a terminal
+ * status, whatever happens.
+ */
+export class TurnScheduler {
+  private readonly active = new Map<string, ActiveTurn>();
+  private readonly queue = new Map<string, string>();
+  /** Sessions whose files are being restored: nothing else may start meanwhile. */
+  private readonly restoring = new Set<string>();
+
+  constructor(private readonly options: TurnSchedulerOptions) {}
+
+  isBusy(sessionId: string): boolean {
+    return this.active.has(sessionId);
+  }
+
+  anyBusy(): boolean {
+    return this.active.size > 0;
+  }
+
+  /** Puts back a message that was queued when the app stopped. */
+  requeue(sessionId: string, text: string): void {
+    this.queue.set(sessionId, text);
+  }
+
+  /** Takes the queued message away (it goes back to the person). */
+  takeQueued(sessionId: string): string | null {
+    const text = this.queue.get(sessionId) ?? null;
+    this.queue.delete(sessionId);
+    return text;
+  }
+
+  /**
+   * Starts a turn, or queues the message when one is running. Everything is checked before
+   * anything is written, so a refused send changes nothing.
+   */
+  send(sessionId: string, text: string, attachments: readonly Attachment[] = []): SendResult {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (this.restoring.has(sessionId)) throw new WorkbenchError('session_busy', 'Files are being restored; wait for it to finish.');
+    if (this.active.has(sessionId)) {
+      // The queue keeps text only (it is journalled as `message_queued`, and put back after a crash from there).
+      if (attachments.length > 0)
+        throw new WorkbenchError('session_busy', 'Files can be attached when the agent is free: wait for this turn to end, or Stop it.');
+      const replaced = this.queue.has(sessionId);
+      this.options.journal.append(sessionId, [{ type: 'message_queued', text, replaced }]);
+      this.queue.set(sessionId, text);
+      return { turnId: null, queued: true };
+    }
+    return { turnId: this.start(sessionId, { text, ...(attachments.length > 0 ? { attachments } : {}) }), queued: false };
+  }
+
+  clearQueue(sessionId: string): boolean {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (!this.queue.has(sessionId)) return false;
+    this.options.journal.append(sessionId, [{ type: 'queue_cleared', reason: 'cleared' }]);
+    this.queue.delete(sessionId);
+    return true;
+  }
+
+  /** Stops the running turn; resolves once it has ended and its state is saved. */
+  async cancel(sessionId: string): Promise<boolean> {
+    const turn = this.active.get(sessionId);
+    if (!turn) return false;
+    turn.controller.abort(new WorkbenchError('cancelled', 'Stopped by the user.'));
+    await turn.finished;
+    return true;
+  }
+
+  /** Resolves when the session has no running turn and nothing queued. */
+  async whenIdle(sessionId: string): Promise<void> {
+    for (let turn = this.active.get(sessionId); turn; turn = this.active.get(sessionId)) await turn.finished;
+  }
+
+  /** Refuses to go on while a turn runs or files are being restored. */
+  assertIdle(sessionId: string): void {
+    if (!this.options.store.get(sessionId)) throw new NotFoundError('Session', sessionId);
+    if (this.active.has(sessionId)) throw new WorkbenchError('session_busy', 'Stop the running turn first.');
+    if (this.restoring.has(sessionId)) throw new WorkbenchError('session_busy', 'Files are being restored; wait for it to finish.');
+  }
+
+  /** Runs `work` with the session held for a restore of its files: no turn starts meanwhile. */
+  async whileRestoring<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    this.restoring.add(sessionId);
+    try {
+      return await work();
+    } finally {
+      this.restoring.delete(sessionId);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.queue.clear();
+    const turns = [...this.active.values()];
+    for (const turn of turns) turn.controller.abort(new WorkbenchError('cancelled', 'The app is closing.'));
+    await Promise.all(turns.map((turn) => turn.finished));
+  }
+
+  /** Starts a turn now. Nothing is written until nothing can refuse the start. */
+  start(sessionId: string, input: StartInput): string {
+    const { store, providers, conversations, journal, gates, services } = this.options;
+    const session = store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    const profiled = this.options.profile?.(sessionId, session.workspacePath) ?? null;
+    const choice: ModelChoice | null = session.model ?? profiled?.profile.model ?? providers.defaultModel();
+    if (!choice) throw new WorkbenchError('no_model', 'Choose a model for this session first.');
+    if (choice.model === '') throw new WorkbenchError('no_model', 'Choose a model for this session first: only its endpoint is picked.');
+    const provider = providers.resolve(choice);
+    const endpoint = providers.describe(choice);
+    const base = input.base ?? conversations.at(sessionId, store.head(sessionId).checkpointId);
+    const turnId = input.turnId ?? services.newId();
+    const limits = this.options.limits();
+    const setup: TurnSetup = {
+      sessionId,
+      turnId,
+      autonomy: session.autonomy,
+      workspacePath: session.workspacePath,
+      choice,
+      endpoint,
+      provider,
+      history: base.history,
+      checkpointHead: base.head,
+      userText: input.text,
+      ...(input.attachments ? { userAttachments: input.attachments } : {}),
+      ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
+      planThreshold: limits.planThreshold,
+      // The profile's own budgets stand in for those of Settings where it sets them.
+      maxIterations: profiled?.profile.limits.modelCalls === undefined ? limits.maxIterations : profiled.profile.limits.modelCalls,
+      deniedTools: () => {
+        const denied = this.options.limits().deniedTools;
+        const off = profiled?.toolGroupsOff ?? [];
+        return off.length === 0 ? denied : [...denied, ...toolsSwitchedOff(services.tools.list(), off)];
+      },
+      profile: profiled,
+      fallback: this.fallbackFor(profiled, choice),
+      heldToolGroups: () => this.options.limits().heldToolGroups,
+      budgets: () => {
+        const { modelCalls: _modelCalls, ...own } = profiled?.profile.limits ?? {};
+        return { ...(this.options.limits().budgets ?? defaultBudgetSettings), ...own };
+      },
+      sessionAllowance: sessionAllowanceOf(store, sessionId),
+    };
+    const question: RuntimeEvent[] =
+      input.text === null
+        ? []
+        : [
+            {
+              type: 'user_message',
+              turnId,
+              messageId: services.newId(),
+              text: input.text,
+              ...(input.attachments && input.attachments.length > 0 ? { attachments: [...input.attachments] } : {}),
+            },
+          ];
+    journal.append(
+      sessionId,
+      [
+        ...(input.branch ? [branchStarted(input.branch)] : []),
+        ...(input.prelude ?? []),
+        ...base.warnings,
+        ...question,
+        {
+          type: 'run_started',
+          turnId,
+          model: choice,
+          providerKind: provider.kind,
+          ...(profiled ? { profile: { id: profiled.profile.id, version: profiled.profile.version, name: profiled.profile.name } } : {}),
+          ...(input.resumed ? { resumed: true } : {}),
+          autonomy: session.autonomy,
+        },
+        { type: 'status_changed', status: 'planning' },
+      ],
+      input.branch ? { branch: input.branch } : {},
+    );
+    const controller = new AbortController();
+    const turn = new Turn(setup, services, controller, input.begin);
+    const finished = turn.run().finally(() => {
+      this.active.delete(sessionId);
+      gates.closeSession(sessionId);
+      const saved = turn.saved();
+      if (saved) conversations.remember(sessionId, saved.checkpointId, saved.seq, saved.messages);
+      this.startQueued(sessionId);
+    });
+    this.active.set(sessionId, { turnId, controller, finished });
+    return turnId;
+  }
+
+  /** The profile's fallback model, ready to be asked: none when it is the same model, or its endpoint is gone. */
+  private fallbackFor(profiled: TurnProfile | null, choice: ModelChoice): TurnSetup['fallback'] {
+    const fallback = profiled?.profile.fallbackModel ?? null;
+    if (!fallback || (fallback.providerId === choice.providerId && fallback.model === choice.model)) return null;
+    try {
+      return { choice: fallback, provider: this.options.providers.resolve(fallback), endpoint: this.options.providers.describe(fallback) };
+    } catch {
+      // An endpoint removed since the profile was saved: the turn has no fallback, as the profile view says.
+      return null;
+    }
+  }
+
+  /** A queued message runs as soon as the turn before it ends. */
+  startQueued(sessionId: string): void {
+    const text = this.queue.get(sessionId);
+    if (text === undefined) return;
+    this.queue.delete(sessionId);
+    try {
+      // Taken from the queue in the transaction that starts its turn: a crash between the two
+      // cannot lose it.
+      this.start(sessionId, { text, prelude: [{ type: 'queue_cleared', reason: 'started' }] });
+    } catch (error) {
+      // Nothing was written: it stays queued, as the journal says, for the person to send or clear.
+      this.queue.set(sessionId, text);
+      console.error('Could not start the queued message:', error instanceof Error ? error.message : String(error));
+    }
+  }
+}

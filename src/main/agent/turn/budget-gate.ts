@@ -1,0 +1,122 @@
+import { budgetSteps, defaultBudgetSettings, type BudgetKind, type SessionAllowance } from '../../../shared/budgets';
+import { WorkbenchError } from '../../../shared/errors';
+import { sessionFigure, type BudgetLimits, type BudgetReached } from '../rules/budget-tally';
+import type { BudgetStanding } from '../ports/session-head';
+import type { SessionStore } from '../ports/stores';
+import type { LoopState, StepContext } from './turn-types';
+
+/*
+ * Budgets in the loop: before each model request the model-call, session token and cost budgets are checked, before
+ * each tool call the tool-call budget, and before both the turn's working time. A budget reached never ends the turn by
+ * itself: the turn waits at a gate, journalled, until the person goes on with more or stops.
+ */
+
+/**
+ * The session's budgets as raised at their gates: the newest `budget_answered` of the shown line carries them all. One
+ * indexed lookup when a turn starts, so a session's raise outlives the turn and the app without a table of its own.
+ */
+export function sessionAllowanceOf(store: Pick<SessionStore, 'head' | 'nearest'>, sessionId: string): SessionAllowance {
+  const newest = store.nearest(sessionId, 'before', store.head(sessionId).lastSeq + 1, ['budget_answered']);
+  return newest?.event.type === 'budget_answered' ? (newest.event.session ?? {}) : {};
+}
+
+/** The budgets checked before a model request, and before a tool call. */
+export const beforeModel: readonly BudgetKind[] = ['wall_time', 'model_calls', 'session_tokens', 'session_cost'];
+export const beforeTool: readonly BudgetKind[] = ['wall_time', 'tool_calls'];
+
+type BudgetState = Extract<LoopState, { kind: 'budget' }>;
+
+function limitsOf(context: StepContext): BudgetLimits {
+  const settings = context.setup.budgets?.() ?? defaultBudgetSettings;
+  return { ...settings, modelCalls: context.setup.maxIterations };
+}
+
+/** Where a budget stands now; null when it cannot be told (the cost of a model with no known price). */
+function figureOf(context: StepContext, budget: BudgetKind): number | null {
+  const { setup, services, writer, budget: tally } = context;
+  switch (budget) {
+    case 'model_calls':
+      return writer.iterations;
+    case 'tool_calls':
+      return tally.toolCalls;
+    case 'wall_time':
+      return tally.worked();
+    case 'session_tokens':
+    case 'session_cost':
+      return sessionFigure(budget, services.accounting, setup.sessionId);
+  }
+}
+
+/** The first of `budgets` that is reached, if any. */
+export function reachedBudget(context: StepContext, budgets: readonly BudgetKind[]): BudgetReached | null {
+  const limits = limitsOf(context);
+  for (const budget of budgets) {
+    const limit = context.budget.limitOf(budget, limits);
+    if (limit === null) continue;
+    const figure = figureOf(context, budget);
+    if (figure !== null && figure >= limit) return { budget, figure, limit };
+  }
+  return null;
+}
+
+/** How many more tool calls the turn may start before its gate (the budget is not reached when this is asked). */
+export function toolCallsLeft(context: StepContext): number {
+  const limit = context.budget.limitOf('tool_calls', limitsOf(context));
+  return limit === null ? Number.POSITIVE_INFINITY : Math.max(1, limit - context.budget.toolCalls);
+}
+
+/**
+ * Opens a budget gate: journalled, shown, and the loop waits there; `then` is where it goes on after "Continue". A gate
+ * that was open when the app stopped opens again as it was, with the same id, and the turn's figure as it showed it.
+ */
+export function openBudgetGate(context: StepContext, reached: BudgetReached, then: LoopState, earlier?: BudgetStanding): LoopState {
+  const { setup, services, writer } = context;
+  const gateId = earlier?.gateId ?? services.newId();
+  const step = earlier?.step ?? budgetSteps[reached.budget];
+  if (earlier) {
+    if (reached.budget === 'model_calls') writer.iterations = Math.max(writer.iterations, reached.figure);
+    else context.budget.restore(reached.budget, reached.figure);
+  } else {
+    writer.journal([{ type: 'budget_reached', turnId: setup.turnId, gateId, ...reached, step }]);
+  }
+  services.gates.openGate(gateId, 'budget', setup.sessionId);
+  writer.setStatus('waiting_approval');
+  writer.flush();
+  return { kind: 'budget', gateId, ...reached, step, then };
+}
+
+/** Opens again the budget gate the turn waited at when the app stopped; the loop goes on to `then` after it. */
+export function reopenBudgetGate(context: StepContext, standing: BudgetStanding, then: LoopState): LoopState {
+  const { budget, figure, limit } = standing;
+  return openBudgetGate(context, { budget, figure, limit }, then, standing);
+}
+
+/**
+ * Waits for the person's answer at a budget gate. "Continue" raises the budget to the figure it stands at now plus the
+ * gate's step, and the loop goes on where it stood. "Stop" ends the turn `cancelled`, as the Stop button does: the work
+ * was cut short by the person, not finished, and a turn that ended so can be sent on again; `completed_with_errors`
+ * would say an answer was given. Stop pressed while waiting does the same, journalled as `stopped`.
+ */
+export async function waitAtBudget(context: StepContext, state: BudgetState): Promise<LoopState> {
+  const { setup, services, writer, budget: tally } = context;
+  const base = { type: 'budget_answered' as const, turnId: setup.turnId, gateId: state.gateId, budget: state.budget };
+  let answer: 'continue' | 'stop';
+  try {
+    answer = (await services.gates.wait(state.gateId, 'budget', writer.signal)).answer;
+  } catch (error) {
+    const cancelled = writer.signal.aborted || (error instanceof WorkbenchError && error.code === 'cancelled');
+    if (cancelled) writer.journal([{ ...base, answer: 'stop', stopped: true, session: tally.sessionAllowance }]);
+    throw error;
+  }
+  if (answer === 'stop') {
+    writer.journal([{ ...base, answer: 'stop', session: tally.sessionAllowance }]);
+    writer.flush();
+    return { kind: 'finish', status: 'cancelled' };
+  }
+  const now = figureOf(context, state.budget) ?? state.figure;
+  const limit = tally.raise(state.budget, Math.max(now, state.figure), state.step);
+  writer.journal([{ ...base, answer: 'continue', limit, session: tally.sessionAllowance }]);
+  writer.setStatus(state.then.kind === 'model' ? 'planning' : 'executing');
+  writer.flush();
+  return state.then;
+}

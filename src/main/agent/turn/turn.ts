@@ -1,0 +1,158 @@
+import { BugError, WorkbenchError, toErrorInfo } from '../../../shared/errors';
+import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
+import { runCompaction } from './compaction-step';
+import { waitAtBudget } from './budget-gate';
+import { BudgetTally } from '../rules/budget-tally';
+import { runModelStep } from './model-step';
+import { TurnWriter } from './step-writer';
+import { takeReview } from './result-review';
+import { runNextCalls } from './tool-runner';
+import type { LoopState, StepContext, TurnServices, TurnSetup } from './turn-types';
+
+/**
+ * The turn's first state. A new turn begins at the model; a resumed one where it stood when the
+ * app stopped, after settling what the stop left open (see `resume-point.ts`).
+ */
+export type TurnStart = (context: StepContext) => LoopState;
+
+const atTheModel: TurnStart = () => ({ kind: 'model' });
+
+/**
+ * One turn: model, tools, model again, until a final answer, a Stop or an error; a budget reached
+ * waits at a gate for the person. The loop is one switch over its states; waiting for the person at a plan or a gate is one
+ * of them, awaited here and nowhere else. Every step is journalled before it is announced or acted on.
+ */
+export class Turn {
+  private readonly context: StepContext;
+  private readonly writer: TurnWriter;
+  private readonly budget: BudgetTally;
+
+  constructor(
+    setup: TurnSetup,
+    services: TurnServices,
+    private readonly controller: AbortController,
+    private readonly start: TurnStart = atTheModel,
+  ) {
+    this.writer = new TurnWriter(setup, services, controller);
+    this.budget = new BudgetTally(services.clock, setup.sessionAllowance);
+    this.context = { setup, services, writer: this.writer, budget: this.budget };
+  }
+
+  async run(): Promise<void> {
+    const { context, writer } = this;
+    const { services } = context;
+    const signal = this.controller.signal;
+    let next: LoopState;
+    try {
+      // The person's question is saved before anything else happens.
+      if (writer.hasUnsaved) writer.checkpoint('input');
+      next = this.start(context);
+    } catch (error) {
+      next = { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
+    }
+    for (;;) {
+      try {
+        if (signal.aborted && next.kind !== 'finish') next = { kind: 'finish', status: 'cancelled' };
+        switch (next.kind) {
+          case 'model':
+            next = await runModelStep(context);
+            break;
+          case 'compact':
+            next = await runCompaction(context, next);
+            break;
+          case 'decide':
+            next = decideCalls(context, next.calls, next.purpose);
+            break;
+          case 'plan': {
+            const state = next;
+            next = takePlanAnswer(context, state, await this.waiting(() => services.gates.wait(state.planId, 'plan', signal)));
+            break;
+          }
+          case 'execute':
+            next = await runNextCalls(context, next);
+            break;
+          case 'approval': {
+            const state = next;
+            next = takeApproval(context, state, await this.waiting(() => services.gates.wait(state.approvalId, 'approval', signal)), false);
+            break;
+          }
+          case 'review': {
+            const state = next;
+            next = await this.waiting(() => takeReview(context, state));
+            break;
+          }
+          case 'budget': {
+            const state = next;
+            next = await this.waiting(() => waitAtBudget(context, state));
+            break;
+          }
+          case 'finish':
+            this.finish(next);
+            return;
+          default: {
+            const unhandled: never = next;
+            throw new BugError(`Unknown step ${JSON.stringify(unhandled)}`);
+          }
+        }
+      } catch (error) {
+        const cancelled = signal.aborted || (error instanceof WorkbenchError && error.code === 'cancelled');
+        next = cancelled ? { kind: 'finish', status: 'cancelled' } : { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
+      }
+    }
+  }
+
+  /** Waits for the person at a gate: the turn's working time does not run meanwhile. */
+  private async waiting<T>(answer: () => Promise<T>): Promise<T> {
+    this.budget.pause();
+    try {
+      return await answer();
+    } finally {
+      this.budget.resume();
+    }
+  }
+
+  /** The conversation the turn ended with, as saved at its last checkpoint (null when something was not saved). */
+  saved(): ReturnType<TurnWriter['saved']> {
+    return this.writer.saved();
+  }
+
+  private finish(next: Extract<LoopState, { kind: 'finish' }>): void {
+    const { writer } = this;
+    const { turnId } = this.context.setup;
+    let status: 'completed' | 'completed_with_errors' | 'failed' | 'cancelled' = next.status;
+    if (status === 'completed' && writer.failures > 0) status = 'completed_with_errors';
+    const error = writer.failure ?? next.error;
+    if (writer.failure) status = 'failed';
+    try {
+      // What the person saw streaming stays part of the conversation, as the journal has it.
+      if (writer.cutShort.length > 0) {
+        writer.addMessage({ role: 'assistant', content: writer.cutShort });
+        writer.cutShort = '';
+        writer.checkpoint('model');
+      }
+      const finished =
+        status === 'failed' && error
+          ? { type: 'run_finished' as const, turnId, status, error }
+          : { type: 'run_finished' as const, turnId, status };
+      writer.journal([finished, { type: 'status_changed', status }]);
+      writer.flush();
+    } catch (failure) {
+      // What was waiting could not be written (an event that cannot be saved, a full disk): it is dropped and the
+      // end is written on its own, so the turn does not stay open. When even that fails (the database is closed),
+      // the session row keeps its busy status, the next start marks it interrupted, and nothing committed is lost.
+      const message = toErrorInfo(failure).message;
+      try {
+        writer.dropPending();
+        const error = { code: 'internal' as const, message: `Part of this turn could not be saved: ${message}` };
+        this.context.services.journal.append(this.context.setup.sessionId, [
+          { type: 'run_finished', turnId, status: 'failed', error },
+          { type: 'status_changed', status: 'failed' },
+        ]);
+      } catch {
+        console.error('Could not record the end of a turn:', message);
+      }
+    } finally {
+      writer.close();
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RuntimeEvent } from '../../../../src/shared/events';
+import { builtinTools } from '../../../../src/main/tools/builtin-tools';
+import { temporaryFolder } from '../../../helpers';
+import { LoopbackTransport } from '../../../host/loopback-transport';
+import { createNodeCore } from '../../../host/node-core';
+import { ScriptedModelServer, type ScriptedModelServerOptions } from '../../../scripted-model-server';
+import { factOf, finalAnswer, notesModel, notesTask, writeNotes } from '../../../twenty-notes';
+import { BashParser } from '../../../../src/main/shell/bash-parser';
+
+const shell = await BashParser.load();
+
+/** A workbench core on a fresh data folder, the scripted server as its model, and a session on a folder of notes. */
+async function setUp(
+  serverOptions: ScriptedModelServerOptions,
+  contextWindows: (providerId: string) => Array<{ providerId: string; model: string; tokens: number }> = () => [],
+  kind: 'openai-compatible' | 'ollama' = 'openai-compatible',
+) {
+  const server = await ScriptedModelServer.start(serverOptions);
+  const data = temporaryFolder('workbench-context-');
+  const workspace = temporaryFolder('workbench-notes-');
+  writeNotes(workspace.path);
+  const transport = new LoopbackTransport();
+  const tools = builtinTools({ shell, dataDir: data.path, newId: () => `t${Date.now()}`, now: () => Date.now() });
+  const { core, settings } = createNodeCore({ dataDir: data.path, transport, tools });
+  const call = async <T>(channel: string, payload: unknown): Promise<T> => {
+    const result = await transport.invoke(channel, payload);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.value as T;
+  };
+  const { id: providerId } = await call<{ id: string }>('provider:save', {
+    kind,
+    name: 'Local',
+    baseUrl: kind === 'ollama' ? server.url : server.openaiBaseUrl,
+  });
+  settings.set({ ...settings.get(), contextWindows: contextWindows(providerId) });
+  const { id: sessionId } = await call<{ id: string }>('session:create', { title: 'Notes', workspacePath: workspace.path });
+  await call('session:setModel', { sessionId, model: { providerId, model: 'scripted-model' } });
+  const events = (): RuntimeEvent[] => (core.core?.store.journal(sessionId) ?? []).map((entry) => entry.event);
+  const run = async (text: string): Promise<void> => {
+    await call('run:send', { sessionId, text });
+    await core.runtime?.whenIdle(sessionId);
+  };
+  const close = async (): Promise<void> => {
+    await core.close();
+    await server.close();
+    data.remove();
+    workspace.remove();
+  };
+  return { server, core, call, sessionId, events, run, close };
+}
+
+describe('long sessions on a small window', () => {
+  let close: (() => Promise<void>) | null = null;
+  afterEach(async () => {
+    await close?.();
+    close = null;
+  });
+
+  it('a window set too large is found out when the server refuses a request: the app learns the real one, compacts and goes on', async () => {
+    // The person says 32,768; the server has loaded 8,192 and refuses anything larger, saying so.
+    const setup = await setUp({ personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel }, (providerId) => [
+      { providerId, model: 'scripted-model', tokens: 32_768 },
+    ]);
+    close = setup.close;
+    await setup.run(notesTask);
+    const events = setup.events();
+    expect(events.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    const compactions = events.filter((event) => event.type === 'context_compacted');
+    expect(compactions[0]).toMatchObject({ trigger: 'overflow' });
+    // Refused once, then never again: every later request fits the window the server named.
+    const chats = setup.server.requests.filter((request) => request.path === '/v1/chat/completions');
+    const refused = chats.filter((request) => request.promptTokens > 8192);
+    expect(refused).toHaveLength(1);
+    const after = chats.slice(chats.indexOf(refused[0] ?? chats[0]!) + 1);
+    expect(after.every((request) => request.promptTokens + Number(request.body['max_tokens']) <= 8192)).toBe(true);
+    const measured = events.filter((event) => event.type === 'context_measured');
+    expect(measured.at(-1)).toMatchObject({ window: 8192, windowSource: 'learned' });
+    expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(finalAnswer);
+  }, 60_000);
+
+  it('restoring a checkpoint from before a compaction brings back the whole conversation for the model', async () => {
+    const setup = await setUp({ personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel });
+    close = setup.close;
+    await setup.run(notesTask);
+    const compacted = setup.events().find((event) => event.type === 'context_compacted');
+    if (compacted?.type !== 'context_compacted') throw new Error('expected a compaction');
+    // The checkpoint saved just before the first compaction: notes 1 to 4 read, nothing summarized.
+    const checkpoints = setup.events().filter((event) => event.type === 'checkpoint_saved');
+    const compaction = checkpoints.find((event) => event.source === 'compaction');
+    const before = checkpoints[checkpoints.indexOf(compaction!) - 1];
+    if (before?.type !== 'checkpoint_saved') throw new Error('expected a checkpoint before the compaction');
+    await setup.call('checkpoint:restore', { sessionId: setup.sessionId, checkpointId: before.checkpointId, mode: 'conversation' });
+    setup.server.reset();
+    await setup.run('Which facts have you seen so far?');
+    // The first request after the restore carries the notes read before it verbatim, and no summary.
+    const first = JSON.stringify(setup.server.requests.find((request) => request.path === '/v1/chat/completions')?.body ?? {});
+    expect(first).toContain(factOf(1));
+    expect(first).not.toContain('<summary>');
+  }, 60_000);
+
+  it('a summary that comes back empty gives way to a list of the steps, with a note, and the work goes on', async () => {
+    const setup = await setUp({
+      personality: 'llama.cpp',
+      contextWindow: 8192,
+      fallback: (request) => {
+        const system = (request.body['messages'] as Array<{ role: string; content: string }>)[0]?.content ?? '';
+        return system.includes('working notes') ? { steps: [{ kind: 'text', text: '   ' }] } : notesModel(request);
+      },
+    });
+    close = setup.close;
+    await setup.run(notesTask);
+    const events = setup.events();
+    expect(events.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    const compaction = events.find((event) => event.type === 'context_compacted');
+    expect(compaction).toMatchObject({ method: 'digest', note: expect.stringContaining('empty summary') });
+    if (compaction?.type === 'context_compacted') expect(compaction.summary).toContain('AGENT CALLED read_file {"path":"notes/note-1.md"}');
+  }, 60_000);
+
+  it("through Ollama's own API the app chooses the window and sends it, so Ollama never cuts the prompt it was not told about", async () => {
+    // Ollama's own default window (4,096) would cut the notes silently; the model was trained for 32,768.
+    const setup = await setUp(
+      { models: [{ id: 'scripted-model', contextLength: 32768 }], ollama: { defaultContextLength: 4096 }, fallback: notesModel },
+      () => [],
+      'ollama',
+    );
+    close = setup.close;
+    await setup.run(notesTask);
+    const events = setup.events();
+    expect(events.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    const chats = setup.server.requests.filter((request) => request.path === '/api/chat');
+    expect(chats.length).toBeGreaterThan(20);
+    for (const request of chats) {
+      expect((request.body['options'] as { num_ctx?: number }).num_ctx).toBe(8192);
+      // What Ollama read is what was sent: nothing dropped, nothing cut.
+      expect(request.context).toMatchObject({ window: 8192, droppedMessages: 0, shifted: false });
+    }
+    expect(events.filter((event) => event.type === 'context_truncated')).toHaveLength(0);
+    expect(events.find((event) => event.type === 'context_measured')).toMatchObject({ window: 8192, windowSource: 'server' });
+    expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(finalAnswer);
+  }, 60_000);
+
+  it('a message larger than the window is never sent: the turn says what is too large, and the session goes on', async () => {
+    const setup = await setUp({ personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel });
+    close = setup.close;
+    await setup.run(`Summarize this: ${'lorem ipsum dolor sit amet '.repeat(2_000)}`);
+    const failed = setup.events().findLast((event) => event.type === 'run_finished');
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { code: 'model_context_overflow', message: expect.stringMatching(/^Your message takes about \d+ tokens/) },
+    });
+    expect(setup.server.requests.filter((request) => request.path === '/v1/chat/completions')).toHaveLength(0);
+    // The oversized message stays in the journal; the next one is answered, the big one shortened for the model.
+    await setup.run(notesTask);
+    expect(setup.events().findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+  }, 60_000);
+});
