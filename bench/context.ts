@@ -62,7 +62,7 @@ async function session(): Promise<{ overflows: number; compactions: number; shar
   });
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
-  const { core, settings } = createNodeCore({ dataDir: folder.path, transport, tools: [readPage] });
+  const { core, settings } = await createNodeCore({ dataDir: folder.path, transport, tools: [readPage] });
   settings.set({ ...settings.get(), maxIterations: steps + 10, planThreshold: 50 });
   const { sessionId } = await scriptedSession(transport, server.openaiBaseUrl);
   const runtime = core.runtime;

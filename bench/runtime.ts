@@ -105,7 +105,7 @@ async function throughRuntime(server: RemoteScriptedServer): Promise<number[]> {
   transport.recordEvents = false;
   let timed: TimedProvider | null = null;
   // Each turn's provider is wrapped to time its streams.
-  const { core, settings } = createNodeCore({
+  const { core, settings } = await createNodeCore({
     dataDir: folder.path,
     transport,
     tools: [lookup],

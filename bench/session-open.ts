@@ -124,10 +124,10 @@ interface RunningCore {
 }
 
 /** The app's core on `dataDir`, reached only through its IPC channels, as the renderer reaches it. */
-function startCore(dataDir: string): RunningCore {
+async function startCore(dataDir: string): Promise<RunningCore> {
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
-  const { core } = createNodeCore({ dataDir, transport, validateOutputs: false });
+  const { core } = await createNodeCore({ dataDir, transport, validateOutputs: false });
   return {
     core,
     async call<T>(channel: string, payload: unknown): Promise<T> {
@@ -204,7 +204,7 @@ function compactCheckpoints(dataDir: string): void {
 async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
   const folder = temporaryFolder('workbench-bench-open-');
   const model = await startModel();
-  let running = startCore(folder.path);
+  let running = await startCore(folder.path);
   const results = {
     open: new Samples(),
     openWhole: new Samples(),
@@ -245,7 +245,7 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
     const takeCopy = (size: Size): string => copies.get(size)?.pop() ?? '';
     await running.core.close();
     compactCheckpoints(folder.path);
-    running = startCore(folder.path);
+    running = await startCore(folder.path);
 
     // Opening does not change a session: one copy per size, opened again and again.
     const opened = new Map(sizes.map((size) => [size, takeCopy(size)]));
@@ -308,7 +308,7 @@ async function measureCore(documents: ReadonlyMap<Size, RecordedSession>) {
       for (const size of sizes) {
         const sessionId = takeCopy(size);
         await running.core.close();
-        running = startCore(folder.path);
+        running = await startCore(folder.path);
         await settle();
         const open = await openAsRenderer(running, sessionId);
         const { reached, returned } = await timeStart(running, model, sessionId);

@@ -47,7 +47,7 @@ async function throughWorkbench(server: ScriptedModelServer): Promise<{ elapsedM
   const folder = temporaryFolder('workbench-bench-');
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
-  const { core } = createNodeCore({ dataDir: folder.path, transport });
+  const { core } = await createNodeCore({ dataDir: folder.path, transport });
   const api = createBridge({
     invoke: (channel: ChannelName, input: unknown) => transport.invoke(channel, input),
     subscribe: (event: EventName, listener: (payload: unknown) => void) =>

@@ -70,7 +70,7 @@ export async function recordSessions(targets: readonly number[], title: (target:
   const server = await ScriptedModelServer.start();
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
-  const { core } = createNodeCore({ dataDir: folder.path, transport, tools: [readPart], frameMs: 1, validateOutputs: false });
+  const { core } = await createNodeCore({ dataDir: folder.path, transport, tools: [readPart], frameMs: 1, validateOutputs: false });
   const call = async <T>(channel: string, payload: unknown): Promise<T> => {
     const result = await transport.invoke(channel, payload);
     if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);

@@ -11,12 +11,7 @@ import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOption
 import { LaunchQueue, launchTarget, targetFor, type LaunchTarget } from './electron/launch-args';
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
-import { newId } from './agent/ports/ids';
-import { builtinTools } from './tools/builtin-tools';
-import { commandNiceness } from './tools/run-command';
-import { detectSandbox } from './tools/sandbox';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
-import { BashParser } from './shell/bash-parser';
 import { utilityRuntime } from './electron/utility-runtime';
 
 /*
@@ -91,13 +86,11 @@ if (!app.requestSingleInstanceLock()) {
     });
 
     const dataDir = app.getPath('userData');
-    const sandbox = detectSandbox();
-    const shell = await BashParser.load();
     const settings = new ConfSettingsStore(
       new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }),
     );
     const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), safeStorageCipher(safeStorage, process.platform));
-    core = createWorkbenchCore({
+    core = await createWorkbenchCore({
       dataDir,
       appVersion: app.getVersion(),
       transport: new ElectronIpcTransport(ipcMain, () => BrowserWindow.getAllWindows().map((window) => window.webContents)),
@@ -121,16 +114,8 @@ if (!app.requestSingleInstanceLock()) {
         },
       },
       environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
-      tools: builtinTools({
-        shell,
-        dataDir,
-        newId: () => newId(),
-        now: () => Date.now(),
-        sandbox,
-        commandNiceness: () => commandNiceness(settings.get()),
-        commandLimits: () => settings.get().commandLimits,
-      }),
-      sandbox,
+      // The workspace's files and the shell, whose commands run in the sandbox found on this machine.
+      builtinTools: true,
       launchRuntime: utilityRuntime(utilityProcess.fork, runtimeHostPath),
     });
     mainWindow = createWindow();

@@ -24,7 +24,7 @@ const terminal = new Set(['completed', 'completed_with_errors', 'failed', 'cance
 
 const transport = new LoopbackTransport();
 transport.recordEvents = false;
-const { core, settings } = createNodeCore({
+const { core, settings } = await createNodeCore({
   dataDir,
   transport,
   frameMs: 1,

@@ -60,7 +60,7 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
   let origin = '';
   // Released newest first: clients, the socket server, the HTTP server, then the core.
   const owned = new DisposableStore();
-  const { core } = createNodeCore({
+  const { core } = await createNodeCore({
     ...options,
     transport,
     isTrustedSender: (sender: SenderInfo) => sender.isMainFrame && sender.url === origin,

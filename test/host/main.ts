@@ -2,14 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ScriptedModelServer } from '../scripted-model-server';
-import { newId } from '../../src/main/agent/ports/ids';
-import { builtinTools } from '../../src/main/tools/builtin-tools';
-import { commandNiceness } from '../../src/main/tools/run-command';
-import { detectSandbox } from '../../src/main/tools/sandbox';
 import { startTestHost } from './host';
-import { BashParser } from '../../src/main/shell/bash-parser';
-
-const shell = await BashParser.load();
 
 /*
  * Starts the test host by hand: the real core and renderer in any browser, with a scripted model
@@ -37,21 +30,10 @@ const server = await ScriptedModelServer.start({
     };
   },
 });
-const sandbox = detectSandbox();
 const host = await startTestHost({
   dataDir,
   folderPicker: { pickFolder: async () => values.workspace ?? process.cwd() },
-  tools: (settings) =>
-    builtinTools({
-      shell,
-      dataDir,
-      newId: () => newId(),
-      now: () => Date.now(),
-      sandbox,
-      commandNiceness: () => commandNiceness(settings.get()),
-      commandLimits: () => settings.get().commandLimits,
-    }),
-  sandbox,
+  builtinTools: true,
 });
 const providers = await host.invoke('provider:list', {});
 if (providers.ok && (providers.value as unknown[]).length === 0) {

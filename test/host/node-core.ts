@@ -35,6 +35,8 @@ export interface NodeCoreOptions {
   /** The tools, or how to make them from the settings (so command limits and niceness follow Settings, as in the app). */
   readonly tools?: readonly Tool[] | ((settings: ConfSettingsStore) => readonly Tool[]);
   readonly sandbox?: SandboxStatus;
+  /** Builds the app's own tools as the app does (see `CoreOptions.builtinTools`). */
+  readonly builtinTools?: boolean;
   /** Wraps the provider each turn uses (benchmarks time it). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   /** Check every answer against the contract (on for tests; the app does not, and benchmarks measure the app). */
@@ -53,7 +55,7 @@ export interface NodeCoreOptions {
  * The main-process core as the app builds it, with the Electron-only parts swapped for Node ones:
  * `conf` (the library under electron-store) for settings, an in-memory-key cipher for safeStorage.
  */
-export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore; settings: ConfSettingsStore } {
+export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: WorkbenchCore; settings: ConfSettingsStore }> {
   const settings = new ConfSettingsStore(
     new Conf<Record<string, unknown>>({
       cwd: options.dataDir,
@@ -63,7 +65,7 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     }),
   );
   const secrets = new EncryptedFileSecretStore(join(options.dataDir, 'secrets.json'), options.cipher ?? memoryKeyCipher());
-  const core = createWorkbenchCore({
+  const core = await createWorkbenchCore({
     dataDir: options.dataDir,
     appVersion: '0.1.0',
     transport: options.transport,
@@ -79,6 +81,7 @@ export function createNodeCore(options: NodeCoreOptions): { core: WorkbenchCore;
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
     ...(options.tools ? { tools: typeof options.tools === 'function' ? options.tools(settings) : options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.builtinTools ? { builtinTools: true } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
     launchRuntime: options.launchRuntime ?? sourceRuntime({ WORKBENCH_RUNTIME_THREADS: '1' }),
     ...(options.localModels ? { localModels: options.localModels } : {}),
@@ -98,7 +101,7 @@ export async function createCoreWithScriptedModel(options: {
   tools?: readonly Tool[];
 }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
   const transport = new LoopbackTransport();
-  const { core } = createNodeCore({
+  const { core } = await createNodeCore({
     dataDir: options.dataDir,
     transport,
     ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),

@@ -13,17 +13,12 @@ import {
   type EscalationKind,
 } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
-import { newId } from '../agent/ports/ids';
 import type { SessionRuntime } from '../agent/session/session-runtime';
 import { createCore } from '../core/create-core';
 import { MemorySecretStore } from '../secrets/memory-secret-store';
 import { ConfSettingsStore } from '../settings/conf-settings-store';
-import { builtinTools } from '../tools/builtin-tools';
-import { commandNiceness } from '../tools/run-command';
-import { detectSandbox } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { formatEntry } from './format-entry';
-import { BashParser } from '../shell/bash-parser';
 
 /*
  * Runs one turn from the terminal and prints its events, for debugging and benchmarks:
@@ -140,22 +135,12 @@ async function main(): Promise<number> {
     runtime?.answerPlan(planId, approve ? 'approve' : 'reject', approve ? undefined : 'Rejected from the terminal.');
   };
 
-  const sandbox = detectSandbox();
-  const core = createCore({
-    sandbox,
+  const core = await createCore({
     dataDir,
     settings,
     secrets: new MemorySecretStore(),
     environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
-    tools: builtinTools({
-      shell: await BashParser.load(),
-      dataDir,
-      newId: () => newId(),
-      now: () => Date.now(),
-      sandbox,
-      commandNiceness: () => commandNiceness(settings.get()),
-      commandLimits: () => settings.get().commandLimits,
-    }),
+    builtinTools: true,
     listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },
     // Sessions of an earlier run left in the middle of a turn stay so: this runs one new turn.
     recoverInterrupted: false,
@@ -163,14 +148,11 @@ async function main(): Promise<number> {
   runtime = core.runtime;
   const { store } = core;
   const endpoint = core.providers.save({ kind: kind.data, name: 'headless', baseUrl: values.endpoint });
-  const sessionId = `headless${Date.now().toString(36)}`;
-  store.create({
-    id: sessionId,
+  const { id: sessionId } = await runtime.sessions.create({
     title: prompt.slice(0, 60),
     workspacePath: workspace,
     model: { providerId: endpoint.id, model: values.model },
     autonomy: autonomy.data,
-    createdAt: Date.now(),
   });
   process.once('SIGINT', () => void runtime?.cancel(sessionId));
   runtime.send(sessionId, prompt);

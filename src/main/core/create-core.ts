@@ -2,45 +2,53 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { modelSettingOf, type McpServerStatus, type ModelCheck } from '../../shared/domain';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
+import type { LocalModels, MachineInfo } from '../../shared/local-models';
+import { defaultCatalogue, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
 import { systemClock, type Clock } from '../agent/ports/clock';
 import { newId } from '../agent/ports/ids';
 import type { ModelProvider } from '../agent/ports/model-provider';
 import type { ProviderResolver, RuntimeListener } from '../agent/ports/ports';
-import type { RetryPolicy } from '../agent/rules/retry';
-import { SessionRuntime } from '../agent/session/session-runtime';
-import { SessionTransfer } from '../agent/history/session-transfer';
 import type { SecretStore, SettingsStore } from '../agent/ports/settings';
 import { ToolRegistry, type Tool } from '../agent/ports/tools';
-import { McpManager } from '../mcp/mcp-manager';
-import type { DiscoveryCandidate } from '../providers/discovery';
-import { ProviderRegistry } from '../providers/provider-registry';
+import { Gates } from '../agent/rules/gates';
+import type { RetryPolicy } from '../agent/rules/retry';
+import { ContextBudget } from '../agent/context/prompt-builder';
+import { SystemPrompts } from '../agent/context/prompt-assembly';
+import { describeToolsTool } from '../agent/context/tool-catalogue';
+import { ConversationStore } from '../agent/history/conversation-store';
+import { SessionJournal } from '../agent/history/session-journal';
+import { SessionTransfer } from '../agent/history/session-transfer';
+import { SessionArchive } from '../agent/session/archive';
+import { SessionRuntime, type RuntimeLimits } from '../agent/session/session-runtime';
 import { openDatabase, startCheckpointer } from '../store/database';
 import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
 import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
+import { SqliteMemoryStore } from '../store/sqlite-memory-store';
 import { SqliteModelCheckStore } from '../store/sqlite-model-checks';
+import { SqliteProfileStore } from '../store/sqlite-profile-store';
+import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
 import { SqliteSessionStore } from '../store/sqlite-session-store';
 import { SqliteTrustStore } from '../store/sqlite-trust-store';
-import { scrubbedEnvironment } from '../tools/run-command';
-import { Trash } from '../tools/trash';
+import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
-import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { InstructionFiles } from '../workspace/instruction-files';
-import { SqliteMemoryStore } from '../store/sqlite-memory-store';
-import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
-import { SqliteProfileStore } from '../store/sqlite-profile-store';
+import { SnapshotChanges } from '../workspace/snapshot-changes';
+import { BashParser } from '../shell/bash-parser';
+import { builtinTools } from '../tools/builtin-tools';
 import { memoryTools } from '../tools/memory-tools';
 import { promptEnvironment } from '../tools/prompt-environment';
-import type { SandboxStatus } from '../tools/sandbox';
-import { SessionArchive } from '../agent/session/archive';
-import { collectFileContents } from '../workspace/file-contents-collection';
+import { commandNiceness, scrubbedEnvironment } from '../tools/run-command';
+import { detectSandbox, type SandboxStatus } from '../tools/sandbox';
+import { Trash } from '../tools/trash';
+import { LocalModelManager } from '../models/local-model-manager';
+import { McpManager } from '../mcp/mcp-manager';
+import { nodeMachineInfo } from '../models/machine';
+import { defaultModelFolders, type ModelFolders } from '../models/model-sources';
+import type { DiscoveryCandidate } from '../providers/discovery';
+import { ProviderRegistry } from '../providers/provider-registry';
 import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
 import type { RuntimeLauncher } from '../runtime/runtime-protocol';
-import type { LocalModels, MachineInfo } from '../../shared/local-models';
-import { nodeMachineInfo } from '../models/machine';
-import { defaultCatalogue, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
-import { LocalModelManager } from '../models/local-model-manager';
-import { defaultModelFolders, type ModelFolders } from '../models/model-sources';
 
 export interface CoreOptions {
   /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
@@ -57,7 +65,12 @@ export interface CoreOptions {
   readonly discoveryCandidates?: readonly DiscoveryCandidate[];
   /** A key from the environment, for Anthropic endpoints that have none stored. */
   readonly environmentAnthropicKey?: string | null;
-  /** Tools offered to the model, besides those of MCP servers. */
+  /**
+   * Builds the app's own tools: the workspace's files and the shell (with its parser), whose commands run in the
+   * sandbox. The app and the terminal runner take them; tests mostly bring tools of their own (`tools`).
+   */
+  readonly builtinTools?: boolean;
+  /** Tools offered to the model, besides the built-in ones and those of MCP servers. */
   readonly tools?: readonly Tool[];
   /** Saves the workspace's files around calls that may change them, for time travel (on unless false). */
   readonly fileHistory?: boolean;
@@ -68,7 +81,7 @@ export interface CoreOptions {
   /** Wraps the provider each turn uses (tracing, benchmarks). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   readonly appVersion?: string;
-  /** The OS sandbox commands run in, as the model is told of it. */
+  /** The OS sandbox commands run in, as the model is told of it; detected when the built-in tools are built and none is given. */
   readonly sandbox?: SandboxStatus;
   /**
    * Recovers, on creation, the turns the app stopped in the middle of (on unless false). The
@@ -118,6 +131,8 @@ export interface Core {
   readonly clock: Clock;
   /** The built-in runtime, when the core was given a way to start it. */
   readonly local: LocalRuntimeProvider | null;
+  /** The OS sandbox the built-in tools' commands run in, as given or detected; undefined when none was asked about. */
+  readonly sandbox: SandboxStatus | undefined;
   /** Stops every turn, MCP server and timer, and closes the database. */
   close(): Promise<void>;
 }
@@ -128,116 +143,32 @@ export interface Core {
  * runner and the test host all start here. Throws a `StoreError` when the database cannot be opened
  * (the caller says why). On creation, turns the app stopped in the middle of are recovered.
  */
-export function createCore(options: CoreOptions): Core {
+export async function createCore(options: CoreOptions): Promise<Core> {
   const clock = options.clock ?? systemClock;
+  // The shell's parser is loaded before the database opens: nothing is held while it loads.
+  const shell = options.builtinTools ? await BashParser.load() : null;
+  const sandbox = options.sandbox ?? (options.builtinTools ? detectSandbox() : undefined);
   const databasePath = join(options.dataDir, 'workbench.sqlite');
   const { db } = openDatabase(databasePath);
   const owned = new DisposableStore();
   owned.add(toDisposable(() => void db.close()));
   try {
-    const store = new SqliteSessionStore(db);
-    const checkpoints = new SqliteCheckpointStore(db, () => clock.now());
-    const trust = new SqliteTrustStore(db);
-    const accounting = new SqliteAccountingStore(db);
+    const stores = openStores(db, clock);
     let busyRuntime: SessionRuntime | null = null;
-    // The manager asks the runtime for the machine's figures, and the runtime serves the manager's models: the runtime
-    // is made just after, and only asked once the manager is used.
-    let local: LocalRuntimeProvider | null = null;
-    const models = new LocalModelManager({
-      dataDir: options.dataDir,
-      catalogue: options.modelCatalogue ?? defaultCatalogue,
-      modelFolders: options.modelFolders ?? defaultModelFolders(),
-      now: () => clock.now(),
-      // The runtime's figures (its GPU and that GPU's memory) when it starts; Node's when it cannot.
-      machine: options.machineInfo ?? (() => (local ? local.machine().catch(() => nodeMachineInfo()) : nodeMachineInfo())),
-      ...(options.freeDiskBytes ? { freeBytes: options.freeDiskBytes } : {}),
-      ...(options.onModelDownload ? { onDownload: options.onModelDownload } : {}),
-      // A model on this computer is served by the "This computer" endpoint; the first one becomes the default model.
-      onAdded: (model) => {
-        const endpoint = registry.ensureLocalEndpoint();
-        const settings = options.settings.get();
-        const current = settings.defaultModel;
-        if (current === null || !settings.providers.some((provider) => provider.id === current.providerId))
-          options.settings.set({ ...settings, defaultModel: { providerId: endpoint.id, model: model.id } });
-      },
-    });
-    owned.add(toDisposable(() => models.dispose()));
-    const localModels: LocalModels = options.localModels ?? models.library;
-    const runtimeProvider = options.launchRuntime ? new LocalRuntimeProvider({ launch: options.launchRuntime, models: localModels }) : null;
-    local = runtimeProvider;
-    if (runtimeProvider) owned.add(toDisposable(() => runtimeProvider.dispose()));
-    const registry = new ProviderRegistry({
-      settings: options.settings,
-      secrets: options.secrets,
-      clock,
-      ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
-      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-      ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
-      environmentAnthropicKey: options.environmentAnthropicKey ?? null,
-      checks: new SqliteModelCheckStore(db),
-      // The runtime is made below, from the registry; checks only ask once it exists.
-      busy: () => busyRuntime?.anyBusy() ?? false,
-      ...(options.onModelChecked ? { onChecked: options.onModelChecked } : {}),
-      ...(runtimeProvider ? { local: runtimeProvider } : {}),
-    });
-    owned.add(toDisposable(() => registry.dispose()));
-    const instrument = options.instrumentProvider;
-    const providers: ProviderResolver = instrument
-      ? {
-          resolve: (choice) => instrument(registry.resolve(choice)),
-          describe: (choice) => registry.describe(choice),
-          defaultModel: () => registry.defaultModel(),
-          window: (choice, signal) => registry.window(choice, signal),
-        }
-      : registry;
-    const memory = new SqliteMemoryStore(db, clock);
-    const profiles = new SqliteProfileStore(db, clock);
-    const prompts = new SqlitePromptRecords(db, clock);
-    const tools = new ToolRegistry([...(options.tools ?? []), ...memoryTools(memory)]);
-    const instructionFiles = new InstructionFiles(() => clock.now());
-    const environment = promptEnvironment(options.sandbox);
+    const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
+    const builtin = shell ? builtinTools({ ...builtinToolOptions(options, clock), shell, ...(sandbox ? { sandbox } : {}) }) : [];
+    const tools = new ToolRegistry([...builtin, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
-    const changes = files ? new SnapshotChanges(files, [options.dataDir]) : null;
-    const runtime: SessionRuntime = new SessionRuntime({
-      store,
-      providers,
-      tools,
-      trust,
-      accounting,
-      checkpoints,
-      ...(files && changes ? { files, changes } : {}),
-      clock,
-      listener: options.listener,
-      limits: () => {
-        const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets } = options.settings.get();
-        return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets };
-      },
-      contextSettings: () => {
-        const { compactAt, answerTokens } = options.settings.get();
-        return { compactAt, answerTokens };
-      },
-      // Extended thinking is Anthropic's: a budget set for a model of another kind of endpoint (or of one just removed) is not asked for.
-      thinkingBudget: (choice) => {
-        const settings = options.settings.get();
-        const anthropic = settings.providers.some((endpoint) => endpoint.id === choice.providerId && endpoint.kind === 'anthropic');
-        return anthropic ? modelSettingOf(settings, choice.providerId, choice.model).thinkingBudget : null;
-      },
-      frameMs: options.frameMs ?? 16,
-      newId: () => newId(clock.now()),
-      promptSources: { instructions: (workspacePath) => instructionFiles.load(workspacePath), environment: () => environment },
-      memory,
-      promptRecords: prompts,
-      profiles: { store: profiles, defaultId: () => options.settings.get().defaultProfileId },
-    });
+    const runtime = sessionRuntime({ options, clock, stores, registry, tools, files, sandbox });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
-    owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => checkpoints.compact() }));
+    owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => stores.checkpoints.compact() }));
     owned.add(toDisposable(() => mcp.dispose()));
     owned.add(toDisposable(() => runtime.dispose()));
     const transfer = new SessionTransfer({
-      store,
-      checkpoints,
+      store: stores.store,
+      checkpoints: stores.checkpoints,
       clock,
       newId: () => newId(clock.now()),
       appVersion: options.appVersion ?? '0.0.0',
@@ -247,15 +178,15 @@ export function createCore(options: CoreOptions): Core {
     });
     if (options.recoverInterrupted !== false) runtime.recoverInterrupted();
     const archive = new SessionArchive({
-      store,
-      checkpoints,
-      trust,
+      store: stores.store,
+      checkpoints: stores.checkpoints,
+      trust: stores.trust,
       runtime,
       listener: options.listener,
       clock,
       retention: () => options.settings.get().archiveRetentionDays,
       collectFileContents: () => {
-        prompts.collect();
+        stores.prompts.collect();
         return collectFileContents(db, () => files?.capturing ?? false);
       },
       ...(options.onTrustChanged ? { onTrustChanged: options.onTrustChanged } : {}),
@@ -267,13 +198,7 @@ export function createCore(options: CoreOptions): Core {
     return {
       databasePath,
       db,
-      store,
-      checkpoints,
-      trust,
-      accounting,
-      memory,
-      prompts,
-      profiles,
+      ...stores,
       providers: registry,
       tools,
       mcp,
@@ -283,11 +208,175 @@ export function createCore(options: CoreOptions): Core {
       trash,
       models,
       clock,
-      local: runtimeProvider,
+      local,
+      sandbox,
       close: () => owned.dispose(),
     };
   } catch (error) {
     owned.dispose().catch((failure: unknown) => console.error('Could not release what the core held:', failure));
     throw error;
   }
+}
+
+/** The SQLite stores of one database. */
+function openStores(db: Database, clock: Clock) {
+  return {
+    store: new SqliteSessionStore(db),
+    checkpoints: new SqliteCheckpointStore(db, () => clock.now()),
+    trust: new SqliteTrustStore(db),
+    accounting: new SqliteAccountingStore(db),
+    memory: new SqliteMemoryStore(db, clock),
+    profiles: new SqliteProfileStore(db, clock),
+    prompts: new SqlitePromptRecords(db, clock),
+  };
+}
+
+type Stores = ReturnType<typeof openStores>;
+
+/** What the built-in tools take from the core's options: limits and niceness follow Settings, as they change. */
+function builtinToolOptions(options: CoreOptions, clock: Clock) {
+  return {
+    dataDir: options.dataDir,
+    newId: () => newId(clock.now()),
+    now: () => clock.now(),
+    commandNiceness: () => commandNiceness(options.settings.get()),
+    commandLimits: () => options.settings.get().commandLimits,
+  };
+}
+
+/**
+ * The models of this computer and the provider registry. The manager asks the built-in runtime for the machine's
+ * figures, and the runtime serves the manager's models: the runtime is made just after, and only asked once the
+ * manager is used.
+ */
+function modelsAndProviders(options: CoreOptions, db: Database, clock: Clock, owned: DisposableStore, busy: () => boolean) {
+  let local: LocalRuntimeProvider | null = null;
+  const models = new LocalModelManager({
+    dataDir: options.dataDir,
+    catalogue: options.modelCatalogue ?? defaultCatalogue,
+    modelFolders: options.modelFolders ?? defaultModelFolders(),
+    now: () => clock.now(),
+    // The runtime's figures (its GPU and that GPU's memory) when it starts; Node's when it cannot.
+    machine: options.machineInfo ?? (() => (local ? local.machine().catch(() => nodeMachineInfo()) : nodeMachineInfo())),
+    ...(options.freeDiskBytes ? { freeBytes: options.freeDiskBytes } : {}),
+    ...(options.onModelDownload ? { onDownload: options.onModelDownload } : {}),
+    // A model on this computer is served by the "This computer" endpoint; the first one becomes the default model.
+    onAdded: (model) => {
+      const endpoint = registry.ensureLocalEndpoint();
+      const settings = options.settings.get();
+      const current = settings.defaultModel;
+      if (current === null || !settings.providers.some((provider) => provider.id === current.providerId))
+        options.settings.set({ ...settings, defaultModel: { providerId: endpoint.id, model: model.id } });
+    },
+  });
+  owned.add(toDisposable(() => models.dispose()));
+  const localModels: LocalModels = options.localModels ?? models.library;
+  const runtimeProvider = options.launchRuntime ? new LocalRuntimeProvider({ launch: options.launchRuntime, models: localModels }) : null;
+  local = runtimeProvider;
+  if (runtimeProvider) owned.add(toDisposable(() => runtimeProvider.dispose()));
+  const registry = new ProviderRegistry({
+    settings: options.settings,
+    secrets: options.secrets,
+    clock,
+    ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+    ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
+    environmentAnthropicKey: options.environmentAnthropicKey ?? null,
+    checks: new SqliteModelCheckStore(db),
+    // The runtime is made after the registry; checks only ask once it exists.
+    busy,
+    ...(options.onModelChecked ? { onChecked: options.onModelChecked } : {}),
+    ...(runtimeProvider ? { local: runtimeProvider } : {}),
+  });
+  owned.add(toDisposable(() => registry.dispose()));
+  return { models, registry, local: runtimeProvider };
+}
+
+interface RuntimeParts {
+  readonly options: CoreOptions;
+  readonly clock: Clock;
+  readonly stores: Stores;
+  readonly registry: ProviderRegistry;
+  readonly tools: ToolRegistry;
+  readonly files: SqliteFileHistory | null;
+  readonly sandbox: SandboxStatus | undefined;
+}
+
+/** The runtime and the collaborators it is given: the journal, conversations, gates, context budget and system prompts. */
+function sessionRuntime({ options, clock, stores, registry, tools, files, sandbox }: RuntimeParts): SessionRuntime {
+  const { settings } = options;
+  const instrument = options.instrumentProvider;
+  const providers: ProviderResolver = instrument
+    ? {
+        resolve: (choice) => instrument(registry.resolve(choice)),
+        describe: (choice) => registry.describe(choice),
+        defaultModel: () => registry.defaultModel(),
+        window: (choice, signal) => registry.window(choice, signal),
+      }
+    : registry;
+  const { store, memory, profiles, prompts } = stores;
+  const journal = new SessionJournal(store, options.listener, clock);
+  const instructionFiles = new InstructionFiles(() => clock.now());
+  const environment = promptEnvironment(sandbox);
+  const limits = (): RuntimeLimits => {
+    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets } = settings.get();
+    return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets };
+  };
+  // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
+  // nothing of the tools the person denied, as the catalogue does not.
+  const denied = (name: string): boolean => limits().deniedTools.includes(name);
+  tools.registerHidden(
+    describeToolsTool({
+      get: (name) => (denied(name) ? undefined : tools.get(name)),
+      list: () => tools.offered(limits().deniedTools),
+    }),
+  );
+  const context = new ContextBudget({
+    window: (choice, signal) => providers.window(choice, signal),
+    settings: () => {
+      const { compactAt, answerTokens } = settings.get();
+      return { compactAt, answerTokens };
+    },
+    // Extended thinking is Anthropic's: a budget set for a model of another kind of endpoint (or of one just removed) is not asked for.
+    thinkingBudget: (choice) => {
+      const current = settings.get();
+      const anthropic = current.providers.some((endpoint) => endpoint.id === choice.providerId && endpoint.kind === 'anthropic');
+      return anthropic ? modelSettingOf(current, choice.providerId, choice.model).thinkingBudget : null;
+    },
+  });
+  const systemPrompts = new SystemPrompts({
+    sources: { instructions: (workspacePath) => instructionFiles.load(workspacePath), environment: () => environment },
+    memory,
+    records: prompts,
+    clock,
+  });
+  return new SessionRuntime({
+    store,
+    providers,
+    journal,
+    conversations: new ConversationStore(stores.checkpoints, store),
+    turn: {
+      tools,
+      trust: stores.trust,
+      accounting: stores.accounting,
+      checkpoints: stores.checkpoints,
+      ...(files ? { files } : {}),
+      gates: new Gates(),
+      clock,
+      journal,
+      frameMs: options.frameMs ?? 16,
+      context,
+      prompts: systemPrompts,
+      newId: () => newId(clock.now()),
+    },
+    ...(files ? { changes: new SnapshotChanges(files, [options.dataDir]) } : {}),
+    limits,
+    workspaces: new FolderInspector(),
+    defaults: () => {
+      const { defaultModel, defaultAutonomy, defaultProfileId } = settings.get();
+      return { model: defaultModel, autonomy: defaultAutonomy, profileId: defaultProfileId };
+    },
+    providerExists: (providerId) => registry.list().some((provider) => provider.id === providerId),
+    profiles: { store: profiles, defaultId: () => settings.get().defaultProfileId },
+  });
 }

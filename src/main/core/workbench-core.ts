@@ -28,6 +28,8 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'discoveryCandidates'
   | 'environmentAnthropicKey'
   | 'tools'
+  | 'builtinTools'
+  | 'sandbox'
   | 'instrumentProvider'
   | 'launchRuntime'
   | 'localModels'
@@ -42,8 +44,19 @@ export interface WorkbenchCoreOptions extends Pick<
   readonly folderPicker: FolderPicker;
   /** Checks every answer against the contract too (on in tests). */
   readonly validateOutputs?: boolean;
-  /** The OS sandbox commands run in, if any. */
-  readonly sandbox?: SandboxStatus;
+}
+
+/** What the window says of the sandbox commands run in. */
+function sandboxInfo(status: SandboxStatus | undefined): AppInfo['sandbox'] {
+  if (status?.available)
+    return {
+      available: true,
+      description: `Commands run in a ${status.kind === 'seatbelt' ? 'Seatbelt' : 'bubblewrap'} sandbox: writes only inside the workspace, no network unless you approve it.`,
+    };
+  return {
+    available: false,
+    description: `Commands run without an OS sandbox (${status && !status.available ? status.reason : 'none was found'}), so every command asks at L0 to L2.`,
+  };
 }
 
 export interface WorkbenchCore extends Disposable {
@@ -67,28 +80,19 @@ export interface WorkbenchCore extends Disposable {
  * The core (`createCore`) served over IPC: the handlers of every channel on the given transport, and
  * the journal's events sent out per frame. The app and the test host both start here.
  */
-export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCore {
+export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promise<WorkbenchCore> {
   const clock = options.clock ?? systemClock;
   const databasePath = join(options.dataDir, 'workbench.sqlite');
   const owned = new DisposableStore();
   const sender = new EventSender(options.transport);
   const batcher = new EventBatcher(sender, options.frameMs ?? 16);
   owned.add(batcher);
-  const sandbox = options.sandbox?.available
-    ? {
-        available: true,
-        description: `Commands run in a ${options.sandbox.kind === 'seatbelt' ? 'Seatbelt' : 'bubblewrap'} sandbox: writes only inside the workspace, no network unless you approve it.`,
-      }
-    : {
-        available: false,
-        description: `Commands run without an OS sandbox (${options.sandbox && !options.sandbox.available ? options.sandbox.reason : 'none was found'}), so every command asks at L0 to L2.`,
-      };
   const baseInfo = {
     version: options.appVersion,
     dataDir: options.dataDir,
     databasePath,
     secretsEncrypted: options.secrets.encrypted,
-    sandbox,
+    sandbox: sandboxInfo(options.sandbox),
   };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
   const finish = (info: AppInfo, core: Core | null, open: (path: string) => Promise<Session>): WorkbenchCore => {
@@ -120,7 +124,7 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   let core: Core;
   try {
     const { transport: _transport, isTrustedSender: _trusted, folderPicker: _picker, validateOutputs: _validate, ...own } = options;
-    core = createCore({
+    core = await createCore({
       ...own,
       listener,
       clock,
@@ -143,7 +147,8 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
   owned.add(toDisposable(() => core.close()));
   const { trust } = core;
   announceTrust = () => sender.send('trust:changed', { grants: trust.listActive(clock.now()) });
-  const appInfo: AppInfo = { ...baseInfo, startupError: null };
+  // The sandbox the core's own tools run their commands in, detected when none was given.
+  const appInfo: AppInfo = { ...baseInfo, sandbox: sandboxInfo(core.sandbox), startupError: null };
   const workspaces = new FolderInspector();
   const handlers = createHandlers({
     appInfo,
@@ -154,14 +159,12 @@ export function createWorkbenchCore(options: WorkbenchCoreOptions): WorkbenchCor
     workspaces,
     folderPicker: options.folderPicker,
     clock,
-    listener,
     trust: core.trust,
     accounting: core.accounting,
     onTrustChanged: announceTrust,
     mcp: core.mcp,
     trash: core.trash,
     transfer: core.transfer,
-    checkpoints: core.checkpoints,
     tools: core.tools,
     memory: core.memory,
     prompts: core.prompts,

@@ -1,9 +1,8 @@
 import { InvalidInputError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { Session } from '../../shared/domain';
-import type { JournalEntry } from '../../shared/events';
 import type { SessionProfileView } from '../../shared/ipc/profile-channels';
 import { profileFileText, readProfileFile, type Profile } from '../../shared/profiles';
-import type { Clock } from '../agent/ports/clock';
+import type { SessionRuntime } from '../agent/session/session-runtime';
 import { turnProfile, type ProfileStore, type SavedScope } from '../agent/rules/profiles';
 import type { SettingsStore } from '../agent/ports/settings';
 import type { SessionStore } from '../agent/ports/stores';
@@ -23,12 +22,7 @@ export interface ProfileHandlerDependencies {
   readonly profiles: ProfileStore;
   readonly store: SessionStore;
   readonly settings: SettingsStore;
-  readonly clock: Clock;
-  /** Refuses while the session's turn runs: a profile changes what the turn is. */
-  readonly assertIdle: (sessionId: string) => void;
-  readonly changed: (session: Session) => Session;
-  /** Announces journal entries written here. */
-  readonly onEntries: (sessionId: string, entries: readonly JournalEntry[]) => void;
+  readonly runtime: SessionRuntime;
 }
 
 const scopeOf = (input: { scope: 'global' | 'workspace'; workspacePath: string | null }): SavedScope => {
@@ -48,7 +42,7 @@ const fileNameOf = (profile: Profile): string =>
 
 /** The handlers of agent profiles and of each session's profile. */
 export function profileHandlers(deps: ProfileHandlerDependencies): Pick<Handlers, ProfileChannel> {
-  const { profiles, store, settings, clock } = deps;
+  const { profiles, store, settings } = deps;
   const sessionOf = (sessionId: string): Session => {
     const session = store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
@@ -91,33 +85,6 @@ export function profileHandlers(deps: ProfileHandlerDependencies): Pick<Handlers
       return profiles.save(read.settings, scopeOf(input));
     },
     'session:profile': (input) => view(sessionOf(input.sessionId)),
-    'session:setProfile': (input) => {
-      const session = sessionOf(input.sessionId);
-      deps.assertIdle(input.sessionId);
-      const profile = profiles.get(input.profileId);
-      if (!profile) throw new NotFoundError('Profile', input.profileId);
-      if (profile.scope === 'workspace' && profile.workspacePath !== session.workspacePath)
-        throw new InvalidInputError(`The profile ${profile.name} belongs to another workspace.`);
-      const current = profiles.sessionProfile(session.id);
-      // Switches given stay; none given keeps the session's own when the profile is the same, and drops them for another.
-      const own =
-        input.toolGroupsOff !== undefined ? input.toolGroupsOff : current?.profileId === profile.id ? current.toolGroupsOff : null;
-      profiles.setSessionProfile(session.id, profile.id, own);
-      if (current?.profileId !== profile.id && (profile.model || profile.autonomy)) {
-        const patch = { ...(profile.model ? { model: profile.model } : {}), ...(profile.autonomy ? { autonomy: profile.autonomy } : {}) };
-        const changesAutonomy = profile.autonomy !== null && profile.autonomy !== session.autonomy;
-        // A change of autonomy is journalled as one from the status bar is: the audit lists it.
-        const { updated, entries } = store.transaction(() => ({
-          updated: store.update(session.id, patch, clock.now()),
-          entries:
-            changesAutonomy && profile.autonomy
-              ? store.append(session.id, [{ type: 'autonomy_changed', from: session.autonomy, to: profile.autonomy }], clock.now())
-              : [],
-        }));
-        if (entries.length > 0) deps.onEntries(session.id, entries);
-        return view(deps.changed(updated));
-      }
-      return view(session);
-    },
+    'session:setProfile': (input) => view(deps.runtime.sessions.setProfile(input.sessionId, input.profileId, input.toolGroupsOff)),
   };
 }

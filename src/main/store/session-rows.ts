@@ -1,7 +1,5 @@
 import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
-import { headsOfBranches } from '../agent/history/branching';
-import type { SessionHead } from '../agent/ports/session-head';
-import type { ImportedSession, NewSession } from '../agent/ports/stores';
+import type { NewSession } from '../agent/ports/stores';
 
 /* The rows of the sessions and branches tables, and what they mean. */
 
@@ -66,9 +64,4 @@ export function sessionRow(session: NewSession & { readonly status?: Session['st
     created_at: session.createdAt,
     updated_at: session.updatedAt ?? session.createdAt,
   };
-}
-
-/** Each branch's head, folded from an import's rows as they are written, so nothing is replayed from disk later. */
-export function headsOfImport(input: ImportedSession): Map<string, SessionHead> {
-  return headsOfBranches(input.branches, input.rows);
 }

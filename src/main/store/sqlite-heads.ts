@@ -1,7 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { JournalEntry } from '../../shared/events';
 import { emptyHead, headFormatVersion, resumeStateSchema, type SessionHead } from '../agent/ports/session-head';
-import { replayHead } from '../agent/history/head-fold';
 
 interface HeadRow {
   head_checkpoint: string | null;
@@ -21,8 +19,9 @@ const setHead = 'head_checkpoint = ?, open_turn = ?, queued = ?, resume = ?, las
  * Where each session stands: the head of its shown line is on the session's own row, written in the
  * same statement as its status in every append. When another branch is shown, the head of the line
  * left is kept on that branch's row, and the shown branch's is brought onto the session's. A head
- * not computed yet (a database from before heads, an import) is replayed from its line's journal
- * once, on first use. Heads read lately are kept in memory: this process is the only writer.
+ * not computed (a database from before heads, a branch whose head was not kept) is read as null, and
+ * the journal replays it; the store never folds events itself. Heads read lately are kept in memory:
+ * this process is the only writer.
  */
 export class SqliteHeads {
   private readonly statements: {
@@ -35,10 +34,7 @@ export class SqliteHeads {
   /** The shown line's head per session. */
   private readonly cache = new Map<string, SessionHead>();
 
-  constructor(
-    db: Database,
-    private readonly replayLine: (sessionId: string, branchId: string) => JournalEntry[],
-  ) {
+  constructor(db: Database) {
     this.statements = {
       ofSession: db.prepare(`SELECT ${headColumns} FROM sessions WHERE id = ?`),
       ofBranch: db.prepare(`SELECT ${headColumns} FROM branches WHERE session_id = ? AND id = ?`),
@@ -48,14 +44,14 @@ export class SqliteHeads {
     };
   }
 
-  /** The head of the session's shown line, which ends at `branchId`. */
-  shown(sessionId: string, branchId: string): SessionHead {
+  /** The head of the session's shown line; null when it is not computed. */
+  shown(sessionId: string): SessionHead | null {
     const cached = this.cache.get(sessionId);
     if (cached) return cached;
     const row = this.statements.ofSession.get(sessionId);
     if (!row) return emptyHead;
-    const head = this.parsed(row) ?? this.replay(sessionId, branchId, true);
-    this.cache.set(sessionId, head);
+    const head = this.parsed(row);
+    if (head) this.cache.set(sessionId, head);
     return head;
   }
 
@@ -73,24 +69,24 @@ export class SqliteHeads {
 
   /** A new branch is about to be shown: the head of the line left is kept on its branch's row, and the new line starts with nothing. */
   leave(sessionId: string, from: string): void {
-    this.statements.setOfBranch.run(...values(this.shown(sessionId, from)), sessionId, from);
+    this.statements.setOfBranch.run(...values(this.shown(sessionId)), sessionId, from);
     this.start(sessionId);
   }
 
   /**
    * Another branch is shown: the head of the line left (`from`) is kept on its branch's row, and the
-   * head of `to` (kept there when it was left, or replayed) goes on the session's row.
+   * head of `to` (kept there when it was left, or not computed) goes on the session's row.
    */
   show(sessionId: string, from: string, to: string): void {
-    const left = this.shown(sessionId, from);
-    this.statements.setOfBranch.run(...values(left), sessionId, from);
+    this.statements.setOfBranch.run(...values(this.shown(sessionId)), sessionId, from);
     const row = this.statements.ofBranch.get(sessionId, to);
-    const head = (row ? this.parsed(row) : null) ?? this.replay(sessionId, to, false);
+    const head = row ? this.parsed(row) : null;
     this.statements.setOfSession.run(...values(head), sessionId);
-    this.cache.set(sessionId, head);
+    if (head) this.cache.set(sessionId, head);
+    else this.cache.delete(sessionId);
   }
 
-  /** Saves a head worked out elsewhere (an import folds its rows as it writes them). */
+  /** Saves a head worked out elsewhere (a replay of a line, an import's heads). */
   put(sessionId: string, branchId: string, head: SessionHead, shown: boolean): void {
     if (shown) this.statements.setOfSession.run(...values(head), sessionId);
     else this.statements.setOfBranch.run(...values(head), sessionId, branchId);
@@ -102,13 +98,7 @@ export class SqliteHeads {
     this.cache.delete(sessionId);
   }
 
-  private replay(sessionId: string, branchId: string, shown: boolean): SessionHead {
-    const head = replayHead(this.replayLine(sessionId, branchId));
-    if (shown) this.statements.setOfSession.run(...values(head), sessionId);
-    return head;
-  }
-
-  /** A stored head, or null when it is of another format or damaged: the journal is the truth, and it is replayed. */
+  /** A stored head, or null when it is not computed, of another format or damaged: the journal is the truth, and it is replayed. */
   private parsed(row: HeadRow): SessionHead | null {
     if (row.head_format !== headFormatVersion) return null;
     let resume: SessionHead['resume'] = null;
@@ -127,7 +117,9 @@ export class SqliteHeads {
   }
 }
 
-function values(head: SessionHead): HeadValues {
+/** A head's columns; a head not computed is stored as format 0, which no fold has. */
+function values(head: SessionHead | null): HeadValues {
+  if (head === null) return [null, null, null, null, -1, 0];
   const resume = head.resume === null ? null : JSON.stringify(head.resume);
   return [head.checkpointId, head.openTurn, head.queued, resume, head.lastSeq, headFormatVersion];
 }

@@ -4,7 +4,6 @@ import { BugError, NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 import { branchLine } from '../agent/history/branching';
 import type { SessionHead } from '../agent/ports/session-head';
-import { advanceHead } from '../agent/history/head-fold';
 import {
   mainBranchId,
   type ArchivedSession,
@@ -17,7 +16,7 @@ import {
   type SessionStore,
 } from '../agent/ports/stores';
 import { parseJournalRow, refOf, type JournalRow } from './journal-rows';
-import { headsOfImport, sessionRow, toBranch, toSession, type BranchRow, type SessionRow } from './session-rows';
+import { sessionRow, toBranch, toSession, type BranchRow, type SessionRow } from './session-rows';
 import { JournalLines, type Line } from './sqlite-journal-lines';
 import { SqliteHeads } from './sqlite-heads';
 
@@ -53,7 +52,7 @@ export class SqliteSessionStore implements SessionStore {
   /** Sessions the running transaction appended to. */
   private readonly written = new Set<string>();
   /** Next sequence number per session. This process is the only writer, so it is read once. */
-  private readonly nextSeq = new Map<string, number>();
+  private readonly seqs = new Map<string, number>();
   private readonly lineReads: JournalLines;
   private readonly heads: SqliteHeads;
   /** One transaction wrapper, made once: better-sqlite3 builds a new one on every `db.transaction` call. */
@@ -91,7 +90,7 @@ export class SqliteSessionStore implements SessionStore {
       touchBranch: db.prepare('UPDATE branches SET active_at = ? WHERE session_id = ? AND id = ?'),
     };
     this.lineReads = new JournalLines(db);
-    this.heads = new SqliteHeads(db, (sessionId, branchId) => this.journal(sessionId, { branchId }));
+    this.heads = new SqliteHeads(db);
   }
 
   list(): Session[] {
@@ -159,15 +158,20 @@ export class SqliteSessionStore implements SessionStore {
     return this.statements.archived.all().map((row) => ({ session: toSession(row), archivedAt: row.archived_at }));
   }
 
-  append(sessionId: string, events: readonly RuntimeEvent[], at: number, options: { branch?: NewBranch } = {}): JournalEntry[] {
+  append(
+    sessionId: string,
+    events: readonly RuntimeEvent[],
+    at: number,
+    options: { readonly head: SessionHead; readonly branch?: NewBranch },
+  ): JournalEntry[] {
     if (events.length === 0) return [];
     try {
       const entries = this.transaction(() => {
         if (options.branch) this.openBranch(sessionId, options.branch, events, at);
-        return this.appendRows(sessionId, events, at);
+        return this.appendRows(sessionId, events, at, options.head);
       });
       const last = entries.at(-1);
-      if (last) this.nextSeq.set(sessionId, last.seq + 1);
+      if (last) this.seqs.set(sessionId, last.seq + 1);
       return entries;
     } catch (error) {
       // A rolled-back append wrote nothing: what is cached of the session is read again next time.
@@ -193,8 +197,16 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  head(sessionId: string): SessionHead {
-    return this.heads.shown(sessionId, this.activeBranch(sessionId));
+  nextSeq(sessionId: string): number {
+    return this.seqs.get(sessionId) ?? (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
+  }
+
+  head(sessionId: string): SessionHead | null {
+    return this.heads.shown(sessionId);
+  }
+
+  putHead(sessionId: string, head: SessionHead): void {
+    this.heads.put(sessionId, this.activeBranch(sessionId), head, true);
   }
 
   journal(sessionId: string, options: { afterSeq?: number; upToSeq?: number; branchId?: string } = {}): JournalEntry[] {
@@ -255,7 +267,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       this.statements.setActiveBranch.run(input.activeBranchId, session.updatedAt, session.id);
       for (const entry of input.rows) this.insertRow(session.id, entry.seq, entry.at, entry.event, entry.branchId);
-      for (const [branchId, head] of headsOfImport(input)) this.heads.put(session.id, branchId, head, branchId === input.activeBranchId);
+      for (const [branchId, head] of input.heads) this.heads.put(session.id, branchId, head, branchId === input.activeBranchId);
     });
     this.forget(session.id);
     return toSession(row);
@@ -308,17 +320,15 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** Writes rows to the shown branch and moves the session's status and the branch's head with them. */
-  private appendRows(sessionId: string, events: readonly RuntimeEvent[], at: number): JournalEntry[] {
+  private appendRows(sessionId: string, events: readonly RuntimeEvent[], at: number, head: SessionHead): JournalEntry[] {
     this.written.add(sessionId);
-    let seq = this.nextSeq.get(sessionId) ?? (this.statements.lastSeq.get(sessionId)?.seq ?? -1) + 1;
+    let seq = this.nextSeq(sessionId);
     const branch = this.activeBranch(sessionId);
-    let head = this.heads.shown(sessionId, branch);
     const entries: JournalEntry[] = [];
     let status: SessionStatus | null = null;
     for (const event of events) {
       this.insertRow(sessionId, seq, at, event, branch);
       entries.push({ sessionId, seq, at, event });
-      head = advanceHead(head, seq, event);
       if (event.type === 'status_changed') status = event.status;
       seq += 1;
     }
@@ -382,7 +392,7 @@ export class SqliteSessionStore implements SessionStore {
 
   private forget(sessionId: string): void {
     this.sessions.delete(sessionId);
-    this.nextSeq.delete(sessionId);
+    this.seqs.delete(sessionId);
     this.active.delete(sessionId);
     this.lines.delete(sessionId);
     this.heads.forget(sessionId);

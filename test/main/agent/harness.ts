@@ -203,13 +203,13 @@ export interface Harness {
   /** Waits until the session's view satisfies the check. */
   until(check: (view: SessionView) => boolean, what?: string): Promise<SessionView>;
   /** Opens the same database again, as after a restart of the app. */
-  reopen(): Harness;
+  reopen(): Promise<Harness>;
   /** Stops this harness as a crash would: the database handle closes and nothing more is written; turns are left where they are. */
   crash(): void;
   close(): Promise<void>;
 }
 
-export function createHarness(
+export async function createHarness(
   server: ScriptedModelServer,
   options: {
     autonomy?: Autonomy;
@@ -221,7 +221,7 @@ export function createHarness(
     /** Tools besides the test tools, recording into the same log. */
     extraTools?: (log: string[]) => Tool[];
   } = {},
-): Harness {
+): Promise<Harness> {
   const folder = options.folder ?? temporaryFolder();
   const clock = options.clock ?? new ManualClock();
   const settings = new ConfSettingsStore(
@@ -233,7 +233,7 @@ export function createHarness(
   const drafts: ToolCallDraftEvent[] = [];
   const announced: string[] = [];
   const { tools, release } = testTools(log);
-  const core = createCore({
+  const core = await createCore({
     dataDir: folder.path,
     settings,
     secrets: new EncryptedFileSecretStore(join(folder.path, 'secrets.json'), memoryKeyCipher()),
@@ -325,10 +325,10 @@ export function useHarness(bind: { server: (server: ScriptedModelServer) => void
     bind.server(server);
   });
   afterAll(async () => server?.close());
-  beforeEach(() => {
+  beforeEach(async () => {
     server?.reset();
     if (bind.harness && server) {
-      current = createHarness(server);
+      current = await createHarness(server);
       bind.harness(current);
     }
   });

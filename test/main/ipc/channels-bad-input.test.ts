@@ -368,7 +368,7 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     folder = temporaryFolder();
     writeFileSync(join(folder.path, 'a-file.txt'), 'not a folder');
     transport = new LoopbackTransport();
-    core = createNodeCore({ dataDir: folder.path, transport }).core;
+    core = (await createNodeCore({ dataDir: folder.path, transport })).core;
     const provider = await transport.invoke('provider:save', {
       kind: 'openai-compatible',
       name: 'Local',

@@ -1,6 +1,6 @@
 import { useScriptedCore } from '../scripted-core';
 import { describe, expect, it } from 'vitest';
-import { titleFrom } from '../../../src/main/ipc/handlers';
+import { titleFrom } from '../../../src/main/agent/session/sessions';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';

@@ -31,7 +31,7 @@ async function setup(): Promise<{ base: string; ws: string; outside: string; tra
     writeFileSync(join(outside.path, `outside-secret-${i}.txt`), 'outside\n');
   }
   const transport = new LoopbackTransport();
-  cores.push(createNodeCore({ dataDir: data, transport }).core);
+  cores.push((await createNodeCore({ dataDir: data, transport })).core);
   const session = await transport.invoke('session:create', { title: 'List', workspacePath: ws });
   if (!session.ok) throw new Error('setup failed');
   return { base: base.path, ws, outside: outside.path, transport, sessionId: (session.value as { id: string }).id };

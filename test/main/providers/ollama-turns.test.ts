@@ -11,7 +11,7 @@ afterEach(async () => {
 async function ollamaHarness(trained: number, ollama: OllamaOptions = {}): Promise<{ server: ScriptedModelServer; harness: Harness }> {
   const server = await ScriptedModelServer.start({ models: [{ id: 'scripted-model', contextLength: trained }], ollama });
   closers.push(() => server.close());
-  const harness = createHarness(server, {
+  const harness = await createHarness(server, {
     settings: { providers: [{ id: 'ollama1', kind: 'ollama', name: 'Ollama', baseUrl: server.ollamaBaseUrl }] },
   });
   closers.push(() => harness.close());

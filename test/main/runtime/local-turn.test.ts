@@ -14,10 +14,10 @@ const folder = temporaryFolder();
 let core: WorkbenchCore;
 let transport: LoopbackTransport;
 
-beforeAll(() => {
+beforeAll(async () => {
   models.add('hello', { says: ['Hello', ' world', '.'], contextLength: 2048 });
   transport = new LoopbackTransport();
-  const made = createNodeCore({ dataDir: folder.path, transport, launchRuntime: testRuntime, localModels: models });
+  const made = await createNodeCore({ dataDir: folder.path, transport, launchRuntime: testRuntime, localModels: models });
   core = made.core;
   made.settings.set({
     ...made.settings.get(),

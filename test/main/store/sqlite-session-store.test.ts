@@ -2,9 +2,19 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
-import { replayHead } from '../../../src/main/agent/history/head-fold';
+import { advanceHead, replayHead } from '../../../src/main/agent/history/head-fold';
+import { emptyHead, type SessionHead } from '../../../src/main/agent/ports/session-head';
+import type { RuntimeEvent } from '../../../src/shared/events';
 import { SqliteSessionStore } from '../../../src/main/store/sqlite-session-store';
 import { temporaryFolder } from '../../helpers';
+
+/** Appends as the session journal does: with where the line stands after the events, folded from where it stood. */
+function append(store: SqliteSessionStore, sessionId: string, events: readonly RuntimeEvent[], at: number) {
+  let head: SessionHead = store.head(sessionId) ?? emptyHead;
+  let seq = store.nextSeq(sessionId);
+  for (const event of events) head = advanceHead(head, seq++, event);
+  return store.append(sessionId, events, at, { head });
+}
 
 describe('SqliteSessionStore', () => {
   let folder: ReturnType<typeof temporaryFolder>;
@@ -41,8 +51,9 @@ describe('SqliteSessionStore', () => {
 
   it('appends events in order with consecutive sequence numbers and reads them back', () => {
     store.create(newSession('a'));
-    store.append('a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 10);
-    const entries = store.append(
+    append(store, 'a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 10);
+    const entries = append(
+      store,
       'a',
       [
         { type: 'status_changed', status: 'planning' },
@@ -57,13 +68,13 @@ describe('SqliteSessionStore', () => {
   });
 
   it('refuses to append to a session that does not exist, writing nothing', () => {
-    expect(() => store.append('ghost', [{ type: 'status_changed', status: 'planning' }], 1)).toThrow(/does not exist/);
+    expect(() => append(store, 'ghost', [{ type: 'status_changed', status: 'planning' }], 1)).toThrow(/does not exist/);
     expect(db.prepare('SELECT COUNT(*) AS n FROM journal').get()).toEqual({ n: 0 });
   });
 
   it('deletes a session together with its journal', () => {
     store.create(newSession('a'));
-    store.append('a', [{ type: 'user_message', turnId: 't', messageId: 'm', text: 'x' }], 1);
+    append(store, 'a', [{ type: 'user_message', turnId: 't', messageId: 'm', text: 'x' }], 1);
     expect(store.delete('a')).toBe(true);
     expect(store.get('a')).toBeNull();
     expect(db.prepare('SELECT COUNT(*) AS n FROM journal').get()).toEqual({ n: 0 });
@@ -72,7 +83,7 @@ describe('SqliteSessionStore', () => {
 
   it('keeps its data across a reopen of the file', () => {
     store.create(newSession('a'));
-    store.append('a', [{ type: 'user_message', turnId: 't', messageId: 'm', text: 'persisted' }], 1);
+    append(store, 'a', [{ type: 'user_message', turnId: 't', messageId: 'm', text: 'persisted' }], 1);
     db.close();
     db = openDatabase(join(folder.path, 'workbench.sqlite')).db;
     store = new SqliteSessionStore(db);
@@ -89,21 +100,30 @@ describe('SqliteSessionStore', () => {
 
   it('leaves no gap and no stale head when a transaction it appended in is rolled back', () => {
     store.create(newSession('a'));
-    store.append('a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 2);
+    append(store, 'a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 2);
     const model = { providerId: 'p', model: 'm' };
     expect(() =>
       store.transaction(() => {
-        store.append('a', [{ type: 'run_started', turnId: 't1', model, providerKind: 'openai-compatible' }], 3);
+        append(store, 'a', [{ type: 'run_started', turnId: 't1', model, providerKind: 'openai-compatible' }], 3);
         throw new Error('The disk is full.');
       }),
     ).toThrow('The disk is full.');
-    expect(store.head('a').openTurn).toBeNull();
-    store.append('a', [{ type: 'message_queued', text: 'later', replaced: false }], 4);
+    expect(store.head('a')?.openTurn).toBeNull();
+    append(store, 'a', [{ type: 'message_queued', text: 'later', replaced: false }], 4);
     expect(store.journal('a').map((entry) => [entry.seq, entry.event.type])).toEqual([
       [0, 'user_message'],
       [1, 'message_queued'],
     ]);
     expect(store.head('a')).toEqual(replayHead(store.journal('a')));
-    expect(store.head('a').queued).toBe('later');
+    expect(store.head('a')?.queued).toBe('later');
+  });
+
+  it('keeps the head it is handed with the rows, folding nothing itself', () => {
+    store.create(newSession('a'));
+    const handed: SessionHead = { checkpointId: 'c9', openTurn: 't9', queued: 'as handed', resume: { at: 'model' }, lastSeq: 0 };
+    store.append('a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 2, { head: handed });
+    expect(store.head('a')).toEqual(handed);
+    expect(new SqliteSessionStore(db).head('a')).toEqual(handed);
+    expect(store.nextSeq('a')).toBe(1);
   });
 });

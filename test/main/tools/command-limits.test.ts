@@ -168,7 +168,7 @@ describe('a limit saved in the settings', () => {
       sandbox,
       commandLimits: () => settings?.get().commandLimits ?? defaultCommandLimits,
     });
-    const created = createNodeCore({ dataDir: folder.path, transport, tools, sandbox });
+    const created = await createNodeCore({ dataDir: folder.path, transport, tools, sandbox });
     settings = created.settings;
     try {
       const saved = await transport.invoke('settings:update', { commandLimits: { ...defaultCommandLimits, outputMb: 1 } });

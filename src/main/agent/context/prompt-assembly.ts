@@ -20,9 +20,16 @@ export interface PromptRecords {
   get(id: string): AssembledPrompt | null;
 }
 
+/** The instructions of a turn with no profile: the agent's role, in its own words. */
+export const defaultInstructions = [
+  'You are a careful assistant working with a person on a folder of their own.',
+  'Read before you change: look at the files involved first, then make the smallest change that does what was asked.',
+  'Use the tools when they help, say what you did and why, and ask when you are not sure what the person wants. Answer in Markdown.',
+].join(' ');
+
 export interface SystemPromptsOptions {
-  /** The profile's name and instructions (the agent's role, in its own words). */
-  readonly profile: () => { readonly name: string; readonly instructions: string };
+  /** The name and instructions of a turn with no profile; "Default" with `defaultInstructions` when absent. */
+  readonly profile?: () => { readonly name: string; readonly instructions: string };
   readonly sources?: PromptSources;
   readonly memory?: MemoryStore;
   readonly records?: PromptRecords;
@@ -76,7 +83,7 @@ export class SystemPrompts {
     const assembled = assembleSystemPrompt({
       profile: input.profile
         ? { name: `${input.profile.name} v${input.profile.version}`, instructions: input.profile.instructions }
-        : this.options.profile(),
+        : (this.options.profile?.() ?? { name: 'Default', instructions: defaultInstructions }),
       workspacePath: input.workspacePath,
       autonomy: input.autonomy,
       environment: sources?.environment() ?? unknownEnvironment,

@@ -138,6 +138,8 @@ export class SessionTransfer {
         branches: document.branches,
         activeBranchId: document.activeBranchId,
         rows,
+        // Folded here from the rows as written, so nothing is replayed from disk later.
+        heads: headsOfBranches(document.branches, rows),
       });
       const refs = new Map<string, CheckpointRef>();
       for (const checkpoint of document.checkpoints) {

@@ -49,6 +49,8 @@ export interface ImportedSession {
   readonly branches: readonly Branch[];
   readonly activeBranchId: string;
   readonly rows: ReadonlyArray<{ seq: number; at: number; branchId: string; event: RuntimeEvent }>;
+  /** Where each branch's line stands after `rows`, by branch id (see `history/head-fold.ts`). */
+  readonly heads: ReadonlyMap<string, SessionHead>;
 }
 
 /**
@@ -71,14 +73,28 @@ export interface SessionStore {
   archived(): ArchivedSession[];
   /**
    * Appends events in order to the shown branch, or to `branch`, which is opened (and shown) first in
-   * the same transaction; its events then begin with its `branch_started`. A `status_changed` event
-   * also updates the session row, and the branch's head follows every event, in the same transaction.
+   * the same transaction; its events then begin with its `branch_started`. They take the seqs from
+   * `nextSeq` on. A `status_changed` event also updates the session row, and `head`, where the line
+   * stands after the events (the journal folds it), is kept in the same transaction.
    */
-  append(sessionId: string, events: readonly RuntimeEvent[], at: number, options?: { branch?: NewBranch }): JournalEntry[];
+  append(
+    sessionId: string,
+    events: readonly RuntimeEvent[],
+    at: number,
+    options: { readonly head: SessionHead; readonly branch?: NewBranch },
+  ): JournalEntry[];
+  /** The seq the session's next journal row takes. */
+  nextSeq(sessionId: string): number;
   /** A line of the journal: the shown branch's unless `branchId`, rows after `afterSeq` and up to `upToSeq`. */
   journal(sessionId: string, options?: { afterSeq?: number; upToSeq?: number; branchId?: string }): JournalEntry[];
-  /** Where the shown line stands: one row, kept up to date with every append. */
-  head(sessionId: string): SessionHead;
+  /**
+   * Where the shown line stands, as kept with its last append; null when it was never computed or by another version
+   * of the fold (a database from before heads, a branch shown again whose head was not kept): the journal then
+   * replays the line and keeps what it finds with `putHead`.
+   */
+  head(sessionId: string): SessionHead | null;
+  /** Keeps where the shown line stands, as a replay of its journal found it. */
+  putHead(sessionId: string, head: SessionHead): void;
   /** The row of an event on the shown line, found by the id it introduces: a message, a turn, a checkpoint, a restore. */
   findById(sessionId: string, type: IdentifiedEventType, id: string): JournalEntry | null;
   /** The nearest row on the shown line before or after `seq` (not at it), of one of `types` when given. */

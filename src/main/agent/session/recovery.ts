@@ -31,7 +31,7 @@ export class Recovery {
       if (turns.isBusy(session.id)) continue;
       const busy = busyStatuses.has(session.status);
       if (!busy && session.status !== 'interrupted') continue;
-      const queued = store.head(session.id).queued;
+      const queued = journal.head(session.id).queued;
       if (queued !== null) turns.requeue(session.id, queued);
       if (!busy) continue;
       recovered.push(session.id);
@@ -59,7 +59,7 @@ export class Recovery {
     if (!session || turns.isBusy(sessionId)) return;
     const busy = busyStatuses.has(session.status);
     if (!busy && session.status !== 'interrupted') return;
-    const queued = store.head(sessionId).queued;
+    const queued = journal.head(sessionId).queued;
     if (queued !== null) turns.requeue(sessionId, queued);
     if (busy) journal.append(sessionId, [{ type: 'status_changed', status: 'interrupted' }]);
   }
@@ -79,7 +79,7 @@ export class Recovery {
     turns.assertIdle(sessionId);
     if (store.get(sessionId)?.status !== 'interrupted')
       throw new WorkbenchError('invalid_state', 'Only an interrupted session can be discarded.');
-    const turnId = store.head(sessionId).openTurn;
+    const turnId = journal.head(sessionId).openTurn;
     const queued = turns.takeQueued(sessionId);
     const events: RuntimeEvent[] = [
       ...(turnId === null ? [] : [{ type: 'run_finished' as const, turnId, status: 'cancelled' as const }]),
@@ -92,7 +92,7 @@ export class Recovery {
 
   private resumeTurn(sessionId: string): { turnId: string | null } {
     const { store, turns, conversations, journal } = this.options;
-    const head = store.head(sessionId);
+    const head = journal.head(sessionId);
     if (head.openTurn === null) {
       // Nothing was running; a queued message was waiting to start.
       journal.append(sessionId, [{ type: 'status_changed', status: 'idle' }]);

@@ -7,125 +7,71 @@ import type { BudgetAnswer } from '../../../shared/budgets';
 import { DisposableStore, toDisposable } from '../../../shared/lifecycle';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../../shared/file-history';
 import type { ChangeSet, FileDiff } from '../../../shared/changes';
-import { ChangeReview } from './change-review';
-import type { AccountingStore } from '../ports/accounting';
-import type { CheckpointStore } from '../ports/checkpoints';
-import type { Clock } from '../ports/clock';
-import { ConversationStore } from '../history/conversation-store';
-import { Gates } from '../rules/gates';
-import { newId as defaultNewId } from '../ports/ids';
-import { ContextBudget, defaultContextSettings, type ContextBudgetOptions, type ContextSettings } from '../context/prompt-builder';
-import type { FileChanges, FileHistory, ProviderResolver, RuntimeListener } from '../ports/ports';
-import { Recovery } from './recovery';
-import { SessionJournal } from '../history/session-journal';
+import type { FileChanges, ProviderResolver, WorkspaceInspector } from '../ports/ports';
 import type { SessionStore } from '../ports/stores';
+import type { Gates } from '../rules/gates';
+import { turnProfile, type ProfileStore, type TurnProfile } from '../rules/profiles';
+import type { ConversationStore } from '../history/conversation-store';
+import type { SessionJournal } from '../history/session-journal';
+import { freshProgress } from '../turn/loop-state';
+import type { TurnServices } from '../turn/step-context';
+import { ChangeReview } from './change-review';
+import { Recovery } from './recovery';
+import { Sessions, type SessionDefaults } from './sessions';
 import { TimeTravel } from './time-travel';
-import type { ToolRegistry } from '../ports/tools';
-import type { TrustStore } from '../ports/trust';
 import { TurnScheduler, type RuntimeLimits, type SendResult } from './turn-scheduler';
 import { Versions } from './versions';
-import { describeToolsTool } from '../context/tool-catalogue';
-import type { MemoryStore } from '../ports/memory';
-import { turnProfile, type ProfileStore, type TurnProfile } from '../rules/profiles';
-import { SystemPrompts, type PromptRecords, type PromptSources } from '../context/prompt-assembly';
 
 export type { RuntimeLimits, SendResult } from './turn-scheduler';
 
 export interface SessionRuntimeOptions {
   readonly store: SessionStore;
   readonly providers: ProviderResolver;
-  readonly tools: ToolRegistry;
-  readonly trust: TrustStore;
-  readonly accounting: AccountingStore;
-  readonly checkpoints: CheckpointStore;
-  readonly files?: FileHistory;
-  /** Compares and reverts what the agent changed, from the saved files (with `files`). */
+  /** The one way the session's journal is written, and where its lines stand. */
+  readonly journal: SessionJournal;
+  /** The conversation at a checkpoint, the latest of each session kept. */
+  readonly conversations: ConversationStore;
+  /** What every turn uses: tools, rules' stores, the gates, the context budget, the system prompts, the clock. */
+  readonly turn: TurnServices;
+  /** Compares and reverts what the agent changed, from the saved files (with `turn.files`). */
   readonly changes?: FileChanges;
-  readonly clock: Clock;
-  readonly listener: RuntimeListener;
   readonly limits: () => RuntimeLimits;
-  /** The share of the window that starts a compaction, and the room kept for answers. */
-  readonly contextSettings?: () => ContextSettings;
-  /** The extended-thinking budget of a model's requests, or null for none (see `ContextBudgetOptions`). */
-  readonly thinkingBudget?: ContextBudgetOptions['thinkingBudget'];
-  /** How long streamed pieces are gathered before one journal write and one message out. */
-  readonly frameMs?: number;
-  readonly newId?: () => string;
-  /** The profile's instructions: the start of every system prompt. */
-  readonly systemPrompt?: string;
-  /** The project's instruction files and what the model is told of this computer. */
-  readonly promptSources?: PromptSources;
-  /** Memories, retrieved into each prompt by relevance to the person's latest message. */
-  readonly memory?: MemoryStore;
-  /** Where the system prompts sent are kept, for "what the model saw". */
-  readonly promptRecords?: PromptRecords;
+  /** Checks the folders the person chooses as workspaces. */
+  readonly workspaces: WorkspaceInspector;
+  /** What new sessions start with. */
+  readonly defaults: () => SessionDefaults;
+  /** Whether a model endpoint of this id is configured. */
+  readonly providerExists: (providerId: string) => boolean;
   /** Agent profiles, and the id of the one sessions use when none is chosen. */
   readonly profiles?: { readonly store: ProfileStore; readonly defaultId: () => string | null };
 }
 
-const defaultSystemPrompt = [
-  'You are a careful assistant working with a person on a folder of their own.',
-  'Read before you change: look at the files involved first, then make the smallest change that does what was asked.',
-  'Use the tools when they help, say what you did and why, and ask when you are not sure what the person wants. Answer in Markdown.',
-].join(' ');
-
 /**
- * The agent runtime as the rest of the app sees it: the sessions' turns (`TurnScheduler`), their
- * versions (`Versions`), time travel over conversation and files (`TimeTravel`) and recovery after a
- * crash (`Recovery`), all writing through one `SessionJournal` and waiting at one set of `Gates`.
+ * The agent runtime as the rest of the app sees it: the sessions themselves (`Sessions`), their turns
+ * (`TurnScheduler`), their versions (`Versions`), time travel over conversation and files (`TimeTravel`)
+ * and recovery after a crash (`Recovery`), all writing through the one `SessionJournal` it is given and
+ * waiting at the turn services' `Gates`.
  */
 export class SessionRuntime {
-  readonly gates = new Gates();
+  readonly gates: Gates;
+  /** Making sessions, and changing their title, model, autonomy, workspace and profile. */
+  readonly sessions: Sessions;
   private readonly turns: TurnScheduler;
   private readonly versions: Versions;
   private readonly timeTravel: TimeTravel;
   private readonly changeReview: ChangeReview | null;
   private readonly recovery: Recovery;
   private readonly conversations: ConversationStore;
-  private readonly store: SessionStore;
+  private readonly journal: SessionJournal;
   /** Conversations being read ahead: none is read once the runtime is closing. */
   private readonly readsAhead = new DisposableStore();
 
   constructor(options: SessionRuntimeOptions) {
-    const { store, clock } = options;
-    const newId = options.newId ?? (() => defaultNewId(clock.now()));
-    const journal = new SessionJournal(store, options.listener, clock);
-    const conversations = new ConversationStore(options.checkpoints, store);
-    // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
-    // nothing of the tools the person denied, as the catalogue does not.
-    const denied = (name: string): boolean => options.limits().deniedTools.includes(name);
-    options.tools.registerHidden(
-      describeToolsTool({
-        get: (name) => (denied(name) ? undefined : options.tools.get(name)),
-        list: () => options.tools.offered(options.limits().deniedTools),
-      }),
-    );
-    const services = {
-      tools: options.tools,
-      trust: options.trust,
-      accounting: options.accounting,
-      checkpoints: options.checkpoints,
-      ...(options.files ? { files: options.files } : {}),
-      gates: this.gates,
-      clock,
-      journal,
-      frameMs: options.frameMs ?? 16,
-      context: new ContextBudget({
-        window: (choice, signal) => options.providers.window(choice, signal),
-        settings: options.contextSettings ?? (() => defaultContextSettings),
-        ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
-      }),
-      prompts: new SystemPrompts({
-        profile: () => ({ name: 'Default', instructions: options.systemPrompt ?? defaultSystemPrompt }),
-        ...(options.promptSources ? { sources: options.promptSources } : {}),
-        ...(options.memory ? { memory: options.memory } : {}),
-        ...(options.promptRecords ? { records: options.promptRecords } : {}),
-        clock,
-      }),
-      newId,
-    };
+    const { store, journal, conversations, turn: services } = options;
+    const { clock, newId, files } = services;
+    this.gates = services.gates;
     this.conversations = conversations;
-    this.store = store;
+    this.journal = journal;
     this.turns = new TurnScheduler({
       store,
       providers: options.providers,
@@ -136,12 +82,30 @@ export class SessionRuntime {
       limits: options.limits,
       ...(options.profiles ? { profile: profileResolver(options.profiles.store, options.profiles.defaultId) } : {}),
     });
+    this.sessions = new Sessions({
+      store,
+      journal,
+      clock,
+      newId,
+      workspaces: options.workspaces,
+      defaults: options.defaults,
+      providerExists: options.providerExists,
+      isBusy: (sessionId) => this.turns.isBusy(sessionId),
+      ...(options.profiles ? { profiles: options.profiles.store } : {}),
+    });
     this.versions = new Versions({ store, turns: this.turns, conversations, journal, clock, newId });
-    const files = options.files ? { files: options.files } : {};
-    this.timeTravel = new TimeTravel({ store, turns: this.turns, versions: this.versions, journal, clock, newId, ...files });
+    this.timeTravel = new TimeTravel({
+      store,
+      turns: this.turns,
+      versions: this.versions,
+      journal,
+      clock,
+      newId,
+      ...(files ? { files } : {}),
+    });
     this.changeReview =
-      options.files && options.changes
-        ? new ChangeReview({ store, turns: this.turns, journal, clock, newId, files: options.files, changes: options.changes })
+      files && options.changes
+        ? new ChangeReview({ store, turns: this.turns, journal, clock, newId, files, changes: options.changes })
         : null;
     this.recovery = new Recovery({ store, turns: this.turns, conversations, journal });
   }
@@ -190,7 +154,10 @@ export class SessionRuntime {
     this.turns.assertIdle(sessionId);
     return this.turns.start(sessionId, {
       text: null,
-      begin: () => ({ kind: 'compact', trigger: 'manual', then: 'finish', ...(instructions ? { instructions } : {}) }),
+      begin: () => ({
+        next: { kind: 'compact', trigger: 'manual', then: 'finish', ...(instructions ? { instructions } : {}) },
+        progress: freshProgress,
+      }),
     });
   };
   retryTurn = (sessionId: string, turnId: string): { turnId: string; branchId: string } => this.versions.retry(sessionId, turnId);
@@ -234,12 +201,17 @@ export class SessionRuntime {
       this.readsAhead.forget(owned);
       try {
         if (this.turns.isBusy(sessionId)) return;
-        this.conversations.prepare(sessionId, this.store.head(sessionId).checkpointId);
+        this.conversations.prepare(sessionId, this.journal.head(sessionId).checkpointId);
       } catch {
         // A session deleted meanwhile, or a damaged checkpoint: the next turn says what is wrong.
       }
     });
     const owned = this.readsAhead.add(toDisposable(() => clearImmediate(task)));
+  }
+
+  /** Tells the UI a session's row changed (an imported session, say). */
+  announceSession(sessionId: string): void {
+    this.journal.announceSession(sessionId);
   }
 
   /** A session was deleted: nothing of it is kept in memory. */

@@ -11,7 +11,7 @@ import type { SessionJournal } from '../history/session-journal';
 import type { NewBranch, SessionStore } from '../ports/stores';
 import { Turn, type TurnStart } from '../turn/turn';
 import { toolsSwitchedOff, type TurnProfile } from '../rules/profiles';
-import type { TurnServices, TurnSetup } from '../turn/turn-types';
+import type { TurnServices, TurnSetup } from '../turn/step-context';
 
 /** Limits from the settings: a turn reads the first two when it starts, and the denied tools whenever it offers or decides. */
 export interface RuntimeLimits {
@@ -177,7 +177,8 @@ export class TurnScheduler {
     if (choice.model === '') throw new WorkbenchError('no_model', 'Choose a model for this session first: only its endpoint is picked.');
     const provider = providers.resolve(choice);
     const endpoint = providers.describe(choice);
-    const base = input.base ?? conversations.at(sessionId, store.head(sessionId).checkpointId);
+    const head = journal.head(sessionId);
+    const base = input.base ?? conversations.at(sessionId, head.checkpointId);
     const turnId = input.turnId ?? services.newId();
     const limits = this.options.limits();
     const setup: TurnSetup = {
@@ -208,7 +209,7 @@ export class TurnScheduler {
         const { modelCalls: _modelCalls, ...own } = profiled?.profile.limits ?? {};
         return { ...(this.options.limits().budgets ?? defaultBudgetSettings), ...own };
       },
-      sessionAllowance: sessionAllowanceOf(store, sessionId),
+      sessionAllowance: sessionAllowanceOf(store, sessionId, head),
     };
     const question: RuntimeEvent[] =
       input.text === null

@@ -4,7 +4,8 @@ import type { ApprovalAnswer, PlanAnswer } from '../rules/gates';
 import { decide, type Decision, type PolicyContext } from '../rules/policy';
 import { giveResult } from './tool-calls';
 import type { Tool } from '../ports/tools';
-import type { DecidedCall, LoopState, PreparedCall, StepContext } from './turn-types';
+import type { DecidedCall, LoopState, PreparedCall } from './loop-state';
+import type { StepContext } from './step-context';
 
 /*
  * The person's side of the loop: what the rules decide for each call, the plan a response with

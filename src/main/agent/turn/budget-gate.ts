@@ -1,9 +1,10 @@
 import { budgetSteps, defaultBudgetSettings, type BudgetKind, type SessionAllowance } from '../../../shared/budgets';
 import { WorkbenchError } from '../../../shared/errors';
 import { sessionFigure, type BudgetLimits, type BudgetReached } from '../rules/budget-tally';
-import type { BudgetStanding } from '../ports/session-head';
+import type { BudgetStanding, SessionHead } from '../ports/session-head';
 import type { SessionStore } from '../ports/stores';
-import type { LoopState, StepContext } from './turn-types';
+import type { LoopState } from './loop-state';
+import type { StepContext } from './step-context';
 
 /*
  * Budgets in the loop: before each model request the model-call, session token and cost budgets are checked, before
@@ -15,8 +16,8 @@ import type { LoopState, StepContext } from './turn-types';
  * The session's budgets as raised at their gates: the newest `budget_answered` of the shown line carries them all. One
  * indexed lookup when a turn starts, so a session's raise outlives the turn and the app without a table of its own.
  */
-export function sessionAllowanceOf(store: Pick<SessionStore, 'head' | 'nearest'>, sessionId: string): SessionAllowance {
-  const newest = store.nearest(sessionId, 'before', store.head(sessionId).lastSeq + 1, ['budget_answered']);
+export function sessionAllowanceOf(store: Pick<SessionStore, 'nearest'>, sessionId: string, head: SessionHead): SessionAllowance {
+  const newest = store.nearest(sessionId, 'before', head.lastSeq + 1, ['budget_answered']);
   return newest?.event.type === 'budget_answered' ? (newest.event.session ?? {}) : {};
 }
 
@@ -33,10 +34,10 @@ function limitsOf(context: StepContext): BudgetLimits {
 
 /** Where a budget stands now; null when it cannot be told (the cost of a model with no known price). */
 function figureOf(context: StepContext, budget: BudgetKind): number | null {
-  const { setup, services, writer, budget: tally } = context;
+  const { setup, services, budget: tally } = context;
   switch (budget) {
     case 'model_calls':
-      return writer.iterations;
+      return context.progress().iterations;
     case 'tool_calls':
       return tally.toolCalls;
     case 'wall_time':
@@ -73,9 +74,9 @@ export function openBudgetGate(context: StepContext, reached: BudgetReached, the
   const { setup, services, writer } = context;
   const gateId = earlier?.gateId ?? services.newId();
   const step = earlier?.step ?? budgetSteps[reached.budget];
+  // The model calls of a turn resumed at its gate are its progress, rebuilt by the resume (`resumeFrom`).
   if (earlier) {
-    if (reached.budget === 'model_calls') writer.iterations = Math.max(writer.iterations, reached.figure);
-    else context.budget.restore(reached.budget, reached.figure);
+    if (reached.budget !== 'model_calls') context.budget.restore(reached.budget, reached.figure);
   } else {
     writer.journal([{ type: 'budget_reached', turnId: setup.turnId, gateId, ...reached, step }]);
   }

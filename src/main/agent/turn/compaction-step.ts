@@ -1,7 +1,9 @@
 import { costOf } from '../ports/accounting';
 import { digest, planCompaction, summarize, summaryTokens } from '../context/compaction';
 import { compactedView } from '../context/context-view';
-import type { LoopState, StepContext } from './turn-types';
+import type { Advance, LoopState, ModelInUse, TurnProgress } from './loop-state';
+import { modelInUse } from './model-prepare';
+import type { StepContext } from './step-context';
 
 /**
  * The compaction step: plans what to summarize, asks the model for the summary (a list of the
@@ -9,11 +11,18 @@ import type { LoopState, StepContext } from './turn-types';
  * conversation with its journal event and a checkpoint of its own. The journal keeps every
  * message; restoring a checkpoint before this one brings back the view without it.
  */
-export async function runCompaction(context: StepContext, state: Extract<LoopState, { kind: 'compact' }>): Promise<LoopState> {
+export async function runCompaction(
+  context: StepContext,
+  state: Extract<LoopState, { kind: 'compact' }>,
+  progress: TurnProgress,
+): Promise<Advance> {
+  // Whatever comes of it, the next request does not compact again: what still does not fit is shortened instead.
+  return { next: await compact(context, state, modelInUse(context, progress)), progress: { ...progress, compacted: true } };
+}
+
+async function compact(context: StepContext, state: Extract<LoopState, { kind: 'compact' }>, model: ModelInUse): Promise<LoopState> {
   const { setup, services, writer } = context;
   const { turnId } = setup;
-  // The model the turn asks now: the profile's fallback once the first could not answer.
-  const model = writer.usingFallback && setup.fallback ? setup.fallback : setup;
   const { choice } = model;
   const next: LoopState = state.then === 'model' ? { kind: 'model' } : { kind: 'finish', status: 'completed' };
   writer.setStatus('planning');
@@ -22,7 +31,6 @@ export async function runCompaction(context: StepContext, state: Extract<LoopSta
   const window = await budget.window(choice, writer.signal);
   const count = (messages: Parameters<typeof budget.count>[1]): number => budget.count(choice, messages);
   const plan = planCompaction(writer.messages, count, window);
-  writer.compacted = true;
   if (!plan) {
     // Nothing older than the last steps to summarize: what does not fit is shortened instead.
     if (state.trigger === 'manual')

@@ -6,7 +6,8 @@ import { detectInjectionSigns } from '../rules/injection-signs';
 import type { ReviewAnswer } from '../rules/gates';
 import { giveResult } from './tool-calls';
 import { truncateForModel } from '../rules/truncate';
-import type { HeldResult, LoopState, PreparedCall, StepContext } from './turn-types';
+import type { HeldResult, LoopState, PreparedCall } from './loop-state';
+import type { StepContext } from './step-context';
 
 /*
  * The guardrail between a tool's result and the model: the result is checked for the signs of a prompt injection; a

@@ -8,7 +8,8 @@ import type { ToolCallRequest } from '../ports/model-provider';
 import type { Decision } from '../rules/policy';
 import type { CallStanding, ResumeState } from '../ports/session-head';
 import { giveResult, prepareCall } from './tool-calls';
-import type { DecidedCall, HeldResult, LoopState, PreparedCall } from './turn-types';
+import { freshProgress, type DecidedCall, type HeldResult, type LoopState, type PreparedCall } from './loop-state';
+import type { StepContext } from './step-context';
 import type { TurnStart } from './turn';
 
 /** The calls of the conversation's last response that have no result yet, and that response's first line. */
@@ -73,14 +74,17 @@ export interface ResumeInput {
 export function resumeFrom(input: ResumeInput): TurnStart {
   const where = resumeAt(input);
   return (context) => {
-    // A budget gate the turn waited at opens again first, as it was; the turn goes on from where it stood after it.
     const next = where(context);
     const budget = input.resume?.budget;
-    return budget && next.kind !== 'finish' ? reopenBudgetGate(context, budget, next) : next;
+    if (!budget || next.kind === 'finish') return { next, progress: freshProgress };
+    // A budget gate the turn waited at opens again first, as it was; the turn goes on from where it stood after it,
+    // with the model calls it had made when the gate opened.
+    const progress = budget.budget === 'model_calls' ? { ...freshProgress, iterations: budget.figure } : freshProgress;
+    return { next: reopenBudgetGate(context, budget, next), progress };
   };
 }
 
-function resumeAt(input: ResumeInput): TurnStart {
+function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
   return (context) => {
     const open = openCalls(input.history);
     if (open === 'answered') return { kind: 'finish', status: 'completed' };

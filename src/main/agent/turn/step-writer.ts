@@ -6,7 +6,7 @@ import { DeltaCoalescer, mergeDrafts, mergeStreamed, type StreamedEvent } from '
 import { userMessage } from '../context/attachment-content';
 import type { ConversationEntry } from '../context/context-view';
 import type { ToolCallRequest } from '../ports/model-provider';
-import type { StepWriter, TurnServices, TurnSetup } from './turn-types';
+import type { StepWriter, TurnServices, TurnSetup } from './step-context';
 
 type CheckpointSource = 'input' | 'model' | 'tool' | 'approval' | 'compaction';
 
@@ -31,24 +31,17 @@ export class TurnWriter implements StepWriter {
   private currentStatus: SessionStatus = 'planning';
   /** Whether this turn has journaled a file snapshot yet: its first one marks the files as the turn found them. */
   private filesMarked = false;
-  /** Model calls made so far in this turn. */
-  iterations = 0;
-  /** A compaction was made since the last model call. */
-  compacted = false;
-  /** A request was refused as too large and compacted once. */
-  overflowRetried = false;
-  usingFallback = false;
   /** Tool calls that failed (not those denied or stopped). */
   failures = 0;
   /** A journal write failed under a stream: the turn stops, and ends failed with this. */
   failure: ErrorInfo | null = null;
-  /** Text of a response cut short by Stop or an error: saved with the turn's end. */
-  cutShort = '';
 
   constructor(
     private readonly setup: TurnSetup,
     private readonly services: TurnServices,
     private readonly controller: AbortController,
+    /** The model calls the turn has made, as its loop holds them: each checkpoint records them. */
+    private readonly iterations: () => number,
   ) {
     const question: ConversationEntry[] = setup.userText === null ? [] : [userMessage(setup.userText, setup.userAttachments)];
     this.conversation = [...setup.history, ...question];
@@ -163,7 +156,7 @@ export class TurnWriter implements StepWriter {
     this.unsaved = [];
     this.head = { checkpointId, seq };
     this.journal([{ type: 'checkpoint_saved', turnId: setup.turnId, checkpointId, parentId: parent?.checkpointId ?? null, seq, source }]);
-    const state = { status: this.currentStatus, turnId: setup.turnId, iteration: this.iterations };
+    const state = { status: this.currentStatus, turnId: setup.turnId, iteration: this.iterations() };
     const parentRef = parent ? { threadId: setup.sessionId, checkpointId: parent.checkpointId } : null;
     this.stage(() => services.checkpoints.put(parentRef, setup.sessionId, { appended, state }, { source, step: seq }, checkpointId));
   }

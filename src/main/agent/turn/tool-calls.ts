@@ -3,7 +3,8 @@ import type { InjectionFinding } from '../../../shared/guardrails';
 import type { ToolCallRequest } from '../ports/model-provider';
 import type { RiskAssessment, ToolRegistry } from '../ports/tools';
 import { capForDisk, truncateForModel } from '../rules/truncate';
-import type { PreparedCall, StepContext } from './turn-types';
+import type { PreparedCall } from './loop-state';
+import type { StepContext } from './step-context';
 
 /** Deeper nesting than any tool's input has is refused: serializing it again (to journal it) would exhaust the stack. */
 export const maxArgumentDepth = 64;

@@ -1,7 +1,8 @@
 import { CancelledError } from '../../../shared/errors';
 import { backoffDelay, type RetryPolicy } from '../rules/retry';
 import type { ToolOutcome } from '../ports/tools';
-import type { PreparedCall, StepContext } from './turn-types';
+import type { PreparedCall } from './loop-state';
+import type { StepContext } from './step-context';
 
 /*
  * Retries of read-only calls that failed for a reason that passes: a busy or locked file, too many open files, a

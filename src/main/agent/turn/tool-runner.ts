@@ -4,7 +4,8 @@ import { beforeTool, openBudgetGate, reachedBudget, toolCallsLeft } from './budg
 import { screenResult, waitForReviews } from './result-review';
 import { addPreviews, giveResult } from './tool-calls';
 import { withRetries } from './tool-retry';
-import type { DecidedCall, HeldResult, LoopState, StepContext } from './turn-types';
+import type { DecidedCall, HeldResult, LoopState } from './loop-state';
+import type { StepContext } from './step-context';
 
 type RunRule = 'matrix' | 'grant' | 'plan' | 'approval';
 

@@ -3,19 +3,22 @@ import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
 import { runCompaction } from './compaction-step';
 import { waitAtBudget } from './budget-gate';
 import { BudgetTally } from '../rules/budget-tally';
-import { runModelStep } from './model-step';
+import { prepareModelRequest } from './model-prepare';
+import { settleResponse } from './model-settle';
+import { streamResponse } from './model-stream';
 import { TurnWriter } from './step-writer';
 import { takeReview } from './result-review';
 import { runNextCalls } from './tool-runner';
-import type { LoopState, StepContext, TurnServices, TurnSetup } from './turn-types';
+import { freshProgress, type Advance, type LoopState, type TurnProgress } from './loop-state';
+import type { StepContext, TurnServices, TurnSetup } from './step-context';
 
 /**
- * The turn's first state. A new turn begins at the model; a resumed one where it stood when the
- * app stopped, after settling what the stop left open (see `resume-point.ts`).
+ * The turn's first state and progress. A new turn begins at the model with nothing done; a resumed one where it stood
+ * when the app stopped, after settling what the stop left open (see `resume-point.ts`).
  */
-export type TurnStart = (context: StepContext) => LoopState;
+export type TurnStart = (context: StepContext) => Advance;
 
-const atTheModel: TurnStart = () => ({ kind: 'model' });
+const atTheModel: TurnStart = () => ({ next: { kind: 'model' }, progress: freshProgress });
 
 /**
  * One turn: model, tools, model again, until a final answer, a Stop or an error; a budget reached
@@ -26,6 +29,8 @@ export class Turn {
   private readonly context: StepContext;
   private readonly writer: TurnWriter;
   private readonly budget: BudgetTally;
+  /** What the turn has done that decides its next steps: set here only, from what the steps return. */
+  private progress: TurnProgress = freshProgress;
 
   constructor(
     setup: TurnSetup,
@@ -33,9 +38,9 @@ export class Turn {
     private readonly controller: AbortController,
     private readonly start: TurnStart = atTheModel,
   ) {
-    this.writer = new TurnWriter(setup, services, controller);
+    this.writer = new TurnWriter(setup, services, controller, () => this.progress.iterations);
     this.budget = new BudgetTally(services.clock, setup.sessionAllowance);
-    this.context = { setup, services, writer: this.writer, budget: this.budget };
+    this.context = { setup, services, writer: this.writer, budget: this.budget, progress: () => this.progress };
   }
 
   async run(): Promise<void> {
@@ -43,22 +48,33 @@ export class Turn {
     const { services } = context;
     const signal = this.controller.signal;
     let next: LoopState;
+    const advance = (step: Advance): LoopState => {
+      this.progress = step.progress;
+      return step.next;
+    };
     try {
       // The person's question is saved before anything else happens.
       if (writer.hasUnsaved) writer.checkpoint('input');
-      next = this.start(context);
+      next = advance(this.start(context));
     } catch (error) {
       next = { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
     }
     for (;;) {
       try {
-        if (signal.aborted && next.kind !== 'finish') next = { kind: 'finish', status: 'cancelled' };
+        // A response cut short by Stop is still settled: what it cost is accounted and what was shown is kept.
+        if (signal.aborted && next.kind !== 'finish' && next.kind !== 'settle') next = { kind: 'finish', status: 'cancelled' };
         switch (next.kind) {
           case 'model':
-            next = await runModelStep(context);
+            next = advance(await prepareModelRequest(context, this.progress));
+            break;
+          case 'stream':
+            next = await streamResponse(context, next);
+            break;
+          case 'settle':
+            next = advance(await settleResponse(context, next, this.progress));
             break;
           case 'compact':
-            next = await runCompaction(context, next);
+            next = advance(await runCompaction(context, next, this.progress));
             break;
           case 'decide':
             next = decideCalls(context, next.calls, next.purpose);
@@ -125,9 +141,8 @@ export class Turn {
     if (writer.failure) status = 'failed';
     try {
       // What the person saw streaming stays part of the conversation, as the journal has it.
-      if (writer.cutShort.length > 0) {
-        writer.addMessage({ role: 'assistant', content: writer.cutShort });
-        writer.cutShort = '';
+      if (next.cutShort) {
+        writer.addMessage({ role: 'assistant', content: next.cutShort });
         writer.checkpoint('model');
       }
       const finished =

@@ -22,7 +22,7 @@ async function setUp(
   writeNotes(workspace.path);
   const transport = new LoopbackTransport();
   const tools = builtinTools({ shell, dataDir: data.path, newId: () => `t${Date.now()}`, now: () => Date.now() });
-  const { core, settings } = createNodeCore({ dataDir: data.path, transport, tools });
+  const { core, settings } = await createNodeCore({ dataDir: data.path, transport, tools });
   const call = async <T>(channel: string, payload: unknown): Promise<T> => {
     const result = await transport.invoke(channel, payload);
     if (!result.ok) throw new Error(result.error.message);

@@ -28,7 +28,7 @@ describe('the audit of a session', () => {
   });
 
   it('lists every decision of a recorded session in order: gates, grants, the matrix, a rule, a plan, autonomy, a revocation', async () => {
-    const current = createHarness(server, { settings: { deniedTools: ['publish'] } });
+    const current = await createHarness(server, { settings: { deniedTools: ['publish'] } });
     harness = current;
     const { runtime, clock, sessionId } = current;
     const gate = async () => (await current.until((view) => view.pendingApproval !== null, 'a gate')).pendingApproval?.approvalId ?? '';
@@ -50,10 +50,7 @@ describe('the audit of a session', () => {
     await idle();
 
     // What the autonomy picker's channel does: the row and the journal change together.
-    current.store.transaction(() => {
-      current.store.update(sessionId, { autonomy: 'L0' }, clock.now());
-      current.store.append(sessionId, [{ type: 'autonomy_changed', from: 'L1', to: 'L0' }], clock.now());
-    });
+    current.runtime.sessions.setAutonomy(sessionId, 'L0');
     server.enqueue({ steps: ['a', 'b', 'c'].map((name) => toolCall('read_note', { name }, `p-${name}`)) }, textTurn('Read all three.'));
     runtime.send(sessionId, 'Read a, b and c');
     const planId = (await current.until((view) => view.plan?.state === 'waiting', 'the plan')).plan?.planId ?? '';

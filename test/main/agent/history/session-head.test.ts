@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalEntry, RuntimeEvent } from '../../../../src/shared/events';
 import { advanceHead, replayHead } from '../../../../src/main/agent/history/head-fold';
+import { SessionJournal } from '../../../../src/main/agent/history/session-journal';
+import { systemClock } from '../../../../src/main/agent/ports/clock';
 import { SqliteSessionStore } from '../../../../src/main/store/sqlite-session-store';
 import { headMismatches, readHead } from '../../../head-check';
 import { textTurn, type ScriptedModelServer } from '../../../scripted-model-server';
@@ -155,8 +157,8 @@ describe('the stored head', () => {
   afterEach(async () => {
     for (const harness of opened.splice(0)) await harness.close();
   });
-  const start = (options: Parameters<typeof createHarness>[1] = {}): Harness => {
-    const harness = createHarness(server, options);
+  const start = async (options: Parameters<typeof createHarness>[1] = {}): Promise<Harness> => {
+    const harness = await createHarness(server, options);
     opened.push(harness);
     return harness;
   };
@@ -169,7 +171,7 @@ describe('the stored head', () => {
   const idle = async (harness: Harness): Promise<void> => harness.runtime.whenIdle(harness.sessionId);
 
   it('equals what a replay of the journal says after every kind of step', async () => {
-    const harness = start();
+    const harness = await start();
     const { runtime, sessionId } = harness;
     expectHeadsTrue(harness, 'a new session');
 
@@ -256,12 +258,12 @@ describe('the stored head', () => {
   });
 
   it('equals the replay after a crash at a gate, a crash in a running call, a resume and a discard', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue({ steps: [toolCall('write_note', { name: 'a', text: 't' })] });
     first.runtime.send(first.sessionId, 'Write');
     await first.until((view) => view.pendingApproval !== null, 'the gate');
     first.crash();
-    const second = first.reopen();
+    const second = await first.reopen();
     opened.push(second);
     expectHeadsTrue(second, 'reopened at the gate');
     const gate = await second.until((view) => view.pendingApproval !== null, 'the gate again');
@@ -273,7 +275,7 @@ describe('the stored head', () => {
     );
     expectHeadsTrue(second, 'a call running');
     second.crash();
-    const third = second.reopen();
+    const third = await second.reopen();
     opened.push(third);
     expectHeadsTrue(third, 'interrupted');
     server.enqueue(textTurn('Resumed.'));
@@ -289,14 +291,14 @@ describe('the stored head', () => {
       'the call',
     );
     third.crash();
-    const fourth = third.reopen();
+    const fourth = await third.reopen();
     opened.push(fourth);
     fourth.runtime.discard(fourth.sessionId);
     expectHeadsTrue(fourth, 'discarded');
   });
 
   it('of a database from before heads, or of an import, is replayed once from the journal', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue({ steps: [toolCall('write_note', { name: 'a', text: 't' })] });
     harness.runtime.send(harness.sessionId, 'Write');
     const view = await harness.until((current) => current.pendingApproval !== null, 'the gate');
@@ -304,11 +306,16 @@ describe('the stored head', () => {
     // As a database migrated from before heads has it: no head computed yet.
     harness.db.prepare('UPDATE sessions SET head_format = 0, open_turn = NULL, resume = NULL').run();
     harness.db.prepare('UPDATE branches SET head_format = 0, open_turn = NULL, resume = NULL').run();
-    expect(new SqliteSessionStore(harness.db).head(harness.sessionId)).toEqual(before);
+    // The store never folds: a head it does not have reads as none, and the journal replays it once and keeps it.
+    const bare = new SqliteSessionStore(harness.db);
+    expect(bare.head(harness.sessionId)).toBeNull();
+    const silent = { onEntries: () => undefined, onSessionChanged: () => undefined };
+    expect(new SessionJournal(bare, silent, systemClock).head(harness.sessionId)).toEqual(before);
+    expect(bare.head(harness.sessionId)).toEqual(before);
     expectHeadsTrue(harness, 'replayed');
     // The app stops (one process writes a database at a time), and starts again on it.
     harness.crash();
-    const reopened = harness.reopen();
+    const reopened = await harness.reopen();
     opened.push(reopened);
     expectHeadsTrue(reopened, 'reopened at the gate');
     reopened.runtime.answerApproval(view.pendingApproval?.approvalId ?? '', 'deny');

@@ -63,7 +63,7 @@ describe('importing a session file', () => {
   const events = (target: Harness, sessionId: string): RuntimeEvent[] => target.store.journal(sessionId).map((entry) => entry.event);
 
   it('never takes an answer recorded in the file: the open call waits at a fresh gate on Resume, even for a destructive call at L0', async () => {
-    const target = (harness = createHarness(server, { autonomy: 'L0' }));
+    const target = (harness = await createHarness(server, { autonomy: 'L0' }));
     server.enqueue({ steps: [toolCall('wipe', {}, 'c1')] });
     target.runtime.send(target.sessionId, 'Clean up');
     const document = await exportedWaiting(target, 'gate');
@@ -91,7 +91,7 @@ describe('importing a session file', () => {
   });
 
   it('never takes a plan approval recorded in the file: the plan is proposed again and waits', async () => {
-    const target = (harness = createHarness(server, { autonomy: 'L1' }));
+    const target = (harness = await createHarness(server, { autonomy: 'L1' }));
     server.enqueue({
       steps: [
         { kind: 'text', text: 'Publish, write, wipe.' },
@@ -121,7 +121,7 @@ describe('importing a session file', () => {
   });
 
   it('starts at the lower of the file’s autonomy and the default here, and says so', async () => {
-    const target = (harness = createHarness(server, { autonomy: 'L3' }));
+    const target = (harness = await createHarness(server, { autonomy: 'L3' }));
     server.enqueue(textTurn('Hello.'));
     target.runtime.send(target.sessionId, 'Hi');
     await target.runtime.whenIdle(target.sessionId);
@@ -142,7 +142,7 @@ describe('importing a session file', () => {
   });
 
   it('keeps the workspace only when that folder exists here, and says when it does not', async () => {
-    const target = (harness = createHarness(server));
+    const target = (harness = await createHarness(server));
     server.enqueue(textTurn('Hello.'));
     target.runtime.send(target.sessionId, 'Hi');
     await target.runtime.whenIdle(target.sessionId);
@@ -164,7 +164,7 @@ describe('importing a session file', () => {
   });
 
   it('keeps completed history as it was, answers of finished turns included', async () => {
-    const target = (harness = createHarness(server, { autonomy: 'L1' }));
+    const target = (harness = await createHarness(server, { autonomy: 'L1' }));
     server.enqueue({ steps: [toolCall('write_note', { name: 'a', text: 'x' }, 'c1')] }, textTurn('Written.'));
     target.runtime.send(target.sessionId, 'Write');
     const gate = await target.until((view) => view.pendingApproval !== null, 'the gate');

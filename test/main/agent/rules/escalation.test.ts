@@ -18,8 +18,8 @@ describe('escalation: a command that asks for more than the sandbox', () => {
     harness = null;
   });
 
-  const open = (autonomy: Autonomy = 'L1'): Harness =>
-    (harness = createHarness(server, { autonomy, extraTools: (log) => [sandboxedRunCommand(log)] }));
+  const open = async (autonomy: Autonomy = 'L1'): Promise<Harness> =>
+    (harness = await createHarness(server, { autonomy, extraTools: (log) => [sandboxedRunCommand(log)] }));
 
   /**
    * Sends one run_command call; answers its gate, if it opens, with `answer`. Resolves the gate's
@@ -43,7 +43,7 @@ describe('escalation: a command that asks for more than the sandbox', () => {
   }
 
   it.each(['network', 'none'] as const)('with sandbox "%s" waits at a gate at L3, saying what it asks for', async (sandbox) => {
-    const target = open('L3');
+    const target = await open('L3');
     const request = await command(target, 'npm test', sandbox, 'deny');
     expect(request).toMatchObject({
       tool: 'run_command',
@@ -56,7 +56,7 @@ describe('escalation: a command that asks for more than the sandbox', () => {
   });
 
   it('a grant made at an ordinary gate never covers the same command asking for network or no sandbox', async () => {
-    const target = open('L1');
+    const target = await open('L1');
     expect(await command(target, 'npm test', 'workspace', 'allow_1h')).not.toBeNull();
     const grants = target.trust.listActive(target.clock.now());
     expect(grants).toEqual([expect.objectContaining({ tool: 'run_command', pattern: { kind: 'command_prefix', words: ['npm', 'test'] } })]);
@@ -68,7 +68,7 @@ describe('escalation: a command that asks for more than the sandbox', () => {
   });
 
   it('a timed answer at an escalation gate, without trusting the escalation, allows the call once and makes no grant', async () => {
-    const target = open('L3');
+    const target = await open('L3');
     expect(await command(target, 'npm install', 'network', 'allow_5h')).not.toBeNull();
     expect(target.trust.listActive(target.clock.now())).toEqual([]);
     expect(await command(target, 'npm install', 'network')).not.toBeNull();
@@ -76,7 +76,7 @@ describe('escalation: a command that asks for more than the sandbox', () => {
   });
 
   it('an explicit grant for network access covers the same command with network, but never with no sandbox', async () => {
-    const target = open('L1');
+    const target = await open('L1');
     expect(await command(target, 'npm install', 'network', 'allow_30m', true)).not.toBeNull();
     const [grant] = target.trust.listActive(target.clock.now());
     expect(grant).toMatchObject({
@@ -104,7 +104,7 @@ describe('escalation: a command that asks for more than the sandbox', () => {
     ['npm install lodash', 'npm install another-package'],
     ['python3 setup.py build', 'python3 -c "print(1)"'],
   ])('trusting network access for `%s` covers that exact command only, not `%s`', async (trusted, other) => {
-    const target = open('L1');
+    const target = await open('L1');
     expect(await command(target, trusted, 'network', 'allow_1h', true)).not.toBeNull();
     const [grant] = target.trust.listActive(target.clock.now());
     expect(grant).toMatchObject({ escalation: 'network', pattern: { kind: 'exact', arguments: trusted } });
@@ -121,14 +121,14 @@ describe('escalation: a command that asks for more than the sandbox', () => {
   });
 
   it('no sandbox is destructive: even an explicit grant for it is not made, and it asks every time', async () => {
-    const target = open('L3');
+    const target = await open('L3');
     expect(await command(target, 'make install', 'none', 'allow_session', true)).not.toBeNull();
     expect(target.trust.listActive(target.clock.now())).toEqual([]);
     expect(await command(target, 'make install', 'none')).not.toBeNull();
   });
 
   it('a plan shows the escalation of its step, and approving the plan runs that exact call', async () => {
-    const target = open('L3');
+    const target = await open('L3');
     server.enqueue(
       {
         steps: [

@@ -17,8 +17,8 @@ describe('a grant answered at a gate, for the calls after it in the same respons
     }
   });
 
-  const open = (): Harness => {
-    const harness = createHarness(server);
+  const open = async (): Promise<Harness> => {
+    const harness = await createHarness(server);
     opened.push(harness);
     return harness;
   };
@@ -49,7 +49,7 @@ describe('a grant answered at a gate, for the calls after it in the same respons
   }
 
   it('covers the identical call after it: it runs without asking, on the grant', async () => {
-    const harness = open();
+    const harness = await open();
     const call = { name: 'todo', text: 'milk' };
     server.enqueue({ steps: [toolCall('write_note', call, 'c1'), toolCall('write_note', call, 'c2')] }, textTurn('Both written.'));
     harness.runtime.send(harness.sessionId, 'Write it twice');
@@ -62,7 +62,7 @@ describe('a grant answered at a gate, for the calls after it in the same respons
   });
 
   it('covers a later call its pattern matches, and not one outside it', async () => {
-    const harness = open();
+    const harness = await open();
     server.enqueue(
       {
         steps: [
@@ -88,7 +88,7 @@ describe('a grant answered at a gate, for the calls after it in the same respons
   });
 
   it('Allow once covers only its own call: the identical call after it asks again', async () => {
-    const harness = open();
+    const harness = await open();
     const call = { name: 'todo', text: 'milk' };
     server.enqueue({ steps: [toolCall('write_note', call, 'c1'), toolCall('write_note', call, 'c2')] }, textTurn('Both written.'));
     harness.runtime.send(harness.sessionId, 'Write it twice');
@@ -99,7 +99,7 @@ describe('a grant answered at a gate, for the calls after it in the same respons
   });
 
   it('a turn resumed after a crash decides the calls after the grant the same way', async () => {
-    const first = open();
+    const first = await open();
     first.settings.set({ ...first.settings.get(), planThreshold: 10 });
     const call = { name: 'todo', text: 'milk' };
     server.enqueue({ steps: [toolCall('write_note', call, 'c1'), toolCall('slow', {}, 'c2'), toolCall('write_note', call, 'c3')] });
@@ -112,7 +112,7 @@ describe('a grant answered at a gate, for the calls after it in the same respons
     );
     first.crash();
 
-    const reopened = first.reopen();
+    const reopened = await first.reopen();
     opened.push(reopened);
     server.enqueue(textTurn('Written twice.'));
     reopened.runtime.resume(reopened.sessionId);

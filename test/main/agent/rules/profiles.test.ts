@@ -25,12 +25,14 @@ describe('agent profiles', () => {
     folder = temporaryFolder();
     server = await ScriptedModelServer.start();
     transport = new LoopbackTransport();
-    core = createNodeCore({
-      dataDir: folder.path,
-      transport,
-      tools: testTools(log).tools,
-      retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
-    }).core;
+    core = (
+      await createNodeCore({
+        dataDir: folder.path,
+        transport,
+        tools: testTools(log).tools,
+        retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      })
+    ).core;
     providerId = (
       await call<{ id: string }>('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl })
     ).id;

@@ -65,7 +65,7 @@ describe('trust grants', () => {
   it('survives a restart and still expires on time', async () => {
     await callOnce(harness, 'write_note', { name: 'n', text: 't' }, 'allow_5m');
     await harness.close();
-    harness = harness.reopen();
+    harness = await harness.reopen();
     expect(await callOnce(harness, 'write_note', { name: 'n', text: 't' })).toBe(false);
     harness.clock.advance(5 * minute);
     expect(await callOnce(harness, 'write_note', { name: 'n', text: 't' })).toBe(true);

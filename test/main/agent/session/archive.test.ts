@@ -41,7 +41,7 @@ describe('the session archive', () => {
 
   /** A harness whose session has one finished turn. */
   const withConversation = async (): Promise<Harness> => {
-    harness = createHarness(server);
+    harness = await createHarness(server);
     server.enqueue(textTurn('Hello back.'));
     harness.runtime.send(harness.sessionId, 'Hello');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -137,7 +137,7 @@ describe('the session archive', () => {
   });
 
   it('refuses to archive a session while its turn waits at a gate, and changes nothing', async () => {
-    const current = createHarness(server);
+    const current = await createHarness(server);
     harness = current;
     const archive = archiveOf(current);
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Written.'));
@@ -152,7 +152,7 @@ describe('the session archive', () => {
   });
 
   it('revokes the session’s “this session” grants when it is archived; restoring does not bring them back', async () => {
-    const current = createHarness(server);
+    const current = await createHarness(server);
     harness = current;
     const archive = archiveOf(current);
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Written.'));
@@ -168,7 +168,7 @@ describe('the session archive', () => {
   });
 
   it('an interrupted session archived before a restart is neither recovered nor resumed; restored, it waits for the person', async () => {
-    const first = createHarness(server);
+    const first = await createHarness(server);
     // A session of its own: the harness makes its usual one again on every start when it is not listed.
     const { id: _id, ...usual } = first.store.get('s1') ?? { id: '' };
     if (!('model' in usual)) throw new Error('no usual session');
@@ -181,11 +181,11 @@ describe('the session archive', () => {
       'the slow call',
     );
     first.crash();
-    const second = first.reopen();
+    const second = await first.reopen();
     expect(second.store.get('s2')?.status).toBe('interrupted');
     archiveOf(second).archive('s2');
     await second.close();
-    const third = second.reopen();
+    const third = await second.reopen();
     harness = third;
     const journalRows = count(third, "SELECT COUNT(*) AS n FROM journal WHERE session_id = 's2'");
     expect(third.store.list().map((session) => session.id)).toEqual(['s1']);

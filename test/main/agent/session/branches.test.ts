@@ -171,7 +171,7 @@ describe('branches', () => {
     harness.runtime.editMessage(harness.sessionId, harness.view().messages[0]?.id ?? '', 'Q1 edited');
     await harness.runtime.whenIdle(harness.sessionId);
     await harness.close();
-    const reopened = harness.reopen();
+    const reopened = await harness.reopen();
     try {
       expect(texts(reopened)).toEqual(['user: Q1 edited', 'assistant: A1 edited']);
       expect(reopened.runtime.branchPoints(reopened.sessionId)[0]?.versions).toHaveLength(2);

@@ -94,11 +94,11 @@ describe('the message queue', () => {
     // The endpoint goes away while the first turn runs: the queued message cannot start after it.
     harness.settings.set({ ...harness.settings.get(), providers: [], defaultModel: null });
     await harness.runtime.whenIdle(harness.sessionId);
-    expect(harness.store.head(harness.sessionId).queued).toBe('second');
+    expect(harness.store.head(harness.sessionId)?.queued).toBe('second');
     expect(harness.view().queued).toBe('second');
     expect(harness.view().messages.filter((message) => message.role === 'user')).toHaveLength(1);
     expect(harness.runtime.clearQueue(harness.sessionId)).toBe(true);
-    expect(harness.store.head(harness.sessionId).queued).toBeNull();
+    expect(harness.store.head(harness.sessionId)?.queued).toBeNull();
   });
 
   it('can be cleared, and then nothing more runs', async () => {
@@ -116,7 +116,7 @@ describe('the message queue', () => {
 describe('the journal', () => {
   it('replays into the same view the renderer built live, with tools, gates, plans and a queue', async () => {
     const server = await ScriptedModelServer.start();
-    const harness = createHarness(server);
+    const harness = await createHarness(server);
     server.enqueue(
       {
         steps: [

@@ -9,27 +9,27 @@ describe('crash recovery', () => {
   afterEach(async () => {
     for (const harness of opened.splice(0)) await harness.close();
   });
-  const start = (): Harness => {
-    const harness = createHarness(server);
+  const start = async (): Promise<Harness> => {
+    const harness = await createHarness(server);
     opened.push(harness);
     return harness;
   };
-  const restart = (harness: Harness): Harness => {
+  const restart = async (harness: Harness): Promise<Harness> => {
     harness.crash();
-    const next = harness.reopen();
+    const next = await harness.reopen();
     opened.push(next);
     return next;
   };
 
   it('a tool running when the app stopped: the session is interrupted, shows the call, and resumes without running it again', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue({ steps: [{ kind: 'text', text: 'Taking a while.' }, toolCall('slow', {}, 'c1')] });
     first.runtime.send(first.sessionId, 'Do the slow thing');
     await first.until(
       (view) => view.messages.some((message) => message.toolCalls.some((call) => call.state === 'running')),
       'the slow call to run',
     );
-    const second = restart(first);
+    const second = await restart(first);
 
     const view = second.view();
     expect(view.status).toBe('interrupted');
@@ -51,11 +51,11 @@ describe('crash recovery', () => {
   });
 
   it('a stream cut by the crash: resume asks the model again from the last checkpoint', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue(textTurn('a long answer that streams slowly', { chunkSize: 2, chunkDelayMs: 20 }));
     first.runtime.send(first.sessionId, 'Tell me');
     await first.until((view) => (view.messages[1]?.text.length ?? 0) > 4, 'some text');
-    const second = restart(first);
+    const second = await restart(first);
     expect(second.view().status).toBe('interrupted');
     expect(second.view().messages[1]?.state).toBe('interrupted');
     server.enqueue(textTurn('The whole answer.'));
@@ -66,11 +66,11 @@ describe('crash recovery', () => {
   });
 
   it('a pending approval is still pending after a restart, at the same gate, and answering it goes on', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue({ steps: [toolCall('publish', { target: 'site' }, 'c1')] });
     first.runtime.send(first.sessionId, 'Publish');
     const waiting = await first.until((view) => view.pendingApproval !== null, 'the gate');
-    const second = restart(first);
+    const second = await restart(first);
 
     // Straight after the restart, before the turn is back at its gate, the approval is shown.
     expect(second.view().pendingApproval?.approvalId).toBe(waiting.pendingApproval?.approvalId);
@@ -87,13 +87,13 @@ describe('crash recovery', () => {
   });
 
   it('a call waiting at its gate waits there again after a restart, even when the autonomy now would run it', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'milk' }, 'c1')] });
     first.runtime.send(first.sessionId, 'Write');
     const waiting = await first.until((view) => view.pendingApproval !== null, 'the gate');
     // L2 would run a low-risk write; the running turn asked under L1, and that gate was never answered.
     first.store.update(first.sessionId, { autonomy: 'L2' }, first.clock.now());
-    const second = restart(first);
+    const second = await restart(first);
 
     const view = await second.until((current) => current.status === 'waiting_approval', 'the gate again');
     expect(view.pendingApproval?.approvalId).toBe(waiting.pendingApproval?.approvalId);
@@ -105,7 +105,7 @@ describe('crash recovery', () => {
   });
 
   it('a step of an approved plan waiting at its own gate (its grant was revoked) waits there again after a restart', async () => {
-    const first = start();
+    const first = await start();
     const note = { name: 'b', text: 'x' };
     server.enqueue({ steps: [toolCall('write_note', note, 'g1')] }, textTurn('ok'));
     first.runtime.send(first.sessionId, 'Make a grant');
@@ -131,7 +131,7 @@ describe('crash recovery', () => {
     first.releaseSlow();
     const stepGate = await first.until((view) => view.pendingApproval !== null, 'the gate of the third step');
     expect(first.log).toEqual(['write b', 'publish site', 'slow started', 'slow finished']);
-    const second = restart(first);
+    const second = await restart(first);
 
     const view = await second.until((current) => current.status === 'waiting_approval', 'the step gate again');
     expect(view.pendingApproval?.approvalId).toBe(stepGate.pendingApproval?.approvalId);
@@ -143,11 +143,11 @@ describe('crash recovery', () => {
   });
 
   it('an answer given straight after the restart, before the turn is back at its gate, is kept for it', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue({ steps: [toolCall('publish', { target: 'site' }, 'c1')] });
     first.runtime.send(first.sessionId, 'Publish');
     const waiting = await first.until((view) => view.pendingApproval !== null, 'the gate');
-    const second = restart(first);
+    const second = await restart(first);
     server.enqueue(textTurn('Published.'));
     second.runtime.answerApproval(waiting.pendingApproval?.approvalId ?? '', 'allow_once');
     // A second answer to the same gate is refused, as for any gate.
@@ -158,7 +158,7 @@ describe('crash recovery', () => {
   });
 
   it('a queued message is shown after the crash, runs after Resume, and comes back to the composer on Discard', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue({ steps: [toolCall('slow', {}, 'c1')] });
     first.runtime.send(first.sessionId, 'Slow');
     await first.until(
@@ -166,7 +166,7 @@ describe('crash recovery', () => {
       'the slow call',
     );
     first.runtime.send(first.sessionId, 'Then this');
-    const second = restart(first);
+    const second = await restart(first);
     expect(second.view().interrupted?.queued).toBe('Then this');
     server.enqueue(textTurn('Slow done.'), textTurn('And this.'));
     second.runtime.resume(second.sessionId);
@@ -184,7 +184,7 @@ describe('crash recovery', () => {
       'the second slow call',
     );
     second.runtime.send(second.sessionId, 'Queued again');
-    const third = restart(second);
+    const third = await restart(second);
     const requests = server.requests.length;
     expect(third.runtime.discard(third.sessionId)).toEqual({ queued: 'Queued again' });
     const view = third.view();

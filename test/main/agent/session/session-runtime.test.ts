@@ -16,6 +16,13 @@ import { SqliteAccountingStore } from '../../../../src/main/store/sqlite-account
 import { SqliteTrustStore } from '../../../../src/main/store/sqlite-trust-store';
 import { SqliteCheckpointStore } from '../../../../src/main/store/sqlite-checkpoint-store';
 import { ToolRegistry } from '../../../../src/main/agent/ports/tools';
+import { newId } from '../../../../src/main/agent/ports/ids';
+import { Gates } from '../../../../src/main/agent/rules/gates';
+import { ContextBudget, defaultContextSettings } from '../../../../src/main/agent/context/prompt-builder';
+import { SystemPrompts } from '../../../../src/main/agent/context/prompt-assembly';
+import { ConversationStore } from '../../../../src/main/agent/history/conversation-store';
+import { SessionJournal } from '../../../../src/main/agent/history/session-journal';
+import { FolderInspector } from '../../../../src/main/workspace/folder-inspector';
 import { closedPort, temporaryFolder } from '../../../helpers';
 import { memoryKeyCipher } from '../../../host/test-cipher';
 import { ScriptedModelServer, textTurn } from '../../../scripted-model-server';
@@ -28,6 +35,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   let registry: ProviderRegistry;
   let settings: ConfSettingsStore;
   let runtime: SessionRuntime;
+  let journal: SessionJournal;
   let live: JournalEntry[];
   let changes: Session[];
 
@@ -53,20 +61,38 @@ describe('SessionRuntime against the scripted server and a real database', () =>
     const endpoint = registry.save({ kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
     live = [];
     changes = [];
-    runtime = new SessionRuntime({
+    // The runtime with the collaborators the app's core gives it, over this test's store and registry.
+    journal = new SessionJournal(
       store,
-      providers: registry,
-      tools: new ToolRegistry(),
-      trust: new SqliteTrustStore(db),
-      accounting: new SqliteAccountingStore(db),
-      checkpoints: new SqliteCheckpointStore(db),
-      limits: () => settings.get(),
-      clock: systemClock,
-      frameMs: 16,
-      listener: {
+      {
         onEntries: (_id, entries) => live.push(...entries),
         onSessionChanged: (change) => 'session' in change && changes.push(change.session),
       },
+      systemClock,
+    );
+    const checkpoints = new SqliteCheckpointStore(db);
+    runtime = new SessionRuntime({
+      store,
+      providers: registry,
+      journal,
+      conversations: new ConversationStore(checkpoints, store),
+      turn: {
+        tools: new ToolRegistry(),
+        trust: new SqliteTrustStore(db),
+        accounting: new SqliteAccountingStore(db),
+        checkpoints,
+        gates: new Gates(),
+        clock: systemClock,
+        journal,
+        frameMs: 16,
+        context: new ContextBudget({ window: (choice, signal) => registry.window(choice, signal), settings: () => defaultContextSettings }),
+        prompts: new SystemPrompts({ clock: systemClock }),
+        newId: () => newId(systemClock.now()),
+      },
+      limits: () => settings.get(),
+      workspaces: new FolderInspector(),
+      defaults: () => ({ model: null, autonomy: 'L1', profileId: null }),
+      providerExists: (providerId) => registry.list().some((provider) => provider.id === providerId),
     });
     store.create({
       id: 's1',
@@ -191,17 +217,13 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   });
 
   it('marks a session that was running when the app stopped as interrupted', () => {
-    store.append(
-      's1',
-      [
-        { type: 'user_message', turnId: 't', messageId: 'u', text: 'q' },
-        { type: 'run_started', turnId: 't', model: { providerId: 'p', model: 'm' }, providerKind: 'openai-compatible' },
-        { type: 'status_changed', status: 'planning' },
-        { type: 'assistant_message_started', turnId: 't', messageId: 'a' },
-        { type: 'text_delta', turnId: 't', messageId: 'a', text: 'half an ans' },
-      ],
-      5,
-    );
+    journal.append('s1', [
+      { type: 'user_message', turnId: 't', messageId: 'u', text: 'q' },
+      { type: 'run_started', turnId: 't', model: { providerId: 'p', model: 'm' }, providerKind: 'openai-compatible' },
+      { type: 'status_changed', status: 'planning' },
+      { type: 'assistant_message_started', turnId: 't', messageId: 'a' },
+      { type: 'text_delta', turnId: 't', messageId: 'a', text: 'half an ans' },
+    ]);
     expect(runtime.recoverInterrupted()).toEqual(['s1']);
     const result = view();
     expect(result.status).toBe('interrupted');

@@ -36,7 +36,7 @@ describe('approvals', () => {
   });
 
   it.each(cells)('$autonomy with a $risk call: $outcome', async ({ autonomy, risk, outcome }) => {
-    harness = createHarness(server, { autonomy });
+    harness = await createHarness(server, { autonomy });
     const tool = toolFor[risk];
     server.enqueue({ steps: [toolCall(tool.name, tool.args)] }, textTurn('Finished.'));
     harness.runtime.send(harness.sessionId, 'Do it');
@@ -56,7 +56,7 @@ describe('approvals', () => {
   });
 
   it('tells the model the reason when the person denies a call', async () => {
-    harness = createHarness(server);
+    harness = await createHarness(server);
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Understood, I will not write it.'));
     harness.runtime.send(harness.sessionId, 'Write');
     const view = await harness.until((current) => current.pendingApproval !== null);
@@ -70,7 +70,7 @@ describe('approvals', () => {
   });
 
   it('refuses a second answer and an unknown id with typed errors, changing nothing', async () => {
-    harness = createHarness(server);
+    harness = await createHarness(server);
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('ok'));
     harness.runtime.send(harness.sessionId, 'Write');
     const view = await harness.until((current) => current.pendingApproval !== null);
@@ -87,7 +87,7 @@ describe('approvals', () => {
   });
 
   it('refuses a call the person denied in settings before any grant or autonomy, even at L3', async () => {
-    harness = createHarness(server, { autonomy: 'L3', settings: { deniedTools: ['publish'] } });
+    harness = await createHarness(server, { autonomy: 'L3', settings: { deniedTools: ['publish'] } });
     server.enqueue({ steps: [toolCall('publish', { target: 'site' })] }, textTurn('It is denied.'));
     harness.runtime.send(harness.sessionId, 'Publish');
     await harness.runtime.whenIdle(harness.sessionId);

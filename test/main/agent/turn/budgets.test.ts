@@ -18,8 +18,8 @@ describe('budgets', () => {
   let server: ScriptedModelServer;
   const opened: Harness[] = [];
   useHarness({ server: (started) => (server = started) });
-  const start = (settings: Partial<Settings>): Harness => {
-    const harness = createHarness(server, { settings: { planThreshold: 10, ...settings } });
+  const start = async (settings: Partial<Settings>): Promise<Harness> => {
+    const harness = await createHarness(server, { settings: { planThreshold: 10, ...settings } });
     opened.push(harness);
     return harness;
   };
@@ -35,14 +35,14 @@ describe('budgets', () => {
   };
 
   it('pauses at a gate when the model-call budget is reached, and Continue gives +10 counted from there without firing again at once', async () => {
-    const harness = start({ maxIterations: 2 });
+    const harness = await start({ maxIterations: 2 });
     server.enqueue(reads('a'), reads('b'), reads('c'), reads('d'), textTurn('Done at last.'));
     harness.runtime.send(harness.sessionId, 'Keep going');
     const view = await harness.until(atGate, 'the budget gate');
     expect(view.pendingBudget).toMatchObject({ budget: 'model_calls', figure: 2, limit: 2, step: 10 });
     expect(server.requests).toHaveLength(2);
     expect(harness.log).toEqual(['read a', 'read b']);
-    expect(harness.store.head(harness.sessionId).resume?.budget).toMatchObject({ budget: 'model_calls', figure: 2 });
+    expect(harness.store.head(harness.sessionId)?.resume?.budget).toMatchObject({ budget: 'model_calls', figure: 2 });
 
     harness.runtime.answerBudget(view.pendingBudget?.gateId ?? '', 'continue');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -60,7 +60,7 @@ describe('budgets', () => {
   });
 
   it('asks again once the raised allowance is used up, and a budget turned off never asks', async () => {
-    const harness = start({ maxIterations: 1 });
+    const harness = await start({ maxIterations: 1 });
     server.enqueue(reads('a'), reads('b'), reads('c'), textTurn('Done.'));
     harness.runtime.send(harness.sessionId, 'Go');
     const first = await harness.until(atGate, 'the first gate');
@@ -79,7 +79,7 @@ describe('budgets', () => {
   });
 
   it('ends the turn cancelled when the person answers Stop, and makes no more requests', async () => {
-    const harness = start({ maxIterations: 1 });
+    const harness = await start({ maxIterations: 1 });
     server.enqueue(reads('a'), reads('b'));
     harness.runtime.send(harness.sessionId, 'Go');
     const view = await harness.until(atGate, 'the budget gate');
@@ -92,7 +92,7 @@ describe('budgets', () => {
   });
 
   it('ends the turn cancelled when Stop is pressed at the gate, journalled as stopped', async () => {
-    const harness = start({ maxIterations: 1 });
+    const harness = await start({ maxIterations: 1 });
     server.enqueue(reads('a'));
     harness.runtime.send(harness.sessionId, 'Go');
     await harness.until(atGate, 'the budget gate');
@@ -103,7 +103,7 @@ describe('budgets', () => {
   });
 
   it('pauses before the tool call over the tool-call budget, even in the middle of a batch, and +25 lets the rest run', async () => {
-    const harness = start({ budgets: { ...offBudgets, toolCalls: 2 } });
+    const harness = await start({ budgets: { ...offBudgets, toolCalls: 2 } });
     server.enqueue(
       {
         steps: [
@@ -127,7 +127,7 @@ describe('budgets', () => {
   });
 
   it('counts working time with the injected clock and not the time spent waiting at a gate', async () => {
-    const harness = start({ budgets: { ...offBudgets, wallMinutes: 1 } });
+    const harness = await start({ budgets: { ...offBudgets, wallMinutes: 1 } });
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 'x' })] }, { steps: [toolCall('slow', {})] }, textTurn('Done.'));
     harness.runtime.send(harness.sessionId, 'Write, then wait');
     const approval = await harness.until((view) => view.pendingApproval !== null, 'the approval gate');
@@ -151,7 +151,7 @@ describe('budgets', () => {
   });
 
   it('pauses before the model request that would go past the session token budget, and the raise outlives the turn', async () => {
-    const harness = start({ budgets: { ...offBudgets, sessionTokens: 100 } });
+    const harness = await start({ budgets: { ...offBudgets, sessionTokens: 100 } });
     server.enqueue({ ...reads('a'), usage: { inputTokens: 80, outputTokens: 30 } }, textTurn('Done.'));
     harness.runtime.send(harness.sessionId, 'Go');
     const view = await harness.until(atGate, 'the budget gate');
@@ -165,7 +165,7 @@ describe('budgets', () => {
     harness.runtime.send(harness.sessionId, 'Another');
     await harness.runtime.whenIdle(harness.sessionId);
     await harness.close();
-    const again = harness.reopen();
+    const again = await harness.reopen();
     opened.push(again);
     server.enqueue(textTurn('And again.'));
     again.runtime.send(again.sessionId, 'After a restart');
@@ -176,7 +176,7 @@ describe('budgets', () => {
   });
 
   it('pauses at the session cost budget once the session has cost that much, and +$1 counts from the cost reached', async () => {
-    const harness = start({ budgets: { ...offBudgets, sessionCostUsd: 1 } });
+    const harness = await start({ budgets: { ...offBudgets, sessionCostUsd: 1 } });
     // An earlier call to a priced model (the scripted server is on this machine, so its own calls cost nothing).
     harness.accounting.recordModelCall({
       id: 'priced',
@@ -205,12 +205,12 @@ describe('budgets', () => {
   });
 
   it('waits again at the same budget gate after the app stopped, and Continue there does not fire again at once', async () => {
-    const first = start({ maxIterations: 2 });
+    const first = await start({ maxIterations: 2 });
     server.enqueue(reads('a'), reads('b'));
     first.runtime.send(first.sessionId, 'Go');
     const before = await first.until(atGate, 'the budget gate');
     first.crash();
-    const second = first.reopen();
+    const second = await first.reopen();
     opened.push(second);
     const again = await second.until(atGate, 'the budget gate again');
     expect(again.pendingBudget).toEqual(before.pendingBudget);

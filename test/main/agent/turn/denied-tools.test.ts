@@ -16,7 +16,7 @@ describe('tools the person denied in settings', () => {
   });
 
   it('are not offered to the model, and a call to one anyway is still denied', async () => {
-    harness = createHarness(server, { autonomy: 'L3', settings: { deniedTools: ['publish', 'wipe'] } });
+    harness = await createHarness(server, { autonomy: 'L3', settings: { deniedTools: ['publish', 'wipe'] } });
     server.enqueue({ steps: [toolCall('publish', { target: 'site' })] }, textTurn('It is denied.'));
     harness.runtime.send(harness.sessionId, 'Publish');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -33,7 +33,7 @@ describe('tools the person denied in settings', () => {
   });
 
   it('are offered again once allowed, from the next turn on', async () => {
-    harness = createHarness(server, { settings: { deniedTools: ['publish'] } });
+    harness = await createHarness(server, { settings: { deniedTools: ['publish'] } });
     server.enqueue(textTurn('Hello.'), textTurn('Hello again.'));
     harness.runtime.send(harness.sessionId, 'Hi');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -45,7 +45,7 @@ describe('tools the person denied in settings', () => {
   });
 
   it('from the moment they are denied while a turn runs: not offered in its next request, and a call to one is denied', async () => {
-    harness = createHarness(server, { autonomy: 'L3' });
+    harness = await createHarness(server, { autonomy: 'L3' });
     server.enqueue({ steps: [toolCall('wipe', {}, 'c1')] }, { steps: [toolCall('publish', { target: 'site' }, 'c2')] }, textTurn('Done.'));
     harness.runtime.send(harness.sessionId, 'Go');
     const waiting = await harness.until((view) => view.pendingApproval !== null, 'the wipe gate');
@@ -64,7 +64,7 @@ describe('tools the person denied in settings', () => {
   });
 
   it('from the moment they are denied, even for a call of the same response that was already decided to run', async () => {
-    harness = createHarness(server, { autonomy: 'L3' });
+    harness = await createHarness(server, { autonomy: 'L3' });
     server.enqueue({ steps: [toolCall('wipe', {}, 'c1'), toolCall('publish', { target: 'site' }, 'c2')] }, textTurn('Done.'));
     harness.runtime.send(harness.sessionId, 'Go');
     const waiting = await harness.until((view) => view.pendingApproval !== null, 'the wipe gate');
@@ -79,7 +79,7 @@ describe('tools the person denied in settings', () => {
   });
 
   it('are neither described by describe_tools nor named among the tools there are', async () => {
-    harness = createHarness(server, { settings: { deniedTools: ['publish'] } });
+    harness = await createHarness(server, { settings: { deniedTools: ['publish'] } });
     server.enqueue(
       { steps: [toolCall('describe_tools', { names: ['publish', 'write_note'] }, 'd1'), toolCall('no_such_tool', {}, 'd2')] },
       textTurn('Done.'),

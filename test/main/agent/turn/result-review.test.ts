@@ -32,8 +32,8 @@ describe('results held for review', () => {
   let server: ScriptedModelServer;
   const opened: Harness[] = [];
   useHarness({ server: (started) => (server = started) });
-  const start = (settings: Parameters<typeof createHarness>[1] = {}): Harness => {
-    const harness = createHarness(server, { extraTools: pageTools, ...settings });
+  const start = async (settings: Parameters<typeof createHarness>[1] = {}): Promise<Harness> => {
+    const harness = await createHarness(server, { extraTools: pageTools, ...settings });
     opened.push(harness);
     return harness;
   };
@@ -42,7 +42,7 @@ describe('results held for review', () => {
   };
 
   it('holds a flagged MCP result at a gate, and a withheld one reaches the model as a note only', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example' })] }, textTurn('I could not read it.'));
     harness.runtime.send(harness.sessionId, 'What is the weather?');
     const view = await harness.until(held, 'the held result');
@@ -68,7 +68,7 @@ describe('results held for review', () => {
   });
 
   it('holds a failure whose message carries the injection, as it holds an output', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example/error' })] }, textTurn('It failed.'));
     harness.runtime.send(harness.sessionId, 'Weather?');
     const view = await harness.until(held, 'the held failure');
@@ -80,7 +80,7 @@ describe('results held for review', () => {
   });
 
   it('gives the model the result when the person lets it in', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example' })] }, textTurn('Sunny.'));
     harness.runtime.send(harness.sessionId, 'Weather?');
     const view = await harness.until(held, 'the held result');
@@ -92,7 +92,7 @@ describe('results held for review', () => {
   });
 
   it('only marks a flagged result of a group that is not held, and holds it once the setting names its group', async () => {
-    const harness = start({ settings: { heldToolGroups: [] } });
+    const harness = await start({ settings: { heldToolGroups: [] } });
     server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example' })] }, textTurn('Done.'));
     harness.runtime.send(harness.sessionId, 'Weather?');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -110,7 +110,7 @@ describe('results held for review', () => {
   });
 
   it('marks nothing and holds nothing when the result is clean', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example/clean' })] }, textTurn('Sunny.'));
     harness.runtime.send(harness.sessionId, 'Weather?');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -120,12 +120,12 @@ describe('results held for review', () => {
   });
 
   it('waits again at the same gate after the app stopped, and takes the answer there', async () => {
-    const first = start();
+    const first = await start();
     server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example' })] });
     first.runtime.send(first.sessionId, 'Weather?');
     const before = await first.until(held, 'the held result');
     first.crash();
-    const second = first.reopen();
+    const second = await first.reopen();
     opened.push(second);
     const again = await second.until((view) => held(view) && view.status === 'waiting_approval', 'the held result again');
     expect(again.pendingReviews[0]?.reviewId).toBe(before.pendingReviews[0]?.reviewId);
@@ -139,7 +139,7 @@ describe('results held for review', () => {
   });
 
   it('withholds a held result when the turn is stopped, so the next turn does not see it', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue({ steps: [toolCall('web__fetch', { url: 'https://news.example' })] });
     harness.runtime.send(harness.sessionId, 'Weather?');
     await harness.until(held, 'the held result');

@@ -27,17 +27,17 @@ describe('a tool loop with extended thinking', () => {
     thinkingBudget,
   });
   /** A session on the server's Anthropic route, thinking with a budget of 2,048 tokens. */
-  const start = (): Harness => {
-    const harness = createHarness(server, {
+  const start = async (): Promise<Harness> => {
+    const harness = await createHarness(server, {
       anthropicKey: 'test-key',
       settings: { providers: [endpoint('claude'), endpoint('claude-2')], modelSettings: [thinking('claude', 2048)] },
     });
     opened.push(harness);
     return harness;
   };
-  const restart = (harness: Harness): Harness => {
+  const restart = async (harness: Harness): Promise<Harness> => {
     harness.crash();
-    const next = harness.reopen();
+    const next = await harness.reopen();
     opened.push(next);
     return next;
   };
@@ -55,7 +55,7 @@ describe('a tool loop with extended thinking', () => {
   });
 
   it('asks for thinking, then sends the response’s thinking back with its signature when the loop goes on', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue(readsTheNote, answers('The note says: contents of todo.'));
     harness.runtime.send(harness.sessionId, 'What is in my todo note?');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -74,12 +74,12 @@ describe('a tool loop with extended thinking', () => {
   });
 
   it('goes on after a restart at an approval gate, with the thinking read back from the checkpoint', async () => {
-    const first = start();
+    const first = await start();
     const thought = 'Publishing needs the person’s consent.';
     server.enqueue({ steps: [{ kind: 'reasoning', text: thought }, toolCall('publish', { target: 'site' }, 'c1')] });
     first.runtime.send(first.sessionId, 'Publish');
     await first.until((view) => view.pendingApproval !== null, 'the gate');
-    const second = restart(first);
+    const second = await restart(first);
 
     const view = await second.until((current) => current.status === 'waiting_approval', 'the gate again');
     server.enqueue(answers('Published.'));
@@ -91,7 +91,7 @@ describe('a tool loop with extended thinking', () => {
   });
 
   it('sends earlier thinking to the model that wrote it only, and none once thinking is off', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue(readsTheNote, answers('Read.'), textTurn('Again.'), textTurn('Once more.'));
     harness.runtime.send(harness.sessionId, 'Read the todo note');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -117,7 +117,7 @@ describe('a tool loop with extended thinking', () => {
   });
 
   it('keeps its thinking through an export and an import: the copy goes on sending it back', async () => {
-    const harness = start();
+    const harness = await start();
     server.enqueue(readsTheNote, answers('Read.'), textTurn('Still there.'));
     harness.runtime.send(harness.sessionId, 'Read the todo note');
     await harness.runtime.whenIdle(harness.sessionId);
@@ -139,7 +139,7 @@ describe('a tool loop with extended thinking', () => {
   });
 
   it('goes on without thinking with a tool loop begun without it, when thinking is turned on at the gate', async () => {
-    const harness = start();
+    const harness = await start();
     harness.settings.set({ ...harness.settings.get(), modelSettings: [] });
     server.enqueue({ steps: [toolCall('publish', { target: 'site' }, 'c1')] }, textTurn('Published.'), answers('Next.'));
     harness.runtime.send(harness.sessionId, 'Publish');

@@ -40,7 +40,7 @@ describe('tool call arguments the runtime cannot handle as they are', () => {
   });
 
   it('refuses arguments nested 20,000 deep as the call’s result, and the turn goes on and ends', async () => {
-    const target = (harness = createHarness(server, { autonomy: 'L1' }));
+    const target = (harness = await createHarness(server, { autonomy: 'L1' }));
     const deep = `{"name":${'['.repeat(20_000)}${']'.repeat(20_000)},"text":"x"}`;
     server.enqueue(
       {
@@ -70,7 +70,7 @@ describe('tool call arguments the runtime cannot handle as they are', () => {
   });
 
   it('refuses arguments one level deeper than the limit, and takes them at the limit', async () => {
-    const target = (harness = createHarness(server, { autonomy: 'L3' }));
+    const target = (harness = await createHarness(server, { autonomy: 'L3' }));
     const nested = (depth: number): string => `{"name":"a","text":"x","extra":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
     server.enqueue(
       {
@@ -90,7 +90,7 @@ describe('tool call arguments the runtime cannot handle as they are', () => {
   });
 
   it('gives a call whose risk assessment throws a failed result instead of failing the turn', async () => {
-    const target = (harness = createHarness(server, { autonomy: 'L3', extraTools: (log) => [unjudgeable(log)] }));
+    const target = (harness = await createHarness(server, { autonomy: 'L3', extraTools: (log) => [unjudgeable(log)] }));
     server.enqueue(
       { steps: [{ kind: 'tool_call', id: 'c1', name: 'unjudgeable', arguments: JSON.stringify({ text: 'hello' }) }] },
       textTurn('It could not be judged.'),

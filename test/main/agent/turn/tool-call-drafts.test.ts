@@ -19,14 +19,14 @@ describe('tool calls while the model writes them', () => {
   let harness: Harness | null = null;
   useHarness({ server: (started) => (server = started) });
   // At L2 a write runs at once: a draft that was requested by mistake would run.
-  const open = (): Harness => (harness = createHarness(server, { autonomy: 'L2' }));
+  const open = async (): Promise<Harness> => (harness = await createHarness(server, { autonomy: 'L2' }));
   afterEach(async () => {
     await harness?.close();
     harness = null;
   });
 
   it('shows the call as it streams, gathered per frame, and journals it only once complete', async () => {
-    const session = open();
+    const session = await open();
     // 200 pieces about a millisecond apart: some 40 frames of the harness's 5 ms.
     server.enqueue(
       { steps: [{ kind: 'text', text: 'Writing it.' }, noteCall], chunkDelayMs: 1 },
@@ -65,7 +65,7 @@ describe('tool calls while the model writes them', () => {
   });
 
   it('announces no draft after its call was requested, when the whole call arrives at once', async () => {
-    const session = open();
+    const session = await open();
     server.enqueue({ steps: [noteCall] }, { steps: [{ kind: 'text', text: 'Written.' }] });
     session.runtime.send(session.sessionId, 'Write a long note');
     await session.runtime.whenIdle(session.sessionId);
@@ -76,7 +76,7 @@ describe('tool calls while the model writes them', () => {
   });
 
   it('never requests nor runs a call whose response failed while it was being written', async () => {
-    const session = open();
+    const session = await open();
     // The connection drops in the middle of the call's arguments; the server is not asked again.
     server.enqueue({ steps: [noteCall], fault: { kind: 'drop', afterChunks: 40 } });
     session.runtime.send(session.sessionId, 'Write a long note');
@@ -93,7 +93,7 @@ describe('tool calls while the model writes them', () => {
   });
 
   it('never requests nor runs a call stopped while it was being written', async () => {
-    const session = open();
+    const session = await open();
     server.enqueue({ steps: [noteCall], chunkDelayMs: 10 });
     session.runtime.send(session.sessionId, 'Write a long note');
     const started = Date.now();

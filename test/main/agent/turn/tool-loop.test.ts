@@ -22,7 +22,7 @@ describe('the tool loop', () => {
       'the quick call done and the slow one running',
     );
     expect(view.status).toBe('executing');
-    expect(harness.store.head(harness.sessionId).resume).toMatchObject({
+    expect(harness.store.head(harness.sessionId)?.resume).toMatchObject({
       at: 'tools',
       calls: [{ state: 'finished' }, { state: 'running' }],
     });

@@ -51,7 +51,7 @@ describe('retries of tool calls', () => {
   let harness: Harness | null = null;
   const run = async (tool: string, options: { clock?: ManualClock; autonomy?: 'L2' } = {}): Promise<Harness> => {
     await harness?.close();
-    harness = createHarness(server, { extraTools: (log) => flakyTools(plan, log), ...options });
+    harness = await createHarness(server, { extraTools: (log) => flakyTools(plan, log), ...options });
     server.enqueue({ steps: [toolCall(tool, {})] }, textTurn('Done.'));
     harness.runtime.send(harness.sessionId, 'Go');
     return harness;

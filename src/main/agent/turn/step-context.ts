@@ -1,27 +1,26 @@
 import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../../shared/domain';
 import type { Attachment } from '../../../shared/attachments';
 import type { ErrorInfo } from '../../../shared/errors';
-import type { InjectionSign } from '../../../shared/guardrails';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';
 import type { BudgetSettings, SessionAllowance } from '../../../shared/budgets';
 import type { AccountingStore } from '../ports/accounting';
-import type { BudgetReached, BudgetTally } from '../rules/budget-tally';
+import type { BudgetTally } from '../rules/budget-tally';
 import type { CheckpointStore } from '../ports/checkpoints';
 import type { Clock } from '../ports/clock';
-import type { ApprovalAnswer, Gates } from '../rules/gates';
+import type { Gates } from '../rules/gates';
 import type { ConversationEntry } from '../context/context-view';
 import type { ModelProvider, ToolCallRequest } from '../ports/model-provider';
 import type { ContextBudget } from '../context/prompt-builder';
 import type { TurnProfile } from '../rules/profiles';
 import type { SystemPrompts } from '../context/prompt-assembly';
-import type { Decision } from '../rules/policy';
 import type { FileHistory } from '../ports/ports';
 import type { SessionJournal } from '../history/session-journal';
 import type { StreamedEvent } from './delta-coalescer';
-import type { RiskAssessment, Tool, ToolRegistry } from '../ports/tools';
+import type { ToolRegistry } from '../ports/tools';
+import type { TurnProgress } from './loop-state';
 import type { TrustStore } from '../ports/trust';
 
-/* The types a turn's steps share: what is fixed for the turn, what it uses, and its loop's states. */
+/* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
 
 /** Everything fixed for one turn. */
 export interface TurnSetup {
@@ -94,18 +93,8 @@ export interface StepWriter {
   readonly signal: AbortSignal;
   /** The conversation, compactions included: what the model's view is built from. */
   readonly messages: readonly ConversationEntry[];
-  /** Model calls made so far in this turn. */
-  iterations: number;
-  /** A compaction was made since the last model call: what still does not fit is shortened instead. */
-  compacted: boolean;
-  /** A request was refused as too large and compacted once: a second refusal ends the turn. */
-  overflowRetried: boolean;
-  /** The first model could not answer: the rest of the turn asks the profile's fallback. */
-  usingFallback: boolean;
   /** A journal write failed under a stream: the turn stops, and ends failed with this. */
   readonly failure: ErrorInfo | null;
-  /** Text of a response cut short by Stop or an error: saved with the turn's end. */
-  cutShort: string;
   /** Adds events to the next flush. */
   journal(events: readonly RuntimeEvent[]): void;
   /** A write (accounting, a grant) that lands in the same transaction as the next flush. */
@@ -143,80 +132,6 @@ export interface StepContext {
   readonly writer: StepWriter;
   /** What the turn has spent of its budgets, and the limits raised at their gates. */
   readonly budget: BudgetTally;
-}
-
-/** A tool call as the model asked for it, parsed and assessed, or the reason it cannot run. */
-export interface PreparedCall {
-  readonly request: ToolCallRequest;
-  readonly tool: Tool | null;
-  readonly rawInput: unknown;
-  readonly input: unknown;
-  readonly invalid: string | null;
-  readonly assessment: RiskAssessment;
-  readonly summary: string;
-  /** What the call would change; computed once the response is complete, or when its gate opens. */
-  preview: string | null;
-}
-
-/** A gate a call reached before the app stopped: it opens again as it was, or its answer is taken as given. */
-export interface EarlierGate {
-  readonly approvalId: string;
-  readonly answer: ApprovalAnswer | null;
-}
-
-/** A call that can run, with what the rules decided for it. */
-export interface DecidedCall {
-  readonly call: PreparedCall & { readonly tool: Tool };
-  readonly decision: Decision;
-  /** The person allowed it at its gate. */
-  readonly approved?: boolean;
-  readonly earlierGate?: EarlierGate;
-}
-
-/**
- * What happens next: the loop's whole state machine is this union and one switch over it. Waiting
- * at a gate is a state like the others: the loop holds it, awaits the answer and goes on from it,
- * and a turn resumed after the app stopped starts from the same state.
- */
-export type LoopState =
-  | { readonly kind: 'model' }
-  /**
-   * Older messages are summarized so the conversation fits the window: before a request over the
-   * threshold, after the server refused one as too large, or because the person asked.
-   */
-  | {
-      readonly kind: 'compact';
-      readonly trigger: 'threshold' | 'overflow' | 'manual';
-      readonly instructions?: string;
-      /** A compaction the person asked for ends the turn; the others go on to the model. */
-      readonly then: 'model' | 'finish';
-    }
-  /** A response's calls, to be decided (and shown as a plan when there are enough of them). */
-  | { readonly kind: 'decide'; readonly calls: readonly PreparedCall[]; readonly purpose: string }
-  /** A plan waits for the person. */
-  | { readonly kind: 'plan'; readonly planId: string; readonly runnable: readonly DecidedCall[] }
-  /** Calls to run in order; consecutive read-only ones that may run go together. */
-  | { readonly kind: 'execute'; readonly queue: readonly DecidedCall[]; readonly fromPlan: boolean }
-  /** One call waits at its gate; `queue` comes after it. */
-  | {
-      readonly kind: 'approval';
-      readonly approvalId: string;
-      readonly item: DecidedCall;
-      readonly queue: readonly DecidedCall[];
-      readonly fromPlan: boolean;
-    }
-  /** Flagged results wait for the person, the first one first; `then` is where the loop goes after the last. */
-  | { readonly kind: 'review'; readonly held: readonly HeldResult[]; readonly then: LoopState }
-  /** A budget was reached: the loop waits for the person, and goes on to `then` when they give it `step` more. */
-  | (BudgetReached & { readonly kind: 'budget'; readonly gateId: string; readonly step: number; readonly then: LoopState })
-  | { readonly kind: 'finish'; readonly status: 'completed' | 'failed' | 'cancelled'; readonly error?: ErrorInfo };
-
-/** A call's result that signs of a prompt injection hold for the person before the model is given it. */
-export interface HeldResult {
-  readonly reviewId: string;
-  readonly request: ToolCallRequest;
-  /** What the model is given when the person lets it in. */
-  readonly output: string;
-  readonly status: ToolCallStatus;
-  readonly signs: readonly InjectionSign[];
+  /** The turn's progress as the loop holds it: read here, changed only by the loop (see `Advance`). */
+  progress(): TurnProgress;
 }

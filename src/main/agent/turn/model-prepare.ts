@@ -1,0 +1,83 @@
+import { beforeModel, openBudgetGate, reachedBudget } from './budget-gate';
+import type { Advance, ModelInUse, TurnProgress } from './loop-state';
+import type { StepContext } from './step-context';
+
+/** The model the turn asks now: the profile's fallback once the first could not answer. */
+export function modelInUse(context: StepContext, progress: TurnProgress): ModelInUse {
+  const { setup } = context;
+  return progress.usingFallback && setup.fallback ? setup.fallback : setup;
+}
+
+/**
+ * The first part of a model step: the budgets checked, then the request built for the window the model has (the
+ * system prompt, the tools offered, the conversation fitted) and measured in the journal. It goes on to the stream,
+ * counted as one more model call, or to a budget gate, a compaction, or the turn's end.
+ */
+export async function prepareModelRequest(context: StepContext, progress: TurnProgress): Promise<Advance> {
+  const { setup, services, writer } = context;
+  const { turnId } = setup;
+  const stay = (next: Advance['next']): Advance => ({ next, progress });
+  const model = modelInUse(context, progress);
+  // A budget reached pauses the turn at a gate before the request is made, never ends it by itself. What the last
+  // call cost is written first, so the session's figures include it.
+  writer.flush();
+  const reached = reachedBudget(context, beforeModel);
+  if (reached) return stay(openBudgetGate(context, reached, { kind: 'model' }));
+  writer.setStatus('planning');
+  writer.flush();
+  // The request carries the whole conversation, and building it takes time that grows with it: the
+  // first one of a turn is built once the send that started the turn has been answered, so the
+  // person's message shows at once.
+  if (progress.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  const denied = setup.deniedTools();
+  // Tools the person denied in settings are not offered at all; a call to one anyway is refused by the rules.
+  const tools = services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined;
+  // The system prompt is made for this call's window, with the memories relevant to the person's latest message.
+  const window = await services.context.window(model.choice, writer.signal);
+  const tokens = services.context.tokensOf(model.choice);
+  const profile = setup.profile?.profile;
+  const assembled = await services.prompts.assemble({
+    ...(profile ? { profile } : {}),
+    workspacePath: setup.workspacePath,
+    autonomy: setup.autonomy,
+    tools,
+    entries: writer.messages,
+    window: window.tokens,
+    tokens,
+  });
+  if (writer.signal.aborted) return stay({ kind: 'finish', status: 'cancelled' });
+  const preparation = await services.context.prepare({
+    choice: model.choice,
+    provider: model.provider,
+    system: assembled.text,
+    tools,
+    entries: writer.messages,
+    signal: writer.signal,
+    mayCompact: !progress.compacted,
+    ...(profile?.temperature == null ? {} : { temperature: profile.temperature }),
+    ...(profile?.maxAnswerTokens == null ? {} : { answerTokens: profile.maxAnswerTokens }),
+  });
+  if (writer.signal.aborted) return stay({ kind: 'finish', status: 'cancelled' });
+  if (preparation.kind === 'compact') return stay({ kind: 'compact', trigger: 'threshold', then: 'model' });
+  if (preparation.kind === 'too_large') return stay({ kind: 'finish', status: 'failed', error: preparation.error });
+  const sent = preparation.prepared;
+  const { request, measure } = sent;
+  const promptId = services.prompts.record(assembled, request.system ?? '', request.tools, tokens);
+  writer.journal([
+    {
+      type: 'context_measured',
+      turnId,
+      tokens: measure.tokens,
+      window: measure.window.tokens,
+      windowSource: measure.window.source,
+      windowDetail: measure.window.detail,
+      threshold: measure.threshold,
+      reserve: measure.reserve,
+      counting: measure.counting,
+      shortened: measure.shortened,
+      ...(promptId === null ? {} : { promptId }),
+    },
+  ]);
+  writer.flushWithinFrame();
+  return { next: { kind: 'stream', request: { model, sent } }, progress: { ...progress, iterations: progress.iterations + 1 } };
+}

@@ -1,0 +1,59 @@
+import { NotFoundError, WorkbenchError } from '../../shared/errors';
+import type { WorkspaceInspector } from '../agent/ports/ports';
+import type { SessionStore } from '../agent/ports/stores';
+import type { SessionRuntime } from '../agent/session/session-runtime';
+import type { Trash } from '../tools/trash';
+import { listFolder } from '../workspace/folder-listing';
+import { recentFolders } from '../workspace/recent-folders';
+import { findInWorkspace, peekFile } from '../workspace/workspace-peek';
+import { WorkspaceFiles } from '../workspace/workspace-files';
+import type { Handlers } from './router';
+
+type WorkspaceChannel =
+  | 'workspace:set'
+  | 'workspace:list'
+  | 'workspace:find'
+  | 'workspace:read'
+  | 'workspace:pick'
+  | 'workspace:recent'
+  | 'trash:list'
+  | 'trash:restore';
+
+/** Asks the person for a folder, or a model file (native dialogs in the app). Resolves null when they cancel. */
+export interface FolderPicker {
+  pickFolder(): Promise<string | null>;
+  /** A GGUF model file; where the host has no file dialog, the person cannot pick one. */
+  pickFile?(): Promise<string | null>;
+}
+
+export interface WorkspaceHandlerDependencies {
+  readonly store: SessionStore;
+  readonly runtime: SessionRuntime;
+  readonly workspaces: WorkspaceInspector;
+  readonly folderPicker: FolderPicker;
+  readonly trash: Trash;
+}
+
+/** The handlers of a session's workspace folder (the Files panel, the file picker, recent folders) and of the trash. */
+export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Handlers, WorkspaceChannel> {
+  const { store, runtime } = deps;
+  const workspaceOf = (sessionId: string): string => {
+    const session = store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    if (session.workspacePath === null) throw new WorkbenchError('no_workspace', 'This session has no workspace folder yet.');
+    return session.workspacePath;
+  };
+  return {
+    'workspace:set': (input) => runtime.sessions.setWorkspace(input.sessionId, input.path),
+    'workspace:list': (input) => listFolder(workspaceOf(input.sessionId), input.path),
+    'workspace:find': (input) => findInWorkspace(new WorkspaceFiles(workspaceOf(input.sessionId)), input.query, input.limit),
+    'workspace:read': (input) => peekFile(new WorkspaceFiles(workspaceOf(input.sessionId)), input.path),
+    'workspace:pick': (input) => runtime.sessions.pickWorkspace(input.sessionId, () => deps.folderPicker.pickFolder()),
+    'workspace:recent': () => recentFolders(store.list(), (path) => deps.workspaces.resolveFolder(path)),
+    'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),
+    'trash:restore': async (input) => {
+      const { version: _version, ...entry } = await deps.trash.restore(input.id);
+      return entry;
+    },
+  };
+}
