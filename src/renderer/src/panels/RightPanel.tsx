@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { RightTab } from '../layout';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
-import { revealToolCall } from '../conversation/Conversation';
+import { revealToolCall } from '../conversation/follow-scroll';
 import { AuditContent } from './AuditPanel';
 import { ChangesContent } from './ChangesPanel';
 import { HistoryContent } from './HistoryPanel';
