@@ -28,6 +28,99 @@ export function ReviewChanges({ store, sessionId, turnId, count }: { store: AppS
   );
 }
 
+/** What came of a revert or an undo: said above the list, with Undo after a revert that changed something. */
+interface ChangesMessage {
+  readonly text: string;
+  readonly restoreId: string | null;
+  readonly error: boolean;
+}
+
+/**
+ * Reverting a file, or one part of it, and undoing a revert. `working` holds the buttons while one is under way; what
+ * came of it is the message.
+ */
+function useReverts(store: AppStore, sessionId: string, turnId: string | null) {
+  const [working, setWorking] = useState(false);
+  const [message, setMessage] = useState<ChangesMessage | null>(null);
+
+  const revert = async (path: string, hunk: number | null): Promise<void> => {
+    setWorking(true);
+    try {
+      const result = await store.call('changes:revert', {
+        sessionId,
+        path,
+        ...(turnId ? { turnId } : {}),
+        ...(hunk === null ? {} : { hunks: [hunk] }),
+      });
+      const what = hunk === null ? path : `part ${hunk + 1} of ${path}`;
+      const changed = result.written.length + result.deleted.length > 0;
+      const text =
+        result.refused.length > 0
+          ? `Could not revert ${what}: it cannot be reached safely.`
+          : changed
+            ? `Reverted ${what}.`
+            : `${what} was kept: the folder still holds files, or it is already as it was.`;
+      setMessage({ text, restoreId: changed ? result.restoreId : null, error: !changed });
+    } catch (error) {
+      setMessage({ text: errorMessage(error), restoreId: null, error: true });
+    } finally {
+      setWorking(false);
+    }
+  };
+
+  const undo = async (restoreId: string): Promise<void> => {
+    setWorking(true);
+    try {
+      await store.call('checkpoint:undoRestore', { sessionId, restoreId });
+      setMessage({ text: 'The revert was undone.', restoreId: null, error: false });
+    } catch (error) {
+      setMessage({ text: errorMessage(error), restoreId: null, error: true });
+    } finally {
+      setWorking(false);
+    }
+  };
+
+  return { working, message, setMessage, revert, undo };
+}
+
+/** Which changes are shown (the whole session's or one turn's), and their size. */
+function ChangesHead({
+  set,
+  turnId,
+  turnLabel,
+  onTurn,
+}: {
+  set: ChangeSet | null;
+  turnId: string | null;
+  turnLabel: (id: string, index: number) => string;
+  onTurn: (turnId: string | null) => void;
+}) {
+  const files = set?.files ?? [];
+  const added = files.reduce((sum, file) => sum + (file.added ?? 0), 0);
+  const removed = files.reduce((sum, file) => sum + (file.removed ?? 0), 0);
+  return (
+    <div className="row changes-head">
+      <select
+        aria-label="Changes of"
+        value={turnId ?? ''}
+        onChange={(event) => onTurn(event.target.value === '' ? null : event.target.value)}
+      >
+        <option value="">The whole session</option>
+        {(set?.turns ?? []).map((turn, index) => (
+          <option key={turn.turnId} value={turn.turnId}>
+            {turnLabel(turn.turnId, index)} ({turn.files} {turn.files === 1 ? 'path' : 'paths'})
+          </option>
+        ))}
+      </select>
+      {files.length > 0 && (
+        <span className="muted small changes-total">
+          {files.length} {files.length === 1 ? 'path' : 'paths'} · +{added} −{removed}
+        </span>
+      )}
+    </div>
+  );
+}
+
 /**
  * What the agent created, changed or deleted, over the session or one turn: each path with its
  * diff, and a revert of a file or of one part of it. A revert is saved first, so it can be undone.
@@ -38,8 +131,7 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
   const [turnId, setTurnId] = useState<string | null>(null);
   const [set, setSet] = useState<ChangeSet | null>(null);
   const [open, setOpen] = useState<{ path: string; diff: FileDiff | null } | null>(null);
-  const [working, setWorking] = useState(false);
-  const [message, setMessage] = useState<{ text: string; restoreId: string | null; error: boolean } | null>(null);
+  const { working, message, setMessage, revert, undo } = useReverts(store, sessionId, turnId);
   const busy = view ? view.status === 'planning' || view.status === 'executing' || view.status === 'waiting_approval' : true;
 
   useEffect(() => {
@@ -93,76 +185,24 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
     setOpen({ path, diff: null });
   };
 
-  const revert = async (path: string, hunk: number | null): Promise<void> => {
-    setWorking(true);
-    try {
-      const result = await store.call('changes:revert', {
-        sessionId,
-        path,
-        ...(turnId ? { turnId } : {}),
-        ...(hunk === null ? {} : { hunks: [hunk] }),
-      });
-      const what = hunk === null ? path : `part ${hunk + 1} of ${path}`;
-      const changed = result.written.length + result.deleted.length > 0;
-      const text =
-        result.refused.length > 0
-          ? `Could not revert ${what}: it cannot be reached safely.`
-          : changed
-            ? `Reverted ${what}.`
-            : `${what} was kept: the folder still holds files, or it is already as it was.`;
-      setMessage({ text, restoreId: changed ? result.restoreId : null, error: !changed });
-    } catch (error) {
-      setMessage({ text: errorMessage(error), restoreId: null, error: true });
-    } finally {
-      setWorking(false);
-    }
-  };
-
-  const undo = async (restoreId: string): Promise<void> => {
-    setWorking(true);
-    try {
-      await store.call('checkpoint:undoRestore', { sessionId, restoreId });
-      setMessage({ text: 'The revert was undone.', restoreId: null, error: false });
-    } catch (error) {
-      setMessage({ text: errorMessage(error), restoreId: null, error: true });
-    } finally {
-      setWorking(false);
-    }
-  };
-
   const turnLabel = (id: string, index: number): string => {
     const asked = view?.messages.find((item) => item.turnId === id && item.role === 'user');
     return `Turn ${index + 1}${asked ? `: ${firstWords(asked.text, 40)}` : ''}`;
   };
   const files = set?.files ?? [];
-  const added = files.reduce((sum, file) => sum + (file.added ?? 0), 0);
-  const removed = files.reduce((sum, file) => sum + (file.removed ?? 0), 0);
   const locked = working || busy;
 
   return (
     <section className="changes" aria-label="File changes">
-      <div className="row changes-head">
-        <select
-          aria-label="Changes of"
-          value={turnId ?? ''}
-          onChange={(event) => {
-            setTurnId(event.target.value === '' ? null : event.target.value);
-            setOpen(null);
-          }}
-        >
-          <option value="">The whole session</option>
-          {(set?.turns ?? []).map((turn, index) => (
-            <option key={turn.turnId} value={turn.turnId}>
-              {turnLabel(turn.turnId, index)} ({turn.files} {turn.files === 1 ? 'path' : 'paths'})
-            </option>
-          ))}
-        </select>
-        {files.length > 0 && (
-          <span className="muted small changes-total">
-            {files.length} {files.length === 1 ? 'path' : 'paths'} · +{added} −{removed}
-          </span>
-        )}
-      </div>
+      <ChangesHead
+        set={set}
+        turnId={turnId}
+        turnLabel={turnLabel}
+        onTurn={(next) => {
+          setTurnId(next);
+          setOpen(null);
+        }}
+      />
       {message && (
         <p className={message.error ? 'notice notice-error small' : 'notice small'} role="status">
           {message.text}{' '}
