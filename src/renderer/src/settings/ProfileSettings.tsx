@@ -1,33 +1,26 @@
 import { useEffect, useState } from 'react';
 import type { Profile } from '../../../shared/profiles';
-import { toolGroupLabel } from '../../../shared/tool-groups';
 import { errorMessage } from '../client';
 import { useLifetime } from '../disposables';
 import { download } from '../download';
 import { useAppState, type AppStore } from '../store';
-import { draftOf, ProfileEditor } from './ProfileEditor';
-
-const scopeLabels: Record<Profile['scope'], string> = { builtin: 'Built-in', global: 'Every workspace', workspace: 'This workspace' };
+import { draftOf } from './profile-draft';
+import { ProfileEditor } from './ProfileEditor';
+import { ProfileRow } from './ProfileRow';
 
 /** What editing is under way: a new profile (maybe a copy of one), or a new version of one. */
 type Editing = { readonly kind: 'new'; readonly from: Profile | null } | { readonly kind: 'version'; readonly of: Profile };
 
+/** What came of the last thing done with the profiles, said under the list. */
+type ProfilesMessage = { readonly text: string; readonly error: boolean };
+
 /**
- * Agent profiles: the built-in ones to start from, the person's own (for every workspace or the selected session's),
- * each with its versions; new, copy, edit (a new version), export and import as JSON, delete, and the default for new
- * sessions.
+ * The profiles there are for the workspace, asked again after each change. `act` runs a change and says what came of
+ * it; `changed` asks again after a change made elsewhere (the editor's save).
  */
-export function ProfileSettings({ store }: { store: AppStore }) {
-  const workspacePath = useAppState(
-    store,
-    (state) => state.sessions.find((session) => session.id === state.selectedId)?.workspacePath ?? null,
-  );
-  const defaultId = useAppState(store, (state) => state.settings?.defaultProfileId ?? 'builtin:code');
-  const lifetime = useLifetime();
+function useProfiles(store: AppStore, workspacePath: string | null) {
   const [profiles, setProfiles] = useState<Profile[]>([]);
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [versions, setVersions] = useState<{ id: string; list: Profile[] } | null>(null);
-  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  const [message, setMessage] = useState<ProfilesMessage | null>(null);
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
@@ -49,6 +42,70 @@ export function ProfileSettings({ store }: { store: AppStore }) {
       setMessage({ text: errorMessage(failure), error: true });
     }
   };
+  const changed = (text: string): void => {
+    setMessage({ text, error: false });
+    setVersion((value) => value + 1);
+  };
+  return { profiles, message, act, changed };
+}
+
+/** The profile new sessions start with. */
+function DefaultProfile({ store, profiles }: { store: AppStore; profiles: readonly Profile[] }) {
+  const defaultId = useAppState(store, (state) => state.settings?.defaultProfileId ?? 'builtin:code');
+  return (
+    <label className="row small">
+      New sessions start with
+      <select
+        aria-label="Default profile"
+        value={defaultId}
+        onChange={(event) =>
+          void store.attempt(async () => store.setSettings(await store.call('settings:update', { defaultProfileId: event.target.value })))
+        }
+      >
+        {profiles.map((profile) => (
+          <option key={profile.id} value={profile.id}>
+            {profile.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** "Import a profile…": a profile's JSON, as exported, made a profile for every workspace. */
+function ProfileImport({ onFile }: { onFile: (file: File) => void }) {
+  return (
+    <label className="import-session link small">
+      Import a profile…
+      <input
+        type="file"
+        accept=".json,application/json"
+        aria-label="Import a profile"
+        hidden
+        onChange={(event) => {
+          const file = event.target.files?.[0];
+          event.target.value = '';
+          if (file) onFile(file);
+        }}
+      />
+    </label>
+  );
+}
+
+/**
+ * Agent profiles: the built-in ones to start from, the person's own (for every workspace or the selected session's),
+ * each with its versions; new, copy, edit (a new version), export and import as JSON, delete, and the default for new
+ * sessions.
+ */
+export function ProfileSettings({ store }: { store: AppStore }) {
+  const workspacePath = useAppState(
+    store,
+    (state) => state.sessions.find((session) => session.id === state.selectedId)?.workspacePath ?? null,
+  );
+  const lifetime = useLifetime();
+  const { profiles, message, act, changed } = useProfiles(store, workspacePath);
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [versions, setVersions] = useState<{ id: string; list: Profile[] } | null>(null);
 
   return (
     <section aria-label="Agent profiles">
@@ -57,98 +114,30 @@ export function ProfileSettings({ store }: { store: AppStore }) {
         Who the agent is in a session: its instructions, model and fallback, temperature, starting autonomy and tools. Editing a profile
         makes a new version; each turn records the version it ran with.
       </p>
-      <label className="row small">
-        New sessions start with
-        <select
-          aria-label="Default profile"
-          value={defaultId}
-          onChange={(event) =>
-            void store.attempt(async () => store.setSettings(await store.call('settings:update', { defaultProfileId: event.target.value })))
-          }
-        >
-          {profiles.map((profile) => (
-            <option key={profile.id} value={profile.id}>
-              {profile.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <DefaultProfile store={store} profiles={profiles} />
       <ul className="profile-list" aria-label="Profiles">
         {profiles.map((profile) => (
-          <li key={profile.id} className="card profile-row">
-            <div className="row">
-              <strong>{profile.name}</strong>
-              <span className="badge">{scopeLabels[profile.scope]}</span>
-              {profile.scope !== 'builtin' && <span className="muted small">v{profile.version}</span>}
-              <span className="spacer" />
-              {profile.scope !== 'builtin' && (
-                <button type="button" className="link small" onClick={() => setEditing({ kind: 'version', of: profile })}>
-                  Edit
-                </button>
-              )}
-              <button
-                type="button"
-                className="link small"
-                aria-label={`Copy ${profile.name}`}
-                onClick={() => setEditing({ kind: 'new', from: profile })}
-              >
-                Copy
-              </button>
-              <button
-                type="button"
-                className="link small"
-                aria-label={`Export ${profile.name}`}
-                onClick={() =>
-                  void act(async () => {
-                    const { fileName, document: text } = await store.call('profile:export', { profileId: profile.id });
-                    download(lifetime.current, fileName, text);
-                    return `Exported ${profile.name} as ${fileName}.`;
-                  })
-                }
-              >
-                Export
-              </button>
-              {profile.scope !== 'builtin' && (
-                <>
-                  <button
-                    type="button"
-                    className="link small"
-                    aria-label={`Versions of ${profile.name}`}
-                    onClick={() =>
-                      void store
-                        .call('profile:versions', { profileId: profile.id })
-                        .then((list) => setVersions(versions?.id === profile.id ? null : { id: profile.id, list }))
-                    }
-                  >
-                    Versions
-                  </button>
-                  <button
-                    type="button"
-                    className="link small"
-                    aria-label={`Delete ${profile.name}`}
-                    onClick={() =>
-                      void act(async () => (await store.call('profile:delete', { profileId: profile.id }), `Deleted ${profile.name}.`))
-                    }
-                  >
-                    Delete
-                  </button>
-                </>
-              )}
-            </div>
-            <p className="muted small">
-              {profile.description || profile.instructions.slice(0, 140)}
-              {profile.toolGroupsOff.length > 0 && ` Off: ${profile.toolGroupsOff.map(toolGroupLabel).join(', ')}.`}
-            </p>
-            {versions?.id === profile.id && (
-              <ol className="small" aria-label={`Versions of ${profile.name}`}>
-                {versions.list.map((item) => (
-                  <li key={item.version}>
-                    v{item.version}, {new Date(item.createdAt).toLocaleString()}: {item.instructions.slice(0, 80)}
-                  </li>
-                ))}
-              </ol>
-            )}
-          </li>
+          <ProfileRow
+            key={profile.id}
+            profile={profile}
+            versions={versions?.id === profile.id ? versions.list : null}
+            actions={{
+              onEdit: () => setEditing({ kind: 'version', of: profile }),
+              onCopy: () => setEditing({ kind: 'new', from: profile }),
+              onExport: () =>
+                void act(async () => {
+                  const { fileName, document: text } = await store.call('profile:export', { profileId: profile.id });
+                  download(lifetime.current, fileName, text);
+                  return `Exported ${profile.name} as ${fileName}.`;
+                }),
+              onVersions: () =>
+                void store
+                  .call('profile:versions', { profileId: profile.id })
+                  .then((list) => setVersions(versions?.id === profile.id ? null : { id: profile.id, list })),
+              onDelete: () =>
+                void act(async () => (await store.call('profile:delete', { profileId: profile.id }), `Deleted ${profile.name}.`)),
+            }}
+          />
         ))}
       </ul>
       {editing ? (
@@ -160,8 +149,7 @@ export function ProfileSettings({ store }: { store: AppStore }) {
           workspacePath={workspacePath}
           onSaved={(saved) => {
             setEditing(null);
-            setMessage({ text: `Saved ${saved.name}, version ${saved.version}.`, error: false });
-            setVersion((value) => value + 1);
+            changed(`Saved ${saved.name}, version ${saved.version}.`);
           }}
           onCancel={() => setEditing(null)}
         />
@@ -170,24 +158,14 @@ export function ProfileSettings({ store }: { store: AppStore }) {
           <button type="button" onClick={() => setEditing({ kind: 'new', from: null })}>
             New profile
           </button>
-          <label className="import-session link small">
-            Import a profile…
-            <input
-              type="file"
-              accept=".json,application/json"
-              aria-label="Import a profile"
-              hidden
-              onChange={(event) => {
-                const file = event.target.files?.[0];
-                event.target.value = '';
-                if (file)
-                  void act(async () => {
-                    const imported = await store.call('profile:import', { document: await file.text(), scope: 'global', workspacePath });
-                    return `Imported ${imported.name}.`;
-                  });
-              }}
-            />
-          </label>
+          <ProfileImport
+            onFile={(file) =>
+              void act(async () => {
+                const imported = await store.call('profile:import', { document: await file.text(), scope: 'global', workspacePath });
+                return `Imported ${imported.name}.`;
+              })
+            }
+          />
         </div>
       )}
       {message && (
