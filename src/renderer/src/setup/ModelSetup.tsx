@@ -7,15 +7,8 @@ import { SetupFolder } from './SetupFolder';
 import { SetupGuides } from './SetupGuides';
 import { SetupServers, savedEndpoint } from './SetupServers';
 import { SetupLocal } from './SetupLocal';
+import type { SetupProgress } from './setup-progress';
 import { localEndpointName } from '../../../shared/local-models';
-
-/** How the setup tells the window where it is: worked in (kept shown), a model chosen (the folder step), finished. */
-export interface SetupProgress {
-  /** The person did something in the setup: it stays until they finish, even once a model works meanwhile. */
-  readonly onEngage: () => void;
-  readonly onChosen: (chosen: ChosenModel) => void;
-  readonly onDone: () => void;
-}
 
 /**
  * The first run, and the empty state whenever no model works, in two steps. First the model: looks for the usual local
