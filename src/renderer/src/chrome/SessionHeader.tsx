@@ -3,6 +3,7 @@ import { download } from '../download';
 import { useAppState, type AppStore } from '../store';
 import { SessionAgent } from './SessionAgent';
 
+/** The selected session's title and workspace (with Choose folder…), its agent, History and Export. */
 export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
   const lifetime = useLifetime();

@@ -74,6 +74,7 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
   );
 }
 
+/** The sessions, each with its state, to open, rename or archive; a new session and an imported one at the top. */
 export function Sidebar({ store }: { store: AppStore }) {
   const sessions = useAppState(store, (state) => state.sessions);
   const selectedId = useAppState(store, (state) => state.selectedId);

@@ -1,3 +1,4 @@
+/** Why the app could not start, in place of the window; nothing was changed. */
 export function StartupError({ title, message, detail }: { title: string; message: string; detail?: string }) {
   return (
     <div className="startup-error" role="alert">

@@ -12,6 +12,7 @@ const labels: Record<SessionStatus, string> = {
   interrupted: 'interrupted',
 };
 
+/** A session's state, in words, as the sidebar and the status bar say it. */
 export function statusLabel(status: SessionStatus): string {
   return labels[status];
 }

@@ -7,6 +7,7 @@ export interface SlashCommand {
   readonly summary: string;
 }
 
+/** Every command, in the order `/` lists them. */
 export const slashCommands: readonly SlashCommand[] = [
   { name: 'compact', usage: '/compact [what to keep]', summary: 'Summarize the conversation so far, to free room in the model’s window' },
   { name: 'clear', usage: '/clear', summary: 'Start a fresh session in the same folder, on the same model' },

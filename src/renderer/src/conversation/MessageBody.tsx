@@ -6,6 +6,7 @@ import { copyText } from './copy';
 import { useLifetime } from '../disposables';
 import { splitBlocks, splitLongParagraph } from './markdown-blocks';
 
+/** Copies a text to the clipboard, saying "Copied" for a moment after. */
 export function CopyButton({ text, label }: { text: () => string; label: string }) {
   const [copied, setCopied] = useState(false);
   const lifetime = useLifetime();

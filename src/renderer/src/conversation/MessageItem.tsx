@@ -72,6 +72,7 @@ function BranchSwitcher({
   );
 }
 
+/** What a message can do and needs to know beyond itself: its session, its place in the turn and the versions. */
 export interface MessageActions {
   readonly store: AppStore;
   readonly sessionId: string;
@@ -126,6 +127,7 @@ function CompactionDivider({ message }: { message: ViewMessage }) {
   );
 }
 
+/** One row of the conversation: a message, or the divider where older messages were summarized. */
 export function MessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
   if (message.role === 'compaction') return <CompactionDivider message={message} />;
   return <ChatMessageItem message={message} actions={actions} />;

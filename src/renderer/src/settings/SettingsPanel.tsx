@@ -179,6 +179,7 @@ function AddEndpointForm({ store }: { store: AppStore }) {
   );
 }
 
+/** Settings, as a dialog: the model endpoints (found, added, tested, removed, their models checked), then a section per setting. */
 export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: () => void }) {
   const providers = useAppState(store, (state) => state.providers);
   const info = useAppState(store, (state) => state.info);

@@ -15,8 +15,10 @@ const stateLabels: Record<ViewToolCall['state'], string> = {
   cancelled: 'stopped',
 };
 
+/** A tool call's state, in words. */
 export const toolStateLabel = (state: ViewToolCall['state']): string => stateLabels[state];
 
+/** A call's risk, as a badge coloured by it. */
 export function RiskBadge({ risk }: { risk: ViewToolCall['risk'] }) {
   return <span className={`risk risk-${risk}`}>{risk.replace('_', ' ')}</span>;
 }

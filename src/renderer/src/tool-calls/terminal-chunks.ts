@@ -3,12 +3,13 @@ const syncMode = '\x1b[?2026';
 const beginSync = `${syncMode}h`;
 const endSync = `${syncMode}l`;
 
+/** CAN: ends whatever sequence is under way, so what follows it is read from `ground`. */
+export const cancelSequence = '\x18';
+
 /**
  * Where the output stands between two characters: outside any sequence (`ground`), or inside an
  * escape sequence or a character still arriving. `escaped`: an ESC was just seen inside a string.
  */
-export const cancelSequence = '\x18';
-
 export type ScanState =
   'ground' | 'escape' | 'csi' | 'intermediate' | 'osc' | 'string' | 'osc-escaped' | 'string-escaped' | 'high-surrogate';
 
@@ -49,6 +50,7 @@ function step(state: ScanState, code: number): { state: ScanState; again: boolea
   }
 }
 
+/** One chunk for the terminal, and what is left. */
 export interface Chunk {
   /** What to give the terminal now. */
   readonly write: string;
