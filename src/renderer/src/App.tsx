@@ -1,64 +1,151 @@
-import { useEffect, useRef, useState } from 'react';
-import { ApprovalGate } from './components/ApprovalGate';
-import { BudgetGatePanel } from './components/BudgetGate';
-import { ResultReviewGate } from './components/ResultReview';
-import { Composer } from './components/Composer';
-import { Conversation } from './components/Conversation';
-import { FileTree } from './components/FileTree';
-import { RestoreBar } from './components/HistoryPanel';
-import { InterruptedBanner } from './components/InterruptedBanner';
-import { RightPanel } from './components/RightPanel';
-import { SessionHeader } from './components/SessionHeader';
-import { SettingsPanel } from './components/SettingsPanel';
-import { ShortcutsDialog } from './components/ShortcutsDialog';
-import { Sidebar } from './components/Sidebar';
-import { Splitter } from './components/Splitter';
-import { StartupError } from './components/StartupError';
-import { ModelSetup, type SetupProgress } from './components/ModelSetup';
-import type { ChosenModel } from './model-setup';
-import { PlanPrompt } from './components/PlanCard';
-import { noModelWorks } from './model-readiness';
-import { StatusBar } from './components/StatusBar';
-import { WorkspaceDropZone } from './components/WorkspaceDropZone';
-import { useDisposables } from './disposables';
-import { usePersistentLayout } from './layout';
+import { useState } from 'react';
+import { useApprovalNotifications } from './chrome/approval-notifications';
+import { InterruptedBanner } from './chrome/InterruptedBanner';
+import { NoticeBar } from './chrome/NoticeBar';
+import { SessionHeader } from './chrome/SessionHeader';
+import { ShortcutsDialog } from './chrome/ShortcutsDialog';
+import { Sidebar } from './chrome/Sidebar';
+import { Splitter } from './chrome/Splitter';
+import { StartupError } from './chrome/StartupError';
+import { useTheme } from './chrome/theme';
+import { useWindowKeys } from './chrome/window-keys';
+import { WorkspaceDropZone } from './chrome/WorkspaceDropZone';
+import { Composer } from './composer/Composer';
+import { Conversation } from './conversation/Conversation';
+import { Gate } from './gates/Gate';
+import { PlanPrompt } from './gates/PlanCard';
+import { usePersistentLayout, type Layout } from './layout';
+import { noModelWorks } from './models/model-readiness';
+import { FileTree } from './panels/FileTree';
+import { RestoreBar } from './panels/HistoryPanel';
+import { usePanelRequests } from './panels/panel-requests';
+import { RightPanel } from './panels/RightPanel';
+import { SettingsPanel } from './settings/SettingsPanel';
+import { ModelSetup } from './setup/ModelSetup';
+import type { ChosenModel } from './setup/model-setup';
+import { useSetupProgress, type SetupProgress } from './setup/setup-progress';
+import { StatusBar } from './status-bar/StatusBar';
 import { useAppState, type AppStore } from './store';
 
-/** The call waiting at its gate, a budget reached, or the first result held for review, docked above the message box. */
-function Gate({ store, sessionId }: { store: AppStore; sessionId: string }) {
-  const approval = useAppState(store, (state) => state.views[sessionId]?.pendingApproval ?? null);
-  const review = useAppState(store, (state) => state.views[sessionId]?.pendingReviews[0] ?? null);
-  const budget = useAppState(store, (state) => state.views[sessionId]?.pendingBudget ?? null);
-  if (approval) return <ApprovalGate key={approval.approvalId} store={store} approval={approval} />;
-  if (budget) return <BudgetGatePanel key={budget.gateId} store={store} gate={budget} />;
-  return review ? <ResultReviewGate key={review.reviewId} store={store} review={review} /> : null;
+/** What the window's parts need of its layout: the layout, and a change to it. */
+interface LayoutProps {
+  store: AppStore;
+  layout: Layout;
+  setLayout: (change: Partial<Layout>) => void;
 }
 
-/** Asks for a desktop notification when a session starts waiting for the person while the window is in the background. */
-function useApprovalNotifications(store: AppStore): void {
-  const waiting = useAppState(store, (state) =>
-    state.sessions
-      .filter((session) => session.status === 'waiting_approval')
-      .map((session) => `${session.id}\u0000${session.title}`)
-      .join('\n'),
+/** Whether the model setup shows, at which step, and what it tells the window. */
+interface SetupShown {
+  readonly shown: boolean;
+  /** The model chosen in its first step: the setup is at its folder step. */
+  readonly chosen: ChosenModel | null;
+  readonly progress: SetupProgress;
+  readonly onOpenSettings: () => void;
+}
+
+/** The left side: the sessions, the selected session's files, and the splitter that sizes them. */
+function LeftSide({ store, layout, setLayout, selectedId }: LayoutProps & { selectedId: string | null }) {
+  return (
+    <>
+      <div className="left-panel" style={{ width: layout.leftWidth }}>
+        <Sidebar store={store} />
+        {selectedId && (
+          <details
+            className="files-section"
+            open={layout.filesOpen}
+            onToggle={(event) => setLayout({ filesOpen: event.currentTarget.open })}
+          >
+            <summary>Files</summary>
+            <FileTree store={store} sessionId={selectedId} />
+          </details>
+        )}
+      </div>
+      <Splitter
+        label="Resize the sessions panel"
+        side="left"
+        width={layout.leftWidth}
+        onResize={(width) => setLayout({ leftWidth: Math.round(Math.min(640, Math.max(160, width))) })}
+        onToggle={() => setLayout({ leftOpen: false })}
+      />
+    </>
   );
-  const seen = useRef(new Set<string>());
-  useEffect(() => {
-    const now = new Set(waiting === '' ? [] : waiting.split('\n'));
-    for (const item of now) {
-      if (seen.current.has(item)) continue;
-      const title = item.split('\u0000')[1] ?? '';
-      if (typeof Notification !== 'undefined' && !document.hasFocus()) {
-        const show = (): void => void new Notification('Approval needed', { body: `“${title}” is waiting for you.`, tag: item });
-        if (Notification.permission === 'granted') show();
-        else if (Notification.permission === 'default')
-          void Notification.requestPermission().then((permission) => permission === 'granted' && show());
-      }
-    }
-    seen.current = now;
-  }, [waiting]);
 }
 
+/** The right side: the splitter that sizes it, and the details panel of the selected session. */
+function RightSide({ store, layout, setLayout, sessionId }: LayoutProps & { sessionId: string }) {
+  return (
+    <>
+      <Splitter
+        label="Resize the details panel"
+        side="right"
+        width={layout.rightWidth}
+        onResize={(width) => setLayout({ rightWidth: Math.round(Math.min(800, Math.max(220, width))) })}
+        onToggle={() => setLayout({ rightOpen: false })}
+      />
+      <div className="right-wrap" style={{ width: layout.rightWidth }}>
+        <RightPanel
+          store={store}
+          sessionId={sessionId}
+          tab={layout.rightTab}
+          onTab={(rightTab) => setLayout({ rightTab })}
+          onClose={() => setLayout({ rightOpen: false })}
+        />
+      </div>
+    </>
+  );
+}
+
+/**
+ * The middle of the window for the selected session, top to bottom: its header, the app's notice, a restore's way
+ * back, the model setup while one is under way, the conversation, what an interruption left, what waits for the
+ * person, and the message box.
+ */
+function SessionMain({ store, layout, setLayout, sessionId, setup }: LayoutProps & { sessionId: string; setup: SetupShown }) {
+  return (
+    <>
+      <SessionHeader store={store} sessionId={sessionId} onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })} />
+      <NoticeBar store={store} />
+      <RestoreBar store={store} sessionId={sessionId} />
+      {setup.shown && (
+        <ModelSetup
+          store={store}
+          sessionId={sessionId}
+          chosen={setup.chosen}
+          progress={setup.progress}
+          onOpenSettings={setup.onOpenSettings}
+        />
+      )}
+      <Conversation key={sessionId} store={store} sessionId={sessionId} />
+      <InterruptedBanner store={store} sessionId={sessionId} />
+      <Gate store={store} sessionId={sessionId} />
+      {!(layout.rightOpen && layout.rightTab === 'plan') && (
+        <PlanPrompt store={store} sessionId={sessionId} onShowPlan={() => setLayout({ rightOpen: true, rightTab: 'plan' })} />
+      )}
+      <Composer store={store} sessionId={sessionId} />
+    </>
+  );
+}
+
+/** No session selected: a way to start one, and the model setup while no model works. */
+function NoSession({ store, setup }: { store: AppStore; setup: SetupShown }) {
+  return (
+    <div className="empty">
+      <h1>Agent Workbench</h1>
+      <p>Drop a folder here, or create a session to start.</p>
+      <button type="button" className="primary" onClick={() => void store.createSession()}>
+        New session
+      </button>
+      {setup.shown && (
+        <ModelSetup store={store} sessionId={null} chosen={null} progress={setup.progress} onOpenSettings={setup.onOpenSettings} />
+      )}
+    </div>
+  );
+}
+
+/**
+ * The window: the status bar over the sessions and files on the left, the selected session in the middle and its
+ * details on the right, each side folding away and sized by a splitter; Settings and the shortcuts over it all.
+ */
 export function App({ store }: { store: AppStore }) {
   const info = useAppState(store, (state) => state.info);
   const loadError = useAppState(store, (state) => state.loadError);
@@ -69,67 +156,17 @@ export function App({ store }: { store: AppStore }) {
     store,
     (state) => noModel && state.selectedId !== null && (state.views[state.selectedId]?.messages.length ?? 0) === 0,
   );
-  const notice = useAppState(store, (state) => state.notice);
-  const planWaiting = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.plan?.state === 'waiting' : false));
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
-  // The setup stays from the person's first step in it to its end, even once a model works meanwhile (a check saves an
-  // endpoint); at its folder step it holds the model chosen.
-  const [setup, setSetup] = useState<{ chosen: ChosenModel | null } | null>(null);
-  const setupProgress: SetupProgress = {
-    onEngage: () => setSetup((current) => current ?? { chosen: null }),
-    onChosen: (chosen) => setSetup({ chosen }),
-    onDone: () => setSetup(null),
-  };
+  const { setup, progress } = useSetupProgress();
   const [layout, setLayout] = usePersistentLayout();
-  const theme = useAppState(store, (state) => state.settings?.theme ?? 'system');
   useApprovalNotifications(store);
-
-  // Light and dark follow the OS unless the theme setting picks one.
-  useEffect(() => {
-    if (theme === 'system') delete document.documentElement.dataset['theme'];
-    else document.documentElement.dataset['theme'] = theme;
-  }, [theme]);
-
-  // A plan that waits for an answer is shown, whatever the panels were doing.
-  useEffect(() => {
-    if (planWaiting) setLayout({ rightOpen: true, rightTab: 'plan' });
-  }, [planWaiting, setLayout]);
-  // "Restore to here" opens the history, where the restore shows under its step.
-  const restoreAsked = useAppState(store, (state) => state.restoreRequest !== null);
-  useEffect(() => {
-    if (restoreAsked) setLayout({ rightOpen: true, rightTab: 'history' });
-  }, [restoreAsked, setLayout]);
-  // "Review changes" on a turn opens the Changes tab on that turn.
-  const changesAsked = useAppState(store, (state) => state.changesRequest !== null);
-  useEffect(() => {
-    if (changesAsked) setLayout({ rightOpen: true, rightTab: 'changes' });
-  }, [changesAsked, setLayout]);
-
-  // Keyboard first: new session, switching sessions, and the panels.
-  useDisposables(
-    (disposables) => {
-      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
-        const command = event.ctrlKey || event.metaKey;
-        const sessions = store.getState().sessions;
-        const current = sessions.findIndex((session) => session.id === store.getState().selectedId);
-        if (command && !event.shiftKey && event.key.toLowerCase() === 'n') void store.createSession();
-        else if (command && event.key.toLowerCase() === 'b') setLayout({ leftOpen: !layout.leftOpen });
-        else if (command && event.key.toLowerCase() === 'j') setLayout({ rightOpen: !layout.rightOpen });
-        else if (command && event.key === ',') setSettingsOpen(true);
-        else if (command && event.key === '/') setShortcutsOpen((open) => !open);
-        else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
-          const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
-          if (next) void store.select(next.id);
-        } else if (command && /^[1-9]$/.test(event.key)) {
-          const target = sessions[Number(event.key) - 1];
-          if (target) void store.select(target.id);
-        } else return;
-        event.preventDefault();
-      });
-    },
-    [store, layout.leftOpen, layout.rightOpen, setLayout],
-  );
+  useTheme(store);
+  usePanelRequests(store, setLayout);
+  useWindowKeys(store, layout, setLayout, {
+    openSettings: () => setSettingsOpen(true),
+    toggleShortcuts: () => setShortcutsOpen((open) => !open),
+  });
 
   if (loadError) return <StartupError title="The app could not start" message={loadError} />;
   if (!info)
@@ -143,115 +180,33 @@ export function App({ store }: { store: AppStore }) {
       <StartupError title="Your data could not be opened" message={info.startupError.message} detail={`Database: ${info.databasePath}`} />
     );
 
+  const openSettings = (): void => setSettingsOpen(true);
+  const parts = { store, layout, setLayout };
   return (
     <WorkspaceDropZone store={store}>
       <div className="app">
         <StatusBar
           store={store}
-          onOpenSettings={() => setSettingsOpen(true)}
+          onOpenSettings={openSettings}
           onOpenShortcuts={() => setShortcutsOpen(true)}
           onToggleLeft={() => setLayout({ leftOpen: !layout.leftOpen })}
           onToggleRight={() => setLayout({ rightOpen: !layout.rightOpen })}
           layout={layout}
         />
         <div className="body">
-          {layout.leftOpen && (
-            <>
-              <div className="left-panel" style={{ width: layout.leftWidth }}>
-                <Sidebar store={store} />
-                {selectedId && (
-                  <details
-                    className="files-section"
-                    open={layout.filesOpen}
-                    onToggle={(event) => setLayout({ filesOpen: event.currentTarget.open })}
-                  >
-                    <summary>Files</summary>
-                    <FileTree store={store} sessionId={selectedId} />
-                  </details>
-                )}
-              </div>
-              <Splitter
-                label="Resize the sessions panel"
-                side="left"
-                width={layout.leftWidth}
-                onResize={(width) => setLayout({ leftWidth: Math.round(Math.min(640, Math.max(160, width))) })}
-                onToggle={() => setLayout({ leftOpen: false })}
-              />
-            </>
-          )}
+          {layout.leftOpen && <LeftSide {...parts} selectedId={selectedId} />}
           <main className="main" aria-label="Conversation">
             {selectedId ? (
-              <>
-                <SessionHeader
-                  store={store}
-                  sessionId={selectedId}
-                  onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })}
-                />
-                {notice && (
-                  <div className={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
-                    <span>{notice.text}</span>
-                    <button type="button" className="link" aria-label="Dismiss message" onClick={() => store.notify(null)}>
-                      ×
-                    </button>
-                  </div>
-                )}
-                <RestoreBar store={store} sessionId={selectedId} />
-                {(setupShown || setup !== null) && (
-                  <ModelSetup
-                    store={store}
-                    sessionId={selectedId}
-                    chosen={setup?.chosen ?? null}
-                    progress={setupProgress}
-                    onOpenSettings={() => setSettingsOpen(true)}
-                  />
-                )}
-                <Conversation key={selectedId} store={store} sessionId={selectedId} />
-                <InterruptedBanner store={store} sessionId={selectedId} />
-                <Gate store={store} sessionId={selectedId} />
-                {!(layout.rightOpen && layout.rightTab === 'plan') && (
-                  <PlanPrompt store={store} sessionId={selectedId} onShowPlan={() => setLayout({ rightOpen: true, rightTab: 'plan' })} />
-                )}
-                <Composer store={store} sessionId={selectedId} />
-              </>
+              <SessionMain
+                {...parts}
+                sessionId={selectedId}
+                setup={{ shown: setupShown || setup !== null, chosen: setup?.chosen ?? null, progress, onOpenSettings: openSettings }}
+              />
             ) : (
-              <div className="empty">
-                <h1>Agent Workbench</h1>
-                <p>Drop a folder here, or create a session to start.</p>
-                <button type="button" className="primary" onClick={() => void store.createSession()}>
-                  New session
-                </button>
-                {(noModel || setup !== null) && (
-                  <ModelSetup
-                    store={store}
-                    sessionId={null}
-                    chosen={null}
-                    progress={setupProgress}
-                    onOpenSettings={() => setSettingsOpen(true)}
-                  />
-                )}
-              </div>
+              <NoSession store={store} setup={{ shown: noModel || setup !== null, chosen: null, progress, onOpenSettings: openSettings }} />
             )}
           </main>
-          {selectedId && layout.rightOpen && (
-            <>
-              <Splitter
-                label="Resize the details panel"
-                side="right"
-                width={layout.rightWidth}
-                onResize={(width) => setLayout({ rightWidth: Math.round(Math.min(800, Math.max(220, width))) })}
-                onToggle={() => setLayout({ rightOpen: false })}
-              />
-              <div className="right-wrap" style={{ width: layout.rightWidth }}>
-                <RightPanel
-                  store={store}
-                  sessionId={selectedId}
-                  tab={layout.rightTab}
-                  onTab={(rightTab) => setLayout({ rightTab })}
-                  onClose={() => setLayout({ rightOpen: false })}
-                />
-              </div>
-            </>
-          )}
+          {selectedId && layout.rightOpen && <RightSide {...parts} sessionId={selectedId} />}
         </div>
         {settingsOpen && <SettingsPanel store={store} onClose={() => setSettingsOpen(false)} />}
         {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}

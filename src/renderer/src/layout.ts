@@ -10,9 +10,12 @@ const layoutSchema = z.object({
   rightTab: z.enum(['plan', 'tools', 'changes', 'history', 'memory']),
   filesOpen: z.boolean(),
 });
+/** The panels' sizes, whether each is open, and the tab shown on the right. */
 export type Layout = z.infer<typeof layoutSchema>;
+/** A tab of the details panel. */
 export type RightTab = Layout['rightTab'];
 
+/** The layout of a first run, and of one whose saved layout cannot be read. */
 export const defaultLayout: Layout = {
   leftWidth: 260,
   rightWidth: 340,
@@ -32,6 +35,7 @@ function load(): Layout {
   }
 }
 
+/** The layout, saved on each change and read back at the next start; a change out of bounds is ignored. */
 export function usePersistentLayout(): [Layout, (change: Partial<Layout>) => void] {
   const [layout, setLayout] = useState<Layout>(load);
   const update = useCallback((change: Partial<Layout>) => {

@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import { App } from './App';
-import { SpareTerminal, SpareTerminalContext } from './components/TerminalView';
+import { SpareTerminal, SpareTerminalContext } from './tool-calls/TerminalView';
 import { AppStore } from './store';
 import './styles.css';
 

@@ -1,0 +1,54 @@
+import { useLifetime } from '../disposables';
+import { download } from '../download';
+import { useAppState, type AppStore } from '../store';
+import { SessionAgent } from './SessionAgent';
+
+/** The selected session's title and workspace (with Choose folder…), its agent, History and Export. */
+export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
+  const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
+  const lifetime = useLifetime();
+  if (!session) return null;
+  return (
+    <div className="session-header">
+      <div className="session-header-inner">
+        <h2 className="session-heading" title={session.title}>
+          {session.title}
+        </h2>
+        <div className="workspace" aria-label="Workspace">
+          <span className="muted small">Workspace</span>
+          <code className="path" title={session.workspacePath ?? ''}>
+            {session.workspacePath ?? 'none: drop a folder on the window'}
+          </code>
+          <button
+            type="button"
+            onClick={() =>
+              void store.attempt(async () => {
+                const updated = await store.call('workspace:pick', { sessionId });
+                if (updated) store.upsertSession(updated);
+              })
+            }
+          >
+            Choose folder…
+          </button>
+        </div>
+        <div className="row">
+          <SessionAgent store={store} sessionId={sessionId} />
+          <button type="button" onClick={onShowHistory}>
+            History
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              void store.attempt(async () => {
+                const { fileName, document: text } = await store.call('session:export', { sessionId });
+                download(lifetime.current, fileName, text);
+              })
+            }
+          >
+            Export
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}

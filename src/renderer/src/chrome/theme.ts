@@ -1,0 +1,11 @@
+import { useEffect } from 'react';
+import { useAppState, type AppStore } from '../store';
+
+/** Light and dark follow the OS unless the theme setting picks one. */
+export function useTheme(store: AppStore): void {
+  const theme = useAppState(store, (state) => state.settings?.theme ?? 'system');
+  useEffect(() => {
+    if (theme === 'system') delete document.documentElement.dataset['theme'];
+    else document.documentElement.dataset['theme'] = theme;
+  }, [theme]);
+}

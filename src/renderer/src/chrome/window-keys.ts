@@ -1,0 +1,40 @@
+import { useDisposables } from '../disposables';
+import type { Layout } from '../layout';
+import type { AppStore } from '../store';
+
+/** The dialogs the window's keys open. */
+export interface WindowDialogs {
+  readonly openSettings: () => void;
+  readonly toggleShortcuts: () => void;
+}
+
+/**
+ * Keyboard first: a new session (Ctrl+N), the sessions and details panels (Ctrl+B, Ctrl+J), Settings (Ctrl+,), the
+ * shortcuts (Ctrl+/), and switching sessions (Alt+Up and Alt+Down, Ctrl+1 to Ctrl+9). Cmd on macOS.
+ */
+export function useWindowKeys(store: AppStore, layout: Layout, setLayout: (change: Partial<Layout>) => void, dialogs: WindowDialogs): void {
+  useDisposables(
+    (disposables) => {
+      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
+        const command = event.ctrlKey || event.metaKey;
+        const sessions = store.getState().sessions;
+        const current = sessions.findIndex((session) => session.id === store.getState().selectedId);
+        if (command && !event.shiftKey && event.key.toLowerCase() === 'n') void store.createSession();
+        else if (command && event.key.toLowerCase() === 'b') setLayout({ leftOpen: !layout.leftOpen });
+        else if (command && event.key.toLowerCase() === 'j') setLayout({ rightOpen: !layout.rightOpen });
+        else if (command && event.key === ',') dialogs.openSettings();
+        else if (command && event.key === '/') dialogs.toggleShortcuts();
+        else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
+          const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
+          if (next) void store.select(next.id);
+        } else if (command && /^[1-9]$/.test(event.key)) {
+          const target = sessions[Number(event.key) - 1];
+          if (target) void store.select(target.id);
+        } else return;
+        event.preventDefault();
+      });
+    },
+    // The dialogs only set state, which stays the same function for the window's life.
+    [store, layout.leftOpen, layout.rightOpen, setLayout],
+  );
+}

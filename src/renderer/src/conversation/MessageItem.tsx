@@ -1,0 +1,252 @@
+import { useState } from 'react';
+import type { BranchPoint } from '../../../shared/branches';
+import type { ViewMessage } from '../../../shared/session-view';
+import type { ViewToolDraft } from '../../../shared/tool-call-drafts';
+import type { AppStore } from '../store';
+import { ReviewChanges } from '../panels/ChangesPanel';
+import { AttachmentChips } from '../panels/FilePreview';
+import { FoldedText } from './FoldedText';
+import { CopyButton, MessageBody } from './MessageBody';
+import { ToolCard } from '../tool-calls/ToolCard';
+import { ToolDraftCard } from '../tool-calls/ToolDraftCard';
+import { PromptView } from './PromptView';
+
+/* One message of the conversation: its text, tool cards, versions and actions (Copy, Edit, Retry, Restore to here). */
+
+const stateLabels: Record<ViewMessage['state'], string | null> = {
+  streaming: null,
+  done: null,
+  cancelled: 'Stopped',
+  failed: 'Failed',
+  interrupted: 'Interrupted: the app stopped while this was running',
+};
+
+const reasonLabels: Record<BranchPoint['versions'][number]['reason'], string> = {
+  original: 'the original',
+  start: 'the original',
+  edit: 'an edited message',
+  retry: 'a retried answer',
+  restore: 'a restored checkpoint',
+  import: 'an imported version',
+};
+
+/** "‹ 2 / 3 ›": the versions of this message; each opens as it was last seen. */
+function BranchSwitcher({
+  store,
+  sessionId,
+  point,
+  disabled,
+}: {
+  store: AppStore;
+  sessionId: string;
+  point: BranchPoint;
+  disabled: boolean;
+}) {
+  const shown = Math.max(
+    0,
+    point.versions.findIndex((version) => version.shown),
+  );
+  const go = (index: number): void => {
+    const version = point.versions[index];
+    if (!version) return;
+    void store.changeLine(sessionId, () => store.call('branch:switch', { sessionId, branchId: version.branchId }));
+  };
+  return (
+    <nav className="branch-switcher" aria-label="Versions of this message">
+      <button type="button" className="icon" aria-label="Previous version" disabled={disabled || shown === 0} onClick={() => go(shown - 1)}>
+        ‹
+      </button>
+      <span className="small" title={`This is ${reasonLabels[point.versions[shown]?.reason ?? 'original']}`}>
+        {shown + 1} / {point.versions.length}
+      </span>
+      <button
+        type="button"
+        className="icon"
+        aria-label="Next version"
+        disabled={disabled || shown === point.versions.length - 1}
+        onClick={() => go(shown + 1)}
+      >
+        ›
+      </button>
+    </nav>
+  );
+}
+
+/** What a message can do and needs to know beyond itself: its session, its place in the turn and the versions. */
+export interface MessageActions {
+  readonly store: AppStore;
+  readonly sessionId: string;
+  readonly point: BranchPoint | undefined;
+  readonly busy: boolean;
+  /** The last answer of its turn: it can be retried. */
+  readonly lastOfTurn: boolean;
+  /** The tool calls it is writing, while it streams. */
+  readonly drafts: readonly ViewToolDraft[] | undefined;
+  /** The checkpoint right after it, which "Restore to here" opens. */
+  readonly restorePoint: string | null;
+  /** How many paths its turn changed (shown on the turn's last answer, which opens them). */
+  readonly turnChanged: number;
+}
+
+/** Opens the restore of the checkpoint right after a message, in the history. */
+function RestoreHere({ actions }: { actions: MessageActions }) {
+  const { store, sessionId, restorePoint, busy } = actions;
+  if (restorePoint === null || busy) return null;
+  return (
+    <button type="button" className="link small" onClick={() => store.requestRestore({ sessionId, checkpointId: restorePoint })}>
+      Restore to here
+    </button>
+  );
+}
+
+const triggerLabels = {
+  threshold: "to fit the model's context window",
+  overflow: 'after the server refused a request as too large',
+  manual: 'as you asked',
+} as const;
+
+/** A compaction: where the model's view of the conversation was summarized. Everything above stays here. */
+function CompactionDivider({ message }: { message: ViewMessage }) {
+  const compaction = message.compaction;
+  if (!compaction) return null;
+  const what = compaction.turns > 1 ? `${compaction.turns} earlier turns` : `${compaction.messages} earlier messages`;
+  return (
+    <div className="compaction-divider" role="separator" aria-label="Conversation summarized">
+      <details>
+        <summary>
+          {what} summarized {triggerLabels[compaction.trigger]} · about {compaction.tokensBefore} → {compaction.tokensAfter} tokens
+        </summary>
+        <p className="muted small">
+          The model now sees the summary below instead of those messages; they all stay in this session, and restoring a checkpoint from
+          before this point brings the full view back.
+        </p>
+        {compaction.note && <p className="notice small">{compaction.note}</p>}
+        <pre className="compaction-summary">{message.text}</pre>
+      </details>
+    </div>
+  );
+}
+
+/** One row of the conversation: a message, or the divider where older messages were summarized. */
+export function MessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
+  if (message.role === 'compaction') return <CompactionDivider message={message} />;
+  return <ChatMessageItem message={message} actions={actions} />;
+}
+
+function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
+  const label = stateLabels[message.state];
+  const { store, sessionId, point, busy } = actions;
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(message.text);
+  const [showPrompt, setShowPrompt] = useState(false);
+  if (editing) {
+    return (
+      <form
+        className="message message-user editing"
+        aria-label="Edit your message"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const text = draft.trim();
+          if (text === '') return;
+          setEditing(false);
+          void store.changeLine(sessionId, () => store.call('message:edit', { sessionId, messageId: message.id, text }));
+        }}
+      >
+        <textarea aria-label="Edited message" value={draft} rows={3} autoFocus onChange={(event) => setDraft(event.target.value)} />
+        <div className="row">
+          <span className="muted small">Runs again from here as a new version; the current one is kept.</span>
+          <button type="button" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={draft.trim() === ''}>
+            Save and run
+          </button>
+        </div>
+      </form>
+    );
+  }
+  return (
+    <div className={`message-wrap message-wrap-${message.role}`}>
+      {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
+      <article
+        className={`message message-${message.role} state-${message.state}`}
+        aria-label={message.role === 'user' ? 'Your message' : 'Answer'}
+        data-state={message.state}
+      >
+        {message.reasoning.length > 0 && (
+          <details className="reasoning">
+            <summary>Reasoning</summary>
+            <pre>{message.reasoning}</pre>
+          </details>
+        )}
+        {message.text.length > 0 &&
+          (message.role === 'user' ? (
+            <FoldedText className="user-text" text={message.text} />
+          ) : (
+            <MessageBody text={message.text} streaming={message.state === 'streaming'} />
+          ))}
+        {message.attachments && <AttachmentChips attachments={message.attachments} />}
+        {message.toolCalls.map((call) => (
+          <ToolCard key={call.id} call={call} />
+        ))}
+        {actions.drafts?.map((draft) => (
+          <ToolDraftCard key={`${draft.index}:${draft.callId}`} draft={draft} />
+        ))}
+        {message.state === 'streaming' && message.text.length === 0 && message.toolCalls.length === 0 && !actions.drafts && (
+          <span className="muted">…</span>
+        )}
+        {message.error && (
+          <div className="message-error" role="alert">
+            {message.error.message}
+          </div>
+        )}
+        {label && !message.error && <div className="message-flag muted small">{label}</div>}
+      </article>
+      {message.role === 'user' && (
+        // Kept in place while a turn runs, only hidden, so nothing above the stream moves when it ends.
+        <div className={busy ? 'message-actions held' : 'message-actions'} aria-hidden={busy || undefined}>
+          <CopyButton label="Copy message" text={() => message.text} />
+          <button
+            type="button"
+            className="link small"
+            onClick={() => {
+              setDraft(message.text);
+              setEditing(true);
+            }}
+          >
+            Edit
+          </button>
+          <RestoreHere actions={actions} />
+        </div>
+      )}
+      {message.role === 'assistant' &&
+        message.state !== 'streaming' &&
+        (message.text.length > 0 || actions.lastOfTurn || message.promptId) && (
+          <div className="message-actions">
+            {message.text.length > 0 && <CopyButton label="Copy answer" text={() => message.text} />}
+            {message.promptId && (
+              <button type="button" className="link small" onClick={() => setShowPrompt(true)}>
+                What the model saw
+              </button>
+            )}
+            {showPrompt && message.promptId && (
+              <PromptView store={store} promptId={message.promptId} onClose={() => setShowPrompt(false)} />
+            )}
+            {!busy && actions.lastOfTurn && (
+              <button
+                type="button"
+                className="link small"
+                onClick={() => void store.changeLine(sessionId, () => store.call('turn:retry', { sessionId, turnId: message.turnId }))}
+              >
+                Retry
+              </button>
+            )}
+            <RestoreHere actions={actions} />
+            {actions.lastOfTurn && (
+              <ReviewChanges store={store} sessionId={sessionId} turnId={message.turnId} count={actions.turnChanged} />
+            )}
+          </div>
+        )}
+    </div>
+  );
+}

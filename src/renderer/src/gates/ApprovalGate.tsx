@@ -1,0 +1,128 @@
+import { useRef, useState } from 'react';
+import type { ApprovalDecision, EscalationKind } from '../../../shared/domain';
+import type { ViewApproval } from '../../../shared/session-view';
+import { useDisposables } from '../disposables';
+import type { AppStore } from '../store';
+import { DiffView } from '../tool-calls/DiffView';
+import { RiskBadge } from '../tool-calls/ToolCard';
+
+const timed: Array<{ decision: ApprovalDecision; label: string; key: string }> = [
+  { decision: 'allow_5m', label: '5 min', key: '1' },
+  { decision: 'allow_30m', label: '30 min', key: '2' },
+  { decision: 'allow_1h', label: '1 h', key: '3' },
+  { decision: 'allow_5h', label: '5 h', key: '4' },
+  { decision: 'allow_session', label: 'This session', key: 's' },
+];
+
+/** What an escalation asks for, as the gate names it. */
+export const escalationTitles: Record<EscalationKind, string> = { network: 'Network access', no_sandbox: 'No sandbox' };
+
+/**
+ * The gate a call waits at: the tool, its arguments, its risk and why, and every answer. A call that asks for more
+ * than the sandbox (an escalation) is answered with Deny or Allow once; trusting the escalation for a while is a
+ * separate, plainly worded choice, never one of the usual durations, and none is offered for a destructive call.
+ */
+export function ApprovalGate({ store, approval }: { store: AppStore; approval: ViewApproval }) {
+  const [reason, setReason] = useState('');
+  const answer = (decision: ApprovalDecision, trustEscalation = false): void => {
+    void store.attempt(() =>
+      store.call('approval:answer', {
+        approvalId: approval.approvalId,
+        decision,
+        ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
+        ...(trustEscalation ? { trustEscalation: true as const } : {}),
+      }),
+    );
+  };
+  const destructive = approval.risk === 'destructive';
+  const { escalation } = approval;
+  const reasonBox = useRef<HTMLInputElement>(null);
+  // Alt+A allows once, Alt+D denies (with the reason typed so far), Alt+1..4 and Alt+S allow for a while; at an
+  // escalation gate the durations have no shortcut, so a grant for it is never one keypress away.
+  const once = destructive || escalation !== null;
+  const keys = useRef({ answer, once });
+  keys.current = { answer, once };
+  useDisposables(
+    (disposables) => {
+      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
+        if (!event.altKey || event.ctrlKey || event.metaKey) return;
+        const key = event.key.toLowerCase();
+        const { answer: act, once } = keys.current;
+        if (key === 'a') act('allow_once');
+        else if (key === 'd') act('deny');
+        else if (key === 'r') reasonBox.current?.focus();
+        else {
+          const option = once ? undefined : timed.find((candidate) => candidate.key === key);
+          if (!option) return;
+          act(option.decision);
+        }
+        event.preventDefault();
+      });
+    },
+    [approval.approvalId],
+  );
+  return (
+    <section className="gate" role="region" aria-label="Approval needed">
+      <header className="row">
+        <strong>Approve {approval.tool}?</strong>
+        <RiskBadge risk={approval.risk} />
+        <span className="muted small">{approval.reason}</span>
+      </header>
+      {escalation && (
+        <p className="gate-escalation" role="note" aria-label="Escalation">
+          <strong>{escalationTitles[escalation.kind]}:</strong> this call {escalation.reason}. Allowing it allows this call only.
+        </p>
+      )}
+      <p className="gate-summary">{approval.summary}</p>
+      {approval.preview ? (
+        <DiffView diff={approval.preview} label="Changes" />
+      ) : (
+        <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>
+      )}
+      <div className="row">
+        <input
+          ref={reasonBox}
+          aria-label="Reason for denying"
+          aria-keyshortcuts="Alt+R"
+          placeholder="Reason (optional, told to the model)"
+          value={reason}
+          maxLength={4000}
+          onChange={(event) => setReason(event.target.value)}
+        />
+        <button type="button" className="danger" aria-keyshortcuts="Alt+D" title="Deny (Alt+D)" onClick={() => answer('deny')}>
+          Deny
+        </button>
+        <button type="button" className="primary" aria-keyshortcuts="Alt+A" title="Allow once (Alt+A)" onClick={() => answer('allow_once')}>
+          Allow once
+        </button>
+        {!once && (
+          <span className="row" role="group" aria-label="Allow for">
+            <span className="muted small">Allow for</span>
+            {timed.map((option) => (
+              <button
+                key={option.decision}
+                type="button"
+                aria-keyshortcuts={`Alt+${option.key.toUpperCase()}`}
+                title={`${option.label} (Alt+${option.key.toUpperCase()})`}
+                onClick={() => answer(option.decision)}
+              >
+                {option.label}
+              </button>
+            ))}
+          </span>
+        )}
+        {destructive && <span className="muted small">Destructive actions are approved one at a time.</span>}
+      </div>
+      {escalation?.kind === 'network' && !destructive && (
+        <div className="row gate-trust-escalation" role="group" aria-label="Trust network access for this command">
+          <span className="small">Trust network access for this command for</span>
+          {timed.map((option) => (
+            <button key={option.decision} type="button" onClick={() => answer(option.decision, true)}>
+              {option.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,69 @@
+import type { ViewCheckpoint, ViewMessage } from '../../../shared/session-view';
+
+/** The first words of a text, on one line. */
+export function firstWords(text: string, limit = 60): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= limit ? line : `${line.slice(0, limit - 1).trimEnd()}…`;
+}
+
+/**
+ * What happened at each checkpoint, in words a person can tell apart: the first words of the message, what the answer
+ * said or asked for, the tool and its target, the answer at a gate. In the checkpoints' order.
+ */
+export function checkpointLabels(checkpoints: readonly ViewCheckpoint[], messages: readonly ViewMessage[]): string[] {
+  const byTurn = new Map<string, ViewMessage[]>();
+  for (const message of messages) byTurn.set(message.turnId, [...(byTurn.get(message.turnId) ?? []), message]);
+  // Each answer and each tool result of a turn has its checkpoint, in the turn's order.
+  const answersSeen = new Map<string, number>();
+  const toolsSeen = new Map<string, number>();
+  return checkpoints.map((checkpoint) => {
+    const turn = byTurn.get(checkpoint.turnId) ?? [];
+    switch (checkpoint.source) {
+      case 'input': {
+        const question = turn.find((message) => message.role === 'user');
+        return question ? `You: “${firstWords(question.text)}”` : 'Your message';
+      }
+      case 'model': {
+        const index = answersSeen.get(checkpoint.turnId) ?? 0;
+        answersSeen.set(checkpoint.turnId, index + 1);
+        const answer = turn.filter((message) => message.role === 'assistant')[index];
+        if (!answer) return 'Answer';
+        if (answer.text.trim() !== '') return `Answer: “${firstWords(answer.text)}”`;
+        const calls = answer.toolCalls.length;
+        return calls === 0 ? 'Answer' : `Answer: asked for ${calls} tool call${calls === 1 ? '' : 's'}`;
+      }
+      case 'tool': {
+        const index = toolsSeen.get(checkpoint.turnId) ?? 0;
+        toolsSeen.set(checkpoint.turnId, index + 1);
+        const calls = turn.flatMap((message) => message.toolCalls);
+        // The call whose result was written last before this checkpoint: calls run side by side finish in any order.
+        const at = checkpoint.journalSeq;
+        const finished = at === undefined ? [] : calls.filter((call) => call.finishedSeq !== undefined && call.finishedSeq < at);
+        const call = finished.length > 0 ? finished.reduce((a, b) => ((a.finishedSeq ?? 0) > (b.finishedSeq ?? 0) ? a : b)) : calls[index];
+        return call ? `${call.tool} ${firstWords(call.summary, 50)}`.trim() : 'Tool result';
+      }
+      case 'approval':
+        return 'Your answer at a gate';
+      case 'compaction':
+        return 'Older messages summarized';
+      default:
+        return checkpoint.source;
+    }
+  });
+}
+
+/**
+ * The checkpoint right after a message: a message's own (its turn's input), or an answer's (the turn's answers and
+ * their checkpoints in order). Null when there is none, as for a message whose turn saved nothing yet.
+ */
+export function checkpointAfter(
+  checkpoints: readonly ViewCheckpoint[],
+  messages: readonly ViewMessage[],
+  message: ViewMessage,
+): ViewCheckpoint | null {
+  const ofTurn = checkpoints.filter((checkpoint) => checkpoint.turnId === message.turnId);
+  if (message.role === 'user') return ofTurn.find((checkpoint) => checkpoint.source === 'input') ?? null;
+  const answers = messages.filter((candidate) => candidate.turnId === message.turnId && candidate.role === 'assistant');
+  const index = answers.findIndex((candidate) => candidate.id === message.id);
+  return index === -1 ? null : (ofTurn.filter((checkpoint) => checkpoint.source === 'model')[index] ?? null);
+}

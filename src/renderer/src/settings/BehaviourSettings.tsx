@@ -1,0 +1,72 @@
+import type { Autonomy, Settings } from '../../../shared/domain';
+import { useAppState, type AppStore } from '../store';
+import { AutonomyOptions } from '../status-bar/AutonomyOptions';
+import { DefaultModelSettings } from './DefaultModelSettings';
+import { TrustGrants } from '../status-bar/TrustGrants';
+
+/** How the agent behaves by default, and the trust grants in force. */
+export function BehaviourSettings({ store }: { store: AppStore }) {
+  const settings = useAppState(store, (state) => state.settings);
+  const grants = useAppState(store, (state) => state.grants);
+  if (!settings) return null;
+  const update = (change: Partial<Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority'>>): void =>
+    void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
+  return (
+    <>
+      <h3>Behaviour</h3>
+      <DefaultModelSettings store={store} />
+      <div className="form behaviour">
+        <label>
+          Autonomy of new sessions
+          <select
+            aria-label="Default autonomy"
+            value={settings.defaultAutonomy}
+            onChange={(event) => update({ defaultAutonomy: event.target.value as Autonomy })}
+          >
+            <AutonomyOptions />
+          </select>
+        </label>
+        <label>
+          Show a plan from this many tool calls
+          <input
+            aria-label="Plan threshold"
+            type="number"
+            min={2}
+            max={50}
+            value={settings.planThreshold}
+            onChange={(event) => event.target.valueAsNumber >= 2 && update({ planThreshold: event.target.valueAsNumber })}
+          />
+        </label>
+        <label>
+          CPU priority of the agent&apos;s commands
+          <select
+            aria-label="Command priority"
+            value={settings.commandPriority}
+            onChange={(event) => update({ commandPriority: event.target.value as Settings['commandPriority'] })}
+          >
+            <option value="lower">Lower than the app: it stays responsive while they run</option>
+            <option value="normal">The same as the app</option>
+          </select>
+        </label>
+        <label>
+          Theme
+          <select
+            aria-label="Theme"
+            value={settings.theme}
+            onChange={(event) => update({ theme: event.target.value as 'system' | 'light' | 'dark' })}
+          >
+            <option value="system">As the system</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+      </div>
+      <h3>Trust grants</h3>
+      {grants.length === 0 ? (
+        <p className="muted small">None. Answer a gate with a duration to make one.</p>
+      ) : (
+        <TrustGrants store={store} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,87 @@
+import { useState } from 'react';
+import type { ToolInfo } from '../../../shared/ipc/contract';
+import { subscription, useDisposables } from '../disposables';
+import { useAppState, type AppStore } from '../store';
+import { RiskBadge } from '../tool-calls/ToolCard';
+
+const builtIn = 'Built-in';
+
+/** The tools by where they come from: the built-in ones first, then each MCP server's. */
+function grouped(tools: readonly ToolInfo[]): Array<[string, ToolInfo[]]> {
+  const groups = new Map<string, ToolInfo[]>([[builtIn, []]]);
+  for (const tool of tools) {
+    const group = tool.server === null ? builtIn : `${tool.server} (MCP server)`;
+    groups.set(group, [...(groups.get(group) ?? []), tool]);
+  }
+  return [...groups].filter(([, members]) => members.length > 0);
+}
+
+/**
+ * Every tool there is, grouped, each with a switch that denies it: a denied tool is not offered to the model, and a
+ * call to it is refused before any grant or autonomy level. Tools denied while their server is not running stay
+ * listed, so they can be allowed again.
+ */
+export function ToolSettings({ store }: { store: AppStore }) {
+  const settings = useAppState(store, (state) => state.settings);
+  const [tools, setTools] = useState<ToolInfo[]>([]);
+  useDisposables(
+    (disposables) => {
+      const load = (): void => void store.attempt(async () => setTools(await store.call('tool:list', {})));
+      load();
+      // An MCP server that starts, stops or restarts changes the tools there are.
+      disposables.add(subscription(store.api.on['mcp:changed'](load)));
+    },
+    [store],
+  );
+  if (!settings) return null;
+  const denied = new Set(settings.deniedTools);
+  const setDenied = (name: string, deny: boolean): void => {
+    const next = deny
+      ? [...settings.deniedTools.filter((other) => other !== name), name]
+      : settings.deniedTools.filter((other) => other !== name);
+    void store.attempt(async () => store.setSettings(await store.call('settings:update', { deniedTools: next })));
+  };
+  const absent = settings.deniedTools.filter((name) => !tools.some((tool) => tool.name === name));
+  const row = (name: string, description: string, risk: ToolInfo['risk'] | null) => (
+    <li key={name}>
+      <code>{name}</code>
+      {risk && <RiskBadge risk={risk} />}
+      <span className="muted small tool-description" title={description}>
+        {description.split('\n')[0]}
+      </span>
+      <label className="row small">
+        <input
+          type="checkbox"
+          aria-label={`Never run ${name}`}
+          checked={denied.has(name)}
+          onChange={(event) => setDenied(name, event.target.checked)}
+        />
+        never run
+      </label>
+    </li>
+  );
+  return (
+    <section aria-label="Tools">
+      <h3>Tools</h3>
+      <p className="muted small">
+        A tool set to never run is not offered to the model, and a call to it is refused whatever the autonomy or grants.
+      </p>
+      {grouped(tools).map(([group, members]) => (
+        <div key={group}>
+          <h4>{group}</h4>
+          <ul className="tool-settings-list" aria-label={`${group} tools`}>
+            {members.map((tool) => row(tool.name, tool.description, tool.risk))}
+          </ul>
+        </div>
+      ))}
+      {absent.length > 0 && (
+        <div>
+          <h4>Not available now</h4>
+          <ul className="tool-settings-list" aria-label="Denied tools not available now">
+            {absent.map((name) => row(name, 'Its server is not running.', null))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import { busyStatuses } from '../../../shared/domain';
+import type { SessionView } from '../../../shared/session-view';
+import { statusLabel } from '../chrome/status';
+import type { Layout } from '../layout';
+import { ModelPicker } from '../models/ModelPicker';
+import { useAppState, type AppStore } from '../store';
+import { AutonomyPicker } from './AutonomyPicker';
+import { ContextMeter } from './ContextMeter';
+import { Inbox } from './Inbox';
+import { MoreMenu } from './MoreMenu';
+import { useStatusBarFold } from './status-bar-fold';
+import { TrustGrants } from './TrustGrants';
+
+/** What the session is doing: retrying, the tool that runs, or its state in words. */
+function SessionState({ view }: { view: SessionView | undefined }) {
+  const status = view?.status ?? 'idle';
+  const running =
+    status === 'executing' ? view?.messages.flatMap((message) => message.toolCalls).find((call) => call.state === 'running') : undefined;
+  return (
+    <span className={`state status-${status}`} role="status" aria-live="polite" aria-label="Session state">
+      {view?.retry ? `retrying (attempt ${view.retry.attempt + 1})…` : running ? `running ${running.tool}` : statusLabel(status)}
+    </span>
+  );
+}
+
+/**
+ * The tokens of the whole session; on a local model also its speed, and its cost only when there is one (a local
+ * model costs nothing).
+ */
+function TokenUsage({ usage, local }: { usage: SessionView['usage']; local: boolean }) {
+  const seconds = usage.modelMs / 1000;
+  const rate = seconds > 0 ? Math.round(usage.outputTokens / seconds) : 0;
+  return (
+    <span className="usage muted" aria-label="Token usage" title="Tokens over the whole session, every turn and model call">
+      {usage.inputTokens} in · {usage.outputTokens} out{local && rate > 0 ? ` · ${rate} tok/s` : ''}
+      {!local || usage.costUsd > 0 ? ` · $${usage.costUsd.toFixed(4)}` : ''}
+    </span>
+  );
+}
+
+/**
+ * The bar across the top of the window: the panels' toggles, the session's state with Stop, its model and autonomy,
+ * the inbox, the sandbox, trust grants, the context window, token usage, shortcuts and Settings. What does not fit
+ * folds into "More".
+ */
+export function StatusBar({
+  store,
+  onOpenSettings,
+  onOpenShortcuts,
+  onToggleLeft,
+  onToggleRight,
+  layout,
+}: {
+  store: AppStore;
+  onOpenSettings: () => void;
+  onOpenShortcuts: () => void;
+  onToggleLeft: () => void;
+  onToggleRight: () => void;
+  layout: Layout;
+}) {
+  const selectedId = useAppState(store, (state) => state.selectedId);
+  const info = useAppState(store, (state) => state.info);
+  const view = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId] : undefined));
+  const local = useAppState(store, (state) => {
+    const session = state.sessions.find((candidate) => candidate.id === state.selectedId);
+    const provider = state.providers.find((candidate) => candidate.id === (session?.model ?? state.settings?.defaultModel)?.providerId);
+    return provider ? provider.kind !== 'anthropic' : true;
+  });
+  const busy = busyStatuses.has(view?.status ?? 'idle');
+  const { bar, fold, inBar, folded, moreAt, setMoreAt } = useStatusBarFold(store);
+  return (
+    <header className="status-bar" aria-label="Status" ref={bar} data-fold={fold}>
+      <button
+        type="button"
+        className="icon"
+        aria-label={layout.leftOpen ? 'Hide sessions' : 'Show sessions'}
+        aria-pressed={layout.leftOpen}
+        title="Sessions (Ctrl+B)"
+        onClick={onToggleLeft}
+      >
+        ☰
+      </button>
+      {fold < 1 && <strong className="brand">Agent Workbench</strong>}
+      <SessionState view={view} />
+      {busy && selectedId && (
+        <button
+          type="button"
+          className="danger"
+          aria-label="Stop"
+          aria-keyshortcuts="Escape"
+          title="Stop (Esc)"
+          onClick={() => void store.attempt(() => store.call('run:cancel', { sessionId: selectedId }))}
+        >
+          ■ Stop
+        </button>
+      )}
+      {selectedId && <ModelPicker store={store} sessionId={selectedId} />}
+      {selectedId && <AutonomyPicker store={store} sessionId={selectedId} />}
+      <span className="spacer" />
+      <Inbox store={store} />
+      {info &&
+        inBar(
+          3,
+          <span
+            key="sandbox"
+            className={info.sandbox.available ? 'sandbox sandbox-on' : 'sandbox sandbox-off'}
+            title={info.sandbox.description}
+            aria-label="Sandbox"
+          >
+            {info.sandbox.available ? 'sandbox on' : 'no sandbox'}
+          </span>,
+        )}
+      {inBar(6, <TrustGrants key="grants" store={store} />)}
+      {view?.context &&
+        selectedId &&
+        inBar(
+          5,
+          <ContextMeter
+            key="meter"
+            store={store}
+            sessionId={selectedId}
+            context={view.context}
+            busy={busy}
+            stale={!busy && view.context.turnId !== undefined && view.context.turnId !== view.messages.at(-1)?.turnId}
+          />,
+        )}
+      {view && inBar(2, <TokenUsage key="usage" usage={view.usage} local={local} />)}
+      {inBar(
+        4,
+        <button
+          key="shortcuts"
+          type="button"
+          className="icon"
+          aria-label="Keyboard shortcuts"
+          aria-keyshortcuts="Control+/"
+          title="Keyboard shortcuts (Ctrl+/)"
+          onClick={onOpenShortcuts}
+        >
+          ?
+        </button>,
+      )}
+      <MoreMenu folded={folded} moreAt={moreAt} onMoreAt={setMoreAt} />
+      <button type="button" aria-label="Settings" aria-keyshortcuts="Control+," title="Settings (Ctrl+,)" onClick={onOpenSettings}>
+        ⚙ Settings
+      </button>
+      <button
+        type="button"
+        className="icon"
+        aria-label={layout.rightOpen ? 'Hide details' : 'Show details'}
+        aria-pressed={layout.rightOpen}
+        title="Details (Ctrl+J)"
+        onClick={onToggleRight}
+      >
+        ◧
+      </button>
+    </header>
+  );
+}

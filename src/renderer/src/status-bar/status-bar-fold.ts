@@ -1,0 +1,98 @@
+import { useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { observeResize, useDisposables } from '../disposables';
+import { effectiveModel } from '../models/model-readiness';
+import { useAppState, type AppStore } from '../store';
+
+/** How far the status bar folds: 1 hides the name, 2 to 6 move the usage, sandbox, shortcuts, window and grants into "More". */
+const maxFold = 6;
+
+/** Where the "More" list shows: under its button, outside the bar, which clips what overflows it. */
+export type MorePlace = { readonly top: number; readonly right: number };
+
+/** The bar's folding, as the bar is drawn: how far it is folded, and what went into "More". */
+export interface StatusBarFold {
+  readonly bar: RefObject<HTMLElement | null>;
+  readonly fold: number;
+  /** An item of fold level `level`: itself while the bar is folded less than that, else null (it went into `folded`). */
+  readonly inBar: (level: number, item: ReactNode) => ReactNode;
+  /** What this drawing of the bar folded away, filled by `inBar` as the bar is drawn. */
+  readonly folded: ReactNode[];
+  readonly moreAt: MorePlace | null;
+  readonly setMoreAt: (place: MorePlace | null) => void;
+}
+
+/**
+ * What the bar holds, as far as it decides what fits (a Stop button, a grant, another session). Counts that tick while
+ * a turn streams are not part of this, or the bar would unfold and fold every frame.
+ */
+function useBarContents(store: AppStore): string {
+  const selectedId = useAppState(store, (state) => state.selectedId);
+  const status = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.status : undefined) ?? 'idle');
+  const hasContext = useAppState(store, (state) => Boolean(state.selectedId && state.views[state.selectedId]?.context));
+  const hasInfo = useAppState(store, (state) => Boolean(state.info));
+  const grantCount = useAppState(store, (state) => state.grants.length);
+  const endpointState = useAppState(store, (state) => {
+    const providerId = state.selectedId ? effectiveModel(state, state.selectedId)?.providerId : undefined;
+    return providerId ? (state.endpoints[providerId]?.state ?? '') : '';
+  });
+  return `${selectedId}|${status}|${grantCount}|${hasContext ? 1 : 0}|${endpointState}|${hasInfo ? 1 : 0}`;
+}
+
+/**
+ * Folds the status bar into "More" by priority until it fits: nothing is ever cut off. What the bar holds, or its
+ * width, changing starts over from everything in it. The "More" list closes on Escape, on a click elsewhere, and once
+ * nothing is folded.
+ */
+export function useStatusBarFold(store: AppStore): StatusBarFold {
+  const bar = useRef<HTMLElement>(null);
+  const [fold, setFold] = useState(0);
+  const [, setWidthSeen] = useState(0);
+  const [moreAt, setMoreAt] = useState<MorePlace | null>(null);
+  const contents = useBarContents(store);
+  useLayoutEffect(() => {
+    setFold(0);
+  }, [contents]);
+  useLayoutEffect(() => {
+    const element = bar.current;
+    if (element && fold < maxFold && element.scrollWidth > element.clientWidth + 1) setFold(fold + 1);
+  });
+  useDisposables((disposables) => {
+    const element = bar.current;
+    // A new width starts over from everything in the bar, then folds again what does not fit. Only the width counts:
+    // folding can change the bar's height, which must not start it over.
+    let width = element?.clientWidth ?? 0;
+    if (element)
+      disposables.add(
+        observeResize(element, () => {
+          if (element.clientWidth === width) return;
+          width = element.clientWidth;
+          setFold(0);
+          // Measured again even when nothing was folded (a narrower bar from a wide one).
+          setWidthSeen(width);
+        }),
+      );
+  }, []);
+  useDisposables(
+    (disposables) => {
+      if (moreAt === null) return;
+      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
+        if (event.key === 'Escape') setMoreAt(null);
+      });
+      disposables.listen(window, 'mousedown', (event: MouseEvent) => {
+        if (!(event.target instanceof Element) || !event.target.closest('.status-more')) setMoreAt(null);
+      });
+    },
+    [moreAt],
+  );
+  useLayoutEffect(() => {
+    // Nothing folded: no list to keep open.
+    if (fold < 2) setMoreAt(null);
+  }, [fold]);
+  const folded: ReactNode[] = [];
+  const inBar = (level: number, item: ReactNode): ReactNode => {
+    if (fold < level) return item;
+    folded.push(item);
+    return null;
+  };
+  return { bar, fold, inBar, folded, moreAt, setMoreAt };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { journalEntrySchema, type JournalEntry } from '../../../src/shared/events';
+import { emptySessionView, reduceSessionView } from '../../../src/shared/session-view';
+import { checkpointLabels } from '../../../src/renderer/src/panels/checkpoint-labels';
+
+/** A journal line of session s1, turn t1, numbered in order. */
+function journal(events: ReadonlyArray<Record<string, unknown>>): JournalEntry[] {
+  return events.map((event, index) => journalEntrySchema.parse({ sessionId: 's1', seq: index + 1, at: 1000 + index, event }));
+}
+
+const ref = { sessionId: 's1', turnId: 't1' };
+const requested = (toolCallId: string, path: string) => ({
+  type: 'tool_call_requested',
+  ...ref,
+  toolCallId,
+  messageId: 'a1',
+  tool: 'read_file',
+  input: { path },
+  summary: path,
+  risk: 'read_only',
+  riskReason: 'reads',
+});
+const finished = (toolCallId: string) => ({
+  type: 'tool_call_finished',
+  ...ref,
+  toolCallId,
+  status: 'succeeded',
+  output: 'text',
+  outputBytes: 4,
+  truncated: false,
+  latencyMs: 1,
+});
+const checkpoint = (checkpointId: string, seq: number, source: string) => ({
+  type: 'checkpoint_saved',
+  ...ref,
+  checkpointId,
+  parentId: null,
+  seq,
+  source,
+});
+
+describe('what each checkpoint of the history says', () => {
+  it('names the call whose result a checkpoint follows, when calls run side by side finish out of order', () => {
+    const view = reduceSessionView(
+      emptySessionView,
+      journal([
+        { type: 'user_message', ...ref, messageId: 'u1', text: 'Read both files' },
+        checkpoint('k1', 1, 'input'),
+        { type: 'assistant_message_started', ...ref, messageId: 'a1' },
+        requested('c1', 'slow.txt'),
+        requested('c2', 'fast.txt'),
+        checkpoint('k2', 2, 'model'),
+        // The second call finishes first.
+        finished('c2'),
+        checkpoint('k3', 3, 'tool'),
+        finished('c1'),
+        checkpoint('k4', 4, 'tool'),
+      ]),
+    );
+    expect(checkpointLabels(view.checkpoints, view.messages)).toEqual([
+      'You: “Read both files”',
+      'Answer: asked for 2 tool calls',
+      'read_file fast.txt',
+      'read_file slow.txt',
+    ]);
+  });
+});
