@@ -1,4 +1,5 @@
 import { homedir, userInfo } from 'node:os';
+import { BoundedMap } from '../../shared/bounded-map';
 import type { BashParser } from './bash-parser';
 import { TargetJudge, type CommandPlace } from './command-targets';
 import { walkScript, type CommandRisk } from './script-walk';
@@ -41,7 +42,8 @@ export function assessCommand(parser: BashParser, command: string, place: Comman
  * is kept, so a command costs its parse and the paths it writes, not the workspace's lookup again.
  */
 export class CommandAssessor {
-  private readonly judges = new Map<string, TargetJudge>();
+  /** A handful of workspaces at a time: the judge set longest ago is forgotten first. */
+  private readonly judges = new BoundedMap<string, TargetJudge>({ max: 16 });
 
   constructor(private readonly parser: BashParser) {}
 
@@ -49,8 +51,6 @@ export class CommandAssessor {
     const key = JSON.stringify([place.workspace, place.sandbox, place.protectedFolders ?? [], place.home]);
     let judge = this.judges.get(key);
     if (!judge) {
-      // A handful of workspaces at a time: the oldest is forgotten first.
-      if (this.judges.size >= 16) this.judges.delete(this.judges.keys().next().value as string);
       judge = new TargetJudge(place);
       this.judges.set(key, judge);
     }

@@ -12,6 +12,7 @@ import {
   type CheckpointTuple,
 } from '../agent/ports/checkpoints';
 import { newId } from '../agent/ports/ids';
+import { BoundedMap } from '../../shared/bounded-map';
 import { NotFoundError, StoreError } from '../../shared/errors';
 
 interface Row {
@@ -72,8 +73,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
     insertSegment: Statement<[Record<string, unknown>]>;
     dueSegments: Statement<[{ size: number; limit: number }], Row>;
   };
-  /** Rows written lately, so making a segment does not read them back. */
-  private readonly recent = new Map<string, CheckpointRow>();
+  /** The rows of the last eight segments' worth of steps written, so making a segment does not read them back. */
+  private readonly recent = new BoundedMap<string, CheckpointRow>({ max: segmentSize * 8 });
 
   constructor(
     db: Database,
@@ -165,7 +166,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
 
   private remember(row: CheckpointRow): void {
     this.recent.set(`${row.threadId}/${row.id}`, row);
-    if (this.recent.size > segmentSize * 8) this.recent.delete(this.recent.keys().next().value as string);
   }
 
   private rowOf(threadId: string, id: string): CheckpointRow | null {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
+import { BoundedMap } from '../../shared/bounded-map';
 import { assembledPromptSchema, type AssembledPrompt } from '../../shared/prompt';
 import type { Clock } from '../agent/ports/clock';
 import type { PromptRecords } from '../agent/context/prompt-assembly';
@@ -15,8 +16,8 @@ export class SqlitePromptRecords implements PromptRecords {
     get: Statement<[string], { body: string }>;
     collect: Statement<[number]>;
   };
-  /** Bodies saved lately and their ids: most calls send the prompt of the call before. */
-  private readonly recent = new Map<string, string>();
+  /** The last 16 bodies saved and their ids: most calls send the prompt of the call before. */
+  private readonly recent = new BoundedMap<string, string>({ max: 16 });
 
   constructor(
     db: Database,
@@ -42,7 +43,6 @@ export class SqlitePromptRecords implements PromptRecords {
     if (known !== undefined) return known;
     const id = createHash('sha256').update(body).digest('hex').slice(0, 32);
     this.statements.insert.run(id, body, this.clock.now());
-    if (this.recent.size >= 16) this.recent.delete(this.recent.keys().next().value as string);
     this.recent.set(body, id);
     return id;
   }

@@ -1,6 +1,7 @@
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, parse } from 'node:path';
+import { BoundedMap } from '../../shared/bounded-map';
 import type { InstructionFile, InstructionSet } from '../agent/context/system-prompt';
 import { readAllSync } from './fd-read';
 import { losslessText } from './utf8-text';
@@ -62,10 +63,12 @@ const kilobytes = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
  * trusted for a few seconds; a file is read again only when its size or time changes, so a prompt costs a stat per file.
  */
 export class InstructionFiles {
-  private readonly found = new Map<string, { at: number; candidates: Candidate[] }>();
+  /** The files found per workspace, for the last 32 workspaces searched. */
+  private readonly found = new BoundedMap<string, { at: number; candidates: Candidate[] }>({ max: 32 });
   /** Searches under way, one per workspace: a stale list is used meanwhile. */
   private readonly searching = new Map<string, Promise<Candidate[]>>();
-  private readonly reads = new Map<string, Read>();
+  /** What the last 500 files read held, by absolute path, with the stat it was read at. */
+  private readonly reads = new BoundedMap<string, Read>({ max: 500 });
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -118,7 +121,6 @@ export class InstructionFiles {
 
   private async search(root: string, reader: WorkspaceReader): Promise<Candidate[]> {
     const candidates = [...(await this.inFolder(reader, '')), ...above(root), ...(await this.nested(reader))];
-    if (this.found.size > 32) this.found.clear();
     this.found.set(root, { at: this.now(), candidates });
     return candidates;
   }
@@ -188,7 +190,6 @@ export class InstructionFiles {
     const cached = this.reads.get(absolute);
     if (cached && cached.key === key) return cached;
     const read = this.readNow(candidate, absolute, key, reader);
-    if (this.reads.size > 500) this.reads.clear();
     this.reads.set(absolute, read);
     return read;
   }

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, readdirSync, type Stats } from 'node:fs';
+import { BoundedMap } from '../../shared/bounded-map';
 import { readAllSync } from './fd-read';
 import type { FolderReader } from './file-walk';
 import type { FolderAccess, OpenFolder } from './folder-access';
@@ -20,23 +21,21 @@ function steps(name: string): boolean {
  * when done.
  */
 export class WorkspaceReader implements FolderReader {
-  private readonly open = new Map<string, OpenFolder>();
+  /** Most recently used last, so the folder used longest ago is closed first when one more is opened. */
+  private readonly open: BoundedMap<string, OpenFolder>;
 
   constructor(
     /** The workspace root, a real path. */
     readonly root: string,
     private readonly access: FolderAccess,
-  ) {}
+  ) {
+    this.open = new BoundedMap({ max: maxOpenFolders, refreshOnRead: true, onEvict: (_relative, folder) => access.close(folder) });
+  }
 
   /** The folder at a root-relative path ('' for the root), or null when a name on the way is not a plain folder now. */
   private folder(relative: string): OpenFolder | null {
     const cached = this.open.get(relative);
-    if (cached) {
-      // Most recently used last, so the oldest is closed first.
-      this.open.delete(relative);
-      this.open.set(relative, cached);
-      return cached;
-    }
+    if (cached) return cached;
     let opened: OpenFolder;
     try {
       if (relative === '') opened = this.access.openRoot(this.root);
@@ -51,11 +50,6 @@ export class WorkspaceReader implements FolderReader {
       return null;
     }
     this.open.set(relative, opened);
-    if (this.open.size > maxOpenFolders) {
-      const [oldest, folder] = this.open.entries().next().value as [string, OpenFolder];
-      this.open.delete(oldest);
-      this.access.close(folder);
-    }
     return opened;
   }
 
