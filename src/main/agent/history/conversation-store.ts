@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../shared/bounded-map';
 import type { RuntimeEvent } from '../../../shared/events';
 import type { CheckpointStore } from '../ports/checkpoints';
 import { answerDanglingCalls, conversationFromJournal, parseCheckpointMessages } from './conversation';
@@ -24,7 +25,9 @@ const remembered = 8;
  * the next turn of that session starts without reading it back.
  */
 export class ConversationStore {
-  private readonly latest = new Map<string, { checkpointId: string; seq: number; messages: readonly ConversationEntry[] }>();
+  private readonly latest = new BoundedMap<string, { checkpointId: string; seq: number; messages: readonly ConversationEntry[] }>({
+    max: remembered,
+  });
 
   constructor(
     private readonly checkpoints: CheckpointStore,
@@ -81,9 +84,8 @@ export class ConversationStore {
 
   /** A turn ended with this conversation saved at this checkpoint. */
   remember(sessionId: string, checkpointId: string, seq: number, messages: readonly ConversationEntry[]): void {
-    this.latest.delete(sessionId);
+    // Set again, a session becomes the newest: the one whose turn ended longest ago is forgotten first.
     this.latest.set(sessionId, { checkpointId, seq, messages });
-    if (this.latest.size > remembered) this.latest.delete(this.latest.keys().next().value as string);
   }
 
   forget(sessionId: string): void {

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../shared/bounded-map';
 import type { ProviderKind } from '../../../shared/domain';
 import type { ToolCallStatus } from '../../../shared/events';
 
@@ -63,7 +64,8 @@ const anthropicPrices: ReadonlyArray<{ readonly match: RegExp; readonly input: n
   { match: /haiku/, input: 0.25, output: 1.25 },
 ];
 
-const loopback = new Map<string, boolean>();
+/** The answers for the last 100 addresses asked about. */
+const loopback = new BoundedMap<string, boolean>({ max: 100 });
 
 /** Whether an endpoint is on this machine; asked once per model call, so each answer is kept. */
 function isLoopback(baseUrl: string): boolean {
@@ -76,7 +78,6 @@ function isLoopback(baseUrl: string): boolean {
   } catch {
     answer = false;
   }
-  if (loopback.size > 100) loopback.clear();
   loopback.set(baseUrl, answer);
   return answer;
 }

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../shared/bounded-map';
 import type { ApprovalDecision } from '../../../shared/domain';
 import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { ResultReviewDecision } from '../../../shared/guardrails';
@@ -50,7 +51,7 @@ const rememberedAnswers = 500;
  */
 export class Gates {
   private readonly open = new Map<string, OpenGate>();
-  private readonly answered = new Map<string, GateKind>();
+  private readonly answered = new BoundedMap<string, GateKind>({ max: rememberedAnswers });
 
   /** Opens a gate: from now on it takes one answer. */
   openGate(id: string, kind: GateKind, sessionId: string): void {
@@ -130,6 +131,5 @@ export class Gates {
 
   private remember(id: string, kind: GateKind): void {
     this.answered.set(id, kind);
-    if (this.answered.size > rememberedAnswers) this.answered.delete(this.answered.keys().next().value as string);
   }
 }
