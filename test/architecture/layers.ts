@@ -6,6 +6,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 export interface LayerPlace {
   readonly name: string;
   readonly paths: readonly string[];
+  /** What the layer holds, in a line: the README's module map says it. */
+  readonly description: string;
 }
 
 /**
@@ -15,35 +17,84 @@ export interface LayerPlace {
  * rule, and the test checks that the two agree.
  */
 export const orderedLayers = [
-  { name: 'shared', paths: ['src/shared/'] },
+  {
+    name: 'shared',
+    paths: ['src/shared/'],
+    description: "the IPC contract, the event union, domain types, errors and the session view's reducer: pure TypeScript and zod",
+  },
   // The agent runtime, in rooms by idea, lowest first.
-  { name: 'agent-ports', paths: ['src/main/agent/ports/'] },
-  { name: 'agent-rules', paths: ['src/main/agent/rules/'] },
-  { name: 'agent-context', paths: ['src/main/agent/context/'] },
-  { name: 'agent-history', paths: ['src/main/agent/history/'] },
-  { name: 'agent-turn', paths: ['src/main/agent/turn/'] },
-  { name: 'agent-session', paths: ['src/main/agent/session/'] },
-  { name: 'store', paths: ['src/main/store/'] },
-  { name: 'settings', paths: ['src/main/settings/'] },
-  { name: 'secrets', paths: ['src/main/secrets/'] },
-  { name: 'workspace', paths: ['src/main/workspace/'] },
-  { name: 'shell', paths: ['src/main/shell/'] },
-  { name: 'tools', paths: ['src/main/tools/'] },
-  { name: 'models', paths: ['src/main/models/'] },
-  { name: 'providers', paths: ['src/main/providers/'] },
-  { name: 'runtime', paths: ['src/main/runtime/'] },
-  { name: 'mcp', paths: ['src/main/mcp/'] },
-  { name: 'ipc', paths: ['src/main/ipc/'] },
+  {
+    name: 'agent-ports',
+    paths: ['src/main/agent/ports/'],
+    description: 'the interfaces the runtime is given (stores, providers, tools, the clock) and its ids',
+  },
+  {
+    name: 'agent-rules',
+    paths: ['src/main/agent/rules/'],
+    description:
+      'what decides, with no journal of its own: the autonomy matrix and rules, gates, profiles, budgets, retries, signs of prompt injection',
+  },
+  {
+    name: 'agent-context',
+    paths: ['src/main/agent/context/'],
+    description: 'what the model sees: the system prompt, the tool catalogue, the conversation fitted to the window, compaction',
+  },
+  {
+    name: 'agent-history',
+    paths: ['src/main/agent/history/'],
+    description: 'the journal and what is read from it: where each line stands, conversations, branches, checkpoints, transfer, the audit',
+  },
+  {
+    name: 'agent-turn',
+    paths: ['src/main/agent/turn/'],
+    description: 'one turn: the loop, its states and its steps (model, tools, gates, compaction), and where a stopped turn goes on',
+  },
+  {
+    name: 'agent-session',
+    paths: ['src/main/agent/session/'],
+    description: "sessions: the runtime's face, the scheduler of turns, versions, time travel, changes, recovery, the archive",
+  },
+  { name: 'store', paths: ['src/main/store/'], description: 'SQLite: the database and its migrations, and the store of each interface' },
+  { name: 'settings', paths: ['src/main/settings/'], description: 'the settings store' },
+  { name: 'secrets', paths: ['src/main/secrets/'], description: 'API keys, encrypted' },
+  {
+    name: 'workspace',
+    paths: ['src/main/workspace/'],
+    description: 'the workspace folder: safe paths, walks that follow no link, reading, file history, instruction files',
+  },
+  {
+    name: 'shell',
+    paths: ['src/main/shell/'],
+    description: 'shell commands parsed with tree-sitter-bash and judged by what they run and where they write',
+  },
+  { name: 'tools', paths: ['src/main/tools/'], description: "the agent's tools, the pty and the sandbox" },
+  { name: 'models', paths: ['src/main/models/'], description: 'models on this computer: GGUF files, the library, downloads' },
+  {
+    name: 'providers',
+    paths: ['src/main/providers/'],
+    description: 'model endpoints: Anthropic, OpenAI-compatible and Ollama through their SDKs and wire formats, discovery, checks',
+  },
+  { name: 'runtime', paths: ['src/main/runtime/'], description: 'the built-in runtime (node-llama-cpp) in a process of its own' },
+  { name: 'mcp', paths: ['src/main/mcp/'], description: "MCP servers' tools" },
+  { name: 'ipc', paths: ['src/main/ipc/'], description: 'the IPC router, the handlers by domain, batching of events' },
   // The composition root: one file today, a folder if it grows.
-  { name: 'core', paths: ['src/main/core/'] },
-  { name: 'cli', paths: ['src/main/cli/'] },
-  { name: 'electron-edge', paths: ['src/main/index.ts', 'src/main/electron/'] },
+  {
+    name: 'core',
+    paths: ['src/main/core/'],
+    description: 'the one composition root: `createCore` builds and owns everything, `createWorkbenchCore` serves it over IPC',
+  },
+  { name: 'cli', paths: ['src/main/cli/'], description: 'the terminal runner' },
+  {
+    name: 'electron-edge',
+    paths: ['src/main/index.ts', 'src/main/electron/'],
+    description: 'the only code that imports Electron: the window, the app:// protocol, IPC over ipcMain, launches',
+  },
 ] as const satisfies readonly LayerPlace[];
 
 /** Layers outside the order: each imports src/shared and itself only. */
 export const sideLayers = [
-  { name: 'preload', paths: ['src/preload/'] },
-  { name: 'renderer', paths: ['src/renderer/'] },
+  { name: 'preload', paths: ['src/preload/'], description: 'the bridge built from the contract, bundled into one CommonJS file' },
+  { name: 'renderer', paths: ['src/renderer/'], description: 'the React UI; it sees only `window.workbench`' },
 ] as const satisfies readonly LayerPlace[];
 
 export type OrderedLayer = (typeof orderedLayers)[number]['name'];

@@ -1,3 +1,6 @@
+/*
+ * A message of the person's with its attached files, as the model is given it.
+ */
 import { rangeText, type Attachment } from '../../../shared/attachments';
 import type { ChatMessage, ImageContent } from '../ports/model-provider';
 

@@ -1,3 +1,11 @@
+/*
+ * Compaction: the oldest part of a conversation summarized by the model, so the rest fits its
+ * window. What is kept verbatim: the person's first request, their latest, and the last steps (an
+ * open plan is the newest step, so it is among them). The summary is asked for in requests that
+ * fit the window themselves; a part too long for one is summarized piece by piece, each piece
+ * with the summary so far. When the model cannot summarize, a list of the steps made by the app
+ * stands in, so a compaction always makes room.
+ */
 import type { ContextWindow, ModelChoice } from '../../../shared/domain';
 import { callsById, isMessage, latestCompaction, pinnedRequests, shorten, stepStarts, type ConversationEntry } from './context-view';
 import type { ChatMessage, ModelProvider, ToolCallRequest } from '../ports/model-provider';
@@ -8,15 +16,6 @@ export interface SummaryBudget {
   count(choice: ModelChoice, messages: readonly ChatMessage[]): number;
   countFixed(choice: ModelChoice, system: string, tools: undefined): number;
 }
-
-/*
- * Compaction: the oldest part of a conversation summarized by the model, so the rest fits its
- * window. What is kept verbatim: the person's first request, their latest, and the last steps (an
- * open plan is the newest step, so it is among them). The summary is asked for in requests that
- * fit the window themselves; a part too long for one is summarized piece by piece, each piece
- * with the summary so far. When the model cannot summarize, a list of the steps made by the app
- * stands in, so a compaction always makes room.
- */
 
 /** Share of the window the verbatim tail may take. */
 const tailShare = 0.25;

@@ -1,12 +1,11 @@
-import type { ModelChoice } from '../../../shared/domain';
-import type { ChatMessage, ToolCallRequest } from '../ports/model-provider';
-
 /*
  * What the model sees of a conversation (design section 10). The conversation keeps every message;
  * a compaction is an entry in it that says "from here on, the messages before `upTo` are seen as
  * this summary". The view is built from the entries for each model call: the latest compaction
  * applied, then old tool results shortened as far as the budget needs.
  */
+import type { ModelChoice } from '../../../shared/domain';
+import type { ChatMessage, ToolCallRequest } from '../ports/model-provider';
 
 /** A summary that stands, for the model, for the messages before `upTo` (the person's first request excepted). */
 export interface CompactionEntry {

@@ -1,3 +1,7 @@
+/*
+ * Conversations tallied as they grow: characters and messages up to each entry, so a request is measured by what
+ * it added.
+ */
 import type { ConversationEntry } from './context-view';
 import { charsOf } from './token-count';
 

@@ -1,3 +1,7 @@
+/*
+ * The system prompt of each model call, with the memories relevant to the latest message, and the record of what
+ * was sent.
+ */
 import type { Autonomy } from '../../../shared/domain';
 import type { AssembledPrompt, Memory, PromptPart } from '../../../shared/prompt';
 import type { Clock } from '../ports/clock';

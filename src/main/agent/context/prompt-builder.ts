@@ -1,3 +1,6 @@
+/*
+ * The context budget: what each request may take of the window, and the view of the conversation that fits it.
+ */
 import { thinkingBudgetLimits, type ContextWindow, type ModelChoice } from '../../../shared/domain';
 import type { ErrorInfo } from '../../../shared/errors';
 import { planCompaction, summaryTokens } from './compaction';

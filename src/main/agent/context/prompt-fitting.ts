@@ -1,9 +1,8 @@
+/* What the prompt builder shortens first when a request does not fit, and how it says what is too large. */
 import type { ContextWindow } from '../../../shared/domain';
 import type { ErrorInfo } from '../../../shared/errors';
 import { callsById, readTarget } from './context-view';
 import type { ChatMessage } from '../ports/model-provider';
-
-/* What the prompt builder shortens first when a request does not fit, and how it says what is too large. */
 
 /** Steps at the end of the conversation whose tool results are never shortened while anything older can be. */
 const recentSteps = 2;

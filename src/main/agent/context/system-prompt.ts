@@ -1,3 +1,7 @@
+/*
+ * The system prompt's parts (profile, environment, project instructions, memory, tools), each within its share of
+ * the window.
+ */
 import type { Autonomy } from '../../../shared/domain';
 import type { AssembledPrompt, Memory, PromptPart, PromptPartKind } from '../../../shared/prompt';
 import { toolGroupLabel, toolGroupOf, type ToolGroup } from '../../../shared/tool-groups';

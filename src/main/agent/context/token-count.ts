@@ -1,11 +1,10 @@
-import type { ChatMessage, ToolSpec } from '../ports/model-provider';
-
 /*
  * Counting a request before it is sent. A server's tokenizer is exact but a round trip away, so
  * requests are counted by characters times a ratio per model, and the ratio is set from what the
  * server itself counted: its tokenizer once, where it has one, and the prompt tokens it reports
  * after every call. Until then the ratio is on the safe side.
  */
+import type { ChatMessage, ToolSpec } from '../ports/model-provider';
 
 /**
  * Characters an attached image is counted as: about 1,600 tokens at the uncalibrated ratio, what Anthropic's

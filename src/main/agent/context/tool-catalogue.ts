@@ -1,3 +1,7 @@
+/*
+ * The tool catalogue: on a small window, the tools' names and summaries in place of their definitions, and the
+ * tool that describes one.
+ */
 import { z } from 'zod';
 import type { ConversationEntry } from './context-view';
 import type { ToolSpec } from '../ports/model-provider';

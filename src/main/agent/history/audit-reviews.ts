@@ -1,8 +1,7 @@
+/* The audit's rows of the gates that are not approvals: a result held for review, and a budget reached. */
 import type { AuditDecider, AuditRow } from '../../../shared/audit';
 import { budgetName, formatBudgetFigure } from '../../../shared/budgets';
 import type { RuntimeEvent } from '../../../shared/events';
-
-/* The audit's rows of the gates that are not approvals: a result held for review, and a budget reached. */
 
 type Held = Extract<RuntimeEvent, { type: 'tool_result_held' }>;
 type Reviewed = Extract<RuntimeEvent, { type: 'tool_result_reviewed' }>;

@@ -1,3 +1,6 @@
+/*
+ * A branch's line, the places with versions, the version tree, and the heads of every branch of an import.
+ */
 import type { Branch } from '../../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../../shared/branches';
 import type { RuntimeEvent } from '../../../shared/events';

@@ -1,3 +1,6 @@
+/*
+ * The hash that chains checkpoints, so a damaged one is found.
+ */
 import { createHash } from 'node:crypto';
 
 /**

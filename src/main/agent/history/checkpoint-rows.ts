@@ -1,3 +1,6 @@
+/*
+ * A checkpoint put together from its stored chain of deltas.
+ */
 import { checkpointHash } from './checkpoint-hash';
 import type { CheckpointRecord, CheckpointMetadata, CheckpointRef, CheckpointSummary, CheckpointTuple } from '../ports/checkpoints';
 

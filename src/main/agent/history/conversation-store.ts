@@ -1,3 +1,7 @@
+/*
+ * The conversation at a checkpoint: the latest of each session kept in memory, and read ahead when a session is
+ * opened.
+ */
 import { BoundedMap } from '../../../shared/bounded-map';
 import type { RuntimeEvent } from '../../../shared/events';
 import type { CheckpointStore } from '../ports/checkpoints';

@@ -1,10 +1,9 @@
-import type { JournalEntry, RuntimeEvent } from '../../../shared/events';
-import { emptyHead, type CallStanding, type ResumeState, type SessionHead } from '../ports/session-head';
-
 /*
  * Where a line stands, as a fold over its journal. A change to what it computes changes `headFormatVersion`, so the
  * heads stored before it are computed again.
  */
+import type { JournalEntry, RuntimeEvent } from '../../../shared/events';
+import { emptyHead, type CallStanding, type ResumeState, type SessionHead } from '../ports/session-head';
 
 function withCall(resume: ResumeState | null, toolCallId: string, change: (call: CallStanding) => CallStanding): ResumeState | null {
   if (resume?.at !== 'tools') return resume;

@@ -1,3 +1,6 @@
+/*
+ * The session journal: the one way events are written, each line's head folded with them, and then announced.
+ */
 import type { JournalEntry, RuntimeEvent, ToolCallDraftEvent } from '../../../shared/events';
 import type { Clock } from '../ports/clock';
 import type { RuntimeListener } from '../ports/ports';

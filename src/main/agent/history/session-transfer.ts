@@ -1,3 +1,6 @@
+/*
+ * Sessions exported to a versioned document and imported again, with the checks every import has.
+ */
 import { autonomySchema, busyStatuses, type Autonomy, type Session } from '../../../shared/domain';
 import { InvalidInputError, NotFoundError, StoreError, WorkbenchError } from '../../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type RuntimeEvent } from '../../../shared/events';

@@ -1,3 +1,6 @@
+/*
+ * Model and tool call records, the accounting store's interface, and what a model call costs.
+ */
 import { BoundedMap } from '../../../shared/bounded-map';
 import type { ProviderKind } from '../../../shared/domain';
 import type { ToolCallStatus } from '../../../shared/events';

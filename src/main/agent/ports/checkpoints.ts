@@ -1,3 +1,7 @@
+/*
+ * The checkpoint store's interface and the shapes it keeps: a chain of deltas with parents, sequence numbers and a
+ * format version.
+ */
 /** Which thread and which checkpoint in it. */
 export interface CheckpointRef {
   readonly threadId: string;

@@ -1,3 +1,6 @@
+/*
+ * Time-sortable ids.
+ */
 import { randomBytes } from 'node:crypto';
 
 let lastTime = 0;

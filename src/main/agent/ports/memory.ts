@@ -1,3 +1,6 @@
+/*
+ * The memory store's interface, and the words of a request worth searching memories for.
+ */
 import type { Memory, MemoryScope } from '../../../shared/prompt';
 
 /** What saving a memory needs; the text is checked already (`memoryTextSchema`). */

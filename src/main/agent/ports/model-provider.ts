@@ -1,3 +1,6 @@
+/*
+ * The provider interface and its normalized stream: what every model endpoint speaks to the runtime.
+ */
 import type { ErrorInfo } from '../../../shared/errors';
 import type { ImageMediaType } from '../../../shared/attachments';
 import type { ModelInfo, ProviderKind } from '../../../shared/domain';

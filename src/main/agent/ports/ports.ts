@@ -1,3 +1,7 @@
+/*
+ * The other interfaces the runtime is given: providers, workspace folders, file history and changes, and its
+ * listener.
+ */
 import type { ContextWindow, ModelCheck, ModelChoice, ProviderKind, Session } from '../../../shared/domain';
 import type { FileChange } from '../../../shared/file-history';
 import type { ChangedFile, FileDiff } from '../../../shared/changes';

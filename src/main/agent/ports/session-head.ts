@@ -1,14 +1,13 @@
+/*
+ * Where a line of a session stands: its newest checkpoint, open turn, queued message and resume point. The journal
+ * computes it with every append (`history/head-fold.ts`) and the store keeps it in the same transaction, so starting a turn, editing, retrying, resuming and recovering read one
+ * row and the checkpoint chain instead of the whole journal. A replay of the journal must always give the stored
+ * row (tests and the crash harness check it).
+ */
 import { z } from 'zod';
 import { budgetFigureSchema, budgetKindSchema } from '../../../shared/budgets';
 import { approvalDecisionSchema } from '../../../shared/domain';
 import { resultReviewDecisionSchema } from '../../../shared/guardrails';
-
-/*
- * Where a line of a session stands: the journal computes it with every append (`history/head-fold.ts`) and the
- * store keeps it in the same transaction, so starting a turn, editing, retrying, resuming and recovering read one
- * row and the checkpoint chain instead of the whole journal. A replay of the journal must always give the stored
- * row (tests and the crash harness check it).
- */
 
 /** How a call of the response being worked through stands. */
 export const callStandingSchema = z.object({

@@ -1,3 +1,6 @@
+/*
+ * The settings and secret store interfaces.
+ */
 import type { Settings } from '../../../shared/domain';
 
 /** Settings that are not secrets. Reads are validated; writes are validated before they land. */

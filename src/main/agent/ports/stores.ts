@@ -1,3 +1,6 @@
+/*
+ * The session store's interface: sessions, their branches, the journal, and where each line stands.
+ */
 import type { Autonomy, Branch, BranchReason, ModelChoice, Session, SessionStatus } from '../../../shared/domain';
 import type { JournalEntry, RuntimeEvent } from '../../../shared/events';
 import type { SessionHead } from './session-head';

@@ -1,3 +1,6 @@
+/*
+ * Declared tools, and the registry of those the runtime offers the model.
+ */
 import { z } from 'zod';
 import type { Escalation, GrantPattern, RiskLevel } from '../../../shared/domain';
 import type { ToolSpec } from './model-provider';

@@ -1,3 +1,6 @@
+/*
+ * The trust grant store's interface.
+ */
 import type { TrustGrant } from '../../../shared/domain';
 
 /** Trust grants, kept across restarts. */

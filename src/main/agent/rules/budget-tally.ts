@@ -1,3 +1,6 @@
+/*
+ * What a turn has spent of its budgets, the limits raised at their gates, and the session's own figures.
+ */
 import { turnBudgets, type BudgetKind, type BudgetSettings, type SessionAllowance } from '../../../shared/budgets';
 import type { AccountingStore } from '../ports/accounting';
 import type { Clock } from '../ports/clock';

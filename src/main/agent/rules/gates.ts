@@ -1,3 +1,7 @@
+/*
+ * Where the person's answers meet the turns that wait for them: one gate per approval, plan, budget or held
+ * result.
+ */
 import { BoundedMap } from '../../../shared/bounded-map';
 import type { ApprovalDecision } from '../../../shared/domain';
 import { BugError, CancelledError, NotFoundError, WorkbenchError } from '../../../shared/errors';

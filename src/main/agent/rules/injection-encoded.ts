@@ -1,9 +1,8 @@
-import type { InjectionSign } from '../../../shared/guardrails';
-
 /*
  * Encoded payloads: long base64 or hex blobs whose decoded text carries another sign. A blob that decodes to binary
  * (an image, a hash, a key) or to harmless text is not a sign: data files and lock files are full of those.
  */
+import type { InjectionSign } from '../../../shared/guardrails';
 
 /** Shorter runs are ids, hashes and words, not payloads. */
 const minimumBlob = 40;

@@ -1,5 +1,3 @@
-import type { InjectionSignKind } from '../../../shared/guardrails';
-
 /*
  * The wording of a prompt injection: phrases aimed at the model rather than at a reader. Each rule is an anchor (a
  * plain alternation of words, found in one linear pass) and a pattern tried only at an anchor, on a short window of
@@ -9,6 +7,7 @@ import type { InjectionSignKind } from '../../../shared/guardrails';
  * The rules ask for more than a keyword: "ignore the rules" is a lint comment, "ignore all previous instructions" is
  * not; "send the token to the server" is API documentation, "send the token to https://…" asks for it to leave.
  */
+import type { InjectionSignKind } from '../../../shared/guardrails';
 
 export interface PhraseRule {
   readonly kind: InjectionSignKind;

@@ -1,13 +1,12 @@
-import type { InjectionSign, InjectionSignKind } from '../../../shared/guardrails';
-import { findPhrases } from './injection-phrases';
-import { findEncoded } from './injection-encoded';
-
 /*
- * Checks a tool result for the signs of a prompt injection: instructions aimed at the model, requests to send data
- * away or to ignore the person, text hidden from the person's eyes, and encoded text that carries any of these. It runs
+ * Checks a tool result for the signs of a prompt injection. The signs: instructions aimed at the model, requests to send
+ * data away or to ignore the person, text hidden from the person's eyes, and encoded text that carries any of these. It runs
  * on every result, so the work is linear and bounded: one pass for hidden characters, one per phrase rule, and a
  * bounded number of decodings.
  */
+import type { InjectionSign, InjectionSignKind } from '../../../shared/guardrails';
+import { findPhrases } from './injection-phrases';
+import { findEncoded } from './injection-encoded';
 
 /** Results longer than this are checked on their first part only (the model is given far less; see `truncate.ts`). */
 export const maxCheckedCharacters = 4_000_000;

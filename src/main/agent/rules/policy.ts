@@ -1,3 +1,6 @@
+/*
+ * The autonomy matrix and the fixed order of rules that decide whether a call runs, asks or is denied.
+ */
 import type { Autonomy, RiskLevel, TrustGrant } from '../../../shared/domain';
 import { escalationCovers, riskRank } from '../../../shared/domain';
 import type { RiskAssessment, Tool } from '../ports/tools';

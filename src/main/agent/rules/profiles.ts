@@ -1,3 +1,7 @@
+/*
+ * Agent profiles: the store's interface, the profile a session's next turn runs with, and the tools it switches
+ * off.
+ */
 import { builtInProfiles, defaultProfileId, type Profile, type ProfileSettings, type SessionProfile } from '../../../shared/profiles';
 import { toolGroupOf, type ToolGroup } from '../../../shared/tool-groups';
 import type { Tool } from '../ports/tools';

@@ -1,3 +1,6 @@
+/*
+ * Model calls retried on transient failures, with exponential backoff and jitter.
+ */
 import type { ModelInfo } from '../../../shared/domain';
 import type { Clock } from '../ports/clock';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../ports/model-provider';

@@ -1,3 +1,6 @@
+/*
+ * Deleted sessions, kept and restorable until their retention ends, then purged with what only they held.
+ */
 import type { Session } from '../../../shared/domain';
 import { NotFoundError } from '../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../shared/lifecycle';

@@ -1,3 +1,7 @@
+/*
+ * What the agent changed in the workspace's files, by turn or session: listed, diffed, and reverted whole or by
+ * hunk.
+ */
 import { maxChangedListed, type ChangeSet, type FileDiff } from '../../../shared/changes';
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { FilesRestored } from '../../../shared/file-history';

@@ -1,3 +1,6 @@
+/*
+ * One restore of a workspace's files, put back whole when it fails.
+ */
 import { WorkbenchError } from '../../../shared/errors';
 import type { FilesRestored } from '../../../shared/file-history';
 import type { Clock } from '../ports/clock';

@@ -1,3 +1,7 @@
+/*
+ * After a restart: turns found running become interrupted, gates wait again, and a session resumes or is
+ * discarded.
+ */
 import { busyStatuses } from '../../../shared/domain';
 import { WorkbenchError } from '../../../shared/errors';
 import type { RuntimeEvent } from '../../../shared/events';

@@ -1,3 +1,7 @@
+/*
+ * The agent runtime as the rest of the app sees it: sessions, turns, versions, time travel, changes and recovery
+ * behind one face.
+ */
 import type { Attachment } from '../../../shared/attachments';
 import type { ApprovalDecision, Branch } from '../../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../../shared/branches';

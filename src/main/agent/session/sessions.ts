@@ -1,3 +1,6 @@
+/*
+ * Sessions as the person makes and changes them: new ones, titles, models, autonomy, workspaces and profiles.
+ */
 import type { Autonomy, ModelChoice, Session } from '../../../shared/domain';
 import type { ToolGroup } from '../../../shared/tool-groups';
 import { InvalidInputError, NotFoundError, WorkbenchError } from '../../../shared/errors';

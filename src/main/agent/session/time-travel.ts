@@ -1,3 +1,6 @@
+/*
+ * Time travel over files: a checkpoint's files previewed, restored, and the restore undone.
+ */
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../../shared/file-history';
 import type { Clock } from '../ports/clock';

@@ -1,3 +1,6 @@
+/*
+ * Starts turns, queues one message while a turn runs, stops turns, and starts the queued message.
+ */
 import type { Attachment } from '../../../shared/attachments';
 import { defaultBudgetSettings, type BudgetSettings } from '../../../shared/budgets';
 import type { ModelChoice } from '../../../shared/domain';

@@ -1,3 +1,7 @@
+/*
+ * Versions of a conversation: a message edited or an answer retried as a new branch, a conversation restored,
+ * branches switched, the tree.
+ */
 import type { Attachment } from '../../../shared/attachments';
 import type { Branch, BranchReason } from '../../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../../shared/branches';

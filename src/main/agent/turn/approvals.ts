@@ -1,3 +1,8 @@
+/*
+ * The person's side of the loop: the rules' decisions, plans, gates, and what their answers do. What the rules
+ * decide for each call, the plan a response with enough calls becomes, the gates calls wait at, and their answers. Every function here is
+ * a transition from one loop state to the next; none of them waits. The loop waits at the gates.
+ */
 import { grantDurationsMs, maxRisk, type ApprovalDecision, type EscalationKind, type TrustGrant } from '../../../shared/domain';
 import type { PlanStep, RuntimeEvent } from '../../../shared/events';
 import type { ApprovalAnswer, PlanAnswer } from '../rules/gates';
@@ -6,12 +11,6 @@ import { giveResult } from './tool-calls';
 import type { Tool } from '../ports/tools';
 import type { DecidedCall, LoopState, PreparedCall } from './loop-state';
 import type { StepContext } from './step-context';
-
-/*
- * The person's side of the loop: what the rules decide for each call, the plan a response with
- * enough calls becomes, the gates calls wait at, and what their answers do. Every function here is
- * a transition from one loop state to the next; none of them waits. The loop waits at the gates.
- */
 
 /** How a grant's description names the escalation it covers. */
 const escalationLabel: Readonly<Record<EscalationKind, string>> = { network: 'with network access', no_sandbox: 'outside the sandbox' };

@@ -1,3 +1,9 @@
+/*
+ * Budgets in the loop, and the gate a turn waits at when one is reached. Before each model request the model-call,
+ * session token and cost budgets are checked, before each tool call the tool-call budget, and before both the turn's
+ * working time. A budget reached never ends the turn by
+ * itself: the turn waits at a gate, journalled, until the person goes on with more or stops.
+ */
 import { budgetSteps, defaultBudgetSettings, type BudgetKind, type SessionAllowance } from '../../../shared/budgets';
 import { WorkbenchError } from '../../../shared/errors';
 import { sessionFigure, type BudgetLimits, type BudgetReached } from '../rules/budget-tally';
@@ -5,12 +11,6 @@ import type { BudgetStanding, SessionHead } from '../ports/session-head';
 import type { SessionStore } from '../ports/stores';
 import type { LoopState } from './loop-state';
 import type { StepContext } from './step-context';
-
-/*
- * Budgets in the loop: before each model request the model-call, session token and cost budgets are checked, before
- * each tool call the tool-call budget, and before both the turn's working time. A budget reached never ends the turn by
- * itself: the turn waits at a gate, journalled, until the person goes on with more or stops.
- */
 
 /**
  * The session's budgets as raised at their gates: the newest `budget_answered` of the shown line carries them all. One

@@ -1,3 +1,6 @@
+/*
+ * The compaction as a step of the loop: its model calls accounted, its event and its checkpoint.
+ */
 import { costOf } from '../ports/accounting';
 import { digest, planCompaction, summarize, summaryTokens } from '../context/compaction';
 import { compactedView } from '../context/context-view';

@@ -1,3 +1,6 @@
+/*
+ * Streamed pieces merged per frame: text and reasoning deltas, and the drafts of tool calls.
+ */
 import type { RuntimeEvent, ToolCallDraftEvent } from '../../../shared/events';
 
 export type StreamedEvent = Extract<RuntimeEvent, { type: 'text_delta' | 'reasoning_delta' | 'tool_output' }>;

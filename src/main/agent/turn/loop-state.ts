@@ -1,3 +1,4 @@
+/* The loop's state: what happens next, and what the turn has done so far that decides it. */
 import type { ErrorInfo } from '../../../shared/errors';
 import type { InjectionSign } from '../../../shared/guardrails';
 import type { ToolCallStatus } from '../../../shared/events';
@@ -8,8 +9,6 @@ import type { Prepared } from '../context/prompt-builder';
 import type { ModelProvider, ThinkingBlock, ToolCallRequest } from '../ports/model-provider';
 import type { Decision } from '../rules/policy';
 import type { RiskAssessment, Tool } from '../ports/tools';
-
-/* The loop's state: what happens next, and what the turn has done so far that decides it. */
 
 /** A tool call as the model asked for it, parsed and assessed, or the reason it cannot run. */
 export interface PreparedCall {

@@ -1,3 +1,6 @@
+/*
+ * A model step's first part: the budgets checked, and the request built for the model's window and measured.
+ */
 import { beforeModel, openBudgetGate, reachedBudget } from './budget-gate';
 import type { Advance, ModelInUse, TurnProgress } from './loop-state';
 import type { StepContext } from './step-context';

@@ -1,3 +1,6 @@
+/*
+ * A model step's last part: the response accounted and checkpointed, and what comes next decided from it.
+ */
 import type { RuntimeEvent } from '../../../shared/events';
 import { costOf } from '../ports/accounting';
 import { addPreviews, prepareCall } from './tool-calls';

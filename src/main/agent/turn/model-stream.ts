@@ -1,3 +1,6 @@
+/*
+ * A model step's middle part: the request sent and its response streamed into the journal.
+ */
 import { BugError, type ErrorInfo } from '../../../shared/errors';
 import type { ThinkingBlock, ToolCallRequest } from '../ports/model-provider';
 import type { LoopState, StreamedResponse } from './loop-state';

@@ -1,3 +1,9 @@
+/*
+ * The guardrail between a tool's result and the model. The result is checked for the signs of a prompt injection; a
+ * flagged one is marked on its card, and when the person chose to hold its tool group it waits at a gate of its own
+ * until they let the model see it or withhold it. Every step is journalled, so a held result waits again after the app
+ * stopped, with the same id.
+ */
 import { WorkbenchError } from '../../../shared/errors';
 import type { ToolCallStatus } from '../../../shared/events';
 import { defaultHeldToolGroups, isHeldGroup, withheldNote } from '../../../shared/guardrails';
@@ -8,13 +14,6 @@ import { giveResult } from './tool-calls';
 import { truncateForModel } from '../rules/truncate';
 import type { HeldResult, LoopState, PreparedCall } from './loop-state';
 import type { StepContext } from './step-context';
-
-/*
- * The guardrail between a tool's result and the model: the result is checked for the signs of a prompt injection; a
- * flagged one is marked on its card, and when the person chose to hold its tool group it waits at a gate of its own
- * until they let the model see it or withhold it. Every step is journalled, so a held result waits again after the app
- * stopped, with the same id.
- */
 
 /**
  * Gives a call its result after checking it. Returns the held result when it waits for the person: the model has not

@@ -1,3 +1,7 @@
+/*
+ * Where a turn the app stopped in the middle of goes on: the loop state it was in, rebuilt from its head and
+ * journal.
+ */
 import type { JournalEntry, ToolCallStatus } from '../../../shared/events';
 import type { InjectionSign } from '../../../shared/guardrails';
 import { reopenBudgetGate } from './budget-gate';

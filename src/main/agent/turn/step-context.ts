@@ -1,3 +1,4 @@
+/* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
 import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../../shared/domain';
 import type { Attachment } from '../../../shared/attachments';
 import type { ErrorInfo } from '../../../shared/errors';
@@ -19,8 +20,6 @@ import type { StreamedEvent } from './delta-coalescer';
 import type { ToolRegistry } from '../ports/tools';
 import type { TurnProgress } from './loop-state';
 import type { TrustStore } from '../ports/trust';
-
-/* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
 
 /** Everything fixed for one turn. */
 export interface TurnSetup {

@@ -1,3 +1,6 @@
+/*
+ * The turn's writer: the journal buffer and its frames, the conversation, checkpoints and file snapshots.
+ */
 import type { SessionStatus } from '../../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';

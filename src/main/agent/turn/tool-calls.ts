@@ -1,3 +1,6 @@
+/*
+ * A call the model asked for, parsed and assessed, and given its result.
+ */
 import type { ToolCallStatus } from '../../../shared/events';
 import type { InjectionFinding } from '../../../shared/guardrails';
 import type { ToolCallRequest } from '../ports/model-provider';

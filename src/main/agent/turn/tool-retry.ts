@@ -1,14 +1,13 @@
-import { CancelledError } from '../../../shared/errors';
-import { backoffDelay, type RetryPolicy } from '../rules/retry';
-import type { ToolOutcome } from '../ports/tools';
-import type { PreparedCall } from './loop-state';
-import type { StepContext } from './step-context';
-
 /*
  * Retries of read-only calls that failed for a reason that passes: a busy or locked file, too many open files, a
  * dropped connection. Three tries in all (seed 000), with exponential backoff and jitter through the turn's clock.
  * A call that may change something is never run twice by the app: its first failure may have changed half of it.
  */
+import { CancelledError } from '../../../shared/errors';
+import { backoffDelay, type RetryPolicy } from '../rules/retry';
+import type { ToolOutcome } from '../ports/tools';
+import type { PreparedCall } from './loop-state';
+import type { StepContext } from './step-context';
 
 export const toolRetryPolicy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 2_000 };
 

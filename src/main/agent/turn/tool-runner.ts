@@ -1,3 +1,6 @@
+/*
+ * Runs the calls that may run, read-only ones together, each to its result.
+ */
 import { CancelledError } from '../../../shared/errors';
 import { decideAgain, openCallGate, takeApproval } from './approvals';
 import { beforeTool, openBudgetGate, reachedBudget, toolCallsLeft } from './budget-gate';

@@ -1,3 +1,6 @@
+/*
+ * One turn's loop: a switch over its states, and the only place that waits for the person.
+ */
 import { BugError, WorkbenchError, toErrorInfo } from '../../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
 import { runCompaction } from './compaction-step';
