@@ -1,3 +1,7 @@
+/*
+ * The database's schema as numbered steps, oldest first: a shipped step is never edited, the next one is added.
+ */
+
 import type { Database } from 'better-sqlite3';
 
 /** One schema step. `version` is the `PRAGMA user_version` the database has after it. */
@@ -338,6 +342,17 @@ export const migrations: readonly Migration[] = [
           profile_id TEXT NOT NULL,
           tool_groups_off TEXT
         ) STRICT;
+      `);
+    },
+  },
+  {
+    version: 13,
+    description: 'the newest budget answer of a line found without walking the line',
+    up(db) {
+      db.exec(`
+        -- Every turn start reads the session allowance from the newest budget_answered row of the line; the type is rare,
+        -- so walking journal_branch for it passes every row of the line. Partial: no other append writes to it.
+        CREATE INDEX journal_budget_answered ON journal (session_id, branch, seq) WHERE type = 'budget_answered';
       `);
     },
   },

@@ -1,3 +1,7 @@
+/*
+ * Reads of one line of a session's journal that use an index, never a scan: a row by its id, the nearest row of a kind.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import type { JournalEntry, RuntimeEvent } from '../../shared/events';
 import type { BranchSummary, IdentifiedEventType } from '../agent/ports/stores';
@@ -19,12 +23,15 @@ export class JournalLines {
     byRef: Statement<[string, string, string], RowWithBranch>;
     before: Statement<[string, string, number, number], JournalRow>;
     after: Statement<[string, string, number, number], JournalRow>;
-    beforeOfType: Statement<[string, string, string, number, number], JournalRow>;
-    afterOfType: Statement<[string, string, string, number, number], JournalRow>;
     range: Statement<[string, string, number, number], JournalRow>;
     lastSeq: Statement<[string, string], { seq: number | null }>;
     counts: Statement<[string, string], { type: string; count: number }>;
     firstMessage: Statement<[string, string], JournalRow>;
+    seqBeforeOfType: Statement<[string, string, string, number, number], { seq: number }>;
+    seqAfterOfType: Statement<[string, string, string, number, number], { seq: number }>;
+    budgetAnsweredBefore: Statement<[string, string, number, number], { seq: number }>;
+    budgetAnsweredAfter: Statement<[string, string, number, number], { seq: number }>;
+    bySeq: Statement<[string, number], JournalRow>;
   };
 
   constructor(db: Database) {
@@ -38,12 +45,6 @@ export class JournalLines {
       after: db.prepare(
         `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1`,
       ),
-      beforeOfType: db.prepare(
-        `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
-      ),
-      afterOfType: db.prepare(
-        `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1`,
-      ),
       range: db.prepare(`SELECT ${columns} FROM journal WHERE session_id = ? AND branch = ? AND seq > ? AND seq <= ? ORDER BY seq`),
       lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ?'),
       counts: db.prepare(
@@ -52,6 +53,21 @@ export class JournalLines {
       firstMessage: db.prepare(
         `SELECT ${columns} FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = 'user_message' ORDER BY seq LIMIT 1`,
       ),
+      // Only the seq: journal_branch covers it, so the rows passed are not read (the table is WITHOUT ROWID, and a
+      // statement that also selects the payload reads every row it passes to test its type).
+      seqBeforeOfType: db.prepare(
+        'SELECT seq FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT 1',
+      ),
+      seqAfterOfType: db.prepare(
+        'SELECT seq FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1',
+      ),
+      budgetAnsweredBefore: db.prepare(
+        "SELECT seq FROM journal INDEXED BY journal_budget_answered WHERE session_id = ? AND branch = ? AND type = 'budget_answered' AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+      ),
+      budgetAnsweredAfter: db.prepare(
+        "SELECT seq FROM journal INDEXED BY journal_budget_answered WHERE session_id = ? AND branch = ? AND type = 'budget_answered' AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1",
+      ),
+      bySeq: db.prepare(`SELECT ${columns} FROM journal WHERE session_id = ? AND seq = ?`),
     };
   }
 
@@ -126,13 +142,16 @@ export class JournalLines {
     types: readonly RuntimeEvent['type'][] | undefined,
   ): JournalRow | undefined {
     if (!types) return (direction === 'before' ? this.statements.before : this.statements.after).get(sessionId, branchId, from, to);
-    const statement = direction === 'before' ? this.statements.beforeOfType : this.statements.afterOfType;
-    let best: JournalRow | undefined;
+    const { statements } = this;
+    let best: number | undefined;
     for (const type of types) {
-      const row = statement.get(sessionId, branchId, type, from, to);
-      if (row && (!best || (direction === 'before' ? row.seq > best.seq : row.seq < best.seq))) best = row;
+      const found =
+        type === 'budget_answered'
+          ? (direction === 'before' ? statements.budgetAnsweredBefore : statements.budgetAnsweredAfter).get(sessionId, branchId, from, to)
+          : (direction === 'before' ? statements.seqBeforeOfType : statements.seqAfterOfType).get(sessionId, branchId, type, from, to);
+      if (found && (best === undefined || (direction === 'before' ? found.seq > best : found.seq < best))) best = found.seq;
     }
-    return best;
+    return best === undefined ? undefined : statements.bySeq.get(sessionId, best);
   }
 }
 

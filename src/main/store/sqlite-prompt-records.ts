@@ -1,3 +1,7 @@
+/*
+ * The system prompts sent to models, in SQLite, each kept once under the hash of its content.
+ */
+
 import { createHash } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { BoundedMap } from '../../shared/bounded-map';
@@ -18,6 +22,8 @@ export class SqlitePromptRecords implements PromptRecords {
   };
   /** The last 16 bodies saved and their ids: most calls send the prompt of the call before. */
   private readonly recent = new BoundedMap<string, string>({ max: 16 });
+  /** Prompt objects saved lately, with their body: valid while that body is still in `recent` (so `collect` forgets them too). */
+  private readonly recentObjects = new WeakMap<AssembledPrompt, { body: string; id: string }>();
 
   constructor(
     db: Database,
@@ -38,12 +44,19 @@ export class SqlitePromptRecords implements PromptRecords {
   }
 
   save(prompt: AssembledPrompt): string {
+    // The same prompt object again (the runtime passes it again while it is unchanged): its id, without serializing it.
+    const same = this.recentObjects.get(prompt);
+    if (same !== undefined && this.recent.get(same.body) === same.id) return same.id;
     const body = JSON.stringify(prompt);
     const known = this.recent.get(body);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.recentObjects.set(prompt, { body, id: known });
+      return known;
+    }
     const id = createHash('sha256').update(body).digest('hex').slice(0, 32);
     this.statements.insert.run(id, body, this.clock.now());
     this.recent.set(body, id);
+    this.recentObjects.set(prompt, { body, id });
     return id;
   }
 

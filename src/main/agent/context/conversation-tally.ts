@@ -13,6 +13,8 @@ export interface Tally {
   compaction: boolean;
   consecutiveRequests: boolean;
   lastRole: string | null;
+  /** A response carries thinking: only then may the request's messages need their thinking taken out. */
+  thinking: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export class ConversationTally {
   of(entries: readonly ConversationEntry[]): Tally {
     let tally = this.tallies.get(entries);
     if (!tally || tally.length > entries.length)
-      tally = { length: 0, chars: 0, messages: 0, compaction: false, consecutiveRequests: false, lastRole: null };
+      tally = { length: 0, chars: 0, messages: 0, compaction: false, consecutiveRequests: false, lastRole: null, thinking: false };
     for (let index = tally.length; index < entries.length; index += 1) {
       const entry = entries[index];
       if (!entry) continue;
@@ -36,6 +38,7 @@ export class ConversationTally {
       tally.chars += charsOf(entry);
       tally.messages += 1;
       if (entry.role === 'user' && tally.lastRole === 'user') tally.consecutiveRequests = true;
+      if (entry.role === 'assistant' && entry.thinking !== undefined) tally.thinking = true;
       tally.lastRole = entry.role;
     }
     tally.length = entries.length;

@@ -8,7 +8,7 @@ import type { Clock } from '../ports/clock';
 import { isMessage, type ConversationEntry } from './context-view';
 import type { MemoryStore } from '../ports/memory';
 import type { ToolSpec } from '../ports/model-provider';
-import { assembleSystemPrompt, type InstructionSet, type PromptEnvironment } from './system-prompt';
+import { assembleSystemPrompt, localDate, type AssembleInput, type InstructionSet, type PromptEnvironment } from './system-prompt';
 
 /** Where the parts of a system prompt come from that the agent layer cannot read itself. */
 export interface PromptSources {
@@ -66,6 +66,12 @@ export class SystemPrompts {
    * up once, and again only when a memory changed (the agent remembered something, the person edited one).
    */
   private retrieved: { key: string; version: number; memories: Memory[] } | null = null;
+  /** The last prompt assembled, with what it was made of and the token counts it asked for. */
+  private lastAssembled: { input: AssembleInput; asked: ReadonlyArray<[number, number]>; prompt: AssembledPrompt } | null = null;
+  /** The last prompt recorded as sent, with what it was made from. */
+  private lastRecord: { assembled: AssembledPrompt; sentSystem: string; tools: string; prompt: AssembledPrompt } | null = null;
+  /** Where the person's latest message was in each conversation, and how far it had been looked at: a turn's conversation only grows. */
+  private readonly latestSeen = new WeakMap<readonly ConversationEntry[], { length: number; index: number }>();
 
   constructor(private readonly options: SystemPromptsOptions) {}
 
@@ -83,8 +89,8 @@ export class SystemPrompts {
   async assemble(input: PromptFor): Promise<AssembledPrompt> {
     const { sources } = this.options;
     const instructions = sources && input.workspacePath ? await sources.instructions(input.workspacePath) : null;
-    const memories = this.memoriesFor(input.workspacePath, latestRequest(input.entries));
-    const assembled = assembleSystemPrompt({
+    const memories = this.memoriesFor(input.workspacePath, latestRequest(input.entries, this.latestSeen));
+    const given: AssembleInput = {
       profile: input.profile
         ? { name: `${input.profile.name} v${input.profile.version}`, instructions: input.profile.instructions }
         : (this.options.profile?.() ?? { name: 'Default', instructions: defaultInstructions }),
@@ -101,8 +107,24 @@ export class SystemPrompts {
       memories,
       window: input.window,
       tokens: input.tokens,
+    };
+    // The prompt of the call before, when every input is the same and the token counts it asked for are too: the
+    // assembly is a function of those, so it would give the same prompt (every call of a turn asks for the same one).
+    const last = this.lastAssembled;
+    if (last && sameAssembly(last.input, given) && last.asked.every(([chars, tokens]) => input.tokens(chars) === tokens))
+      return last.prompt;
+    const asked: Array<[number, number]> = [];
+    const assembled = assembleSystemPrompt({
+      ...given,
+      tokens: (chars) => {
+        const tokens = input.tokens(chars);
+        asked.push([chars, tokens]);
+        return tokens;
+      },
     });
-    return { ...assembled, tools: (input.tools ?? []).map((tool) => tool.name) };
+    const prompt = { ...assembled, tools: (input.tools ?? []).map((tool) => tool.name) };
+    this.lastAssembled = { input: given, asked, prompt };
+    return prompt;
   }
 
   /**
@@ -117,6 +139,17 @@ export class SystemPrompts {
   ): string | null {
     const records = this.options.records;
     if (!records) return null;
+    // The same prompt sent again is the same object, which the records know without serializing it again.
+    const toolNames = (sentTools ?? []).map((tool) => tool.name).join('\u0000');
+    const last = this.lastRecord;
+    if (
+      last &&
+      last.assembled === assembled &&
+      last.sentSystem === sentSystem &&
+      last.tools === toolNames &&
+      !last.prompt.parts.some((part) => part.title === 'Catalogue of more tools')
+    )
+      return records.save(last.prompt);
     const added = sentSystem.startsWith(assembled.text) ? sentSystem.slice(assembled.text.length).trim() : '';
     const parts: PromptPart[] =
       added === ''
@@ -133,7 +166,9 @@ export class SystemPrompts {
               cut: false,
             },
           ];
-    return records.save({ ...assembled, text: sentSystem, parts, tools: (sentTools ?? []).map((tool) => tool.name) });
+    const prompt = { ...assembled, text: sentSystem, parts, tools: (sentTools ?? []).map((tool) => tool.name) };
+    this.lastRecord = { assembled, sentSystem, tools: toolNames, prompt };
+    return records.save(prompt);
   }
 
   get(id: string): AssembledPrompt | null {
@@ -141,11 +176,58 @@ export class SystemPrompts {
   }
 }
 
-/** The person's latest message: what memories are retrieved for. */
-function latestRequest(entries: readonly ConversationEntry[]): string {
-  for (let index = entries.length - 1; index >= 0; index -= 1) {
+/** The person's latest message: what memories are retrieved for. Only the entries added since the last look are searched. */
+function latestRequest(
+  entries: readonly ConversationEntry[],
+  latestSeen: WeakMap<readonly ConversationEntry[], { length: number; index: number }>,
+): string {
+  const seen = latestSeen.get(entries);
+  const from = seen && seen.length <= entries.length ? seen.length : 0;
+  let found = from === 0 ? -1 : (seen?.index ?? -1);
+  for (let index = entries.length - 1; index >= from; index -= 1) {
     const entry = entries[index];
-    if (entry && isMessage(entry) && entry.role === 'user') return entry.content.slice(0, 4_000);
+    if (entry && isMessage(entry) && entry.role === 'user') {
+      found = index;
+      break;
+    }
   }
-  return '';
+  latestSeen.set(entries, { length: entries.length, index: found });
+  const entry = found < 0 ? undefined : entries[found];
+  return entry && isMessage(entry) && entry.role === 'user' ? entry.content.slice(0, 4_000) : '';
+}
+
+/** Whether two assemblies have the same inputs, but for the token counts (compared by what was asked). */
+function sameAssembly(a: AssembleInput, b: AssembleInput): boolean {
+  return (
+    a.profile.name === b.profile.name &&
+    a.profile.instructions === b.profile.instructions &&
+    a.workspacePath === b.workspacePath &&
+    a.autonomy === b.autonomy &&
+    a.environment.os === b.environment.os &&
+    a.environment.shell === b.environment.shell &&
+    a.environment.sandbox === b.environment.sandbox &&
+    a.window === b.window &&
+    a.memories === b.memories &&
+    localDate(a.now) === localDate(b.now) &&
+    a.tools.length === b.tools.length &&
+    a.tools.every((tool, index) => {
+      const other = b.tools[index];
+      return other !== undefined && tool.name === other.name && tool.group === other.group && tool.readOnly === other.readOnly;
+    }) &&
+    sameInstructions(a.instructions, b.instructions)
+  );
+}
+
+function sameInstructions(a: InstructionSet | null, b: InstructionSet | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  return (
+    a.files.length === b.files.length &&
+    a.notes.length === b.notes.length &&
+    a.notes.every((note, index) => note === b.notes[index]) &&
+    a.files.every((file, index) => {
+      const other = b.files[index];
+      return other !== undefined && file.path === other.path && file.text === other.text && file.scope === other.scope;
+    })
+  );
 }

@@ -235,7 +235,15 @@ export class ContextBudget {
         const measure: Measure = { tokens, window, threshold, limit, reserve, counting: this.calibration.get(key).counting, shortened: 0 };
         return {
           kind: 'send',
-          prepared: this.request(input, input.entries as readonly ChatMessage[], thinking, window, measure, fixedChars + scan.chars),
+          prepared: this.request(
+            input,
+            input.entries as readonly ChatMessage[],
+            thinking,
+            window,
+            measure,
+            fixedChars + scan.chars,
+            scan.thinking,
+          ),
         };
       }
     }
@@ -302,13 +310,15 @@ export class ContextBudget {
     window: ContextWindow,
     measure: Measure,
     chars: number,
+    /** False when no message carries thinking: there is none to take out. */
+    anyThinking = true,
   ): Prepared {
     const { choice, system, tools } = input;
     return {
       request: {
         model: choice.model,
         system,
-        messages: ownThinkingOnly(messages, choice, thinking > 0),
+        messages: anyThinking ? ownThinkingOnly(messages, choice, thinking > 0) : messages,
         ...(tools && tools.length > 0 ? { tools } : {}),
         maxTokens: measure.reserve,
         ...(thinking > 0 ? { thinking: { budgetTokens: thinking } } : {}),

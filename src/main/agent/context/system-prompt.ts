@@ -97,7 +97,7 @@ export function fitText(text: string, budget: number, tokens: (chars: number) =>
 const weekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 
 /** The local date, `2026-11-23`; with its weekday, `2026-11-23 (Monday)`. Plain arithmetic: a locale formatter per call costs more than the rest of the prompt. */
-const localDate = (now: number, withWeekday = true): string => {
+export const localDate = (now: number, withWeekday = true): string => {
   const date = new Date(now);
   const pad = (value: number): string => String(value).padStart(2, '0');
   const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;

@@ -29,9 +29,10 @@ const remembered = 8;
  * the next turn of that session starts without reading it back.
  */
 export class ConversationStore {
-  private readonly latest = new BoundedMap<string, { checkpointId: string; seq: number; messages: readonly ConversationEntry[] }>({
-    max: remembered,
-  });
+  private readonly latest = new BoundedMap<
+    string,
+    { checkpointId: string; seq: number; messages: readonly ConversationEntry[]; closed: readonly ConversationEntry[] }
+  >({ max: remembered });
 
   constructor(
     private readonly checkpoints: CheckpointStore,
@@ -53,7 +54,8 @@ export class ConversationStore {
     };
     if (checkpointId === null) return fromJournal([]);
     const kept = this.latest.get(sessionId);
-    if (kept?.checkpointId === checkpointId) return { history: close(kept.messages), head: { checkpointId, seq: kept.seq }, warnings: [] };
+    if (kept?.checkpointId === checkpointId)
+      return { history: options.keepOpenCalls ? kept.messages : kept.closed, head: { checkpointId, seq: kept.seq }, warnings: [] };
     const tuple = this.checkpoints.getTuple({ threadId: sessionId, checkpointId });
     if (!tuple) {
       const message = `Checkpoint ${checkpointId} is missing, so the conversation was rebuilt from the journal.`;
@@ -88,8 +90,9 @@ export class ConversationStore {
 
   /** A turn ended with this conversation saved at this checkpoint. */
   remember(sessionId: string, checkpointId: string, seq: number, messages: readonly ConversationEntry[]): void {
-    // Set again, a session becomes the newest: the one whose turn ended longest ago is forgotten first.
-    this.latest.set(sessionId, { checkpointId, seq, messages });
+    // Set again, a session becomes the newest: the one whose turn ended longest ago is forgotten first. Its calls are
+    // closed here (when a turn has ended, or the session is read ahead), not when the next turn starts.
+    this.latest.set(sessionId, { checkpointId, seq, messages, closed: answerDanglingCalls(messages) });
   }
 
   forget(sessionId: string): void {

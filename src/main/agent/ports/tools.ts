@@ -133,6 +133,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
   /** Tools a model can call but is not offered by default (`describe_tools`). */
   private readonly hidden = new Map<string, Tool>();
+  /**
+   * The definitions last given, kept while no tool came or went and the same tools are denied: every request of a turn
+   * carries them, and the context budget measures them by identity.
+   */
+  private lastSpecs: { denied: string; specs: readonly ToolSpec[] } | null = null;
 
   constructor(tools: readonly Tool[] = []) {
     for (const tool of tools) this.register(tool);
@@ -141,7 +146,11 @@ export class ToolRegistry {
   register(tool: Tool): () => void {
     if (this.tools.has(tool.name)) throw new Error(`A tool named ${tool.name} is already registered.`);
     this.tools.set(tool.name, tool);
-    return () => this.tools.delete(tool.name);
+    this.lastSpecs = null;
+    return () => {
+      this.lastSpecs = null;
+      return this.tools.delete(tool.name);
+    };
   }
 
   /** A tool that can be called but is not listed; a second one of the same name is ignored. */
@@ -163,13 +172,17 @@ export class ToolRegistry {
   }
 
   /** The definitions a request carries, for the tools offered. */
-  specs(denied: readonly string[] = []): ToolSpec[] {
-    return this.offered(denied).map((tool) => ({
+  specs(denied: readonly string[] = []): readonly ToolSpec[] {
+    const key = denied.join('\u0000');
+    if (this.lastSpecs?.denied === key) return this.lastSpecs.specs;
+    const specs = this.offered(denied).map((tool) => ({
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputJsonSchema,
       ...(tool.group === undefined ? {} : { group: tool.group }),
       readOnly: tool.baseRisk === 'read_only',
     }));
+    this.lastSpecs = { denied: key, specs };
+    return specs;
   }
 }

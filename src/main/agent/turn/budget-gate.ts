@@ -48,6 +48,14 @@ function figureOf(context: StepContext, budget: BudgetKind): number | null {
   }
 }
 
+/** Whether checking `budgets` reads figures from the store (the session's totals), which must then hold what was spent. */
+export function readsStoredFigures(context: StepContext, budgets: readonly BudgetKind[]): boolean {
+  const limits = limitsOf(context);
+  return budgets.some(
+    (budget) => (budget === 'session_tokens' || budget === 'session_cost') && context.budget.limitOf(budget, limits) !== null,
+  );
+}
+
 /** The first of `budgets` that is reached, if any. */
 export function reachedBudget(context: StepContext, budgets: readonly BudgetKind[]): BudgetReached | null {
   const limits = limitsOf(context);

@@ -1,7 +1,7 @@
 /*
  * A model step's first part: the budgets checked, and the request built for the model's window and measured.
  */
-import { beforeModel, openBudgetGate, reachedBudget } from './budget-gate';
+import { beforeModel, openBudgetGate, reachedBudget, readsStoredFigures } from './budget-gate';
 import type { Advance, ModelInUse, TurnProgress } from './loop-state';
 import type { StepContext } from './step-context';
 
@@ -22,8 +22,9 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
   const stay = (next: Advance['next']): Advance => ({ next, progress });
   const model = modelInUse(context, progress);
   // A budget reached pauses the turn at a gate before the request is made, never ends it by itself. What the last
-  // call cost is written first, so the session's figures include it.
-  writer.flush();
+  // call cost is written first when a session budget reads it from the store; otherwise it lands with the status below,
+  // in one commit instead of two.
+  if (readsStoredFigures(context, beforeModel)) writer.flush();
   const reached = reachedBudget(context, beforeModel);
   if (reached) return stay(openBudgetGate(context, reached, { kind: 'model' }));
   writer.setStatus('planning');

@@ -30,7 +30,7 @@ function serverTools(server: string, count: number, log: string[] = []): Tool[] 
 }
 
 const builtIns = (): Tool[] => testTools([]).tools.slice(0, 2);
-const specsOf = (tools: readonly Tool[]): ToolSpec[] => new ToolRegistry(tools).specs();
+const specsOf = (tools: readonly Tool[]): readonly ToolSpec[] => new ToolRegistry(tools).specs();
 const tokensOf = (chars: number): number => Math.ceil(chars * 0.34);
 const sizeOf = (fitted: ReturnType<typeof fitTools>): number =>
   tokensOf(JSON.stringify(fitted.tools ?? []).length) + tokensOf(fitted.catalogue?.length ?? 0);
