@@ -1,3 +1,10 @@
+/*
+ * The app's entry point in Electron: lifecycle, the window, the app:// protocol, and the settings, secrets, dialogs
+ * and runtime process handed to the core.
+ *
+ * One instance runs at a time: a folder or session file given to a second one opens in the first.
+ */
+
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,11 +20,6 @@ import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store'
 import { ConfSettingsStore } from './settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
 import { utilityRuntime } from './electron/utility-runtime';
-
-/*
- * The Electron edge and the one composition root of the app: lifecycle, the window, the app://
- * protocol, and the Electron-backed settings, secrets and folder dialog handed to the core.
- */
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererRoot = join(here, '../renderer');

@@ -1,10 +1,13 @@
+/*
+ * The sandboxed preload: exposes the bridge built from the IPC contract to the page as `window.workbench`, and nothing
+ * else.
+ *
+ * It is bundled into one CommonJS file because a sandboxed preload cannot require packages.
+ */
+
 import { contextBridge, ipcRenderer, webUtils } from 'electron';
 import { createBridge } from '../shared/ipc/bridge';
 
-/*
- * The sandboxed preload: the bridge built from the contract, nothing else. It is bundled into one
- * CommonJS file because a sandboxed preload cannot require packages.
- */
 contextBridge.exposeInMainWorld(
   'workbench',
   createBridge({

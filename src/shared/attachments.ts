@@ -1,11 +1,11 @@
-import { z } from 'zod';
-
 /*
- * Files a person points at in a message: `@path`, `@path#L10-20`, a row dragged from the file tree or
- * a file dropped from the desktop. The renderer asks for them (`AttachmentRequest`); main reads and
- * checks them and journals what it read with the message (`Attachment`), so every later view of the
- * message (restore, branch, edit, export, resume) sees the same content.
+ * Files attached to a message: `@path`, `@path#L10-20`, a row dragged from the file tree or a file dropped from the
+ * desktop. The renderer asks for them (`AttachmentRequest`); main reads and checks them and journals what it read with
+ * the message (`Attachment`), so every later view of the message (restore, branch, edit, export, resume) sees the same
+ * content.
  */
+
+import { z } from 'zod';
 
 /** At most this much text is attached from one file (or one line range of it). */
 export const attachmentTextLimitBytes = 256 * 1024;

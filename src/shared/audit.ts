@@ -1,3 +1,7 @@
+/*
+ * The audit view's rows, one per decision of a session, and the audit exported as JSON or CSV.
+ */
+
 import { z } from 'zod';
 import { idSchema, riskLevelSchema } from './domain';
 

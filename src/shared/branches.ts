@@ -1,3 +1,8 @@
+/*
+ * Where the shown conversation has other versions ("2 / 3"), and the tree of a session's branches, as the renderer
+ * shows them.
+ */
+
 import { z } from 'zod';
 import { branchReasonSchema, branchSchema, idSchema, type Branch } from './domain';
 

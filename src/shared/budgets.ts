@@ -1,10 +1,11 @@
-import { z } from 'zod';
-
 /*
- * Budgets: how much a turn or a session may spend before it pauses at a gate and asks the person whether to go on.
- * Per turn: model calls (the settings' `maxIterations`), tool calls and minutes of work; per session: tokens (input and
- * output) and cost. Every one can be off (null). A budget of 0 is refused: it would stop every turn before its first step.
+ * Budgets: how much a turn or a session may spend before it pauses at a gate and asks the person whether to go on. Per
+ * turn: model calls (the settings' `maxIterations`), tool calls and minutes of work; per session: tokens (input and
+ * output) and cost. Every one can be off (null). A budget of 0 is refused: it would stop every turn before its first
+ * step.
  */
+
+import { z } from 'zod';
 
 export const budgetKinds = ['model_calls', 'tool_calls', 'wall_time', 'session_tokens', 'session_cost'] as const;
 export const budgetKindSchema = z.enum(budgetKinds);

@@ -1,3 +1,7 @@
+/*
+ * What the agent changed in a session or a turn, path by path, and each file's diff, as the changes view shows them.
+ */
+
 import { z } from 'zod';
 
 /**

@@ -1,6 +1,8 @@
-import { z } from 'zod';
+/*
+ * The resources one of the agent's commands may use, as the settings hold them.
+ */
 
-/* The resources one of the agent's commands may use, as the settings hold them. */
+import { z } from 'zod';
 
 /** The bounds of each command limit, for the schema and for the settings form. */
 export const commandLimitBounds = {

@@ -1,3 +1,7 @@
+/*
+ * A deadline added to an abort signal, with a timer that cannot be collected before it fires.
+ */
+
 /**
  * `signal`, cut short after `ms` with a `TimeoutError`, as `AbortSignal.any([signal, AbortSignal.timeout(ms)])` would
  * be, except that the timer is held strongly: Node 20 can collect a timeout signal that only a composite signal refers

@@ -1,3 +1,8 @@
+/*
+ * The app's core types: sessions and branches, risk and autonomy, trust grants, model endpoints, and the settings with
+ * their defaults.
+ */
+
 import { z } from 'zod';
 import { defaultHeldToolGroups, heldToolGroupsSchema } from './guardrails';
 import { budgetSettingsSchema, defaultBudgetSettings } from './budgets';

@@ -1,3 +1,7 @@
+/*
+ * The app's error codes and error classes, and errors as data that cross IPC, go into the journal and reach the UI.
+ */
+
 import { z } from 'zod';
 
 /**

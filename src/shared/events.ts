@@ -1,3 +1,8 @@
+/*
+ * The events a turn emits and the journal records, as one closed union, and the tool-call drafts streamed to the UI but
+ * never journalled.
+ */
+
 import { z } from 'zod';
 import { attachmentSchema } from './attachments';
 import { budgetAnswerSchema, budgetFigureSchema, budgetKindSchema, sessionAllowanceSchema } from './budgets';

@@ -1,3 +1,7 @@
+/*
+ * What restoring a checkpoint's files would do to each path, and what a restore did.
+ */
+
 import { z } from 'zod';
 
 /**

@@ -1,10 +1,10 @@
+/*
+ * Guardrails on tool results: the signs of a prompt injection a result can carry, and which tool groups' flagged
+ * results wait for the person's review.
+ */
+
 import { z } from 'zod';
 import { toolGroupSchema, type ToolGroup } from './tool-groups';
-
-/*
- * Guardrails on what tools bring back: the signs of a prompt injection a result can carry, and which tool groups have
- * a flagged result held for the person's review before the model sees it.
- */
 
 /**
  * The kinds of sign: text that addresses the model with instructions, asks it to send data away, asks it to ignore or

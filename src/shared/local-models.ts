@@ -1,3 +1,7 @@
+/*
+ * The models on this computer that the built-in runtime can load, and the machine they run on.
+ */
+
 import { z } from 'zod';
 import { limits } from './domain';
 

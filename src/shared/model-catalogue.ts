@@ -1,3 +1,8 @@
+/*
+ * The models the app offers to download and whether each fits this machine's memory, and downloads and other apps'
+ * models as the window shows them.
+ */
+
 import { z } from 'zod';
 import { limits } from './domain';
 import { errorInfoSchema } from './errors';

@@ -1,13 +1,13 @@
+/*
+ * Agent profiles: the agent's instructions, its model and fallback, sampling, starting autonomy, tool groups and
+ * budgets. Versioned: editing makes a new version, and every turn records the version it used. Also the built-in
+ * profiles, and a profile as a file to export and import.
+ */
+
 import { z } from 'zod';
 import { autonomySchema, idSchema, limits, modelChoiceSchema } from './domain';
 import { toolGroupSchema } from './tool-groups';
 import { budgetSettingsSchema, modelCallsBudgetSchema } from './budgets';
-
-/*
- * Agent profiles: who the agent is in a session (its instructions), which model it uses and falls back to, how it
- * samples, how much autonomy a new session starts with, and which tool groups it has. Versioned: editing makes a new
- * version, and every turn records the version it used.
- */
 
 export const maxProfileInstructions = 20_000;
 /** The version of the exported file's shape; a file from a newer one is refused, not half read. */

@@ -1,6 +1,8 @@
-import { z } from 'zod';
+/*
+ * What the model is told before the conversation (the system prompt, in parts), and the memories it may be told of.
+ */
 
-/* What the model is told before the conversation (the system prompt, in parts), and the memories it may be told of. */
+import { z } from 'zod';
 
 /** The longest memory, in characters: a fact, not a file. */
 export const maxMemoryChars = 2_000;

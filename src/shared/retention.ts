@@ -1,3 +1,7 @@
+/*
+ * How long an archived session is kept before it is purged.
+ */
+
 import { z } from 'zod';
 
 /**

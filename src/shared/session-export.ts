@@ -1,3 +1,7 @@
+/*
+ * The JSON document a session is exported as and imported from: every branch, the whole journal and the checkpoints.
+ */
+
 import { z } from 'zod';
 import { autonomySchema, branchSchema, idSchema, modelChoiceSchema, sessionStatusSchema } from './domain';
 

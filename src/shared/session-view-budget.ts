@@ -1,7 +1,9 @@
+/*
+ * The budgets' part of the session view's fold: the gate a turn waits at when one of its budgets is reached.
+ */
+
 import type { RuntimeEvent } from './events';
 import type { SessionView } from './session-view-types';
-
-/* The budgets' part of the session view's fold: the gate a turn waits at when one of its budgets is reached. */
 
 type BudgetEvent = Extract<RuntimeEvent, { type: 'budget_reached' | 'budget_answered' }>;
 

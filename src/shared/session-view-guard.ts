@@ -1,7 +1,9 @@
+/*
+ * The guardrails' part of the session view's fold: flagged results, the reviews of held ones, and tool retries.
+ */
+
 import type { RuntimeEvent } from './events';
 import type { SessionView, ViewInjection, ViewToolCall } from './session-view-types';
-
-/* The guardrails' part of the session view's fold: flagged results, the reviews of held ones, and tool retries. */
 
 type GuardEvent = Extract<RuntimeEvent, { type: 'tool_result_held' | 'tool_result_reviewed' | 'tool_retry_scheduled' }>;
 type UpdateToolCall = (view: SessionView, toolCallId: string, update: (call: ViewToolCall) => ViewToolCall) => SessionView;

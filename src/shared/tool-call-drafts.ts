@@ -1,3 +1,8 @@
+/*
+ * Tool calls the model is still writing, folded into the session view while their response streams and dropped when it
+ * ends.
+ */
+
 import type { ToolCallDraftEvent } from './events';
 
 /** A tool call the model is writing: its name as soon as it is known, its arguments (partial JSON) so far. */

@@ -1,3 +1,8 @@
+/*
+ * The tool groups a person switches on or off (read files, change files, shell, memory, and one per MCP server), and
+ * the group each tool belongs to.
+ */
+
 import { z } from 'zod';
 
 /**

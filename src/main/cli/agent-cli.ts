@@ -1,3 +1,10 @@
+/*
+ * The terminal runner (`npm run agent`): runs one turn against a given endpoint and workspace and prints its events,
+ * for debugging and benchmarks.
+ *
+ * Gates are asked at the terminal or answered by `--approve`; an escalation is never allowed without a person.
+ */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,11 +26,6 @@ import { MemorySecretStore } from '../secrets/memory-secret-store';
 import { ConfSettingsStore } from '../settings/conf-settings-store';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { formatEntry } from './format-entry';
-
-/*
- * Runs one turn from the terminal and prints its events, for debugging and benchmarks:
- *   npm run agent -- --workspace DIR --endpoint URL --model M "prompt"
- */
 
 const usage = `Usage: npm run agent -- --workspace DIR --endpoint URL --model MODEL [options] "prompt"
   --kind ollama|openai-compatible|anthropic

@@ -1,3 +1,7 @@
+/*
+ * One readable line per journal entry, as the terminal runner prints a turn's events.
+ */
+
 import type { JournalEntry } from '../../shared/events';
 
 const short = (value: unknown, max = 160): string => {

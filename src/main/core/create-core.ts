@@ -1,3 +1,11 @@
+/*
+ * The core of the main process (`createCore`): builds the stores, providers, tools, MCP servers and session runtime
+ * from options, and owns them.
+ *
+ * Everything here is free of Electron and of IPC, so the app, the terminal runner and the test host all build the same
+ * core.
+ */
+
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { modelSettingOf, type McpServerStatus, type ModelCheck } from '../../shared/domain';

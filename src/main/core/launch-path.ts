@@ -1,3 +1,8 @@
+/*
+ * Opens a path given to the app from outside: a folder opens its latest session (or a new one), an exported session is
+ * imported.
+ */
+
 import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute } from 'node:path';
 import { limits, type Session } from '../../shared/domain';

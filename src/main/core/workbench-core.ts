@@ -1,3 +1,10 @@
+/*
+ * The core served over IPC (`createWorkbenchCore`): the handlers of every channel on a transport, and the journal's
+ * events sent out once per frame.
+ *
+ * When the database cannot be opened, every channel but `app:info` refuses, so the window can say why.
+ */
+
 import { join } from 'node:path';
 import type { Session } from '../../shared/domain';
 import { WorkbenchError, toErrorInfo, type ErrorInfo } from '../../shared/errors';

@@ -1,3 +1,8 @@
+/*
+ * The hardening of every page: no new windows, no navigation or redirect away from the app, no webviews, and every
+ * permission denied but notifications.
+ */
+
 import { isAppUrl } from './window-options';
 
 /** The parts of Electron's webContents the hardening uses, so it is testable without Electron. */

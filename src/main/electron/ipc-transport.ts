@@ -1,3 +1,8 @@
+/*
+ * The IPC transport of the app: requests through Electron's `ipcMain.handle` with the sending frame's URL, events to
+ * every live window.
+ */
+
 import type { ChannelName, EventName, IpcResult } from '../../shared/ipc/contract';
 import type { Disposable, IpcTransport, SenderInfo } from '../ipc/router';
 

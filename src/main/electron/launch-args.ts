@@ -1,3 +1,8 @@
+/*
+ * The folder or exported session a launch asks the app to open, read from its command line and held until the window
+ * is ready.
+ */
+
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sessionFileSuffix } from '../../shared/session-export';

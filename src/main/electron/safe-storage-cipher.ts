@@ -1,3 +1,8 @@
+/*
+ * The cipher of the secret store: Electron's safeStorage, counted as unavailable where it would only use a hard-coded
+ * password.
+ */
+
 import type { SecretCipher } from '../secrets/encrypted-file-secret-store';
 
 /** The parts of Electron's `safeStorage` the cipher uses. */

@@ -1,3 +1,8 @@
+/*
+ * Runs the built-in model runtime in an Electron utility process, so its work never stalls the window and a native
+ * crash ends only that process.
+ */
+
 import type { RuntimeChannel, RuntimeLauncher, RuntimeRequest } from '../runtime/runtime-protocol';
 import { StderrTail } from '../runtime/runtime-process';
 

@@ -1,3 +1,8 @@
+/*
+ * The window's security: its web preferences, the Content Security Policy, the app:// origin, and how an app:// URL
+ * maps to a renderer file.
+ */
+
 import { isAbsolute, normalize, relative, resolve, sep } from 'node:path';
 
 /** The app's own origin: the renderer is served from this scheme, never from a remote URL. */

@@ -1,3 +1,7 @@
+/*
+ * The IPC handlers of archived sessions (list, restore, delete now) and of a session's audit view.
+ */
+
 import { NotFoundError } from '../../shared/errors';
 import type { archiveChannels } from '../../shared/ipc/archive-channels';
 import type { SessionArchive } from '../agent/session/archive';

@@ -1,3 +1,8 @@
+/*
+ * Batches a session's journal entries and tool-call drafts into one `session:events` message per frame, so a fast
+ * stream never costs one message per token.
+ */
+
 import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
 import type { EventSender } from './router';
 

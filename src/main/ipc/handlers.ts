@@ -1,3 +1,8 @@
+/*
+ * The IPC handlers of every channel, gathered from each domain's handlers, and those that refuse everything when the
+ * database could not be opened.
+ */
+
 import { WorkbenchError } from '../../shared/errors';
 import type { AppInfo } from '../../shared/ipc/contract';
 import { channelNames } from '../../shared/ipc/contract';

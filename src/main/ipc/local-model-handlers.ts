@@ -1,3 +1,8 @@
+/*
+ * The IPC handlers of models on this computer: the library, the machine, recommended downloads and their progress, and
+ * models found in other apps.
+ */
+
 import type { LocalModelManager } from '../models/local-model-manager';
 import type { Handlers } from './router';
 

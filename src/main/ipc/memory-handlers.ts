@@ -1,3 +1,7 @@
+/*
+ * The IPC handlers of memories (the Memory panel) and of the prompts sent with model calls (the prompt view).
+ */
+
 import { NotFoundError } from '../../shared/errors';
 import type { MemoryStore } from '../agent/ports/memory';
 import type { PromptRecords } from '../agent/context/prompt-assembly';

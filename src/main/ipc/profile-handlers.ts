@@ -1,3 +1,8 @@
+/*
+ * The IPC handlers of agent profiles (saved, versioned, exported and imported) and of the profile and tool groups each
+ * session runs with.
+ */
+
 import { InvalidInputError, NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { Session } from '../../shared/domain';
 import type { SessionProfileView } from '../../shared/ipc/profile-channels';

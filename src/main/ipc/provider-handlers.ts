@@ -1,3 +1,7 @@
+/*
+ * The IPC handlers of model endpoints, their models, windows and checks, of per-model settings, and of MCP servers.
+ */
+
 import { NotFoundError } from '../../shared/errors';
 import { withModelSetting } from '../../shared/domain';
 import type { SettingsStore } from '../agent/ports/settings';

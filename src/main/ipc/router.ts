@@ -1,3 +1,10 @@
+/*
+ * The IPC router: checks each request's sender, parses its input with the contract's schema, runs its handler, and
+ * answers data, an error included.
+ *
+ * Also the transport's interface and the typed sender of events; a refused input is answered in plain words.
+ */
+
 import {
   channels,
   channelNames,

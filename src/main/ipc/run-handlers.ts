@@ -1,3 +1,8 @@
+/*
+ * The IPC handlers of turns: sending and stopping, the person's answers at gates, trust grants, and the tools and
+ * their output.
+ */
+
 import { NotFoundError } from '../../shared/errors';
 import type { Clock } from '../agent/ports/clock';
 import type { AccountingStore } from '../agent/ports/accounting';

@@ -1,3 +1,8 @@
+/*
+ * The IPC handlers of sessions: creating, opening and exporting them, their versions (edits, retries, branches),
+ * checkpoints and changes.
+ */
+
 import { NotFoundError } from '../../shared/errors';
 import type { Session } from '../../shared/domain';
 import type { AccountingStore } from '../agent/ports/accounting';

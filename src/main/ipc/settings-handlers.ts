@@ -1,3 +1,8 @@
+/*
+ * The IPC handlers of the settings: reading them, and saving a change once every endpoint or profile it names is
+ * found.
+ */
+
 import { NotFoundError } from '../../shared/errors';
 import type { SessionArchive } from '../agent/session/archive';
 import type { ProfileStore } from '../agent/rules/profiles';

@@ -1,3 +1,8 @@
+/*
+ * The IPC handlers of a session's workspace folder (the Files panel, file search and previews, picking a folder,
+ * recent folders) and of the trash.
+ */
+
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { WorkspaceInspector } from '../agent/ports/ports';
 import type { SessionStore } from '../agent/ports/stores';

@@ -1,3 +1,8 @@
+/*
+ * The MCP servers the person configured: started with the app, their tools in the registry, restarted after a crash,
+ * stopped when disabled.
+ */
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

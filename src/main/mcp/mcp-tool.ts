@@ -1,3 +1,8 @@
+/*
+ * An MCP server's tool as a tool of the app's registry: its name under the server's, its risk from the server's hints,
+ * and its call.
+ */
+
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RiskLevel } from '../../shared/domain';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';

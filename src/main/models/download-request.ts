@@ -1,3 +1,8 @@
+/*
+ * The HTTP request of a model download: resumed from where it stopped, redirects followed to read the file's SHA-256,
+ * and failures told in words.
+ */
+
 import { z } from 'zod';
 import type { ErrorInfo } from '../../shared/errors';
 

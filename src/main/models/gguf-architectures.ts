@@ -1,3 +1,7 @@
+/*
+ * The names of the model architectures the built-in runtime can load, as a GGUF file's header gives them.
+ */
+
 /**
  * The model architectures the built-in runtime can load, by their `general.architecture` names. The list is that of
  * node-llama-cpp 3.21.1 (`GgufArchitectureType` in dist/gguf/types/GgufMetadataTypes.js), which mirrors `LLM_ARCH_NAMES`

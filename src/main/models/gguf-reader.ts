@@ -1,3 +1,8 @@
+/*
+ * Reads and checks a GGUF model file's header: its metadata, its tensor table, and that the file is whole and can be
+ * loaded.
+ */
+
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';

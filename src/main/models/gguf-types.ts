@@ -1,3 +1,7 @@
+/*
+ * The sizes of ggml's tensor types and the names of GGUF file types, by their ids, for checking a model file's header.
+ */
+
 /**
  * Sizes of ggml's tensor types, `[elements per block, bytes per block]` by type id, from `type_traits` in ggml's
  * ggml/src/ggml.c (the `blck_size` and `type_size` of each `GGML_TYPE_*`; the block layouts are in ggml-common.h).

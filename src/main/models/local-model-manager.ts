@@ -1,3 +1,8 @@
+/*
+ * The models of this computer in one place: the library, the recommended downloads matched to this machine, and the
+ * downloads.
+ */
+
 import { join } from 'node:path';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { LocalModel, MachineInfo } from '../../shared/local-models';

@@ -1,3 +1,7 @@
+/*
+ * What this machine has, as Node can tell: memory, processor cores and free disk space.
+ */
+
 import { statfs } from 'node:fs/promises';
 import { availableParallelism, freemem, totalmem } from 'node:os';
 import type { MachineInfo } from '../../shared/local-models';

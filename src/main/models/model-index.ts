@@ -1,3 +1,7 @@
+/*
+ * The model library's index file: read with any damage reported, and written whole so a crash never leaves half of one.
+ */
+
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { localModelSchema, type LocalModel } from '../../shared/local-models';

@@ -1,3 +1,8 @@
+/*
+ * The models on this computer that the built-in runtime can load: downloads, GGUF files the person picked, and models
+ * of Ollama and LM Studio.
+ */
+
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';

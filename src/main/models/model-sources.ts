@@ -1,3 +1,7 @@
+/*
+ * Finds the models Ollama and LM Studio keep on this computer, so they can be added without a download.
+ */
+
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

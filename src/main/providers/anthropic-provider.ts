@@ -1,3 +1,7 @@
+/*
+ * The Anthropic Messages API as a model provider, through the official SDK, with extended thinking.
+ */
+
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { thinkingBudgetLimits, type ModelInfo } from '../../shared/domain';

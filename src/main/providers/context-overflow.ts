@@ -1,3 +1,7 @@
+/*
+ * Reads from a server's error whether a request did not fit the model's window, and the sizes the server gives.
+ */
+
 /** What a server said about a request that did not fit its window: the numbers, where it gave them. */
 export interface ContextOverflow {
   /** The prompt's size in tokens as the server counted it. */

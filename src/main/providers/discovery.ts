@@ -1,3 +1,8 @@
+/*
+ * Looks for the usual local model servers (Ollama, LM Studio, llama.cpp, vLLM) on their default ports, and says why any
+ * was not found.
+ */
+
 import type { DiscoveredEndpoint, DiscoveryResult, MissedEndpoint } from '../../shared/ipc/contract';
 import type { ModelInfo, ProviderKind } from '../../shared/domain';
 import { toErrorInfo } from '../../shared/errors';

@@ -1,10 +1,10 @@
-import type { ErrorInfo } from '../../shared/errors';
-
-/**
+/*
  * Failures to reach a model server, and the HTTP statuses it answers with, said in a person's words with the next step
  * to take. What the network layer reports (`ENOTFOUND`, `bad port`, an OpenSSL line) is read here and named for what it
  * means: a name that does not resolve, a port nothing listens on, https spoken to a plain http server.
  */
+
+import type { ErrorInfo } from '../../shared/errors';
 
 /** What a thrown error and its causes say: their codes and messages, outermost first. */
 export interface FailureChain {

@@ -1,3 +1,7 @@
+/*
+ * Counts tokens with a llama.cpp server's own tokenizer, through its `/tokenize` route.
+ */
+
 import { z } from 'zod';
 import { ModelError } from '../../shared/errors';
 import { toModelError } from './provider-errors';

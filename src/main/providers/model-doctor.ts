@@ -1,3 +1,8 @@
+/*
+ * The model doctor: checks a model (reachable, its window, native tool calls, reasoning, speed) and gives each problem
+ * found with its fix.
+ */
+
 import type { ModelCheck, ProviderKind } from '../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow } from '../agent/ports/model-provider';

@@ -1,3 +1,7 @@
+/*
+ * A fetch wrapper that hands the OpenAI SDK a flat error body, as older vLLM sent, in the nested shape it reads.
+ */
+
 /**
  * Wraps fetch so an error body the OpenAI SDK cannot read reaches it in the shape it can.
  *

@@ -1,3 +1,7 @@
+/*
+ * Ollama's failures, with an HTTP status or in the middle of a stream, turned into the app's error codes.
+ */
+
 import { overflowFrom } from './context-overflow';
 import { classifyProviderError, type ClassifiedError } from './provider-errors';
 

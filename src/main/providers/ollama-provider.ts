@@ -1,3 +1,7 @@
+/*
+ * Ollama through its own API as a model provider: the one way to set a model's window per request (`num_ctx`).
+ */
+
 import type { z } from 'zod';
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';

@@ -1,10 +1,10 @@
+/*
+ * Ollama's own API: the requests the provider sends and, validated leniently (unknown fields pass), the answers it
+ * reads back. See https://github.com/ollama/ollama/blob/main/docs/api.md and api/types.go in Ollama's source.
+ */
+
 import { z } from 'zod';
 import type { ModelRequest } from '../agent/ports/model-provider';
-
-/*
- * Ollama's own API (https://github.com/ollama/ollama/blob/main/docs/api.md, api/types.go): what the provider sends
- * and, validated leniently (unknown fields pass), what it reads back.
- */
 
 /** A tool call as Ollama sends and takes it: the arguments are a JSON object, not a string; the id may be absent. */
 const toolCallSchema = z.object({

@@ -1,3 +1,8 @@
+/*
+ * Any server of the OpenAI chat-completions protocol as a model provider: LM Studio, llama.cpp's server, vLLM, Ollama
+ * and the like.
+ */
+
 import OpenAI from 'openai';
 import type {
   ChatCompletionChunk,

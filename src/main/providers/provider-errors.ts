@@ -1,3 +1,8 @@
+/*
+ * What a model server's failure means in the app's error codes, whether to retry it, and the watchdog that ends a
+ * stream gone silent.
+ */
+
 import { ModelError, type ErrorInfo } from '../../shared/errors';
 import { overflowFrom, type ContextOverflow } from './context-overflow';
 import { connectionFailure, failureChain, statusFailure } from './failure-words';

@@ -1,3 +1,8 @@
+/*
+ * Requests to the routes a model server has beside the OpenAI ones (llama.cpp's `/props` and `/tokenize`, LM Studio's
+ * model lists), each within a timeout.
+ */
+
 import { withDeadline } from '../../shared/deadline';
 
 /** How the provider reaches a server's routes beside the OpenAI ones. */

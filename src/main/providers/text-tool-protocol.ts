@@ -1,11 +1,13 @@
+/*
+ * The text tool protocol, for models that cannot take tool definitions: tools written into the system prompt, calls
+ * read from blocks in the answer.
+ *
+ * A call is a `<tool_call>` block holding one JSON object with `name` and `arguments`, the format most open models were
+ * tuned on; results go back as plain user messages in `<tool_result>` blocks.
+ */
+
 import type { ChatMessage, ImageContent, ModelRequest, ToolCallRequest, ToolSpec } from '../agent/ports/model-provider';
 import { callClose, callOpen } from './tool-blocks';
-
-/**
- * The text tool protocol: for a model that cannot take tool definitions, the tools are written into the system prompt,
- * its calls are read from `<tool_call>` blocks in its answer (one JSON object with `name` and `arguments`, the format
- * most open models were tuned on), and results go back as plain user messages in `<tool_result>` blocks.
- */
 
 /** The system prompt's part that teaches the protocol and lists the tools. */
 export function toolInstructions(tools: readonly ToolSpec[]): string {

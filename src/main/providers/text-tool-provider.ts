@@ -1,3 +1,8 @@
+/*
+ * Gives each model its tools by its protocol: native definitions, or text tool calls, which `auto` switches to when the
+ * server refuses tools.
+ */
+
 import type { ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, StopReason } from '../agent/ports/model-provider';
 import { readBlock, repairMessage, textToolRequest } from './text-tool-protocol';

@@ -1,3 +1,8 @@
+/*
+ * Tells the reasoning a server leaves inline in the answer (`<think>…</think>`) apart from the answer itself, as it
+ * streams.
+ */
+
 import type { ModelStreamEvent } from '../agent/ports/model-provider';
 /** A piece of a response, once inline reasoning is told apart from the answer. */
 export interface ContentPiece {

@@ -1,3 +1,7 @@
+/*
+ * The tags of the text tool protocol, and the parser that finds its blocks in an answer as it streams.
+ */
+
 /** The tags of the text tool protocol: a call is written between these, a result is given back between the others. */
 export const callOpen = '<tool_call>';
 export const callClose = '</tool_call>';

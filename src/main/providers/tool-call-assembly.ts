@@ -1,3 +1,7 @@
+/*
+ * Puts together the tool calls a chat-completions server streams in pieces, however it numbers them.
+ */
+
 import type { ModelStreamEvent } from '../agent/ports/model-provider';
 
 /** A piece of a tool call as a chat-completions server streams it: any field but the index may be missing. */

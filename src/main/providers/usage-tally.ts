@@ -1,3 +1,7 @@
+/*
+ * The token counts of one answer, from however many usage reports a server streams.
+ */
+
 import type { ModelStreamEvent } from '../agent/ports/model-provider';
 
 /** A token count if `value` is one (a finite number above zero), else null. */

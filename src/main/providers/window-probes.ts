@@ -1,3 +1,8 @@
+/*
+ * Asks a server what window it runs a model with, by every route that can say: llama.cpp's `/props`, LM Studio's model
+ * lists, `/v1/models`.
+ */
+
 import { z } from 'zod';
 import type { ModelWindow } from '../agent/ports/model-provider';
 import { toModelError } from './provider-errors';

@@ -1,6 +1,3 @@
-import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse } from 'node-llama-cpp';
-import type { RuntimeChatMessage } from './runtime-protocol';
-
 /*
  * The conversation as node-llama-cpp's chat wrappers take it. A tool's result is not a message of its own there: it
  * belongs to the call, inside the model's response, and the wrapper writes both in the model's own format. So each
@@ -8,6 +5,9 @@ import type { RuntimeChatMessage } from './runtime-protocol';
  * the last item is the model's response with them, which the runtime continues; after the person's message an empty
  * response is added for the model to write.
  */
+
+import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse } from 'node-llama-cpp';
+import type { RuntimeChatMessage } from './runtime-protocol';
 
 function parsedArguments(text: string): unknown {
   try {

@@ -1,3 +1,12 @@
+/*
+ * node-llama-cpp inside the runtime's own process: one model loaded at a time, with the window the app asked for, and
+ * one generation at a time.
+ *
+ * Other generations wait their turn. Tool calls go through the chat wrapper's grammar-constrained function calling, and
+ * the prompt is measured before it is sent, so a prompt too large for the window is refused with the figures rather
+ * than shifted out of the window unseen.
+ */
+
 import { availableParallelism, freemem, totalmem } from 'node:os';
 import {
   LlamaChat,
@@ -14,13 +23,6 @@ import type { ErrorInfo } from '../../shared/errors';
 import type { MachineInfo } from '../../shared/local-models';
 import { chatHistory } from './chat-history';
 import type { GenerateRequest, RuntimeStreamEvent } from './runtime-protocol';
-
-/*
- * node-llama-cpp, driven for the app inside the runtime's own process: one model loaded at a time with the window the
- * app asked for, one generation at a time (the rest wait their turn), tool calls through the chat wrapper's
- * grammar-constrained function calling, and the prompt measured before it is sent, so a prompt too large for the
- * window is refused with the figures rather than shifted out of the window unseen.
- */
 
 interface Loaded {
   readonly path: string;

@@ -1,3 +1,8 @@
+/*
+ * The built-in runtime ("This computer") as a model provider: a process started by the first request and ended when
+ * idle.
+ */
+
 import { defaultContextWindow, type ModelInfo } from '../../shared/domain';
 import { WorkbenchError, type ErrorInfo } from '../../shared/errors';
 import type { LocalModel, LocalModels, MachineInfo } from '../../shared/local-models';

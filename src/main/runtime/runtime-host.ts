@@ -1,11 +1,11 @@
-import { LlamaRuntime, RuntimeFailure } from './llama-runtime';
-import { runtimeRequestSchema, type RuntimeReply, type RuntimeStreamEvent } from './runtime-protocol';
-
 /*
  * The built-in runtime's process: an Electron utility process in the app (messages through `process.parentPort`), a
- * forked Node process under Node (messages through `process.send`). It computes while the app's main process and
- * window stay free, and a crash in the native code ends this process, not the app.
+ * forked Node process under Node (messages through `process.send`). It computes while the app's main process and window
+ * stay free, and a crash in the native code ends this process, not the app.
  */
+
+import { LlamaRuntime, RuntimeFailure } from './llama-runtime';
+import { runtimeRequestSchema, type RuntimeReply, type RuntimeStreamEvent } from './runtime-protocol';
 
 interface ParentPort {
   on(event: 'message', listener: (event: { data: unknown }) => void): void;

@@ -1,3 +1,7 @@
+/*
+ * Starts the built-in runtime as a forked Node process, as the tests, the test host and the terminal runner run it.
+ */
+
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RuntimeChannel, RuntimeLauncher, RuntimeRequest } from './runtime-protocol';

@@ -1,11 +1,11 @@
+/*
+ * What the app and the built-in runtime's process say to each other. Both sides check what arrives: a message that does
+ * not parse is answered with an error (the process) or ends the process (the app), never half-used.
+ */
+
 import { z } from 'zod';
 import { errorInfoSchema } from '../../shared/errors';
 import { machineInfoSchema } from '../../shared/local-models';
-
-/*
- * What the app and the built-in runtime's process say to each other. Both sides check what arrives: a message that
- * does not parse is answered with an error (the process) or ends the process (the app), never half-used.
- */
 
 const chatMessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), content: z.string() }),

@@ -1,3 +1,7 @@
+/*
+ * Secrets such as API keys, kept in one file, each encrypted by the system (Electron's safeStorage).
+ */
+
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';

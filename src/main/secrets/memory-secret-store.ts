@@ -1,3 +1,7 @@
+/*
+ * Secrets held in memory only, for the headless runner, which must leave nothing on disk.
+ */
+
 import type { SecretStore } from '../agent/ports/settings';
 
 /** Secrets held in memory only, for a run that must leave nothing on disk (the headless runner). */

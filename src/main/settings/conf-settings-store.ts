@@ -1,3 +1,7 @@
+/*
+ * The settings, kept in a `conf` file and checked against their schema; the defaults when the file is not valid.
+ */
+
 import { defaultSettings, settingsSchema, type Settings } from '../../shared/domain';
 import { InvalidInputError } from '../../shared/errors';
 import type { SettingsStore } from '../agent/ports/settings';

@@ -1,3 +1,7 @@
+/*
+ * Bash syntax trees from tree-sitter's bash grammar; a command line with a syntax error is refused, never judged safe.
+ */
+
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 import { WorkbenchError } from '../../shared/errors';

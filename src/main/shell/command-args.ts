@@ -1,3 +1,7 @@
+/*
+ * A command's arguments, split into options and operands the way GNU tools read them.
+ */
+
 import type { RiskLevel } from '../../shared/domain';
 import { onlyText } from './shell-words';
 import type { WordValue } from './shell-state';

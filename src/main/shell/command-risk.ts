@@ -1,3 +1,7 @@
+/*
+ * How risky a shell command line is, judged from bash's grammar and from the paths it writes.
+ */
+
 import { homedir, userInfo } from 'node:os';
 import { BoundedMap } from '../../shared/bounded-map';
 import type { BashParser } from './bash-parser';

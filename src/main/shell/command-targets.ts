@@ -1,3 +1,8 @@
+/*
+ * Where a path a command writes lands: inside the workspace, in a sandbox's scratch folder, on a harmless device, in a
+ * protected place, or outside.
+ */
+
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { protectedReason } from '../workspace/workspace-paths';

@@ -1,3 +1,8 @@
+/*
+ * The risk of one program run with its arguments: known destroyers, writers by their targets, runners by what they run,
+ * code as code.
+ */
+
 import { hasAny, parseArgs, type Arg, type Finding, type ParsedArgs } from './command-args';
 import {
   diskTools,

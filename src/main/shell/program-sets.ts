@@ -1,3 +1,8 @@
+/*
+ * The programs the command judge knows by name: those that only read, shells, interpreters, runners, and those that
+ * touch disks, mounts, power or the system.
+ */
+
 /** Programs that only read (the few that can also write are judged by their options elsewhere). */
 export const readOnlyPrograms = new Set(
   (

@@ -1,3 +1,8 @@
+/*
+ * The risk of a command that another program runs (`timeout 5 rm -r x`, `xargs grep`, `find -exec`), judged as that
+ * command.
+ */
+
 import { maxRisk, type RiskLevel } from '../../shared/domain';
 import type { Arg, Finding } from './command-args';
 import { runnerCommandStart } from './program-sets';

@@ -1,3 +1,7 @@
+/*
+ * The redirections, here-documents and pipes of a command line: what they write, and the code they feed to a shell.
+ */
+
 import type { RiskLevel } from '../../shared/domain';
 import type { SyntaxNode } from './bash-parser';
 import { argOf, type Arg, type Finding } from './command-args';

@@ -1,3 +1,7 @@
+/*
+ * The files a sed script writes and the commands it runs, read the way GNU sed splits a script into commands.
+ */
+
 /** What a sed script does beyond editing its input: files it writes, and commands it runs (null: the pattern space). */
 export interface SedEffects {
   readonly writes: readonly string[];

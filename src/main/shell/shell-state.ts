@@ -1,3 +1,8 @@
+/*
+ * What the command judge knows at one point of a script: the folder commands run in, and the values each variable and
+ * word can have.
+ */
+
 /** One value a word can have when the command runs; `glob` when it holds unquoted pattern characters. */
 export interface ShellValue {
   readonly text: string;

@@ -1,3 +1,8 @@
+/*
+ * The values a bash word can have before the command runs: quotes, braces, `~` and variables worked out, anything else
+ * marked as computed.
+ */
+
 import type { SyntaxNode } from './bash-parser';
 import { maxValues, uniqueValues, type ShellState, type ShellValue, type WordValue } from './shell-state';
 

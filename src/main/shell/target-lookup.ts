@@ -1,3 +1,8 @@
+/*
+ * Where the paths a command line writes land, each possible value in each possible folder, within a budget of lookups
+ * per line.
+ */
+
 import { isAbsolute, resolve } from 'node:path';
 import type { RiskLevel } from '../../shared/domain';
 import type { Arg, Finding } from './command-args';

@@ -1,3 +1,7 @@
+/*
+ * The trust pattern made for a command the person approved, and whether a grant's pattern covers a command.
+ */
+
 import type { GrantPattern } from '../../shared/domain';
 import type { BashParser, SyntaxNode } from './bash-parser';
 

@@ -1,3 +1,8 @@
+/*
+ * What the words of a statement do besides giving values: the variables they set, and the commands arithmetic and
+ * prompt expansion run.
+ */
+
 import type { SyntaxNode } from './bash-parser';
 import type { Arg, Finding } from './command-args';
 import type { ShellState } from './shell-state';

@@ -1,3 +1,7 @@
+/*
+ * Opens the app's SQLite database and migrates its schema, after a backup; folds its write-ahead log back on a timer.
+ */
+
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { StoreError } from '../../shared/errors';

@@ -1,3 +1,7 @@
+/*
+ * Journal rows as SQLite returns them, read back into events; a row from a newer app or a damaged one is refused.
+ */
+
 import { StoreError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 

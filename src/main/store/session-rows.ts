@@ -1,7 +1,9 @@
+/*
+ * The rows of the sessions and branches tables, and what they mean.
+ */
+
 import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
 import type { NewSession } from '../agent/ports/stores';
-
-/* The rows of the sessions and branches tables, and what they mean. */
 
 export interface SessionRow {
   id: string;

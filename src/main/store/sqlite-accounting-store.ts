@@ -1,3 +1,7 @@
+/*
+ * The model and tool calls of every session in SQLite, one row each, and their totals per session.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import type { AccountingStore, ModelCallRecord, SessionTotals, ToolCallRecord } from '../agent/ports/accounting';
 

@@ -1,3 +1,8 @@
+/*
+ * Checkpoints in SQLite: one row per step, chained by parent and hash, and joined into segments of 64 steps that a
+ * restore reads at once.
+ */
+
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { checkpointHash } from '../agent/history/checkpoint-hash';

@@ -1,3 +1,8 @@
+/*
+ * Where each session's shown line stands (its head), kept on the session's and branches' rows so a session opens
+ * without replaying its journal.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import { emptyHead, headFormatVersion, resumeStateSchema, type SessionHead } from '../agent/ports/session-head';
 

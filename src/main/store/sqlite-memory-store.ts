@@ -1,3 +1,7 @@
+/*
+ * Memories in SQLite, searched by the words of their text.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import { InvalidInputError, NotFoundError } from '../../shared/errors';
 import { memoryTextSchema, type Memory } from '../../shared/prompt';

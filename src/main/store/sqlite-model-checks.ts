@@ -1,3 +1,7 @@
+/*
+ * What the checks of models found, in SQLite: one report per endpoint and model.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import { modelCheckSchema, type ModelCheck } from '../../shared/domain';
 import type { ModelCheckStore } from '../agent/ports/ports';

@@ -1,3 +1,7 @@
+/*
+ * Agent profiles in SQLite, one row per version, and the profile each session uses.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { InvalidInputError, NotFoundError } from '../../shared/errors';

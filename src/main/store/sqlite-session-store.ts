@@ -1,3 +1,7 @@
+/*
+ * Sessions, their branches and the event journal in SQLite, with archived sessions and imports.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import type { Branch, Session, SessionStatus } from '../../shared/domain';
 import { BugError, NotFoundError, StoreError } from '../../shared/errors';

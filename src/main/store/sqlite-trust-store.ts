@@ -1,3 +1,7 @@
+/*
+ * Trust grants in SQLite, kept across restarts and read from memory at every decision.
+ */
+
 import type { Database, Statement } from 'better-sqlite3';
 import { escalationKindSchema, grantPatternSchema, riskLevelSchema, type TrustGrant } from '../../shared/domain';
 import { NotFoundError } from '../../shared/errors';

@@ -1,3 +1,7 @@
+/*
+ * The built-in tools offered to the model: the workspace's file tools and `run_command`.
+ */
+
 import type { CommandLimits } from '../../shared/domain';
 import type { Tool } from '../agent/ports/tools';
 import type { BashParser } from '../shell/bash-parser';

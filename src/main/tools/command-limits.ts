@@ -1,3 +1,8 @@
+/*
+ * The resource limits one of the agent's commands runs under, and the notes that tell the model when a limit probably
+ * stopped it.
+ */
+
 import type { CommandLimits } from '../../shared/domain';
 import type { ResourceLimits } from './pty-runner';
 

@@ -1,3 +1,7 @@
+/*
+ * The `remember` and `recall` tools, with which the model saves facts for later sessions and searches them.
+ */
+
 import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';
 import { maxMemoryChars, memoryScopeSchema } from '../../shared/prompt';

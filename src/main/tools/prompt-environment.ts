@@ -1,3 +1,7 @@
+/*
+ * What the model is told of this computer: its system, the shell `run_command` uses, and the sandbox commands run in.
+ */
+
 import { arch, release, type } from 'node:os';
 import type { PromptEnvironment } from '../agent/context/system-prompt';
 import type { SandboxStatus } from './sandbox';

@@ -1,3 +1,8 @@
+/*
+ * The `run_command` tool: a shell command in the workspace, judged for risk and run in a pty, in the sandbox where
+ * there is one.
+ */
+
 import { z } from 'zod';
 import { defaultCommandLimits, maxRisk, type CommandLimits, type Settings } from '../../shared/domain';
 import { WorkbenchError } from '../../shared/errors';

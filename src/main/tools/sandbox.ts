@@ -1,3 +1,8 @@
+/*
+ * The OS sandbox commands run in, bubblewrap on Linux and Seatbelt on macOS: how it is found, and how a command is put
+ * inside it.
+ */
+
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';

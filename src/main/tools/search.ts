@@ -1,3 +1,8 @@
+/*
+ * Searches the workspace's files for a pattern, with ripgrep when it is installed (each match confirmed inside the
+ * workspace), else with a built-in search.
+ */
+
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,3 +1,8 @@
+/*
+ * The app's trash: deleted files and folders kept under the data folder with where they came from, so they can be put
+ * back.
+ */
+
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';

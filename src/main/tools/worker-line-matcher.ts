@@ -1,3 +1,8 @@
+/*
+ * Runs a search's regular expression over lines in a worker thread, so a pattern that backtracks without end cannot
+ * stall the app.
+ */
+
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { WorkbenchError } from '../../shared/errors';

@@ -1,3 +1,8 @@
+/*
+ * Reads and checks the files a message attaches: the workspace's through the link-safe reader, dropped ones by their
+ * content.
+ */
+
 import { basename } from 'node:path';
 import {
   attachmentImageLimitBytes,

@@ -1,3 +1,8 @@
+/*
+ * Reads and writes of a file already open, through its descriptor: all of it, a range of its lines, and whether it
+ * looks binary.
+ */
+
 import { read, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { promisify } from 'node:util';

@@ -1,3 +1,7 @@
+/*
+ * Removes the saved file contents that no snapshot refers to any longer.
+ */
+
 import type { Database } from 'better-sqlite3';
 
 /** What one collection removed: how many saved contents, and their bytes. */

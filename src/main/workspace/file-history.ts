@@ -1,3 +1,8 @@
+/*
+ * Snapshots of a workspace's files in SQLite, and their restore: each content kept once by its hash, and per snapshot
+ * the paths that changed.
+ */
+
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';

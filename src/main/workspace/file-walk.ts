@@ -1,3 +1,8 @@
+/*
+ * Walks a folder breadth first, honouring every .gitignore and following no link; and tells whether a file looks
+ * binary.
+ */
+
 import { open, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';

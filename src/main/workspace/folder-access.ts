@@ -1,3 +1,8 @@
+/*
+ * How each platform opens names inside a workspace folder without following links: `/proc/self/fd` on Linux,
+ * `O_NOFOLLOW_ANY` on macOS, checked paths elsewhere.
+ */
+
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,3 +1,7 @@
+/*
+ * Checks that a workspace is an existing folder, and gives its real path.
+ */
+
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { InvalidInputError } from '../../shared/errors';

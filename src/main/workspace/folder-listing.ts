@@ -1,3 +1,7 @@
+/*
+ * One folder of a workspace listed for the Files panel, without following links out of it.
+ */
+
 import { join } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
 import { walk } from './file-walk';

@@ -1,3 +1,8 @@
+/*
+ * Finds and reads a workspace's instruction files (AGENTS.md, CLAUDE.md, rule folders and the like), nearest first, for
+ * the system prompt.
+ */
+
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, parse } from 'node:path';

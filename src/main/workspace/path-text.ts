@@ -1,3 +1,8 @@
+/*
+ * A path the model gave, turned into names under the workspace root from its text alone, refusing every text that means
+ * another place.
+ */
+
 import { WorkbenchError } from '../../shared/errors';
 
 /** A path the tools refuse, with the reason the model is told. */

@@ -1,3 +1,7 @@
+/*
+ * The folders of the latest sessions, offered when a session is set up, each marked when it is gone.
+ */
+
 import type { Session } from '../../shared/domain';
 import type { RecentFolder } from '../../shared/ipc/contract';
 

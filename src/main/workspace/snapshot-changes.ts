@@ -1,3 +1,7 @@
+/*
+ * The changes between two file snapshots, shown as diffs and reverted on disk, whole or hunk by hunk.
+ */
+
 import type { StructuredPatch } from 'diff';
 import { WorkbenchError } from '../../shared/errors';
 import type { ChangedFile, FileDiff } from '../../shared/changes';

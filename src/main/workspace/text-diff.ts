@@ -1,3 +1,7 @@
+/*
+ * Line diffs of text: hunks, line counts, and some hunks of a change taken back out of the file as it is now.
+ */
+
 import { diffLines, structuredPatch, type StructuredPatch } from 'diff';
 import type { DiffHunk } from '../../shared/changes';
 

@@ -1,3 +1,7 @@
+/*
+ * Moves a file or folder between the workspace and the app's trash, across file systems too, without following links.
+ */
+
 import {
   closeSync,
   constants,

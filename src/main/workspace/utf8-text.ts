@@ -1,3 +1,7 @@
+/*
+ * Strict UTF-8 decoding of a file's bytes, and the refusal to edit a file that is not UTF-8 text.
+ */
+
 import { WorkbenchError } from '../../shared/errors';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -1,3 +1,8 @@
+/*
+ * The paths the agent may not write (.git, environment and key files), and paths resolved against the workspace for
+ * showing the person their folder.
+ */
+
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';

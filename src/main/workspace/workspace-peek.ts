@@ -1,3 +1,7 @@
+/*
+ * A workspace file for the read-only preview, and the files whose path holds what the person types after `@`.
+ */
+
 import { attachmentImageLimitBytes, attachmentTextLimitBytes, imageTypeOf, type FilePeek } from '../../shared/attachments';
 import { WorkbenchError } from '../../shared/errors';
 import { looksBinaryFd, readAllSync } from './fd-read';

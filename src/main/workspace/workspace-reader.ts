@@ -1,3 +1,7 @@
+/*
+ * Reads the workspace's folders and files for a walk or a search, from the root one name at a time, following no link.
+ */
+
 import { closeSync, constants, fstatSync, readdirSync, type Stats } from 'node:fs';
 import { BoundedMap } from '../../shared/bounded-map';
 import { readAllSync } from './fd-read';

@@ -1,3 +1,7 @@
+/*
+ * Walks from the workspace root to a path one name at a time, following a link only when it stays inside the workspace.
+ */
+
 import { fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { WorkbenchError } from '../../shared/errors';
 import { isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';

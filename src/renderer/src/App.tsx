@@ -1,3 +1,10 @@
+/*
+ * The window: the status bar on top, sessions and files on the left, the selected session in the middle and its
+ * details on the right.
+ *
+ * Settings and the shortcuts open over it; the model setup shows in the middle while no model works.
+ */
+
 import { useState } from 'react';
 import { useApprovalNotifications } from './chrome/approval-notifications';
 import { InterruptedBanner } from './chrome/InterruptedBanner';

@@ -1,3 +1,8 @@
+/*
+ * Calls from the renderer to the main process: a channel's result unwrapped, a refusal thrown as a `RemoteError` with
+ * its code.
+ */
+
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
 import type { ChannelInput, ChannelName, ChannelOutput } from '../../shared/ipc/contract';
 import type { ErrorCode, ErrorInfo } from '../../shared/errors';

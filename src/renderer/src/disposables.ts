@@ -1,12 +1,13 @@
-import { useEffect, useRef, type DependencyList, type RefObject } from 'react';
-import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
-
 /*
- * The renderer's side of resource ownership (design item 12): the browser's one-shot callbacks as
- * disposables, and the hooks that give a component a store for what it starts. Every timer,
- * listener, frame, observer and subscription of the renderer is made through these or through a
+ * The renderer's side of resource ownership: the browser's one-shot callbacks as disposables, and the hooks that give
+ * a component a store for what it starts.
+ *
+ * Every timer, listener, frame, observer and subscription of the renderer is made through these or through a
  * `DisposableStore`, so each has an owner that lets it go.
  */
+
+import { useEffect, useRef, type DependencyList, type RefObject } from 'react';
+import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 
 /**
  * Runs `run` at the next animation frame; disposing cancels it. Where there are no frames (the

@@ -1,3 +1,7 @@
+/*
+ * Saves text as a file the window downloads: the exports of sessions, audits and profiles.
+ */
+
 import { toDisposable, type DisposableStore } from '../../shared/lifecycle';
 
 /**

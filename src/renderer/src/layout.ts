@@ -1,3 +1,7 @@
+/*
+ * The window's remembered layout: the widths of the side panels, which of them are open, and the details panel's tab.
+ */
+
 import { useCallback, useState } from 'react';
 import { z } from 'zod';
 

@@ -1,3 +1,8 @@
+/*
+ * The renderer's entry point: makes the state from the preload's bridge, renders the app, and lets everything go when
+ * the page is closed.
+ */
+
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';

@@ -1,3 +1,10 @@
+/*
+ * The renderer's state (`AppStore`): sessions and their views folded from main's events, endpoints, settings and
+ * grants, and the calls that change them.
+ *
+ * Changes apply at once but are announced at most once per animation frame, so a fast stream repaints once per frame.
+ */
+
 import { useSyncExternalStore } from 'react';
 import type { ModelCheck, ModelInfo, Session, SessionModel, Settings, TrustGrant } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';

@@ -1,3 +1,7 @@
+/*
+ * The IPC channels of archived sessions and of the audit view, spread into the contract.
+ */
+
 import { z } from 'zod';
 import { sessionAuditSchema } from '../audit';
 import { idSchema, sessionSchema } from '../domain';

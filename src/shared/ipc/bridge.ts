@@ -1,3 +1,7 @@
+/*
+ * The typed `window.workbench` API the renderer calls main through, built from the contract over a transport.
+ */
+
 import { channelNames, eventNames } from './contract';
 import type { ChannelInput, ChannelName, ChannelOutput, EventName, EventPayload, IpcResult } from './contract';
 

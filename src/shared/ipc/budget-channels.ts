@@ -1,3 +1,7 @@
+/*
+ * The IPC channel that answers a budget gate, spread into the contract.
+ */
+
 import { z } from 'zod';
 import { budgetAnswerSchema } from '../budgets';
 import { idSchema } from '../domain';

@@ -1,3 +1,8 @@
+/*
+ * The IPC channels and events of models on this computer: the library, the recommended downloads, other apps' models,
+ * and downloads.
+ */
+
 import { z } from 'zod';
 import { limits } from '../domain';
 import { localModelSchema, machineInfoSchema } from '../local-models';

@@ -1,3 +1,7 @@
+/*
+ * The IPC channels of memories and of the system prompts the model was sent, spread into the contract.
+ */
+
 import { z } from 'zod';
 import { idSchema, limits } from '../domain';
 import { assembledPromptSchema, memorySchema, memoryScopeSchema, memoryTextSchema } from '../prompt';

@@ -1,3 +1,7 @@
+/*
+ * The IPC channels of agent profiles and of each session's profile, spread into the contract.
+ */
+
 import { z } from 'zod';
 import { idSchema, limits } from '../domain';
 import { profileSchema, profileSettingsSchema } from '../profiles';

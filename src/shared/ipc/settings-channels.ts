@@ -1,3 +1,7 @@
+/*
+ * The IPC channels that read and update the settings, spread into the contract.
+ */
+
 import { z } from 'zod';
 import { archiveRetentionSchema } from '../retention';
 import { budgetSettingsChangeSchema, modelCallsBudgetSchema } from '../budgets';

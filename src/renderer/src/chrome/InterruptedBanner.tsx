@@ -1,3 +1,7 @@
+/*
+ * The banner of a turn the app stopped in the middle of: what was running, waiting or queued, with Resume and Discard.
+ */
+
 import { useAppState, type AppStore } from '../store';
 
 /**

@@ -1,3 +1,7 @@
+/*
+ * The frame of the app's dialogs: a titled box over the app, closed by its × button, by Esc, or by a click beside it.
+ */
+
 import type { ReactNode } from 'react';
 
 /** A dialog over the app: closed by its × button, by Esc, or by a click beside it. */

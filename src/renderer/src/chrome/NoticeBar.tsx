@@ -1,3 +1,7 @@
+/*
+ * The notice bar above the conversation: the app's last error, or what an action came to, until dismissed.
+ */
+
 import { useAppState, type AppStore } from '../store';
 
 /** The app's last notice (an error, or what an action came to), above the conversation until dismissed. */

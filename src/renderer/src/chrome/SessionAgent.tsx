@@ -1,3 +1,8 @@
+/*
+ * The agent button in the session header: the profile the session runs with, and the tool groups switched on or off
+ * for it alone.
+ */
+
 import { useEffect, useState } from 'react';
 import type { SessionProfileView } from '../../../shared/ipc/profile-channels';
 import type { Profile } from '../../../shared/profiles';

@@ -1,3 +1,8 @@
+/*
+ * The header of the selected session: its title, its workspace folder with Choose folder…, its agent, History and
+ * Export.
+ */
+
 import { useLifetime } from '../disposables';
 import { download } from '../download';
 import { useAppState, type AppStore } from '../store';

@@ -1,3 +1,7 @@
+/*
+ * The keyboard shortcuts dialog: every shortcut of the app, grouped by where it works.
+ */
+
 import { Modal } from './Modal';
 
 /** Every keyboard shortcut, by where it works. */

@@ -1,3 +1,8 @@
+/*
+ * The sessions list on the left: each session with its state, to open, rename or archive, and buttons for a new
+ * session and an import.
+ */
+
 import { useState } from 'react';
 import type { Session } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';

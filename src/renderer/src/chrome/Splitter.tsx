@@ -1,3 +1,8 @@
+/*
+ * The handle between two panels: dragged, or moved with the arrow keys, to resize a side panel, and double-clicked to
+ * fold it away.
+ */
+
 import { useRef } from 'react';
 
 /**

@@ -1,3 +1,8 @@
+/*
+ * The drop zone of the whole window: a folder dropped on it becomes the workspace of the open session, or of a new
+ * one.
+ */
+
 import { useState, type DragEvent, type ReactNode } from 'react';
 import type { AppStore } from '../store';
 

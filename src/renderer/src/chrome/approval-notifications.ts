@@ -1,3 +1,7 @@
+/*
+ * Desktop notifications: one when a session starts waiting for the person while the window is in the background.
+ */
+
 import { useEffect, useRef } from 'react';
 import { useAppState, type AppStore } from '../store';
 

@@ -1,3 +1,7 @@
+/*
+ * A session's state in words, as the sidebar and the status bar show it.
+ */
+
 import type { SessionStatus } from '../../../shared/domain';
 
 const labels: Record<SessionStatus, string> = {

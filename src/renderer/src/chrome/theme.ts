@@ -1,3 +1,7 @@
+/*
+ * The colour theme: light or dark as the OS has it, unless the theme setting picks one.
+ */
+
 import { useEffect } from 'react';
 import { useAppState, type AppStore } from '../store';
 

@@ -1,3 +1,8 @@
+/*
+ * The window's keyboard shortcuts: a new session, switching sessions, showing or hiding the side panels, Settings and
+ * the shortcuts list.
+ */
+
 import { useDisposables } from '../disposables';
 import type { Layout } from '../layout';
 import type { AppStore } from '../store';

@@ -1,3 +1,8 @@
+/*
+ * The message box: a message to send or to queue while a turn runs, `/` commands, `@` references to workspace files,
+ * and dropped files.
+ */
+
 import { useRef, useState } from 'react';
 import type { AttachmentRequest } from '../../../shared/attachments';
 import { busyStatuses } from '../../../shared/domain';

@@ -1,3 +1,8 @@
+/*
+ * The list below the message box while typing: the commands matching a `/` name, or the workspace files matching an
+ * `@` path.
+ */
+
 import { useState, type Dispatch, type ReactNode, type SetStateAction } from 'react';
 import type { AppStore } from '../store';
 import type { ComposerMenuKind } from './composer-keys';

@@ -1,3 +1,7 @@
+/*
+ * The notes above the message box: the queued message with a way to clear it, and why what was typed did not go.
+ */
+
 import { useAppState, type AppStore } from '../store';
 
 /** A message waiting for the running turn to end, with a way to take it back. */

@@ -1,3 +1,7 @@
+/*
+ * The chips of what the next message will attach: its `@` references and the files dropped on the box, each removable.
+ */
+
 import { rangeText, sizeText, type AttachmentRequest } from '../../../shared/attachments';
 import type { FileReference } from './file-references';
 

@@ -1,3 +1,8 @@
+/*
+ * The files that go with a message: `@` references to workspace files, and files dropped on the message box, read and
+ * waiting as chips.
+ */
+
 import { useRef, useState, type DragEvent } from 'react';
 import type { AttachmentRequest } from '../../../shared/attachments';
 import { readDroppedFile, workspacePathDragType } from './dropped-files';

@@ -1,3 +1,8 @@
+/*
+ * Runs the message box's `/` commands (compact, clear, export, model, autonomy); a refusal comes back as its reason in
+ * words.
+ */
+
 import type { DisposableStore } from '../../../shared/lifecycle';
 import { errorMessage } from '../client';
 import { download } from '../download';

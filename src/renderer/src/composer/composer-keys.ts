@@ -1,3 +1,8 @@
+/*
+ * The message box's keys: Enter sends, Escape stops the turn, the arrows move through the list of commands or files,
+ * and Tab completes one.
+ */
+
 import type { Dispatch, KeyboardEvent, SetStateAction } from 'react';
 import { useDisposables } from '../disposables';
 import type { AppStore } from '../store';

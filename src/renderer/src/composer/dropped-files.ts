@@ -1,3 +1,9 @@
+/*
+ * Reads a file dropped from the desktop as text or an image to attach, or says why it cannot be attached.
+ *
+ * The renderer is sandboxed and cannot hand main a path, so the content itself is sent, and main checks it again.
+ */
+
 import {
   attachmentImageLimitBytes,
   attachmentTextLimitBytes,

@@ -1,3 +1,8 @@
+/*
+ * The completion of `@` paths: the workspace files matching the reference being typed, asked of main once typing
+ * pauses.
+ */
+
 import { useState } from 'react';
 import { useDisposables } from '../disposables';
 import { referenceAt, type TypedReference } from './file-references';

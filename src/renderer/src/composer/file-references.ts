@@ -1,10 +1,11 @@
-import type { LineRange } from '../../../shared/attachments';
-
 /*
- * `@path` and `@path#L10-20` in the composer's text: finding the one being typed (for the list of
- * files), completing it, and reading them all when the message is sent. Main reads and checks every
- * path again; what is refused here is only what cannot be a file of the workspace at all.
+ * The `@path` and `@path#L10-20` references in the message box: finding the one being typed, completing it, and
+ * reading them all when the message is sent.
+ *
+ * Main reads and checks every path again; what is refused here is only what cannot be a file of the workspace at all.
  */
+
+import type { LineRange } from '../../../shared/attachments';
 
 /** A file the message points at. */
 export interface FileReference {

@@ -1,3 +1,8 @@
+/*
+ * Text put in the message box from elsewhere: a message handed back to edit, or a file attached from a preview as
+ * `@path`.
+ */
+
 import { useEffect } from 'react';
 import { useAppState, type AppStore } from '../store';
 import { insertReference } from './file-references';

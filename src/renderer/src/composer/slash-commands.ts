@@ -1,3 +1,8 @@
+/*
+ * The message box's `/` commands: the list of them, and the reading of what was typed as a command, a message, or a
+ * refusal.
+ */
+
 import type { Autonomy } from '../../../shared/domain';
 
 /** The composer's commands, as `/` lists them. */

@@ -1,3 +1,8 @@
+/*
+ * The conversation of the selected session: its messages as virtualized rows, opening on the last turns and following
+ * what streams in.
+ */
+
 import { useMemo } from 'react';
 import type { BranchPoint } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';

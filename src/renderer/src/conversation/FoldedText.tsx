@@ -1,3 +1,7 @@
+/*
+ * A long plain-text message folded to its start, with Show all and Show less.
+ */
+
 import { useState } from 'react';
 
 /** Longer than this (characters or lines), a message shows its start and folds the rest. */

@@ -1,3 +1,10 @@
+/*
+ * An answer rendered as Markdown, block by block, each finished block parsed once, with code highlighted and copy
+ * buttons once the answer has finished.
+ *
+ * Also the Copy button of messages, code and prompts.
+ */
+
 import hljs from 'highlight.js/lib/common';
 import { Fragment, memo, useDeferredValue, useMemo, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';

@@ -1,3 +1,8 @@
+/*
+ * One row of the conversation: a message with its text, tool cards, versions and actions (Copy, Edit, Retry, Restore
+ * to here), or a summary's divider.
+ */
+
 import { useState } from 'react';
 import type { BranchPoint } from '../../../shared/branches';
 import type { ViewMessage } from '../../../shared/session-view';
@@ -10,8 +15,6 @@ import { CopyButton, MessageBody } from './MessageBody';
 import { ToolCard } from '../tool-calls/ToolCard';
 import { ToolDraftCard } from '../tool-calls/ToolDraftCard';
 import { PromptView } from './PromptView';
-
-/* One message of the conversation: its text, tool cards, versions and actions (Copy, Edit, Retry, Restore to here). */
 
 const stateLabels: Record<ViewMessage['state'], string | null> = {
   streaming: null,

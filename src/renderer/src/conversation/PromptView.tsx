@@ -1,3 +1,8 @@
+/*
+ * The "What the model saw" dialog: the system prompt of one model call, part by part, with where each part came from
+ * and its tokens.
+ */
+
 import { useEffect, useState } from 'react';
 import type { AssembledPrompt, PromptPart, PromptPartKind } from '../../../shared/prompt';
 import { errorMessage } from '../client';

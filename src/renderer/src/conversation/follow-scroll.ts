@@ -1,3 +1,10 @@
+/*
+ * The conversation's scrolling over virtualized rows: it opens at the end, follows the stream while pinned there, and
+ * only the person's own scrolling unpins it.
+ *
+ * Also the request that brings a tool call into view, from the Tools tab.
+ */
+
 import { useVirtualizer, type ReactVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent, type RefObject, type UIEvent, type WheelEvent } from 'react';
 import { toDisposable, type Disposable } from '../../../shared/lifecycle';

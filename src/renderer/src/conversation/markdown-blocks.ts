@@ -1,3 +1,8 @@
+/*
+ * Cuts streamed Markdown for rendering: finished blocks, the block still arriving, and long paragraphs in pieces, so
+ * each is parsed only once.
+ */
+
 /** Splits streamed Markdown into finished blocks (ended by a blank line outside a code fence) and the block still arriving. */
 export function splitBlocks(text: string): { done: string[]; tail: string } {
   const done: string[] = [];

@@ -1,3 +1,11 @@
+/*
+ * The approval gate: a tool call waiting for the person, with its arguments or diff, its risk and why, and every
+ * answer with its shortcut.
+ *
+ * A call that asks for more than the sandbox is allowed once at a time; trusting it for a while is a separate, plainly
+ * worded choice.
+ */
+
 import { useRef, useState } from 'react';
 import type { ApprovalDecision, EscalationKind } from '../../../shared/domain';
 import type { ViewApproval } from '../../../shared/session-view';

@@ -1,3 +1,8 @@
+/*
+ * The budget gate: a turn paused at a budget it reached, with the figure and the limit, Continue for one more step,
+ * and Stop.
+ */
+
 import { budgetName, formatBudgetFigure } from '../../../shared/budgets';
 import type { ViewBudgetGate } from '../../../shared/session-view';
 import { useAltKeys } from './alt-keys';

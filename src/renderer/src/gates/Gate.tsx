@@ -1,3 +1,8 @@
+/*
+ * The gate docked above the message box: the call waiting for approval, a budget reached, or the first result held for
+ * review.
+ */
+
 import { useAppState, type AppStore } from '../store';
 import { ApprovalGate } from './ApprovalGate';
 import { BudgetGatePanel } from './BudgetGate';

@@ -1,3 +1,10 @@
+/*
+ * The agent's plan: its steps with their state and the progress, and the answers (Approve, Reject, Refine) while it
+ * waits.
+ *
+ * Also the prompt above the message box that offers the same answers when the plan panel is not in view.
+ */
+
 import { useState } from 'react';
 import type { ViewPlan, ViewToolCallState } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';

@@ -1,3 +1,8 @@
+/*
+ * The gate of a tool result held as a possible prompt injection: its signs, its text, and whether the model may see
+ * it.
+ */
+
 import type { InjectionSign, InjectionSignKind } from '../../../shared/guardrails';
 import type { ViewInjection, ViewReview } from '../../../shared/session-view';
 import { useAltKeys } from './alt-keys';

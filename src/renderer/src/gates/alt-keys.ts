@@ -1,3 +1,7 @@
+/*
+ * The Alt+letter shortcuts of a gate's answers, listened to on the window while the gate is shown.
+ */
+
 import { useRef } from 'react';
 import { useDisposables } from '../disposables';
 

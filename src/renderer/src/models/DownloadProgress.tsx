@@ -1,3 +1,7 @@
+/*
+ * The downloads of models as main announces them, and a download's progress bar with Pause, Resume and Cancel.
+ */
+
 import { useRef, useState } from 'react';
 import type { DownloadView } from '../../../shared/model-catalogue';
 import { subscription, useDisposables } from '../disposables';

@@ -1,3 +1,8 @@
+/*
+ * The model doctor: what checks of models found (tool calls, window, reasoning, speed, problems with their fixes), in
+ * Settings and beside the model picker.
+ */
+
 import { useState } from 'react';
 import { modelSettingOf, type ModelCheck, type ToolProtocol } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';

@@ -1,3 +1,8 @@
+/*
+ * The model picker of a session: its endpoint and model, saved at once, with the endpoint's state and the model's
+ * check beside them.
+ */
+
 import { useEffect, useRef, useState } from 'react';
 import { busyStatuses, type SessionModel } from '../../../shared/domain';
 import { useDisposables } from '../disposables';

@@ -1,3 +1,8 @@
+/*
+ * Models on this computer in words: sizes of windows, times left, whether a model fits, the machine, and where a
+ * download is.
+ */
+
 import type { MachineInfo } from '../../../shared/local-models';
 import { sizeWords, type DownloadView, type ModelFit } from '../../../shared/model-catalogue';
 

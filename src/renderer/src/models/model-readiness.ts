@@ -1,3 +1,8 @@
+/*
+ * Whether a session can send: the model it runs on, whether its endpoint lists that model, and why Send is off when it
+ * cannot.
+ */
+
 import type { ModelInfo, SessionModel } from '../../../shared/domain';
 import type { AppState } from '../store';
 

@@ -1,3 +1,8 @@
+/*
+ * The audit in the History tab: every decision of the session in order (gates, their answers, calls run without
+ * asking, grants), exported as JSON or CSV.
+ */
+
 import { useEffect, useState } from 'react';
 import { auditCsv, auditJson, type AuditRow, type SessionAudit } from '../../../shared/audit';
 import { useLifetime } from '../disposables';

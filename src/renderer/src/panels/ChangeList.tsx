@@ -1,3 +1,8 @@
+/*
+ * The list of changed paths in the Changes tab, virtualized: each path with its counts and a revert, the open one with
+ * its diff by part.
+ */
+
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import type { ChangedFile, FileDiff } from '../../../shared/changes';

@@ -1,3 +1,8 @@
+/*
+ * The Changes tab: the files the agent created, changed or deleted in the session or a turn, with their diffs and
+ * reverts that can be undone.
+ */
+
 import { useEffect, useState } from 'react';
 import type { ChangeSet, FileDiff } from '../../../shared/changes';
 import type { ViewCheckpoint } from '../../../shared/session-view';

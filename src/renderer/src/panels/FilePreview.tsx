@@ -1,3 +1,8 @@
+/*
+ * The preview of a workspace file or of a file sent with a message: highlighted text with line numbers, or an image,
+ * with Attach to message.
+ */
+
 import hljs from 'highlight.js/lib/common';
 import { useEffect, useState } from 'react';
 import { rangeText, sizeText, type Attachment, type FilePeek } from '../../../shared/attachments';

@@ -1,3 +1,8 @@
+/*
+ * The Files section on the left: the workspace's files folder by folder, each file opening a preview or dragged to the
+ * message box.
+ */
+
 import { useCallback, useEffect, useState } from 'react';
 import { errorMessage } from '../client';
 import { workspacePathDragType } from '../composer/dropped-files';

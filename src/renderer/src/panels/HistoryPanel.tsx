@@ -1,3 +1,8 @@
+/*
+ * The History tab's checkpoints to restore (conversation, files or both, previewed first), the session's tree of
+ * versions, and the bar that undoes a restore.
+ */
+
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionTreeNode } from '../../../shared/branches';
 import type { FilePreview, RestoreMode } from '../../../shared/file-history';

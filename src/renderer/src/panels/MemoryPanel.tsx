@@ -1,3 +1,8 @@
+/*
+ * The Memory tab: the memories the agent may be given, of this workspace and of every workspace, to search, add, edit
+ * and delete.
+ */
+
 import { useEffect, useState } from 'react';
 import { maxMemoryChars, type Memory, type MemoryScope } from '../../../shared/prompt';
 import { errorMessage } from '../client';

@@ -1,3 +1,8 @@
+/*
+ * The details panel on the right, in tabs: the plan and its progress, every tool call, the file changes, the history
+ * and audit, and memories.
+ */
+
 import { useState } from 'react';
 import type { RightTab } from '../layout';
 import type { ViewToolCall } from '../../../shared/session-view';

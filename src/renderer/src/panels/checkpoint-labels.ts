@@ -1,3 +1,8 @@
+/*
+ * Checkpoints in words for the history (the message, the answer, the tool and its target), and the checkpoint right
+ * after a message.
+ */
+
 import type { ViewCheckpoint, ViewMessage } from '../../../shared/session-view';
 
 /** The first words of a text, on one line. */

@@ -1,3 +1,8 @@
+/*
+ * Opens the details panel on the tab something asks for: a waiting plan, "Restore to here" on a message, or "Review
+ * changes" on a turn.
+ */
+
 import { useEffect } from 'react';
 import type { Layout } from '../layout';
 import { useAppState, type AppStore } from '../store';

@@ -1,3 +1,8 @@
+/*
+ * The Archived sessions section of Settings: deleted sessions with Restore and Delete now, and how long they are kept
+ * before they are purged.
+ */
+
 import { useEffect, useState } from 'react';
 import type { ArchiveEntry } from '../../../shared/ipc/archive-channels';
 import { archiveRetentionSchema, type ArchiveRetention } from '../../../shared/retention';

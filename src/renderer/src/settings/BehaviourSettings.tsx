@@ -1,3 +1,8 @@
+/*
+ * The Behaviour section of Settings: the model and autonomy of new sessions, the plan threshold, the commands' CPU
+ * priority, the theme, and trust grants.
+ */
+
 import type { Autonomy, Settings } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { AutonomyOptions } from '../status-bar/AutonomyOptions';

@@ -1,3 +1,8 @@
+/*
+ * The Budgets section of Settings: model calls, tool calls and time per turn, tokens and cost per session, each of
+ * which can be off.
+ */
+
 import { useState } from 'react';
 import type { BudgetSettings as Budgets } from '../../../shared/budgets';
 import { errorMessage } from '../client';

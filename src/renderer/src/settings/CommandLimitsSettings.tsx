@@ -1,3 +1,8 @@
+/*
+ * The Command limits section of Settings: the memory, processes, CPU time and output one of the agent's commands may
+ * use before it is stopped.
+ */
+
 import { useEffect, useState } from 'react';
 import { commandLimitBounds, defaultCommandLimits, type CommandLimits } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';

@@ -1,3 +1,8 @@
+/*
+ * The Context window section of Settings: when older messages are summarized, the room kept for answers, and windows
+ * set by the person per model.
+ */
+
 import { useEffect, useState } from 'react';
 import type { ContextWindow, ContextWindowOverride, Settings } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';

@@ -1,3 +1,8 @@
+/*
+ * The default model in Settings: the endpoint and model new sessions start on, and that sessions without a pick of
+ * their own run on.
+ */
+
 import { useEffect, useState } from 'react';
 import { useAppState, type AppStore } from '../store';
 

@@ -1,3 +1,8 @@
+/*
+ * The Prompt injection section of Settings: for which tool groups a result with signs of a prompt injection is held
+ * until the person answers.
+ */
+
 import { everyMcpServer } from '../../../shared/guardrails';
 import { builtInToolGroups, toolGroupLabels, type ToolGroup } from '../../../shared/tool-groups';
 import { useAppState, type AppStore } from '../store';

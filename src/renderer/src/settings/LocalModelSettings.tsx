@@ -1,3 +1,8 @@
+/*
+ * The Models on this computer section of Settings: each model with its size and where it came from, Remove, and the
+ * downloads under way.
+ */
+
 import { useEffect, useState } from 'react';
 import type { LocalModel } from '../../../shared/local-models';
 import { sizeWords } from '../../../shared/model-catalogue';

@@ -1,3 +1,8 @@
+/*
+ * The MCP servers section of Settings: the `mcpServers` JSON, each server's state and tools, and a switch to disable
+ * one.
+ */
+
 import { useState } from 'react';
 import type { McpServerStatus } from '../../../shared/domain';
 import { errorMessage } from '../client';

@@ -1,3 +1,7 @@
+/*
+ * The profile editor: the form that creates a profile or saves a new version of one.
+ */
+
 import { useState } from 'react';
 import { maxProfileInstructions, type Profile } from '../../../shared/profiles';
 import { builtInToolGroups, type ToolGroup } from '../../../shared/tool-groups';

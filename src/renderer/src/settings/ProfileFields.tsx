@@ -1,3 +1,8 @@
+/*
+ * The profile editor's groups of fields: a model and its endpoint, the temperature, answer tokens and starting
+ * autonomy, the budgets, and the tools.
+ */
+
 import type { Autonomy, ModelChoice } from '../../../shared/domain';
 import { toolGroupLabel, type ToolGroup } from '../../../shared/tool-groups';
 import { useAppState, type AppStore } from '../store';

@@ -1,3 +1,8 @@
+/*
+ * One agent profile in the Settings list: its name, scope, version and description, its actions, and its versions when
+ * asked for.
+ */
+
 import type { Profile } from '../../../shared/profiles';
 import { toolGroupLabel } from '../../../shared/tool-groups';
 

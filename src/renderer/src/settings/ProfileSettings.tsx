@@ -1,3 +1,8 @@
+/*
+ * The Agent profiles section of Settings: the built-in profiles and the person's own with their versions, to create,
+ * copy, edit, export, import and delete.
+ */
+
 import { useEffect, useState } from 'react';
 import type { Profile } from '../../../shared/profiles';
 import { errorMessage } from '../client';

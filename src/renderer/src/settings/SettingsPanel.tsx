@@ -1,3 +1,8 @@
+/*
+ * The Settings dialog: the model endpoints (found, added, tested, removed, their models checked), then a section for
+ * each group of settings.
+ */
+
 import { useEffect, useState } from 'react';
 import type { ProviderKind } from '../../../shared/domain';
 import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';

@@ -1,3 +1,8 @@
+/*
+ * The Extended thinking section of Settings: which Anthropic models think before they answer, and with how many
+ * tokens.
+ */
+
 import { useEffect, useState } from 'react';
 import { thinkingBudgetLimits } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';

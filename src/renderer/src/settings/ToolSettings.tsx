@@ -1,3 +1,8 @@
+/*
+ * The Tools section of Settings: every tool, built-in or from an MCP server, each with a switch that stops it from
+ * ever running.
+ */
+
 import { useState } from 'react';
 import type { ToolInfo } from '../../../shared/ipc/contract';
 import { subscription, useDisposables } from '../disposables';

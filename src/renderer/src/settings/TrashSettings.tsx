@@ -1,3 +1,7 @@
+/*
+ * The Trash section of Settings: what the agent deleted, newest first, each with Restore.
+ */
+
 import { useEffect, useState } from 'react';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
 import type { AppStore } from '../store';

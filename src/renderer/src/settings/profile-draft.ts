@@ -1,3 +1,7 @@
+/*
+ * The profile form's draft: its fields as typed, made from a profile, and turned into the settings the channel saves.
+ */
+
 import type { Autonomy, ModelChoice } from '../../../shared/domain';
 import type { Profile, ProfileSettings } from '../../../shared/profiles';
 import type { ToolGroup } from '../../../shared/tool-groups';

@@ -1,3 +1,8 @@
+/*
+ * The model setup, shown on a first run and whenever no model works: a model (a server found, or one run here), then a
+ * folder.
+ */
+
 import { useEffect, useState } from 'react';
 import type { DiscoveredEndpoint, DiscoveryResult } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';

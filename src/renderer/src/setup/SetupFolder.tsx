@@ -1,3 +1,8 @@
+/*
+ * The model setup's second step: the folder the session works in (the one it has, a recent one, one chosen or
+ * dropped), ending on a ready session.
+ */
+
 import { useEffect, useRef, useState } from 'react';
 import type { RecentFolder } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';

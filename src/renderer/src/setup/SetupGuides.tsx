@@ -1,3 +1,8 @@
+/*
+ * The model setup's notes on servers with no model list: why those that are running were slow or failing, and how to
+ * start the others.
+ */
+
 import type { DiscoveryResult } from '../../../shared/ipc/contract';
 import { unansweredServers } from './model-setup';
 

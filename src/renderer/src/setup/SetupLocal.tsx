@@ -1,3 +1,8 @@
+/*
+ * The model setup's "Run a model on this computer": recommended models to download, a GGUF file to pick, and models of
+ * Ollama and LM Studio.
+ */
+
 import { useEffect, useState } from 'react';
 import type { LocalModel, MachineInfo } from '../../../shared/local-models';
 import { sizeWords, type CatalogueChoice, type DownloadView, type ModelCandidate } from '../../../shared/model-catalogue';

@@ -1,3 +1,7 @@
+/*
+ * The servers the model setup found on this computer, each with its models to pick, check and use.
+ */
+
 import { useState } from 'react';
 import type { DiscoveredEndpoint, ProviderView } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';

@@ -1,3 +1,8 @@
+/*
+ * The model setup's words and choices: how to start each usual local server, which models to list, how long to look
+ * again, the ready line.
+ */
+
 import type { ModelInfo } from '../../../shared/domain';
 import type { DiscoveryResult, MissedEndpoint } from '../../../shared/ipc/contract';
 

@@ -1,3 +1,7 @@
+/*
+ * Where the person is in the model setup, so the window keeps it shown from their first step in it to its end.
+ */
+
 import { useState } from 'react';
 import type { ChosenModel } from './model-setup';
 

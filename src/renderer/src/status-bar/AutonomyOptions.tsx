@@ -1,3 +1,7 @@
+/*
+ * The four autonomy levels in words, as every autonomy picker offers them.
+ */
+
 import type { Autonomy } from '../../../shared/domain';
 
 /** What each autonomy level lets run, as the pickers name it. */

@@ -1,3 +1,7 @@
+/*
+ * The autonomy picker of the status bar: what the session shown may run without asking.
+ */
+
 import type { Autonomy } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { AutonomyOptions, autonomyLabels } from './AutonomyOptions';

@@ -1,3 +1,8 @@
+/*
+ * The context meter of the status bar: how much of the model's window the last request took, and a way to summarize
+ * older messages now.
+ */
+
 import { useState } from 'react';
 import type { ViewContext } from '../../../shared/session-view';
 import type { AppStore } from '../store';

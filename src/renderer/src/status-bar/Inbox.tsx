@@ -1,3 +1,7 @@
+/*
+ * The inbox of the status bar: every session waiting for an answer, with a badge, one click from each.
+ */
+
 import { useState } from 'react';
 import { useAppState, type AppStore } from '../store';
 

@@ -1,3 +1,7 @@
+/*
+ * The "More" menu at the end of the status bar: what the bar folded away for lack of room.
+ */
+
 import type { ReactNode } from 'react';
 import type { MorePlace } from './status-bar-fold';
 

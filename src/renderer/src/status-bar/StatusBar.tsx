@@ -1,3 +1,8 @@
+/*
+ * The status bar: the session's state, Stop, the model and autonomy pickers, the inbox, the sandbox, trust grants, the
+ * context window and the tokens used.
+ */
+
 import { busyStatuses } from '../../../shared/domain';
 import type { SessionView } from '../../../shared/session-view';
 import { statusLabel } from '../chrome/status';

@@ -1,3 +1,7 @@
+/*
+ * The active trust grants, each with a live countdown and a one-click revoke, in the status bar and in Settings.
+ */
+
 import { useState } from 'react';
 import type { TrustGrant } from '../../../shared/domain';
 import { useDisposables } from '../disposables';

@@ -1,3 +1,7 @@
+/*
+ * The folding of the status bar: items move into "More" by priority until the bar fits, so nothing is ever cut off.
+ */
+
 import { useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { observeResize, useDisposables } from '../disposables';
 import { effectiveModel } from '../models/model-readiness';

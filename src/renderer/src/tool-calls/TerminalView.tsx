@@ -1,3 +1,10 @@
+/*
+ * A command's output in a real terminal (xterm.js, drawn with WebGL where the machine has it), written at most a
+ * frame's worth per frame.
+ *
+ * Also the spare terminal made ahead of time while the page is idle, so a command's card shows its terminal at once.
+ */
+
 import { FitAddon } from '@xterm/addon-fit';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';

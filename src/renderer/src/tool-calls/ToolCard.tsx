@@ -1,3 +1,8 @@
+/*
+ * One tool call's card in the conversation: its risk and state, its arguments or diff, its output, and why it did not
+ * run.
+ */
+
 import { useEffect, useState } from 'react';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { DiffView } from './DiffView';

@@ -1,3 +1,8 @@
+/*
+ * The card of a tool call the model is still writing: its name as soon as it is known and its arguments as they
+ * arrive.
+ */
+
 import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import type { ViewToolDraft } from '../../../shared/tool-call-drafts';
 import { draftDisplay, tailOf, type DraftDisplay } from './draft-arguments';

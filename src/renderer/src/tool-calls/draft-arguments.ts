@@ -1,3 +1,8 @@
+/*
+ * Reads the arguments of a tool call still being written: JSON fields cut off anywhere, and what the drafting card
+ * shows of them.
+ */
+
 /** One top-level field of a JSON object being written. */
 export interface PartialField {
   readonly key: string;

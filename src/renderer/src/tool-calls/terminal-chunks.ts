@@ -1,3 +1,8 @@
+/*
+ * Cuts a command's output into chunks a terminal draws at once, wrapped in synchronized output, never splitting an
+ * escape sequence or a character in two.
+ */
+
 /** Synchronized output (DEC mode 2026): what the terminal is given between these it shows at once. */
 const syncMode = '\x1b[?2026';
 const beginSync = `${syncMode}h`;
