@@ -40,6 +40,8 @@ declare module 'vitest' {
 export interface Capability {
   /** A short name, as WORKBENCH_TEST_ASSUME_NO takes it. */
   readonly name: string;
+  /** What it is, in words. */
+  readonly what: string;
   /** Why a test that needs it does not run here, or null where it is present. Checked on first use. */
   readonly missing: () => string | null;
 }
@@ -52,14 +54,15 @@ const assumedMissing = new Set(
 );
 const declared = new Set<string>();
 
-/** Declares a capability; `check` answers why it is missing, or null when it is present. */
-export function capability(name: string, check: () => string | null): Capability {
+/** Declares a capability: its name, what it is, and `check`, which answers why it is missing, or null when it is present. */
+export function capability(name: string, what: string, check: () => string | null): Capability {
   declared.add(name);
   let answer: { readonly reason: string | null } | undefined;
   return {
     name,
+    what,
     missing: () => {
-      answer ??= { reason: assumedMissing.has(name) ? `assumed missing (WORKBENCH_TEST_ASSUME_NO=${name})` : check() };
+      answer ??= { reason: assumedMissing.has(name) ? `${what} taken as missing (WORKBENCH_TEST_ASSUME_NO)` : check() };
       return answer.reason;
     },
   };
@@ -73,33 +76,33 @@ function installed(program: string, args: readonly string[]): boolean {
 const windows = process.platform === 'win32';
 
 /** An OS sandbox for commands (bubblewrap on Linux, Seatbelt on macOS), without which nothing escalates past it. */
-export const osSandbox = capability('sandbox', () => {
+export const osSandbox = capability('sandbox', 'an OS sandbox for commands', () => {
   const sandbox = detectSandbox();
   return sandbox.available ? null : sandbox.reason;
 });
 
 /** The Linux sandbox, checked the way the app checks it (by making one: user namespaces may be off). */
-export const bubblewrap = capability('bubblewrap', () => {
+export const bubblewrap = capability('bubblewrap', 'the Linux sandbox (bubblewrap)', () => {
   if (process.platform !== 'linux') return 'the Linux sandbox (bubblewrap) runs on Linux only';
   const sandbox = detectSandbox();
   return sandbox.available ? null : sandbox.reason;
 });
 
 /** ripgrep, which `search` uses when it is installed. */
-export const ripgrep = capability('ripgrep', () => (findRipgrep() === null ? 'ripgrep (rg) is not installed' : null));
+export const ripgrep = capability('ripgrep', 'ripgrep (rg)', () => (findRipgrep() === null ? 'ripgrep (rg) is not installed' : null));
 
 /** bash at /bin/bash, which `run_command` runs every command with, and the POSIX tools the tests' commands use. */
-export const bash = capability('bash', () =>
+export const bash = capability('bash', '/bin/bash', () =>
   !windows && existsSync('/bin/bash') ? null : 'run_command runs its commands with /bin/bash, which this system lacks',
 );
 
 /** GNU sed, whose `sed -i` edits in place without a backup suffix (BSD's, on macOS, takes the script for one). */
-export const gnuSed = capability('gnu-sed', () =>
+export const gnuSed = capability('gnu-sed', 'GNU sed', () =>
   spawnSync('sed', ['--version'], { stdio: 'ignore' }).status === 0 ? null : "the tests' commands edit files with GNU sed's `sed -i`",
 );
 
 /** pgrep, with which tests check that a stopped command left no process behind. */
-export const pgrep = capability('pgrep', () =>
+export const pgrep = capability('pgrep', 'pgrep', () =>
   installed('pgrep', ['-x', 'no-such-process']) ? null : 'pgrep (procps) is not installed: the tests look for leftover processes with it',
 );
 
@@ -107,7 +110,7 @@ export const pgrep = capability('pgrep', () =>
  * Linux's /proc: the workspace's folder walk through /proc/self/fd (the app's way on Linux, whose race-free moves and
  * writes these tests check), and the counts of open descriptors and child processes that leak checks read.
  */
-export const procFs = capability('proc', () =>
+export const procFs = capability('proc', 'the /proc file system', () =>
   existsSync('/proc/self/fd')
     ? null
     : 'there is no /proc here (Linux only): these tests check the folder walk through /proc/self/fd, or count what a process holds there',
@@ -117,14 +120,14 @@ export const procFs = capability('proc', () =>
  * A folder walk that a link swapped in meanwhile cannot lead outside: through /proc/self/fd on Linux, with
  * O_NOFOLLOW_ANY on macOS. Elsewhere names are checked before use, which narrows the race but does not close it.
  */
-export const raceFreeWalk = capability('race-free-walk', () =>
+export const raceFreeWalk = capability('race-free-walk', 'a folder walk that closes the race with a swapped-in link', () =>
   (process.platform === 'linux' && existsSync('/proc/self/fd')) || process.platform === 'darwin'
     ? null
     : 'here the workspace checks names before use, which narrows a race with a link swapped in but does not close it',
 );
 
 /** Symbolic links, which Windows lets only administrators and Developer Mode make: checked by making one. */
-export const symlinks = capability('symlinks', () => {
+export const symlinks = capability('symlinks', 'symbolic links', () => {
   const folder = mkdtempSync(join(tmpdir(), 'workbench-link-check-'));
   try {
     symlinkSync('target', join(folder, 'link'));
@@ -137,12 +140,12 @@ export const symlinks = capability('symlinks', () => {
 });
 
 /** POSIX files: permission bits, setuid, setgid and sticky bits kept, and any byte but / and NUL allowed in a name. */
-export const posixFiles = capability('posix-files', () =>
+export const posixFiles = capability('posix-files', 'POSIX file modes and names', () =>
   windows ? 'Windows keeps no POSIX file modes (permission bits, setuid) and refuses some names (a newline, a colon)' : null,
 );
 
 /** Named pipes and Unix sockets as files in a folder, which the path checks must refuse. */
-export const specialFiles = capability('special-files', () =>
+export const specialFiles = capability('special-files', 'named pipes and Unix sockets', () =>
   !windows && installed('mkfifo', ['--version']) ? null : 'named pipes (mkfifo) and Unix sockets in folders are POSIX only',
 );
 
@@ -150,14 +153,14 @@ export const specialFiles = capability('special-files', () =>
  * A user the kernel holds to a process limit, for the app's side of a command under one: the tests' own user, or,
  * where they run as root (whom no process limit holds), nobody through setpriv, which must be able to read the tests.
  */
-export const ordinaryUser = capability('ordinary-user', () => {
+export const ordinaryUser = capability('ordinary-user', 'a user held to process limits', () => {
   if (process.getuid?.() !== 0) return null;
   const asNobody = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'test', '-r', fileURLToPath(import.meta.url)]);
   return asNobody.status === 0 ? null : 'the tests run as root, whom no process limit holds, and setpriv cannot run them as nobody';
 });
 
 /** electron-builder's Linux target: its stand-in Electron folder has Linux's layout. */
-export const linuxPackage = capability('linux-package', () =>
+export const linuxPackage = capability('linux-package', "electron-builder's Linux target", () =>
   process.platform === 'linux' ? null : "the archive is built with a stand-in Electron of Linux's layout, on Linux only",
 );
 
