@@ -8,11 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-/** Why a test that did not run was skipped, or null when it gave no reason. */
+/**
+ * Why a test that did not run was skipped, or null when it gave no reason. Several reasons are sorted, so that tests
+ * lacking the same things count together in whatever order they name them.
+ */
 function skipReason(test) {
   const missing = test.meta?.missingCapabilities;
   if (!Array.isArray(missing) || missing.length === 0) return null;
-  return missing.map((entry) => entry.reason).join('; ');
+  return [...new Set(missing.map((entry) => entry.reason))].sort().join('; ');
 }
 
 /** An empty count, for a step that produced no report of its own. */
