@@ -95,7 +95,9 @@ export function summaryLines(total) {
       ...reasonLines(total.strictlyFailed),
     );
   if (total.unexplained.length > 0) {
-    lines.push(`${total.unexplained.length} failed: skipped without a reason (test/platform.ts gives each skip its reason):`);
+    lines.push(
+      `${total.unexplained.length} failed: not run, without a reason (their setup failed, or they skip other than through test/platform.ts):`,
+    );
     lines.push(...total.unexplained.slice(0, shownNames).map((name) => `  ${name}`));
     if (total.unexplained.length > shownNames) lines.push(`  … and ${total.unexplained.length - shownNames} more`);
   }

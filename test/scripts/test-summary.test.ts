@@ -40,7 +40,7 @@ describe('the summary of a test run', () => {
       '3 skipped, for what this machine lacks:',
       `  ${sandboxReason} (2)`,
       `  ${ripgrepReason} (1)`,
-      '1 failed: skipped without a reason (test/platform.ts gives each skip its reason):',
+      '1 failed: not run, without a reason (their setup failed, or they skip other than through test/platform.ts):',
       '  search forgot its reason',
       '1 passed, 3 failed',
     ]);
@@ -53,7 +53,7 @@ describe('the summary of a test run', () => {
       '3 failed: skipped for what this machine lacks, under WORKBENCH_TESTS_STRICT=1:',
       `  ${sandboxReason} (2)`,
       `  ${ripgrepReason} (1)`,
-      '1 failed: skipped without a reason (test/platform.ts gives each skip its reason):',
+      '1 failed: not run, without a reason (their setup failed, or they skip other than through test/platform.ts):',
       '  search forgot its reason',
       '1 passed, 6 failed',
     ]);
@@ -92,7 +92,7 @@ describe('the summary of a test run', () => {
       fullName: `t${index}`,
     }));
     const lines = summaryLines(countReport(reportOf(...tests)));
-    expect(lines[0]).toBe('12 failed: skipped without a reason (test/platform.ts gives each skip its reason):');
+    expect(lines[0]).toBe('12 failed: not run, without a reason (their setup failed, or they skip other than through test/platform.ts):');
     expect(lines.slice(1, -1)).toEqual([...Array.from({ length: 10 }, (_, index) => `  t${index}`), '  … and 2 more']);
     expect(lines.at(-1)).toBe('0 passed, 12 failed');
   });
