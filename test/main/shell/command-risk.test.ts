@@ -13,7 +13,7 @@ let sandboxed: CommandPlace;
 let unsandboxed: CommandPlace;
 const assess = (command: string, place = sandboxed) => assessCommand(shell, command, place);
 
-// Bash commands judged over POSIX paths, as run_command runs them: where it cannot, the judgement is not made either.
+// Bash commands judged over POSIX paths (a workspace under /var/tmp), as run_command would run them; without bash, not checked.
 describe('command risk', needs(bash), () => {
   beforeAll(() => {
     // Not under /tmp: inside the sandbox /tmp is the command's own scratch folder, so paths next to a workspace there would not count as outside.
