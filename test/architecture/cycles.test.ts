@@ -3,15 +3,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../helpers';
-import { cyclesIn, findCycles } from './cycles';
+import { checkedFolders, cyclesIn, findCycles, importGraph } from './cycles';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('import cycles', () => {
-  it('are none in src', () => {
+  it('are none in src, test or bench', () => {
     const cycles = findCycles(projectRoot);
     const report = cycles.map((files) => `\n  ${files.join(', ')}`).join('');
-    expect(cycles, `import cycles in src (the files on each line import one another):${report}`).toEqual([]);
+    expect(cycles, `import cycles (the files on each line import one another):${report}`).toEqual([]);
+  });
+
+  it('are looked for in every checked folder', () => {
+    const folders = new Set([...importGraph(projectRoot).keys()].map((file) => file.split('/')[0]));
+    expect([...folders].sort()).toEqual([...checkedFolders].sort());
   });
 
   describe('over a small tree', () => {
@@ -37,6 +42,22 @@ describe('import cycles', () => {
         'src/e.ts': 'export const e = 1;\n',
       });
       expect(findCycles(root)).toEqual([['src/a.ts', 'src/b.tsx', 'src/c/index.ts']]);
+    });
+
+    it('finds a cycle in test code, and one that runs through test and bench code', () => {
+      const root = tree({
+        'src/app.ts': 'export const app = 1;\n',
+        'test/server.ts': "import { route } from './route';\nimport { app } from '../src/app';\nexport const server = [route, app];\n",
+        'test/route.ts': "import type { Recorded } from './server';\nexport const route = 1;\nexport type Recorded = number;\n",
+        'test/helper.ts': "import { run } from '../bench/run';\nexport const helper = run;\n",
+        'bench/run.ts': "import type { helper } from '../test/helper';\nexport const run: typeof helper | null = null;\n",
+      });
+      expect(findCycles(root)).toEqual([
+        ['bench/run.ts', 'test/helper.ts'],
+        ['test/route.ts', 'test/server.ts'],
+      ]);
+      // Where only src is looked at, neither is seen.
+      expect(findCycles(root, ['src'])).toEqual([]);
     });
 
     it('finds nothing in a tree without cycles', () => {

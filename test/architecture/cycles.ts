@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { importsOf, sourceFiles } from './layers';
 
-/** Files as `src/...` paths, each with the files it imports. */
+/** Files as paths from the project root (`src/...`, `test/...`), each with the files it imports. */
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 const toProjectPath = (projectRoot: string, absolute: string): string => relative(projectRoot, absolute).split(sep).join('/');
@@ -15,11 +15,20 @@ function resolveImport(known: ReadonlySet<string>, from: string, specifier: stri
 }
 
 /**
- * Every relative import between the .ts and .tsx files in `src` under a project root. Type-only imports count:
- * two modules that need each other's types still cannot be understood, moved or tested apart.
+ * The folders checked: the app, and its tests and benchmarks, whose helpers are shared code too (a cycle among them
+ * is as hard to follow as one in the app). One graph of all three, so a cycle through two of them is found as well.
  */
-export function importGraph(projectRoot: string): ImportGraph {
-  const files = sourceFiles(resolve(projectRoot, 'src'));
+export const checkedFolders: readonly string[] = ['src', 'test', 'bench'];
+
+/**
+ * Every relative import between the .ts and .tsx files in the given folders under a project root (those that exist).
+ * Type-only imports count: two modules that need each other's types still cannot be understood, moved or tested apart.
+ */
+export function importGraph(projectRoot: string, folders: readonly string[] = checkedFolders): ImportGraph {
+  const files = folders
+    .map((folder) => resolve(projectRoot, folder))
+    .filter((folder) => existsSync(folder))
+    .flatMap((folder) => sourceFiles(folder));
   const known = new Set(files.map((file) => toProjectPath(projectRoot, file)));
   const graph = new Map<string, string[]>();
   for (const absolute of files) {
@@ -68,7 +77,7 @@ export function cyclesIn(graph: ImportGraph): string[][] {
   return cycles.sort((left, right) => (left[0] ?? '').localeCompare(right[0] ?? ''));
 }
 
-/** Every import cycle among the files in `src` under a project root. */
-export function findCycles(projectRoot: string): string[][] {
-  return cyclesIn(importGraph(projectRoot));
+/** Every import cycle among the files in the checked folders (`src`, `test`, `bench`) under a project root. */
+export function findCycles(projectRoot: string, folders: readonly string[] = checkedFolders): string[][] {
+  return cyclesIn(importGraph(projectRoot, folders));
 }

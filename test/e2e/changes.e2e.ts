@@ -7,6 +7,7 @@ import { BashParser } from '../../src/main/shell/bash-parser';
 import { toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { temporaryFolder } from '../helpers';
+import { bash, needs } from '../platform';
 import { useWorkbenches } from './fixture';
 
 const shell = await BashParser.load();
@@ -18,72 +19,77 @@ const withBoth = withTop.replace('line 19\n', 'line 19 by the agent\n');
 describe('reviewing the changes the agent made', () => {
   const open = useWorkbenches();
 
-  it('opens a turn’s changes from its answer, shows each diff, reverts one part and a made file, and undoes a revert', async () => {
-    const workbench = await open({
-      tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
-    });
-    const { page, server, host } = workbench;
-    await workbench.configureScriptedModel();
-    const folder = temporaryFolder('workbench-changes-');
-    const workspace = folder.path;
-    const file = (path: string): string | null => (existsSync(join(workspace, path)) ? readFileSync(join(workspace, path), 'utf8') : null);
-    writeFileSync(join(workspace, 'lines.txt'), original);
-    const created = await host.invoke('session:create', { title: 'Changes', workspacePath: workspace });
-    if (!created.ok) throw new Error(created.error.message);
-    await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
-    await page.reload();
-    await page
-      .getByRole('button', { name: /^Changes/ })
-      .first()
-      .click();
+  it(
+    'opens a turn’s changes from its answer, shows each diff, reverts one part and a made file, and undoes a revert',
+    needs(bash),
+    async () => {
+      const workbench = await open({
+        tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
+      });
+      const { page, server, host } = workbench;
+      await workbench.configureScriptedModel();
+      const folder = temporaryFolder('workbench-changes-');
+      const workspace = folder.path;
+      const file = (path: string): string | null =>
+        existsSync(join(workspace, path)) ? readFileSync(join(workspace, path), 'utf8') : null;
+      writeFileSync(join(workspace, 'lines.txt'), original);
+      const created = await host.invoke('session:create', { title: 'Changes', workspacePath: workspace });
+      if (!created.ok) throw new Error(created.error.message);
+      await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
+      await page.reload();
+      await page
+        .getByRole('button', { name: /^Changes/ })
+        .first()
+        .click();
 
-    server.enqueue(
-      { steps: [toolCall('edit_file', { path: 'lines.txt', oldText: 'line 2\n', newText: 'line 2 by the agent\n' }, 'e1')] },
-      { steps: [toolCall('edit_file', { path: 'lines.txt', oldText: 'line 19\n', newText: 'line 19 by the agent\n' }, 'e2')] },
-      { steps: [toolCall('run_command', { command: 'mkdir -p out && printf "a\\nb\\n" > out/made.txt' }, 'r1')] },
-      textTurn('Edited and made a file.'),
-    );
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('Edit lines and make a file');
-    await box.press('Enter');
-    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Edited and made a file.');
+      server.enqueue(
+        { steps: [toolCall('edit_file', { path: 'lines.txt', oldText: 'line 2\n', newText: 'line 2 by the agent\n' }, 'e1')] },
+        { steps: [toolCall('edit_file', { path: 'lines.txt', oldText: 'line 19\n', newText: 'line 19 by the agent\n' }, 'e2')] },
+        { steps: [toolCall('run_command', { command: 'mkdir -p out && printf "a\\nb\\n" > out/made.txt' }, 'r1')] },
+        textTurn('Edited and made a file.'),
+      );
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('Edit lines and make a file');
+      await box.press('Enter');
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Edited and made a file.');
 
-    await page.getByRole('button', { name: 'Review changes (3 paths)' }).click();
-    const changes = page.getByRole('region', { name: 'File changes' });
-    await expectPage(changes.getByRole('combobox', { name: 'Changes of' })).toHaveValue(/.+/);
-    const rows = changes.getByRole('list', { name: 'Changed paths' }).getByRole('listitem');
-    await expectPage(rows).toHaveCount(3);
-    await expectPage(rows.nth(0)).toContainText('lines.txt');
-    await expectPage(rows.nth(0)).toContainText('+2 −2');
-    await expectPage(rows.nth(1)).toContainText('out/');
-    await expectPage(rows.nth(2)).toContainText('out/made.txt');
-    await expectPage(rows.nth(2)).toContainText('+2 −0');
+      await page.getByRole('button', { name: 'Review changes (3 paths)' }).click();
+      const changes = page.getByRole('region', { name: 'File changes' });
+      await expectPage(changes.getByRole('combobox', { name: 'Changes of' })).toHaveValue(/.+/);
+      const rows = changes.getByRole('list', { name: 'Changed paths' }).getByRole('listitem');
+      await expectPage(rows).toHaveCount(3);
+      await expectPage(rows.nth(0)).toContainText('lines.txt');
+      await expectPage(rows.nth(0)).toContainText('+2 −2');
+      await expectPage(rows.nth(1)).toContainText('out/');
+      await expectPage(rows.nth(2)).toContainText('out/made.txt');
+      await expectPage(rows.nth(2)).toContainText('+2 −0');
 
-    await rows.nth(0).getByRole('button', { name: 'changed lines.txt' }).click();
-    await expectPage(changes.getByLabel('Part 2 of lines.txt')).toContainText('+line 19 by the agent');
-    await workbench.screenshotAtSizes('changes');
-    await rows.nth(0).getByRole('button', { name: 'Revert this part' }).nth(1).click();
-    await expectPage(changes.getByRole('status')).toContainText('Reverted part 2 of lines.txt.');
-    expect(file('lines.txt')).toBe(withTop);
-    // A turn's view keeps showing what the turn did, marked as no longer on disk as it left it.
-    await expectPage(rows.nth(0)).toContainText('changed since');
+      await rows.nth(0).getByRole('button', { name: 'changed lines.txt' }).click();
+      await expectPage(changes.getByLabel('Part 2 of lines.txt')).toContainText('+line 19 by the agent');
+      await workbench.screenshotAtSizes('changes');
+      await rows.nth(0).getByRole('button', { name: 'Revert this part' }).nth(1).click();
+      await expectPage(changes.getByRole('status')).toContainText('Reverted part 2 of lines.txt.');
+      expect(file('lines.txt')).toBe(withTop);
+      // A turn's view keeps showing what the turn did, marked as no longer on disk as it left it.
+      await expectPage(rows.nth(0)).toContainText('changed since');
 
-    await changes.getByRole('status').getByRole('button', { name: 'Undo' }).click();
-    await expectPage(changes.getByRole('status')).toContainText('The revert was undone.');
-    expect(file('lines.txt')).toBe(withBoth);
-    await expectPage(rows.nth(0)).not.toContainText('changed since');
+      await changes.getByRole('status').getByRole('button', { name: 'Undo' }).click();
+      await expectPage(changes.getByRole('status')).toContainText('The revert was undone.');
+      expect(file('lines.txt')).toBe(withBoth);
+      await expectPage(rows.nth(0)).not.toContainText('changed since');
 
-    await changes.getByRole('button', { name: 'Revert out/made.txt' }).click();
-    await expectPage(changes.getByRole('status')).toContainText('Reverted out/made.txt.');
-    expect(file('out/made.txt')).toBeNull();
-    await expectPage(rows.nth(2)).toContainText('changed since');
+      await changes.getByRole('button', { name: 'Revert out/made.txt' }).click();
+      await expectPage(changes.getByRole('status')).toContainText('Reverted out/made.txt.');
+      expect(file('out/made.txt')).toBeNull();
+      await expectPage(rows.nth(2)).toContainText('changed since');
 
-    // The whole session compares with the files now: the reverted file is no longer a change.
-    await changes.getByRole('combobox', { name: 'Changes of' }).selectOption({ label: 'The whole session' });
-    await expectPage(rows).toHaveCount(2);
-    await expectPage(changes).toContainText('2 paths · +2 −2');
-    folder.remove();
-  });
+      // The whole session compares with the files now: the reverted file is no longer a change.
+      await changes.getByRole('combobox', { name: 'Changes of' }).selectOption({ label: 'The whole session' });
+      await expectPage(rows).toHaveCount(2);
+      await expectPage(changes).toContainText('2 paths · +2 −2');
+      folder.remove();
+    },
+  );
 
   it('says what the Changes tab is for before the agent changed any file', async () => {
     const workbench = await open();

@@ -7,6 +7,7 @@ import { startLife } from '../crash/life';
 import { toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { temporaryFolder } from '../helpers';
+import { bash, needs } from '../platform';
 import { useWorkbenches, type Workbench } from './fixture';
 import { BashParser } from '../../src/main/shell/bash-parser';
 
@@ -117,7 +118,7 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     },
   );
 
-  it('after a crash, shows what was running and resumes from the last checkpoint', async () => {
+  it('after a crash, shows what was running and resumes from the last checkpoint', needs(bash), async () => {
     const workbench = await open();
     const { page, server } = workbench;
     await workbench.configureScriptedModel();

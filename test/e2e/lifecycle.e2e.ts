@@ -4,6 +4,7 @@ import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../helpers';
+import { bash, needs } from '../platform';
 import { toolCall } from '../main/agent/harness';
 import { textTurn, type ScriptedModelServer } from '../scripted-model-server';
 import { useWorkbenches } from './fixture';
@@ -293,7 +294,7 @@ async function round(
   await expectPage(page.getByRole('heading', { name: 'Home' })).toBeVisible();
 }
 
-describe('the renderer lets go of what it no longer needs', () => {
+describe('the renderer lets go of what it no longer needs', needs(bash), () => {
   const open = useWorkbenches();
 
   it('20 rounds of sessions, commands, streamed answers, dialogs and panels leave no more listeners, nodes, timers, frames or subscriptions than 2 rounds did', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import config, { unpackedModules } from '../../electron-builder.config';
 import { sessionFileSuffix } from '../../src/shared/session-export';
 import { drawIcon } from '../../scripts/make-icon.mjs';
+import { linuxPackage, needs } from '../platform';
 
 const projectRoot = resolve(import.meta.dirname, '../..');
 
@@ -79,7 +80,7 @@ describe('the packaging configuration', () => {
  * Electron distribution is a stand-in folder (electron-builder only copies it), and the native rebuild and the fuses
  * are left out (the checks above pin them). The stand-in's layout is Linux's, so this part runs on Linux.
  */
-describe.runIf(process.platform === 'linux')('what electron-builder puts into the archive', () => {
+describe('what electron-builder puts into the archive', needs(linuxPackage), () => {
   const work = mkdtempSync(join(tmpdir(), 'workbench-pack-'));
   let resources = '';
   let files: string[] = [];

@@ -1,4 +1,5 @@
-export { ScriptedModelServer, type Protocol, type RecordedRequest, type ScriptedModelServerOptions } from './server';
+export { ScriptedModelServer, type ScriptedModelServerOptions } from './server';
+export type { Protocol, RecordedRequest } from './recorded-request';
 export type { Personality, ScriptedModel } from './local-servers';
 export { textTurn, type ScriptedTurn, type ScriptStep, type ScriptFault } from './script';
 export { type OllamaOptions } from './ollama';

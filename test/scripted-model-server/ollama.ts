@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { text } from 'node:stream/consumers';
 import { fitPrompt, loadedWindow, type OllamaContext } from './ollama-context';
 import { asTextOnly, chunksOf, defaultUsage, type ScriptedTurn } from './script';
-import type { RecordedRequest } from './server';
+import type { RecordedRequest } from './recorded-request';
 import { countPromptTokens, type CountedMessage } from './tokens';
 
 /** How the scripted server behaves as Ollama. */

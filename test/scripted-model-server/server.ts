@@ -11,27 +11,12 @@ import {
   type ScriptedModel,
 } from './local-servers';
 import { OllamaEndpoint, isOllamaRoute, type OllamaOptions } from './ollama';
-import type { OllamaContext } from './ollama-context';
 import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
 import { probeTurn, type ProbeBehaviour } from './doctor-probes';
 import { asTextOnly, type ScriptedTurn } from './script';
 import { thinkingRefusal } from './thinking';
-
-export type Protocol = 'openai' | 'anthropic' | 'ollama';
-
-export interface RecordedRequest {
-  readonly protocol: Protocol;
-  readonly path: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: Record<string, unknown>;
-  /** `performance.now()` when the whole request had arrived: benchmarks time the way to the model by it. */
-  readonly receivedAt: number;
-  /** The prompt's size by the server's tokenizer (tokens.ts), as a chat template would make it. */
-  readonly promptTokens: number;
-  /** Ollama's chat only: the window the model ran with, and how the prompt was truncated to fit it. */
-  readonly context?: OllamaContext;
-}
+import type { Protocol, RecordedRequest } from './recorded-request';
 
 export interface ScriptedModelServerOptions {
   /** The models served; `contextLength` is the size each was trained for. */

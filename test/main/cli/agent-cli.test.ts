@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../../helpers';
+import { needs, osSandbox } from '../../platform';
 import { runCli } from './run-cli';
 import { ScriptedModelServer } from '../../scripted-model-server';
 
@@ -41,30 +42,34 @@ describe('the headless runner', () => {
     expect(lines.at(-1)).toMatch(/status_changed: completed/);
   }, 30_000);
 
-  it('marks an escalation gate as such and never answers it from --approve, even at L3', async () => {
-    server.reset();
-    server.enqueue({
-      steps: [{ kind: 'tool_call', id: 'call_net', name: 'run_command', arguments: '{"command":"echo reached","sandbox":"network"}' }],
-    });
-    server.enqueue({ steps: [{ kind: 'text', text: 'Understood.' }] });
-    const result = await runCli([
-      '--workspace',
-      workspace.path,
-      '--endpoint',
-      server.openaiBaseUrl,
-      '--model',
-      'scripted-model',
-      '--autonomy',
-      'L3',
-      '--approve',
-      'allow_5h',
-      'Fetch something',
-    ]);
-    expect(result.stdout).toMatch(/approval_requested: run_command .*ESCALATION: asks for network access/);
-    expect(result.stdout).toMatch(/approval_answered: deny \(Escalation is never approved automatically\.\)/);
-    expect(result.stderr).toMatch(/only a person at the terminal can allow that/);
-    expect(result.stdout).not.toMatch(/tool_call_finished: [^\n]*reached/);
-  }, 30_000);
+  it(
+    'marks an escalation gate as such and never answers it from --approve, even at L3',
+    { ...needs(osSandbox), timeout: 30_000 },
+    async () => {
+      server.reset();
+      server.enqueue({
+        steps: [{ kind: 'tool_call', id: 'call_net', name: 'run_command', arguments: '{"command":"echo reached","sandbox":"network"}' }],
+      });
+      server.enqueue({ steps: [{ kind: 'text', text: 'Understood.' }] });
+      const result = await runCli([
+        '--workspace',
+        workspace.path,
+        '--endpoint',
+        server.openaiBaseUrl,
+        '--model',
+        'scripted-model',
+        '--autonomy',
+        'L3',
+        '--approve',
+        'allow_5h',
+        'Fetch something',
+      ]);
+      expect(result.stdout).toMatch(/approval_requested: run_command .*ESCALATION: asks for network access/);
+      expect(result.stdout).toMatch(/approval_answered: deny \(Escalation is never approved automatically\.\)/);
+      expect(result.stderr).toMatch(/only a person at the terminal can allow that/);
+      expect(result.stdout).not.toMatch(/tool_call_finished: [^\n]*reached/);
+    },
+  );
 
   it('prints JSON lines with --json and fails with exit code 1 when the endpoint fails', async () => {
     server.enqueue({ steps: [], fault: { kind: 'status', status: 400, message: 'no such model' } });

@@ -5,6 +5,7 @@ import type { Session } from '../../../src/shared/domain';
 import type { EventPayload } from '../../../src/shared/ipc/contract';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { temporaryFolder } from '../../helpers';
+import { needs, symlinks } from '../../platform';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../scripted-model-server';
 import { useScriptedCore } from '../scripted-core';
@@ -42,21 +43,25 @@ describe('opening a path given to the app from outside', () => {
     expect(transport.sent.some((sent) => sent.event === 'session:changed')).toBe(true);
   });
 
-  it('opens a folder that has sessions as its most recently changed one, through a link to it too, and creates none', async () => {
-    const project = folder('worked-on');
-    const older = await call<Session>('session:create', { title: 'Older', workspacePath: project });
-    const newer = await call<Session>('session:create', { title: 'Newer', workspacePath: project });
-    server.enqueue(textTurn('Done.'));
-    await call('run:send', { sessionId: older.id, text: 'Go on' });
-    await core.runtime?.whenIdle(older.id);
-    symlinkSync(project, join(places.path, 'link-to-project'));
-    const before = (await sessions()).length;
+  it(
+    'opens a folder that has sessions as its most recently changed one, through a link to it too, and creates none',
+    needs(symlinks),
+    async () => {
+      const project = folder('worked-on');
+      const older = await call<Session>('session:create', { title: 'Older', workspacePath: project });
+      const newer = await call<Session>('session:create', { title: 'Newer', workspacePath: project });
+      server.enqueue(textTurn('Done.'));
+      await call('run:send', { sessionId: older.id, text: 'Go on' });
+      await core.runtime?.whenIdle(older.id);
+      symlinkSync(project, join(places.path, 'link-to-project'));
+      const before = (await sessions()).length;
 
-    const opened = await core.openLaunchPath(join(places.path, 'link-to-project'));
-    expect('session' in opened && opened.session.id).toBe(older.id);
-    expect(await sessions()).toHaveLength(before);
-    expect(newer.id).not.toBe(older.id);
-  });
+      const opened = await core.openLaunchPath(join(places.path, 'link-to-project'));
+      expect('session' in opened && opened.session.id).toBe(older.id);
+      expect(await sessions()).toHaveLength(before);
+      expect(newer.id).not.toBe(older.id);
+    },
+  );
 
   it('imports an exported session given as a file, as a new session', async () => {
     const original = await call<Session>('session:create', { title: 'Carried over' });

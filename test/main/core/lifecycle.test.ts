@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/main/agent/ports/ids';
 import { builtinTools } from '../../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../../helpers';
+import { bash, needs, procFs } from '../../platform';
 import { createCoreWithScriptedModel } from '../../host/node-core';
 import { startTestHost } from '../../host/host';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
@@ -45,7 +46,7 @@ async function settled(expected?: Record<string, number>): Promise<Record<string
   return last;
 }
 
-describe('the core lets go of everything it held', () => {
+describe('the core lets go of everything it held', needs(procFs, bash), () => {
   let server: ScriptedModelServer;
   beforeAll(async () => {
     server = await ScriptedModelServer.start();

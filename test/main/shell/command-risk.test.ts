@@ -1,20 +1,28 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { riskRank, type RiskLevel } from '../../../src/shared/domain';
 import { BashParser } from '../../../src/main/shell/bash-parser';
-import { assessCommand, commandPlace } from '../../../src/main/shell/command-risk';
+import { assessCommand, commandPlace, type CommandPlace } from '../../../src/main/shell/command-risk';
 import { riskTable } from './command-risk-table';
+import { bash, needs } from '../../platform';
 
 const shell = await BashParser.load();
-// Not under /tmp: inside the sandbox /tmp is the command's own scratch folder, so paths next to a workspace there would not count as outside.
-const workspace = { path: mkdtempSync('/var/tmp/risk-') };
-afterAll(() => rmSync(workspace.path, { recursive: true, force: true }));
-const sandboxed = commandPlace(workspace.path, 'bubblewrap');
-const unsandboxed = commandPlace(workspace.path, null);
+const workspace = { path: '' };
+let sandboxed: CommandPlace;
+let unsandboxed: CommandPlace;
 const assess = (command: string, place = sandboxed) => assessCommand(shell, command, place);
 
-describe('command risk', () => {
+// Bash commands judged over POSIX paths (a workspace under /var/tmp), as run_command would run them; without bash, not checked.
+describe('command risk', needs(bash), () => {
+  beforeAll(() => {
+    // Not under /tmp: inside the sandbox /tmp is the command's own scratch folder, so paths next to a workspace there would not count as outside.
+    workspace.path = mkdtempSync('/var/tmp/risk-');
+    sandboxed = commandPlace(workspace.path, 'bubblewrap');
+    unsandboxed = commandPlace(workspace.path, null);
+  });
+  afterAll(() => rmSync(workspace.path, { recursive: true, force: true }));
+
   it('has a table of more than 250 commands, each with its risk and why', () => {
     expect(riskTable.length).toBeGreaterThan(250);
     for (const [, command, why] of riskTable) expect(why.length, command).toBeGreaterThan(3);

@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { defaultCommandLimits, type CommandLimits } from '../../../src/shared/do
 import { temporaryFolder } from '../../helpers';
 import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';
+import { bash, bubblewrap, needs, ordinaryUser, pgrep } from '../../platform';
 
 const childPath = fileURLToPath(new URL('./limits-child.ts', import.meta.url));
 const sandbox = detectSandbox();
@@ -24,9 +25,6 @@ const node = JSON.stringify(process.execPath);
 // The kernel never holds root to a process limit, so where the tests run as root the app's side runs as nobody.
 const root = process.getuid?.() === 0;
 const asUser = root ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
-const childCanRun =
-  sandbox.available &&
-  (!root || spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'test', '-r', childPath]).status === 0);
 
 /** Runs one command through run_command in a process of its own (as an ordinary user), as the app would. */
 async function runAsApp(command: string, limits: Partial<CommandLimits>, timeoutSeconds: number, niceness = 10) {
@@ -56,7 +54,7 @@ const alive = (pattern: string): boolean => {
 };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 800));
 
-describe.skipIf(!childCanRun)('limits on what a command may use, in the sandbox', () => {
+describe('limits on what a command may use, in the sandbox', needs(bubblewrap, ordinaryUser, pgrep), () => {
   it('stops a fork bomb at the process limit and says so, the app staying responsive and nothing of it left', async () => {
     const marker = `fork-bomb-${randomBytes(6).toString('hex')}`;
     let most = 0;
@@ -92,7 +90,8 @@ describe.skipIf(!childCanRun)('limits on what a command may use, in the sandbox'
   }, 120_000);
 });
 
-describe.skipIf(!sandbox.available)('limits on what a command may use', () => {
+// The limits as set and enforced inside bubblewrap; under Seatbelt no process limit is set, so these are Linux's.
+describe('limits on what a command may use', needs(bubblewrap), () => {
   let folder: ReturnType<typeof temporaryFolder>;
   beforeAll(() => {
     folder = temporaryFolder('workbench-limits-');
@@ -135,7 +134,7 @@ describe.skipIf(!sandbox.available)('limits on what a command may use', () => {
     expect(inner.output).toContain('went on\n[exit code 0]\n[a process used up its CPU time limit (1 s per process)');
   }, 120_000);
 
-  it('stops a command that floods its output at the output limit, and says so', async () => {
+  it('stops a command that floods its output at the output limit, and says so', needs(pgrep), async () => {
     const marker = `flood-${randomBytes(6).toString('hex')}`;
     const flood = await run(`yes ${marker}`, { outputMb: 1 });
     expect(flood.isError).toBe(true);
@@ -155,7 +154,7 @@ describe.skipIf(!sandbox.available)('limits on what a command may use', () => {
   });
 });
 
-describe('a limit saved in the settings', () => {
+describe('a limit saved in the settings', needs(bash), () => {
   it('holds for the next command, as the app wires them', async () => {
     const folder = temporaryFolder('workbench-limits-');
     const transport = new LoopbackTransport();

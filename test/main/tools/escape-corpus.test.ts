@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestOptions } from 'vitest';
 import { pathAccess, procFdAccess, type FolderAccess } from '../../../src/main/workspace/folder-access';
 import {
   fastTemporaryFolder,
@@ -13,6 +13,7 @@ import {
   sharedText,
   snapshot,
 } from './escape-fixture';
+import { needs, procFs, specialFiles, symlinks } from '../../platform';
 
 /**
  * Which tools must refuse a path: `all`; `all-but-delete` for a link at the last name that leads
@@ -180,62 +181,69 @@ function leftovers(folder: string): string[] {
   return found;
 }
 
-const accesses: Array<[string, FolderAccess, boolean]> = [
-  ['/proc/self/fd walk (Linux)', procFdAccess, true],
-  ['checked paths with open folders', pathAccess({ noFollowAny: false, holdFolders: true }), false],
-  ['checked paths without folder handles (as on Windows)', pathAccess({ noFollowAny: false, holdFolders: false }), false],
+// The fixture holds links, a named pipe and a socket; the checked paths run wherever those can be made.
+const accesses: Array<[string, FolderAccess, boolean, TestOptions]> = [
+  ['/proc/self/fd walk (Linux)', procFdAccess, true, needs(procFs, symlinks, specialFiles)],
+  ['checked paths with open folders', pathAccess({ noFollowAny: false, holdFolders: true }), false, needs(symlinks, specialFiles)],
+  [
+    'checked paths without folder handles (as on Windows)',
+    pathAccess({ noFollowAny: false, holdFolders: false }),
+    false,
+    needs(symlinks, specialFiles),
+  ],
 ];
 
-describe.runIf(process.platform === 'linux').each(accesses)('the escape corpus through %s', (_name, access, withRipgrep) => {
-  let folder: ReturnType<typeof fastTemporaryFolder>;
-  let counter = 0;
-  // Making a fixture costs tens of file operations, so one is kept for as long as the workspace is
-  // unchanged (every refused case) and made again after a case that changed it.
-  let fixture: Fixture | null = null;
-  let unchanged = '';
-  const freshFixture = async (): Promise<Fixture> => {
-    if (fixture && snapshot(fixture.ws) === unchanged) return fixture;
-    await fixture?.close();
-    fixture = await makeFixture(join(folder.path, `case${(counter += 1)}`), { access, special: true });
-    unchanged = snapshot(fixture.ws);
-    return fixture;
-  };
-  beforeAll(() => {
-    folder = fastTemporaryFolder('workbench-escape-');
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    folder.remove();
-  });
+for (const [name, access, withRipgrep, needed] of accesses)
+  describe(`the escape corpus through ${name}`, needed, () => {
+    let folder: ReturnType<typeof fastTemporaryFolder>;
+    let counter = 0;
+    // Making a fixture costs tens of file operations, so one is kept for as long as the workspace is
+    // unchanged (every refused case) and made again after a case that changed it.
+    let fixture: Fixture | null = null;
+    let unchanged = '';
+    const freshFixture = async (): Promise<Fixture> => {
+      if (fixture && snapshot(fixture.ws) === unchanged) return fixture;
+      await fixture?.close();
+      fixture = await makeFixture(join(folder.path, `case${(counter += 1)}`), { access, special: true });
+      unchanged = snapshot(fixture.ws);
+      return fixture;
+    };
+    beforeAll(() => {
+      folder = fastTemporaryFolder('workbench-escape-');
+    });
+    afterAll(async () => {
+      await fixture?.close();
+      folder.remove();
+    });
 
-  it('has at least eighty cases', () => {
-    expect(corpus.length).toBeGreaterThanOrEqual(80);
-  });
+    it('has at least eighty cases', () => {
+      expect(corpus.length).toBeGreaterThanOrEqual(80);
+    });
 
-  it.each(corpus)('%j: nothing outside is changed or shown', async (template, refused) => {
-    const { base, ws: workspace, outside: outsideFolder, tools: builtinSearchTools, ripgrepTools } = await freshFixture();
-    const path = template.replace(ws, workspace).replace(outside, outsideFolder);
-    const before = snapshot(base, ['ws', 'data']);
-    for (const call of calls) {
-      const tools = call.ripgrep ? (withRipgrep ? ripgrepTools : null) : builtinSearchTools;
-      if (!tools) continue;
-      const label = `${call.tool}${call.ripgrep ? ' (ripgrep)' : ''} ${JSON.stringify(path)}`;
-      let text: string;
-      let code: string | undefined;
-      try {
-        text = await runTool(tools, call.tool, call.input(path), workspace);
-      } catch (error) {
-        text = (error as Error).message;
-        code = (error as { code?: string }).code;
-        // Every failure is one of the app's typed errors, with a message for the model.
-        expect(code, `${label}: ${text}`).toMatch(/^(path_refused|invalid_input)$/);
+    it.each(corpus)('%j: nothing outside is changed or shown', async (template, refused) => {
+      const { base, ws: workspace, outside: outsideFolder, tools: builtinSearchTools, ripgrepTools } = await freshFixture();
+      const path = template.replace(ws, workspace).replace(outside, outsideFolder);
+      const before = snapshot(base, ['ws', 'data']);
+      for (const call of calls) {
+        const tools = call.ripgrep ? (withRipgrep ? ripgrepTools : null) : builtinSearchTools;
+        if (!tools) continue;
+        const label = `${call.tool}${call.ripgrep ? ' (ripgrep)' : ''} ${JSON.stringify(path)}`;
+        let text: string;
+        let code: string | undefined;
+        try {
+          text = await runTool(tools, call.tool, call.input(path), workspace);
+        } catch (error) {
+          text = (error as Error).message;
+          code = (error as { code?: string }).code;
+          // Every failure is one of the app's typed errors, with a message for the model.
+          expect(code, `${label}: ${text}`).toMatch(/^(path_refused|invalid_input)$/);
+        }
+        if (mustRefuse(refused, call.tool)) expect(code, `${label} answered: ${text}`).toBe('path_refused');
+        expect(text, label).not.toContain(secret);
+        expect(snapshot(base, ['ws', 'data']), label).toBe(before);
+        expect(readFileSync(join(outsideFolder, 'hard-target.txt'), 'utf8'), label).toBe(sharedText);
+        expect(probeLeaked(), label).toBe(false);
       }
-      if (mustRefuse(refused, call.tool)) expect(code, `${label} answered: ${text}`).toBe('path_refused');
-      expect(text, label).not.toContain(secret);
-      expect(snapshot(base, ['ws', 'data']), label).toBe(before);
-      expect(readFileSync(join(outsideFolder, 'hard-target.txt'), 'utf8'), label).toBe(sharedText);
-      expect(probeLeaked(), label).toBe(false);
-    }
-    expect(leftovers(workspace)).toEqual([]);
+      expect(leftovers(workspace)).toEqual([]);
+    });
   });
-});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { workspaceTools } from '../../../src/main/tools/workspace-tools';
 import { fastTemporaryFolder, runTool, snapshot } from './escape-fixture';
+import { needs, procFs, symlinks } from '../../platform';
 
 /**
  * Keeps `ws/sub` changing for as long as it runs, as a command left running in the background
@@ -42,7 +43,7 @@ for (let round = 0; ; round += 1) {
 
 const secret = 'SECRET-race';
 
-describe.runIf(process.platform === 'linux')('the file tools while a folder is swapped for a link to outside', () => {
+describe('the file tools while a folder is swapped for a link to outside', needs(procFs, symlinks), () => {
   let child: ChildProcess | null = null;
   let folder: ReturnType<typeof fastTemporaryFolder> | null = null;
   afterEach(() => {

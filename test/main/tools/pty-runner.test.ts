@@ -6,6 +6,7 @@ import { runInPty } from '../../../src/main/tools/pty-runner';
 import { commandNiceness, plainText, runCommandTool, scrubbedEnvironment } from '../../../src/main/tools/run-command';
 import { temporaryFolder } from '../../helpers';
 import { BashParser } from '../../../src/main/shell/bash-parser';
+import { bash, needs, pgrep } from '../../platform';
 
 const shell = await BashParser.load();
 
@@ -21,7 +22,7 @@ function alive(pattern: string): boolean {
   }
 }
 
-describe('commands in a pty', () => {
+describe('commands in a pty', needs(bash), () => {
   beforeAll(() => {
     folder = temporaryFolder('workbench-pty-');
   });
@@ -69,7 +70,7 @@ describe('commands in a pty', () => {
     expect(output).toContain('TERM=xterm-256color');
   });
 
-  it('times out, and the process is gone', async () => {
+  it('times out, and the process is gone', needs(pgrep), async () => {
     const started = Date.now();
     const result = await runInPty({ ...base(), timeoutMs: 300, command: 'sleep 31.25' });
     expect(result).toMatchObject({ timedOut: true, exitCode: null });
@@ -78,7 +79,7 @@ describe('commands in a pty', () => {
     expect(alive('sleep 31.25')).toBe(false);
   });
 
-  it('Stop kills the whole process tree, background jobs included', async () => {
+  it('Stop kills the whole process tree, background jobs included', needs(pgrep), async () => {
     const controller = new AbortController();
     const running = runInPty({ ...base(), signal: controller.signal, command: 'sleep 32.5 & sleep 33.5; echo never' });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -116,7 +117,7 @@ describe('commands in a pty', () => {
     expect(result.maxPendingBytes).toBeLessThan(256 * 1024 + 128 * 1024);
   }, 60_000);
 
-  it('stops a command once its output passes the limit, like a timeout, and the process is gone', async () => {
+  it('stops a command once its output passes the limit, like a timeout, and the process is gone', needs(pgrep), async () => {
     const started = Date.now();
     const result = await runInPty({ ...base(), maxOutputBytes: 256 * 1024, command: 'yes limit-34.75' });
     expect(result).toMatchObject({ outputLimitReached: true, timedOut: false, cancelled: false, exitCode: null });
@@ -156,13 +157,13 @@ describe('run_command', () => {
     });
   };
 
-  it('gives the model plain text and the exit code', async () => {
+  it('gives the model plain text and the exit code', needs(bash), async () => {
     expect(await run('printf "\\033[31mred\\033[0m\\n"')).toEqual({ output: 'red\n[exit code 0]', isError: false });
     expect(await run('echo oops >&2; exit 2')).toEqual({ output: 'oops\n[exit code 2]', isError: true });
     expect(await run('sleep 5', 1)).toMatchObject({ isError: true, output: expect.stringContaining('timed out') });
   });
 
-  it("runs the agent's commands at a lower CPU priority than the app, so a busy one cannot starve its window", async () => {
+  it("runs the agent's commands at a lower CPU priority than the app, so a busy one cannot starve its window", needs(bash), async () => {
     const app = getPriority();
     expect(await run('nice')).toEqual({ output: `${Math.min(19, app + 10)}\n[exit code 0]`, isError: false });
     const same = await runInPty({ ...base(), command: 'nice' });

@@ -9,6 +9,7 @@ import { runCommandTool } from '../../../src/main/tools/run-command';
 import { detectSandbox, seatbeltProfile, type SandboxStatus } from '../../../src/main/tools/sandbox';
 import { temporaryFolder } from '../../helpers';
 import { BashParser } from '../../../src/main/shell/bash-parser';
+import { bubblewrap, needs, osSandbox, pgrep } from '../../platform';
 
 const shell = await BashParser.load();
 
@@ -51,20 +52,20 @@ describe('the OS sandbox', () => {
     });
   };
 
-  it('is available on this machine (bubblewrap)', () => {
+  it('is available on this machine (bubblewrap)', needs(bubblewrap), () => {
     expect(sandbox).toMatchObject({ available: true, kind: 'bubblewrap' });
   });
 
-  it('runs commands at a lower CPU priority inside the sandbox too', async () => {
+  it('runs commands at a lower CPU priority inside the sandbox too', needs(bubblewrap), async () => {
     expect(await run('nice')).toMatchObject({ output: `${Math.min(19, getPriority() + 10)}\n[exit code 0]` });
   });
 
-  it('lets a command write inside the workspace and in its own /tmp', async () => {
+  it('lets a command write inside the workspace and in its own /tmp', needs(bubblewrap), async () => {
     expect(await run('echo made > inside.txt && echo t > /tmp/scratch && cat /tmp/scratch')).toMatchObject({ isError: false });
     expect(readFileSync(join(workspace, 'inside.txt'), 'utf8')).toBe('made\n');
   });
 
-  it('blocks writes outside the workspace, into .git and into the app data, and says so', async () => {
+  it('blocks writes outside the workspace, into .git and into the app data, and says so', needs(bubblewrap), async () => {
     const target = `/var/tmp/workbench-escape-${process.pid}.txt`;
     const outside = await run(`echo escaped > ${target}`);
     expect(outside.isError).toBe(true);
@@ -80,7 +81,7 @@ describe('the OS sandbox', () => {
     expect((await run('echo x > .appdata/settings.json')).isError).toBe(true);
   });
 
-  it('ends every process of a stopped command, one that left its process group included', async () => {
+  it('ends every process of a stopped command, one that left its process group included', needs(bubblewrap, pgrep), async () => {
     const alive = (pattern: string): boolean => {
       try {
         execFileSync('pgrep', ['-f', pattern]);
@@ -95,7 +96,7 @@ describe('the OS sandbox', () => {
     expect(alive('sleep 4[678].25')).toBe(false);
   });
 
-  it('blocks the network unless granted', async () => {
+  it('blocks the network unless granted', needs(bubblewrap), async () => {
     const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
     const blocked = await run(connect);
     expect(blocked.isError).toBe(true);
@@ -104,7 +105,7 @@ describe('the OS sandbox', () => {
     expect(allowed).toMatchObject({ isError: false, output: expect.stringContaining('hello from outside') });
   });
 
-  it('asks before widening: network is at least write_high, no sandbox is destructive and never granted', () => {
+  it('asks before widening: network is at least write_high, no sandbox is destructive and never granted', needs(osSandbox), () => {
     const assess = (command: string, mode: string) => {
       const parsed = tool.parse({ command, sandbox: mode });
       if (!parsed.ok) throw new Error(parsed.message);

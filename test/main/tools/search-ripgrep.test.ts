@@ -7,6 +7,7 @@ import { workspaceTools } from '../../../src/main/tools/workspace-tools';
 import { temporaryFolder } from '../../helpers';
 import { startLinkSwapper } from '../../link-swapper';
 import { runTool } from './escape-fixture';
+import { needs, posixFiles, raceFreeWalk, ripgrep as ripgrepInstalled, symlinks } from '../../platform';
 
 const ripgrep = findRipgrep();
 const folders: Array<{ remove: () => void }> = [];
@@ -38,7 +39,7 @@ function readerOf(contents: Record<string, string>) {
   };
 }
 
-describe.runIf(ripgrep !== null)('ripgrep search', () => {
+describe('ripgrep search', needs(ripgrepInstalled), () => {
   it('keeps only the lines the workspace reader finds at that line of the file', async () => {
     const { ws } = fresh();
     writeFileSync(join(ws, 'same.txt'), 'one\nMARK same\n');
@@ -72,29 +73,33 @@ describe.runIf(ripgrep !== null)('ripgrep search', () => {
     expect(lines[2]?.startsWith('long.txt:1:éé')).toBe(true);
   });
 
-  it('never returns outside text while a folder is swapped for a link to outside', async () => {
-    const { base, ws, outside, data } = fresh();
-    mkdirSync(join(ws, 'sub'));
-    for (let i = 0; i < 20; i += 1) {
-      writeFileSync(join(ws, 'sub', `f${i}.txt`), `MARK inside ${i}\n`);
-      writeFileSync(join(outside, `f${i}.txt`), `MARK SECRET-rg ${i}\n`);
-    }
-    const tools = new Map(workspaceTools({ dataDir: data, ripgrep, newId: () => 'x', now: () => 0 }).map((t) => [t.name, t]));
-    children.push(await startLinkSwapper(ws, join(base, 'held'), outside));
-    const leaks: string[] = [];
-    for (let round = 0; round < 300 && leaks.length === 0; round += 1) {
-      let out: string;
-      try {
-        out = await runTool(tools, 'search', { pattern: 'MARK' }, ws);
-      } catch (error) {
-        out = (error as Error).message;
+  it(
+    'never returns outside text while a folder is swapped for a link to outside',
+    { ...needs(raceFreeWalk, symlinks), timeout: 60_000 },
+    async () => {
+      const { base, ws, outside, data } = fresh();
+      mkdirSync(join(ws, 'sub'));
+      for (let i = 0; i < 20; i += 1) {
+        writeFileSync(join(ws, 'sub', `f${i}.txt`), `MARK inside ${i}\n`);
+        writeFileSync(join(outside, `f${i}.txt`), `MARK SECRET-rg ${i}\n`);
       }
-      if (out.includes('SECRET-rg')) leaks.push(`round ${round}: ${out.split('\n').find((line) => line.includes('SECRET')) ?? ''}`);
-    }
-    expect(leaks).toEqual([]);
-  }, 60_000);
+      const tools = new Map(workspaceTools({ dataDir: data, ripgrep, newId: () => 'x', now: () => 0 }).map((t) => [t.name, t]));
+      children.push(await startLinkSwapper(ws, join(base, 'held'), outside));
+      const leaks: string[] = [];
+      for (let round = 0; round < 300 && leaks.length === 0; round += 1) {
+        let out: string;
+        try {
+          out = await runTool(tools, 'search', { pattern: 'MARK' }, ws);
+        } catch (error) {
+          out = (error as Error).message;
+        }
+        if (out.includes('SECRET-rg')) leaks.push(`round ${round}: ${out.split('\n').find((line) => line.includes('SECRET')) ?? ''}`);
+      }
+      expect(leaks).toEqual([]);
+    },
+  );
 
-  it('reads a file name holding a newline as one name, never as a path that climbs out', async () => {
+  it('reads a file name holding a newline as one name, never as a path that climbs out', needs(posixFiles), async () => {
     const { base, ws, data } = fresh();
     mkdirSync(join(ws, 'q\n..'));
     writeFileSync(join(ws, 'q\n..', 'probe.txt'), 'MARK inside\n');

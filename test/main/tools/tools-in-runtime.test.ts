@@ -6,6 +6,7 @@ import type { JournalEntry } from '../../../src/shared/events';
 import { builtinTools } from '../../../src/main/tools/builtin-tools';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { temporaryFolder } from '../../helpers';
+import { bash, needs } from '../../platform';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
@@ -71,7 +72,7 @@ describe('the file tools in a turn', () => {
     );
   });
 
-  it('runs a command after approval, streaming its output, and Stop ends a long one at once', async () => {
+  it('runs a command after approval, streaming its output, and Stop ends a long one at once', needs(bash), async () => {
     server.enqueue({ steps: [toolCall('run_command', { command: 'echo building; sleep 0.2; echo built' }, 'sh1')] }, textTurn('Built.'));
     await transport.invoke('run:send', { sessionId, text: 'Build it' });
     const approvalOf = async (tool: string): Promise<string> => {

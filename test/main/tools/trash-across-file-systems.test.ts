@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { temporaryFolder } from '../../helpers';
+import { needs, posixFiles, procFs } from '../../platform';
 
 /**
  * Simulates a data folder on another file system (a rename through the workspace's open folders
@@ -64,7 +65,8 @@ async function deleteProject(ws: string, data: string): Promise<{ error: string 
   return { error, left, inTrash };
 }
 
-describe('deleting to a trash on another file system', () => {
+// The other file system is simulated on the paths of the folder walk through /proc/self/fd.
+describe('deleting to a trash on another file system', needs(procFs), () => {
   it('moves a folder whole by copying it and removing the original', async () => {
     const { ws, data } = fresh();
     state.exdev = true;
@@ -72,7 +74,7 @@ describe('deleting to a trash on another file system', () => {
     expect({ error, left, inTrash, gone: existsSync(join(ws, 'project')) }).toEqual({ error: null, left: [], inTrash: names, gone: false });
   });
 
-  it('copies without setuid, setgid or sticky bits', async () => {
+  it('copies without setuid, setgid or sticky bits', needs(posixFiles), async () => {
     const { ws, data } = fresh();
     chmodSync(join(ws, 'project', 'a.txt'), 0o6755);
     chmodSync(join(ws, 'project'), 0o3775);

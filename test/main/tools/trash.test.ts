@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Trash } from '../../../src/main/tools/trash';
 import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
 import { temporaryFolder } from '../../helpers';
+import { needs, symlinks } from '../../platform';
 
 const folders: Array<{ remove: () => void }> = [];
 afterEach(() => {
@@ -21,7 +22,7 @@ function fresh(): { ws: string; data: string } {
 }
 
 describe('trash restore', () => {
-  it('refuses to restore into .git through a folder that became a link to it', async () => {
+  it('refuses to restore into .git through a folder that became a link to it', needs(symlinks), async () => {
     const { ws, data } = fresh();
     mkdirSync(join(ws, 'hooks'));
     mkdirSync(join(ws, '.git', 'hooks'), { recursive: true });
@@ -36,7 +37,7 @@ describe('trash restore', () => {
     expect((await trash.list()).map((entry) => entry.id)).toEqual(['t1']);
   });
 
-  it("refuses to restore into the app's data folder inside the workspace, reached through a link", async () => {
+  it("refuses to restore into the app's data folder inside the workspace, reached through a link", needs(symlinks), async () => {
     const { ws } = fresh();
     const data = join(ws, 'appdata');
     mkdirSync(data);

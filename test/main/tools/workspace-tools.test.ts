@@ -5,6 +5,7 @@ import type { Tool } from '../../../src/main/agent/ports/tools';
 import { Trash } from '../../../src/main/tools/trash';
 import { workspaceTools } from '../../../src/main/tools/workspace-tools';
 import { temporaryFolder } from '../../helpers';
+import { needs, symlinks } from '../../platform';
 
 let counter = 0;
 
@@ -179,7 +180,7 @@ describe('workspace tools', () => {
   });
 });
 
-describe('workspace tools and links', () => {
+describe('workspace tools and links', needs(symlinks), () => {
   let env: ReturnType<typeof setup>;
   let outside: string;
   beforeEach(() => {

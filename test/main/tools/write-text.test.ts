@@ -5,6 +5,7 @@ import type { Tool } from '../../../src/main/agent/ports/tools';
 import { workspaceTools } from '../../../src/main/tools/workspace-tools';
 import { temporaryFolder } from '../../helpers';
 import { runTool } from './escape-fixture';
+import { needs, posixFiles } from '../../platform';
 
 let env: { folder: { path: string; remove: () => void }; ws: string; tools: Map<string, Tool> };
 beforeEach(() => {
@@ -58,7 +59,7 @@ describe('writing files that are not UTF-8 text', () => {
   });
 });
 
-describe('the mode of a rewritten file', () => {
+describe('the mode of a rewritten file', needs(posixFiles), () => {
   it('keeps the permission bits but drops setuid and setgid', async () => {
     writeFileSync(join(env.ws, 'tool.sh'), '#!/bin/sh\ntrue\n');
     chmodSync(join(env.ws, 'tool.sh'), 0o6755);

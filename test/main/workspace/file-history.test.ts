@@ -7,13 +7,14 @@ import { openDatabase } from '../../../src/main/store/database';
 import { SqliteFileHistory } from '../../../src/main/workspace/file-history';
 import { temporaryFolder } from '../../helpers';
 import { startLinkSwapper } from '../../link-swapper';
+import { needs, procFs, symlinks } from '../../platform';
 
 /**
  * Toggles `ws/sub` between the real folder (moved aside to `held` and back) and a link to the
  * outside folder, as a command left running in the background could. Every path it touches lies in
  * the test's own temporary folders.
  */
-describe.runIf(process.platform === 'linux')('file history and links', () => {
+describe('file history and links', needs(procFs, symlinks), () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let outsideFolder: ReturnType<typeof temporaryFolder>;
   let ws: string;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InstructionFiles, maxInstructionBytes } from '../../../src/main/workspace/instruction-files';
 import { temporaryFolder } from '../../helpers';
+import { needs, posixFiles, symlinks } from '../../platform';
 
 describe("a workspace's instruction files", () => {
   let folder: ReturnType<typeof temporaryFolder>;
@@ -59,28 +60,32 @@ describe("a workspace's instruction files", () => {
     expect((await files.load(join(folder.path, 'loose'))).files.map((file) => file.path)).toEqual(['AGENTS.md']);
   });
 
-  it('says why a file is not used: binary, not UTF-8, a link, unreadable; and uses only the start of a huge one', async () => {
-    write('w/AGENTS.md', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
-    write('w/CLAUDE.md', Buffer.from([0x66, 0xff, 0xfe, 0x67]));
-    write('outside.md', 'Outside the workspace.');
-    symlinkSync(join(folder.path, 'outside.md'), join(folder.path, 'w/GEMINI.md'));
-    write('w/CONVENTIONS.md', 'Secret conventions.');
-    chmodSync(join(folder.path, 'w/CONVENTIONS.md'), 0o000);
-    // Two bytes a character, and one more at the start: the read ends in the middle of a character.
-    write('w/.cursorrules', `x${'é'.repeat(maxInstructionBytes)}tail`);
-    const set = await files.load(join(folder.path, 'w'));
-    const root = process.getuid?.() === 0;
-    expect(set.notes).toContain('AGENTS.md was not used: it is not text (binary, or not UTF-8).');
-    expect(set.notes).toContain('CLAUDE.md was not used: it is not text (binary, or not UTF-8).');
-    expect(set.notes).toContain('GEMINI.md is a link: instruction files are not read through links.');
-    if (!root) expect(set.notes.some((note) => note.startsWith('CONVENTIONS.md was not used'))).toBe(true);
-    expect(set.notes).toContain('.cursorrules is 128 KB: only its first 64 KB were read.');
-    const huge = set.files.find((file) => file.path === '.cursorrules');
-    expect(huge?.text.length).toBe(maxInstructionBytes / 2);
-    expect(huge?.text.endsWith('é')).toBe(true);
-    expect(set.files.map((file) => file.path)).toEqual(root ? ['CONVENTIONS.md', '.cursorrules'] : ['.cursorrules']);
-    chmodSync(join(folder.path, 'w/CONVENTIONS.md'), 0o644);
-  });
+  it(
+    'says why a file is not used: binary, not UTF-8, a link, unreadable; and uses only the start of a huge one',
+    needs(symlinks, posixFiles),
+    async () => {
+      write('w/AGENTS.md', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
+      write('w/CLAUDE.md', Buffer.from([0x66, 0xff, 0xfe, 0x67]));
+      write('outside.md', 'Outside the workspace.');
+      symlinkSync(join(folder.path, 'outside.md'), join(folder.path, 'w/GEMINI.md'));
+      write('w/CONVENTIONS.md', 'Secret conventions.');
+      chmodSync(join(folder.path, 'w/CONVENTIONS.md'), 0o000);
+      // Two bytes a character, and one more at the start: the read ends in the middle of a character.
+      write('w/.cursorrules', `x${'é'.repeat(maxInstructionBytes)}tail`);
+      const set = await files.load(join(folder.path, 'w'));
+      const root = process.getuid?.() === 0;
+      expect(set.notes).toContain('AGENTS.md was not used: it is not text (binary, or not UTF-8).');
+      expect(set.notes).toContain('CLAUDE.md was not used: it is not text (binary, or not UTF-8).');
+      expect(set.notes).toContain('GEMINI.md is a link: instruction files are not read through links.');
+      if (!root) expect(set.notes.some((note) => note.startsWith('CONVENTIONS.md was not used'))).toBe(true);
+      expect(set.notes).toContain('.cursorrules is 128 KB: only its first 64 KB were read.');
+      const huge = set.files.find((file) => file.path === '.cursorrules');
+      expect(huge?.text.length).toBe(maxInstructionBytes / 2);
+      expect(huge?.text.endsWith('é')).toBe(true);
+      expect(set.files.map((file) => file.path)).toEqual(root ? ['CONVENTIONS.md', '.cursorrules'] : ['.cursorrules']);
+      chmodSync(join(folder.path, 'w/CONVENTIONS.md'), 0o644);
+    },
+  );
 
   it('reads a file again only when it changed, and finds new files once its list is old', async () => {
     write('c/AGENTS.md', 'First.');
@@ -97,7 +102,7 @@ describe("a workspace's instruction files", () => {
     expect((await files.load(workspace)).files.map((file) => file.path)).toEqual(['AGENTS.md', 'CLAUDE.md']);
   });
 
-  it('never reads a file above the workspace through a link, nor through a linked folder', async () => {
+  it('never reads a file above the workspace through a link, nor through a linked folder', needs(symlinks), async () => {
     mkdirSync(join(folder.path, 'repo/.git'), { recursive: true });
     write('secret/notes.md', 'Private notes.');
     write('secret/.github/copilot-instructions.md', 'Private rules.');

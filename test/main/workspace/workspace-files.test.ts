@@ -21,10 +21,18 @@ import { readLinesFromFd } from '../../../src/main/workspace/fd-read';
 import { defaultFolderAccess, procFdAccess, type FolderAccess } from '../../../src/main/workspace/folder-access';
 import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
 import { temporaryFolder } from '../../helpers';
+import { needs, posixFiles, procFs, symlinks } from '../../platform';
 
 const openDescriptors = (): number => readdirSync('/proc/self/fd').length;
 
-describe.runIf(process.platform === 'linux')('workspace files', () => {
+// Told the platform, the choice is the same on every machine.
+it('picks the platform mechanism: /proc walk on Linux, O_NOFOLLOW_ANY on macOS, checked paths on Windows', () => {
+  expect(defaultFolderAccess('linux').kind).toBe('proc-fd');
+  expect(defaultFolderAccess('darwin').kind).toBe('nofollow-any');
+  expect(defaultFolderAccess('win32').kind).toBe('checked-paths');
+});
+
+describe('workspace files', needs(procFs, symlinks, posixFiles), () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let ws: string;
   let outside: string;
@@ -37,12 +45,6 @@ describe.runIf(process.platform === 'linux')('workspace files', () => {
     writeFileSync(join(ws, 'src', 'index.ts'), 'export {};\n');
   });
   afterEach(() => folder.remove());
-
-  it('picks the platform mechanism: /proc walk on Linux, O_NOFOLLOW_ANY on macOS, checked paths on Windows', () => {
-    expect(defaultFolderAccess('linux').kind).toBe('proc-fd');
-    expect(defaultFolderAccess('darwin').kind).toBe('nofollow-any');
-    expect(defaultFolderAccess('win32').kind).toBe('checked-paths');
-  });
 
   it('replaces a hard link with a new file: the other name keeps its content', () => {
     writeFileSync(join(outside, 'shared.txt'), 'outside content\n');

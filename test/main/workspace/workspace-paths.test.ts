@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveWorkspacePath } from '../../../src/main/workspace/workspace-paths';
 import { temporaryFolder } from '../../helpers';
+import { needs, specialFiles, symlinks } from '../../platform';
 
-describe('workspace paths', () => {
+describe('workspace paths', needs(symlinks, specialFiles), () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let ws: string;
   let appData: string;

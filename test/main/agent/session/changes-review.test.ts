@@ -5,6 +5,7 @@ import type { ChangeSet, FileDiff } from '../../../../src/shared/changes';
 import type { FilesRestored } from '../../../../src/shared/file-history';
 import { textTurn } from '../../../scripted-model-server';
 import { toolCall } from '../harness';
+import { bash, gnuSed, needs } from '../../../platform';
 import { useFilesCore } from './files-core';
 
 /** Twenty numbered lines, so changes at the top and the bottom make two hunks. */
@@ -49,7 +50,7 @@ describe('the changes the agent made', () => {
     );
   }
 
-  it('lists every path the agent created, changed or deleted in the session, with lines added and removed', async () => {
+  it('lists every path the agent created, changed or deleted in the session, with lines added and removed', needs(bash), async () => {
     const { sessionId } = await setUp('list');
     await twoTurns(sessionId);
     const changes = await call<ChangeSet>('changes:list', { sessionId });
@@ -65,7 +66,7 @@ describe('the changes the agent made', () => {
     expect(changes.turns.map((item) => item.files)).toEqual([4, 1]);
   });
 
-  it('shows one turn’s changes only, from the files as that turn found them', async () => {
+  it('shows one turn’s changes only, from the files as that turn found them', needs(bash), async () => {
     const { sessionId } = await setUp('turn');
     await twoTurns(sessionId);
     const second = (await call<ChangeSet>('changes:list', { sessionId })).turns[1]?.turnId ?? '';
@@ -79,7 +80,7 @@ describe('the changes the agent made', () => {
     ]);
   });
 
-  it('reverts one hunk and keeps the other, and the revert can be undone', async () => {
+  it('reverts one hunk and keeps the other, and the revert can be undone', needs(bash), async () => {
     const { sessionId, file } = await setUp('hunk');
     await twoTurns(sessionId);
     const diff = await call<FileDiff>('changes:diff', { sessionId, path: 'lines.txt' });
@@ -95,18 +96,22 @@ describe('the changes the agent made', () => {
     expect(file('lines.txt')).toBe(withBoth);
   });
 
-  it('reverts a whole file: a made file is deleted, a deleted one comes back, an empty folder the agent made goes', async () => {
-    const { sessionId, file, workspace } = await setUp('whole');
-    await twoTurns(sessionId);
-    expect((await call<FilesRestored>('changes:revert', { sessionId, path: 'out/made.txt' })).deleted).toEqual(['out/made.txt']);
-    expect((await call<FilesRestored>('changes:revert', { sessionId, path: 'out' })).deleted).toEqual(['out/']);
-    expect(existsSync(join(workspace, 'out'))).toBe(false);
-    expect((await call<FilesRestored>('changes:revert', { sessionId, path: 'old.txt' })).written).toEqual(['old.txt']);
-    expect(file('old.txt')).toBe('to be deleted\n');
-    expect((await call<ChangeSet>('changes:list', { sessionId })).files.map((item) => item.path)).toEqual(['lines.txt']);
-  });
+  it(
+    'reverts a whole file: a made file is deleted, a deleted one comes back, an empty folder the agent made goes',
+    needs(bash),
+    async () => {
+      const { sessionId, file, workspace } = await setUp('whole');
+      await twoTurns(sessionId);
+      expect((await call<FilesRestored>('changes:revert', { sessionId, path: 'out/made.txt' })).deleted).toEqual(['out/made.txt']);
+      expect((await call<FilesRestored>('changes:revert', { sessionId, path: 'out' })).deleted).toEqual(['out/']);
+      expect(existsSync(join(workspace, 'out'))).toBe(false);
+      expect((await call<FilesRestored>('changes:revert', { sessionId, path: 'old.txt' })).written).toEqual(['old.txt']);
+      expect(file('old.txt')).toBe('to be deleted\n');
+      expect((await call<ChangeSet>('changes:list', { sessionId })).files.map((item) => item.path)).toEqual(['lines.txt']);
+    },
+  );
 
-  it('takes one turn’s change out of a file a later turn changed too, leaving the later change', async () => {
+  it('takes one turn’s change out of a file a later turn changed too, leaving the later change', needs(bash), async () => {
     const { sessionId, file } = await setUp('later');
     await twoTurns(sessionId);
     const first = (await call<ChangeSet>('changes:list', { sessionId })).turns[0]?.turnId ?? '';
@@ -114,51 +119,63 @@ describe('the changes the agent made', () => {
     expect(file('lines.txt')).toBe(original.replace('line 19\n', 'line 19 by the agent\n'));
   });
 
-  it('marks a file the person changed since, reverts around their edit, and refuses a hunk whose lines they changed, changing nothing', async () => {
-    const { sessionId, workspace, file } = await setUp('since');
-    await twoTurns(sessionId);
-    const edited = withBoth.replace('line 10\n', 'line 10 by me\n');
-    writeFileSync(join(workspace, 'lines.txt'), edited);
-    const listed = await call<ChangeSet>('changes:list', { sessionId });
-    expect(listed.files.find((item) => item.path === 'lines.txt')?.changedSince).toBe(true);
+  it(
+    'marks a file the person changed since, reverts around their edit, and refuses a hunk whose lines they changed, changing nothing',
+    needs(bash),
+    async () => {
+      const { sessionId, workspace, file } = await setUp('since');
+      await twoTurns(sessionId);
+      const edited = withBoth.replace('line 10\n', 'line 10 by me\n');
+      writeFileSync(join(workspace, 'lines.txt'), edited);
+      const listed = await call<ChangeSet>('changes:list', { sessionId });
+      expect(listed.files.find((item) => item.path === 'lines.txt')?.changedSince).toBe(true);
 
-    await call('changes:revert', { sessionId, path: 'lines.txt', hunks: [0] });
-    expect(file('lines.txt')).toBe(edited.replace('line 2 by the agent\n', 'line 2\n'));
+      await call('changes:revert', { sessionId, path: 'lines.txt', hunks: [0] });
+      expect(file('lines.txt')).toBe(edited.replace('line 2 by the agent\n', 'line 2\n'));
 
-    const mine = file('lines.txt')?.replace('line 19 by the agent\n', 'line 19 by me\n') ?? '';
-    writeFileSync(join(workspace, 'lines.txt'), mine);
-    await expect(call('changes:revert', { sessionId, path: 'lines.txt', hunks: [1] })).rejects.toMatchObject({ code: 'invalid_state' });
-    expect(file('lines.txt')).toBe(mine);
-    await expect(call('changes:revert', { sessionId, path: 'lines.txt', hunks: [7] })).rejects.toMatchObject({ code: 'invalid_input' });
-    await expect(call('changes:revert', { sessionId, path: 'untouched.txt' })).rejects.toMatchObject({ code: 'not_found' });
-    expect(file('untouched.txt')).toBe('never touched\n');
-  });
+      const mine = file('lines.txt')?.replace('line 19 by the agent\n', 'line 19 by me\n') ?? '';
+      writeFileSync(join(workspace, 'lines.txt'), mine);
+      await expect(call('changes:revert', { sessionId, path: 'lines.txt', hunks: [1] })).rejects.toMatchObject({ code: 'invalid_state' });
+      expect(file('lines.txt')).toBe(mine);
+      await expect(call('changes:revert', { sessionId, path: 'lines.txt', hunks: [7] })).rejects.toMatchObject({ code: 'invalid_input' });
+      await expect(call('changes:revert', { sessionId, path: 'untouched.txt' })).rejects.toMatchObject({ code: 'not_found' });
+      expect(file('untouched.txt')).toBe('never touched\n');
+    },
+  );
 
-  it('refuses a part revert of a file grown past what is compared since, and of one that is not UTF-8, writing nothing', async () => {
-    const { sessionId, workspace, file } = await setUp('unsafe');
-    const big = `${'x'.repeat(99)}\n`.repeat(9000);
-    writeFileSync(join(workspace, 'big.txt'), `top\n${big}bottom\n`);
-    writeFileSync(join(workspace, 'latin1.txt'), Buffer.from('caf\xe9\nfirst\nsecond\n', 'latin1'));
-    await turn(
-      sessionId,
-      'Edit both',
-      toolCall('run_command', { command: "sed -i 's/^top$/TOP/; s/^bottom$/BOTTOM/' big.txt && sed -i 's/first/FIRST/' latin1.txt" }, 'r1'),
-    );
-    // The person appends half a megabyte: a part revert would have to write back a text it cannot read whole.
-    writeFileSync(join(workspace, 'big.txt'), `${file('big.txt') ?? ''}${'y'.repeat(500_000)}\n`);
-    const grown = file('big.txt');
-    await expect(call('changes:revert', { sessionId, path: 'big.txt', hunks: [0] })).rejects.toMatchObject({ code: 'invalid_state' });
-    expect(file('big.txt')).toBe(grown);
+  it(
+    'refuses a part revert of a file grown past what is compared since, and of one that is not UTF-8, writing nothing',
+    needs(bash, gnuSed),
+    async () => {
+      const { sessionId, workspace, file } = await setUp('unsafe');
+      const big = `${'x'.repeat(99)}\n`.repeat(9000);
+      writeFileSync(join(workspace, 'big.txt'), `top\n${big}bottom\n`);
+      writeFileSync(join(workspace, 'latin1.txt'), Buffer.from('caf\xe9\nfirst\nsecond\n', 'latin1'));
+      await turn(
+        sessionId,
+        'Edit both',
+        toolCall(
+          'run_command',
+          { command: "sed -i 's/^top$/TOP/; s/^bottom$/BOTTOM/' big.txt && sed -i 's/first/FIRST/' latin1.txt" },
+          'r1',
+        ),
+      );
+      // The person appends half a megabyte: a part revert would have to write back a text it cannot read whole.
+      writeFileSync(join(workspace, 'big.txt'), `${file('big.txt') ?? ''}${'y'.repeat(500_000)}\n`);
+      const grown = file('big.txt');
+      await expect(call('changes:revert', { sessionId, path: 'big.txt', hunks: [0] })).rejects.toMatchObject({ code: 'invalid_state' });
+      expect(file('big.txt')).toBe(grown);
 
-    const latin1 = await call<FileDiff>('changes:diff', { sessionId, path: 'latin1.txt' });
-    expect(latin1.note).toMatch(/Not UTF-8/);
-    await expect(call('changes:revert', { sessionId, path: 'latin1.txt', hunks: [0] })).rejects.toMatchObject({ code: 'invalid_state' });
-    // As a whole it comes back byte for byte.
-    await call('changes:revert', { sessionId, path: 'latin1.txt' });
-    expect(readFileSync(join(workspace, 'latin1.txt'))).toEqual(Buffer.from('caf\xe9\nfirst\nsecond\n', 'latin1'));
-  });
+      const latin1 = await call<FileDiff>('changes:diff', { sessionId, path: 'latin1.txt' });
+      expect(latin1.note).toMatch(/Not UTF-8/);
+      await expect(call('changes:revert', { sessionId, path: 'latin1.txt', hunks: [0] })).rejects.toMatchObject({ code: 'invalid_state' });
+      // As a whole it comes back byte for byte.
+      await call('changes:revert', { sessionId, path: 'latin1.txt' });
+      expect(readFileSync(join(workspace, 'latin1.txt'))).toEqual(Buffer.from('caf\xe9\nfirst\nsecond\n', 'latin1'));
+    },
+  );
 
-  it('reverts a part only where the agent left it, never an identical block elsewhere', async () => {
+  it('reverts a part only where the agent left it, never an identical block elsewhere', needs(bash, gnuSed), async () => {
     const { sessionId, workspace, file } = await setUp('twins');
     const block = (value: number) => `\n\n\nfunction f() {\n  a();\n  x = ${value};\n  b();\n}\n\n\n`;
     // Two blocks alike down to the three lines around each: only where a part was left tells them apart.

@@ -7,6 +7,7 @@ import type { SessionView } from '../../../../src/shared/session-view';
 import { emptySessionView, reduceSessionView } from '../../../../src/shared/session-view';
 import { textTurn } from '../../../scripted-model-server';
 import { toolCall } from '../harness';
+import { bash, needs } from '../../../platform';
 import { useFilesCore } from './files-core';
 
 describe('time travel over files', () => {
@@ -45,54 +46,58 @@ describe('time travel over files', () => {
     return view(sessionId);
   }
 
-  it('brings back the files of a checkpoint, edits and shell changes alike, keeping what the person changed since, and undoes it', async () => {
-    const { sessionId, workspace, file } = await setUp('one');
-    const after = await agentChangesFiles(sessionId);
-    expect(file('app.ts')).toBe('v2\n');
-    expect(file('made.txt')).toBe('from the shell\n');
-    // The timeline says which steps changed which files.
-    expect(after.checkpoints.flatMap((checkpoint) => checkpoint.filesChanged ?? [])).toEqual(['app.ts', 'made.txt']);
+  it(
+    'brings back the files of a checkpoint, edits and shell changes alike, keeping what the person changed since, and undoes it',
+    needs(bash),
+    async () => {
+      const { sessionId, workspace, file } = await setUp('one');
+      const after = await agentChangesFiles(sessionId);
+      expect(file('app.ts')).toBe('v2\n');
+      expect(file('made.txt')).toBe('from the shell\n');
+      // The timeline says which steps changed which files.
+      expect(after.checkpoints.flatMap((checkpoint) => checkpoint.filesChanged ?? [])).toEqual(['app.ts', 'made.txt']);
 
-    // The person edits their notes after the agent is done.
-    writeFileSync(join(workspace, 'notes.md'), 'my notes, edited by me\n');
-    const start = after.checkpoints[0]?.id ?? '';
-    const preview = await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: start });
-    expect(preview.changes).toEqual([
-      { path: 'app.ts', kind: 'file', change: 'modify', conflict: false, available: true },
-      { path: 'made.txt', kind: 'file', change: 'delete', conflict: false, available: true },
-      { path: 'notes.md', kind: 'file', change: 'modify', conflict: true, available: true },
-    ]);
-    // A preview changes nothing.
-    expect(file('app.ts')).toBe('v2\n');
+      // The person edits their notes after the agent is done.
+      writeFileSync(join(workspace, 'notes.md'), 'my notes, edited by me\n');
+      const start = after.checkpoints[0]?.id ?? '';
+      const preview = await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: start });
+      expect(preview.changes).toEqual([
+        { path: 'app.ts', kind: 'file', change: 'modify', conflict: false, available: true },
+        { path: 'made.txt', kind: 'file', change: 'delete', conflict: false, available: true },
+        { path: 'notes.md', kind: 'file', change: 'modify', conflict: true, available: true },
+      ]);
+      // A preview changes nothing.
+      expect(file('app.ts')).toBe('v2\n');
 
-    const restored = await call<{ branchId: string | null; files: FilesRestored }>('checkpoint:restore', {
-      sessionId,
-      checkpointId: start,
-      mode: 'files',
-    });
-    expect(restored.branchId).toBeNull();
-    expect(restored.files).toMatchObject({ written: ['app.ts'], deleted: ['made.txt'], kept: ['notes.md'] });
-    expect(file('app.ts')).toBe('v1\n');
-    expect(file('made.txt')).toBeNull();
-    expect(file('notes.md')).toBe('my notes, edited by me\n');
-    // Never the person's repository, never an ignored file.
-    expect(file('.git/HEAD')).toBe('ref: refs/heads/main\n');
-    expect(file('build.log')).toBe('ignored output\n');
-    expect((await view(sessionId)).lastRestore?.restoreId).toBe(restored.files.restoreId);
+      const restored = await call<{ branchId: string | null; files: FilesRestored }>('checkpoint:restore', {
+        sessionId,
+        checkpointId: start,
+        mode: 'files',
+      });
+      expect(restored.branchId).toBeNull();
+      expect(restored.files).toMatchObject({ written: ['app.ts'], deleted: ['made.txt'], kept: ['notes.md'] });
+      expect(file('app.ts')).toBe('v1\n');
+      expect(file('made.txt')).toBeNull();
+      expect(file('notes.md')).toBe('my notes, edited by me\n');
+      // Never the person's repository, never an ignored file.
+      expect(file('.git/HEAD')).toBe('ref: refs/heads/main\n');
+      expect(file('build.log')).toBe('ignored output\n');
+      expect((await view(sessionId)).lastRestore?.restoreId).toBe(restored.files.restoreId);
 
-    const undone = await call<FilesRestored>('checkpoint:undoRestore', { sessionId, restoreId: restored.files.restoreId });
-    expect(undone).toMatchObject({ written: ['app.ts', 'made.txt'], deleted: [] });
-    expect(file('app.ts')).toBe('v2\n');
-    expect(file('made.txt')).toBe('from the shell\n');
-    expect(file('notes.md')).toBe('my notes, edited by me\n');
+      const undone = await call<FilesRestored>('checkpoint:undoRestore', { sessionId, restoreId: restored.files.restoreId });
+      expect(undone).toMatchObject({ written: ['app.ts', 'made.txt'], deleted: [] });
+      expect(file('app.ts')).toBe('v2\n');
+      expect(file('made.txt')).toBe('from the shell\n');
+      expect(file('notes.md')).toBe('my notes, edited by me\n');
 
-    // Asked to, the restore takes the person's change back too.
-    await call('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files', overwriteConflicts: true });
-    expect(file('notes.md')).toBe('my notes\n');
-    expect(file('app.ts')).toBe('v1\n');
-  });
+      // Asked to, the restore takes the person's change back too.
+      await call('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files', overwriteConflicts: true });
+      expect(file('notes.md')).toBe('my notes\n');
+      expect(file('app.ts')).toBe('v1\n');
+    },
+  );
 
-  it('restores conversation and files together, as a new branch', async () => {
+  it('restores conversation and files together, as a new branch', needs(bash), async () => {
     const { sessionId, file } = await setUp('two');
     const after = await agentChangesFiles(sessionId);
     const writeStep = after.checkpoints.find((checkpoint) => checkpoint.filesChanged?.includes('app.ts'));
@@ -111,7 +116,7 @@ describe('time travel over files', () => {
     expect(shown.lastRestore?.restoreId).toBe(result.files.restoreId);
   });
 
-  it('deletes nothing when a write fails, and puts back what it had written', async () => {
+  it('deletes nothing when a write fails, and puts back what it had written', needs(bash), async () => {
     const { sessionId, workspace, file } = await setUp('three');
     mkdirSync(join(workspace, 'docs'));
     writeFileSync(join(workspace, 'docs', 'guide.md'), 'guide\n');
@@ -128,38 +133,42 @@ describe('time travel over files', () => {
     expect(file('docs')).toBe('not a folder any more\n');
   });
 
-  it('lists and removes the folders the agent made, keeps one that holds the person’s file, and an undo makes them again', async () => {
-    const { sessionId, workspace, file } = await setUp('folders');
-    files.server.enqueue(
-      { steps: [toolCall('run_command', { command: 'mkdir -p out/empty logs && printf "x\\n" > out/made.txt' }, 'm1')] },
-      textTurn('Made folders.'),
-    );
-    await call('run:send', { sessionId, text: 'Make folders' });
-    await files.core.runtime?.whenIdle(sessionId);
-    const start = (await view(sessionId)).checkpoints[0]?.id ?? '';
-    // The person puts a file of their own in a folder the agent made.
-    writeFileSync(join(workspace, 'logs', 'mine.txt'), 'mine\n');
+  it(
+    'lists and removes the folders the agent made, keeps one that holds the person’s file, and an undo makes them again',
+    needs(bash),
+    async () => {
+      const { sessionId, workspace, file } = await setUp('folders');
+      files.server.enqueue(
+        { steps: [toolCall('run_command', { command: 'mkdir -p out/empty logs && printf "x\\n" > out/made.txt' }, 'm1')] },
+        textTurn('Made folders.'),
+      );
+      await call('run:send', { sessionId, text: 'Make folders' });
+      await files.core.runtime?.whenIdle(sessionId);
+      const start = (await view(sessionId)).checkpoints[0]?.id ?? '';
+      // The person puts a file of their own in a folder the agent made.
+      writeFileSync(join(workspace, 'logs', 'mine.txt'), 'mine\n');
 
-    const preview = await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: start });
-    expect(preview.changes).toEqual([
-      { path: 'logs', kind: 'folder', change: 'delete', conflict: false, available: true },
-      { path: 'logs/mine.txt', kind: 'file', change: 'delete', conflict: true, available: true },
-      { path: 'out', kind: 'folder', change: 'delete', conflict: false, available: true },
-      { path: 'out/empty', kind: 'folder', change: 'delete', conflict: false, available: true },
-      { path: 'out/made.txt', kind: 'file', change: 'delete', conflict: false, available: true },
-    ]);
+      const preview = await call<FilePreview>('checkpoint:preview', { sessionId, checkpointId: start });
+      expect(preview.changes).toEqual([
+        { path: 'logs', kind: 'folder', change: 'delete', conflict: false, available: true },
+        { path: 'logs/mine.txt', kind: 'file', change: 'delete', conflict: true, available: true },
+        { path: 'out', kind: 'folder', change: 'delete', conflict: false, available: true },
+        { path: 'out/empty', kind: 'folder', change: 'delete', conflict: false, available: true },
+        { path: 'out/made.txt', kind: 'file', change: 'delete', conflict: false, available: true },
+      ]);
 
-    const restored = await call<{ files: FilesRestored }>('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files' });
-    expect(restored.files.deleted).toEqual(['out/made.txt', 'out/empty/', 'out/']);
-    expect(restored.files.kept).toEqual(['logs/mine.txt', 'logs/']);
-    expect(existsSync(join(workspace, 'out'))).toBe(false);
-    expect(file('logs/mine.txt')).toBe('mine\n');
+      const restored = await call<{ files: FilesRestored }>('checkpoint:restore', { sessionId, checkpointId: start, mode: 'files' });
+      expect(restored.files.deleted).toEqual(['out/made.txt', 'out/empty/', 'out/']);
+      expect(restored.files.kept).toEqual(['logs/mine.txt', 'logs/']);
+      expect(existsSync(join(workspace, 'out'))).toBe(false);
+      expect(file('logs/mine.txt')).toBe('mine\n');
 
-    const undone = await call<FilesRestored>('checkpoint:undoRestore', { sessionId, restoreId: restored.files.restoreId });
-    expect(undone.written).toEqual(['out/empty/', 'out/made.txt']);
-    expect(existsSync(join(workspace, 'out', 'empty'))).toBe(true);
-    expect(file('out/made.txt')).toBe('x\n');
-  });
+      const undone = await call<FilesRestored>('checkpoint:undoRestore', { sessionId, restoreId: restored.files.restoreId });
+      expect(undone.written).toEqual(['out/empty/', 'out/made.txt']);
+      expect(existsSync(join(workspace, 'out', 'empty'))).toBe(true);
+      expect(file('out/made.txt')).toBe('x\n');
+    },
+  );
 
   it('refuses a files restore where the agent never changed a file', async () => {
     const { sessionId } = await setUp('four');
