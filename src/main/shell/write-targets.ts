@@ -1,3 +1,5 @@
+/* The table of the commands that write files: which writer judges each program, by group. */
+
 import type { Arg } from './command-args';
 import { archiveWriters } from './writers/archive-writers';
 import { buildWriters } from './writers/build-writers';
@@ -5,8 +7,6 @@ import { fileWriters } from './writers/file-writers';
 import { networkWriters } from './writers/network-writers';
 import { textWriters } from './writers/text-writers';
 import type { Writer, WriterRisk } from './writers/writer-risk';
-
-/* The table of the commands that write files: which writer judges each program, by group. */
 
 export type { WriterRisk, WrittenPath } from './writers/writer-risk';
 

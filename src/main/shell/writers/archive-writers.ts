@@ -1,7 +1,7 @@
+/* The writers of archives and compressors: what they pack, unpack or replace, and tar's ways of running commands. */
+
 import { hasAny, parseArgs, type Arg } from '../command-args';
 import { each, here, writes, type Writer, type Writers } from './writer-risk';
-
-/* The writers of archives and compressors: what they pack, unpack or replace, and tar's ways of running commands. */
 
 /** Old-style tar options (`tar czf out.tgz src`) read as if they had their dash. */
 function tarArgs(args: readonly Arg[]): Arg[] {

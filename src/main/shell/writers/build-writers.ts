@@ -1,7 +1,7 @@
+/* The writers of build tools: a build runs whatever its build files say, so it is write_high wherever it builds. */
+
 import { parseArgs } from '../command-args';
 import { writes, type Writer, type WrittenPath, type Writers } from './writer-risk';
-
-/* The writers of build tools: a build runs whatever its build files say, so it is write_high wherever it builds. */
 
 /** make, ninja, cmake: the folders they build in (-C, or cmake's -B). */
 const build: Writer = (program, args) => {

@@ -1,7 +1,7 @@
+/* The writers of the file system's own commands: the ones that delete, change permissions, make, copy, move and link. */
+
 import { hasAny, parseArgs } from '../command-args';
 import { destination, each, writes, type Writer, type Writers } from './writer-risk';
-
-/* The writers of the file system's own commands: the ones that delete, change permissions, make, copy, move and link. */
 
 /** rm: deleting is write_high; whole folders or files a pattern picks are destructive. */
 const rm: Writer = (_program, args) => {

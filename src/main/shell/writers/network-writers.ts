@@ -1,7 +1,7 @@
+/* The writers that reach the network: downloaders and remote copies, write_high for that alone, with the files they fill. */
+
 import { hasAny, parseArgs } from '../command-args';
 import { each, here, writes, type Writer, type WrittenPath, type Writers } from './writer-risk';
-
-/* The writers that reach the network: downloaders and remote copies, write_high for that alone, with the files they fill. */
 
 /** curl's options that take a value, so that a value is never read as a URL or a file. */
 const curlValues = [

@@ -1,11 +1,11 @@
-import { hasAny, parseArgs, type Arg, type ParsedArgs } from '../command-args';
-import { sedEffects } from '../sed-script';
-import { each, here, literalArg, writes, type Writer, type WrittenPath, type Writers } from './writer-risk';
-
 /*
  * The writers of the text tools: programs that mostly print, but write files when told to (an output option, a second
  * operand, editing in place) or, for sed and patch, by what their script or patch says.
  */
+
+import { hasAny, parseArgs, type Arg, type ParsedArgs } from '../command-args';
+import { sedEffects } from '../sed-script';
+import { each, here, literalArg, writes, type Writer, type WrittenPath, type Writers } from './writer-risk';
 
 /** Whether sed was given its script with -e, --expression, -f or --file (then every operand is a file). */
 function given(args: readonly Arg[]): boolean {

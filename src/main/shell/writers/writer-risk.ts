@@ -1,10 +1,10 @@
+/*
+ * The answer a writer of the table in write-targets.ts gives (a risk, its reason, the paths the command touches), and
+ * the small pieces every writer builds it from.
+ */
+
 import type { RiskLevel } from '../../../shared/domain';
 import type { Arg, Finding, ParsedArgs } from '../command-args';
-
-/*
- * What a command that writes files risks, as the writers' table answers it, and the small pieces every writer builds
- * its answer from.
- */
 
 /** A path a command writes, moves, links or deletes, and the verb that says so. */
 export interface WrittenPath {
