@@ -2,12 +2,16 @@
  * One readable line per journal entry, as the terminal runner prints a turn's events.
  */
 
-import type { JournalEntry } from '../../shared/events';
+import { BugError } from '../../shared/errors';
+import type { JournalEntry, RuntimeEvent } from '../../shared/events';
 
 const short = (value: unknown, max = 160): string => {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return text.length > max ? `${text.slice(0, max)}…` : text;
 };
+
+/** An event's fields but its type, shortened. */
+const fields = (event: RuntimeEvent): string => short(Object.fromEntries(Object.entries(event).filter(([key]) => key !== 'type')));
 
 /** One readable line per journal entry, for the terminal. */
 export function formatEntry(entry: JournalEntry): string {
@@ -52,7 +56,30 @@ export function formatEntry(entry: JournalEntry): string {
       return `${head}: ${event.message}`;
     case 'run_finished':
       return `${head}: ${event.status}${event.error ? `: ${event.error.message}` : ''}`;
-    default:
-      return `${head} ${short(Object.fromEntries(Object.entries(event).filter(([key]) => key !== 'type')))}`;
+    // The rest are shown as their fields.
+    case 'autonomy_changed':
+    case 'branch_started':
+    case 'checkpoint_recovered':
+    case 'assistant_message_started':
+    case 'plan_answered':
+    case 'budget_reached':
+    case 'budget_answered':
+    case 'trust_grant_created':
+    case 'tool_call_started':
+    case 'tool_result_held':
+    case 'tool_result_reviewed':
+    case 'tool_retry_scheduled':
+    case 'checkpoint_saved':
+    case 'files_snapshotted':
+    case 'files_restored':
+    case 'session_imported':
+    case 'message_queued':
+    case 'queue_cleared':
+      return `${head} ${fields(event)}`;
+    default: {
+      // The journal is parsed by its schema before it is printed, so only a type left out above lands here.
+      const unhandled: never = event;
+      throw new BugError(`No line for ${JSON.stringify(unhandled)}.`);
+    }
   }
 }

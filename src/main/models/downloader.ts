@@ -1,15 +1,15 @@
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, rmSync, statSync } from 'node:fs';
 import { open, rename, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { NotFoundError, toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import { NotFoundError, toErrorInfo } from '../../shared/errors';
 import type { LocalModel } from '../../shared/local-models';
-import { sizeWords, type DownloadState, type DownloadView } from '../../shared/model-catalogue';
-import { DownloadFailure, errorCode, requestDownload, webPage } from './download-request';
+import type { DownloadState, DownloadView } from '../../shared/model-catalogue';
+import { checkDigest, checkRoom, cutShort, failureOf, sniff, speedOf } from './download-checks';
+import { DownloadFailure, requestDownload } from './download-request';
 import { readGgufHeader } from './gguf-reader';
 import { freeDiskBytes } from './machine';
-import { writeJsonAtomic } from './model-index';
+import { PartialDownloads, type Sidecar } from './partial-downloads';
 
 /** A file to download. */
 export interface DownloadRequest {
@@ -34,24 +34,6 @@ export interface DownloaderOptions {
   readonly progressIntervalMs?: number;
 }
 
-/** What is kept beside a partial file, so that a download resumes after a pause or a restart of the app. */
-const sidecarSchema = z.object({
-  version: z.literal(1),
-  id: z.string().min(1).max(100),
-  name: z.string().max(200),
-  url: z.string().url().max(2_048),
-  fileName: z.string().regex(/^[\w.-]+\.gguf$/),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .nullable(),
-  checksum: z.enum(['catalogue', 'server', 'none']),
-  totalBytes: z.number().int().positive().nullable(),
-  etag: z.string().max(500).nullable(),
-  receivedBytes: z.number().int().nonnegative(),
-});
-type Sidecar = z.infer<typeof sidecarSchema>;
-
 interface Job {
   sidecar: Sidecar;
   view: DownloadView;
@@ -62,10 +44,6 @@ interface Job {
   lastSaved: number;
 }
 
-/** Room kept free on the disk beyond the file itself. */
-const spareBytes = 100_000_000;
-const speedWindowMs = 5_000;
-
 /**
  * Downloads model files into the models folder: resumable (`Range` from the partial file, after a pause, a cut
  * connection or a restart), checked (SHA-256 computed as it arrives, against the catalogue's or the server's), and
@@ -73,19 +51,16 @@ const speedWindowMs = 5_000;
  */
 export class ModelDownloader {
   private readonly jobs = new Map<string, Job>();
-  private readonly partial: string;
+  private readonly partial: PartialDownloads;
   private readonly now: () => number;
   private readonly fetcher: typeof fetch;
 
   constructor(private readonly options: DownloaderOptions) {
-    this.partial = join(options.folder, '.partial');
-    mkdirSync(this.partial, { recursive: true });
+    this.partial = new PartialDownloads(options.folder);
     this.now = options.now ?? Date.now;
     this.fetcher = options.fetch ?? fetch;
-    for (const file of readdirSync(this.partial)) {
-      if (!file.endsWith('.json')) continue;
-      const sidecar = this.readSidecar(join(this.partial, file));
-      if (sidecar && !this.jobs.has(sidecar.id)) this.jobs.set(sidecar.id, this.job(sidecar, 'paused'));
+    for (const sidecar of this.partial.sidecars()) {
+      if (!this.jobs.has(sidecar.id)) this.jobs.set(sidecar.id, this.job(sidecar, 'paused'));
     }
   }
 
@@ -153,7 +128,7 @@ export class ModelDownloader {
   }
 
   private job(sidecar: Sidecar, state: DownloadState): Job {
-    const received = statSync(this.partPath(sidecar), { throwIfNoEntry: false })?.size ?? 0;
+    const received = statSync(this.partial.partPath(sidecar), { throwIfNoEntry: false })?.size ?? 0;
     return {
       sidecar,
       controller: null,
@@ -177,27 +152,10 @@ export class ModelDownloader {
     };
   }
 
-  private partPath(sidecar: Sidecar): string {
-    return join(this.partial, `${sidecar.fileName}.part`);
-  }
-
-  private sidecarPath(sidecar: Sidecar): string {
-    return join(this.partial, `${sidecar.fileName}.json`);
-  }
-
-  private readSidecar(path: string): Sidecar | null {
-    try {
-      const parsed = sidecarSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-      return parsed.success ? parsed.data : null;
-    } catch {
-      return null;
-    }
-  }
-
   private saveSidecar(job: Job): void {
     job.sidecar = { ...job.sidecar, receivedBytes: job.view.receivedBytes };
     job.lastSaved = this.now();
-    writeJsonAtomic(this.sidecarPath(job.sidecar), job.sidecar);
+    this.partial.save(job.sidecar);
   }
 
   /**
@@ -213,8 +171,7 @@ export class ModelDownloader {
   }
 
   private removeFiles(job: Job): void {
-    rmSync(this.partPath(job.sidecar), { force: true });
-    rmSync(this.sidecarPath(job.sidecar), { force: true });
+    this.partial.remove(job.sidecar);
   }
 
   private update(job: Job, change: Partial<DownloadView>, force = true): void {
@@ -246,30 +203,7 @@ export class ModelDownloader {
       this.update(job, { state: 'paused', ...idle });
       return;
     }
-    let info: ErrorInfo;
-    let keep: boolean;
-    if (error instanceof DownloadFailure) {
-      info = error.info;
-      keep = error.keepPart;
-    } else if (errorCode(error) === 'ENOSPC') {
-      info = {
-        code: 'disk_full',
-        message: `The disk is full: ${job.sidecar.name} could not be written. Free some space, then resume.`,
-        retryable: true,
-      };
-      keep = true;
-    } else if (error instanceof TypeError || errorCode(error)?.startsWith('UND_ERR') || errorCode(error) === 'ECONNRESET') {
-      const total = job.view.totalBytes;
-      info = {
-        code: 'download_failed',
-        message: `The connection was cut after ${sizeWords(job.view.receivedBytes)}${total ? ` of ${sizeWords(total)}` : ''}: Resume goes on from there.`,
-        retryable: true,
-      };
-      keep = true;
-    } else {
-      info = toErrorInfo(error);
-      keep = true;
-    }
+    const { info, keep } = failureOf(error, job.sidecar.name, job.view.receivedBytes, job.view.totalBytes);
     if (keep && job.view.receivedBytes > 0) {
       this.saveSidecarIfPossible(job);
       this.update(job, { state: 'interrupted', error: info, ...idle });
@@ -280,23 +214,14 @@ export class ModelDownloader {
     }
   }
 
+  /** Refuses a download the disk has no room for; asks the disk only when the size is known. */
   private async checkRoom(job: Job, total: number | null, have: number): Promise<void> {
     if (total === null) return;
-    const free = await (this.options.freeBytes ?? freeDiskBytes)(this.partial);
-    const needed = total - have;
-    if (free < needed + spareBytes)
-      throw new DownloadFailure(
-        {
-          code: 'disk_full',
-          message: `Not enough room on the disk for ${job.sidecar.name}: it needs ${sizeWords(needed + spareBytes)} and ${sizeWords(free)} is free. Free some space, then try again.`,
-          retryable: true,
-        },
-        true,
-      );
+    checkRoom(job.sidecar.name, total, have, await (this.options.freeBytes ?? freeDiskBytes)(this.partial.folder));
   }
 
   private async transfer(job: Job, signal: AbortSignal): Promise<void> {
-    const part = this.partPath(job.sidecar);
+    const part = this.partial.partPath(job.sidecar);
     let have = statSync(part, { throwIfNoEntry: false })?.size ?? 0;
     await this.checkRoom(job, job.sidecar.totalBytes, have);
     let hash = createHash('sha256');
@@ -375,41 +300,18 @@ export class ModelDownloader {
     if (signal.aborted) throw new Error('stopped');
     this.update(job, { receivedBytes: received });
     const total = job.sidecar.totalBytes;
-    if (total !== null && received < total)
-      throw new DownloadFailure(
-        {
-          code: 'download_failed',
-          message: `The connection was cut after ${sizeWords(received)} of ${sizeWords(total)}: Resume goes on from there.`,
-          retryable: true,
-        },
-        true,
-      );
+    if (total !== null && received < total) throw cutShort(received, total);
   }
 
+  /** Reports what arrived, with the speed and time left, at most as often as progress is reported. */
   private progress(job: Job, received: number): void {
-    const now = this.now();
-    job.samples.push([now, received]);
-    while (job.samples.length > 2 && now - (job.samples[0]?.[0] ?? now) > speedWindowMs) job.samples.shift();
-    const first = job.samples[0];
-    const span = first ? now - first[0] : 0;
-    const speed = first && span >= 200 ? ((received - first[1]) * 1000) / span : null;
-    const total = job.view.totalBytes;
-    const secondsLeft = speed && total !== null && speed > 0 ? Math.max(0, (total - received) / speed) : null;
-    this.update(job, { receivedBytes: received, bytesPerSecond: speed, secondsLeft }, false);
+    const speed = speedOf(job.samples, this.now(), received, job.view.totalBytes);
+    this.update(job, { receivedBytes: received, ...speed }, false);
   }
 
   private async finish(job: Job, part: string, hash: Hash): Promise<void> {
     this.update(job, { state: 'verifying', bytesPerSecond: null, secondsLeft: null });
-    const digest = hash.digest('hex');
-    const expected = job.sidecar.sha256;
-    if (expected !== null && digest !== expected)
-      throw new DownloadFailure(
-        {
-          code: 'download_failed',
-          message: `The file downloaded does not match its checksum (SHA-256 ${digest.slice(0, 12)}…, expected ${expected.slice(0, 12)}…): it was removed. Try again.`,
-        },
-        false,
-      );
+    checkDigest(hash.digest('hex'), job.sidecar.sha256);
     try {
       await readGgufHeader(part);
     } catch (error) {
@@ -422,7 +324,7 @@ export class ModelDownloader {
     for (let index = 2; existsSync(target); index++)
       target = join(this.options.folder, job.sidecar.fileName.replace(/\.gguf$/, `-${index}.gguf`));
     await rename(part, target);
-    rmSync(this.sidecarPath(job.sidecar), { force: true });
+    rmSync(this.partial.sidecarPath(job.sidecar), { force: true });
     let model: LocalModel;
     try {
       model = await this.options.addModel(target, job.sidecar.name);
@@ -435,15 +337,4 @@ export class ModelDownloader {
     this.jobs.delete(job.sidecar.id);
     this.update(job, { state: 'done', modelId: model.id, error: null });
   }
-}
-
-/** Refuses a body that is a web page or not a GGUF file, from its first bytes. */
-function sniff(head: Buffer): void {
-  const text = head.subarray(0, 64).toString('latin1').trimStart().toLowerCase();
-  if (text.startsWith('<!doctype') || text.startsWith('<html') || text.startsWith('<')) throw webPage();
-  if (head.subarray(0, 4).toString('latin1') !== 'GGUF')
-    throw new DownloadFailure(
-      { code: 'model_file_invalid', message: 'The server sent a file that is not a GGUF model (the format the built-in runtime loads).' },
-      false,
-    );
 }

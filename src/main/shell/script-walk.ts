@@ -1,15 +1,17 @@
 import { resolve } from 'node:path';
 import { maxRisk, type RiskLevel } from '../../shared/domain';
 import { ShellSyntaxError, type BashParser, type SyntaxNode } from './bash-parser';
+import { afterBuiltin, changedFolder, changesFolder, holdsOutput, isName, loaderVariables } from './builtin-effects';
 import { argOf, type Arg, type Finding } from './command-args';
 import type { CommandPlace, TargetJudge } from './command-targets';
 import { programOf, programRisk, type ProgramSite } from './program-risk';
 import { runnerRisk, summarize, type CommandRisk } from './runner-risk';
 import { clip, programName, readsCode, redirect, type ScriptSite } from './script-io';
+import { LineFunctions } from './line-functions';
 import { ShellState, type ShellValue, type WordValue } from './shell-state';
 import { TargetLookup } from './target-lookup';
 import { evaluate, type WordEnvironment } from './shell-words';
-import { letEffects, wordEffects, type WordEffects } from './word-effects';
+import { wordEffects, type WordEffects } from './word-effects';
 
 export type { CommandRisk } from './runner-risk';
 
@@ -19,30 +21,6 @@ const maxDepth = 6;
 /** How deep statements may nest (`{ { { …`, `$( $( …`) before the line counts as destructive rather than walked further. */
 const maxNesting = 150;
 
-/** How many calls of the line's own functions are followed; a line that makes more is not judged. */
-const maxFunctionCalls = 32;
-
-/** Variables that change what a program loads or runs when set in front of it. */
-const loaderVariables =
-  /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|PYTHONPATH|PYTHONSTARTUP|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|RUBYOPT|GIT_\w+|EDITOR|VISUAL|PAGER)$/;
-
-/** Builtins that set the variables named in their words to what they read or format. */
-const readers = new Set(['read', 'mapfile', 'readarray', 'printf', 'getopts']);
-
-const isName = (text: string | null): text is string => text !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(text);
-
-/** Whether a value runs a command and keeps what it prints (`$(…)`, backticks), outside arithmetic. */
-function holdsOutput(node: SyntaxNode): boolean {
-  const stack: SyntaxNode[] = [node];
-  while (stack.length > 0) {
-    const current = stack.pop() as SyntaxNode;
-    if (current.type === 'command_substitution') return true;
-    if (current.type === 'arithmetic_expansion') continue;
-    for (const child of current.namedChildren) if (child) stack.push(child);
-  }
-  return false;
-}
-
 /**
  * Walks one parsed command line the way bash would run it, keeping what is known of the folder and the
  * variables as it goes, and collects what each part risks. Every command runs in the analysis, the ones in
@@ -51,11 +29,10 @@ function holdsOutput(node: SyntaxNode): boolean {
 class ScriptWalk implements ScriptSite {
   readonly findings: Finding[] = [];
   /** Functions the line defines, by name: a call runs the body there, in this shell. */
-  private readonly functions = new Map<string, SyntaxNode>();
-  private readonly calling = new Set<string>();
-  /** Functions already judged as called from inside themselves, with nothing known. */
-  private readonly recursive = new Set<string>();
-  private functionCalls = 0;
+  private readonly functions = new LineFunctions({
+    runBody: (definition, state) => this.runFunctionBody(definition, state),
+    add: (level, reason) => this.add(level, reason),
+  });
   private nesting = 0;
   private readonly targets: TargetLookup;
 
@@ -127,7 +104,7 @@ class ScriptWalk implements ScriptSite {
         this.sequence(node, state);
         return state;
       case 'function_definition':
-        return this.defineFunction(node, state);
+        return this.functions.define(node, state);
       case 'list': {
         // `a && b`: b may not run, so what it changes is only one of the possibilities after.
         const parts = node.namedChildren.filter((child): child is SyntaxNode => child !== null);
@@ -184,42 +161,11 @@ class ScriptWalk implements ScriptSite {
     }
   }
 
-  /**
-   * A function of the line: its body is judged here as if any variable could hold anything (it may run later,
-   * from a trap), and again at each call with what is known there.
-   */
-  private defineFunction(node: SyntaxNode, state: ShellState): ShellState {
-    const name = node.childForFieldName('name')?.text;
-    if (name) this.functions.set(name, node);
-    this.runFunctionBody(node, state.forgetVariables());
-    return state;
-  }
-
+  /** A function's body and the redirections of its definition, run from `state`. */
   private runFunctionBody(definition: SyntaxNode, state: ShellState): void {
     const body = definition.childForFieldName('body');
     if (body) this.visit(body, state);
     for (const item of definition.childrenForFieldName('redirect')) redirect(this, item, state, null);
-  }
-
-  /** A call of the line's own function: its body runs in this shell, so what it changes is not known after. */
-  private callFunction(name: string, state: ShellState): ShellState {
-    const definition = this.functions.get(name);
-    this.add('read_only', `${name} is a function of the line`);
-    if (definition && !this.calling.has(name)) {
-      this.functionCalls += 1;
-      if (this.functionCalls > maxFunctionCalls)
-        this.add('destructive', `the line calls its functions more than ${maxFunctionCalls} times`);
-      else {
-        this.calling.add(name);
-        this.runFunctionBody(definition, state);
-        this.calling.delete(name);
-      }
-    } else if (definition && !this.recursive.has(name)) {
-      // Called from inside itself: once more with nothing known of the folder or the variables.
-      this.recursive.add(name);
-      this.runFunctionBody(definition, state.forgetVariables().withCwd(null));
-    }
-    return state.forgetVariables().withCwd(null);
   }
 
   /** if/elif/else: each branch from the state before it; the result can be any branch's, or none ran. */
@@ -370,52 +316,19 @@ class ScriptWalk implements ScriptSite {
     for (const value of name.values) {
       const program = programOf(value.text);
       for (const item of redirects) redirect(this, item, state, program);
-      if (program === 'cd' || program === 'pushd' || program === 'popd') {
-        after = this.changeFolder(program, args, after);
+      if (changesFolder(program)) {
+        this.add('read_only', `${program} changes the folder`);
+        after = changedFolder(program, args, after, this.environment);
         continue;
       }
       if (this.functions.has(program)) {
-        after = this.callFunction(program, after);
+        after = this.functions.call(program, after);
         continue;
       }
       this.addAll(programRisk(program, args, this.site(state)));
-      after = this.afterBuiltin(program, args, after);
+      after = this.apply(afterBuiltin(program, args, after, this.environment));
     }
     return after;
-  }
-
-  /** What a builtin changes in this shell: code it runs here, the folder, variables it sets. */
-  private afterBuiltin(program: string, args: readonly Arg[], state: ShellState): ShellState {
-    // Code run in this shell (eval, source, cd behind builtin or command) changes its folder and variables in ways
-    // not followed: from here on they are only known when it runs.
-    if (['eval', 'source', '.'].includes(program)) return state.forgetVariables().withCwd(null);
-    if (['builtin', 'command', 'exec'].includes(program) && ['cd', 'pushd', 'popd'].includes(args[0]?.text ?? ''))
-      return state.withCwd(null);
-    if (program === 'let') return this.apply(letEffects(args, state, this.environment));
-    let after = state;
-    if (readers.has(program)) for (const arg of args) if (isName(arg.text)) after = after.withVar(arg.text, null, true);
-    if (['declare', 'typeset', 'local', 'export', 'readonly'].includes(program)) {
-      if (args.some((arg) => arg.text === null || /^-[A-Za-z]*n/.test(arg.text))) return after.withAliases();
-      for (const arg of args) {
-        const name = arg.text?.split('=')[0] ?? '';
-        if (isName(name)) after = after.withVar(name, null);
-      }
-    }
-    return after;
-  }
-
-  private changeFolder(program: string, args: readonly Arg[], state: ShellState): ShellState {
-    this.add('read_only', `${program} changes the folder`);
-    const operand = args.find((arg) => !arg.text?.startsWith('-') || arg.text === '-');
-    if (program === 'popd' || operand?.text === '-') return state.withCwd(null);
-    const home = state.variable('HOME');
-    if (!operand)
-      return home === undefined ? state.withCwd([this.environment.home]) : state.withCwd(home?.map((value) => value.text) ?? null);
-    // CDPATH makes a relative name mean a folder elsewhere; `pushd +1` rotates the stack.
-    const elsewhere = state.variable('CDPATH') !== undefined || /^[+-]\d+$/.test(operand.text ?? '');
-    if (elsewhere || operand.value.kind === 'computed' || operand.glob || state.cwd === null) return state.withCwd(null);
-    const folders = state.cwd;
-    return state.withCwd(operand.value.values.flatMap((value) => folders.map((cwd) => resolve(cwd, value.text))));
   }
 }
 

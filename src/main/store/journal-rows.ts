@@ -2,7 +2,7 @@
  * Journal rows as SQLite returns them, read back into events; a row from a newer app or a damaged one is refused.
  */
 
-import { StoreError } from '../../shared/errors';
+import { BugError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type JournalEntry, type RuntimeEvent } from '../../shared/events';
 
 /** A journal row as SQLite returns it. */
@@ -25,8 +25,45 @@ export function refOf(event: RuntimeEvent): string | null {
       return event.checkpointId;
     case 'files_restored':
       return event.restoreId;
-    default:
+    // Events found by their session and place alone.
+    case 'autonomy_changed':
+    case 'branch_started':
+    case 'checkpoint_recovered':
+    case 'status_changed':
+    case 'assistant_message_started':
+    case 'text_delta':
+    case 'reasoning_delta':
+    case 'model_call_finished':
+    case 'tool_call_requested':
+    case 'plan_proposed':
+    case 'plan_answered':
+    case 'budget_reached':
+    case 'budget_answered':
+    case 'approval_requested':
+    case 'approval_answered':
+    case 'trust_grant_created':
+    case 'tool_call_started':
+    case 'tool_output':
+    case 'tool_call_finished':
+    case 'tool_result_held':
+    case 'tool_result_reviewed':
+    case 'tool_retry_scheduled':
+    case 'context_measured':
+    case 'context_compacted':
+    case 'context_truncated':
+    case 'files_snapshotted':
+    case 'session_imported':
+    case 'message_queued':
+    case 'queue_cleared':
+    case 'model_fallback_used':
+    case 'model_retry_scheduled':
+    case 'run_finished':
       return null;
+    default: {
+      // Events are typed when they are appended, so only a type left out above lands here.
+      const unhandled: never = event;
+      throw new BugError(`No reference for ${JSON.stringify(unhandled)}.`);
+    }
   }
 }
 

@@ -1,27 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  realpathSync,
-  renameSync,
-  rmdirSync,
-  unlinkSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative as relativeTo, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
-import { readAllSync, writeAllSync } from './fd-read';
-import { defaultFolderAccess, isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';
+import { defaultFolderAccess, type FolderAccess, type OpenFolder } from './folder-access';
+import { checkFolder, failure, kindOf, makeFolders, openPlainFile, readFound, writeThenRename, type EntryKind } from './found-entry';
 import { currentNamingPlatform, PathRefusedError, type NamingPlatform } from './path-text';
 import { moveEntry } from './tree-move';
-import { losslessText, notUtf8Error } from './utf8-text';
+import { notUtf8Error } from './utf8-text';
 import { gitFolderReason, protectedReason } from './workspace-paths';
 import { WorkspaceReader } from './workspace-reader';
 import { WorkspaceWalk, type Found } from './workspace-walk';
+
+export type { EntryKind } from './found-entry';
 
 export interface WorkspaceFilesOptions {
   /** Folders no write may touch even when they lie inside the workspace (the app's own data). */
@@ -51,45 +40,9 @@ export interface Replacement {
   readonly links: number;
 }
 
-export type EntryKind = 'file' | 'directory' | 'missing';
-
-const readFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
-const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
-
 function inside(root: string, candidate: string): boolean {
   const fromRoot = relativeTo(root, candidate);
   return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
-}
-
-function kindOf(found: Found): EntryKind {
-  if (!found.entry) return 'missing';
-  return found.entry.isDirectory() ? 'directory' : 'file';
-}
-
-/** A temporary name next to the file, unique, short enough for any file system. */
-function temporaryName(name: string): string {
-  return `.${Array.from(name).slice(0, 40).join('')}.${randomBytes(6).toString('hex')}.tmp`;
-}
-
-const fsWords: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'not permitted',
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is used up',
-  EROFS: 'the file system is read-only',
-  EBUSY: 'it is in use',
-  EISDIR: 'a folder is in the way',
-};
-
-/** Turns a file system error into the app's error, without the internal paths it names; anything else passes as it is. */
-function failure(requested: string, error: unknown, doing: string): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (error instanceof WorkbenchError || typeof code !== 'string') return error;
-  if (isLinkRefusal(error) || code === 'ENOENT')
-    return new PathRefusedError(requested, `it changed while it was being ${doing} (${code}); nothing was ${doing}. Try again.`);
-  return new WorkbenchError('invalid_input', `${requested} could not be ${doing}: ${fsWords[code] ?? 'the system refused'} (${code}).`, {
-    cause: error,
-  });
 }
 
 /**
@@ -150,10 +103,6 @@ export class WorkspaceFiles {
     }
   }
 
-  private checkFolder(requested: string, found: Found, folder: OpenFolder): void {
-    WorkspaceWalk.checkInside(requested, found.root, this.access.whereIsFolder(folder));
-  }
-
   /** What is at a path (links inside followed), after checking that it lies inside. Nothing stays open. */
   inspect(requested: string): { relative: string; kind: EntryKind } {
     const found = this.find(requested, 'read');
@@ -162,11 +111,11 @@ export class WorkspaceFiles {
       if (kind === 'directory' && found.name !== '') {
         const folder = this.access.openFolder(found.folder, found.name);
         try {
-          this.checkFolder(requested, found, folder);
+          checkFolder(this.access, requested, found, folder);
         } finally {
           this.access.close(folder);
         }
-      } else this.checkFolder(requested, found, found.folder);
+      } else checkFolder(this.access, requested, found, found.folder);
       return { relative: found.relative, kind };
     } catch (error) {
       throw failure(requested, error, 'read');
@@ -181,7 +130,7 @@ export class WorkspaceFiles {
     try {
       if (!found.entry) throw new WorkbenchError('invalid_input', `${requested} does not exist.`);
       if (found.entry.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder; use list_files.`);
-      const opened = this.openPlainFile(requested, found);
+      const opened = openPlainFile(this.access, requested, found);
       try {
         const where = this.access.whereIsFile(opened.fd, join(found.folder.absolute, found.name));
         WorkspaceWalk.checkInside(requested, found.root, where);
@@ -191,26 +140,6 @@ export class WorkspaceFiles {
       }
     } finally {
       this.access.close(found.folder);
-    }
-  }
-
-  /** Opens the found entry with O_NONBLOCK (a pipe swapped in cannot hang the read) and checks it is the plain file the walk saw. */
-  /** Opens a found entry as a plain file; a failure comes back as the tool's error for `requested`. */
-  private openPlainFile(requested: string, found: Found): { fd: number; info: Stats } {
-    let fd: number;
-    try {
-      fd = this.access.openEntry(found.folder, found.name, readFlags);
-    } catch (error) {
-      throw failure(requested, error, 'read');
-    }
-    try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) throw new PathRefusedError(requested, 'it is a device, pipe or socket, not a file or folder.');
-      if (found.entry && info.ino !== found.entry.ino) throw Object.assign(new Error('replaced while opening'), { code: 'EMOVED' });
-      return { fd, info };
-    } catch (error) {
-      closeSync(fd);
-      throw failure(requested, error, 'read');
     }
   }
 
@@ -226,34 +155,14 @@ export class WorkspaceFiles {
     try {
       const kind = kindOf(found);
       if (kind === 'directory') throw new WorkbenchError('invalid_input', `${found.relative} is a folder, not a file.`);
-      const old = kind === 'file' ? this.readFound(requested, found, maxBytes) : { text: '', size: 0, tooLarge: false };
+      const old = kind === 'file' ? readFound(this.access, requested, found, maxBytes) : { text: '', size: 0, tooLarge: false };
       // Shown to the person before anything is written, so the folder it came from is checked first.
-      this.checkFolder(requested, found, found.folder);
+      checkFolder(this.access, requested, found, found.folder);
       return { relative: found.relative, kind, text: old.text, size: old.size, tooLarge: old.tooLarge };
     } catch (error) {
       throw failure(requested, error, 'read');
     } finally {
       this.access.close(found.folder);
-    }
-  }
-
-  /**
-   * The old content for a write. Its folder is checked to be inside right before the rename, and a
-   * write refused there shows nothing of what was read.
-   */
-  private readFound(
-    requested: string,
-    found: Found,
-    maxBytes = Number.POSITIVE_INFINITY,
-  ): { text: string | null; size: number; tooLarge: boolean; mode: number; links: number } {
-    const opened = this.openPlainFile(requested, found);
-    try {
-      const kept = { mode: opened.info.mode & 0o777, links: opened.info.nlink };
-      if (opened.info.size > maxBytes) return { text: null, size: opened.info.size, tooLarge: true, ...kept };
-      const data = readAllSync(opened.fd, Number.POSITIVE_INFINITY);
-      return { text: losslessText(data), size: data.length, tooLarge: false, ...kept };
-    } finally {
-      closeSync(opened.fd);
     }
   }
 
@@ -279,11 +188,11 @@ export class WorkspaceFiles {
     const opened: OpenFolder[] = [];
     try {
       if (found.entry?.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder.`);
-      const old = found.entry ? this.readFound(requested, found) : null;
+      const old = found.entry ? readFound(this.access, requested, found) : null;
       if (old && old.text === null && !options.replacesWhole) throw notUtf8Error(found.relative);
       const after = produce(old ? (old.text ?? '') : null, found.relative);
-      const folder = this.makeFolders(requested, found, opened);
-      this.writeThenRename(requested, found, folder, Buffer.from(after, 'utf8'), old?.mode ?? null);
+      const folder = makeFolders(this.access, found, opened);
+      writeThenRename(this.access, requested, found, folder, Buffer.from(after, 'utf8'), old?.mode ?? null);
       return { relative: found.relative, created: old === null, before: old ? old.text : '', after, links: old?.links ?? 1 };
     } catch (error) {
       throw failure(requested, error, 'written');
@@ -303,7 +212,7 @@ export class WorkspaceFiles {
     const opened: OpenFolder[] = [];
     try {
       if (found.entry?.isDirectory()) throw new WorkbenchError('invalid_input', `${requested} is a folder.`);
-      this.writeThenRename(requested, found, this.makeFolders(requested, found, opened), data, mode);
+      writeThenRename(this.access, requested, found, makeFolders(this.access, found, opened), data, mode);
       return { relative: found.relative };
     } catch (error) {
       throw failure(requested, error, 'written');
@@ -322,7 +231,7 @@ export class WorkspaceFiles {
     try {
       if (!found.entry) return false;
       if (!found.entry.isFile()) throw new PathRefusedError(requested, 'it is no longer a plain file.');
-      this.checkFolder(requested, found, found.folder);
+      checkFolder(this.access, requested, found, found.folder);
       unlinkSync(this.access.pathOf(found.folder, found.name));
       return true;
     } catch (error) {
@@ -340,8 +249,8 @@ export class WorkspaceFiles {
       // A link at the name is the person's: left as it is.
       if (found.entry?.isDirectory() || found.entry?.isSymbolicLink()) return false;
       if (found.entry) throw new PathRefusedError(requested, 'a file is in the way.');
-      const folder = this.makeFolders(requested, found, opened);
-      this.checkFolder(requested, found, folder);
+      const folder = makeFolders(this.access, found, opened);
+      checkFolder(this.access, requested, found, folder);
       mkdirSync(this.access.pathOf(folder, found.name));
       return true;
     } catch (error) {
@@ -358,7 +267,7 @@ export class WorkspaceFiles {
     try {
       if (!found.entry) return false;
       if (!found.entry.isDirectory()) throw new PathRefusedError(requested, 'it is no longer a folder.');
-      this.checkFolder(requested, found, found.folder);
+      checkFolder(this.access, requested, found, found.folder);
       rmdirSync(this.access.pathOf(found.folder, found.name));
       return true;
     } catch (error) {
@@ -367,48 +276,6 @@ export class WorkspaceFiles {
       throw failure(requested, error, 'deleted');
     } finally {
       this.access.close(found.folder);
-    }
-  }
-
-  /** Makes the missing folders one by one from the deepest open one, opening each without following a link. */
-  private makeFolders(requested: string, found: Found, opened: OpenFolder[]): OpenFolder {
-    let folder = found.folder;
-    for (const name of found.missing) {
-      try {
-        mkdirSync(this.access.pathOf(folder, name));
-      } catch (error) {
-        // Made meanwhile by someone else: fine, as long as it opens as a folder below.
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      folder = this.access.openFolder(folder, name);
-      opened.push(folder);
-    }
-    return folder;
-  }
-
-  private writeThenRename(requested: string, found: Found, folder: OpenFolder, data: Buffer, mode: number | null): void {
-    const temporary = temporaryName(found.name);
-    const fd = this.access.openEntry(folder, temporary, createFlags, mode === null ? 0o666 : 0o600);
-    let renamed = false;
-    try {
-      try {
-        writeAllSync(fd, data);
-        if (mode !== null) fchmodSync(fd, mode);
-      } finally {
-        closeSync(fd);
-      }
-      // Checked last, right before the rename, so a folder moved away meanwhile receives nothing.
-      this.checkFolder(requested, found, folder);
-      renameSync(this.access.pathOf(folder, temporary), this.access.pathOf(folder, found.name));
-      renamed = true;
-    } finally {
-      if (!renamed) {
-        try {
-          unlinkSync(this.access.pathOf(folder, temporary));
-        } catch {
-          // Already gone with its folder.
-        }
-      }
     }
   }
 
@@ -423,10 +290,10 @@ export class WorkspaceFiles {
     const found = this.find(requested, 'remove');
     try {
       if (!found.entry) throw new WorkbenchError('invalid_input', `${requested} does not exist.`);
-      this.checkFolder(requested, found, found.folder);
+      checkFolder(this.access, requested, found, found.folder);
       const directory = found.entry.isDirectory();
       const destination = await prepare({ relative: found.relative, absolute: join(found.root, ...found.segments), directory });
-      this.checkFolder(requested, found, found.folder);
+      checkFolder(this.access, requested, found, found.folder);
       moveEntry(this.access, { folder: found.folder, name: found.name }, destination, 'out');
       return { relative: found.relative, directory };
     } catch (error) {
@@ -442,8 +309,8 @@ export class WorkspaceFiles {
     const opened: OpenFolder[] = [];
     try {
       if (found.entry) return false;
-      const folder = this.makeFolders(requested, found, opened);
-      this.checkFolder(requested, found, folder);
+      const folder = makeFolders(this.access, found, opened);
+      checkFolder(this.access, requested, found, folder);
       moveEntry(this.access, { folder, name: found.name }, from, 'in');
       return true;
     } catch (error) {

@@ -9,19 +9,10 @@ import {
   trustGrantSchema,
   idSchema,
   limits,
-  modelChoiceSchema,
   sessionModelSchema,
-  modelInfoSchema,
-  contextWindowSchema,
-  toolProtocolSchema,
-  thinkingBudgetLimits,
   modelCheckSchema,
-  providerEndpointSchema,
-  providerKindSchema,
   riskLevelSchema,
   sessionSchema,
-  settingsSchema,
-  httpUrlSchema,
 } from '../domain';
 import { errorInfoSchema } from '../errors';
 import { branchPointSchema, sessionTreeNodeSchema } from '../branches';
@@ -31,6 +22,7 @@ import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
 import { resultReviewDecisionSchema } from '../guardrails';
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 import { memoryChannels } from './memory-channels';
+import { providerChannels } from './provider-channels';
 import { settingsChannels } from './settings-channels';
 import { profileChannels } from './profile-channels';
 import { budgetChannels } from './budget-channels';
@@ -52,42 +44,18 @@ const pathSchema = z
   .refine((value) => !value.includes('\0'), 'must not contain NUL bytes');
 const sessionRef = { sessionId: idSchema };
 
-export const providerViewSchema = providerEndpointSchema.extend({ hasKey: z.boolean() });
-export type ProviderView = z.infer<typeof providerViewSchema>;
-
-export const connectionTestResultSchema = z.object({
-  ok: z.boolean(),
-  latencyMs: z.number().nonnegative(),
-  models: z.array(modelInfoSchema),
-  error: errorInfoSchema.optional(),
-});
-export type ConnectionTestResult = z.infer<typeof connectionTestResultSchema>;
-
-export const discoveredEndpointSchema = z.object({
-  name: z.string(),
-  kind: providerKindSchema,
-  baseUrl: z.string(),
-  models: z.array(modelInfoSchema),
-});
-export type DiscoveredEndpoint = z.infer<typeof discoveredEndpointSchema>;
-
-/** A usual server that gave no model list, and why: nothing listening, no answer in time, or another failure (in words). */
-export const missedEndpointSchema = z.object({
-  name: z.string(),
-  kind: providerKindSchema,
-  baseUrl: z.string(),
-  reason: z.enum(['not_running', 'slow', 'failed']),
-  message: z.string(),
-});
-export type MissedEndpoint = z.infer<typeof missedEndpointSchema>;
-
-export const discoveryResultSchema = z.object({
-  found: z.array(discoveredEndpointSchema),
-  missed: z.array(missedEndpointSchema),
-  /** How long each server was given to answer. */
-  timeoutMs: z.number().int().positive(),
-});
-export type DiscoveryResult = z.infer<typeof discoveryResultSchema>;
+export {
+  connectionTestResultSchema,
+  discoveredEndpointSchema,
+  discoveryResultSchema,
+  missedEndpointSchema,
+  providerViewSchema,
+  type ConnectionTestResult,
+  type DiscoveredEndpoint,
+  type DiscoveryResult,
+  type MissedEndpoint,
+  type ProviderView,
+} from './provider-channels';
 
 /** A folder sessions worked in, newest first; `exists` is false when it was moved or deleted since. */
 export const recentFolderSchema = z.object({ path: z.string(), exists: z.boolean() });
@@ -297,62 +265,7 @@ export const channels = {
     output: z.object({ output: z.string(), outputBytes: z.number().int(), truncated: z.boolean() }),
   },
 
-  'provider:list': { input: noInput, output: z.array(providerViewSchema) },
-  'provider:save': {
-    input: z
-      .object({
-        id: idSchema.optional(),
-        kind: providerKindSchema,
-        name: z.string().trim().min(1).max(limits.nameLength),
-        baseUrl: httpUrlSchema,
-        // null removes a stored key; absent keeps it.
-        apiKey: z.string().min(1).max(limits.apiKeyLength).nullable().optional(),
-      })
-      .strict(),
-    output: providerViewSchema,
-  },
-  'provider:remove': { input: z.object({ providerId: idSchema }).strict(), output: z.object({ removed: z.literal(true) }) },
-  /** Probes the usual local servers; `timeoutMs` gives each longer to answer (a second try after a slow one). */
-  'provider:discover': {
-    input: z.object({ timeoutMs: z.number().int().min(100).max(30_000).optional() }).strict(),
-    output: discoveryResultSchema,
-  },
-  'provider:test': {
-    input: z
-      .object({
-        providerId: idSchema.optional(),
-        kind: providerKindSchema.optional(),
-        baseUrl: httpUrlSchema.optional(),
-        apiKey: z.string().min(1).max(limits.apiKeyLength).optional(),
-      })
-      .strict()
-      .refine((value) => value.providerId !== undefined || (value.kind !== undefined && value.baseUrl !== undefined), {
-        message: 'give providerId, or kind and baseUrl',
-      }),
-    output: connectionTestResultSchema,
-  },
-  'provider:models': { input: z.object({ providerId: idSchema }).strict(), output: z.array(modelInfoSchema) },
-  /** The window a model's requests are budgeted with, and where the figure comes from. */
-  'provider:window': { input: modelChoiceSchema.strict(), output: contextWindowSchema },
-  /** Checks a model now (the model doctor): reachable, window, native tool calls, reasoning, speed, and fixes. */
-  'model:check': {
-    input: z.object({ providerId: idSchema, model: z.string().min(1).max(limits.modelNameLength) }).strict(),
-    output: modelCheckSchema,
-  },
-  /** Changes one model's own settings (tool calls, extended thinking), keeping the rest; answers the settings. */
-  'model:configure': {
-    input: z
-      .object({
-        providerId: idSchema,
-        model: z.string().min(1).max(limits.modelNameLength),
-        toolProtocol: toolProtocolSchema.optional(),
-        thinkingBudget: z.number().int().min(thinkingBudgetLimits.min).max(thinkingBudgetLimits.max).nullable().optional(),
-      })
-      .strict(),
-    output: settingsSchema,
-  },
-  /** What checks found, for one endpoint's models or all. */
-  'model:checks': { input: z.object({ providerId: idSchema.optional() }).strict(), output: z.array(modelCheckSchema) },
+  ...providerChannels,
 
   'trash:list': { input: noInput, output: z.array(trashEntrySchema) },
   'trash:restore': { input: z.object({ id: idSchema }).strict(), output: trashEntrySchema },

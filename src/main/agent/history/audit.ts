@@ -1,8 +1,27 @@
-import type { AuditDecider, AuditRow } from '../../../shared/audit';
-import type { Autonomy, Escalation, RiskLevel, TrustGrant } from '../../../shared/domain';
+/*
+ * The audit of a session: every decision of it, in the order it was made, as a fold over its journal. The rows
+ * themselves are built in audit-rows.ts and audit-reviews.ts; this file keeps what the fold remembers as it reads.
+ */
+
+import type { AuditRow } from '../../../shared/audit';
+import type { Autonomy, TrustGrant } from '../../../shared/domain';
+import { BugError } from '../../../shared/errors';
 import type { RuntimeEvent } from '../../../shared/events';
-import { autonomyMatrix } from '../rules/policy';
 import { budgetAnswered, budgetRow, heldRow, reviewed } from './audit-reviews';
+import {
+  automaticRow,
+  autonomyIn,
+  autonomyRow,
+  gateRow,
+  grantRow,
+  person,
+  planRow,
+  ruleRow,
+  type AuditedCall,
+  type RunRule,
+} from './audit-rows';
+
+export { policyRow } from './audit-rows';
 
 /** A journal row as the fold reads it: every branch's rows, in the order they were written. */
 export interface AuditedRow {
@@ -16,37 +35,192 @@ export interface AuditOptions {
   readonly grant: (grantId: string) => TrustGrant | null;
 }
 
-const autonomyNames: Readonly<Record<Autonomy, string>> = {
-  L0: 'L0 observe',
-  L1: 'L1 recommend',
-  L2: 'L2 assisted',
-  L3: 'L3 supervised',
-};
+type EventOf<T extends RuntimeEvent['type']> = Extract<RuntimeEvent, { type: T }>;
 
-/** The row of the autonomy matrix (design section 3) that decided a call, in words: "L1 recommend · write_low → ask". */
-export function policyRow(autonomy: Autonomy | null, risk: RiskLevel, escalation?: Escalation): string {
-  const level = autonomy === null ? 'autonomy not recorded' : autonomyNames[autonomy];
-  if (escalation) return `${level} · ${risk} + ${escalation.kind} → ask (more than the sandbox always asks)`;
-  if (risk === 'destructive') return `${level} · destructive → ask (always)`;
-  return autonomy === null ? `${level} · ${risk}` : `${level} · ${risk} → ${autonomyMatrix[autonomy][risk]}`;
-}
+const key = (turnId: string, toolCallId: string): string => `${turnId}\0${toolCallId}`;
 
-/** Which level of the matrix a whole row allows, in words, for a change of autonomy. */
-function levelRow(autonomy: Autonomy): string {
-  const cells = autonomyMatrix[autonomy];
-  const runs = (Object.keys(cells) as RiskLevel[]).filter((risk) => cells[risk] === 'run');
-  return `${autonomyNames[autonomy]} · ${runs.length === 0 ? 'nothing' : runs.join(', ')} → run; the rest → ask`;
-}
+/** What the audit remembers while it reads a journal, and the rows so far. */
+class AuditFold {
+  private readonly out: AuditRow[] = [];
+  private readonly calls = new Map<string, AuditedCall>();
+  private readonly gates = new Map<string, AuditRow>();
+  private readonly gatedCalls = new Set<string>();
+  private readonly startedCalls = new Set<string>();
+  private readonly plans = new Map<string, AuditRow>();
+  /** The plan approved last in each turn: its steps run on it. */
+  private readonly approvedPlan = new Map<string, string>();
+  private readonly refusedPlanTurns = new Set<string>();
+  private readonly turnAutonomy = new Map<string, Autonomy | null>();
+  private readonly madeHere = new Map<string, TrustGrant>();
+  private readonly grantsSeen = new Set<string>();
+  private autonomy: Autonomy | null = null;
 
-const person: AuditDecider = { kind: 'person', id: null, label: 'You' };
-const waiting: AuditDecider = { kind: 'person', id: null, label: 'Waiting for you' };
+  constructor(private readonly options: AuditOptions) {}
 
-interface Call {
-  readonly turnId: string;
-  readonly tool: string;
-  readonly summary: string;
-  readonly risk: RiskLevel;
-  readonly riskReason: string;
+  /** Folds in one journal row. */
+  read(seq: number, at: number, event: RuntimeEvent): void {
+    switch (event.type) {
+      case 'run_started':
+        this.turnAutonomy.set(event.turnId, event.autonomy ?? this.autonomy);
+        return;
+      case 'autonomy_changed':
+        this.autonomy = event.to;
+        this.out.push(autonomyRow(seq, at, event));
+        return;
+      case 'tool_call_requested': {
+        const { turnId, tool, summary, risk, riskReason } = event;
+        this.calls.set(key(turnId, event.toolCallId), { turnId, tool, summary, risk, riskReason });
+        return;
+      }
+      case 'approval_requested':
+        return this.gateOpened(seq, at, event);
+      case 'approval_answered':
+        return this.gateAnswered(at, event);
+      case 'trust_grant_created':
+        this.madeHere.set(event.grant.id, event.grant);
+        this.grantsSeen.add(event.grant.id);
+        this.out.push(grantRow(seq, at, event.grant));
+        return;
+      case 'plan_proposed':
+        return this.planProposed(seq, at, event);
+      case 'plan_answered':
+        return this.planAnswered(at, event);
+      case 'tool_call_started':
+        return this.callStarted(seq, at, event);
+      case 'tool_call_finished':
+        return this.callFinished(seq, at, event);
+      case 'tool_result_held':
+        return this.openOnce(event.reviewId, () =>
+          heldRow(seq, at, event, this.calls.get(key(event.turnId, event.toolCallId))?.summary ?? null),
+        );
+      case 'tool_result_reviewed': {
+        const row = this.gates.get(event.reviewId);
+        if (row) reviewed(row, event, at);
+        return;
+      }
+      case 'budget_reached':
+        return this.openOnce(event.gateId, () => budgetRow(seq, at, event));
+      case 'budget_answered': {
+        const row = this.gates.get(event.gateId);
+        if (row) budgetAnswered(row, event, at);
+        return;
+      }
+      case 'run_finished':
+        return this.turnEnded(event);
+      // Events that decide nothing.
+      case 'user_message':
+      case 'branch_started':
+      case 'checkpoint_recovered':
+      case 'status_changed':
+      case 'assistant_message_started':
+      case 'text_delta':
+      case 'reasoning_delta':
+      case 'model_call_finished':
+      case 'tool_output':
+      case 'tool_retry_scheduled':
+      case 'checkpoint_saved':
+      case 'context_measured':
+      case 'context_compacted':
+      case 'context_truncated':
+      case 'files_snapshotted':
+      case 'files_restored':
+      case 'session_imported':
+      case 'message_queued':
+      case 'queue_cleared':
+      case 'model_fallback_used':
+      case 'model_retry_scheduled':
+        return;
+      default: {
+        // The journal is parsed by its schema before it is folded, so only a type left out above lands here.
+        const unhandled: never = event;
+        throw new BugError(`The audit has no case for ${JSON.stringify(unhandled)}.`);
+      }
+    }
+  }
+
+  /** The rows, with the revocations of the grants seen placed among them. */
+  rows(): AuditRow[] {
+    return withRevocations(this.out, this.grantsSeen, this.options.grant);
+  }
+
+  /** A gate that is listed once, however often it is opened again (after a restart it is the same gate). */
+  private openOnce(gateId: string, row: () => AuditRow): void {
+    if (this.gates.has(gateId)) return;
+    const opened = row();
+    this.gates.set(gateId, opened);
+    this.out.push(opened);
+  }
+
+  /** A gate opened, at its turn's autonomy, else (older journals) the level its reason names. */
+  private gateOpened(seq: number, at: number, event: EventOf<'approval_requested'>): void {
+    this.gatedCalls.add(key(event.turnId, event.toolCallId));
+    this.openOnce(event.approvalId, () => gateRow(seq, at, event, this.turnAutonomy.get(event.turnId) ?? autonomyIn(event.reason)));
+  }
+
+  /** The person's answer at a gate, and the grant it made. */
+  private gateAnswered(at: number, event: EventOf<'approval_answered'>): void {
+    const row = this.gates.get(event.approvalId);
+    if (!row) return;
+    Object.assign(row, {
+      answer: event.decision,
+      answerReason: event.reason ?? null,
+      decidedBy: person,
+      decidedAt: at,
+      grantId: event.grantId ?? null,
+    });
+  }
+
+  /** A plan shown, at its turn's autonomy. */
+  private planProposed(seq: number, at: number, event: EventOf<'plan_proposed'>): void {
+    const row = planRow(seq, at, event, this.turnAutonomy.get(event.turnId) ?? null);
+    this.plans.set(event.planId, row);
+    this.out.push(row);
+  }
+
+  /** The person's answer to a plan: an approved plan is what its steps run on. */
+  private planAnswered(at: number, event: EventOf<'plan_answered'>): void {
+    const row = this.plans.get(event.planId);
+    if (event.answer === 'approve') this.approvedPlan.set(event.turnId, event.planId);
+    else this.refusedPlanTurns.add(event.turnId);
+    if (row) Object.assign(row, { answer: event.answer, answerReason: event.text ?? null, decidedBy: person, decidedAt: at });
+  }
+
+  /** A call that started: a row of its own unless its gate's row already says it was allowed. */
+  private callStarted(seq: number, at: number, event: EventOf<'tool_call_started'>): void {
+    const callKey = key(event.turnId, event.toolCallId);
+    this.startedCalls.add(callKey);
+    // A call allowed at its gate is that gate's row.
+    if (event.rule === 'approval') return;
+    const level = this.turnAutonomy.get(event.turnId) ?? null;
+    const rule: RunRule =
+      event.rule === 'grant' && event.grantId
+        ? { level, grant: { id: event.grantId, stored: this.madeHere.get(event.grantId) ?? this.options.grant(event.grantId) } }
+        : event.rule === 'plan'
+          ? { level, plan: { id: this.approvedPlan.get(event.turnId) ?? null } }
+          : { level };
+    if (rule.grant) this.grantsSeen.add(rule.grant.id);
+    this.out.push(automaticRow(seq, at, event, this.calls.get(callKey), rule));
+  }
+
+  /** Refused by a rule: denied without a gate, before it started, and not as a step of a plan the person turned down. */
+  private callFinished(seq: number, at: number, event: EventOf<'tool_call_finished'>): void {
+    const callKey = key(event.turnId, event.toolCallId);
+    const decidedElsewhere = this.gatedCalls.has(callKey) || this.startedCalls.has(callKey) || this.refusedPlanTurns.has(event.turnId);
+    if (event.status !== 'denied' || decidedElsewhere) return;
+    this.out.push(ruleRow(seq, at, event, this.calls.get(callKey)));
+  }
+
+  /** What still waits when its turn ends was never answered. */
+  private turnEnded(event: EventOf<'run_finished'>): void {
+    for (const row of [...this.gates.values(), ...this.plans.values()]) {
+      if (row.turnId !== event.turnId || row.answer !== 'pending') continue;
+      Object.assign(row, {
+        answer: 'unanswered',
+        answerReason: `The turn ended (${event.status}) first.`,
+        decidedBy: { kind: 'person', id: null, label: 'Nobody' },
+      });
+    }
+  }
 }
 
 /**
@@ -56,240 +230,9 @@ interface Call {
  * before that was recorded, the last change of autonomy, else the level named in the gate's reason.
  */
 export function auditOf(rows: Iterable<AuditedRow>, options: AuditOptions): AuditRow[] {
-  const out: AuditRow[] = [];
-  const calls = new Map<string, Call>();
-  const gates = new Map<string, AuditRow>();
-  const gatedCalls = new Set<string>();
-  const startedCalls = new Set<string>();
-  const plans = new Map<string, AuditRow>();
-  /** The plan approved last in each turn: its steps run on it. */
-  const approvedPlan = new Map<string, string>();
-  const refusedPlanTurns = new Set<string>();
-  const turnAutonomy = new Map<string, Autonomy | null>();
-  const madeHere = new Map<string, TrustGrant>();
-  const grantsSeen = new Set<string>();
-  let autonomy: Autonomy | null = null;
-
-  const key = (turnId: string, toolCallId: string): string => `${turnId}\0${toolCallId}`;
-  const grantOf = (grantId: string): TrustGrant | null => madeHere.get(grantId) ?? options.grant(grantId);
-  const base = (seq: number, at: number, turnId: string | null, toolCallId: string | null) => ({
-    seq,
-    at,
-    turnId,
-    toolCallId,
-    answerReason: null,
-    decidedAt: at,
-    grantId: null,
-  });
-
-  for (const { seq, at, event } of rows) {
-    switch (event.type) {
-      case 'run_started':
-        turnAutonomy.set(event.turnId, event.autonomy ?? autonomy);
-        break;
-      case 'autonomy_changed':
-        autonomy = event.to;
-        out.push({
-          ...base(seq, at, null, null),
-          kind: 'autonomy_changed',
-          tool: null,
-          summary: `Autonomy ${event.from} → ${event.to}`,
-          risk: null,
-          reason: 'Changed from the status bar; a running turn keeps the autonomy it started with.',
-          answer: 'changed',
-          decidedBy: person,
-          policy: levelRow(event.to),
-        });
-        break;
-      case 'tool_call_requested':
-        calls.set(key(event.turnId, event.toolCallId), {
-          turnId: event.turnId,
-          tool: event.tool,
-          summary: event.summary,
-          risk: event.risk,
-          riskReason: event.riskReason,
-        });
-        break;
-      case 'approval_requested': {
-        gatedCalls.add(key(event.turnId, event.toolCallId));
-        // A gate opened again after a restart is the same gate: it is listed once.
-        if (gates.has(event.approvalId)) break;
-        const level = turnAutonomy.get(event.turnId) ?? autonomyIn(event.reason);
-        const row: AuditRow = {
-          ...base(seq, at, event.turnId, event.toolCallId),
-          kind: 'gate',
-          tool: event.tool,
-          summary: event.summary,
-          risk: event.risk,
-          reason: event.escalation ? `${event.reason} (${event.escalation.reason})` : event.reason,
-          answer: 'pending',
-          decidedBy: waiting,
-          decidedAt: null,
-          policy: policyRow(level, event.risk, event.escalation),
-        };
-        gates.set(event.approvalId, row);
-        out.push(row);
-        break;
-      }
-      case 'approval_answered': {
-        const row = gates.get(event.approvalId);
-        if (!row) break;
-        Object.assign(row, {
-          answer: event.decision,
-          answerReason: event.reason ?? null,
-          decidedBy: person,
-          decidedAt: at,
-          grantId: event.grantId ?? null,
-        });
-        break;
-      }
-      case 'trust_grant_created': {
-        const { grant } = event;
-        madeHere.set(grant.id, grant);
-        grantsSeen.add(grant.id);
-        out.push({
-          ...base(seq, at, null, null),
-          kind: 'grant_created',
-          tool: grant.tool,
-          summary: grant.description,
-          risk: grant.maxRisk,
-          reason: grant.expiresAt === null ? 'For this session' : `Until ${new Date(grant.expiresAt).toISOString()}`,
-          answer: 'created',
-          decidedBy: person,
-          policy: `trust grant · ${grant.tool} up to ${grant.maxRisk}${grant.escalation ? ` + ${grant.escalation}` : ''} → run`,
-          grantId: grant.id,
-        });
-        break;
-      }
-      case 'plan_proposed': {
-        const level = turnAutonomy.get(event.turnId) ?? null;
-        const row: AuditRow = {
-          ...base(seq, at, event.turnId, null),
-          kind: 'plan',
-          tool: null,
-          summary: `${event.purpose} (${event.steps.length} steps: ${event.steps.map((step) => step.tool).join(', ')})`,
-          risk: event.maxRisk,
-          reason: event.needsApproval ? 'A step asks first at this autonomy: the whole plan waits.' : 'Every step runs at this autonomy.',
-          answer: event.needsApproval ? 'pending' : 'not_asked',
-          decidedBy: event.needsApproval ? waiting : { kind: 'matrix', id: null, label: 'Autonomy matrix' },
-          decidedAt: event.needsApproval ? null : at,
-          policy: `plan · ${policyRow(level, event.maxRisk, event.steps.find((step) => step.escalation)?.escalation)}`,
-        };
-        plans.set(event.planId, row);
-        out.push(row);
-        break;
-      }
-      case 'plan_answered': {
-        const row = plans.get(event.planId);
-        if (event.answer === 'approve') approvedPlan.set(event.turnId, event.planId);
-        else refusedPlanTurns.add(event.turnId);
-        if (row) Object.assign(row, { answer: event.answer, answerReason: event.text ?? null, decidedBy: person, decidedAt: at });
-        break;
-      }
-      case 'tool_call_started': {
-        const callKey = key(event.turnId, event.toolCallId);
-        startedCalls.add(callKey);
-        // A call allowed at its gate is that gate's row.
-        if (event.rule === 'approval') break;
-        const call = calls.get(callKey);
-        const level = turnAutonomy.get(event.turnId) ?? null;
-        const risk = call?.risk ?? 'read_only';
-        let decidedBy: AuditDecider = { kind: 'matrix', id: null, label: 'Autonomy matrix' };
-        let policy = policyRow(level, risk);
-        if (event.rule === 'grant' && event.grantId) {
-          grantsSeen.add(event.grantId);
-          const grant = grantOf(event.grantId);
-          decidedBy = {
-            kind: 'grant',
-            id: event.grantId,
-            label: `Trust grant ${event.grantId}: ${grant?.description ?? 'no longer stored'}`,
-          };
-          policy = `${policyRow(level, risk)}; trust grant → run`;
-        } else if (event.rule === 'plan') {
-          const planId = approvedPlan.get(event.turnId) ?? null;
-          decidedBy = { kind: 'plan', id: planId, label: planId ? `Plan approval ${planId}` : 'Plan approval' };
-          policy = `${policyRow(level, risk)}; approved plan → run`;
-        }
-        out.push({
-          ...base(seq, at, event.turnId, event.toolCallId),
-          kind: 'automatic',
-          tool: call?.tool ?? null,
-          summary: call?.summary ?? '',
-          risk: call?.risk ?? null,
-          reason: call?.riskReason ?? '',
-          answer: 'run',
-          decidedBy,
-          policy,
-          grantId: event.rule === 'grant' ? (event.grantId ?? null) : null,
-        });
-        break;
-      }
-      case 'tool_call_finished': {
-        const callKey = key(event.turnId, event.toolCallId);
-        // Refused by a rule: denied without a gate, before it started, and not as a step of a plan the person turned down.
-        if (event.status !== 'denied' || gatedCalls.has(callKey) || startedCalls.has(callKey) || refusedPlanTurns.has(event.turnId)) break;
-        const call = calls.get(callKey);
-        const reason = event.output.replace(/^Not run: /, '');
-        const inSettings = /in Settings/.test(reason);
-        out.push({
-          ...base(seq, at, event.turnId, event.toolCallId),
-          kind: 'rule',
-          tool: call?.tool ?? null,
-          summary: call?.summary ?? '',
-          risk: call?.risk ?? null,
-          reason,
-          answer: 'denied',
-          decidedBy: { kind: 'rule', id: null, label: inSettings ? 'Your denial in Settings' : 'Built-in rule' },
-          policy: inSettings ? 'denied tools (Settings) → deny' : 'built-in denial → deny',
-        });
-        break;
-      }
-      case 'tool_result_held': {
-        if (gates.has(event.reviewId)) break;
-        const row = heldRow(seq, at, event, calls.get(key(event.turnId, event.toolCallId))?.summary ?? null);
-        gates.set(event.reviewId, row);
-        out.push(row);
-        break;
-      }
-      case 'tool_result_reviewed': {
-        const row = gates.get(event.reviewId);
-        if (row) reviewed(row, event, at);
-        break;
-      }
-      case 'budget_reached': {
-        if (gates.has(event.gateId)) break;
-        const row = budgetRow(seq, at, event);
-        gates.set(event.gateId, row);
-        out.push(row);
-        break;
-      }
-      case 'budget_answered': {
-        const row = gates.get(event.gateId);
-        if (row) budgetAnswered(row, event, at);
-        break;
-      }
-      case 'run_finished':
-        // What still waits when its turn ends was never answered.
-        for (const row of [...gates.values(), ...plans.values()]) {
-          if (row.turnId !== event.turnId || row.answer !== 'pending') continue;
-          Object.assign(row, {
-            answer: 'unanswered',
-            answerReason: `The turn ended (${event.status}) first.`,
-            decidedBy: { kind: 'person', id: null, label: 'Nobody' },
-          });
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  return withRevocations(out, grantsSeen, options.grant);
-}
-
-/** A gate's reason names the autonomy that asked ("autonomy L1 asks first"): the fallback for journals that did not record it. */
-function autonomyIn(reason: string): Autonomy | null {
-  const found = /autonomy (L[0-3])\b/.exec(reason)?.[1];
-  return found === 'L0' || found === 'L1' || found === 'L2' || found === 'L3' ? found : null;
+  const fold = new AuditFold(options);
+  for (const { seq, at, event } of rows) fold.read(seq, at, event);
+  return fold.rows();
 }
 
 /** Revocations of the grants the session made or ran on (as the trust store has them now), placed among the journal's rows by time. */

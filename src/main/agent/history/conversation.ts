@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { imageMediaTypeSchema } from '../../../shared/attachments';
-import { StoreError } from '../../../shared/errors';
+import { BugError, StoreError } from '../../../shared/errors';
 import { userMessage } from '../context/attachment-content';
 import type { JournalEntry } from '../../../shared/events';
 import { withheldNote, type InjectionSign } from '../../../shared/guardrails';
@@ -15,16 +15,46 @@ interface Draft {
 
 const noResult = 'No result: the turn ended before this call ran.';
 
+/** A message as the journal placed it: whole, or a response still being put together from its events. */
+type Ordered = { kind: 'draft'; draft: Draft } | { kind: 'message'; message: ConversationEntry };
+
+interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/** The messages in journal order, each response followed by its calls' results (or a note that there is none). */
+function inOrder(order: readonly Ordered[], results: ReadonlyMap<string, ToolResult>): ConversationEntry[] {
+  const messages: ConversationEntry[] = [];
+  for (const entry of order) {
+    if (entry.kind === 'message') {
+      messages.push(entry.message);
+      continue;
+    }
+    const item = entry.draft;
+    if (item.content.length === 0 && item.toolCalls.length === 0) continue;
+    messages.push(
+      item.toolCalls.length > 0
+        ? { role: 'assistant', content: item.content, toolCalls: item.toolCalls }
+        : { role: 'assistant', content: item.content },
+    );
+    for (const call of item.toolCalls) {
+      const result = results.get(call.id);
+      messages.push({ role: 'tool', toolCallId: call.id, content: result?.content ?? noResult, isError: result ? result.isError : true });
+    }
+  }
+  return messages;
+}
+
 /**
  * Rebuilds the conversation the model sees from the journal: user messages, assistant text and tool
  * calls, and tool results as the model was given them. A call left without a result (a Stop or a
  * crash) gets one saying so, because the APIs require every call to be answered.
  */
 export function conversationFromJournal(entries: readonly JournalEntry[]): ConversationEntry[] {
-  const messages: ConversationEntry[] = [];
   const drafts = new Map<string, Draft>();
-  const order: Array<{ kind: 'draft'; draft: Draft } | { kind: 'message'; message: ConversationEntry }> = [];
-  const results = new Map<string, { content: string; isError: boolean }>();
+  const order: Ordered[] = [];
+  const results = new Map<string, ToolResult>();
   const held = new Map<string, { content: string; isError: boolean; signs: readonly InjectionSign[] }>();
 
   for (const { event } of entries) {
@@ -68,29 +98,46 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
       case 'context_compacted':
         order.push({ kind: 'message', message: { role: 'compaction', id: event.compactionId, summary: event.summary, upTo: event.upTo } });
         break;
-      default:
+      // Events that add nothing to what the model is given: its reasoning, the turn's bookkeeping, gates, files, figures.
+      case 'run_started':
+      case 'run_finished':
+      case 'autonomy_changed':
+      case 'branch_started':
+      case 'checkpoint_recovered':
+      case 'status_changed':
+      case 'reasoning_delta':
+      case 'model_call_finished':
+      case 'plan_proposed':
+      case 'plan_answered':
+      case 'budget_reached':
+      case 'budget_answered':
+      case 'approval_requested':
+      case 'approval_answered':
+      case 'trust_grant_created':
+      case 'tool_call_started':
+      case 'tool_output':
+      case 'tool_result_held':
+      case 'tool_retry_scheduled':
+      case 'checkpoint_saved':
+      case 'context_measured':
+      case 'context_truncated':
+      case 'files_snapshotted':
+      case 'files_restored':
+      case 'session_imported':
+      case 'message_queued':
+      case 'queue_cleared':
+      case 'model_fallback_used':
+      case 'model_retry_scheduled':
         break;
+      default: {
+        // The journal is parsed by its schema before it is read, so only a type left out above lands here.
+        const unhandled: never = event;
+        throw new BugError(`The conversation has no case for ${JSON.stringify(unhandled)}.`);
+      }
     }
   }
 
-  for (const entry of order) {
-    if (entry.kind === 'message') {
-      messages.push(entry.message);
-      continue;
-    }
-    const item = entry.draft;
-    if (item.content.length === 0 && item.toolCalls.length === 0) continue;
-    messages.push(
-      item.toolCalls.length > 0
-        ? { role: 'assistant', content: item.content, toolCalls: item.toolCalls }
-        : { role: 'assistant', content: item.content },
-    );
-    for (const call of item.toolCalls) {
-      const result = results.get(call.id);
-      messages.push({ role: 'tool', toolCallId: call.id, content: result?.content ?? noResult, isError: result ? result.isError : true });
-    }
-  }
-  return messages;
+  return inOrder(order, results);
 }
 
 /**

@@ -1,8 +1,6 @@
-/*
- * How the session view's fold changes one message, one tool call, or every open part of a turn that ended.
- */
+/* How the session view's fold changes one message, one tool call, or every open part of a turn that ended. */
 
-import type { MessageState, SessionView, ViewInterruption, ViewMessage, ViewToolCall, ViewToolCallState } from './session-view-types';
+import type { MessageState, SessionView, ViewInterruption, ViewMessage, ViewToolCall, ViewToolCallState } from './types';
 
 /** What was in flight: the running call if there is one, else the newest call still open. */
 export function interruption(view: SessionView): ViewInterruption {

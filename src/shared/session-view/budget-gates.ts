@@ -1,12 +1,12 @@
-/*
- * The budgets' part of the session view's fold: the gate a turn waits at when one of its budgets is reached.
- */
+/* The budgets' part of the session view's fold: the gate a turn waits at when one of its budgets is reached. */
 
-import type { RuntimeEvent } from './events';
-import type { SessionView } from './session-view-types';
+import { BugError } from '../errors';
+import type { RuntimeEvent } from '../events';
+import type { SessionView } from './types';
 
-type BudgetEvent = Extract<RuntimeEvent, { type: 'budget_reached' | 'budget_answered' }>;
+export type BudgetEvent = Extract<RuntimeEvent, { type: 'budget_reached' | 'budget_answered' }>;
 
+/** The view after a budget is reached, or its gate answered. */
 export function applyBudgetEvent(view: SessionView, event: BudgetEvent): SessionView {
   switch (event.type) {
     case 'budget_reached': {
@@ -17,7 +17,7 @@ export function applyBudgetEvent(view: SessionView, event: BudgetEvent): Session
       return view.pendingBudget?.gateId === event.gateId ? { ...view, pendingBudget: null } : view;
     default: {
       const unhandled: never = event;
-      return unhandled;
+      throw new BugError(`The budgets' fold has no case for ${JSON.stringify(unhandled)}.`);
     }
   }
 }

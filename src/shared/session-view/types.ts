@@ -1,14 +1,12 @@
-/*
- * The session view's shapes: what the reducer in `session-view.ts` folds the journal into, and the renderer shows.
- */
+/* The session view's shapes: what the reducer in `session-view.ts` folds the journal into, and the renderer shows. */
 
-import type { Attachment } from './attachments';
-import type { BudgetKind } from './budgets';
-import type { ErrorInfo } from './errors';
-import type { Escalation, RiskLevel, SessionStatus, WindowSource } from './domain';
-import type { PlanStep, ToolCallStatus } from './events';
-import type { InjectionSign } from './guardrails';
-import type { ViewDrafting } from './tool-call-drafts';
+import type { Attachment } from '../attachments';
+import type { BudgetKind } from '../budgets';
+import type { ErrorInfo } from '../errors';
+import type { Escalation, RiskLevel, SessionStatus, WindowSource } from '../domain';
+import type { PlanStep, ToolCallStatus } from '../events';
+import type { InjectionSign } from '../guardrails';
+import type { ViewDrafting } from '../tool-call-drafts';
 
 export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
 export type ViewToolCallState = 'requested' | 'waiting' | 'running' | 'interrupted' | ToolCallStatus;

@@ -1,12 +1,11 @@
-/*
- * The guardrails' part of the session view's fold: flagged results, the reviews of held ones, and tool retries.
- */
+/* The guardrails' part of the session view's fold: flagged results, the reviews of held ones, and tool retries. */
 
-import type { RuntimeEvent } from './events';
-import type { SessionView, ViewInjection, ViewToolCall } from './session-view-types';
+import { BugError } from '../errors';
+import type { RuntimeEvent } from '../events';
+import type { SessionView, ViewInjection } from './types';
+import { updateToolCall } from './updates';
 
-type GuardEvent = Extract<RuntimeEvent, { type: 'tool_result_held' | 'tool_result_reviewed' | 'tool_retry_scheduled' }>;
-type UpdateToolCall = (view: SessionView, toolCallId: string, update: (call: ViewToolCall) => ViewToolCall) => SessionView;
+export type GuardEvent = Extract<RuntimeEvent, { type: 'tool_result_held' | 'tool_result_reviewed' | 'tool_retry_scheduled' }>;
 
 /** What a finished call's event says of injection signs, for its card. */
 export function injectionOnFinish(event: Extract<RuntimeEvent, { type: 'tool_call_finished' }>): { injection?: ViewInjection } {
@@ -14,7 +13,8 @@ export function injectionOnFinish(event: Extract<RuntimeEvent, { type: 'tool_cal
   return { injection: { signs: event.injection.signs, review: event.injection.held ? 'waiting' : null, stopped: false } };
 }
 
-export function applyGuardEvent(view: SessionView, event: GuardEvent, updateToolCall: UpdateToolCall): SessionView {
+/** The view after one event of a flagged result, its review, or a tool's retry. */
+export function applyGuardEvent(view: SessionView, event: GuardEvent): SessionView {
   switch (event.type) {
     case 'tool_result_held': {
       let review: SessionView['pendingReviews'][number] | null = null;
@@ -62,7 +62,7 @@ export function applyGuardEvent(view: SessionView, event: GuardEvent, updateTool
       }));
     default: {
       const unhandled: never = event;
-      return unhandled;
+      throw new BugError(`The guardrails' fold has no case for ${JSON.stringify(unhandled)}.`);
     }
   }
 }

@@ -1,0 +1,55 @@
+/* The checkpoints' part of the session view's fold: checkpoints saved or recovered, the files they changed, and restores. */
+
+import { BugError } from '../errors';
+import type { RuntimeEvent } from '../events';
+import type { EntryPlace } from './entry-place';
+import type { SessionView } from './types';
+
+export type CheckpointEvent = Extract<
+  RuntimeEvent,
+  { type: 'checkpoint_saved' | 'checkpoint_recovered' | 'files_snapshotted' | 'files_restored' }
+>;
+
+/** The view after one event of a checkpoint or of the files it holds. */
+export function applyCheckpointEvent(view: SessionView, event: CheckpointEvent, { seq, at }: EntryPlace): SessionView {
+  switch (event.type) {
+    case 'checkpoint_saved':
+      return {
+        ...view,
+        checkpoints: [
+          ...view.checkpoints,
+          { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null, journalSeq: seq },
+        ],
+      };
+    case 'checkpoint_recovered':
+      return { ...view, warnings: [...view.warnings, event.message] };
+    case 'files_snapshotted':
+      // A snapshot that changed nothing only marks where a turn's changes start.
+      if (event.changed.length === 0) return view;
+      return {
+        ...view,
+        checkpoints: view.checkpoints.map((checkpoint) =>
+          checkpoint.id === event.checkpointId
+            ? { ...checkpoint, filesChanged: [...(checkpoint.filesChanged ?? []), ...event.changed] }
+            : checkpoint,
+        ),
+      };
+    case 'files_restored':
+      return {
+        ...view,
+        lastRestore: {
+          restoreId: event.restoreId,
+          safetySnapshotId: event.safetySnapshotId,
+          written: event.written,
+          deleted: event.deleted,
+          kept: event.kept,
+          refused: event.refused,
+          undoOf: event.undoOf,
+        },
+      };
+    default: {
+      const unhandled: never = event;
+      throw new BugError(`The checkpoints' fold has no case for ${JSON.stringify(unhandled)}.`);
+    }
+  }
+}
