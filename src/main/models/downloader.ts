@@ -1,3 +1,7 @@
+/*
+ * Model downloads: resumable with Range and a sidecar, checked against their SHA-256, and placed in the library
+ * only once they pass.
+ */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync, rmSync, statSync } from 'node:fs';
 import { open, rename, truncate } from 'node:fs/promises';

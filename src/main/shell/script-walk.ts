@@ -1,3 +1,7 @@
+/*
+ * Walks a parsed command line statement by statement, following what it runs (pipes, substitutions, `sh -c`,
+ * functions), to judge it as a whole.
+ */
 import { resolve } from 'node:path';
 import { maxRisk, type RiskLevel } from '../../shared/domain';
 import { ShellSyntaxError, type BashParser, type SyntaxNode } from './bash-parser';

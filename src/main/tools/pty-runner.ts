@@ -1,3 +1,7 @@
+/*
+ * Runs one shell command in a pty: in the sandbox where there is one, under its limits, streamed as it runs, and
+ * its process group killed at a timeout or Stop.
+ */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,7 @@
+/*
+ * The workspace's files as the agent's tools reach them: paths checked, names opened one at a time without
+ * following links, reads, and writes renamed into place.
+ */
 import { closeSync, lstatSync, mkdirSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative as relativeTo, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';

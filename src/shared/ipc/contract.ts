@@ -1,3 +1,7 @@
+/*
+ * The IPC contract: every channel between the window and the main process, each declared once with its input and
+ * output schemas, and the events main sends.
+ */
 import { z } from 'zod';
 import {
   mcpServersSchema,

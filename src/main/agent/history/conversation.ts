@@ -1,3 +1,7 @@
+/*
+ * A conversation read from a journal: messages in order, each response with its calls' results, calls without one
+ * answered, and a checkpoint's messages checked.
+ */
 import { z } from 'zod';
 import { imageMediaTypeSchema } from '../../../shared/attachments';
 import { BugError, StoreError } from '../../../shared/errors';
