@@ -2,7 +2,7 @@
  * Sessions, their branches and the event journal in SQLite, with archived sessions and imports.
  */
 
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { Branch, Session, SessionStatus } from '../../shared/domain';
 import { BugError, NotFoundError, StoreError } from '../../shared/errors';
 import { eventFormatVersion, type JournalEntry, type RuntimeEvent } from '../../shared/events';
@@ -19,34 +19,18 @@ import {
   type SessionPatch,
   type SessionStore,
 } from '../agent/ports/stores';
-import { parseJournalRow, refOf, type JournalRow } from './journal-rows';
-import { sessionRow, toBranch, toSession, type BranchRow, type SessionRow } from './session-rows';
+import { parseJournalRow, refOf } from './journal-rows';
+import { sessionRow, toBranch, toSession, type SessionRow } from './session-rows';
 import { JournalLines, type Line } from './sqlite-journal-lines';
 import { SqliteHeads } from './sqlite-heads';
+import { prepareSessionStatements, type SessionStatements } from './session-statements';
 
 /**
  * Sessions, their branches and the event journal in SQLite. Statements are prepared once; an append
  * is one transaction, which also moves the session's status and its line's head.
  */
 export class SqliteSessionStore implements SessionStore {
-  private readonly statements: {
-    list: Statement<[], SessionRow>;
-    get: Statement<[string], SessionRow>;
-    insert: Statement<[SessionRow]>;
-    update: Statement<[SessionRow]>;
-    delete: Statement<[string]>;
-    setArchived: Statement<[number | null, string]>;
-    archived: Statement<[], SessionRow & { archived_at: number }>;
-    lastSeq: Statement<[string], { seq: number | null }>;
-    appendEvent: Statement<[string, number, number, number, string, string, string, string | null]>;
-    allRows: Statement<[string], JournalRow & { branch: string }>;
-    branches: Statement<[string], BranchRow>;
-    insertBranch: Statement<[BranchRow]>;
-    activeBranch: Statement<[string], { active_branch: string }>;
-    questions: Statement<[string, string, number, number, number], { seq: number }>;
-    setActiveBranch: Statement<[string, number, string]>;
-    touchBranch: Statement<[number, string, string]>;
-  };
+  private readonly statements: SessionStatements;
   /** The shown branch per session, read once: appends go to it. */
   private readonly active = new Map<string, string>();
   /** The shown line per session, read once and forgotten when branches change. */
@@ -64,35 +48,7 @@ export class SqliteSessionStore implements SessionStore {
 
   constructor(private readonly db: Database) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
-    this.statements = {
-      // An archived session is out of the list and not found by id: only the archive reads it, until it is restored.
-      list: db.prepare('SELECT * FROM sessions WHERE archived_at IS NULL ORDER BY updated_at DESC, id DESC'),
-      get: db.prepare('SELECT * FROM sessions WHERE id = ? AND archived_at IS NULL'),
-      insert: db.prepare(
-        'INSERT INTO sessions (id, title, workspace_path, model_provider_id, model_name, autonomy, status, created_at, updated_at) VALUES (@id, @title, @workspace_path, @model_provider_id, @model_name, @autonomy, @status, @created_at, @updated_at)',
-      ),
-      update: db.prepare(
-        'UPDATE sessions SET title = @title, workspace_path = @workspace_path, model_provider_id = @model_provider_id, model_name = @model_name, autonomy = @autonomy, status = @status, updated_at = @updated_at WHERE id = @id',
-      ),
-      delete: db.prepare('DELETE FROM sessions WHERE id = ?'),
-      setArchived: db.prepare('UPDATE sessions SET archived_at = ? WHERE id = ?'),
-      archived: db.prepare('SELECT * FROM sessions WHERE archived_at IS NOT NULL ORDER BY archived_at DESC, id DESC'),
-      lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?'),
-      appendEvent: db.prepare(
-        'INSERT INTO journal (session_id, seq, at, format, type, payload, branch, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
-      branches: db.prepare('SELECT * FROM branches WHERE session_id = ? ORDER BY created_at, id'),
-      allRows: db.prepare('SELECT session_id, seq, at, format, payload, branch FROM journal WHERE session_id = ? ORDER BY seq'),
-      insertBranch: db.prepare(
-        'INSERT INTO branches (session_id, id, parent_id, fork_seq, checkpoint_id, reason, created_at, active_at) VALUES (@session_id, @id, @parent_id, @fork_seq, @checkpoint_id, @reason, @created_at, @active_at)',
-      ),
-      activeBranch: db.prepare('SELECT active_branch FROM sessions WHERE id = ?'),
-      questions: db.prepare(
-        "SELECT seq FROM journal INDEXED BY journal_branch WHERE session_id = ? AND branch = ? AND type = 'user_message' AND seq > ? AND seq <= ? ORDER BY seq DESC LIMIT ?",
-      ),
-      setActiveBranch: db.prepare('UPDATE sessions SET active_branch = ?, updated_at = ? WHERE id = ?'),
-      touchBranch: db.prepare('UPDATE branches SET active_at = ? WHERE session_id = ? AND id = ?'),
-    };
+    this.statements = prepareSessionStatements(db);
     this.lineReads = new JournalLines(db);
     this.heads = new SqliteHeads(db);
   }

@@ -15,16 +15,11 @@ import { readAllSync } from './fd-read';
 import { walk } from './file-walk';
 import { PathRefusedError } from './path-text';
 import { WorkspaceFiles } from './workspace-files';
+import { differences, type Manifest, type SnapshotEntry } from './snapshot-manifest';
 
-/** One file in a snapshot; `hash` is null when the file was too large to keep. */
-export interface SnapshotEntry {
-  readonly hash: string | null;
-  readonly size: number;
-  readonly mode: number;
-}
+export type { SnapshotEntry } from './snapshot-manifest';
+
 type Entry = SnapshotEntry;
-type Manifest = Map<string, Entry>;
-
 interface SnapshotRow {
   id: string;
   session_id: string;
@@ -372,16 +367,6 @@ export class SqliteFileHistory implements FileHistory {
     this.stats.set(key, { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, hash });
     return { hash, size: info.size, mode: info.mode };
   }
-}
-
-function differences(before: Manifest, after: Manifest): string[] {
-  const changed: string[] = [];
-  for (const [path, entry] of after) {
-    const old = before.get(path);
-    if (!old || old.hash !== entry.hash || old.mode !== entry.mode || (entry.hash === null && old.size !== entry.size)) changed.push(path);
-  }
-  for (const path of before.keys()) if (!after.has(path)) changed.push(path);
-  return changed.sort();
 }
 
 /**

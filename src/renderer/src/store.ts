@@ -6,75 +6,19 @@
  */
 
 import { useSyncExternalStore } from 'react';
-import type { ModelCheck, ModelInfo, Session, SessionModel, Settings, TrustGrant } from '../../shared/domain';
+import type { ModelCheck, Session, SessionModel, Settings } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
 import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
-import type { AppInfo, EventPayload, ProviderView } from '../../shared/ipc/contract';
-import { emptySessionView, reduceSessionView, type SessionView } from '../../shared/session-view';
+import type { EventPayload } from '../../shared/ipc/contract';
+import { emptySessionView, reduceSessionView } from '../../shared/session-view';
 import { applyToolCallDrafts } from '../../shared/tool-call-drafts';
 import type { WorkbenchBridge } from '../../shared/ipc/bridge';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import { callWith, errorMessage, type Call } from './client';
 import { animationFrame, scheduleIn, subscription } from './disposables';
+import { initialState, type AppState, type EndpointState, type Notice } from './store-state';
 
-export interface Notice {
-  readonly kind: 'error' | 'info';
-  readonly text: string;
-}
-
-/** What an endpoint answered when its models were last asked for. */
-export type EndpointState =
-  | { readonly state: 'checking' }
-  | { readonly state: 'ok'; readonly models: readonly ModelInfo[] }
-  | { readonly state: 'unreachable'; readonly message: string };
-
-export interface AppState {
-  readonly info: AppInfo | null;
-  readonly loadError: string | null;
-  readonly sessions: readonly Session[];
-  readonly selectedId: string | null;
-  readonly views: Readonly<Record<string, SessionView>>;
-  /** Per session: the places on the shown line where other versions exist. */
-  readonly branchPoints: Readonly<Record<string, readonly BranchPoint[]>>;
-  /** Sessions shown from their last turns while the rest loads. */
-  readonly partial: Readonly<Record<string, boolean>>;
-  readonly providers: readonly ProviderView[];
-  readonly settings: Settings | null;
-  readonly grants: readonly TrustGrant[];
-  /** What checks of models found (the model doctor). */
-  readonly checks: readonly ModelCheck[];
-  /** Per endpoint: reachable with these models, unreachable and why, or being asked. */
-  readonly endpoints: Readonly<Record<string, EndpointState>>;
-  readonly notice: Notice | null;
-  /** Text to put in a session's message box (a queued message handed back). */
-  readonly drafts: Readonly<Record<string, string>>;
-  /** A checkpoint the person asked to restore from a message ("Restore to here"): the history opens it. */
-  readonly restoreRequest: { readonly sessionId: string; readonly checkpointId: string } | null;
-  /** Changes the person asked to review from a turn: the Changes tab opens on them (turnId null: the whole session). */
-  readonly changesRequest: { readonly sessionId: string; readonly turnId: string | null } | null;
-  /** Per session: workspace paths to put in the message box as `@path` ("Attach to message" in a preview). */
-  readonly mentions: Readonly<Record<string, readonly string[]>>;
-}
-
-const initialState: AppState = {
-  info: null,
-  loadError: null,
-  sessions: [],
-  selectedId: null,
-  views: {},
-  branchPoints: {},
-  partial: {},
-  providers: [],
-  settings: null,
-  grants: [],
-  checks: [],
-  endpoints: {},
-  notice: null,
-  drafts: {},
-  restoreRequest: null,
-  changesRequest: null,
-  mentions: {},
-};
+export type { AppState, EndpointState, Notice } from './store-state';
 
 type Listener = () => void;
 
