@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { modelSettingOf, type McpServerStatus, type ModelCheck } from '../../shared/domain';
+import { WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import type { LocalModels, MachineInfo } from '../../shared/local-models';
 import { defaultCatalogue, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
@@ -154,7 +155,7 @@ export interface Core {
 export async function createCore(options: CoreOptions): Promise<Core> {
   const clock = options.clock ?? systemClock;
   // The shell's parser is loaded before the database opens: nothing is held while it loads.
-  const shell = options.builtinTools ? await BashParser.load() : null;
+  const shell = options.builtinTools ? await loadShellParser() : null;
   const sandbox = options.sandbox ?? (options.builtinTools ? detectSandbox() : undefined);
   const databasePath = join(options.dataDir, 'workbench.sqlite');
   const { db } = openDatabase(databasePath);
@@ -223,6 +224,21 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   } catch (error) {
     owned.dispose().catch((failure: unknown) => console.error('Could not release what the core held:', failure));
     throw error;
+  }
+}
+
+/** The shell's parser, or the reason the app cannot start without it: a broken package, not the person's data. */
+async function loadShellParser(): Promise<BashParser> {
+  try {
+    return await BashParser.load();
+  } catch (error) {
+    throw new WorkbenchError(
+      'internal',
+      `The shell command parser could not be loaded (${toErrorInfo(error).message}); reinstall the app.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

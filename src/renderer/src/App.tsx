@@ -183,8 +183,10 @@ export function App({ store }: { store: AppStore }) {
       </div>
     );
   if (info.startupError)
-    return (
+    return info.startupError.code.startsWith('store_') ? (
       <StartupError title="Your data could not be opened" message={info.startupError.message} detail={`Database: ${info.databasePath}`} />
+    ) : (
+      <StartupError title="The app could not start" message={info.startupError.message} />
     );
 
   const openSettings = (): void => setSettingsOpen(true);

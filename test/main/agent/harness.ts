@@ -7,6 +7,7 @@ import type { JournalEntry, ToolCallDraftEvent } from '../../../src/shared/event
 import { emptySessionView, reduceSessionView, type SessionView } from '../../../src/shared/session-view';
 import type { Clock } from '../../../src/main/agent/ports/clock';
 import { defineTool, type Tool } from '../../../src/main/agent/ports/tools';
+import type { ModelProvider } from '../../../src/main/agent/ports/model-provider';
 import { runCommandTool } from '../../../src/main/tools/run-command';
 import type { SessionRuntime } from '../../../src/main/agent/session/session-runtime';
 import { createCore } from '../../../src/main/core/create-core';
@@ -220,6 +221,8 @@ export async function createHarness(
     anthropicKey?: string;
     /** Tools besides the test tools, recording into the same log. */
     extraTools?: (log: string[]) => Tool[];
+    /** Wraps the provider each turn uses: a stream a provider of another shape would send. */
+    instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   } = {},
 ): Promise<Harness> {
   const folder = options.folder ?? temporaryFolder();
@@ -245,6 +248,7 @@ export async function createHarness(
     // The workspace is the data folder here; these tests do not save files for time travel.
     fileHistory: false,
     ...(options.anthropicKey === undefined ? {} : { environmentAnthropicKey: options.anthropicKey }),
+    ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
     listener: {
       onEntries: (_id, entries) => {
         live.push(...entries);

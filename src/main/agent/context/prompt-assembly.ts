@@ -40,6 +40,9 @@ export interface SystemPromptsOptions {
   readonly clock: Clock;
 }
 
+/** None: one list, so a prompt with none compares equal to the last one (`sameAssembly` compares memories by identity). */
+const noMemories: Memory[] = [];
+
 /** At most this many memories are considered for a prompt; the budget takes the most relevant of them. */
 const memoriesConsidered = 40;
 
@@ -77,7 +80,7 @@ export class SystemPrompts {
 
   private memoriesFor(workspacePath: string | null, request: string): Memory[] {
     const { memory } = this.options;
-    if (!memory || request === '') return [];
+    if (!memory || request === '') return noMemories;
     const key = `${workspacePath ?? ''}\u0000${request}`;
     const version = memory.version();
     if (this.retrieved?.key === key && this.retrieved.version === version) return this.retrieved.memories;

@@ -59,9 +59,10 @@ export async function settleResponse(context: StepContext, state: SettleState, b
     return { next: { kind: 'model' }, progress: { ...uncounted, usingFallback: true } };
   }
   const cancelled = writer.signal.aborted || (outcome.kind === 'error' && outcome.error.code === 'cancelled');
-  // A response that is only calls has shown nothing yet: its message starts with them.
-  if (calls.length > 0 && !cancelled && outcome.kind === 'done' && !started)
-    writer.journal([{ type: 'assistant_message_started', turnId, messageId }]);
+  // A response that is only calls has shown nothing yet: its message starts with them, and it is accounted as shown.
+  const startsNow = calls.length > 0 && !cancelled && outcome.kind === 'done' && !started;
+  if (startsNow) writer.journal([{ type: 'assistant_message_started', turnId, messageId }]);
+  const shown = started || startsNow;
   const prepared = cancelled || outcome.kind === 'error' ? [] : calls.map((call) => prepareCall(call, services.tools, setup));
   await addPreviews(prepared, setup.workspacePath);
   const events: RuntimeEvent[] = prepared.map((call) => ({
@@ -76,7 +77,7 @@ export async function settleResponse(context: StepContext, state: SettleState, b
     riskReason: call.assessment.reason,
     ...(call.preview === null ? {} : { preview: call.preview }),
   }));
-  if (started || usage.inputTokens > 0 || usage.outputTokens > 0) {
+  if (shown || usage.inputTokens > 0 || usage.outputTokens > 0) {
     account(context, state, cancelled, events);
   } else if (events.length > 0) {
     writer.journal(events);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModelServer, textTurn } from '../../../scripted-model-server';
-import { toolCall, useHarness, type Harness } from '../harness';
+import type { ModelProvider } from '../../../../src/main/agent/ports/model-provider';
+import { createHarness, toolCall, useHarness, type Harness } from '../harness';
 
 describe('the tool loop', () => {
   let server: ScriptedModelServer;
@@ -148,5 +149,36 @@ describe('the tool loop', () => {
       toolMs: 0,
     });
     expect(harness.view().usage).toMatchObject({ inputTokens: 250, outputTokens: 25, costUsd: 0, toolCalls: 1 });
+  });
+});
+
+describe('a response of calls alone from a provider that shows nothing before them', () => {
+  let server: ScriptedModelServer;
+  let harness: Harness | null = null;
+  useHarness({ server: (started) => (server = started) });
+
+  it('still starts its message and accounts its model call', async () => {
+    // A provider that gives only whole calls (no pieces while they are written) and no usage.
+    const wholeCallsOnly = (provider: ModelProvider): ModelProvider => ({
+      kind: provider.kind,
+      listModels: (signal) => provider.listModels(signal),
+      async *stream(request, signal) {
+        for await (const event of provider.stream(request, signal)) {
+          if (event.type === 'tool_call_started' || event.type === 'tool_call_arguments_delta' || event.type === 'usage') continue;
+          yield event;
+        }
+      },
+    });
+    harness = await createHarness(server, { instrumentProvider: wholeCallsOnly });
+    server.enqueue({ steps: [toolCall('read_note', { name: 'todo' })] }, textTurn('Read it.'));
+    harness.runtime.send(harness.sessionId, 'Read my todo note');
+    await harness.runtime.whenIdle(harness.sessionId);
+    const types = harness.store.journal(harness.sessionId).map((entry) => entry.event.type);
+    const requested = types.indexOf('tool_call_requested');
+    expect(types.lastIndexOf('assistant_message_started', requested)).toBeGreaterThan(0);
+    expect(types.indexOf('model_call_finished', requested)).toBeGreaterThan(requested);
+    expect(harness.accounting.totals(harness.sessionId).modelCalls).toBe(2);
+    expect(harness.view().status).toBe('completed');
+    await harness.close();
   });
 });
