@@ -3,6 +3,7 @@
  */
 
 import type { Database, Statement } from 'better-sqlite3';
+import { BoundedMap } from '../../shared/bounded-map';
 import { modelCheckSchema, type ModelCheck } from '../../shared/domain';
 import type { ModelCheckStore } from '../agent/ports/ports';
 
@@ -23,6 +24,8 @@ function toCheck(row: CheckRow): ModelCheck | null {
   }
 }
 
+const keyOf = (providerId: string, model: string): string => `${providerId}\u0000${model}`;
+
 /** Model checks in SQLite: one row per endpoint and model, replaced by each new check. */
 export class SqliteModelCheckStore implements ModelCheckStore {
   private readonly statements: {
@@ -32,6 +35,11 @@ export class SqliteModelCheckStore implements ModelCheckStore {
     ofProvider: Statement<[string], CheckRow>;
     forget: Statement<[string]>;
   };
+  /**
+   * Reports read lately, by endpoint and model (null: none): every request of a model whose tool protocol is `auto`
+   * asks, and this process is the only writer, so what it wrote or read stays true until it writes again.
+   */
+  private readonly known = new BoundedMap<string, ModelCheck | null>({ max: 64 });
 
   constructor(db: Database) {
     this.statements = {
@@ -46,8 +54,13 @@ export class SqliteModelCheckStore implements ModelCheckStore {
   }
 
   get(providerId: string, model: string): ModelCheck | null {
+    const key = keyOf(providerId, model);
+    const known = this.known.get(key);
+    if (known !== undefined) return known;
     const row = this.statements.get.get(providerId, model);
-    return row ? toCheck(row) : null;
+    const check = row ? toCheck(row) : null;
+    this.known.set(key, check);
+    return check;
   }
 
   list(providerId?: string): ModelCheck[] {
@@ -63,9 +76,11 @@ export class SqliteModelCheckStore implements ModelCheckStore {
       checked_at: report.checkedAt,
       report: JSON.stringify(report),
     });
+    this.known.set(keyOf(report.providerId, report.model), report);
   }
 
   forget(providerId: string): void {
     this.statements.forget.run(providerId);
+    this.known.clear();
   }
 }

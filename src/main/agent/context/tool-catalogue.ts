@@ -134,7 +134,8 @@ export function fitTools(
 ): { tools: readonly ToolSpec[] | undefined; catalogue: string | null } {
   if (!tools || tools.length === 0) return { tools, catalogue: null };
   const budget = Math.floor(windowTokens * toolShare);
-  const offered = tools.filter((tool) => tool.name !== describeToolsName);
+  // The same array when there is nothing to leave out, so its size is counted once, not at every request.
+  const offered = tools.some((tool) => tool.name === describeToolsName) ? tools.filter((tool) => tool.name !== describeToolsName) : tools;
   if (tokensOf(charsOfTools(offered)) <= budget) return { tools: offered.length === tools.length ? tools : offered, catalogue: null };
   const describe = tools.find((tool) => tool.name === describeToolsName) ?? describeSpec;
   const builtIn = offered.filter((tool) => (tool.group ?? builtInGroup) === builtInGroup);
