@@ -11,7 +11,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
-import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/ports/model-provider';
+import type { ChatMessage, ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/ports/model-provider';
 import { countWithLlamaCpp } from './llama-cpp-tokenizer';
 import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
@@ -37,43 +37,60 @@ export interface OpenAICompatibleOptions {
 /** Delta fields some servers add: llama.cpp and vLLM send `reasoning_content`, Ollama and LM Studio `reasoning`. */
 type DeltaWithReasoning = ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
 
-function toOpenAIMessages(request: ModelRequest): ChatCompletionMessageParam[] {
+/**
+ * The request's messages as chat-completions messages. Each message's form is kept by the message it came from, so a
+ * conversation that grew by a step converts only that step: every request carries the whole conversation, and building
+ * it again each time (an image's data URL included) was most of what a long session allocated per step.
+ */
+function toOpenAIMessages(
+  request: ModelRequest,
+  converted: WeakMap<ChatMessage, ChatCompletionMessageParam>,
+): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system) messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) {
-    if (message.role === 'user') {
-      const images = message.images ?? [];
-      messages.push(
-        images.length === 0
-          ? { role: 'user', content: message.content }
-          : {
-              role: 'user',
-              content: [
-                { type: 'text', text: message.content },
-                ...images.map((image) => ({
-                  type: 'image_url' as const,
-                  image_url: { url: `data:${image.mediaType};base64,${image.data}` },
-                })),
-              ],
-            },
-      );
-    } else if (message.role === 'assistant') {
-      messages.push({
-        role: 'assistant',
-        content: message.content,
-        ...(message.toolCalls && message.toolCalls.length > 0
-          ? {
-              tool_calls: message.toolCalls.map((call) => ({
-                id: call.id,
-                type: 'function' as const,
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }
-          : {}),
-      });
-    } else messages.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+    let form = converted.get(message);
+    if (!form) {
+      form = toOpenAIMessage(message);
+      converted.set(message, form);
+    }
+    messages.push(form);
   }
   return messages;
+}
+
+/** One message as a chat-completions message. */
+function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
+  if (message.role === 'user') {
+    const images = message.images ?? [];
+    return images.length === 0
+      ? { role: 'user', content: message.content }
+      : {
+          role: 'user',
+          content: [
+            { type: 'text', text: message.content },
+            ...images.map((image) => ({
+              type: 'image_url' as const,
+              image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+            })),
+          ],
+        };
+  }
+  if (message.role === 'assistant')
+    return {
+      role: 'assistant',
+      content: message.content,
+      ...(message.toolCalls && message.toolCalls.length > 0
+        ? {
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: call.arguments },
+            })),
+          }
+        : {}),
+    };
+  return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
 }
 
 /** The events of one chunk's delta: reasoning, text (inline `<think>` told apart), and pieces of tool calls. */
@@ -111,6 +128,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
   private readonly idleTimeoutMs: number;
   private readonly routes: RouteContext;
   private readonly tokenizeTimeoutMs: number;
+  /** Each message's chat-completions form, kept while the message is (see `toOpenAIMessages`). */
+  private readonly converted = new WeakMap<ChatMessage, ChatCompletionMessageParam>();
   /** Whether the server is llama.cpp, once known; dropped when its tokenizer route goes missing. */
   private llamaCpp: Promise<boolean> | null = null;
 
@@ -173,7 +192,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
   private body(request: ModelRequest): ChatCompletionCreateParamsStreaming {
     return {
       model: request.model,
-      messages: toOpenAIMessages(request),
+      messages: toOpenAIMessages(request, this.converted),
       stream: true,
       stream_options: { include_usage: true },
       ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
