@@ -150,7 +150,9 @@ export interface PhraseMatch {
 export function findPhrases(text: string, perRule = 3): PhraseMatch[] {
   const found: PhraseMatch[] = [];
   for (const rule of phraseRules) {
-    const anchorPattern = new RegExp(rule.anchor.source, rule.anchor.flags);
+    // The rule's own pattern, from its start: the search is synchronous, so no other search can move it meanwhile.
+    const anchorPattern = rule.anchor;
+    anchorPattern.lastIndex = 0;
     let anchors = 0;
     let matched = 0;
     for (
