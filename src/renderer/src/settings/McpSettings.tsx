@@ -3,7 +3,7 @@
  * one.
  */
 
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { McpServerStatus } from '../../../shared/domain';
 import { errorMessage } from '../client';
 import { subscription, useDisposables } from '../disposables';
@@ -19,12 +19,15 @@ export function McpSettings({ store }: { store: AppStore }) {
   const [servers, setServers] = useState<McpServerStatus[]>([]);
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
+  /** The person has typed: what the settings held when the section opened no longer replaces their text. */
+  const typed = useRef(false);
 
   useDisposables(
     (disposables) => {
       void store.attempt(async () => {
         setServers(await store.call('mcp:list', {}));
-        setText(JSON.stringify((await store.call('settings:get', {})).mcpServers, null, 2));
+        const saved = JSON.stringify((await store.call('settings:get', {})).mcpServers, null, 2);
+        if (!typed.current) setText(saved);
       });
       disposables.add(subscription(store.api.on['mcp:changed']((payload) => setServers(payload.servers))));
     },
@@ -84,7 +87,10 @@ export function McpSettings({ store }: { store: AppStore }) {
           spellCheck={false}
           placeholder={example}
           value={text}
-          onChange={(event) => setText(event.target.value)}
+          onChange={(event) => {
+            typed.current = true;
+            setText(event.target.value);
+          }}
         />
       </label>
       <div className="row">
