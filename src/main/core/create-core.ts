@@ -8,19 +8,16 @@
 
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { modelSettingOf, type McpServerStatus, type ModelCheck } from '../../shared/domain';
+import { modelSettingOf } from '../../shared/domain';
 import { WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
-import type { LocalModels, MachineInfo } from '../../shared/local-models';
-import { defaultCatalogue, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
+import type { LocalModels } from '../../shared/local-models';
+import { defaultCatalogue } from '../../shared/model-catalogue';
 import { systemClock, type Clock } from '../agent/ports/clock';
 import { newId } from '../agent/ports/ids';
-import type { ModelProvider } from '../agent/ports/model-provider';
-import type { ProviderResolver, RuntimeListener } from '../agent/ports/ports';
-import type { SecretStore, SettingsStore } from '../agent/ports/settings';
-import { ToolRegistry, type Tool } from '../agent/ports/tools';
+import type { ProviderResolver } from '../agent/ports/ports';
+import { ToolRegistry } from '../agent/ports/tools';
 import { Gates } from '../agent/rules/gates';
-import type { RetryPolicy } from '../agent/rules/retry';
 import { ContextBudget } from '../agent/context/prompt-builder';
 import { SystemPrompts } from '../agent/context/prompt-assembly';
 import { describeToolsTool } from '../agent/context/tool-catalogue';
@@ -53,98 +50,13 @@ import { Trash } from '../tools/trash';
 import { LocalModelManager } from '../models/local-model-manager';
 import { McpManager } from '../mcp/mcp-manager';
 import { nodeMachineInfo } from '../models/machine';
-import { defaultModelFolders, type ModelFolders } from '../models/model-sources';
-import type { DiscoveryCandidate } from '../providers/discovery';
+import { defaultModelFolders } from '../models/model-sources';
 import { ProviderRegistry } from '../providers/provider-registry';
 import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
-import type { RuntimeLauncher } from '../runtime/runtime-protocol';
 
-export interface CoreOptions {
-  /** The app's data folder: the database, the trash, and a folder file snapshots never include. */
-  readonly dataDir: string;
-  readonly settings: SettingsStore;
-  readonly secrets: SecretStore;
-  /** Hears every journalled event and every change to a session's row. */
-  readonly listener: RuntimeListener;
-  readonly clock?: Clock;
-  /** How long streamed pieces are gathered before one journal write. */
-  readonly frameMs?: number;
-  readonly retryPolicy?: RetryPolicy;
-  readonly idleTimeoutMs?: number;
-  readonly discoveryCandidates?: readonly DiscoveryCandidate[];
-  /** A key from the environment, for Anthropic endpoints that have none stored. */
-  readonly environmentAnthropicKey?: string | null;
-  /**
-   * Builds the app's own tools: the workspace's files and the shell (with its parser), whose commands run in the
-   * sandbox. The app and the terminal runner take them; tests mostly bring tools of their own (`tools`).
-   */
-  readonly builtinTools?: boolean;
-  /** Tools offered to the model, besides the built-in ones and those of MCP servers. */
-  readonly tools?: readonly Tool[];
-  /** Saves the workspace's files around calls that may change them, for time travel (on unless false). */
-  readonly fileHistory?: boolean;
-  /** Told when an MCP server's state changes. */
-  readonly onMcpChanged?: (servers: McpServerStatus[]) => void;
-  /** Told when a check of a model finishes, or a turn finds its server refuses tool definitions. */
-  readonly onModelChecked?: (check: ModelCheck) => void;
-  /** Wraps the provider each turn uses (tracing, benchmarks). */
-  readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
-  readonly appVersion?: string;
-  /** The OS sandbox commands run in, as the model is told of it; detected when the built-in tools are built and none is given. */
-  readonly sandbox?: SandboxStatus;
-  /**
-   * Recovers, on creation, the turns the app stopped in the middle of (on unless false). The
-   * terminal runner runs one new turn and leaves other sessions as it found them.
-   */
-  readonly recoverInterrupted?: boolean;
-  /** Told when archiving a session revoked its "this session" grants. */
-  readonly onTrustChanged?: () => void;
-  /** Starts the built-in runtime's process ("This computer"); without it, endpoints of kind `local` cannot answer. */
-  readonly launchRuntime?: RuntimeLauncher;
-  /** The models the built-in runtime can load. */
-  readonly localModels?: LocalModels;
-  /** The recommended models offered for download (tests point one at a local server). */
-  readonly modelCatalogue?: readonly CatalogueEntry[];
-  /** Where Ollama's and LM Studio's models are looked for (tests pass folders of their own, never the home folder). */
-  readonly modelFolders?: ModelFolders;
-  /** What the machine has, GPU included, as the runtime sees it; Node's figures without it. */
-  readonly machineInfo?: () => MachineInfo | Promise<MachineInfo>;
-  /** Told of every change of a model download. */
-  readonly onModelDownload?: (download: DownloadView) => void;
-  /** Bytes free on the disk of a folder (tests make a disk look full). */
-  readonly freeDiskBytes?: (folder: string) => Promise<number>;
-}
+import type { Core, CoreOptions } from './core-options';
 
-/** Everything of the main process that is not Electron and not IPC, built and owned together. */
-export interface Core {
-  readonly databasePath: string;
-  /** The database itself, for the checks and tests that read it directly. */
-  readonly db: Database;
-  readonly store: SqliteSessionStore;
-  readonly checkpoints: SqliteCheckpointStore;
-  readonly trust: SqliteTrustStore;
-  readonly accounting: SqliteAccountingStore;
-  readonly memory: SqliteMemoryStore;
-  readonly prompts: SqlitePromptRecords;
-  readonly profiles: SqliteProfileStore;
-  readonly providers: ProviderRegistry;
-  readonly tools: ToolRegistry;
-  readonly mcp: McpManager;
-  readonly runtime: SessionRuntime;
-  readonly transfer: SessionTransfer;
-  /** Deleted sessions, kept until they are restored or purged. */
-  readonly archive: SessionArchive;
-  readonly trash: Trash;
-  /** The models of this computer: the built-in runtime's library (its `LocalModels`), downloads, recommendations. */
-  readonly models: LocalModelManager;
-  readonly clock: Clock;
-  /** The built-in runtime, when the core was given a way to start it. */
-  readonly local: LocalRuntimeProvider | null;
-  /** The OS sandbox the built-in tools' commands run in, as given or detected; undefined when none was asked about. */
-  readonly sandbox: SandboxStatus | undefined;
-  /** Stops every turn, MCP server and timer, and closes the database. */
-  close(): Promise<void>;
-}
+export type { Core, CoreOptions } from './core-options';
 
 /**
  * The one composition root of the main process: builds the store, providers, tools, MCP servers and
