@@ -1,5 +1,5 @@
 /* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
-import type { Autonomy, ModelChoice, ProviderKind, SessionStatus } from '../../../shared/domain';
+import type { Autonomy, SessionStatus } from '../../../shared/domain';
 import type { Attachment } from '../../../shared/attachments';
 import type { ErrorInfo } from '../../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';
@@ -10,7 +10,7 @@ import type { CheckpointStore } from '../ports/checkpoints';
 import type { Clock } from '../ports/clock';
 import type { Gates } from '../rules/gates';
 import type { ConversationEntry } from '../context/context-view';
-import type { ModelProvider, ToolCallRequest } from '../ports/model-provider';
+import type { ToolCallRequest } from '../ports/model-provider';
 import type { ContextBudget } from '../context/prompt-builder';
 import type { TurnProfile } from '../rules/profiles';
 import type { SystemPrompts } from '../context/prompt-assembly';
@@ -18,26 +18,19 @@ import type { FileHistory } from '../ports/ports';
 import type { SessionJournal } from '../history/session-journal';
 import type { StreamedEvent } from './delta-coalescer';
 import type { ToolRegistry } from '../ports/tools';
-import type { TurnProgress } from './loop-state';
+import type { ModelInUse, TurnProgress } from './loop-state';
 import type { TrustStore } from '../ports/trust';
 
-/** Everything fixed for one turn. */
-export interface TurnSetup {
+/** Everything fixed for one turn; the model it asks first is its own `choice`, `endpoint` and `provider`. */
+export interface TurnSetup extends ModelInUse {
   readonly sessionId: string;
   readonly turnId: string;
   readonly autonomy: Autonomy;
   readonly workspacePath: string | null;
-  readonly choice: ModelChoice;
-  readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
-  readonly provider: ModelProvider;
   /** The profile the turn runs with, at the version it found when it started. */
   readonly profile: TurnProfile | null;
   /** The profile's fallback model, used for the rest of the turn once the first cannot be reached or is overloaded. */
-  readonly fallback: {
-    readonly choice: ModelChoice;
-    readonly endpoint: { readonly kind: ProviderKind; readonly baseUrl: string };
-    readonly provider: ModelProvider;
-  } | null;
+  readonly fallback: ModelInUse | null;
   readonly history: readonly ConversationEntry[];
   /** The person's message; null when the turn answers the last one again (a retry) or resumes. */
   readonly userText: string | null;
