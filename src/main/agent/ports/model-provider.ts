@@ -77,6 +77,12 @@ export interface ModelRequest {
    * (Ollama's `num_ctx`) are sent it; the others have loaded theirs already.
    */
   readonly contextWindow?: number;
+  /**
+   * The line of requests this one continues: a session's conversation, or a side line of it (its separate
+   * summaries, a sub-agent). Servers that keep one evaluated prompt per slot or sequence keep one per key, so
+   * the next request with the same key reads only what was added after their common beginning. Absent: any.
+   */
+  readonly cacheKey?: string;
 }
 
 /** What a server says about one model's context window. */
@@ -104,7 +110,19 @@ export type ModelStreamEvent =
   | { readonly type: 'tool_call_started'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool_call_arguments_delta'; readonly index: number; readonly id: string; readonly delta: string }
   | { readonly type: 'tool_call_ready'; readonly index: number; readonly id: string; readonly name: string; readonly arguments: string }
-  | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number }
+  /**
+   * What the answer cost in tokens. `inputTokens` is the whole prompt, cached part included. `cacheReadTokens`: of
+   * those, how many the server took from its prompt cache instead of reading them again (llama.cpp's `cache_n`,
+   * Anthropic's `cache_read_input_tokens`, OpenAI's `cached_tokens`); absent when the server does not say.
+   * `cacheWriteTokens`: how many it wrote to a cache that bills for writing (Anthropic's `cache_creation_input_tokens`).
+   */
+  | {
+      readonly type: 'usage';
+      readonly inputTokens: number;
+      readonly outputTokens: number;
+      readonly cacheReadTokens?: number;
+      readonly cacheWriteTokens?: number;
+    }
   | { readonly type: 'retry_scheduled'; readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
   | { readonly type: 'done'; readonly stopReason: StopReason }
   /** `window`, `promptTokens`: the server refused the request as too large and said how large its window and the prompt are. */
