@@ -100,6 +100,9 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     attempts: z.number().int().positive(),
     /** Null where the price is not known; 0 for local models. */
     costUsd: z.number().nonnegative().nullable().optional(),
+    /** Of the input tokens, those the server said it took from its prompt cache, and those it wrote to a billed cache. */
+    cacheReadTokens: z.number().int().nonnegative().optional(),
+    cacheWriteTokens: z.number().int().nonnegative().optional(),
   }),
   z.object({
     type: z.literal('tool_call_requested'),
@@ -254,6 +257,11 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     counting: z.enum(['tokenizer', 'usage', 'estimate']),
     /** Old tool results shortened in this request. */
     shortened: z.number().int().nonnegative(),
+    /**
+     * Tokens at the prompt's beginning unchanged from the last one sent to this model on this line (what a server that
+     * keeps its evaluated prompt need not read again), by the same count as `tokens`; absent for the first of a line.
+     */
+    shared: z.number().int().nonnegative().optional(),
     /** The system prompt sent with the request, as kept (`prompt:get`); absent in journals from before prompts were kept. */
     promptId: z.string().min(1).max(100).optional(),
   }),
@@ -274,9 +282,19 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     tokensBefore: z.number().int().nonnegative(),
     tokensAfter: z.number().int().nonnegative(),
     trigger: z.enum(['threshold', 'overflow', 'manual']),
-    /** Written by the model, or a list of the steps made by the app when the model could not summarize. */
-    method: z.enum(['model', 'digest']),
+    /**
+     * Written by the model, or a list of the steps made by the app when the model could not summarize; `shortened`:
+     * nothing was summarized (the summary is the one before), older results were only shortened.
+     */
+    method: z.enum(['model', 'digest', 'shortened']),
     note: z.string().optional(),
+    /** Older messages seen shortened from here on (index in the conversation, characters kept or null for "read again later"). */
+    cuts: z
+      .array(z.object({ at: z.number().int().nonnegative(), keep: z.number().int().nonnegative().nullable() }))
+      .max(100_000)
+      .optional(),
+    /** The summary was asked for as a continuation of the conversation the server had read already. */
+    continued: z.boolean().optional(),
   }),
   /** The server counted far fewer prompt tokens than were sent: it cut the prompt without saying so. */
   z.object({

@@ -94,9 +94,16 @@ async function main(): Promise<number> {
   const questions = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stderr }) : null;
 
   let runtime: SessionRuntime | null = null;
+  const prompts = { tokens: 0, reread: 0, cached: 0, calls: 0 };
   const print = (entry: JournalEntry): void => {
     console.log(values.json ? JSON.stringify(entry) : formatEntry(entry));
     const event = entry.event;
+    if (event.type === 'context_measured') {
+      prompts.tokens += event.tokens;
+      prompts.reread += event.tokens - Math.min(event.tokens, event.shared ?? 0);
+      prompts.calls += 1;
+    }
+    if (event.type === 'model_call_finished') prompts.cached += event.cacheReadTokens ?? 0;
     if (event.type === 'approval_requested')
       void answerApproval(event.approvalId, `${event.tool} ${event.summary} (${event.risk}: ${event.reason})`, event.escalation?.kind);
     if (event.type === 'plan_proposed' && event.needsApproval) void answerPlan(event.planId);
@@ -159,6 +166,10 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void runtime?.cancel(sessionId));
   runtime.send(sessionId, prompt);
   await runtime.whenIdle(sessionId);
+  if (prompts.calls > 0)
+    console.error(
+      `Prompts: ${prompts.calls} requests, ${prompts.tokens} tokens, ${prompts.reread} of them after an unchanged beginning and read again (${Math.round((prompts.reread / prompts.tokens) * 100)}%)${prompts.cached > 0 ? `; the server reported ${prompts.cached} read from its cache` : ''}.`,
+    );
   const status = store.get(sessionId)?.status;
   questions?.close();
   await core.close();

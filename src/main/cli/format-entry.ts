@@ -13,6 +13,12 @@ const short = (value: unknown, max = 160): string => {
 /** An event's fields but its type, shortened. */
 const fields = (event: RuntimeEvent): string => short(Object.fromEntries(Object.entries(event).filter(([key]) => key !== 'type')));
 
+/** How much of a request's beginning the one before it sent already. */
+const prefixWords = (tokens: number, shared: number | undefined): string =>
+  shared === undefined
+    ? 'first on its line: all read'
+    : `${shared} unchanged from the request before (${tokens > 0 ? Math.round((shared / tokens) * 100) : 0}%), ${tokens - shared} to read again`;
+
 /** One readable line per journal entry, for the terminal. */
 export function formatEntry(entry: JournalEntry): string {
   const event = entry.event;
@@ -29,7 +35,7 @@ export function formatEntry(entry: JournalEntry): string {
     case 'run_started':
       return `${head}: ${event.model.model} (${event.providerKind})`;
     case 'model_call_finished':
-      return `${head}: ${event.inputTokens} in, ${event.outputTokens} out, ${Math.round(event.latencyMs)} ms${event.costUsd ? `, $${event.costUsd.toFixed(4)}` : ''}`;
+      return `${head}: ${event.inputTokens} in${event.cacheReadTokens !== undefined ? ` (${event.cacheReadTokens} from the server's cache)` : ''}${event.cacheWriteTokens ? ` (${event.cacheWriteTokens} written to it)` : ''}, ${event.outputTokens} out, ${Math.round(event.latencyMs)} ms${event.costUsd ? `, $${event.costUsd.toFixed(4)}` : ''}`;
     case 'model_retry_scheduled':
       return `${head}: attempt ${event.attempt} failed (${event.error.message}); retrying in ${event.delayMs} ms`;
     case 'model_fallback_used':
@@ -49,9 +55,9 @@ export function formatEntry(entry: JournalEntry): string {
     case 'plan_proposed':
       return `${head}: ${event.purpose} (${event.steps.length} steps, max ${event.maxRisk}${event.needsApproval ? ', needs approval' : ''})`;
     case 'context_measured':
-      return `${head}: ${event.tokens} of ${event.window} tokens (window: ${event.windowDetail}; ${event.counting}${event.shortened > 0 ? `; ${event.shortened} old results shortened` : ''})`;
+      return `${head}: ${event.tokens} of ${event.window} tokens (window: ${event.windowDetail}; ${event.counting}${event.shortened > 0 ? `; ${event.shortened} old results shortened` : ''}); ${prefixWords(event.tokens, event.shared)}`;
     case 'context_compacted':
-      return `${head}: ${event.messages} messages summarized (${event.trigger}, by ${event.method}), about ${event.tokensBefore} → ${event.tokensAfter} tokens${event.note ? `: ${event.note}` : ''}`;
+      return `${head}: ${event.method === 'shortened' ? `${event.cuts?.length ?? 0} older results shortened` : `${event.messages} messages summarized${event.continued ? ' as a continuation' : ''}${event.cuts?.length ? `, ${event.cuts.length} older results shortened` : ''}`} (${event.trigger}, by ${event.method}), about ${event.tokensBefore} → ${event.tokensAfter} tokens${event.note ? `: ${event.note}` : ''}`;
     case 'context_truncated':
       return `${head}: ${event.message}`;
     case 'run_finished':

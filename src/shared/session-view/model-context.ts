@@ -30,6 +30,11 @@ export function applyModelContextEvent(view: SessionView, event: ModelContextEve
     case 'context_measured':
       return {
         ...view,
+        usage: {
+          ...view.usage,
+          promptTokens: view.usage.promptTokens + event.tokens,
+          rereadTokens: view.usage.rereadTokens + event.tokens - Math.min(event.tokens, event.shared ?? 0),
+        },
         context: {
           tokens: event.tokens,
           window: event.window,
@@ -39,6 +44,7 @@ export function applyModelContextEvent(view: SessionView, event: ModelContextEve
           detail: event.windowDetail,
           counting: event.counting,
           shortened: event.shortened,
+          shared: event.shared ?? null,
           peak: Math.max(view.context?.peak ?? 0, event.tokens),
           turnId: event.turnId,
           ...(event.promptId ? { promptId: event.promptId } : {}),
@@ -66,6 +72,8 @@ export function applyModelContextEvent(view: SessionView, event: ModelContextEve
               trigger: event.trigger,
               method: event.method,
               note: event.note ?? null,
+              shortened: event.cuts?.length ?? 0,
+              continued: event.continued ?? false,
             },
           },
         ],
@@ -82,6 +90,8 @@ export function applyModelContextEvent(view: SessionView, event: ModelContextEve
           outputTokens: view.usage.outputTokens + event.outputTokens,
           modelMs: view.usage.modelMs + event.latencyMs,
           costUsd: view.usage.costUsd + (event.costUsd ?? 0),
+          cacheReadTokens: view.usage.cacheReadTokens + (event.cacheReadTokens ?? 0),
+          cacheWriteTokens: view.usage.cacheWriteTokens + (event.cacheWriteTokens ?? 0),
         },
       };
     case 'model_retry_scheduled':

@@ -93,8 +93,12 @@ export interface ViewCompaction {
   readonly tokensBefore: number;
   readonly tokensAfter: number;
   readonly trigger: 'threshold' | 'overflow' | 'manual';
-  readonly method: 'model' | 'digest';
+  readonly method: 'model' | 'digest' | 'shortened';
   readonly note: string | null;
+  /** Older messages seen shortened from here on. */
+  readonly shortened: number;
+  /** The summary was asked for as a continuation of the conversation the server had read already. */
+  readonly continued: boolean;
 }
 
 /** What the newest model request took of the window. */
@@ -107,6 +111,8 @@ export interface ViewContext {
   readonly detail: string;
   readonly counting: 'tokenizer' | 'usage' | 'estimate';
   readonly shortened: number;
+  /** Tokens at the request's beginning unchanged from the one before it on the same line; null for the first. */
+  readonly shared: number | null;
   /** The largest request of the session so far, in tokens. */
   readonly peak: number;
   /** The turn whose request this was (a later turn may have ended before measuring one). */
@@ -169,6 +175,12 @@ export interface SessionView {
     readonly modelMs: number;
     readonly costUsd: number;
     readonly toolCalls: number;
+    /** Prompt tokens of the conversation's requests, as the app counted them, and those after each one's unchanged beginning: what a server had to read again. */
+    readonly promptTokens: number;
+    readonly rereadTokens: number;
+    /** Prompt tokens the servers said they took from their caches, and wrote to a billed one. */
+    readonly cacheReadTokens: number;
+    readonly cacheWriteTokens: number;
   };
   /** What the newest model request took of the window; null before the first. */
   readonly context: ViewContext | null;

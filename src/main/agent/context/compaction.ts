@@ -8,7 +8,7 @@
  */
 import type { ContextWindow, ModelChoice } from '../../../shared/domain';
 import { callsById, isMessage, latestCompaction, pinnedRequests, shorten, stepStarts, type ConversationEntry } from './context-view';
-import type { ChatMessage, ModelProvider, ToolCallRequest } from '../ports/model-provider';
+import type { ChatMessage, ModelProvider, ModelRequest, ToolCallRequest } from '../ports/model-provider';
 
 /** What the summarizer needs of the budget: the window's limits and counting by the model's ratio. */
 export interface SummaryBudget {
@@ -72,6 +72,28 @@ const summarizerSystem = [
   'Leave out pleasantries and anything the work no longer needs. Do not call tools. Answer with the notes only.',
 ].join('\n');
 
+/**
+ * The instruction that ends a request for notes made as a continuation of the conversation: the server has read all
+ * that comes before it already, so only the instruction is new.
+ */
+export function continuationInstruction(instructions: string | null): string {
+  return [
+    'Your context window is nearly full, so the conversation above is about to be replaced by working notes, and you will continue the work from them and from the last few steps only.',
+    'Write those notes now, in plain sentences and short lists: what the person asked for; files read, created or changed, and what in them matters; commands run and their outcome; facts found (exact names, paths, numbers and values, verbatim); decisions made and why; errors met; and what remains to be done next.',
+    'Leave out pleasantries and anything the work no longer needs. Do not call tools. Answer with the notes only.',
+    ...(instructions ? [`The person asks the notes to: ${instructions}`] : []),
+  ].join('\n');
+}
+
+/** Whether notes are shorter than what they replace (the plan's messages, and the notes before): otherwise why not. */
+export function notesTooLong(text: string, plan: CompactionPlan, budget: SummaryBudget, choice: ModelChoice): string | null {
+  const replaced =
+    budget.count(choice, plan.messages) +
+    (plan.previousSummary ? budget.count(choice, [{ role: 'user', content: plan.previousSummary }]) : 0);
+  const written = budget.count(choice, [{ role: 'user', content: text }]);
+  return written >= replaced ? `the summary (about ${written} tokens) was no shorter than what it replaces (${replaced})` : null;
+}
+
 /** One line per message, as the summarizer reads the conversation. */
 function transcriptLines(messages: readonly ChatMessage[], resultChars: number): string[] {
   const calls = callsById(messages);
@@ -104,8 +126,19 @@ export interface SummarizeInput {
   readonly instructions: string | null;
   readonly signal: AbortSignal;
   /** Each model call made, for the session's accounting. */
-  readonly onCall: (usage: { inputTokens: number; outputTokens: number; latencyMs: number }) => void;
+  readonly onCall: (usage: CallUsage) => void;
   readonly now: () => number;
+  /** The line the summary requests go on, for the server's prompt cache: not the conversation's, which they share nothing with. */
+  readonly cacheKey?: string;
+}
+
+/** What one summary request cost, for the session's accounting. */
+export interface CallUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+  readonly latencyMs: number;
 }
 
 export type SummaryResult = { readonly kind: 'summary'; readonly text: string } | { readonly kind: 'failed'; readonly reason: string };
@@ -149,14 +182,18 @@ export async function summarize(input: SummarizeInput): Promise<SummaryResult> {
       position += 1;
     }
     const startedAt = input.now();
-    const result = await ask(input.provider, {
-      model: choice.model,
-      system,
-      messages: [{ role: 'user', content: `${head}${chunk.join('\n\n')}\n\nWrite the notes now.` }],
-      maxTokens: answer,
-      contextWindow: window.tokens,
-      signal: input.signal,
-    });
+    const result = await askForSummary(
+      input.provider,
+      {
+        model: choice.model,
+        system,
+        messages: [{ role: 'user', content: `${head}${chunk.join('\n\n')}\n\nWrite the notes now.` }],
+        maxTokens: answer,
+        contextWindow: window.tokens,
+        ...(input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey }),
+      },
+      input.signal,
+    );
     input.onCall({ ...result.usage, latencyMs: input.now() - startedAt });
     if (result.kind === 'failed') return result;
     summary = result.text;
@@ -164,37 +201,37 @@ export async function summarize(input: SummarizeInput): Promise<SummaryResult> {
   const text = (summary ?? '').trim();
   if (text.length === 0) return { kind: 'failed', reason: 'the model answered with an empty summary' };
   // The notes carry the previous ones on: what they replace includes those.
-  const replaced =
-    budget.count(choice, plan.messages) +
-    (plan.previousSummary ? budget.count(choice, [{ role: 'user', content: plan.previousSummary }]) : 0);
-  const written = budget.count(choice, [{ role: 'user', content: text }]);
-  if (written >= replaced)
-    return { kind: 'failed', reason: `the summary (about ${written} tokens) was no shorter than what it replaces (${replaced})` };
-  return { kind: 'summary', text };
+  const tooLong = notesTooLong(text, plan, budget, choice);
+  return tooLong === null ? { kind: 'summary', text } : { kind: 'failed', reason: tooLong };
 }
 
-type Asked =
-  | { readonly kind: 'summary'; readonly text: string; readonly usage: { inputTokens: number; outputTokens: number } }
-  | { readonly kind: 'failed'; readonly reason: string; readonly usage: { inputTokens: number; outputTokens: number } };
+type Usage = Omit<CallUsage, 'latencyMs'>;
 
-async function ask(
-  provider: ModelProvider,
-  request: { model: string; system: string; messages: ChatMessage[]; maxTokens: number; contextWindow: number; signal: AbortSignal },
-): Promise<Asked> {
-  const { signal, ...body } = request;
+export type Asked =
+  | { readonly kind: 'summary'; readonly text: string; readonly usage: Usage }
+  | { readonly kind: 'failed'; readonly reason: string; readonly usage: Usage };
+
+/** One request for notes, streamed to its end: the text (without inline reasoning), or why there is none. */
+export async function askForSummary(provider: ModelProvider, request: ModelRequest, signal: AbortSignal): Promise<Asked> {
   let text = '';
-  let usage = { inputTokens: 0, outputTokens: 0 };
+  let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let failure: string | null = 'the stream ended without finishing';
-  for await (const event of provider.stream(body, signal)) {
+  let called = false;
+  for await (const event of provider.stream(request, signal)) {
     if (event.type === 'text_delta') text += event.text;
-    else if (event.type === 'usage') usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
-    else if (event.type === 'done') failure = null;
+    else if (event.type === 'tool_call_ready') called = true;
+    else if (event.type === 'usage') {
+      const { type: _type, ...figures } = event;
+      usage = figures;
+    } else if (event.type === 'done') failure = null;
     else if (event.type === 'error') failure = event.error.message;
   }
   if (signal.aborted) return { kind: 'failed', reason: 'stopped', usage };
   if (failure !== null) return { kind: 'failed', reason: `the model could not summarize: ${failure}`, usage };
   // Reasoning some models write inline is no part of the notes.
-  return { kind: 'summary', text: text.replace(/<think>[\s\S]*?<\/think>/g, '').trim(), usage };
+  const notes = text.replace(/<think>[\s\S]*?<\/think>/g, '').trim();
+  if (called && notes === '') return { kind: 'failed', reason: 'the model called a tool instead of writing notes', usage };
+  return { kind: 'summary', text: notes, usage };
 }
 
 /** The steps of the plan's messages, listed by the app: what stands in when the model cannot summarize. */

@@ -1,19 +1,34 @@
 /*
  * What the model sees of a conversation (design section 10). The conversation keeps every message;
  * a compaction is an entry in it that says "from here on, the messages before `upTo` are seen as
- * this summary". The view is built from the entries for each model call: the latest compaction
- * applied, then old tool results shortened as far as the budget needs.
+ * this summary, and these older results are seen shortened". The view is a function of the entries
+ * alone, so between two compactions it only grows at its end and a server's prompt cache holds.
  */
 import type { ModelChoice } from '../../../shared/domain';
 import type { ChatMessage, ToolCallRequest } from '../ports/model-provider';
 
-/** A summary that stands, for the model, for the messages before `upTo` (the person's first request excepted). */
+/**
+ * An older message seen shorter from a compaction on: its first and last characters to `keep` in all, or, with `keep`
+ * null, a note that a later read of the same file stands for it.
+ */
+export interface Cut {
+  /** Index in the conversation of the message (a tool result, or an earlier message of the person's). */
+  readonly at: number;
+  readonly keep: number | null;
+}
+
+/**
+ * A summary that stands, for the model, for the messages before `upTo` (the person's first request excepted), and the
+ * older messages seen shortened after it. An empty summary stands for nothing: the compaction only shortened.
+ */
 export interface CompactionEntry {
   readonly role: 'compaction';
   readonly id: string;
   readonly summary: string;
   /** Index in the conversation of the first entry seen verbatim after the summary. */
   readonly upTo: number;
+  /** Messages seen shortened, each decided from what came before the compaction only; absent in older conversations. */
+  readonly cuts?: readonly Cut[];
 }
 
 /** One entry of a conversation as checkpoints keep it: a message, or a compaction. */
@@ -50,10 +65,18 @@ export function pinnedRequests(entries: readonly ConversationEntry[]): { first: 
   return { first, latest };
 }
 
+/** A message as a cut shows it. */
+export function cutMessage(message: ChatMessage, keep: number | null): ChatMessage {
+  if (message.role === 'assistant') return message;
+  if (keep === null) return message.role === 'tool' ? { ...message, content: supersededNote } : message;
+  const content = shorten(message.content, keep);
+  return content === message.content ? message : { ...message, content };
+}
+
 /**
  * The conversation under its latest compaction: the person's first request, their latest one when
- * the summary covers it, the summary, then every message from `upTo` on. Without a compaction,
- * every message.
+ * the summary covers it, the summary, then every message from `upTo` on, with the compaction's cuts.
+ * Without a compaction, every message.
  */
 export function compactedView(entries: readonly ConversationEntry[]): ChatMessage[] {
   const compaction = latestCompaction(entries);
@@ -61,11 +84,17 @@ export function compactedView(entries: readonly ConversationEntry[]): ChatMessag
   const out: ChatMessage[] = [];
   const { first, latest } = pinnedRequests(entries);
   const upTo = Math.min(compaction.entry.upTo, entries.length);
+  const cuts = new Map<number, number | null>();
+  for (const cut of compaction.entry.cuts ?? []) if (cut.at !== latest) cuts.set(cut.at, cut.keep);
+  const seen = (index: number, message: ChatMessage): ChatMessage => {
+    const keep = cuts.get(index);
+    return keep === undefined ? message : cutMessage(message, keep);
+  };
   const firstEntry = entries[first];
-  if (firstEntry && isMessage(firstEntry) && first < upTo) out.push(firstEntry);
+  if (firstEntry && isMessage(firstEntry) && first < upTo) out.push(seen(first, firstEntry));
   const latestEntry = entries[latest];
   if (latestEntry && isMessage(latestEntry) && latest !== first && latest < upTo) out.push(latestEntry);
-  out.push(summaryMessage(compaction.entry.summary));
+  if (compaction.entry.summary !== '') out.push(summaryMessage(compaction.entry.summary));
   // A result whose call the summary stands for cannot be sent: the APIs refuse a result without its call.
   // (`upTo` always starts a step, but a conversation rebuilt another way may count its entries differently.)
   const calls = new Set<string>();
@@ -74,7 +103,7 @@ export function compactedView(entries: readonly ConversationEntry[]): ChatMessag
     if (!entry || !isMessage(entry)) continue;
     if (entry.role === 'assistant') for (const call of entry.toolCalls ?? []) calls.add(call.id);
     if (entry.role === 'tool' && !calls.has(entry.toolCallId)) continue;
-    out.push(entry);
+    out.push(seen(index, entry));
   }
   return out;
 }

@@ -3,22 +3,24 @@
  */
 import { thinkingBudgetLimits, type ContextWindow, type ModelChoice } from '../../../shared/domain';
 import type { ErrorInfo } from '../../../shared/errors';
-import { planCompaction, summaryTokens } from './compaction';
 import { ConversationTally } from './conversation-tally';
 import {
   compactedView,
   joinRequests,
+  latestCompaction,
   loopWithoutOwnThinking,
   ownThinkingOnly,
   shorten,
-  supersededNote,
   type ConversationEntry,
 } from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from '../ports/model-provider';
 import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
 import { fitTools } from './tool-catalogue';
 import { withDeadline } from '../../../shared/deadline';
-import { recentStart, supersededReads, tooLarge } from './prompt-fitting';
+import { tooLarge } from './prompt-fitting';
+import { keyOf, LearnedWindows } from './learned-windows';
+import { PrefixMeter } from './prefix-meter';
+import { hardChars } from './room';
 
 /** The settings the budget reads for every request. */
 export interface ContextSettings {
@@ -42,6 +44,11 @@ export interface Measure {
   readonly counting: Counting;
   /** Tool results shortened in the request. */
   readonly shortened: number;
+  /**
+   * Tokens at the prompt's beginning unchanged from the last one sent on the same line to this model (what a server
+   * that keeps its evaluated prompt need not read again), by the same count as `tokens`; absent when none was sent yet.
+   */
+  readonly shared?: number;
 }
 
 export interface Prepared {
@@ -70,6 +77,17 @@ export interface PrepareInput {
   /** The profile's sampling temperature and room for answers, where it sets them. */
   readonly temperature?: number;
   readonly answerTokens?: number;
+  /** The line of requests this one continues, for the server's prompt cache: the session's id. */
+  readonly cacheKey?: string;
+}
+
+/** What a request to a model carries besides its messages: the system prompt (with a catalogue of tools when the definitions would take too much) and the tools. */
+export interface RequestShape {
+  readonly system: string;
+  readonly tools: readonly ToolSpec[] | undefined;
+  /** Their tokens, and characters. */
+  readonly fixed: number;
+  readonly fixedChars: number;
 }
 
 export interface ContextBudgetOptions {
@@ -83,63 +101,42 @@ export interface ContextBudgetOptions {
   readonly now?: () => number;
 }
 
-/** How long a window learned from a server's behaviour is kept. */
-const learnedForMs = 30 * 60_000;
-/** What an old tool result is cut to, first gently, then (when nothing else fits) hard. */
-const gentleChars = 1_500;
-const hardChars = 400;
 /** What an earlier message of the person is cut to when nothing else makes the request fit. */
 const earlierRequestChars = 2_000;
-
-const keyOf = (choice: ModelChoice): string => `${choice.providerId}\u0000${choice.model}`;
+/** A compaction brings the conversation down to this share of the threshold, so many steps fit before the next one. */
+const targetShare = 0.65;
 
 /**
  * The prompt builder of design section 10: for every model call, the view of the conversation that
- * fits the window the server loaded, less the answer's room. Old tool results are shortened first;
- * when that is not enough it asks for a compaction; right after one, whatever still does not fit is
- * shortened harder, and a request that cannot fit at all is refused with what is too large. It
- * never builds a request over the window.
+ * fits the window the server loaded, less the answer's room. Between compactions the view only grows
+ * at its end, so a server's prompt cache holds: over the threshold it asks for a compaction, which
+ * makes room in one step (see `room.ts`); right after one, a request still over the window's limit
+ * is cut hard, and one that cannot fit at all is refused with what is too large. It never builds a
+ * request over the window.
  */
 export class ContextBudget {
   readonly calibration = new TokenCalibration();
-  /**
-   * Windows found smaller than the figure budgeted with (the server cut a prompt, or refused one):
-   * kept against that figure, so a new setting or a reloaded server starts afresh, and for a while only.
-   */
-  private readonly learned = new Map<string, { tokens: number; against: number; at: number }>();
+  /** Windows the servers' behaviour showed smaller than their figures. */
+  private readonly learned: LearnedWindows;
   /** What each conversation held when it was last counted. */
   private readonly tally = new ConversationTally();
   /** Models whose server has no tokenizer, or whose tokenizer failed: not asked again. */
   private readonly noTokenizer = new Set<string>();
+  /** The prompt last sent on each line, to say how much of the next is unchanged. */
+  private readonly prefixes = new PrefixMeter();
 
-  constructor(private readonly options: ContextBudgetOptions) {}
+  constructor(private readonly options: ContextBudgetOptions) {
+    this.learned = new LearnedWindows(() => this.now());
+  }
 
   /** The window requests to this model are budgeted with. */
   async window(choice: ModelChoice, signal: AbortSignal): Promise<ContextWindow> {
-    const window = await this.options.window(choice, signal);
-    const key = keyOf(choice);
-    const learned = this.learned.get(key);
-    if (!learned) return window;
-    if (learned.against !== window.tokens || this.now() - learned.at > learnedForMs) {
-      this.learned.delete(key);
-      return window;
-    }
-    // What the server did wins over the figure, a setting too: it refused or cut a larger prompt.
-    return {
-      ...window,
-      tokens: learned.tokens,
-      source: 'learned',
-      detail: `the server handled no more than ${learned.tokens} tokens (${window.detail} said ${window.tokens})`,
-    };
+    return this.learned.apply(choice, await this.options.window(choice, signal));
   }
 
   /** The server's real window is at most `tokens`, where `against` was budgeted: it cut a prompt to that size, or said so when refusing one. */
   learnWindow(choice: ModelChoice, tokens: number, against: number): void {
-    if (!Number.isFinite(tokens) || tokens < 512 || tokens >= against) return;
-    const key = keyOf(choice);
-    const known = this.learned.get(key);
-    const smallest = known && known.against === against ? Math.min(known.tokens, Math.floor(tokens)) : Math.floor(tokens);
-    this.learned.set(key, { tokens: smallest, against, at: this.now() });
+    this.learned.learn(choice, tokens, against);
   }
 
   /**
@@ -148,7 +145,7 @@ export class ContextBudget {
    * taken as smaller than the request.
    */
   refused(choice: ModelChoice, sent: Prepared, said: { window?: number; promptTokens?: number }): void {
-    const against = this.learnedAgainst(choice, sent.measure.window.tokens);
+    const against = this.learned.against(choice, sent.measure.window.tokens);
     if (said.window !== undefined) this.learnWindow(choice, said.window, against);
     if (said.promptTokens !== undefined && said.promptTokens > sent.measure.tokens)
       this.calibration.fromUsage(keyOf(choice), said.promptTokens, sent.chars, sent.messageCount);
@@ -156,22 +153,17 @@ export class ContextBudget {
       this.learnWindow(choice, Math.floor(sent.measure.tokens * 0.85), against);
   }
 
-  /** The figure a learned window is kept against: the one it replaced, when the request was budgeted with a learned one. */
-  private learnedAgainst(choice: ModelChoice, budgeted: number): number {
-    const known = this.learned.get(keyOf(choice));
-    return known && known.tokens === budgeted ? known.against : budgeted;
-  }
-
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
 
   /** The room for the answer (with `thinking` tokens of thinking on top) and the thresholds of a window. */
-  limits(window: ContextWindow, thinking = 0, answerTokens?: number): { reserve: number; limit: number; threshold: number } {
+  limits(window: ContextWindow, thinking = 0, answerTokens?: number): { reserve: number; limit: number; threshold: number; target: number } {
     const { compactAt } = this.options.settings();
     const reserve = this.answerRoom(window, answerTokens) + thinking;
     const limit = window.tokens - reserve;
-    return { reserve, limit, threshold: Math.min(limit, Math.floor(window.tokens * compactAt)) };
+    const threshold = Math.min(limit, Math.floor(window.tokens * compactAt));
+    return { reserve, limit, threshold, target: Math.floor(threshold * targetShare) };
   }
 
   private answerRoom(window: ContextWindow, answerTokens?: number): number {
@@ -208,6 +200,18 @@ export class ContextBudget {
     return this.calibration.estimate(keyOf(choice), system.length + charsOfTools(tools), 1);
   }
 
+  /**
+   * The system prompt and tools a request to this model carries: tool definitions that would take too much of the
+   * window become a catalogue in the system prompt. The same inputs give the same text, so the prompt's start holds.
+   */
+  shape(input: Pick<PrepareInput, 'choice' | 'system' | 'tools' | 'entries'>, window: ContextWindow): RequestShape {
+    const key = keyOf(input.choice);
+    const fitted = fitTools(input.tools, window.tokens, input.entries, (chars) => this.calibration.estimate(key, chars, 1));
+    const system = fitted.catalogue ? `${input.system}\n\n${fitted.catalogue}` : input.system;
+    const fixedChars = system.length + charsOfTools(fitted.tools);
+    return { system, tools: fitted.tools, fixed: this.calibration.estimate(key, fixedChars, 1), fixedChars };
+  }
+
   /** The request for the next model call, or why it cannot be sent as it is. */
   async prepare(given: PrepareInput): Promise<Preparation> {
     const { choice } = given;
@@ -216,14 +220,9 @@ export class ContextBudget {
     const { reserve, limit, threshold } = this.limits(window, thinking, given.answerTokens);
     await this.calibrate(given);
     const key = keyOf(choice);
-    // Tool definitions that would take too much of the window become a catalogue in the system prompt.
-    const fitted = fitTools(given.tools, window.tokens, given.entries, (chars) => this.calibration.estimate(key, chars, 1));
-    const input: PrepareInput = fitted.catalogue
-      ? { ...given, system: `${given.system}\n\n${fitted.catalogue}`, tools: fitted.tools }
-      : { ...given, tools: fitted.tools };
-    const { system, tools } = input;
-    const fixedChars = system.length + charsOfTools(tools);
-    const fixed = this.calibration.estimate(key, fixedChars, 1);
+    const shape = this.shape(given, window);
+    const input: PrepareInput = { ...given, system: shape.system, tools: shape.tools };
+    const { fixed, fixedChars } = shape;
     const estimate = this.calibration.estimator(key);
     // The usual case, counted from what is new since the last request: nothing summarized, nothing to
     // join, well within the threshold. The count rounds up once per message, so it is never below the
@@ -256,17 +255,8 @@ export class ContextBudget {
       total += size;
     }
     const messages = view;
-    let shortened = 0;
-    const cut = (position: number, text: string, role: 'tool' | 'user' = 'tool'): void => {
-      const message = messages[position];
-      if (message?.role !== role || message.content === text) return;
-      const next: ChatMessage = { ...message, content: text };
-      const size = this.calibration.estimate(key, charsOf(next), 1);
-      total += size - (sizes[position] ?? 0);
-      sizes[position] = size;
-      messages[position] = next;
-      shortened += 1;
-    };
+    // The compaction's cuts are part of the view; what is cut here, right after one, is counted on top.
+    let shortened = latestCompaction(input.entries)?.entry.cuts?.length ?? 0;
     const measure = (): Measure => ({
       tokens: total,
       window,
@@ -276,18 +266,20 @@ export class ContextBudget {
       counting: this.calibration.get(key).counting,
       shortened,
     });
-
-    if (total > threshold) {
-      const recent = recentStart(view);
-      // Cheapest first: a file read again later needs only its latest read, then old results lose their middle.
-      for (const position of supersededReads(view, recent)) cut(position, supersededNote);
-      for (let position = 0; position < recent && total > threshold; position += 1)
-        cut(position, shorten(messages[position]?.content ?? '', gentleChars));
-    }
-    if (total > threshold && input.mayCompact && this.worthCompacting(input.entries, choice, window))
-      return { kind: 'compact', measure: measure() };
+    // Over the threshold, room is made in one step, by a compaction; between two, nothing sent is rewritten.
+    if (total > threshold && input.mayCompact) return { kind: 'compact', measure: measure() };
     if (total > limit) {
-      // Right after a compaction, or with nothing left to summarize: every result, the newest last, is cut hard.
+      // Right after a compaction, still over the window: results are cut hard, the newest last.
+      const cut = (position: number, text: string, role: 'tool' | 'user' = 'tool'): void => {
+        const message = messages[position];
+        if (message?.role !== role || message.content === text) return;
+        const next: ChatMessage = { ...message, content: text };
+        const size = this.calibration.estimate(key, charsOf(next), 1);
+        total += size - (sizes[position] ?? 0);
+        sizes[position] = size;
+        messages[position] = next;
+        shortened += 1;
+      };
       for (let position = 0; position < messages.length && total > limit; position += 1)
         cut(position, shorten(messages[position]?.content ?? '', hardChars));
       // Then the person's earlier messages (a huge first request would otherwise fail every turn after it);
@@ -303,6 +295,36 @@ export class ContextBudget {
     return { kind: 'send', prepared: this.request(input, sent, thinking, window, measure(), chars) };
   }
 
+  /**
+   * The conversation as the model sees it now, then `instruction`, with the system prompt and tools it was sent with:
+   * a request the server has read, up to the instruction, already. Null when it would not fit with `answer` tokens left
+   * for the answer.
+   */
+  continuation(
+    input: Pick<PrepareInput, 'choice' | 'system' | 'tools' | 'entries' | 'cacheKey'>,
+    window: ContextWindow,
+    instruction: string,
+    answer: number,
+  ): { request: ModelRequest; tokens: number } | null {
+    const { choice } = input;
+    const shape = this.shape(input, window);
+    const messages = joinRequests([...compactedView(input.entries), { role: 'user', content: instruction }]);
+    const tokens = shape.fixed + this.count(choice, messages);
+    if (tokens + answer > window.tokens - 64) return null;
+    const request: ModelRequest = {
+      model: choice.model,
+      system: shape.system,
+      messages: ownThinkingOnly(messages, choice, false),
+      ...(shape.tools && shape.tools.length > 0 ? { tools: shape.tools } : {}),
+      maxTokens: answer,
+      contextWindow: window.tokens,
+      ...(input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey }),
+    };
+    // Sent on the conversation's own line: it is what the server holds of it next.
+    this.prefixes.measure(`${keyOf(choice)}\u0000${input.cacheKey ?? ''}`, request);
+    return { request, tokens };
+  }
+
   private request(
     input: PrepareInput,
     messages: readonly ChatMessage[],
@@ -314,18 +336,22 @@ export class ContextBudget {
     anyThinking = true,
   ): Prepared {
     const { choice, system, tools } = input;
+    const request: ModelRequest = {
+      model: choice.model,
+      system,
+      messages: anyThinking ? ownThinkingOnly(messages, choice, thinking > 0) : messages,
+      ...(tools && tools.length > 0 ? { tools } : {}),
+      maxTokens: measure.reserve,
+      ...(thinking > 0 ? { thinking: { budgetTokens: thinking } } : {}),
+      ...(input.temperature === undefined ? {} : { temperature: input.temperature }),
+      contextWindow: window.tokens,
+      ...(input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey }),
+    };
+    const share = this.prefixes.measure(`${keyOf(choice)}\u0000${input.cacheKey ?? ''}`, request);
+    const shared = share.first ? undefined : Math.min(measure.tokens, Math.round((measure.tokens * share.sharedChars) / Math.max(1, share.totalChars)));
     return {
-      request: {
-        model: choice.model,
-        system,
-        messages: anyThinking ? ownThinkingOnly(messages, choice, thinking > 0) : messages,
-        ...(tools && tools.length > 0 ? { tools } : {}),
-        maxTokens: measure.reserve,
-        ...(thinking > 0 ? { thinking: { budgetTokens: thinking } } : {}),
-        ...(input.temperature === undefined ? {} : { temperature: input.temperature }),
-        contextWindow: window.tokens,
-      },
-      measure,
+      request,
+      measure: shared === undefined ? measure : { ...measure, shared },
       chars,
       messageCount: messages.length + 1,
     };
@@ -346,7 +372,7 @@ export class ContextBudget {
     const calibration = this.calibration.get(key);
     const calibrated = calibration.counting === 'tokenizer' || (calibration.counting === 'usage' && calibration.samples >= 3);
     if (sent > 512 && reportedTokens < sent * (calibrated ? 0.7 : 0.45)) {
-      this.learnWindow(choice, reportedTokens, this.learnedAgainst(choice, prepared.measure.window.tokens));
+      this.learnWindow(choice, reportedTokens, this.learned.against(choice, prepared.measure.window.tokens));
       return {
         sent,
         reported: reportedTokens,
@@ -355,12 +381,6 @@ export class ContextBudget {
     }
     this.calibration.fromUsage(key, reportedTokens, prepared.chars, prepared.messageCount);
     return null;
-  }
-
-  /** Whether summarizing would free more than the summary takes: otherwise what does not fit is shortened. */
-  private worthCompacting(entries: readonly ConversationEntry[], choice: ModelChoice, window: ContextWindow): boolean {
-    const plan = planCompaction(entries, (items) => this.count(choice, items), window);
-    return plan !== null && this.count(choice, plan.messages) > summaryTokens(window);
   }
 
   /** The first request to a model whose server has a tokenizer is counted by it, once, to set the ratio. */

@@ -100,7 +100,16 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
         break;
       }
       case 'context_compacted':
-        order.push({ kind: 'message', message: { role: 'compaction', id: event.compactionId, summary: event.summary, upTo: event.upTo } });
+        order.push({
+          kind: 'message',
+          message: {
+            role: 'compaction',
+            id: event.compactionId,
+            summary: event.summary,
+            upTo: event.upTo,
+            ...(event.cuts ? { cuts: event.cuts } : {}),
+          },
+        });
         break;
       // Events that add nothing to what the model is given: its reasoning, the turn's bookkeeping, gates, files, figures.
       case 'run_started':
@@ -184,7 +193,13 @@ const chatMessageSchema = z.union([
     thinking: responseThinkingSchema.optional(),
   }),
   z.object({ role: z.literal('tool'), toolCallId: z.string(), content: z.string(), isError: z.boolean().optional() }),
-  z.object({ role: z.literal('compaction'), id: z.string(), summary: z.string(), upTo: z.number().int().nonnegative() }),
+  z.object({
+    role: z.literal('compaction'),
+    id: z.string(),
+    summary: z.string(),
+    upTo: z.number().int().nonnegative(),
+    cuts: z.array(z.object({ at: z.number().int().nonnegative(), keep: z.number().int().nonnegative().nullable() })).optional(),
+  }),
 ]);
 
 /** Checks what a checkpoint holds is a conversation before a model is given it. */

@@ -4,6 +4,42 @@
 import { beforeModel, openBudgetGate, reachedBudget, readsStoredFigures } from './budget-gate';
 import type { Advance, ModelInUse, TurnProgress } from './loop-state';
 import type { StepContext } from './step-context';
+import type { ContextWindow } from '../../../shared/domain';
+import type { AssembledPrompt } from '../../../shared/prompt';
+import type { ToolSpec } from '../ports/model-provider';
+
+/** The system prompt of a request to the model in use, made for its window, and the tools it is offered. */
+export interface PromptInUse {
+  readonly window: ContextWindow;
+  readonly assembled: AssembledPrompt;
+  readonly tools: readonly ToolSpec[] | undefined;
+  /** Tokens of so many characters, by the model's ratio. */
+  readonly tokens: (chars: number) => number;
+}
+
+/**
+ * The system prompt for the model in use, made for its window with the memories relevant to the person's latest
+ * message, and the tools it is offered: those the person denied in settings are not offered at all (a call to one
+ * anyway is refused by the rules).
+ */
+export async function promptInUse(context: StepContext, model: ModelInUse): Promise<PromptInUse> {
+  const { setup, services, writer } = context;
+  const denied = setup.deniedTools();
+  const tools = services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined;
+  const window = await services.context.window(model.choice, writer.signal);
+  const tokens = services.context.tokensOf(model.choice);
+  const profile = setup.profile?.profile;
+  const assembled = await services.prompts.assemble({
+    ...(profile ? { profile } : {}),
+    workspacePath: setup.workspacePath,
+    autonomy: setup.autonomy,
+    tools,
+    entries: writer.messages,
+    window: window.tokens,
+    tokens,
+  });
+  return { window, assembled, tools, tokens };
+}
 
 /** The model the turn asks now: the profile's fallback once the first could not answer. */
 export function modelInUse(context: StepContext, progress: TurnProgress): ModelInUse {
@@ -33,22 +69,8 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
   // first one of a turn is built once the send that started the turn has been answered, so the
   // person's message shows at once.
   if (progress.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-  const denied = setup.deniedTools();
-  // Tools the person denied in settings are not offered at all; a call to one anyway is refused by the rules.
-  const tools = services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined;
-  // The system prompt is made for this call's window, with the memories relevant to the person's latest message.
-  const window = await services.context.window(model.choice, writer.signal);
-  const tokens = services.context.tokensOf(model.choice);
+  const { assembled, tools, tokens } = await promptInUse(context, model);
   const profile = setup.profile?.profile;
-  const assembled = await services.prompts.assemble({
-    ...(profile ? { profile } : {}),
-    workspacePath: setup.workspacePath,
-    autonomy: setup.autonomy,
-    tools,
-    entries: writer.messages,
-    window: window.tokens,
-    tokens,
-  });
   if (writer.signal.aborted) return stay({ kind: 'finish', status: 'cancelled' });
   const preparation = await services.context.prepare({
     choice: model.choice,
@@ -58,6 +80,7 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
     entries: writer.messages,
     signal: writer.signal,
     mayCompact: !progress.compacted,
+    cacheKey: setup.sessionId,
     ...(profile?.temperature == null ? {} : { temperature: profile.temperature }),
     ...(profile?.maxAnswerTokens == null ? {} : { answerTokens: profile.maxAnswerTokens }),
   });
@@ -79,6 +102,7 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
       reserve: measure.reserve,
       counting: measure.counting,
       shortened: measure.shortened,
+      ...(measure.shared === undefined ? {} : { shared: measure.shared }),
       ...(promptId === null ? {} : { promptId }),
     },
   ]);

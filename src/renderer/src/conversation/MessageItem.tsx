@@ -113,18 +113,26 @@ function CompactionDivider({ message }: { message: ViewMessage }) {
   const compaction = message.compaction;
   if (!compaction) return null;
   const what = compaction.turns > 1 ? `${compaction.turns} earlier turns` : `${compaction.messages} earlier messages`;
+  const cut = `${compaction.shortened} older ${compaction.shortened === 1 ? 'result' : 'results'} shortened`;
+  const done = compaction.method === 'shortened' ? cut : `${what} summarized${compaction.shortened > 0 ? `, ${cut}` : ''}`;
   return (
-    <div className="compaction-divider" role="separator" aria-label="Conversation summarized">
+    <div
+      className="compaction-divider"
+      role="separator"
+      aria-label={compaction.method === 'shortened' ? 'Older results shortened' : 'Conversation summarized'}
+    >
       <details>
         <summary>
-          {what} summarized {triggerLabels[compaction.trigger]} · about {compaction.tokensBefore} → {compaction.tokensAfter} tokens
+          {done} {triggerLabels[compaction.trigger]} · about {compaction.tokensBefore} → {compaction.tokensAfter} tokens
         </summary>
         <p className="muted small">
-          The model now sees the summary below instead of those messages; they all stay in this session, and restoring a checkpoint from
-          before this point brings the full view back.
+          {compaction.method === 'shortened'
+            ? 'From here on the model sees those results with their middle left out, the same way at every request, so the server can reuse what it has read; they all stay whole in this session.'
+            : 'The model now sees the summary below instead of those messages; they all stay in this session, and restoring a checkpoint from before this point brings the full view back.'}
+          {compaction.continued ? ' The summary was written as a continuation of the conversation the server had already read.' : ''}
         </p>
         {compaction.note && <p className="notice small">{compaction.note}</p>}
-        <pre className="compaction-summary">{message.text}</pre>
+        {compaction.method !== 'shortened' && <pre className="compaction-summary">{message.text}</pre>}
       </details>
     </div>
   );

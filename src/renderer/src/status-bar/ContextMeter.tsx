@@ -4,7 +4,7 @@
  */
 
 import { useState } from 'react';
-import type { ViewContext } from '../../../shared/session-view';
+import type { SessionView, ViewContext } from '../../../shared/session-view';
 import type { AppStore } from '../store';
 
 const countingLabels = {
@@ -19,17 +19,36 @@ const sourceLabels = {
   default: 'a safe default',
 };
 
+const percent = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 100) : 0);
+
+/** How much of the prompt a server's cache could keep: the last request's unchanged beginning, and the session's share read again. */
+function prefixLines(context: ViewContext, usage: SessionView['usage']): string[] {
+  const lines =
+    context.shared === null
+      ? ['Unchanged beginning: none, the first request to this model on this line since the app started.']
+      : [
+          `Unchanged beginning: about ${context.shared} of ${context.tokens} tokens (${percent(context.shared, context.tokens)}%); ${context.tokens - context.shared} to read again.`,
+        ];
+  if (usage.promptTokens > 0)
+    lines.push(
+      `This session: ${percent(usage.rereadTokens, usage.promptTokens)}% of ${usage.promptTokens} prompt tokens read again${usage.cacheReadTokens > 0 ? `; the servers reported ${usage.cacheReadTokens} read from their caches` : ''}.`,
+    );
+  return lines;
+}
+
 /** How much of the model's window the last request took; amber from the point where older messages get summarized. */
 export function ContextMeter({
   store,
   sessionId,
   context,
+  usage,
   busy,
   stale,
 }: {
   store: AppStore;
   sessionId: string;
   context: ViewContext;
+  usage: SessionView['usage'];
   busy: boolean;
   /** The last turn ended (failed or stopped) before it measured a request: this one is an earlier turn's. */
   stale: boolean;
@@ -45,6 +64,7 @@ export function ContextMeter({
     `Older messages are summarized above ${context.threshold}; ${context.reserve} are kept for the answer.`,
     context.shortened > 0 ? `${context.shortened} old tool results were shortened.` : '',
     `Largest request so far: ${context.peak}.`,
+    ...prefixLines(context, usage),
   ]
     .filter(Boolean)
     .join('\n');

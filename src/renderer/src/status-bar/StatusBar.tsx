@@ -36,8 +36,13 @@ function TokenUsage({ usage, local }: { usage: SessionView['usage']; local: bool
   const seconds = usage.modelMs / 1000;
   const rate = seconds > 0 ? Math.round(usage.outputTokens / seconds) : 0;
   return (
-    <span className="usage muted" aria-label="Token usage" title="Tokens over the whole session, every turn and model call">
+    <span
+      className="usage muted"
+      aria-label="Token usage"
+      title="Tokens over the whole session, every turn and model call. Read again: the share of the prompts' tokens after their unchanged beginning, which a server that keeps the prompt it read must read again."
+    >
       {usage.inputTokens} in · {usage.outputTokens} out{local && rate > 0 ? ` · ${rate} tok/s` : ''}
+      {usage.promptTokens > 0 ? ` · ${Math.round((usage.rereadTokens / usage.promptTokens) * 100)}% read again` : ''}
       {!local || usage.costUsd > 0 ? ` · $${usage.costUsd.toFixed(4)}` : ''}
     </span>
   );
@@ -125,6 +130,7 @@ export function StatusBar({
             store={store}
             sessionId={selectedId}
             context={view.context}
+            usage={view.usage}
             busy={busy}
             stale={!busy && view.context.turnId !== undefined && view.context.turnId !== view.messages.at(-1)?.turnId}
           />,
