@@ -46,12 +46,22 @@ const toolCall = (index: number): ScriptedTurn => ({
   ],
 });
 
+/**
+ * Whether a request asks for working notes: in requests of their own (the summarizer's system prompt), or as the
+ * instruction that ends the conversation (a summary asked as its continuation).
+ */
+export function asksForNotes(request: RecordedRequest): boolean {
+  const messages = (request.body['messages'] ?? []) as WireMessage[];
+  const system = textOf(messages.find((message) => message.role === 'system'));
+  const last = messages.at(-1);
+  return system.includes('working notes') || (last?.role === 'user' && textOf(last).includes('working notes'));
+}
+
 /** The model: follows the chain, and writes the working notes when asked to summarize. */
 export function notesModel(request: RecordedRequest): ScriptedTurn {
   const messages = (request.body['messages'] ?? []) as WireMessage[];
-  const system = textOf(messages.find((message) => message.role === 'system'));
   const all = messages.map(textOf).join('\n');
-  if (system.includes('working notes')) {
+  if (asksForNotes(request)) {
     const facts = [...new Set(all.match(/FACT-\d+-[0-9A-Z]+/g) ?? [])];
     const read = [...all.matchAll(/note-(\d+)\.md/g)].map((match) => Number(match[1]));
     const furthest = Math.max(0, ...read);

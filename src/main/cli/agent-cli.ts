@@ -166,9 +166,10 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void runtime?.cancel(sessionId));
   runtime.send(sessionId, prompt);
   await runtime.whenIdle(sessionId);
-  if (prompts.calls > 0)
-    console.error(
-      `Prompts: ${prompts.calls} requests, ${prompts.tokens} tokens, ${prompts.reread} of them after an unchanged beginning and read again (${Math.round((prompts.reread / prompts.tokens) * 100)}%)${prompts.cached > 0 ? `; the server reported ${prompts.cached} read from its cache` : ''}.`,
+  // The closing line says how much of the prompts a server had to read again: what its prompt cache could not keep.
+  if (prompts.calls > 0 && !values.json)
+    console.log(
+      `Prompts: ${prompts.calls} ${prompts.calls === 1 ? 'request' : 'requests'}, ${prompts.tokens} tokens, ${prompts.reread} of them after an unchanged beginning, read again (${Math.round((prompts.reread / Math.max(1, prompts.tokens)) * 100)}%)${prompts.cached > 0 ? `; the server reported ${prompts.cached} read from its cache` : ''}.`,
     );
   const status = store.get(sessionId)?.status;
   questions?.close();

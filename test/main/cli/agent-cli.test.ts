@@ -39,7 +39,10 @@ describe('the headless runner', () => {
     expect(lines[0]).toMatch(/user_message: Say hello/);
     expect(result.stdout).toMatch(/text_delta: Hello from the terminal\./);
     expect(result.stdout).toMatch(/model_call_finished: 7 in, 5 out/);
-    expect(lines.at(-1)).toMatch(/status_changed: completed/);
+    expect(lines.at(-2)).toMatch(/status_changed: completed/);
+    // The closing line: one request, the first on its line, so all of it read.
+    expect(lines.at(-1)).toMatch(/^Prompts: 1 request, (\d+) tokens, \1 of them after an unchanged beginning, read again \(100%\)\.$/);
+    expect(result.stdout).toMatch(/context_measured: .*first on its line: all read/);
   }, 30_000);
 
   it(

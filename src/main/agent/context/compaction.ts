@@ -17,8 +17,11 @@ export interface SummaryBudget {
   countFixed(choice: ModelChoice, system: string, tools: undefined): number;
 }
 
-/** Share of the window the verbatim tail may take. */
-const tailShare = 0.25;
+/**
+ * Share of the window the verbatim tail may take (the newest step is kept whole whatever its size). Small, so that a
+ * compaction frees room for several steps: the summary carries what the older ones found.
+ */
+const tailShare = 0.15;
 
 /** What a compaction replaces. */
 export interface CompactionPlan {
@@ -223,14 +226,15 @@ export async function askForSummary(provider: ModelProvider, request: ModelReque
     else if (event.type === 'usage') {
       const { type: _type, ...figures } = event;
       usage = figures;
-    } else if (event.type === 'done') failure = null;
+    } else if (event.type === 'done') failure = event.stopReason === 'max_tokens' ? 'the notes did not fit the room given for them' : null;
     else if (event.type === 'error') failure = event.error.message;
   }
   if (signal.aborted) return { kind: 'failed', reason: 'stopped', usage };
   if (failure !== null) return { kind: 'failed', reason: `the model could not summarize: ${failure}`, usage };
   // Reasoning some models write inline is no part of the notes.
   const notes = text.replace(/<think>[\s\S]*?<\/think>/g, '').trim();
-  if (called && notes === '') return { kind: 'failed', reason: 'the model called a tool instead of writing notes', usage };
+  // A response that calls a tool is a step of the work, not notes, whatever text comes with the call.
+  if (called) return { kind: 'failed', reason: 'the model called a tool instead of writing notes', usage };
   return { kind: 'summary', text: notes, usage };
 }
 

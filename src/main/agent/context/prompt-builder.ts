@@ -158,7 +158,11 @@ export class ContextBudget {
   }
 
   /** The room for the answer (with `thinking` tokens of thinking on top) and the thresholds of a window. */
-  limits(window: ContextWindow, thinking = 0, answerTokens?: number): { reserve: number; limit: number; threshold: number; target: number } {
+  limits(
+    window: ContextWindow,
+    thinking = 0,
+    answerTokens?: number,
+  ): { reserve: number; limit: number; threshold: number; target: number } {
     const { compactAt } = this.options.settings();
     const reserve = this.answerRoom(window, answerTokens) + thinking;
     const limit = window.tokens - reserve;
@@ -297,20 +301,21 @@ export class ContextBudget {
 
   /**
    * The conversation as the model sees it now, then `instruction`, with the system prompt and tools it was sent with:
-   * a request the server has read, up to the instruction, already. Null when it would not fit with `answer` tokens left
-   * for the answer.
+   * a request the server has read, up to the instruction, already. Its answer gets up to `answer` tokens, and no fewer
+   * than `least`; null when that would not fit the window.
    */
   continuation(
     input: Pick<PrepareInput, 'choice' | 'system' | 'tools' | 'entries' | 'cacheKey'>,
     window: ContextWindow,
     instruction: string,
-    answer: number,
+    room: { readonly answer: number; readonly least: number },
   ): { request: ModelRequest; tokens: number } | null {
     const { choice } = input;
     const shape = this.shape(input, window);
     const messages = joinRequests([...compactedView(input.entries), { role: 'user', content: instruction }]);
     const tokens = shape.fixed + this.count(choice, messages);
-    if (tokens + answer > window.tokens - 64) return null;
+    const answer = Math.min(room.answer, window.tokens - 64 - tokens);
+    if (answer < room.least) return null;
     const request: ModelRequest = {
       model: choice.model,
       system: shape.system,
@@ -348,7 +353,9 @@ export class ContextBudget {
       ...(input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey }),
     };
     const share = this.prefixes.measure(`${keyOf(choice)}\u0000${input.cacheKey ?? ''}`, request);
-    const shared = share.first ? undefined : Math.min(measure.tokens, Math.round((measure.tokens * share.sharedChars) / Math.max(1, share.totalChars)));
+    const shared = share.first
+      ? undefined
+      : Math.min(measure.tokens, Math.round((measure.tokens * share.sharedChars) / Math.max(1, share.totalChars)));
     return {
       request,
       measure: shared === undefined ? measure : { ...measure, shared },

@@ -122,7 +122,8 @@ async function writeSummary(
     { choice, system: prompt.assembled.text, tools: prompt.tools, entries: writer.messages, cacheKey: setup.sessionId },
     window,
     continuationInstruction(instructions),
-    summaryTokens(window),
+    // Notes cut short by their room are not used: the separate requests below write them instead.
+    { answer: summaryTokens(window), least: Math.min(summaryTokens(window), 384) },
   );
   if (continuation) {
     const startedAt = services.clock.now();

@@ -5,7 +5,7 @@ import { temporaryFolder } from '../../../helpers';
 import { LoopbackTransport } from '../../../host/loopback-transport';
 import { createNodeCore } from '../../../host/node-core';
 import { ScriptedModelServer, type ScriptedModelServerOptions } from '../../../scripted-model-server';
-import { factOf, finalAnswer, notesModel, notesTask, writeNotes } from '../../../twenty-notes';
+import { asksForNotes, factOf, finalAnswer, notesModel, notesTask, writeNotes } from '../../../twenty-notes';
 import { BashParser } from '../../../../src/main/shell/bash-parser';
 
 const shell = await BashParser.load();
@@ -79,6 +79,48 @@ describe('long sessions on a small window', () => {
     expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(finalAnswer);
   }, 60_000);
 
+  it('on an 8,192-token window the prompt is never rewritten before its end except at a compaction, and the summary continues the cached conversation', async () => {
+    const setup = await setUp({ personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel });
+    close = setup.close;
+    await setup.run(notesTask);
+    const events = setup.events();
+    expect(events.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(finalAnswer);
+    const compactions = events.filter((event) => event.type === 'context_compacted');
+    expect(compactions.length).toBeGreaterThan(0);
+    // Each summary was asked as the conversation's continuation: the instruction came after what the server had read.
+    // Each summary was asked as the conversation's continuation whenever the instruction and room for the notes fit
+    // after what the server had read: its instruction is about 250 tokens, the least room for notes 384.
+    for (const event of compactions)
+      if (event.type === 'context_compacted' && event.tokensBefore <= 8192 - 64 - 384 - 300) expect(event.continued).toBe(true);
+    expect(compactions.filter((event) => event.type === 'context_compacted' && event.continued).length).toBeGreaterThan(0);
+    // The conversation's own line: summaries asked in requests of their own go on another.
+    const summarizer = (request: (typeof setup.server.requests)[number]): boolean =>
+      JSON.stringify((request.body['messages'] as unknown[] | undefined)?.[0] ?? '').includes('working notes of a coding agent');
+    const chats = setup.server.requests.filter((request) => request.path === '/v1/chat/completions' && !summarizer(request));
+    const messagesOf = (index: number): unknown[] => (chats[index]?.body['messages'] ?? []) as unknown[];
+    let rewritten = 0;
+    for (let index = 1; index < chats.length; index += 1) {
+      const before = messagesOf(index - 1);
+      const after = messagesOf(index);
+      const kept = JSON.stringify(after.slice(0, before.length)) === JSON.stringify(before);
+      if (!kept) rewritten += 1;
+    }
+    // Only the request right after each compaction starts differently from the one before it.
+    expect(rewritten).toBe(compactions.length);
+    // The journal says so too: between compactions, each request's unchanged beginning is the whole request before it
+    // (in the app's count, which scales characters to tokens, so within a few percent).
+    const journal = events.filter((event) => event.type === 'context_measured' || event.type === 'context_compacted');
+    let checked = 0;
+    for (let index = 1; index < journal.length; index += 1) {
+      const [before, after] = [journal[index - 1], journal[index]];
+      if (before?.type !== 'context_measured' || after?.type !== 'context_measured') continue;
+      expect(after.shared ?? 0).toBeGreaterThanOrEqual(before.tokens * 0.95);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(5);
+  }, 60_000);
+
   it('restoring a checkpoint from before a compaction brings back the whole conversation for the model', async () => {
     const setup = await setUp({ personality: 'llama.cpp', contextWindow: 8192, fallback: notesModel });
     close = setup.close;
@@ -103,10 +145,7 @@ describe('long sessions on a small window', () => {
     const setup = await setUp({
       personality: 'llama.cpp',
       contextWindow: 8192,
-      fallback: (request) => {
-        const system = (request.body['messages'] as Array<{ role: string; content: string }>)[0]?.content ?? '';
-        return system.includes('working notes') ? { steps: [{ kind: 'text', text: '   ' }] } : notesModel(request);
-      },
+      fallback: (request) => (asksForNotes(request) ? { steps: [{ kind: 'text', text: '   ' }] } : notesModel(request)),
     });
     close = setup.close;
     await setup.run(notesTask);

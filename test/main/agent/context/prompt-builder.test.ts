@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextWindow } from '../../../../src/shared/domain';
-import { compactedView, joinRequests, supersededNote, type ConversationEntry } from '../../../../src/main/agent/context/context-view';
+import { compactedView, joinRequests, type ConversationEntry } from '../../../../src/main/agent/context/context-view';
 import { planCompaction, digest } from '../../../../src/main/agent/context/compaction';
 import type { ChatMessage, ModelProvider } from '../../../../src/main/agent/ports/model-provider';
 import { ContextBudget, defaultContextSettings, type Preparation } from '../../../../src/main/agent/context/prompt-builder';
@@ -125,28 +125,35 @@ describe('the prompt builder', () => {
     expect(prepared.prepared.measure).toMatchObject({ shortened: 0, threshold: 6144, limit: 6144, reserve: 2048, counting: 'estimate' });
   });
 
-  it('keeps only the latest of a file read twice, then shortens old results, the last two steps left whole', async () => {
-    // The same file read in each step: all but the newest read are superseded.
-    const entries = reads(8, 3_000, () => 'notes/same.md');
-    const prepared = await prepare(entries);
-    expect(prepared.kind).toBe('send');
-    if (prepared.kind !== 'send') return;
-    const messages = prepared.prepared.request.messages;
-    const results = messages.filter((message) => message.role === 'tool').map((message) => message.content);
-    expect(results.slice(0, 6).every((content) => content === supersededNote)).toBe(true);
-    expect(results.slice(6)).toEqual([entries[14]?.content, entries[16]?.content]);
-    expect(prepared.prepared.measure.tokens).toBeLessThanOrEqual(prepared.prepared.measure.threshold);
+  it('over the threshold asks for a compaction and rewrites nothing itself: between compactions the view only grows', async () => {
+    // Results that fit the window's limit but not its threshold: before, one more was cut at every request.
+    const entries = reads(25, 3_000);
+    const prepared = await prepare(entries, { tokens: 32_768 });
+    expect(prepared.kind).toBe('compact');
+    // Right after a compaction that could not free anything, the request goes as it is while it fits the window.
+    const after = await prepare(entries, { mayCompact: false, tokens: 32_768 });
+    expect(after.kind).toBe('send');
+    if (after.kind !== 'send') return;
+    expect(after.prepared.request.messages).toEqual(entries);
+    expect(after.prepared.measure.shortened).toBe(0);
+    expect(after.prepared.measure.tokens).toBeGreaterThan(after.prepared.measure.threshold);
+    expect(after.prepared.measure.tokens).toBeLessThanOrEqual(after.prepared.measure.limit);
   });
 
-  it('shortens distinct old results by their middle before asking for a compaction', async () => {
-    const entries = reads(6, 3_000);
-    const prepared = await prepare(entries);
-    expect(prepared.kind).toBe('send');
-    if (prepared.kind !== 'send') return;
-    const results = prepared.prepared.request.messages.filter((message) => message.role === 'tool');
-    expect(results[0]?.content).toMatch(/^note 0 x+\n\[… \d+ characters of this old result left out/);
-    expect(results.at(-1)?.content).toBe(entries.at(-1)?.content);
-    expect(prepared.prepared.measure.shortened).toBeGreaterThan(0);
+  it("shows a compaction's cuts the same way at every request, and counts them as shortened", async () => {
+    const entries: ConversationEntry[] = [
+      ...reads(3, 3_000),
+      { role: 'compaction', id: 'k', summary: '', upTo: 1, cuts: [{ at: 2, keep: 400 }] },
+    ];
+    const first = await prepare(entries);
+    const second = await prepare([...entries, call('c9', 'read_file', { path: 'x.md' }), result('c9', 'short')]);
+    if (first.kind !== 'send' || second.kind !== 'send') throw new Error('expected requests');
+    const shown = first.prepared.request.messages;
+    // No summary message when the compaction only shortened; the cut result keeps its head and tail.
+    expect(shown).toHaveLength(7);
+    expect(shown[2]?.content).toMatch(/^note 0 x+\n\[… \d+ characters of this old result left out/);
+    expect(first.prepared.measure.shortened).toBe(1);
+    expect(second.prepared.request.messages.slice(0, shown.length)).toEqual(shown);
   });
 
   it('asks for a compaction when shortening is not enough, and right after one shortens harder to fit', async () => {
@@ -163,7 +170,8 @@ describe('the prompt builder', () => {
   });
 
   it('refuses a request that cannot fit, saying what is too large, and never builds one over the window', async () => {
-    const prepared = await prepare([user('y'.repeat(40_000))]);
+    expect((await prepare([user('y'.repeat(40_000))])).kind).toBe('compact');
+    const prepared = await prepare([user('y'.repeat(40_000))], { mayCompact: false });
     expect(prepared.kind).toBe('too_large');
     if (prepared.kind !== 'too_large') return;
     expect(prepared.error.code).toBe('model_context_overflow');
@@ -228,7 +236,7 @@ describe('the prompt builder', () => {
       tools: undefined,
       entries: reads(3, 2_000),
       signal: new AbortController().signal,
-      mayCompact: true,
+      mayCompact: false,
     };
     const first = await context.prepare(input);
     if (first.kind !== 'send') throw new Error('expected a request');
