@@ -14,7 +14,7 @@ import {
   type ConversationEntry,
 } from './context-view';
 import type { ChatMessage, ModelProvider, ModelRequest, ToolSpec } from '../ports/model-provider';
-import { charsOf, charsOfTools, requestText, TokenCalibration, type Counting } from './token-count';
+import { charsOf, charsOfTools, requestText, TokenCalibration, uncalibratedTokensPerChar, type Counting } from './token-count';
 import { fitTools } from './tool-catalogue';
 import { withDeadline } from '../../../shared/deadline';
 import { tooLarge } from './prompt-fitting';
@@ -103,6 +103,11 @@ export interface ContextBudgetOptions {
 
 /** What an earlier message of the person is cut to when nothing else makes the request fit. */
 const earlierRequestChars = 2_000;
+/** Tokens of the fixed parts as they are fitted: the safe ratio, the same at every request. */
+const fixedPartTokens = (chars: number): number => Math.ceil(chars * uncalibratedTokensPerChar);
+
+/** Below this many tokens a window is small: the fixed parts of a request shrink to leave the conversation room. */
+export const smallWindow = 16_384;
 /** A compaction brings the conversation down to this share of the threshold, so many steps fit before the next one. */
 const targetShare = 0.65;
 
@@ -170,8 +175,10 @@ export class ContextBudget {
     return { reserve, limit, threshold, target: Math.floor(threshold * targetShare) };
   }
 
+  /** The room for the answer: at most a quarter of the window, and a sixth of a small one, which the conversation needs more. */
   private answerRoom(window: ContextWindow, answerTokens?: number): number {
-    return Math.max(1, Math.min(answerTokens ?? this.options.settings().answerTokens, Math.floor(window.tokens / 4)));
+    const share = window.tokens < smallWindow ? 6 : 4;
+    return Math.max(1, Math.min(answerTokens ?? this.options.settings().answerTokens, Math.floor(window.tokens / share)));
   }
 
   /**
@@ -193,10 +200,13 @@ export class ContextBudget {
     return this.calibration.estimate(keyOf(choice), chars, messages.length);
   }
 
-  /** How many tokens so many characters of a system prompt take, by the model's ratio. */
-  tokensOf(choice: ModelChoice): (chars: number) => number {
-    const key = keyOf(choice);
-    return (chars) => this.calibration.estimate(key, chars, 1);
+  /**
+   * Tokens of so many characters of the fixed parts (system prompt parts, tool definitions) as they are fitted to the
+   * window: by the safe ratio, never the calibrated one, so the same parts are fitted the same way at every request of
+   * a session and the prompt's beginning holds while the calibration learns.
+   */
+  tokensOf(_choice: ModelChoice): (chars: number) => number {
+    return fixedPartTokens;
   }
 
   /** Tokens of the system prompt and tool definitions. */
@@ -210,7 +220,7 @@ export class ContextBudget {
    */
   shape(input: Pick<PrepareInput, 'choice' | 'system' | 'tools' | 'entries'>, window: ContextWindow): RequestShape {
     const key = keyOf(input.choice);
-    const fitted = fitTools(input.tools, window.tokens, input.entries, (chars) => this.calibration.estimate(key, chars, 1));
+    const fitted = fitTools(input.tools, window.tokens, input.entries, fixedPartTokens);
     const system = fitted.catalogue ? `${input.system}\n\n${fitted.catalogue}` : input.system;
     const fixedChars = system.length + charsOfTools(fitted.tools);
     return { system, tools: fitted.tools, fixed: this.calibration.estimate(key, fixedChars, 1), fixedChars };

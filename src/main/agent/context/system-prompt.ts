@@ -59,9 +59,10 @@ const shares: Readonly<Record<PromptPartKind, { readonly share: number; readonly
   memory: { share: 0.04, most: 2_000 },
 };
 
-/** The budget of each kind of part for a window. */
+/** The budget of each kind of part for a window. A small window's shares are smaller (half of them at 8,192 tokens or less), so the conversation keeps room. */
 export function promptBudgets(window: number): Record<PromptPartKind, number> {
-  const of = (kind: PromptPartKind): number => Math.min(shares[kind].most, Math.floor(window * shares[kind].share));
+  const scale = Math.min(1, Math.max(0.5, window / 16_384));
+  const of = (kind: PromptPartKind): number => Math.min(shares[kind].most, Math.floor(window * shares[kind].share * scale));
   return {
     profile: of('profile'),
     environment: of('environment'),

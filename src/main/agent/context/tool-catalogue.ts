@@ -121,10 +121,65 @@ function catalogueOf(tools: readonly ToolSpec[], detail: Detail): string {
   return lines.join('\n');
 }
 
+/** Short definitions, made once per definition: the same array of tools gives the same array of short ones. */
+const shortSpecs = new WeakMap<ToolSpec, ToolSpec>();
+const shortLists = new WeakMap<readonly ToolSpec[], readonly ToolSpec[]>();
+
+/** Keywords a short schema leaves out: words, and limits the app checks itself when the call arrives. */
+const leftOut = new Set(['$schema', 'examples', 'default', 'minLength', 'maxLength', 'additionalProperties']);
+
+/** A JSON Schema without its words: descriptions, examples, defaults and length limits go; every property, type and choice stays. */
+function withoutWords(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutWords);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === 'description' || key === 'title') && typeof value === 'string') continue;
+    // A bound at the largest safe integer is no bound a model needs to read.
+    if (
+      leftOut.has(key) ||
+      (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) ||
+      (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)
+    )
+      continue;
+    // Under `properties` the keys are names, which stay whatever they are called.
+    out[key] =
+      key === 'properties' && value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutWords(property)]))
+        : withoutWords(value);
+  }
+  return out;
+}
+
+/** A definition made short for a small window: the first sentence of its description, and its schema without words. */
+export function shortSpec(tool: ToolSpec): ToolSpec {
+  let short = shortSpecs.get(tool);
+  if (!short) {
+    short = {
+      ...tool,
+      description: firstSentence(tool.description),
+      inputSchema: withoutWords(tool.inputSchema) as Record<string, unknown>,
+    };
+    shortSpecs.set(tool, short);
+  }
+  return short;
+}
+
+function shortList(tools: readonly ToolSpec[]): readonly ToolSpec[] {
+  let short = shortLists.get(tools);
+  if (!short) {
+    short = tools.map(shortSpec);
+    shortLists.set(tools, short);
+  }
+  return short;
+}
+
 /**
  * The tool definitions a request carries, and the catalogue its system prompt gains. All of them when they fit within
- * `toolShare` of the window (the same array, so its size is counted once); otherwise the built-in tools, those the model
- * asked about (the newest first, as far as they fit), and the rest as a catalogue in as much detail as fits.
+ * `toolShare` of the window (the same array, so its size is counted once); else all of them made short (first
+ * sentences, schemas without words); otherwise the built-in tools (short), those the model asked about (the newest
+ * first, as far as they fit), and the rest as a catalogue in as much detail as fits. The same tools and window give
+ * the same result, so the prompt's beginning holds from one request to the next.
  */
 export function fitTools(
   tools: readonly ToolSpec[] | undefined,
@@ -137,10 +192,12 @@ export function fitTools(
   // The same array when there is nothing to leave out, so its size is counted once, not at every request.
   const offered = tools.some((tool) => tool.name === describeToolsName) ? tools.filter((tool) => tool.name !== describeToolsName) : tools;
   if (tokensOf(charsOfTools(offered)) <= budget) return { tools: offered.length === tools.length ? tools : offered, catalogue: null };
-  const describe = tools.find((tool) => tool.name === describeToolsName) ?? describeSpec;
-  const builtIn = offered.filter((tool) => (tool.group ?? builtInGroup) === builtInGroup);
+  const short = shortList(tools);
+  if (tokensOf(charsOfTools(short)) <= budget) return { tools: short, catalogue: null };
+  const describe = shortSpec(tools.find((tool) => tool.name === describeToolsName) ?? describeSpec);
+  const builtIn = offered.filter((tool) => (tool.group ?? builtInGroup) === builtInGroup).map(shortSpec);
   // Only other tools (an MCP server's) go into a catalogue: the built-in ones are the agent's own, always defined.
-  if (builtIn.length === offered.length) return { tools, catalogue: null };
+  if (builtIn.length === offered.length) return { tools: short, catalogue: null };
   const asked = [...new Set(askedFor(entries).reverse())];
   const byName = new Map(offered.map((tool) => [tool.name, tool]));
   const defined = new Set(builtIn.map((tool) => tool.name));
@@ -159,5 +216,5 @@ export function fitTools(
     catalogue = catalogueOf(rest, detail);
     if (used + tokensOf(catalogue.length) <= budget) break;
   }
-  return { tools: [...offered.filter((tool) => defined.has(tool.name)), describe], catalogue };
+  return { tools: [...offered.filter((tool) => defined.has(tool.name)).map(shortSpec), describe], catalogue };
 }

@@ -7,6 +7,7 @@ import { createNodeCore } from '../../../host/node-core';
 import { ScriptedModelServer, type ScriptedModelServerOptions } from '../../../scripted-model-server';
 import { asksForNotes, factOf, finalAnswer, notesModel, notesTask, writeNotes } from '../../../twenty-notes';
 import { BashParser } from '../../../../src/main/shell/bash-parser';
+import { logsAnswer, logsModel, logsTask, writeLogs } from '../../../six-logs';
 
 const shell = await BashParser.load();
 
@@ -15,11 +16,12 @@ async function setUp(
   serverOptions: ScriptedModelServerOptions,
   contextWindows: (providerId: string) => Array<{ providerId: string; model: string; tokens: number }> = () => [],
   kind: 'openai-compatible' | 'ollama' = 'openai-compatible',
+  write: (workspace: string) => void = writeNotes,
 ) {
   const server = await ScriptedModelServer.start(serverOptions);
   const data = temporaryFolder('workbench-context-');
   const workspace = temporaryFolder('workbench-notes-');
-  writeNotes(workspace.path);
+  write(workspace.path);
   const transport = new LoopbackTransport();
   const tools = builtinTools({ shell, dataDir: data.path, newId: () => `t${Date.now()}`, now: () => Date.now() });
   const { core, settings } = await createNodeCore({ dataDir: data.path, transport, tools });
@@ -119,6 +121,38 @@ describe('long sessions on a small window', () => {
       checked += 1;
     }
     expect(checked).toBeGreaterThan(5);
+  }, 60_000);
+
+  it('six logs reviewed one by one on a 4,096-token window: every request fits, the answer is right, and /compact and Retry still find a way', async () => {
+    const setup = await setUp(
+      { personality: 'llama.cpp', contextWindow: 4096, fallback: logsModel },
+      () => [],
+      'openai-compatible',
+      writeLogs,
+    );
+    close = setup.close;
+    await setup.run(logsTask);
+    const events = setup.events();
+    expect(events.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(logsAnswer);
+    const chats = (): typeof setup.server.requests => setup.server.requests.filter((request) => request.path === '/v1/chat/completions');
+    // Nothing the server refused, and every request left its answer room within the window.
+    for (const request of chats()) expect(request.promptTokens + Number(request.body['max_tokens'])).toBeLessThanOrEqual(4096);
+    expect(events.filter((event) => event.type === 'context_compacted').length).toBeGreaterThan(0);
+    // Asked to summarize now, it finds something to do, and the next request fits.
+    const { turnId } = await setup.call<{ turnId: string }>('session:compact', { sessionId: setup.sessionId });
+    await setup.core.runtime?.whenIdle(setup.sessionId);
+    const afterCompact = setup.events();
+    expect(afterCompact.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed', turnId });
+    // Retry of the first turn answers it again, on a new branch, and fits too.
+    const asked = chats().length;
+    const first = afterCompact.find((event) => event.type === 'run_started');
+    if (first?.type !== 'run_started') throw new Error('expected a turn');
+    await setup.call('turn:retry', { sessionId: setup.sessionId, turnId: first.turnId });
+    await setup.core.runtime?.whenIdle(setup.sessionId);
+    expect(setup.events().findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    expect(chats().length).toBeGreaterThan(asked);
+    for (const request of chats()) expect(request.promptTokens + Number(request.body['max_tokens'])).toBeLessThanOrEqual(4096);
   }, 60_000);
 
   it('restoring a checkpoint from before a compaction brings back the whole conversation for the model', async () => {

@@ -120,9 +120,10 @@ describe('the prompt builder', () => {
     expect(prepared.kind).toBe('send');
     if (prepared.kind !== 'send') return;
     expect(prepared.prepared.request.messages).toEqual(entries);
-    expect(prepared.prepared.request.maxTokens).toBe(2048);
+    // A small window keeps a sixth of itself for the answer, so the conversation has more room.
+    expect(prepared.prepared.request.maxTokens).toBe(1365);
     expect(prepared.prepared.request.contextWindow).toBe(8192);
-    expect(prepared.prepared.measure).toMatchObject({ shortened: 0, threshold: 6144, limit: 6144, reserve: 2048, counting: 'estimate' });
+    expect(prepared.prepared.measure).toMatchObject({ shortened: 0, threshold: 6144, limit: 6827, reserve: 1365, counting: 'estimate' });
   });
 
   it('over the threshold asks for a compaction and rewrites nothing itself: between compactions the view only grows', async () => {
@@ -175,7 +176,7 @@ describe('the prompt builder', () => {
     expect(prepared.kind).toBe('too_large');
     if (prepared.kind !== 'too_large') return;
     expect(prepared.error.code).toBe('model_context_overflow');
-    expect(prepared.error.message).toMatch(/^Your message takes about \d+ tokens, more than the 6144 tokens a request may take/);
+    expect(prepared.error.message).toMatch(/^Your message takes about \d+ tokens, more than the 6827 tokens a request may take/);
   });
 
   it('learns a smaller window from a prompt the server cut, and calibrates on the counts it reports', async () => {

@@ -162,3 +162,16 @@ describe('fitText', () => {
     expect(fitted.text).toMatch(/line \d+\n\[… cut to fit: \d+ of \d+ characters left out\]$/);
   });
 });
+
+describe('the parts of a small window', () => {
+  it('take half their usual share at 8,192 tokens or less, and all of it from 16,384 on', () => {
+    const small = promptBudgets(4_096);
+    const large = promptBudgets(16_384);
+    expect(small.instructions).toBe(Math.floor(4_096 * 0.12 * 0.5));
+    expect(promptBudgets(8_192).profile).toBe(Math.floor(8_192 * 0.08 * 0.5));
+    expect(large.instructions).toBe(Math.floor(16_384 * 0.12));
+    const total = (budgets: Record<string, number>): number => Object.values(budgets).reduce((sum, value) => sum + value, 0);
+    // The fixed parts of a 4,096-token window leave most of it to the conversation.
+    expect(total(small)).toBeLessThan(4_096 * 0.2);
+  });
+});

@@ -55,10 +55,10 @@ describe('the context budget with extended thinking', () => {
   it('lowers a budget the window has no room for to half the window less the answer, and sends none under the minimum', async () => {
     // 16,384 tokens: the answer keeps 4,096, so thinking may take 8,192 - 4,096.
     expect((await prepare(question, { window: 16_384, thinking: 64_000 }))?.request.thinking).toEqual({ budgetTokens: 4096 });
-    // 2,048 tokens: the answer keeps 512, and 1,024 - 512 is under the API's minimum of 1,024.
+    // 2,048 tokens, a small window: the answer keeps a sixth (341), and 1,024 - 341 is under the API's minimum of 1,024.
     const small = await prepare(question, { window: 2048, thinking: 4096 });
     expect(small?.request).not.toHaveProperty('thinking');
-    expect(small?.request.maxTokens).toBe(512);
+    expect(small?.request.maxTokens).toBe(341);
   });
 
   it('makes a conversation that fits without thinking smaller, so that with it the request still fits the window', async () => {

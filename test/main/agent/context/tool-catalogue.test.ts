@@ -66,6 +66,41 @@ describe('a tool catalogue that fits the window', () => {
     expect(sizeOf(counts)).toBeLessThanOrEqual(4096 * toolShare);
   });
 
+  it('makes every definition short before leaving any out: first sentences, schemas without words, the same array each time', () => {
+    const tools = specsOf([...builtIns(), ...serverTools('jira', 3)]);
+    const full = tokensOf(JSON.stringify(tools).length);
+    // A window whose share holds the short definitions but not the full ones.
+    const window = Math.ceil((full * 0.6) / toolShare);
+    const fitted = fitTools(tools, window, [], tokensOf);
+    expect(fitted.catalogue).toBeNull();
+    expect(fitted.tools?.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    const jira = fitted.tools?.find((tool) => tool.name === 'jira__tool_0');
+    expect(jira?.description).toBe('Does thing 0 of jira.');
+    // Every property and what is required stay; the words and the schema's own URL go.
+    expect(JSON.stringify(jira?.inputSchema)).not.toMatch(/The id of the thing|\$schema/);
+    expect(jira?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { id: { type: 'string' }, note: { type: 'string' } },
+      required: ['id'],
+    });
+    expect(sizeOf(fitted)).toBeLessThanOrEqual(window * toolShare);
+    // The next request gets the very same definitions, so the prompt's beginning holds.
+    expect(fitTools(tools, window, [], tokensOf).tools).toBe(fitted.tools);
+  });
+
+  it('keeps a property named like a schema keyword', () => {
+    const tool = defineTool({
+      name: 'tag',
+      description: 'Tags a thing. More words here.',
+      input: z.object({ description: z.string().describe('The text of the tag'), title: z.string() }),
+      risk: 'write_low',
+      execute: async () => ({ status: 'succeeded', output: '' }),
+    });
+    const [spec] = specsOf([tool]);
+    const fitted = fitTools(specsOf([tool]), Math.ceil((tokensOf(JSON.stringify(spec).length) * 0.8) / toolShare), [], tokensOf);
+    expect(fitted.tools?.[0]?.inputSchema).toMatchObject({ properties: { description: { type: 'string' }, title: { type: 'string' } } });
+  });
+
   it('defines the tools the model asked about in the requests after', () => {
     const entries: ConversationEntry[] = [
       { role: 'user', content: 'Open issue 7' },
