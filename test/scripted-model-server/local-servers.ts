@@ -55,6 +55,8 @@ export interface LocalServerConfig {
   readonly personality: Personality;
   readonly models: readonly ScriptedModel[];
   readonly contextWindow?: number | undefined;
+  /** llama.cpp's `total_slots` (see llama-slots.ts); 1 when absent. */
+  readonly totalSlots?: number | undefined;
 }
 
 /**
@@ -67,12 +69,12 @@ export function loadedWindow(config: LocalServerConfig, model: ScriptedModel | u
 
 type Reply = { readonly status: number; readonly body: unknown } | null;
 
-/** llama.cpp's `GET /props`: `default_generation_settings.n_ctx` is one slot's window; one slot here. */
+/** llama.cpp's `GET /props`: `default_generation_settings.n_ctx` is one slot's window; `total_slots` is `--parallel`. */
 function llamaCppProps(config: LocalServerConfig): unknown {
   const window = loadedWindow(config);
   return {
     default_generation_settings: { id: 0, id_task: -1, n_ctx: window, speculative: false, is_processing: false, params: { n_predict: -1 } },
-    total_slots: 1,
+    total_slots: config.totalSlots ?? 1,
     model_path: `/models/${config.models[0]?.id ?? 'scripted'}.gguf`,
     chat_template: '',
     modalities: { vision: false },

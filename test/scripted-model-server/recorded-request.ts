@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { LlamaSlotUse } from './llama-slots';
 import type { OllamaContext } from './ollama-context';
 
 /** Which protocol a request spoke. */
@@ -19,4 +20,9 @@ export interface RecordedRequest {
   readonly promptTokens: number;
   /** Ollama's chat only: the window the model ran with, and how the prompt was truncated to fit it. */
   readonly context?: OllamaContext;
+  /**
+   * The llama.cpp personality's chat only: the slot the request ran in and the `cache_n`/`prompt_n` its `timings` reported
+   * (llama-slots.ts). Set once the request has taken its slot, which may be after it was recorded.
+   */
+  llamaSlot?: LlamaSlotUse;
 }

@@ -10,11 +10,12 @@ import {
   type Personality,
   type ScriptedModel,
 } from './local-servers';
+import { LlamaSlots, withTimings, type LlamaSlotOptions } from './llama-slots';
 import { OllamaEndpoint, isOllamaRoute, type OllamaOptions } from './ollama';
 import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
 import { probeTurn, type ProbeBehaviour } from './doctor-probes';
-import { asTextOnly, type ScriptedTurn } from './script';
+import { asTextOnly, defaultUsage, type ScriptedTurn } from './script';
 import { thinkingRefusal } from './thinking';
 import type { Protocol, RecordedRequest } from './recorded-request';
 
@@ -47,6 +48,11 @@ export interface ScriptedModelServerOptions {
   readonly probes?: ProbeBehaviour;
   /** Waits this long before answering any request: a server busy loading a model. Changed later with `answerDelayMs`. */
   readonly answerDelayMs?: number;
+  /**
+   * The llama.cpp personality's slots and prompt cache (llama-slots.ts): `total_slots`, what `id_slot` does, slot choice.
+   * Kept only while prompts are counted (`countPrompts`); each chat request's slot and figures are in `llamaSlot`.
+   */
+  readonly llamaSlots?: LlamaSlotOptions;
 }
 
 /**
@@ -62,6 +68,7 @@ export class ScriptedModelServer {
   private readonly sockets = new Set<Socket>();
   private readonly local: LocalServerConfig;
   private readonly ollama: OllamaEndpoint;
+  private readonly slots: LlamaSlots;
   /** How long every answer waits (see the option of that name); a test sets 0 when the server is done "loading". */
   answerDelayMs: number;
 
@@ -71,10 +78,12 @@ export class ScriptedModelServer {
     private readonly options: ScriptedModelServerOptions,
   ) {
     this.answerDelayMs = options.answerDelayMs ?? 0;
+    this.slots = new LlamaSlots(options.llamaSlots);
     this.local = {
       personality: options.personality ?? 'vllm',
       models: options.models ?? [{ id: 'scripted-model', contextLength: 32768 }],
       contextWindow: options.contextWindow,
+      totalSlots: this.slots.total,
     };
     this.ollama = new OllamaEndpoint({
       models: this.local.models,
@@ -125,6 +134,7 @@ export class ScriptedModelServer {
     this.requests.length = 0;
     this.probes.length = 0;
     this.ollama.reset();
+    this.slots.reset();
   }
 
   get pending(): number {
@@ -192,10 +202,21 @@ export class ScriptedModelServer {
       response.writeHead(toolsRefused.status, { 'content-type': 'application/json' }).end(JSON.stringify(toolsRefused.body));
       return;
     }
+    const slotted = protocol === 'openai' && this.local.personality === 'llama.cpp' && this.options.countPrompts !== false;
+    const slotRefusal = slotted ? this.slots.refusal(body) : null;
+    if (slotRefusal) {
+      response.writeHead(slotRefusal.status, { 'content-type': 'application/json' }).end(JSON.stringify(slotRefusal.body));
+      return;
+    }
     const turn = probe ?? this.queue.shift() ?? this.options.fallback?.(recorded);
     if (!turn) {
       response.writeHead(500, { 'content-type': 'application/json' }).end(writer.errorBody(500, 'No scripted turn is queued.'));
       return;
+    }
+    if (slotted && turn.fault?.kind !== 'status') {
+      const use = await this.slots.take(body, response);
+      if (use === null) return;
+      recorded.llamaSlot = use;
     }
     await this.stream(textOnly ? asTextOnly(turn) : turn, writer, recorded, response);
   }
@@ -222,7 +243,9 @@ export class ScriptedModelServer {
     if (fault?.kind === 'stall') return;
     const model = typeof request.body['model'] === 'string' ? request.body['model'] : 'scripted';
     const streamOptions = request.body['stream_options'] as { include_usage?: unknown } | undefined;
-    const frames = writer.frames(turn, model, streamOptions?.include_usage === true, request.promptTokens);
+    const written = writer.frames(turn, model, streamOptions?.include_usage === true, request.promptTokens);
+    const slot = request.llamaSlot;
+    const frames = slot ? withTimings(written, slot, defaultUsage(turn, request.promptTokens).outputTokens) : written;
     for (let index = 0; index < frames.length; index += 1) {
       if (response.destroyed) return;
       if (fault?.kind === 'stream_error' && index === fault.afterChunks) {
