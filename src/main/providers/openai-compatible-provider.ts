@@ -18,7 +18,7 @@ import { IdleWatchdog, classifyProviderError, toModelError } from './provider-er
 import { serverRoot, type RouteContext } from './server-routes';
 import { ThinkTagSplitter, contentEvents } from './think-tags';
 import { ToolCallAssembly } from './tool-call-assembly';
-import { UsageTally } from './usage-tally';
+import { UsageTally, timingsOf } from './usage-tally';
 import { isLlamaCpp, probeWindow } from './window-probes';
 
 export interface OpenAICompatibleOptions {
@@ -163,7 +163,14 @@ export class OpenAICompatibleProvider implements ModelProvider {
       const stream = await this.client.chat.completions.create(this.body(request), { signal: watchdog.signal });
       for await (const chunk of stream) {
         watchdog.touch();
-        if (chunk.usage) usage.report(chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
+        if (chunk.usage)
+          usage.report({
+            promptTokens: chunk.usage.prompt_tokens,
+            completionTokens: chunk.usage.completion_tokens,
+            cachedTokens: chunk.usage.prompt_tokens_details?.cached_tokens,
+          });
+        const timings = timingsOf(chunk);
+        if (timings) usage.reportTimings(timings);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         yield* deltaEvents(choice.delta as DeltaWithReasoning | undefined, content, calls);

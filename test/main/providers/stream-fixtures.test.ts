@@ -21,7 +21,8 @@ const expectedSchema = z.object({
   reasoning: z.string().default(''),
   /** `index`: the number the provider gives the call, when it is not the call's place in the answer (Anthropic numbers calls by content block). */
   toolCalls: z.array(z.object({ index: z.number().optional(), id: z.string(), name: z.string(), arguments: z.string() })).default([]),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).nullable(),
+  /** `cacheReadTokens`: only when the server said how much of the prompt it took from its cache. */
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cacheReadTokens: z.number().optional() }).nullable(),
   end: z.discriminatedUnion('type', [
     z.object({ type: z.literal('done'), stopReason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'other']) }),
     z.object({ type: z.literal('error'), code: z.string(), messageContains: z.string().optional() }),
