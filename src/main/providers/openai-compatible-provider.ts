@@ -3,7 +3,7 @@
  * and the like.
  */
 
-import OpenAI from 'openai';
+import OpenAI, { APIConnectionError } from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
@@ -12,6 +12,7 @@ import type {
 import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
 import type { ChatMessage, ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/ports/model-provider';
+import { LlamaCppPromptCache, type CacheFields } from './llama-cpp-cache';
 import { countWithLlamaCpp } from './llama-cpp-tokenizer';
 import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
@@ -132,6 +133,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
   private readonly converted = new WeakMap<ChatMessage, ChatCompletionMessageParam>();
   /** Whether the server is llama.cpp, once known; dropped when its tokenizer route goes missing. */
   private llamaCpp: Promise<boolean> | null = null;
+  /** llama-server's prompt cache: `cache_prompt`, a slot per line of requests, and nothing for other servers. */
+  private readonly promptCache: LlamaCppPromptCache;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
@@ -143,6 +146,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
       timeoutMs: options.probeTimeoutMs ?? 3_000,
     };
+    this.promptCache = new LlamaCppPromptCache(this.routes);
     this.client = new OpenAI({
       baseURL: options.baseUrl,
       // Local servers ignore the key, but the SDK requires one.
@@ -159,8 +163,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const usage = new UsageTally();
     const content = new ThinkTagSplitter();
     let finish: string | null = null;
+    const cache = await this.promptCache.use(request, watchdog.signal);
     try {
-      const stream = await this.client.chat.completions.create(this.body(request), { signal: watchdog.signal });
+      const stream = await this.open(request, cache.fields, watchdog.signal);
       for await (const chunk of stream) {
         watchdog.touch();
         if (chunk.usage)
@@ -187,12 +192,28 @@ export class OpenAICompatibleProvider implements ModelProvider {
       yield* calls.ready();
       yield { type: 'done', stopReason: calls.size > 0 && finish !== 'length' ? 'tool_use' : stopReason(finish) };
     } catch (error) {
+      if (error instanceof APIConnectionError) this.promptCache.forget();
       yield* usage.event();
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
       // What the classifier found is the event: the error, and when said, the wait and the window's figures.
       yield { type: 'error', ...classified };
     } finally {
+      cache.end();
       watchdog.dispose();
+    }
+  }
+
+  /**
+   * Sends the request with llama-server's cache fields; when the server refuses them (see `LlamaCppPromptCache.refused`),
+   * once more without them, so that a request never fails for a slot.
+   */
+  private async open(request: ModelRequest, fields: CacheFields, signal: AbortSignal): Promise<AsyncIterable<ChatCompletionChunk>> {
+    const body: ChatCompletionCreateParamsStreaming & CacheFields = { ...this.body(request), ...fields };
+    try {
+      return await this.client.chat.completions.create(body, { signal });
+    } catch (error) {
+      if (Object.keys(fields).length === 0 || !this.promptCache.refused(error)) throw error;
+      return await this.client.chat.completions.create(this.body(request), { signal });
     }
   }
 
