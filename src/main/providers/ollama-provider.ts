@@ -117,6 +117,10 @@ export class OllamaProvider implements ModelProvider {
         return;
       }
       yield* contentEvents(content.end());
+      // `prompt_eval_count` is the whole prompt, its cached beginning included: the count of the prompt's inputs before
+      // the cache is looked up in the runners before 0.30 (runner/ollamarunner/runner.go, `numPromptInputs`), and
+      // llama-server's `cache_n + prompt_n` from 0.30.1 (llm/llama_server.go, ollama/ollama#16428; 0.30.0 alone gave
+      // `prompt_n`, #16414). Nothing in the answer says how much of it was cached, so `cacheReadTokens` is left out.
       yield { type: 'usage', inputTokens: final.prompt_eval_count ?? 0, outputTokens: final.eval_count ?? 0 };
       for (const call of calls) yield { type: 'tool_call_ready', ...call };
       yield { type: 'done', stopReason: stopReason(final.done_reason, calls.length > 0) };

@@ -455,6 +455,26 @@ describe('Ollama provider', () => {
     ]);
   });
 
+  it('reports the whole prompt as input and nothing as cached: Ollama does not say how much it reused', async () => {
+    // Ollama 0.30.1 and later on a second request: the runner reused 1498 of 1530 tokens, and prompt_eval_count is
+    // llama-server's cache_n + prompt_n (llm/llama_server.go); nothing in the frame tells the two apart.
+    const final = {
+      model: 'llama3.2',
+      message: { role: 'assistant', content: 'ok' },
+      done: true,
+      done_reason: 'stop',
+      total_duration: 301000000,
+      prompt_eval_count: 1530,
+      prompt_eval_duration: 41700000,
+      eval_count: 9,
+      eval_duration: 212400000,
+    };
+    const raw = await startRawServer({ 'POST /api/chat': ndjson(`${JSON.stringify(final)}\n`) });
+    const events = await collect(new OllamaProvider({ baseUrl: raw.url }).stream({ ...request, cacheKey: 'session' }, never()));
+    await raw.close();
+    expect(events.filter((event) => event.type === 'usage')).toEqual([{ type: 'usage', inputTokens: 1530, outputTokens: 9 }]);
+  });
+
   it('lists the models from /api/tags with the trained window where Ollama gives it', async () => {
     expect(await provider.listModels(never())).toEqual([
       { id: 'llama3.2:latest', contextLength: 131072 },
