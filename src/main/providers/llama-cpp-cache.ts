@@ -21,7 +21,10 @@ const propsSchema = z.object({
 
 /** The fields a request to llama-server carries beside OpenAI's. */
 export interface CacheFields {
-  /** Keep the evaluated prompt in the slot and reuse its beginning next time (the default since 2024, sent for older builds). */
+  /**
+   * Keep the evaluated prompt in the slot and reuse its beginning next time: current builds' default (common.h), sent for
+   * older ones, which read a missing field as false.
+   */
   readonly cache_prompt?: boolean;
   /** The slot to run in. */
   readonly id_slot?: number;
@@ -107,36 +110,35 @@ export class LlamaCppPromptCache {
     return this.assignment;
   }
 
-  /** What the server is: asked once, and asked again only after an answer that said nothing lasting. */
+  /** What the server is: asked once, and asked again only after an answer that said nothing yet. */
   private learn(signal: AbortSignal): Promise<ServerFacts | null> {
     if (this.facts) return this.facts;
-    const asked = requestJson(`${this.routes.root}/props`, this.routes, signal).then((answer) => factsOf(answer, signal));
-    const facts = asked.then((found) => found?.known ?? null);
+    const facts = requestJson(`${this.routes.root}/props`, this.routes, signal).then((answer) => factsOf(answer, signal));
     this.facts = facts;
-    void asked.then((found) => {
-      if ((found === null || !found.lasting) && this.facts === facts) this.facts = null;
+    void facts.then((found) => {
+      if (found === null && this.facts === facts) this.facts = null;
     });
     return facts;
   }
 }
 
 /**
- * What an answer to `/props` says, and whether it lasts. A JSON answer, a refusal of the request (4xx: no such route) or
- * a page that is not JSON say what the server is. A server still loading (503) or failing (5xx), nothing listening, or a
- * cancel say nothing yet: the next request asks again. A `/props` that does not answer in time is taken as "not
- * llama-server" for good, so a server whose `/props` hangs does not hold every request up.
+ * What an answer to `/props` says about the server for good, or null when it says nothing yet. A JSON answer, a refusal
+ * of the request (4xx: no such route) or a page that is not JSON say what the server is. A server still loading (503) or
+ * failing (5xx), nothing listening, or a cancel say nothing: the next request asks again. A `/props` that does not answer
+ * in time is taken as "not llama-server" for good, so a server whose `/props` hangs does not hold every request up.
  */
-function factsOf(answer: RouteAnswer, signal: AbortSignal): { known: ServerFacts; lasting: boolean } | null {
+function factsOf(answer: RouteAnswer, signal: AbortSignal): ServerFacts | null {
   switch (answer.kind) {
     case 'json': {
       const parsed = propsSchema.safeParse(answer.body);
-      return { known: parsed.success ? { llamaCpp: true, slots: parsed.data.total_slots ?? 1 } : unknownServer, lasting: true };
+      return parsed.success ? { llamaCpp: true, slots: parsed.data.total_slots ?? 1 } : unknownServer;
     }
     case 'refused':
-      return answer.status >= 500 ? null : { known: unknownServer, lasting: true };
+      return answer.status >= 500 ? null : unknownServer;
     case 'garbage':
-      return { known: unknownServer, lasting: true };
+      return unknownServer;
     case 'failed':
-      return answer.signal.aborted && !signal.aborted ? { known: unknownServer, lasting: true } : null;
+      return answer.signal.aborted && !signal.aborted ? unknownServer : null;
   }
 }
