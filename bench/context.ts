@@ -9,6 +9,7 @@ import { LoopbackTransport } from '../test/host/loopback-transport';
 import { createNodeCore } from '../test/host/node-core';
 import { scriptedSession } from './scripted-session';
 import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '../test/scripted-model-server';
+import { asksForNotes } from '../test/twenty-notes';
 
 /*
  * Long work on a small window. A 300-step session (each step one model response with one tool call
@@ -36,9 +37,7 @@ const page = (index: number): string =>
 function model(): (request: RecordedRequest) => ScriptedTurn {
   let calls = 0;
   return (request) => {
-    const messages = (request.body['messages'] ?? []) as Array<{ role: string; content?: unknown }>;
-    const system = messages.find((message) => message.role === 'system');
-    if (typeof system?.content === 'string' && system.content.includes('working notes'))
+    if (asksForNotes(request))
       return {
         steps: [
           { kind: 'text', text: `Pages read so far: up to ${calls}. Each page is a line repeated; nothing else matters.`, chunkSize: 64 },

@@ -1,6 +1,7 @@
 import { runCheckpointsBench } from './checkpoints';
 import { runContextBench } from './context';
 import { runLocalBench } from './local';
+import { runPrefillBench } from './prefill';
 import { runPromptBench } from './prompt';
 import { runPtyBench } from './pty';
 import { runRuntimeBench } from './runtime';
@@ -21,6 +22,7 @@ const benches: Record<string, () => Promise<void>> = {
   tools: runToolsBench,
   prompt: runPromptBench,
   local: runLocalBench,
+  prefill: runPrefillBench,
 };
 
 const name = process.argv[2];

@@ -1,0 +1,100 @@
+import { BashParser } from '../src/main/shell/bash-parser';
+import { builtinTools } from '../src/main/tools/builtin-tools';
+import { temporaryFolder } from '../test/helpers';
+import { LoopbackTransport } from '../test/host/loopback-transport';
+import { createNodeCore } from '../test/host/node-core';
+import { ScriptedModelServer, type RecordedRequest } from '../test/scripted-model-server';
+import { asksForNotes, finalAnswer, notesModel, notesTask, writeNotes } from '../test/twenty-notes';
+import { scriptedSession } from './scripted-session';
+
+/*
+ * How much of each prompt a local server must read again. The twenty-notes task (a chain of twenty 5,000-character
+ * notes, followed one by one) on an 8,192-token window, through the scripted server speaking llama.cpp: one slot that
+ * keeps the prompt it read last and reports, per request, how much of the next one it took from there (`cache_n`) and
+ * how much it read (`prompt_n`), as llama.cpp's server does. The baseline is a server that keeps nothing, which reads
+ * every prompt token: the figure printed is the share of those a caching server still reads, a ratio of tokens that
+ * does not depend on the machine.
+ */
+
+const window = 8192;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** One request as the server read it: its size, what it took from the slot, and whether it asked for notes apart. */
+interface Read {
+  readonly tokens: number;
+  readonly cached: number;
+  readonly read: number;
+  readonly side: boolean;
+}
+
+function readOf(request: RecordedRequest): Read {
+  const slot = request.llamaSlot;
+  const messages = (request.body['messages'] ?? []) as Array<{ role: string; content?: unknown }>;
+  const system = messages[0]?.role === 'system' && typeof messages[0].content === 'string' ? messages[0].content : '';
+  return {
+    tokens: request.promptTokens,
+    cached: slot?.cacheN ?? 0,
+    read: slot?.promptN ?? request.promptTokens,
+    // Notes asked in requests of their own share nothing with the conversation.
+    side: asksForNotes(request) && system.includes('working notes of a coding agent'),
+  };
+}
+
+export async function runPrefillBench(): Promise<void> {
+  const server = await ScriptedModelServer.start({
+    personality: 'llama.cpp',
+    contextWindow: window,
+    llamaSlots: { total: 1 },
+    fallback: notesModel,
+  });
+  const data = temporaryFolder('workbench-bench-prefill-');
+  const workspace = temporaryFolder('workbench-bench-notes-');
+  writeNotes(workspace.path);
+  const shell = await BashParser.load();
+  const transport = new LoopbackTransport();
+  transport.recordEvents = false;
+  const tools = builtinTools({ shell, dataDir: data.path, newId: () => `t${Date.now()}`, now: () => Date.now() });
+  const { core } = await createNodeCore({ dataDir: data.path, transport, tools });
+  const { sessionId } = await scriptedSession(transport, server.openaiBaseUrl);
+  const chose = await transport.invoke('workspace:set', { sessionId, path: workspace.path });
+  if (!chose.ok) throw new Error(chose.error.message);
+  await transport.invoke('run:send', { sessionId, text: notesTask });
+  await core.runtime?.whenIdle(sessionId);
+  const events = (core.core?.store.journal(sessionId) ?? []).map((entry) => entry.event);
+  const answered = events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('');
+  const reads = server.requests.filter((request) => request.path === '/v1/chat/completions').map(readOf);
+  await core.close();
+  await server.close();
+  data.remove();
+  workspace.remove();
+  if (!answered.includes(finalAnswer)) throw new Error('the task did not complete: the figures would say nothing');
+
+  // Consecutive steps of the turn: each request of the conversation after the one before it, the first excepted.
+  const steps = reads.filter((read) => !read.side);
+  const shares = steps.slice(1).map((read) => read.cached / Math.max(1, read.tokens));
+  const sent = reads.reduce((sum, read) => sum + read.tokens, 0);
+  const readAgain = reads.reduce((sum, read) => sum + read.read, 0);
+  const compactions = events.filter((event) => event.type === 'context_compacted');
+  const continued = compactions.filter((event) => event.type === 'context_compacted' && event.continued).length;
+  console.log(
+    `${reads.length} requests (${steps.length} of the conversation, ${reads.length - steps.length} for notes apart), ${compactions.length} compactions (${continued} asked as a continuation)`,
+  );
+  console.log(
+    `prompt kept from the request before: median ${percentile(shares, 50).toFixed(2)}, minimum ${Math.min(...shares).toFixed(2)}, p25 ${percentile(shares, 25).toFixed(2)}`,
+  );
+  console.log(`prompt tokens read: ${readAgain} of ${sent} sent (a server that keeps nothing reads all ${sent})`);
+  console.log(
+    JSON.stringify({
+      bench: 'prefill',
+      requests: reads.length,
+      compactions: compactions.length,
+      kept_median: Number(percentile(shares, 50).toFixed(3)),
+      kept_min: Number(Math.min(...shares).toFixed(3)),
+      read_share: Number((readAgain / Math.max(1, sent)).toFixed(3)),
+    }),
+  );
+}
