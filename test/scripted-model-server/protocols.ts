@@ -1,10 +1,11 @@
+import { cacheUsageFields, type CacheUsage } from './anthropic-cache';
 import { anthropicChunksOf, chunksOf, defaultUsage, type AnthropicChunk, type ScriptedTurn } from './script';
 import { signatureOf } from './thinking';
 
 /** The wire format of one protocol: a function from the turn to SSE frames, and its error body. */
 export interface ProtocolWriter {
-  /** The turn's frames; usage reports `promptTokens` unless the turn scripts its own. */
-  frames(turn: ScriptedTurn, model: string, includeUsage: boolean, promptTokens: number): string[];
+  /** The turn's frames; usage reports `promptTokens` (split as the prompt `cache` read it) unless the turn scripts its own. */
+  frames(turn: ScriptedTurn, model: string, includeUsage: boolean, promptTokens: number, cache?: CacheUsage): string[];
   errorBody(status: number, message: string): string;
   /** An error event in the stream, with `body` as its data. */
   errorFrame(body: unknown): string;
@@ -70,8 +71,10 @@ export const openAIWriter: ProtocolWriter = {
 };
 
 export const anthropicWriter: ProtocolWriter = {
-  frames(turn, model, _includeUsage, promptTokens) {
+  frames(turn, model, _includeUsage, promptTokens, cache) {
     const usage = defaultUsage(turn, promptTokens);
+    // The prompt's figures, split by the cache; the API gives them at the start and again, cumulative, at the end.
+    const prompt = cache && !turn.usage ? cacheUsageFields(cache) : { input_tokens: usage.inputTokens };
     const frames = [
       sse(
         {
@@ -84,7 +87,7 @@ export const anthropicWriter: ProtocolWriter = {
             content: [],
             stop_reason: null,
             stop_sequence: null,
-            usage: { input_tokens: usage.inputTokens, output_tokens: 1 },
+            usage: { ...prompt, output_tokens: 1 },
           },
         },
         'message_start',
@@ -161,7 +164,7 @@ export const anthropicWriter: ProtocolWriter = {
         {
           type: 'message_delta',
           delta: { stop_reason: turn.stoppedAtLimit ? 'max_tokens' : usedTools ? 'tool_use' : 'end_turn', stop_sequence: null },
-          usage: { output_tokens: usage.outputTokens },
+          usage: { ...(cache && !turn.usage ? prompt : {}), output_tokens: usage.outputTokens },
         },
         'message_delta',
       ),

@@ -14,6 +14,7 @@ import { LlamaSlots, withTimings, type LlamaSlotOptions } from './llama-slots';
 import { OllamaEndpoint, isOllamaRoute, type OllamaOptions } from './ollama';
 import { promptTokensOf, refusalFor, type Refusal } from './overflow';
 import { anthropicWriter, openAIWriter, type ProtocolWriter } from './protocols';
+import { AnthropicPromptCache, breakpointRefusal } from './anthropic-cache';
 import { probeTurn, type ProbeBehaviour } from './doctor-probes';
 import { asTextOnly, defaultUsage, type ScriptedTurn } from './script';
 import { thinkingRefusal } from './thinking';
@@ -69,6 +70,7 @@ export class ScriptedModelServer {
   private readonly local: LocalServerConfig;
   private readonly ollama: OllamaEndpoint;
   private readonly slots: LlamaSlots;
+  private readonly anthropicCache = new AnthropicPromptCache();
   /** How long every answer waits (see the option of that name); a test sets 0 when the server is done "loading". */
   answerDelayMs: number;
 
@@ -135,6 +137,7 @@ export class ScriptedModelServer {
     this.probes.length = 0;
     this.ollama.reset();
     this.slots.reset();
+    this.anthropicCache.reset();
   }
 
   get pending(): number {
@@ -191,7 +194,7 @@ export class ScriptedModelServer {
       refuse(refusal, writer, response);
       return;
     }
-    const thinking = protocol === 'anthropic' ? thinkingRefusal(body) : null;
+    const thinking = protocol === 'anthropic' ? (thinkingRefusal(body) ?? breakpointRefusal(body)) : null;
     if (thinking !== null) {
       response.writeHead(400, { 'content-type': 'application/json' }).end(writer.errorBody(400, thinking));
       return;
@@ -243,7 +246,10 @@ export class ScriptedModelServer {
     if (fault?.kind === 'stall') return;
     const model = typeof request.body['model'] === 'string' ? request.body['model'] : 'scripted';
     const streamOptions = request.body['stream_options'] as { include_usage?: unknown } | undefined;
-    const written = writer.frames(turn, model, streamOptions?.include_usage === true, request.promptTokens);
+    // Only a request the model reads is cached; one whose prompt is not counted is neither read nor written.
+    const counted = request.protocol === 'anthropic' && this.options.countPrompts !== false;
+    const cache = counted ? this.anthropicCache.serve(request.body, request.promptTokens) : undefined;
+    const written = writer.frames(turn, model, streamOptions?.include_usage === true, request.promptTokens, cache);
     const slot = request.llamaSlot;
     const frames = slot ? withTimings(written, slot, defaultUsage(turn, request.promptTokens).outputTokens) : written;
     for (let index = 0; index < frames.length; index += 1) {

@@ -28,13 +28,17 @@ export interface CountedMessage {
   readonly tool_calls?: unknown;
 }
 
+/** A JSON replacer that leaves Anthropic's cache breakpoints out: they say where to cache, the model never reads them. */
+export const withoutBreakpoints = (key: string, value: unknown): unknown => (key === 'cache_control' ? undefined : value);
+
 /** The prompt's size as a chat template would make it: every message's text, tool calls and tool definitions. */
 export function countPromptTokens(messages: readonly CountedMessage[], tools: unknown): number {
   let count = 0;
   for (const message of messages) {
-    count += perMessage + countTokens(typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''));
+    const content = message.content;
+    count += perMessage + countTokens(typeof content === 'string' ? content : JSON.stringify(content ?? '', withoutBreakpoints));
     if (message.tool_calls !== undefined) count += countTokens(JSON.stringify(message.tool_calls));
   }
-  if (Array.isArray(tools) && tools.length > 0) count += countTokens(JSON.stringify(tools));
+  if (Array.isArray(tools) && tools.length > 0) count += countTokens(JSON.stringify(tools, withoutBreakpoints));
   return count;
 }
