@@ -1,11 +1,12 @@
 /*
- * The Anthropic Messages API as a model provider, through the official SDK, with extended thinking.
+ * The Anthropic Messages API as a model provider, through the official SDK, with extended thinking and the prompt cache.
  */
 
 import Anthropic from '@anthropic-ai/sdk';
 import { thinkingBudgetLimits, type ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason, ThinkingBlock } from '../agent/ports/model-provider';
+import { conversationWithBreakpoints, systemWithBreakpoint, toolsWithBreakpoint } from './anthropic-breakpoints';
 import { toAnthropicMessages } from './anthropic-messages';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 
@@ -115,24 +116,28 @@ export class AnthropicProvider implements ModelProvider {
     let reason: string | null | undefined;
     let stopped = false;
     const ready: { index: number; id: string; name: string; arguments: string }[] = [];
+    // The prompt is cached up to breakpoints on the tools, the system prompt and the conversation (anthropic-breakpoints.ts).
+    const system = systemWithBreakpoint(request.system);
     try {
       const stream = await this.client.messages.create(
         {
           model: request.model,
           max_tokens: maxTokensOf(request, this.options.defaultMaxTokens ?? 8192),
-          messages: toAnthropicMessages(request),
+          messages: conversationWithBreakpoints(toAnthropicMessages(request)),
           stream: true,
           ...(request.thinking ? { thinking: { type: 'enabled' as const, budget_tokens: request.thinking.budgetTokens } } : {}),
           // Extended thinking does not take a changed temperature: the API refuses the request.
           ...(request.temperature !== undefined && !request.thinking ? { temperature: request.temperature } : {}),
-          ...(request.system ? { system: request.system } : {}),
+          ...(system === undefined ? {} : { system }),
           ...(request.tools && request.tools.length > 0
             ? {
-                tools: request.tools.map((tool) => ({
-                  name: tool.name,
-                  description: tool.description,
-                  input_schema: { type: 'object' as const, ...tool.inputSchema },
-                })),
+                tools: toolsWithBreakpoint(
+                  request.tools.map((tool) => ({
+                    name: tool.name,
+                    description: tool.description,
+                    input_schema: { type: 'object' as const, ...tool.inputSchema },
+                  })),
+                ),
               }
             : {}),
         },

@@ -45,7 +45,8 @@ describe('images in each provider’s wire format', () => {
     await drain(new AnthropicProvider({ baseUrl: server.anthropicBaseUrl, apiKey: 'test-key' }));
     expect(userMessage().content).toEqual([
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data } },
-      { type: 'text', text: 'What is in <attached_image path="logo.png" />?' },
+      // The conversation's last block carries the prompt cache's breakpoint.
+      { type: 'text', text: 'What is in <attached_image path="logo.png" />?', cache_control: { type: 'ephemeral' } },
     ]);
   });
 
