@@ -8,6 +8,7 @@ import { ModelError, type ErrorInfo } from '../../shared/errors';
 import type { ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason, ThinkingBlock } from '../agent/ports/model-provider';
 import { conversationWithBreakpoints, systemWithBreakpoint, toolsWithBreakpoint } from './anthropic-breakpoints';
 import { toAnthropicMessages } from './anthropic-messages';
+import { AnthropicUsage } from './anthropic-usage';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 
 export interface AnthropicOptions {
@@ -111,8 +112,7 @@ export class AnthropicProvider implements ModelProvider {
     const tools = new Map<number, { id: string; name: string; arguments: string }>();
     // Thinking blocks by index, gathered until they stop: the signature comes last, just before the stop.
     const thinking = new Map<number, { thinking: string; signature: string } | { data: string }>();
-    let inputTokens = 0;
-    let outputTokens = 0;
+    const usage = new AnthropicUsage();
     let reason: string | null | undefined;
     let stopped = false;
     const ready: { index: number; id: string; name: string; arguments: string }[] = [];
@@ -147,11 +147,7 @@ export class AnthropicProvider implements ModelProvider {
         watchdog.touch();
         switch (event.type) {
           case 'message_start':
-            inputTokens =
-              event.message.usage.input_tokens +
-              (event.message.usage.cache_read_input_tokens ?? 0) +
-              (event.message.usage.cache_creation_input_tokens ?? 0);
-            outputTokens = event.message.usage.output_tokens;
+            usage.report(event.message.usage);
             break;
           case 'content_block_start':
             if (event.content_block.type === 'tool_use') {
@@ -193,7 +189,7 @@ export class AnthropicProvider implements ModelProvider {
             break;
           }
           case 'message_delta':
-            outputTokens = event.usage.output_tokens;
+            usage.report(event.usage);
             reason = event.delta.stop_reason;
             break;
           case 'message_stop':
@@ -205,10 +201,10 @@ export class AnthropicProvider implements ModelProvider {
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
       if (!stopped) throw new Error('terminated: the stream ended before message_stop');
       for (const call of ready) yield { type: 'tool_call_ready', ...call };
-      yield { type: 'usage', inputTokens, outputTokens };
+      yield usage.event();
       yield { type: 'done', stopReason: stopReason(reason) };
     } catch (error) {
-      if (inputTokens > 0 || outputTokens > 0) yield { type: 'usage', inputTokens, outputTokens };
+      if (usage.spent) yield usage.event();
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
       // What the classifier found is the event: the error, and when said, the wait and the window's figures.
       yield { type: 'error', ...classified };
