@@ -356,6 +356,17 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 14,
+    description: 'the prompt tokens of a model call that a server read from its cache, and wrote to it',
+    up(db) {
+      db.exec(`
+        -- Both are part of input_tokens. NULL where the server did not say, as for every call recorded before.
+        ALTER TABLE model_calls ADD COLUMN cache_read_tokens INTEGER;
+        ALTER TABLE model_calls ADD COLUMN cache_write_tokens INTEGER;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

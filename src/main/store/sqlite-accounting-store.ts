@@ -9,6 +9,8 @@ interface TotalsRow {
   model_calls: number;
   input_tokens: number | null;
   output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
   model_ms: number | null;
   cost: number | null;
   unknown_costs: number | null;
@@ -24,7 +26,7 @@ interface ToolTotalsRow {
 /** Model and tool calls in SQLite: one row each, summed per session. */
 export class SqliteAccountingStore implements AccountingStore {
   private readonly statements: {
-    model: Statement<[ModelCallRecord & { cost_usd: number | null }]>;
+    model: Statement<[ModelCallRecord & { cost_usd: number | null; cache_read: number | null; cache_write: number | null }]>;
     tool: Statement<[Record<string, unknown>]>;
     modelTotals: Statement<[string], TotalsRow>;
     toolTotals: Statement<[string], ToolTotalsRow>;
@@ -34,13 +36,13 @@ export class SqliteAccountingStore implements AccountingStore {
   constructor(db: Database) {
     this.statements = {
       model: db.prepare(
-        'INSERT INTO model_calls (id, session_id, turn_id, provider_id, provider_kind, model, input_tokens, output_tokens, latency_ms, cost_usd, status, at) VALUES (@id, @sessionId, @turnId, @providerId, @providerKind, @model, @inputTokens, @outputTokens, @latencyMs, @cost_usd, @status, @at)',
+        'INSERT INTO model_calls (id, session_id, turn_id, provider_id, provider_kind, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, cost_usd, status, at) VALUES (@id, @sessionId, @turnId, @providerId, @providerKind, @model, @inputTokens, @outputTokens, @cache_read, @cache_write, @latencyMs, @cost_usd, @status, @at)',
       ),
       tool: db.prepare(
         'INSERT INTO tool_calls (id, session_id, turn_id, tool, input, output, output_bytes, output_truncated, status, latency_ms, at) VALUES (@id, @sessionId, @turnId, @tool, @input, @output, @outputBytes, @truncated, @status, @latencyMs, @at)',
       ),
       modelTotals: db.prepare(
-        'SELECT COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs, MAX(input_tokens) AS largest_prompt FROM model_calls WHERE session_id = ?',
+        'SELECT COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs, MAX(input_tokens) AS largest_prompt FROM model_calls WHERE session_id = ?',
       ),
       toolTotals: db.prepare(
         "SELECT COUNT(*) AS tool_calls, SUM(status = 'failed') AS failures, SUM(latency_ms) AS tool_ms FROM tool_calls WHERE session_id = ?",
@@ -50,7 +52,13 @@ export class SqliteAccountingStore implements AccountingStore {
   }
 
   recordModelCall(record: ModelCallRecord): void {
-    this.statements.model.run({ ...record, cost_usd: record.costUsd });
+    // NULL where the server did not say: a call from before the cache was counted, or a server that does not report it.
+    this.statements.model.run({
+      ...record,
+      cost_usd: record.costUsd,
+      cache_read: record.cacheReadTokens ?? null,
+      cache_write: record.cacheWriteTokens ?? null,
+    });
   }
 
   recordToolCall(record: ToolCallRecord): void {
@@ -64,6 +72,8 @@ export class SqliteAccountingStore implements AccountingStore {
       modelCalls: model.model_calls,
       inputTokens: model.input_tokens ?? 0,
       outputTokens: model.output_tokens ?? 0,
+      cacheReadTokens: model.cache_read_tokens ?? 0,
+      cacheWriteTokens: model.cache_write_tokens ?? 0,
       modelMs: model.model_ms ?? 0,
       largestPromptTokens: model.largest_prompt ?? 0,
       costUsd: (model.unknown_costs ?? 0) > 0 ? null : (model.cost ?? 0),

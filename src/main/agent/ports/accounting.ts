@@ -4,6 +4,28 @@
 import { BoundedMap } from '../../../shared/bounded-map';
 import type { ProviderKind } from '../../../shared/domain';
 import type { ToolCallStatus } from '../../../shared/events';
+import type { ModelStreamEvent } from './model-provider';
+
+/**
+ * A model call's tokens as its `usage` event gave them: the whole prompt as `inputTokens`, and of those, the ones the
+ * server read from its prompt cache and the ones it wrote to a cache that bills for writing, where it said.
+ */
+export interface CallTokens {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+}
+
+/** The tokens a `usage` event gives, without the event's type. */
+export function tokensOf(event: Extract<ModelStreamEvent, { type: 'usage' }>): CallTokens {
+  return {
+    inputTokens: event.inputTokens,
+    outputTokens: event.outputTokens,
+    ...(event.cacheReadTokens === undefined ? {} : { cacheReadTokens: event.cacheReadTokens }),
+    ...(event.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: event.cacheWriteTokens }),
+  };
+}
 
 export interface ModelCallRecord {
   readonly id: string;
@@ -12,8 +34,13 @@ export interface ModelCallRecord {
   readonly providerId: string;
   readonly providerKind: ProviderKind;
   readonly model: string;
+  /** The whole prompt, cached part included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Of the prompt, the tokens read from the server's cache; absent when the server did not say. */
+  readonly cacheReadTokens?: number;
+  /** Of the prompt, the tokens written to a cache that bills for writing (Anthropic's); absent when the server did not say. */
+  readonly cacheWriteTokens?: number;
   readonly latencyMs: number;
   readonly costUsd: number | null;
   readonly status: 'completed' | 'failed' | 'cancelled';
@@ -37,8 +64,13 @@ export interface ToolCallRecord {
 
 export interface SessionTotals {
   readonly modelCalls: number;
+  /** Every prompt's tokens, cached parts included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Of those, the tokens read from a server's cache (calls whose server did not say count none). */
+  readonly cacheReadTokens: number;
+  /** Of those, the tokens written to a cache that bills for writing. */
+  readonly cacheWriteTokens: number;
   readonly modelMs: number;
   /** The largest prompt of a model call, as the server counted it: how close the session came to the window. */
   readonly largestPromptTokens: number;
@@ -85,11 +117,25 @@ function isLoopback(baseUrl: string): boolean {
   return answer;
 }
 
-/** What a call cost: 0 for a model on this machine, a price for known cloud models, null when unknown. */
-export function costOf(kind: ProviderKind, baseUrl: string, model: string, inputTokens: number, outputTokens: number): number | null {
+/**
+ * What Anthropic bills prompt tokens the cache read, and tokens written to it for five minutes (the app's breakpoints
+ * ask for no longer), as parts of the input price (https://platform.claude.com/docs/en/build-with-claude/prompt-caching#pricing).
+ */
+const cacheReadRate = 0.1;
+const cacheWriteRate = 1.25;
+
+/**
+ * What a call cost: 0 for a model on this machine, a price for known cloud models, null when unknown. The prompt's
+ * uncached tokens are billed at the input price, the ones written to the cache at 1.25 times it, the ones read at 0.1.
+ */
+export function costOf(kind: ProviderKind, baseUrl: string, model: string, tokens: CallTokens): number | null {
   if (isLoopback(baseUrl)) return 0;
   if (kind !== 'anthropic') return null;
   const price = anthropicPrices.find((candidate) => candidate.match.test(model));
   if (!price) return null;
-  return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+  const read = tokens.cacheReadTokens ?? 0;
+  const written = tokens.cacheWriteTokens ?? 0;
+  const uncached = Math.max(0, tokens.inputTokens - read - written);
+  const input = (uncached + written * cacheWriteRate + read * cacheReadRate) * price.input;
+  return (input + tokens.outputTokens * price.output) / 1_000_000;
 }

@@ -162,7 +162,7 @@ function account(context: StepContext, model: ModelInUse, usage: CallUsage): voi
   if (usage.inputTokens === 0 && usage.outputTokens === 0) return;
   const { choice } = model;
   const { kind, baseUrl } = model.endpoint;
-  const costUsd = costOf(kind, baseUrl, choice.model, usage.inputTokens, usage.outputTokens);
+  const costUsd = costOf(kind, baseUrl, choice.model, usage);
   const messageId = services.newId();
   writer.journal([{ type: 'model_call_finished', turnId: setup.turnId, messageId, ...usage, attempts: 1, costUsd }]);
   const at = services.clock.now();
@@ -176,6 +176,8 @@ function account(context: StepContext, model: ModelInUse, usage: CallUsage): voi
       model: choice.model,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
+      ...(usage.cacheReadTokens === undefined ? {} : { cacheReadTokens: usage.cacheReadTokens }),
+      ...(usage.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: usage.cacheWriteTokens }),
       latencyMs: usage.latencyMs,
       costUsd,
       status: 'completed',

@@ -104,7 +104,7 @@ function account(context: StepContext, state: SettleState, cancelled: boolean, e
   const { messageId, startedAt, usage, attempts, outcome } = state.response;
   const latencyMs = services.clock.now() - startedAt;
   const { kind, baseUrl } = model.endpoint;
-  const costUsd = costOf(kind, baseUrl, model.choice.model, usage.inputTokens, usage.outputTokens);
+  const costUsd = costOf(kind, baseUrl, model.choice.model, usage);
   writer.journal([...events, { type: 'model_call_finished', turnId, messageId, ...usage, latencyMs, attempts, costUsd }]);
   const status = cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed';
   const at = services.clock.now();

@@ -141,6 +141,8 @@ describe('the tool loop', () => {
       modelCalls: 2,
       inputTokens: 250,
       outputTokens: 25,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
       modelMs: 0,
       largestPromptTokens: 150,
       costUsd: 0,
