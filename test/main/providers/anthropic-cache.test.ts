@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { costOf } from '../../../src/main/agent/ports/accounting';
 import type { ChatMessage, ModelRequest, ModelStreamEvent, ToolSpec } from '../../../src/main/agent/ports/model-provider';
 import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
 import { ScriptedModelServer, signatureOf, textTurn } from '../../scripted-model-server';
@@ -161,6 +162,13 @@ describe('Anthropic usage with the prompt cache', () => {
         cacheWriteTokens: secondPrompt - firstPrompt,
       },
     ]);
+    // Priced as Anthropic prices Sonnet ($3 in, $15 out per million): the part read at a tenth, the part written at 1.25 times.
+    const usage = usageOf(second)[0];
+    if (usage?.type !== 'usage') throw new Error('no usage');
+    const priced = (input: number): number => (input + usage.outputTokens * 15) / 1_000_000;
+    const cost = costOf('anthropic', 'https://api.anthropic.com', 'claude-sonnet-4-5', usage);
+    expect(cost).toBeCloseTo(priced(firstPrompt * 0.3 + (secondPrompt - firstPrompt) * 3.75), 12);
+    expect(cost).toBeLessThan(priced(secondPrompt * 3));
   });
 
   it('reads the step before from the cache even when the latest answer made a dozen calls at once', async () => {

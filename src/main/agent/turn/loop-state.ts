@@ -7,6 +7,7 @@ import type { ApprovalAnswer } from '../rules/gates';
 import type { ModelChoice, ProviderKind } from '../../../shared/domain';
 import type { Prepared } from '../context/prompt-builder';
 import type { ModelProvider, ThinkingBlock, ToolCallRequest } from '../ports/model-provider';
+import type { CallTokens } from '../ports/accounting';
 import type { Decision } from '../rules/policy';
 import type { RiskAssessment, Tool } from '../ports/tools';
 
@@ -109,7 +110,7 @@ export interface StreamedResponse {
   readonly text: string;
   readonly calls: readonly ToolCallRequest[];
   readonly thinking: readonly ThinkingBlock[];
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  readonly usage: CallTokens;
   readonly attempts: number;
   readonly outcome: { readonly kind: 'done' } | { readonly kind: 'error'; readonly error: ErrorInfo };
   /** What the server said of its window when it refused the request as too large. */

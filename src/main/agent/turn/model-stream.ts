@@ -2,6 +2,7 @@
  * A model step's middle part: the request sent and its response streamed into the journal.
  */
 import { BugError, type ErrorInfo } from '../../../shared/errors';
+import { tokensOf, type CallTokens } from '../ports/accounting';
 import type { ThinkingBlock, ToolCallRequest } from '../ports/model-provider';
 import type { LoopState, StreamedResponse } from './loop-state';
 import type { StepContext } from './step-context';
@@ -27,7 +28,7 @@ export async function streamResponse(context: StepContext, state: StreamState): 
   };
   let text = '';
   let attempts = 1;
-  let usage = { inputTokens: 0, outputTokens: 0 };
+  let usage: CallTokens = { inputTokens: 0, outputTokens: 0 };
   let refused: StreamedResponse['refused'] = {};
   let outcome: { kind: 'done' } | { kind: 'error'; error: ErrorInfo } = {
     kind: 'error',
@@ -49,7 +50,7 @@ export async function streamResponse(context: StepContext, state: StreamState): 
         thinking.push(event.block);
         break;
       case 'usage':
-        usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+        usage = tokensOf(event);
         break;
       case 'retry_scheduled':
         attempts = event.attempt + 1;
