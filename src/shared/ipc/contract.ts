@@ -71,6 +71,9 @@ export const sessionTotalsSchema = z.object({
   outputTokens: z.number().int(),
   modelMs: z.number(),
   largestPromptTokens: z.number().int(),
+  /** Of the input tokens, those the servers said they read from their prompt caches, and wrote to a billed one. */
+  cacheReadTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
   costUsd: z.number().nullable(),
   toolCalls: z.number().int(),
   toolFailures: z.number().int(),
