@@ -56,6 +56,17 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     /** Files attached to the message, as read when it was sent (absent in journals from before attachments). */
     attachments: z.array(attachmentSchema).optional(),
   }),
+  /**
+   * Memories relevant to the person's message, given to the model with that message (the system prompt stays the same
+   * from turn to turn, so a server's prompt cache holds across turns).
+   */
+  z.object({
+    type: z.literal('memories_recalled'),
+    ...turnRef,
+    /** The block the model reads after the person's message. */
+    text: z.string().max(100_000),
+    memories: z.array(z.object({ id: z.string().max(100), text: z.string().max(20_000) })).max(100),
+  }),
   z.object({
     type: z.literal('run_started'),
     ...turnRef,

@@ -94,6 +94,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, place: EntryPlace): 
     case 'branch_started':
     case 'message_queued':
     case 'queue_cleared':
+    case 'memories_recalled':
     case 'session_imported':
     case 'autonomy_changed':
       return applyTurnEvent(view, event, place);

@@ -55,6 +55,7 @@ export function refOf(event: RuntimeEvent): string | null {
     case 'session_imported':
     case 'message_queued':
     case 'queue_cleared':
+    case 'memories_recalled':
     case 'model_fallback_used':
     case 'model_retry_scheduled':
     case 'run_finished':

@@ -20,6 +20,7 @@ export type TurnEvent = Extract<
       | 'branch_started'
       | 'message_queued'
       | 'queue_cleared'
+      | 'memories_recalled'
       | 'session_imported'
       | 'autonomy_changed';
   }
@@ -72,6 +73,15 @@ export function applyTurnEvent(view: SessionView, event: TurnEvent, { seq }: Ent
       return { ...view, queued: event.text };
     case 'queue_cleared':
       return { ...view, queued: null };
+    case 'memories_recalled': {
+      // Shown with the person's message they were recalled for: the turn's own, its latest.
+      const at = view.messages.findLastIndex((message) => message.role === 'user' && message.turnId === event.turnId);
+      const message = view.messages[at];
+      if (!message) return view;
+      const messages = [...view.messages];
+      messages[at] = { ...message, memories: event.memories.map((memory) => memory.text) };
+      return { ...view, messages };
+    }
     case 'session_imported':
       // A gate or plan the file left open is not answered here: resuming decides its calls again.
       return {

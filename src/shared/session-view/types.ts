@@ -81,6 +81,8 @@ export interface ViewMessage {
   readonly toolCalls: readonly ViewToolCall[];
   readonly error?: ErrorInfo;
   readonly compaction?: ViewCompaction;
+  /** Memories given to the model with a message of the person's. */
+  readonly memories?: readonly string[];
   /** Files attached to a message of the person's, as sent. */
   readonly attachments?: readonly Attachment[];
   /** The system prompt of the request this answer came from (`prompt:get`): what the model saw. */

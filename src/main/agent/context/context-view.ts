@@ -55,10 +55,11 @@ export function latestCompaction(entries: readonly ConversationEntry[]): { entry
 
 /** Index of the person's first message, and of their latest one. */
 export function pinnedRequests(entries: readonly ConversationEntry[]): { first: number; latest: number } {
-  const first = entries.findIndex((entry) => entry.role === 'user');
+  const isRequest = (entry: ConversationEntry | undefined): boolean => entry?.role === 'user' && entry.recalled !== true;
+  const first = entries.findIndex(isRequest);
   let latest = -1;
   for (let index = entries.length - 1; index >= 0; index -= 1)
-    if (entries[index]?.role === 'user') {
+    if (isRequest(entries[index])) {
       latest = index;
       break;
     }

@@ -89,10 +89,19 @@ export class SystemPrompts {
     return memories;
   }
 
+  /**
+   * The memories relevant to the person's latest message, for the model to read with that message (not in the system
+   * prompt, which then stays the same from turn to turn).
+   */
+  recall(workspacePath: string | null, entries: readonly ConversationEntry[]): Memory[] {
+    return this.memoriesFor(workspacePath, latestRequest(entries, this.latestSeen));
+  }
+
   async assemble(input: PromptFor): Promise<AssembledPrompt> {
     const { sources } = this.options;
     const instructions = sources && input.workspacePath ? await sources.instructions(input.workspacePath) : null;
-    const memories = this.memoriesFor(input.workspacePath, latestRequest(input.entries, this.latestSeen));
+    // Memories go with the person's message they were recalled for (`recall`): the system prompt has none.
+    const memories = noMemories;
     const given: AssembleInput = {
       profile: input.profile
         ? { name: `${input.profile.name} v${input.profile.version}`, instructions: input.profile.instructions }
@@ -189,7 +198,7 @@ function latestRequest(
   let found = from === 0 ? -1 : (seen?.index ?? -1);
   for (let index = entries.length - 1; index >= from; index -= 1) {
     const entry = entries[index];
-    if (entry && isMessage(entry) && entry.role === 'user') {
+    if (entry && isMessage(entry) && entry.role === 'user' && entry.recalled !== true) {
       found = index;
       break;
     }

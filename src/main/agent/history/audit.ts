@@ -127,6 +127,7 @@ class AuditFold {
       case 'session_imported':
       case 'message_queued':
       case 'queue_cleared':
+      case 'memories_recalled':
       case 'model_fallback_used':
       case 'model_retry_scheduled':
         return;

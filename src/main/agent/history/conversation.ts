@@ -66,6 +66,10 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
       case 'user_message':
         order.push({ kind: 'message', message: userMessage(event.text, event.attachments) });
         break;
+      case 'memories_recalled':
+        // The memories follow the person's message they were recalled for; a request joins the two into one.
+        order.push({ kind: 'message', message: { role: 'user', content: event.text, recalled: true } });
+        break;
       case 'assistant_message_started': {
         const draft: Draft = { role: 'assistant', content: '', toolCalls: [] };
         drafts.set(event.messageId, draft);
@@ -185,7 +189,12 @@ const thinkingBlockSchema = z.discriminatedUnion('type', [
 /** Checkpoints written before thinking was kept have none: the field is optional. */
 const responseThinkingSchema = z.object({ providerId: z.string(), model: z.string(), blocks: z.array(thinkingBlockSchema) });
 const chatMessageSchema = z.union([
-  z.object({ role: z.literal('user'), content: z.string(), images: z.array(imageContentSchema).optional() }),
+  z.object({
+    role: z.literal('user'),
+    content: z.string(),
+    images: z.array(imageContentSchema).optional(),
+    recalled: z.literal(true).optional(),
+  }),
   z.object({
     role: z.literal('assistant'),
     content: z.string(),

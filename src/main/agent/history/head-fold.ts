@@ -51,6 +51,8 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
       return { ...next, queued: event.text };
     case 'queue_cleared':
       return { ...next, queued: null };
+    case 'memories_recalled':
+      return next;
     case 'assistant_message_started':
       return head.openTurn === null ? next : { ...next, resume: { at: 'model' } };
     case 'tool_call_requested': {

@@ -16,7 +16,13 @@ export interface ImageContent {
 
 /** A message in the conversation sent to a model. */
 export type ChatMessage =
-  | { readonly role: 'user'; readonly content: string; readonly images?: readonly ImageContent[] }
+  | {
+      readonly role: 'user';
+      readonly content: string;
+      readonly images?: readonly ImageContent[];
+      /** Memories recalled for the person's message before it, not a message of theirs; a request joins the two. */
+      readonly recalled?: true;
+    }
   | {
       readonly role: 'assistant';
       readonly content: string;

@@ -4,6 +4,7 @@
 import { beforeModel, openBudgetGate, reachedBudget, readsStoredFigures } from './budget-gate';
 import type { Advance, ModelInUse, TurnProgress } from './loop-state';
 import type { StepContext } from './step-context';
+import { memoryBlock } from '../context/recalled-memories';
 import type { ContextWindow } from '../../../shared/domain';
 import type { AssembledPrompt } from '../../../shared/prompt';
 import type { ToolSpec } from '../ports/model-provider';
@@ -69,8 +70,13 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
   // first one of a turn is built once the send that started the turn has been answered, so the
   // person's message shows at once.
   if (progress.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-  const { assembled, tools, tokens } = await promptInUse(context, model);
+  const { assembled, tools, tokens, window } = await promptInUse(context, model);
   const profile = setup.profile?.profile;
+  // The memories relevant to the person's new message go with it, once, before its first request.
+  if (progress.iterations === 0 && setup.userText !== null) {
+    const block = memoryBlock(services.prompts.recall(setup.workspacePath, writer.messages), window.tokens, tokens);
+    if (block) writer.recallMemories(block.text, block.used);
+  }
   if (writer.signal.aborted) return stay({ kind: 'finish', status: 'cancelled' });
   const preparation = await services.context.prepare({
     choice: model.choice,

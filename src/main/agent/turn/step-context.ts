@@ -110,6 +110,8 @@ export interface StepWriter {
   dropDrafts(): void;
   setStatus(status: SessionStatus): void;
   addMessage(message: ConversationEntry): void;
+  /** Gives the person's new message the memories recalled for it. */
+  recallMemories(block: string, memories: ReadonlyArray<{ readonly id: string; readonly text: string }>): void;
   addToolResult(request: ToolCallRequest, content: string, status: ToolCallStatus): void;
   /** Saves a checkpoint of the step just taken, in the same transaction as its events. */
   checkpoint(source: 'input' | 'model' | 'tool' | 'approval' | 'compaction'): void;

@@ -32,6 +32,8 @@ export class TurnWriter implements StepWriter {
   private unsaved: ConversationEntry[];
   private head: { checkpointId: string; seq: number } | null;
   private currentStatus: SessionStatus = 'planning';
+  /** Whether the person's message has been given its memories: once a turn. */
+  private recalled = false;
   /** Whether this turn has journaled a file snapshot yet: its first one marks the files as the turn found them. */
   private filesMarked = false;
   /** Tool calls that failed (not those denied or stopped). */
@@ -138,6 +140,19 @@ export class TurnWriter implements StepWriter {
   addMessage(message: ConversationEntry): void {
     this.conversation.push(message);
     this.unsaved.push(message);
+  }
+
+  /**
+   * Gives the person's new message the memories recalled for it, once a turn: they follow it in the conversation (the
+   * request joins the two into one message of the person's), and the journal says which they were.
+   */
+  recallMemories(block: string, memories: ReadonlyArray<{ readonly id: string; readonly text: string }>): void {
+    if (this.recalled || this.conversation.at(-1)?.role !== 'user') return;
+    this.recalled = true;
+    this.addMessage({ role: 'user', content: block, recalled: true });
+    this.journal([
+      { type: 'memories_recalled', turnId: this.setup.turnId, text: block, memories: memories.map(({ id, text }) => ({ id, text })) },
+    ]);
   }
 
   /** Adds a call's result to the conversation, counting failures. */

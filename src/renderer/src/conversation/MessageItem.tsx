@@ -197,6 +197,18 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
             <MessageBody text={message.text} streaming={message.state === 'streaming'} />
           ))}
         {message.attachments && <AttachmentChips attachments={message.attachments} />}
+        {message.memories && message.memories.length > 0 && (
+          <details className="recalled-memories small muted">
+            <summary>
+              {message.memories.length} {message.memories.length === 1 ? 'memory' : 'memories'} given to the model with this message
+            </summary>
+            <ul>
+              {message.memories.map((memory, index) => (
+                <li key={index}>{memory}</li>
+              ))}
+            </ul>
+          </details>
+        )}
         {message.toolCalls.map((call) => (
           <ToolCard key={call.id} call={call} />
         ))}

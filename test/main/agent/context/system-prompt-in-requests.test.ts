@@ -14,6 +14,12 @@ const systemOf = (scripted: ScriptedCore, index: number): string => {
   return messages?.find((message) => message.role === 'system')?.content ?? '';
 };
 
+/** The person's message of a request, as the model read it: the last of its messages of the person's. */
+const lastRequestOf = (scripted: ScriptedCore, index: number): string => {
+  const messages = scripted.server.requests[index]?.body['messages'] as Array<{ role: string; content: string }> | undefined;
+  return messages?.findLast((message) => message.role === 'user')?.content ?? '';
+};
+
 describe('the system prompt of every request', () => {
   let scripted: ScriptedCore;
   useScriptedCore(
@@ -79,18 +85,21 @@ describe('the system prompt of every request', () => {
     scripted.server.enqueue(textTurn('Tag it v2.4.0.'), textTurn('A cat.'));
     await send(second, 'How should I tag the next release?');
     await send(second, 'Draw an ASCII cat.');
-    expect(systemOf(scripted, 0)).toContain('# Memory');
-    expect(systemOf(scripted, 0)).toContain('- Releases are tagged with a v prefix, like v2.3.0.');
-    expect(systemOf(scripted, 1)).not.toContain('Releases are tagged');
-
-    const measured = (await journal(second)).map((entry) => entry.event).filter((event) => event.type === 'context_measured');
-    const firstCall = measured[0];
-    const prompt = await answer<AssembledPrompt>(scripted.transport, 'prompt:get', {
-      promptId: firstCall?.type === 'context_measured' ? firstCall.promptId : '',
-    });
-    expect(prompt.parts.find((part) => part.kind === 'memory')?.source).toMatch(
-      new RegExp(`remembered by the agent on .* in session ${first}, for this workspace`),
+    // The memory goes with the message it bears on, not into the system prompt, which stays the same across turns.
+    expect(lastRequestOf(scripted, 0)).toMatch(
+      /^How should I tag the next release\?\n\n<memory>\n[^]*\n- Releases are tagged with a v prefix, like v2\.3\.0\.\n<\/memory>$/,
     );
+    expect(lastRequestOf(scripted, 1)).toBe('Draw an ASCII cat.');
+    expect(systemOf(scripted, 1)).toBe(systemOf(scripted, 0));
+    expect(systemOf(scripted, 0)).not.toContain('Releases are tagged');
+    // The second turn's request begins with the first's, the memory where it was given included.
+    const second1 = scripted.server.requests[1]?.body['messages'] as unknown[];
+    const second0 = scripted.server.requests[0]?.body['messages'] as unknown[];
+    expect(JSON.stringify(second1.slice(0, second0.length))).toBe(JSON.stringify(second0));
+    // The journal says which memories the model was given, and with which message.
+    const recalled = (await journal(second)).map((entry) => entry.event).filter((event) => event.type === 'memories_recalled');
+    expect(recalled).toHaveLength(1);
+    expect(recalled[0]).toMatchObject({ memories: [{ text: 'Releases are tagged with a v prefix, like v2.3.0.' }] });
   });
 
   it('refuses to remember a fact that reads like a prompt injection, and asks before remembering for every workspace', async () => {
@@ -147,10 +156,11 @@ describe('the system prompt of every request', () => {
     scripted.server.reset();
     scripted.server.enqueue(textTurn('An old pond.'), textTurn('Plain.'));
     await send(sessionId, 'Give me a haiku summary of the project.');
-    expect(systemOf(scripted, 0)).toContain('The person likes haiku summaries.');
+    expect(lastRequestOf(scripted, 0)).toContain('The person likes haiku summaries.');
     await answer(scripted.transport, 'memory:delete', { id: added.id });
     await send(sessionId, 'Another haiku summary, please.');
-    expect(systemOf(scripted, 1)).not.toContain('The person likes haiku summaries.');
+    // A deleted memory is given with no new message (the one it was given with keeps it: that is what the model read).
+    expect(lastRequestOf(scripted, 1)).not.toContain('The person likes haiku summaries.');
     expect((await answer<Memory[]>(scripted.transport, 'memory:list', { workspacePath })).map((memory) => memory.id)).not.toContain(
       added.id,
     );
