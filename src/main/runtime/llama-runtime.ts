@@ -1,6 +1,6 @@
 /*
- * node-llama-cpp inside the runtime's own process: one model loaded at a time, with the window the app asked for, and
- * one generation at a time.
+ * node-llama-cpp inside the runtime's own process: one model loaded at a time, with the window the app asked for, one
+ * context sequence per line of requests (sequence-pool.ts), and one generation at a time.
  *
  * Other generations wait their turn. Tool calls go through the chat wrapper's grammar-constrained function calling, and
  * the prompt is measured before it is sent, so a prompt too large for the window is refused with the figures rather
@@ -9,29 +9,30 @@
 
 import { availableParallelism, freemem, totalmem } from 'node:os';
 import {
-  LlamaChat,
   LlamaLogLevel,
   getLlama,
   resolveChatWrapper,
   type ChatModelFunctions,
   type ChatWrapper,
   type Llama,
-  type LlamaContext,
   type LlamaModel,
 } from 'node-llama-cpp';
 import type { ErrorInfo } from '../../shared/errors';
 import type { MachineInfo } from '../../shared/local-models';
 import { chatHistory } from './chat-history';
 import type { GenerateRequest, RuntimeStreamEvent } from './runtime-protocol';
+import { SequencePool } from './sequence-pool';
 
 interface Loaded {
   readonly path: string;
   readonly contextSize: number;
   readonly model: LlamaModel;
-  readonly context: LlamaContext;
-  readonly chat: LlamaChat;
+  readonly sequences: SequencePool;
   readonly wrapper: ChatWrapper;
 }
+
+/** Lines of requests whose prompts are kept at once when the app does not say, memory allowing. */
+export const defaultSequences = 4;
 
 /** Room kept for the answer's first tokens: a prompt that leaves less is refused as too large. */
 const answerRoom = 64;
@@ -57,10 +58,15 @@ export class LlamaRuntime {
   private loaded: Loaded | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private threads: number | undefined;
+  private maxSequences = defaultSequences;
 
-  /** Loads the binding (the prebuilt one for this machine; never a build from source) and says what the machine has. */
-  async start(options: { readonly gpu?: boolean; readonly threads?: number } = {}): Promise<MachineInfo> {
+  /**
+   * Loads the binding (the prebuilt one for this machine; never a build from source) and says what the machine has.
+   * `sequences`: how many lines of requests keep their evaluated prompt at once, memory allowing.
+   */
+  async start(options: { readonly gpu?: boolean; readonly threads?: number; readonly sequences?: number } = {}): Promise<MachineInfo> {
     this.threads = options.threads;
+    this.maxSequences = Math.max(1, options.sequences ?? defaultSequences);
     this.llama ??= await getLlama({
       gpu: options.gpu === false ? false : 'auto',
       build: 'never',
@@ -143,8 +149,7 @@ export class LlamaRuntime {
     const loaded = this.loaded;
     this.loaded = null;
     if (!loaded) return;
-    loaded.chat.dispose();
-    await loaded.context.dispose();
+    await loaded.sequences.dispose();
     await loaded.model.dispose();
   }
 
@@ -166,19 +171,24 @@ export class LlamaRuntime {
     if (this.loaded?.path === path && this.loaded.contextSize === contextSize) return this.loaded;
     const keep = this.loaded?.path === path ? this.loaded.model : null;
     if (this.loaded) {
-      this.loaded.chat.dispose();
-      await this.loaded.context.dispose();
+      await this.loaded.sequences.dispose();
       if (!keep) await this.loaded.model.dispose();
       this.loaded = null;
     }
     const model = keep ?? (await this.loadModel(path, false, signal));
-    let context: LlamaContext;
+    const wrapper = resolveChatWrapper(model);
+    let sequences: SequencePool;
     try {
-      context = await model.createContext({
-        contextSize,
-        createSignal: signal,
-        ...(this.threads === undefined ? {} : { threads: this.threads }),
-      });
+      sequences = await SequencePool.open(
+        {
+          model,
+          contextSize,
+          wrapper,
+          maxSequences: this.maxSequences,
+          ...(this.threads === undefined ? {} : { threads: this.threads }),
+        },
+        signal,
+      );
     } catch (error) {
       await model.dispose();
       if (signal.aborted) throw error;
@@ -188,9 +198,7 @@ export class LlamaRuntime {
         message: `This computer has too little free memory to run ${path} with a window of ${contextSize} tokens: ${detail}`,
       });
     }
-    const wrapper = resolveChatWrapper(model);
-    const chat = new LlamaChat({ contextSequence: context.getSequence(), chatWrapper: wrapper });
-    this.loaded = { path, contextSize, model, context, chat, wrapper };
+    this.loaded = { path, contextSize, model, sequences, wrapper };
     return this.loaded;
   }
 
@@ -210,7 +218,8 @@ export class LlamaRuntime {
       chatHistory: history,
       ...(functions ? { availableFunctions: functions, documentFunctionParams: true } : {}),
     });
-    const promptTokens = state.contextText.tokenize(loaded.model.tokenizer).length;
+    const prompt = state.contextText.tokenize(loaded.model.tokenizer);
+    const promptTokens = prompt.length;
     if (promptTokens + answerRoom > loaded.contextSize) {
       return emit({
         type: 'error',
@@ -225,10 +234,13 @@ export class LlamaRuntime {
     // llama.cpp shifts the context (drops the oldest tokens) when the window's last token is reached: stop short of it.
     const room = loaded.contextSize - promptTokens - 8;
     const maxTokens = Math.min(request.maxTokens ?? room, room);
-    const meter = loaded.chat.sequence.tokenMeter;
-    const outputBefore = meter.usedOutputTokens;
+    const chat = await loaded.sequences.chatFor(request.cacheKey, signal);
+    // The beginning of the prompt the sequence holds already, which the chat keeps rather than reads again; at least the
+    // last token is read, for the logits of the answer's first.
+    const cacheReadTokens = Math.min(chat.sequence.compareContextTokens(prompt).firstDifferentIndex, promptTokens - 1);
+    const meter = chat.sequence.tokenMeter.getState();
     const calls = new CallStream(emit);
-    const result = await loaded.chat.generateResponse(history, {
+    const result = await chat.generateResponse(history, {
       ...(functions ? { functions, documentFunctionParams: true } : {}),
       maxTokens,
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
@@ -241,7 +253,14 @@ export class LlamaRuntime {
       },
       onFunctionCallParamsChunk: (chunk) => calls.piece(chunk.callIndex, chunk.functionName, chunk.paramsChunk),
     });
-    emit({ type: 'usage', inputTokens: promptTokens, outputTokens: Math.max(0, meter.usedOutputTokens - outputBefore) });
+    const metered = chat.sequence.tokenMeter.diff(meter);
+    emit({
+      type: 'usage',
+      inputTokens: promptTokens,
+      outputTokens: Math.max(0, metered.usedOutputTokens),
+      cacheReadTokens: Math.max(0, cacheReadTokens),
+      meteredInputTokens: metered.usedInputTokens,
+    });
     if (result.metadata.stopReason === 'abort') return emit({ type: 'error', error: { code: 'cancelled', message: 'Stopped.' } });
     const made = result.functionCalls ?? [];
     made.forEach((call, index) => calls.ready(index, call.functionName, call.params));

@@ -15,6 +15,7 @@ import {
   type RuntimeLauncher,
   type RuntimeReply,
   type RuntimeRequest,
+  type RuntimeStreamEvent,
 } from './runtime-protocol';
 
 export interface LocalRuntimeOptions {
@@ -163,6 +164,7 @@ export class LocalRuntimeProvider implements ModelProvider {
       })),
       ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
       temperature: request.temperature ?? this.options.defaultTemperature ?? 0.7,
+      ...(request.cacheKey === undefined || request.cacheKey === '' ? {} : { cacheKey: request.cacheKey }),
     };
     const id = this.nextId++;
     const queue = new EventQueue();
@@ -174,8 +176,7 @@ export class LocalRuntimeProvider implements ModelProvider {
       return;
     }
     this.pending.set(id, (reply) => {
-      if (reply.type === 'events')
-        for (const event of reply.events) queue.push(event.type === 'tool_call_ready' ? withSchemaArguments(event, request) : event);
+      if (reply.type === 'events') for (const event of reply.events) queue.push(streamEvent(event, request));
       else if (reply.type === 'failed') queue.push({ type: 'error', error: reply.error });
     });
     const onAbort = (): void => {
@@ -291,6 +292,14 @@ export class LocalRuntimeProvider implements ModelProvider {
     for (const [id, pending] of [...this.pending]) pending({ type: 'failed', id, error });
     this.pending.clear();
   }
+}
+
+/** A runtime event as the provider streams it: usage in the port's terms, a call's arguments fitted to its schema. */
+function streamEvent(event: RuntimeStreamEvent, request: ModelRequest): ModelStreamEvent {
+  if (event.type === 'tool_call_ready') return withSchemaArguments(event, request);
+  if (event.type !== 'usage') return event;
+  // The meter's figure is the runtime's own evidence of the cache; the port's usage says it as cacheReadTokens.
+  return { type: 'usage', inputTokens: event.inputTokens, outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens };
 }
 
 /** A call's arguments without the nulls the grammar let the model write for optional properties (see grammar-schema.ts). */

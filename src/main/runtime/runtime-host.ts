@@ -108,12 +108,19 @@ function handle(raw: unknown): void {
   }
 }
 
-// The app says through the environment whether to use a GPU, and how many threads to compute with (node-llama-cpp's
-// choice when it does not say). Requests wait until the binding is loaded.
-const threads = Number.parseInt(process.env['WORKBENCH_RUNTIME_THREADS'] ?? '', 10);
+// The app says through the environment whether to use a GPU, how many threads to compute with (node-llama-cpp's choice
+// when it does not say), and how many lines of requests keep their prompt at once (llama-runtime.ts's default when it
+// does not say). Requests wait until the binding is loaded.
+const positive = (name: string): number | null => {
+  const value = Number.parseInt(process.env[name] ?? '', 10);
+  return Number.isInteger(value) && value > 0 ? value : null;
+};
+const threads = positive('WORKBENCH_RUNTIME_THREADS');
+const sequences = positive('WORKBENCH_RUNTIME_SEQUENCES');
 const started = runtime.start({
   gpu: process.env['WORKBENCH_RUNTIME_GPU'] !== 'off',
-  ...(Number.isInteger(threads) && threads > 0 ? { threads } : {}),
+  ...(threads === null ? {} : { threads }),
+  ...(sequences === null ? {} : { sequences }),
 });
 started.then(
   (machine) => post({ type: 'ready', machine }),

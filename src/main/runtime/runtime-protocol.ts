@@ -36,6 +36,11 @@ export const generateRequestSchema = z.object({
   tools: z.array(runtimeToolSchema),
   maxTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
+  /**
+   * The line of requests this one continues (`ModelRequest.cacheKey`): the runtime keeps one evaluated prompt per key,
+   * memory allowing, so the next request of the line reads only what it adds. Absent: the line of requests without one.
+   */
+  cacheKey: z.string().min(1).max(500).optional(),
 });
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 
@@ -58,7 +63,18 @@ export const runtimeStreamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool_call_started'), index: z.number().int(), id: z.string(), name: z.string() }),
   z.object({ type: z.literal('tool_call_arguments_delta'), index: z.number().int(), id: z.string(), delta: z.string() }),
   z.object({ type: z.literal('tool_call_ready'), index: z.number().int(), id: z.string(), name: z.string(), arguments: z.string() }),
-  z.object({ type: z.literal('usage'), inputTokens: z.number().int(), outputTokens: z.number().int() }),
+  /**
+   * `inputTokens`: the whole prompt; `cacheReadTokens`: of those, the beginning the sequence held already and kept;
+   * `meteredInputTokens`: what node-llama-cpp's token meter counted as input for this answer (the prompt tokens it read
+   * but the last, whose logits it computed and so counts as output), the figure that shows what the cache saved.
+   */
+  z.object({
+    type: z.literal('usage'),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    cacheReadTokens: z.number().int().nonnegative(),
+    meteredInputTokens: z.number().int().nonnegative(),
+  }),
   z.object({ type: z.literal('done'), stopReason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'other']) }),
   z.object({
     type: z.literal('error'),
