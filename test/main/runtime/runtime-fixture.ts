@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LocalModel, LocalModels } from '../../../src/shared/local-models';
 import type { ModelStreamEvent } from '../../../src/main/agent/ports/model-provider';
 import { LocalRuntimeProvider, type LocalRuntimeOptions } from '../../../src/main/runtime/local-runtime-provider';
-import type { RuntimeChannel } from '../../../src/main/runtime/runtime-protocol';
+import type { RuntimeChannel, RuntimeLauncher } from '../../../src/main/runtime/runtime-protocol';
 import { sourceRuntime } from '../../../src/main/runtime/runtime-process';
 import { writeTinyGguf, type TinyModelOptions } from '../../fixtures/tiny-gguf';
 
@@ -14,6 +14,10 @@ import { writeTinyGguf, type TinyModelOptions } from '../../fixtures/tiny-gguf';
  * take hundreds of milliseconds a token where one takes half of one.
  */
 export const testRuntime = sourceRuntime({ WORKBENCH_RUNTIME_GPU: 'off', WORKBENCH_RUNTIME_THREADS: '1' });
+
+/** The test runtime with more of its environment: `WORKBENCH_RUNTIME_SEQUENCES`, say. */
+export const testRuntimeWith = (env: NodeJS.ProcessEnv): RuntimeLauncher =>
+  sourceRuntime({ WORKBENCH_RUNTIME_GPU: 'off', WORKBENCH_RUNTIME_THREADS: '1', ...env });
 
 /** A folder of tiny models and a library listing them. */
 export class TinyModels implements LocalModels {
@@ -58,12 +62,13 @@ export class TinyModels implements LocalModels {
 export function runtimeProvider(
   models: LocalModels,
   options: Partial<LocalRuntimeOptions> = {},
+  launch: RuntimeLauncher = testRuntime,
 ): { provider: LocalRuntimeProvider; channels: RuntimeChannel[] } {
   const channels: RuntimeChannel[] = [];
   const provider = new LocalRuntimeProvider({
     models,
     launch: () => {
-      const channel = testRuntime();
+      const channel = launch();
       channels.push(channel);
       return channel;
     },
