@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelStreamEvent } from '../../../src/main/agent/ports/model-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';
-import { ThinkTagSplitter, type ContentPiece } from '../../../src/main/providers/think-tags';
+import { ThinkTagSplitter, type ContentPiece, type ThinkTagOptions } from '../../../src/main/providers/think-tags';
 import { ScriptedModelServer } from '../../scripted-model-server';
 
 /** Feeds `text` cut into pieces at `cuts`, and joins what comes out by kind. */
-function split(text: string, cuts: readonly number[]): { reasoning: string; text: string } {
-  const splitter = new ThinkTagSplitter();
+function split(text: string, cuts: readonly number[], options: ThinkTagOptions = {}): { reasoning: string; text: string } {
+  const splitter = new ThinkTagSplitter(options);
   const pieces: ContentPiece[] = [];
   let from = 0;
   for (const cut of [...cuts, text.length]) {
@@ -55,6 +55,86 @@ describe('reasoning written inline as <think>…</think>', () => {
     });
     expect(split('<', [])).toEqual({ reasoning: '', text: '<' });
     expect(split('<thi', [])).toEqual({ reasoning: '', text: '<thi' });
+  });
+});
+
+/** Every way to cut `text` in two, and one character at a time. */
+const cutsOf = (text: string): number[][] => [
+  [],
+  ...Array.from({ length: text.length - 1 }, (_, index) => [index + 1]),
+  Array.from({ length: text.length - 1 }, (_, index) => index + 1),
+];
+
+describe('reasoning the prompt opened, of which only </think> streams', () => {
+  const whole = 'The user wants legs counted.\nEight.\n</think>\n\nA spider has eight legs.';
+
+  it('is reasoning up to the </think>, and the answer after it, whole or cut at any character', () => {
+    const expected = { reasoning: 'The user wants legs counted.\nEight.\n', text: 'A spider has eight legs.' };
+    for (const cuts of cutsOf(whole)) expect(split(whole, cuts, { opened: true }), `cut at ${cuts.join(',')}`).toEqual(expected);
+  });
+
+  it('streams the reasoning as it comes, holding back only what may be the start of </think>', () => {
+    const splitter = new ThinkTagSplitter({ opened: true });
+    expect(splitter.push('Counting the ')).toEqual([{ kind: 'reasoning', text: 'Counting the ' }]);
+    expect(splitter.push('legs.</th')).toEqual([{ kind: 'reasoning', text: 'legs.' }]);
+    expect(splitter.push('ink>Eight.')).toEqual([{ kind: 'text', text: 'Eight.' }]);
+  });
+
+  it('leaves a literal </think> later in the answer as text, as after a complete block', () => {
+    const answer = 'Close it with </think> and go on.';
+    expect(split(`Why.</think>\n${answer}`, [6, 20], { opened: true })).toEqual({ reasoning: 'Why.', text: answer });
+    expect(split(`<think>Why.</think>\n${answer}`, [6, 20])).toEqual({ reasoning: 'Why.', text: answer });
+    // A model that writes the opening tag itself, though the prompt opened one, is read as if it had not.
+    expect(split(`<think>Why.</think>\n${answer}`, [3], { opened: true })).toEqual({ reasoning: 'Why.', text: answer });
+  });
+});
+
+describe('an answer with no think tags', () => {
+  const answer = 'A spider has eight legs, and an insect six.';
+
+  it('comes out of each piece at once and unchanged', () => {
+    const splitter = new ThinkTagSplitter();
+    for (let from = 0; from < answer.length; from += 4) {
+      const piece = answer.slice(from, from + 4);
+      expect(splitter.push(piece)).toEqual([{ kind: 'text', text: piece }]);
+    }
+    expect(splitter.end()).toEqual([]);
+  });
+
+  it('is told as no evidence either way', () => {
+    const told: boolean[] = [];
+    expect(split(answer, [5, 9], { onEvidence: (opens) => told.push(opens) })).toEqual({ reasoning: '', text: answer });
+    expect(told).toEqual([]);
+  });
+});
+
+describe('what a response shows of how the model begins its answers', () => {
+  const evidence = (
+    text: string,
+    cuts: readonly number[],
+    opened = false,
+  ): { split: { reasoning: string; text: string }; told: boolean[] } => {
+    const told: boolean[] = [];
+    return { split: split(text, cuts, { opened, onEvidence: (opens) => told.push(opens) }), told };
+  };
+
+  it('a </think> before any <think> is left as text and told as evidence that the prompt opens the block', () => {
+    const whole = 'Counting.</think>\n\nEight legs.';
+    for (const cuts of cutsOf(whole)) expect(evidence(whole, cuts)).toEqual({ split: { reasoning: '', text: whole }, told: [true] });
+  });
+
+  it('a block the response opened and closed, then a literal </think>, tells nothing', () => {
+    expect(evidence('<think>a</think>b</think>c', [9]).told).toEqual([]);
+    expect(evidence('Use <think> then </think>.', [12]).told).toEqual([]);
+  });
+
+  it('a response that began inside reasoning and never closed it is told as evidence against, an empty one as nothing', () => {
+    expect(evidence('Still counting when it was cut', [4], true)).toEqual({
+      split: { reasoning: 'Still counting when it was cut', text: '' },
+      told: [false],
+    });
+    expect(evidence('', [], true).told).toEqual([]);
+    expect(evidence('Counting.</think>Eight.', [], true).told).toEqual([]);
   });
 });
 
