@@ -20,6 +20,8 @@ export interface ScriptedModel {
   readonly tools?: boolean;
   /** True: the model sees images. Ollama lists `vision` among its capabilities, llama.cpp `multimodal` in /v1/models. */
   readonly vision?: boolean;
+  /** The chat template llama.cpp's `/props` (`chat_template`) and Ollama's `/api/show` (`template`) report. */
+  readonly chatTemplate?: string;
 }
 
 /** Whether `model` (a request's model field) is served as a text-only model. */
@@ -76,7 +78,7 @@ function llamaCppProps(config: LocalServerConfig): unknown {
     default_generation_settings: { id: 0, id_task: -1, n_ctx: window, speculative: false, is_processing: false, params: { n_predict: -1 } },
     total_slots: config.totalSlots ?? 1,
     model_path: `/models/${config.models[0]?.id ?? 'scripted'}.gguf`,
-    chat_template: '',
+    chat_template: config.models[0]?.chatTemplate ?? '',
     modalities: { vision: false },
     build_info: 'scripted',
   };

@@ -20,7 +20,12 @@ export interface OllamaOptions {
 
 /** What the Ollama routes need from the server they are part of. */
 export interface OllamaHost {
-  readonly models: readonly { readonly id: string; readonly contextLength?: number; readonly vision?: boolean }[];
+  readonly models: readonly {
+    readonly id: string;
+    readonly contextLength?: number;
+    readonly vision?: boolean;
+    readonly chatTemplate?: string;
+  }[];
   readonly options: OllamaOptions;
   /** Whether a model only speaks text: Ollama refuses tool definitions for it and does not list `tools` among its capabilities. */
   textOnly(model: string): boolean;
@@ -149,7 +154,7 @@ export class OllamaEndpoint {
     }
   }
 
-  private find(name: unknown): { id: string; contextLength?: number } | undefined {
+  private find(name: unknown): OllamaHost['models'][number] | undefined {
     return typeof name === 'string' ? this.host.models.find((model) => sameModel(model.id, name)) : undefined;
   }
 
@@ -220,7 +225,7 @@ export class OllamaEndpoint {
       license: '',
       modelfile: `FROM ${model.id}\n${numCtx === undefined ? '' : `PARAMETER num_ctx ${numCtx}\n`}`,
       parameters,
-      template: '{{ .Prompt }}',
+      template: model.chatTemplate ?? '{{ .Prompt }}',
       details: this.details(model),
       model_info: {
         'general.architecture': architecture,

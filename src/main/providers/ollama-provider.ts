@@ -24,6 +24,7 @@ import {
   type OllamaToolCall,
 } from './ollama-wire';
 import { IdleWatchdog, toModelError } from './provider-errors';
+import { ThinkTagSplitters, ollamaOpening } from './think-openings';
 import { ThinkTagSplitter, contentEvents } from './think-tags';
 
 export interface OllamaOptions {
@@ -85,6 +86,8 @@ export class OllamaProvider implements ModelProvider {
   private readonly idleTimeoutMs: number;
   private readonly keepAlive: string;
   private readonly fetch: typeof fetch;
+  /** Inline reasoning told apart per model, knowing which templates open it (`/api/show`). */
+  private readonly thinkTags: ThinkTagSplitters;
 
   constructor(private readonly options: OllamaOptions) {
     this.root = ollamaRoot(options.baseUrl);
@@ -92,12 +95,14 @@ export class OllamaProvider implements ModelProvider {
     this.keepAlive = options.keepAlive ?? '30m';
     // Called through a closure: a bare `fetch` taken off the global and called as a method can lose its `this`.
     this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
+    this.thinkTags = new ThinkTagSplitters(ollamaOpening({ root: this.root, fetch: this.fetch, headers, timeoutMs: 3_000 }));
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
     const calls: GatheredCall[] = [];
-    const content = new ThinkTagSplitter();
+    const content = await this.thinkTags.splitter(request.model, watchdog.signal);
     try {
       const response = await this.send('POST', '/api/chat', chatBody(request, this.keepAlive), watchdog.signal);
       if (!response.body) throw new OllamaServerError('The answer has no body.', response.status);

@@ -17,6 +17,7 @@ import { countWithLlamaCpp } from './llama-cpp-tokenizer';
 import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
 import { serverRoot, type RouteContext } from './server-routes';
+import { ThinkTagSplitters, llamaCppOpening } from './think-openings';
 import { ThinkTagSplitter, contentEvents } from './think-tags';
 import { ToolCallAssembly } from './tool-call-assembly';
 import { UsageTally, timingsOf } from './usage-tally';
@@ -135,6 +136,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
   private llamaCpp: Promise<boolean> | null = null;
   /** llama-server's prompt cache: `cache_prompt`, a slot per line of requests, and nothing for other servers. */
   private readonly promptCache: LlamaCppPromptCache;
+  /** Inline reasoning told apart per model, knowing which templates open it (llama.cpp's `/props`). */
+  private readonly thinkTags: ThinkTagSplitters;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
@@ -147,6 +150,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       timeoutMs: options.probeTimeoutMs ?? 3_000,
     };
     this.promptCache = new LlamaCppPromptCache(this.routes);
+    this.thinkTags = new ThinkTagSplitters(llamaCppOpening(this.routes));
     this.client = new OpenAI({
       baseURL: options.baseUrl,
       // Local servers ignore the key, but the SDK requires one.
@@ -161,7 +165,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const watchdog = new IdleWatchdog(signal, this.idleTimeoutMs);
     const calls = new ToolCallAssembly();
     const usage = new UsageTally();
-    const content = new ThinkTagSplitter();
+    const content = await this.thinkTags.splitter(request.model, watchdog.signal);
     let finish: string | null = null;
     const cache = await this.promptCache.use(request, watchdog.signal);
     try {

@@ -6,7 +6,7 @@ import type { ModelProvider, ModelStreamEvent } from '../../../src/main/agent/po
 import { AnthropicProvider } from '../../../src/main/providers/anthropic-provider';
 import { OllamaProvider } from '../../../src/main/providers/ollama-provider';
 import { OpenAICompatibleProvider } from '../../../src/main/providers/openai-compatible-provider';
-import { awkwardPieces, replay, startRawServer, type RawRoute, type RawServer } from './raw-server';
+import { awkwardPieces, json, replay, startRawServer, type RawRoute, type RawServer } from './raw-server';
 
 /*
  * Streams real servers send, replayed byte for byte from a real HTTP server on 127.0.0.1 through the real providers.
@@ -37,6 +37,8 @@ const sidecarSchema = z.object({
   provider: z.enum(['openai-compatible', 'ollama', 'anthropic']),
   /** `cut`: the connection drops after the last byte instead of the answer closing. */
   ending: z.enum(['close', 'cut']).default('close'),
+  /** Other routes of the server, "METHOD /path" to the JSON it answers (llama.cpp's `/props`). */
+  routes: z.record(z.string(), z.unknown()).default({}),
   expected: expectedSchema,
 });
 type Sidecar = z.infer<typeof sidecarSchema>;
@@ -124,6 +126,7 @@ describe('real server streams, replayed in awkward pieces', () => {
     server = await startRawServer(routes);
     const { route, type, provider } = wire(sidecar, server.url);
     routes[route] = replay(fixture.bytes, type, sidecar.ending);
+    for (const [other, body] of Object.entries(sidecar.routes)) routes[other] = json(body);
 
     const events = await collect(provider.stream(request, new AbortController().signal));
     const expected = sidecar.expected;

@@ -141,7 +141,13 @@ describe('what a response shows of how the model begins its answers', () => {
 describe('inline reasoning through the providers, over real HTTP', () => {
   let server: ScriptedModelServer;
   beforeAll(async () => {
-    server = await ScriptedModelServer.start({ models: [{ id: 'qwq', contextLength: 32768 }] });
+    server = await ScriptedModelServer.start({
+      models: [
+        { id: 'qwq', contextLength: 32768 },
+        // A model whose template opens the block in the prompt, which Ollama does not parse (it is not listed as thinking).
+        { id: 'qwq-opened', contextLength: 32768, chatTemplate: '{{ .Prompt }}<|im_start|>assistant\n<think>\n' },
+      ],
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -166,6 +172,37 @@ describe('inline reasoning through the providers, over real HTTP', () => {
       reasoning: 'Count the legs.',
       text: 'A spider has eight legs.',
     });
+  });
+
+  const opened = { steps: [{ kind: 'text' as const, text: 'Count the legs.</think>\n\nA spider has eight legs.', chunkSize: 5 }] };
+
+  it("Ollama's own API shows reasoning the template opened as reasoning from the first answer, the template saying so", async () => {
+    server.enqueue(opened);
+    const provider = new OllamaProvider({ baseUrl: server.ollamaBaseUrl });
+    expect(await collect(provider.stream({ ...request, model: 'qwq-opened' }, new AbortController().signal))).toEqual({
+      reasoning: 'Count the legs.',
+      text: 'A spider has eight legs.',
+    });
+  });
+
+  it('an OpenAI-compatible server that says nothing of its template: learnt from an answer that closed a block it never opened, unlearnt from one that never closed', async () => {
+    const provider = new OpenAICompatibleProvider({ baseUrl: server.openaiBaseUrl });
+    server.enqueue(opened);
+    expect(await collect(provider.stream(request, new AbortController().signal))).toEqual({
+      reasoning: '',
+      text: 'Count the legs.</think>\n\nA spider has eight legs.',
+    });
+    server.enqueue(opened);
+    expect(await collect(provider.stream(request, new AbortController().signal))).toEqual({
+      reasoning: 'Count the legs.',
+      text: 'A spider has eight legs.',
+    });
+    // An answer without tags, after that: the model began inside reasoning it never closed; the next answer is read
+    // as an answer again.
+    server.enqueue({ steps: [{ kind: 'text' as const, text: 'Eight.', chunkSize: 3 }] });
+    expect(await collect(provider.stream(request, new AbortController().signal))).toEqual({ reasoning: 'Eight.', text: '' });
+    server.enqueue({ steps: [{ kind: 'text' as const, text: 'Eight.', chunkSize: 3 }] });
+    expect(await collect(provider.stream(request, new AbortController().signal))).toEqual({ reasoning: '', text: 'Eight.' });
   });
 
   it("Ollama's own API with the reasoning in the content shows it as reasoning too", async () => {
