@@ -19,6 +19,8 @@ import {
 } from 'node-llama-cpp';
 import type { ErrorInfo } from '../../shared/errors';
 import type { MachineInfo } from '../../shared/local-models';
+import { ThinkTagSplitters } from '../providers/think-openings';
+import type { ContentPiece } from '../providers/think-tags';
 import { chatHistory } from './chat-history';
 import type { GenerateRequest, RuntimeStreamEvent } from './runtime-protocol';
 import { SequencePool } from './sequence-pool';
@@ -59,6 +61,8 @@ export class LlamaRuntime {
   private queue: Promise<unknown> = Promise.resolve();
   private threads: number | undefined;
   private maxSequences = defaultSequences;
+  /** Reasoning in the text, for chat formats that do not know it as a segment of its own; per model file. */
+  private readonly thinkTags = new ThinkTagSplitters();
 
   /**
    * Loads the binding (the prebuilt one for this machine; never a build from source) and says what the machine has.
@@ -240,6 +244,13 @@ export class LlamaRuntime {
     const cacheReadTokens = Math.min(chat.sequence.compareContextTokens(prompt).firstDifferentIndex, promptTokens - 1);
     const meter = chat.sequence.tokenMeter.getState();
     const calls = new CallStream(emit);
+    // Reasoning that the chat wrapper does not know as a segment of its own stays in the text: it is told apart as the
+    // providers tell it. (node-llama-cpp's Jinja wrapper leaves out a `<think>` the template opens the answer with, so
+    // whether a model's answers begin inside reasoning is learnt from its answers.)
+    const content = this.thinkTags.splitterFor(request.modelPath);
+    const said = (pieces: readonly ContentPiece[]): void => {
+      for (const piece of pieces) emit({ type: piece.kind === 'text' ? 'text_delta' : 'reasoning_delta', text: piece.text });
+    };
     const result = await chat.generateResponse(history, {
       ...(functions ? { functions, documentFunctionParams: true } : {}),
       maxTokens,
@@ -248,11 +259,12 @@ export class LlamaRuntime {
       stopOnAbortSignal: true,
       onResponseChunk: (chunk) => {
         if (chunk.text === '') return;
-        if (chunk.type === undefined) emit({ type: 'text_delta', text: chunk.text });
+        if (chunk.type === undefined) said(content.push(chunk.text));
         else if (chunk.segmentType === 'thought') emit({ type: 'reasoning_delta', text: chunk.text });
       },
       onFunctionCallParamsChunk: (chunk) => calls.piece(chunk.callIndex, chunk.functionName, chunk.paramsChunk),
     });
+    said(content.end());
     const metered = chat.sequence.tokenMeter.diff(meter);
     emit({
       type: 'usage',
