@@ -5,7 +5,7 @@ import type { ModelRequest } from '../../../src/main/agent/ports/model-provider'
 import type { LocalRuntimeProvider } from '../../../src/main/runtime/local-runtime-provider';
 import type { RuntimeChannel } from '../../../src/main/runtime/runtime-protocol';
 import { tinyGguf } from '../../fixtures/tiny-gguf';
-import { TinyModels, collect, runtimeProvider, textOf } from './runtime-fixture';
+import { TinyModels, collect, reasoningOf, runtimeProvider, textOf } from './runtime-fixture';
 
 /*
  * The built-in runtime on tiny models the suite writes itself: a real node-llama-cpp, in its own process, computing on
@@ -37,8 +37,13 @@ const ask = (model: string, extra: Partial<ModelRequest> = {}): ModelRequest => 
   ...extra,
 });
 
+/* A model that closes a think block its chat format never opened, as one trained to answer after a template's `<think>` does. */
+const pondering = ['Pondering', ' the', ' greeting', '</think>', '\n\nHello', ' there.'];
+
 beforeAll(() => {
   models.add('hello', { says: ['Hello', ' world', '.'], name: 'Hello model' });
+  models.add('closer', { says: pondering, name: 'Closer model' });
+  models.add('thinker', { says: ['<think>', ...pondering], name: 'Thinker model' });
   models.add('caller', { says: ['||call: '], name: 'Caller model' });
   models.add('endless', { says: ['tick', ' tock'], then: 0, name: 'Endless model' });
   const bytes = tinyGguf({ says: ['Hello'] });
@@ -212,6 +217,22 @@ describe('the built-in runtime', () => {
     const events = await collect(closed.provider.stream(ask('hello'), new AbortController().signal));
     expect(events).toEqual([{ type: 'error', error: { code: 'runtime_failed', message: expect.stringContaining('closed') } }]);
     expect(closed.channels).toHaveLength(0);
+  });
+
+  it('tells apart a <think> block the model writes, from the first answer', async () => {
+    const events = await collect(provider.stream(ask('thinker'), new AbortController().signal));
+    expect({ reasoning: reasoningOf(events), text: textOf(events) }).toEqual({ reasoning: 'Pondering the greeting', text: 'Hello there.' });
+  });
+
+  it("reads a model's answers as beginning inside reasoning once one closed a block its chat format never opened", async () => {
+    const first = await collect(provider.stream(ask('closer'), new AbortController().signal));
+    // The first answer streamed as text before its `</think>` came; it is left as it was.
+    expect({ reasoning: reasoningOf(first), text: textOf(first) }).toEqual({
+      reasoning: '',
+      text: 'Pondering the greeting</think>\n\nHello there.',
+    });
+    const second = await collect(provider.stream(ask('closer'), new AbortController().signal));
+    expect({ reasoning: reasoningOf(second), text: textOf(second) }).toEqual({ reasoning: 'Pondering the greeting', text: 'Hello there.' });
   });
 
   it('lists the models with their trained windows, and reports the window it runs them with', async () => {

@@ -86,3 +86,6 @@ export async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<
 
 export const textOf = (events: readonly ModelStreamEvent[]): string =>
   events.map((event) => (event.type === 'text_delta' ? event.text : '')).join('');
+
+export const reasoningOf = (events: readonly ModelStreamEvent[]): string =>
+  events.map((event) => (event.type === 'reasoning_delta' ? event.text : '')).join('');
