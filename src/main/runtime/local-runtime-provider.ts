@@ -298,7 +298,7 @@ export class LocalRuntimeProvider implements ModelProvider {
 function streamEvent(event: RuntimeStreamEvent, request: ModelRequest): ModelStreamEvent {
   if (event.type === 'tool_call_ready') return withSchemaArguments(event, request);
   if (event.type !== 'usage') return event;
-  // The meter's figure is the runtime's own evidence of the cache; the port's usage says it as cacheReadTokens.
+  // The meter's figure stays between the app and its runtime; the port's usage says what the cache saved as cacheReadTokens.
   return { type: 'usage', inputTokens: event.inputTokens, outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens };
 }
 

@@ -40,7 +40,7 @@ export const generateRequestSchema = z.object({
    * The line of requests this one continues (`ModelRequest.cacheKey`): the runtime keeps one evaluated prompt per key,
    * memory allowing, so the next request of the line reads only what it adds. Absent: the line of requests without one.
    */
-  cacheKey: z.string().min(1).max(500).optional(),
+  cacheKey: z.string().min(1).optional(),
 });
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 
