@@ -13,6 +13,7 @@ import type { ModelInfo } from '../../shared/domain';
 import { ModelError, type ErrorInfo } from '../../shared/errors';
 import type { ChatMessage, ModelProvider, ModelRequest, ModelStreamEvent, ModelWindow, StopReason } from '../agent/ports/model-provider';
 import { LlamaCppPromptCache, type CacheFields } from './llama-cpp-cache';
+import { LlamaCppProps } from './llama-cpp-props';
 import { countWithLlamaCpp } from './llama-cpp-tokenizer';
 import { withNestedErrorBody } from './nested-error-body';
 import { IdleWatchdog, classifyProviderError, toModelError } from './provider-errors';
@@ -134,6 +135,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
   private readonly converted = new WeakMap<ChatMessage, ChatCompletionMessageParam>();
   /** Whether the server is llama.cpp, once known; dropped when its tokenizer route goes missing. */
   private llamaCpp: Promise<boolean> | null = null;
+  /** llama.cpp's `/props`, read once for the prompt cache and the think tags both; forgotten when the server went away. */
+  private readonly props: LlamaCppProps;
   /** llama-server's prompt cache: `cache_prompt`, a slot per line of requests, and nothing for other servers. */
   private readonly promptCache: LlamaCppPromptCache;
   /** Inline reasoning told apart per model, knowing which templates open it (llama.cpp's `/props`). */
@@ -149,8 +152,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
       headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
       timeoutMs: options.probeTimeoutMs ?? 3_000,
     };
-    this.promptCache = new LlamaCppPromptCache(this.routes);
-    this.thinkTags = new ThinkTagSplitters(llamaCppOpening(this.routes));
+    this.props = new LlamaCppProps(this.routes);
+    this.promptCache = new LlamaCppPromptCache(this.props);
+    this.thinkTags = new ThinkTagSplitters(llamaCppOpening(this.props));
     this.client = new OpenAI({
       baseURL: options.baseUrl,
       // Local servers ignore the key, but the SDK requires one.
@@ -196,7 +200,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
       yield* calls.ready();
       yield { type: 'done', stopReason: calls.size > 0 && finish !== 'length' ? 'tool_use' : stopReason(finish) };
     } catch (error) {
-      if (error instanceof APIConnectionError) this.promptCache.forget();
+      // The server may come back as another, or with other slots: its `/props` is read again.
+      if (error instanceof APIConnectionError) this.props.forget();
       yield* usage.event();
       const classified = classifyProviderError(error, this.options.baseUrl, watchdog.signal);
       // What the classifier found is the event: the error, and when said, the wait and the window's figures.

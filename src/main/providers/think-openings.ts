@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { BoundedMap } from '../../shared/bounded-map';
+import type { LlamaCppProps } from './llama-cpp-props';
 import { requestJson, type RouteContext } from './server-routes';
 import { ThinkTagSplitter } from './think-tags';
 
@@ -36,15 +37,16 @@ const llamaCppPropsSchema = z.object({
 });
 
 /**
- * llama.cpp's `GET /props`: the template of the model it serves, and how it answers. Only a server that says it parses
- * no reasoning (`reasoning_format: none`) leaves it in the text; one that parses it (llama.cpp's default) sends it
- * apart, and one that does not say may be of either kind, so its template says nothing here.
+ * llama.cpp's `GET /props` (read once per server, shared with the prompt cache): the template of the model it serves,
+ * and how it answers. Only a server that says it parses no reasoning (`reasoning_format: none`) leaves it in the text;
+ * one that parses it (llama.cpp's default) sends it apart, and one that does not say may be of either kind, so its
+ * template says nothing here.
  */
-export function llamaCppOpening(context: RouteContext): TemplateOpening {
+export function llamaCppOpening(server: LlamaCppProps): TemplateOpening {
   return async (_model, signal) => {
-    const answer = await requestJson(`${context.root}/props`, context, signal);
-    if (answer.kind !== 'json') return null;
-    const props = llamaCppPropsSchema.safeParse(answer.body);
+    const answer = await server.read(signal);
+    if (!answer) return null;
+    const props = llamaCppPropsSchema.safeParse(answer);
     if (!props.success || !props.data.chat_template) return null;
     const format = props.data.default_generation_settings?.params?.reasoning_format;
     if (format === undefined) return null;

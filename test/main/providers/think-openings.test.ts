@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { LlamaCppProps } from '../../../src/main/providers/llama-cpp-props';
 import {
   ThinkTagSplitters,
   llamaCppOpening,
@@ -64,7 +65,9 @@ describe('what a server says of its template', () => {
     });
     const routes: Record<string, ReturnType<typeof json>> = {};
     server = await startRawServer(routes);
-    const opening = llamaCppOpening(context(server.url));
+    const url = server.url;
+    // `/props` is read once per server: each case is a server of its own.
+    const opening: TemplateOpening = (model, reading) => llamaCppOpening(new LlamaCppProps(context(url)))(model, reading);
     const cases: [unknown, boolean | null][] = [
       [props(templates.opensInJinja, 'none'), true],
       [props(templates.opensInJinja), null],
