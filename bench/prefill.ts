@@ -1,4 +1,8 @@
+import type { ChatMessage } from '../src/main/agent/ports/model-provider';
+import { LocalRuntimeProvider } from '../src/main/runtime/local-runtime-provider';
+import { sourceRuntime } from '../src/main/runtime/runtime-process';
 import { BashParser } from '../src/main/shell/bash-parser';
+import { TinyModels } from '../test/main/runtime/runtime-fixture';
 import { builtinTools } from '../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../test/helpers';
 import { LoopbackTransport } from '../test/host/loopback-transport';
@@ -8,7 +12,7 @@ import { asksForNotes, finalAnswer, notesModel, notesTask, writeNotes } from '..
 import { scriptedSession } from './scripted-session';
 
 /*
- * How much of each prompt a local server must read again. The twenty-notes task (a chain of twenty 5,000-character
+ * How much of each prompt a local server must read again, and what it costs in time on the built-in runtime. The twenty-notes task (a chain of twenty 5,000-character
  * notes, followed one by one) on an 8,192-token window, through the scripted server speaking llama.cpp: one slot that
  * keeps the prompt it read last and reports, per request, how much of the next one it took from there (`cache_n`) and
  * how much it read (`prompt_n`), as llama.cpp's server does. The baseline is a server that keeps nothing, which reads
@@ -42,6 +46,67 @@ function readOf(request: RecordedRequest): Read {
     // Notes asked in requests of their own share nothing with the conversation.
     side: asksForNotes(request) && system.includes('working notes of a coding agent'),
   };
+}
+
+/** Steps of the session on the built-in runtime; each adds an answer and a message of about 350 tokens (the tiny model reads a character a token). */
+const runtimeSteps = 10;
+const stepText = (step: number): string =>
+  `Step ${step}: ${'a line of a log the agent reads and reports on, with numbers like 1234 and words '.repeat(4)}`;
+
+/**
+ * A session on the built-in runtime with a tiny model the bench writes: the time to the first token of step 10 against
+ * step 2, where each request is the one before with one more exchange. The runtime keeps the session's sequence, so
+ * step 10 reads only what step 9 did not have; the same step-10 prompt on a line of its own (nothing kept) is the
+ * baseline, in the same run.
+ */
+async function runtimeTimes(): Promise<{ step2: number; step10: number; cold10: number; read10: number; prompt10: number }> {
+  const models = new TinyModels();
+  models.add('bench', { says: ['tick', ' tock'], then: 'end', blocks: 4, extraWidth: 480, feedForward: 2048, contextLength: 8192 });
+  const provider = new LocalRuntimeProvider({
+    models,
+    launch: sourceRuntime({ WORKBENCH_RUNTIME_GPU: 'off', WORKBENCH_RUNTIME_THREADS: '1' }),
+    defaultTemperature: 0,
+  });
+  const ask = async (messages: readonly ChatMessage[], cacheKey: string): Promise<{ firstMs: number; read: number; prompt: number }> => {
+    const started = performance.now();
+    let first = 0;
+    let read = 0;
+    let prompt = 0;
+    for await (const event of provider.stream(
+      { model: 'bench', system: 'You are a helpful assistant.', messages, maxTokens: 4, contextWindow: 8192, cacheKey },
+      new AbortController().signal,
+    )) {
+      if (event.type === 'text_delta' && first === 0) first = performance.now();
+      if (event.type === 'usage') {
+        prompt = event.inputTokens;
+        read = event.inputTokens - (event.cacheReadTokens ?? 0);
+      }
+      if (event.type === 'error') throw new Error(event.error.message);
+    }
+    return { firstMs: (first || performance.now()) - started, read, prompt };
+  };
+  const messages: ChatMessage[] = [];
+  const times: Array<{ firstMs: number; read: number; prompt: number }> = [];
+  try {
+    for (let step = 1; step <= runtimeSteps; step += 1) {
+      messages.push({ role: 'user', content: stepText(step) });
+      times.push(await ask([...messages], 'session'));
+      messages.push({ role: 'assistant', content: 'tick tock' });
+    }
+    messages.pop();
+    const cold = await ask([...messages], 'cold');
+    const [step2, step10] = [times[1], times[runtimeSteps - 1]];
+    return {
+      step2: step2?.firstMs ?? Number.NaN,
+      step10: step10?.firstMs ?? Number.NaN,
+      cold10: cold.firstMs,
+      read10: step10?.read ?? 0,
+      prompt10: step10?.prompt ?? 0,
+    };
+  } finally {
+    provider.dispose();
+    models.remove();
+  }
 }
 
 export async function runPrefillBench(): Promise<void> {
@@ -87,6 +152,10 @@ export async function runPrefillBench(): Promise<void> {
     `prompt kept from the request before: median ${percentile(shares, 50).toFixed(2)}, minimum ${Math.min(...shares).toFixed(2)}, p25 ${percentile(shares, 25).toFixed(2)}`,
   );
   console.log(`prompt tokens read: ${readAgain} of ${sent} sent (a server that keeps nothing reads all ${sent})`);
+  const local = await runtimeTimes();
+  console.log(
+    `built-in runtime, first token: step 2 ${local.step2.toFixed(0)} ms, step 10 ${local.step10.toFixed(0)} ms (read ${local.read10} of its ${local.prompt10} prompt tokens); step 10's prompt with nothing kept ${local.cold10.toFixed(0)} ms`,
+  );
   console.log(
     JSON.stringify({
       bench: 'prefill',
@@ -95,6 +164,8 @@ export async function runPrefillBench(): Promise<void> {
       kept_median: Number(percentile(shares, 50).toFixed(3)),
       kept_min: Number(Math.min(...shares).toFixed(3)),
       read_share: Number((readAgain / Math.max(1, sent)).toFixed(3)),
+      runtime_step10_over_step2: Number((local.step10 / local.step2).toFixed(2)),
+      runtime_step10_over_cold: Number((local.step10 / local.cold10).toFixed(2)),
     }),
   );
 }
