@@ -6,6 +6,7 @@ import { temporaryFolder } from '../helpers';
 import { factOf, finalAnswer, noteCount, notesModel, notesTask, writeNotes } from '../twenty-notes';
 import { BashParser } from '../../src/main/shell/bash-parser';
 import { useWorkbenches } from './fixture';
+import { logsAnswer, logsModel, logsTask, writeLogs } from '../six-logs';
 
 const shell = await BashParser.load();
 
@@ -66,8 +67,40 @@ describe('long work on a small local model', () => {
     const jump = page.getByRole('button', { name: 'Jump to the latest message' });
     if (await jump.isVisible()) await jump.click();
     await expectPage(dividers.filter({ hasText: 'as you asked' })).toBeVisible();
-    const asked = server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>;
-    expect(asked[0]?.content).toContain('Keep every fact code.');
+    // The summary is asked as the conversation's continuation (or apart, when that does not fit): the person's words go with it.
+    expect(JSON.stringify(server.requests.at(-1)?.body['messages'])).toContain('Keep every fact code.');
+    folder.remove();
+  }, 120_000);
+
+  it('reviews six logs one by one on a 4,096-token window to the right answer, and the meter says how much of each prompt was kept', async () => {
+    const workbench = await open(
+      { tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
+      { personality: 'llama.cpp', contextWindow: 4096, llamaSlots: { total: 1 }, fallback: logsModel },
+    );
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-logs-');
+    writeLogs(folder.path);
+    const created = await host.invoke('session:create', { title: 'Logs', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    await page.reload();
+    await page.getByRole('button', { name: /^Logs/ }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill(logsTask);
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText(logsAnswer, { timeout: 60_000 });
+    await expectPage(page.getByRole('status', { name: 'Session state' })).toHaveText('done', { timeout: 30_000 });
+    const chats = server.requests.filter((request) => request.path === '/v1/chat/completions');
+    for (const request of chats) expect(request.promptTokens + Number(request.body['max_tokens'])).toBeLessThanOrEqual(4096);
+    // The meter's popover says how much of the last request was unchanged, and how much of the session's was read again.
+    const meter = page.getByRole('button', { name: 'Context window' });
+    await expectPage(meter).toContainText('/ 4,096');
+    await meter.click();
+    const popover = page.getByRole('form', { name: 'Summarize the conversation' });
+    await expectPage(popover).toContainText(/Unchanged beginning: about \d+ of \d+ tokens \(\d+%\)/);
+    await expectPage(popover).toContainText(
+      /This session: \d+% of \d+ prompt tokens read again; the servers reported \d+ read from their caches\./,
+    );
+    await workbench.screenshot('long-work-small-window');
     folder.remove();
   }, 120_000);
 });

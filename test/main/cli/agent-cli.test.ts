@@ -3,6 +3,7 @@ import { temporaryFolder } from '../../helpers';
 import { needs, osSandbox } from '../../platform';
 import { runCli } from './run-cli';
 import { ScriptedModelServer } from '../../scripted-model-server';
+import { logsAnswer, logsModel, logsTask, writeLogs } from '../../six-logs';
 
 describe('the headless runner', () => {
   let server: ScriptedModelServer;
@@ -15,6 +16,35 @@ describe('the headless runner', () => {
     await server.close();
     workspace.remove();
   });
+
+  it('reviews six logs one by one on a 4,096-token llama.cpp window to the end, and says how much of the prompts was read again', async () => {
+    const small = await ScriptedModelServer.start({
+      personality: 'llama.cpp',
+      contextWindow: 4096,
+      llamaSlots: { total: 1 },
+      fallback: logsModel,
+    });
+    const logs = temporaryFolder();
+    try {
+      writeLogs(logs.path);
+      const result = await runCli(['--workspace', logs.path, '--endpoint', small.openaiBaseUrl, '--model', 'scripted-model', logsTask]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(logsAnswer);
+      expect(result.stdout).toMatch(/context_compacted: /);
+      expect(result.stdout).not.toMatch(/model_context_overflow|too large/);
+      // Each request says how much of it the one before had sent, and the server's figure is printed beside it.
+      expect(result.stdout).toMatch(/context_measured: .* \d+ unchanged from the request before \(\d+%\), \d+ to read again/);
+      expect(result.stdout).toMatch(/model_call_finished: \d+ in \(\d+ from the server's cache\)/);
+      expect(result.stdout.trim().split('\n').at(-1)).toMatch(
+        /^Prompts: \d+ requests, \d+ tokens, \d+ of them after an unchanged beginning, read again \(\d+%\); the server reported \d+ read from its cache\.$/,
+      );
+      for (const request of small.requests.filter((each) => each.path === '/v1/chat/completions'))
+        expect(request.promptTokens + Number(request.body['max_tokens'])).toBeLessThanOrEqual(4096);
+    } finally {
+      await small.close();
+      logs.remove();
+    }
+  }, 60_000);
 
   it('runs a turn against an endpoint and prints its events, one per line', async () => {
     server.enqueue({
