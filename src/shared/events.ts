@@ -56,10 +56,7 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     /** Files attached to the message, as read when it was sent (absent in journals from before attachments). */
     attachments: z.array(attachmentSchema).optional(),
   }),
-  /**
-   * Memories relevant to the person's message, given to the model with that message (the system prompt stays the same
-   * from turn to turn, so a server's prompt cache holds across turns).
-   */
+  /** Memories relevant to the person's message, given to the model after it (not in the system prompt, which stays the same). */
   z.object({
     type: z.literal('memories_recalled'),
     ...turnRef,
@@ -268,10 +265,7 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     counting: z.enum(['tokenizer', 'usage', 'estimate']),
     /** Old tool results shortened in this request. */
     shortened: z.number().int().nonnegative(),
-    /**
-     * Tokens at the prompt's beginning unchanged from the last one sent to this model on this line (what a server that
-     * keeps its evaluated prompt need not read again), by the same count as `tokens`; absent for the first of a line.
-     */
+    /** Tokens at its beginning unchanged from the last request on this line to this model (a server's cache need not read them again); absent for the first. */
     shared: z.number().int().nonnegative().optional(),
     /** The system prompt sent with the request, as kept (`prompt:get`); absent in journals from before prompts were kept. */
     promptId: z.string().min(1).max(100).optional(),
