@@ -59,19 +59,27 @@ describe('memory and what the model saw', () => {
       ((server.requests[index]?.body['messages'] as Array<{ role: string; content: string }> | undefined) ?? []).find(
         (message) => message.role === 'system',
       )?.content ?? '';
-    expect(system(0)).toContain('The staging server is called bramble');
+    const asked = (index: number): string =>
+      ((server.requests[index]?.body['messages'] as Array<{ role: string; content: string }> | undefined) ?? []).findLast(
+        (message) => message.role === 'user',
+      )?.content ?? '';
+    // The memory goes with the message it bears on; the system prompt, the same for both requests, has the instructions.
+    expect(asked(0)).toContain('The staging server is called bramble');
+    expect(asked(1)).not.toContain('bramble');
     expect(system(0)).toContain('Write commit messages in the imperative mood.');
-    expect(system(1)).not.toContain('bramble');
+    expect(system(1)).toBe(system(0));
+    // The message shows the memory it was given with.
+    await expectPage(page.getByText('1 memory given to the model with this message')).toBeVisible();
+    await page.getByText('1 memory given to the model with this message').click();
+    await expectPage(page.locator('.recalled-memories')).toContainText('The staging server is called bramble');
 
     await page.getByRole('article', { name: 'Answer' }).first().waitFor();
     await page.getByRole('button', { name: 'What the model saw' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'What the model saw' });
     await expectPage(dialog).toContainText('Environment');
     await expectPage(dialog).toContainText('AGENTS.md');
-    const memoryPart = dialog.locator('details[data-kind="memory"]');
-    await expectPage(memoryPart).toHaveCount(1);
-    await memoryPart.locator('summary').click();
-    await expectPage(memoryPart).toContainText(/Remembered by the agent on \d{4}-\d{2}-\d{2} in session .+, for this workspace/);
+    // What the model saw of the system prompt has no memory part: memories go with the messages.
+    await expectPage(dialog.locator('details[data-kind="memory"]')).toHaveCount(0);
     await workbench.screenshotAtSizes('prompt-view');
     await dialog.getByRole('button', { name: 'Close the prompt' }).click();
 

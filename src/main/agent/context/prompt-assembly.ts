@@ -57,6 +57,8 @@ export interface PromptFor {
   readonly entries: readonly ConversationEntry[];
   readonly window: number;
   readonly tokens: (chars: number) => number;
+  /** When the session began: the prompt gives its date, so the prompt stays the same across days (a later date is told in a message). */
+  readonly startedAt?: number;
 }
 
 /**
@@ -109,7 +111,7 @@ export class SystemPrompts {
       workspacePath: input.workspacePath,
       autonomy: input.autonomy,
       environment: sources?.environment() ?? unknownEnvironment,
-      now: this.options.clock.now(),
+      now: input.startedAt ?? this.options.clock.now(),
       tools: (input.tools ?? []).map((tool) => ({
         name: tool.name,
         ...(tool.group === undefined ? {} : { group: tool.group }),

@@ -186,6 +186,7 @@ export class TurnScheduler {
     const limits = this.options.limits();
     const setup: TurnSetup = {
       sessionId,
+      sessionStartedAt: session.createdAt,
       turnId,
       autonomy: session.autonomy,
       workspacePath: session.workspacePath,

@@ -4,7 +4,7 @@
 import { beforeModel, openBudgetGate, reachedBudget, readsStoredFigures } from './budget-gate';
 import type { Advance, ModelInUse, TurnProgress } from './loop-state';
 import type { StepContext } from './step-context';
-import { memoryBlock } from '../context/recalled-memories';
+import { contextNote } from '../context/recalled-memories';
 import type { ContextWindow } from '../../../shared/domain';
 import type { AssembledPrompt } from '../../../shared/prompt';
 import type { ToolSpec } from '../ports/model-provider';
@@ -38,6 +38,7 @@ export async function promptInUse(context: StepContext, model: ModelInUse): Prom
     entries: writer.messages,
     window: window.tokens,
     tokens,
+    ...(setup.sessionStartedAt === undefined ? {} : { startedAt: setup.sessionStartedAt }),
   });
   return { window, assembled, tools, tokens };
 }
@@ -72,10 +73,16 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
   if (progress.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
   const { assembled, tools, tokens, window } = await promptInUse(context, model);
   const profile = setup.profile?.profile;
-  // The memories relevant to the person's new message go with it, once, before its first request.
+  // The date when it is new to the conversation, and the memories relevant to the person's new message, go after it,
+  // once, before its first request: the system prompt stays the same from turn to turn.
   if (progress.iterations === 0 && setup.userText !== null) {
-    const block = memoryBlock(services.prompts.recall(setup.workspacePath, writer.messages), window.tokens, tokens);
-    if (block) writer.recallMemories(block.text, block.used);
+    const memories = services.prompts.recall(setup.workspacePath, writer.messages);
+    const note = contextNote(
+      { memories, now: services.clock.now(), startedAt: setup.sessionStartedAt ?? services.clock.now(), entries: writer.messages },
+      window.tokens,
+      tokens,
+    );
+    if (note) writer.recallMemories(note.text, note.used);
   }
   if (writer.signal.aborted) return stay({ kind: 'finish', status: 'cancelled' });
   const preparation = await services.context.prepare({

@@ -24,6 +24,8 @@ import type { TrustStore } from '../ports/trust';
 /** Everything fixed for one turn; the model it asks first is its own `choice`, `endpoint` and `provider`. */
 export interface TurnSetup extends ModelInUse {
   readonly sessionId: string;
+  /** When the session began: the date its system prompt says, the same at every request (a later one is told in a message). */
+  readonly sessionStartedAt?: number;
   readonly turnId: string;
   readonly autonomy: Autonomy;
   readonly workspacePath: string | null;

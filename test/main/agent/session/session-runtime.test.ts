@@ -100,7 +100,8 @@ describe('SessionRuntime against the scripted server and a real database', () =>
       workspacePath: null,
       model: { providerId: endpoint.id, model: 'scripted-model' },
       autonomy: 'L1',
-      createdAt: 1,
+      // Begun today: its system prompt gives today's date, so no message needs to tell it.
+      createdAt: Date.now(),
     });
     server.reset();
   });
@@ -210,7 +211,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
   });
 
   it('refuses to run without a model, writing nothing', () => {
-    store.create({ id: 's2', title: 'No model', workspacePath: null, model: null, autonomy: 'L1', createdAt: 1 });
+    store.create({ id: 's2', title: 'No model', workspacePath: null, model: null, autonomy: 'L1', createdAt: Date.now() });
     expect(() => runtime.send('s2', 'hello')).toThrow(expect.objectContaining({ code: 'no_model' }));
     expect(store.journal('s2')).toEqual([]);
     expect(store.get('s2')?.status).toBe('idle');
