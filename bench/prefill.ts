@@ -33,6 +33,8 @@ interface Read {
   readonly cached: number;
   readonly read: number;
   readonly side: boolean;
+  /** It asks for notes, apart or as the conversation's continuation: the request after it starts from the summary. */
+  readonly notes: boolean;
 }
 
 function readOf(request: RecordedRequest): Read {
@@ -45,6 +47,7 @@ function readOf(request: RecordedRequest): Read {
     read: slot?.promptN ?? request.promptTokens,
     // Notes asked in requests of their own share nothing with the conversation.
     side: asksForNotes(request) && system.includes('working notes of a coding agent'),
+    notes: asksForNotes(request),
   };
 }
 
@@ -132,6 +135,7 @@ export async function runPrefillBench(): Promise<void> {
   const events = (core.core?.store.journal(sessionId) ?? []).map((entry) => entry.event);
   const answered = events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('');
   const reads = server.requests.filter((request) => request.path === '/v1/chat/completions').map(readOf);
+
   await core.close();
   await server.close();
   data.remove();
@@ -141,6 +145,11 @@ export async function runPrefillBench(): Promise<void> {
   // Consecutive steps of the turn: each request of the conversation after the one before it, the first excepted.
   const steps = reads.filter((read) => !read.side);
   const shares = steps.slice(1).map((read) => read.cached / Math.max(1, read.tokens));
+  // Steps that only appended to the request before (neither it nor they asked for notes): what append-only keeps.
+  const appended = reads
+    .map((read, index) => ({ read, before: reads[index - 1] }))
+    .filter(({ read, before }) => before !== undefined && !before.notes && !read.notes)
+    .map(({ read }) => read.cached / Math.max(1, read.tokens));
   const sent = reads.reduce((sum, read) => sum + read.tokens, 0);
   const readAgain = reads.reduce((sum, read) => sum + read.read, 0);
   const compactions = events.filter((event) => event.type === 'context_compacted');
@@ -149,7 +158,7 @@ export async function runPrefillBench(): Promise<void> {
     `${reads.length} requests (${steps.length} of the conversation, ${reads.length - steps.length} for notes apart), ${compactions.length} compactions (${continued} asked as a continuation)`,
   );
   console.log(
-    `prompt kept from the request before: median ${percentile(shares, 50).toFixed(2)}, minimum ${Math.min(...shares).toFixed(2)}, p25 ${percentile(shares, 25).toFixed(2)}`,
+    `prompt kept from the request before: median ${percentile(shares, 50).toFixed(2)}, minimum ${Math.min(...shares).toFixed(2)}, p25 ${percentile(shares, 25).toFixed(2)}; between compactions (${appended.length} steps): median ${percentile(appended, 50).toFixed(2)}, minimum ${Math.min(...appended).toFixed(2)}`,
   );
   console.log(`prompt tokens read: ${readAgain} of ${sent} sent (a server that keeps nothing reads all ${sent})`);
   const local = await runtimeTimes();
@@ -163,6 +172,8 @@ export async function runPrefillBench(): Promise<void> {
       compactions: compactions.length,
       kept_median: Number(percentile(shares, 50).toFixed(3)),
       kept_min: Number(Math.min(...shares).toFixed(3)),
+      kept_between_compactions_median: Number(percentile(appended, 50).toFixed(3)),
+      kept_between_compactions_min: Number(Math.min(...appended).toFixed(3)),
       read_share: Number((readAgain / Math.max(1, sent)).toFixed(3)),
       runtime_step10_over_step2: Number((local.step10 / local.step2).toFixed(2)),
       runtime_step10_over_cold: Number((local.step10 / local.cold10).toFixed(2)),
