@@ -58,7 +58,8 @@ export class PrefixMeter {
       sums[index + 1] = (sums[index] ?? 0) + this.render(messages[index] as ChatMessage).length;
     const fixed = tools.length + system.length;
     const totalChars = fixed + (sums[messages.length] ?? 0);
-    this.last.set(line, { tools, system, messages, sums });
+    // A copy: a turn's conversation grows in place, and the same array, longer, would look unchanged next time.
+    this.last.set(line, { tools, system, messages: messages.slice(), sums });
     if (!previous) return { sharedChars: 0, totalChars, first: true };
     if (previous.tools !== tools) return { sharedChars: commonStart(previous.tools, tools), totalChars, first: false };
     if (previous.system !== system) return { sharedChars: tools.length + commonStart(previous.system, system), totalChars, first: false };

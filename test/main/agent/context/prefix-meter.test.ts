@@ -19,6 +19,16 @@ describe('the prefix meter', () => {
     expect(b.totalChars).toBeGreaterThan(a.totalChars);
   });
 
+  it('sees what was appended to the same array since it was sent, as a turn adds to its conversation', () => {
+    const meter = new PrefixMeter();
+    const conversation: ChatMessage[] = [user('Hello there.')];
+    const a = meter.measure('line', request(conversation));
+    conversation.push({ role: 'assistant', content: 'Hi.' }, user('Go on.'));
+    const b = meter.measure('line', request(conversation));
+    expect(b.sharedChars).toBe(a.totalChars);
+    expect(b.totalChars).toBe(a.totalChars + '\u0000assistant\u0000Hi.'.length + '\u0000user\u0000Go on.'.length);
+  });
+
   it('stops at the first character that changed, in a message rebuilt with the same text or a changed one', () => {
     const meter = new PrefixMeter();
     meter.measure('line', request([user('abcdef'), user('second')]));
