@@ -18,6 +18,8 @@ interface Sent {
 export interface PrefixShare {
   readonly sharedChars: number;
   readonly totalChars: number;
+  /** Characters of the fixed part (tools and system prompt), which the messages follow. */
+  readonly fixedChars: number;
   /** Nothing was sent on this line before (in this run of the app): the server has nothing of it to reuse. */
   readonly first: boolean;
 }
@@ -60,18 +62,19 @@ export class PrefixMeter {
     const totalChars = fixed + (sums[messages.length] ?? 0);
     // A copy: a turn's conversation grows in place, and the same array, longer, would look unchanged next time.
     this.last.set(line, { tools, system, messages: messages.slice(), sums });
-    if (!previous) return { sharedChars: 0, totalChars, first: true };
-    if (previous.tools !== tools) return { sharedChars: commonStart(previous.tools, tools), totalChars, first: false };
-    if (previous.system !== system) return { sharedChars: tools.length + commonStart(previous.system, system), totalChars, first: false };
+    const share = { totalChars, fixedChars: fixed, first: false };
+    if (!previous) return { ...share, sharedChars: 0, first: true };
+    if (previous.tools !== tools) return { ...share, sharedChars: commonStart(previous.tools, tools) };
+    if (previous.system !== system) return { ...share, sharedChars: tools.length + commonStart(previous.system, system) };
     // Past the messages sent as the same objects: the same text counts the same, up to the first difference.
     let shared = fixed + (sums[same] ?? 0);
     for (let index = same; index < Math.min(messages.length, previous.messages.length); index += 1) {
       const now = this.render(messages[index] as ChatMessage);
       const before = this.render(previous.messages[index] as ChatMessage);
-      if (now !== before) return { sharedChars: shared + commonStart(before, now), totalChars, first: false };
+      if (now !== before) return { ...share, sharedChars: shared + commonStart(before, now) };
       shared += now.length;
     }
-    return { sharedChars: shared, totalChars, first: false };
+    return { ...share, sharedChars: shared };
   }
 
   /** Forgets a line: its server no longer holds it (the app cannot know what another program sent since). */
@@ -101,4 +104,15 @@ export class PrefixMeter {
     this.renders.set(message, text);
     return text;
   }
+}
+
+/**
+ * The tokens of a prompt's unchanged beginning, for a prompt of `tokens` whose fixed part took `fixedTokens`: each part
+ * by its own share of characters, as the two are counted by ratios of their own (the fixed part is the denser).
+ */
+export function sharedTokens(share: PrefixShare, tokens: number, fixedTokens: number): number {
+  const fixed = Math.min(fixedTokens, tokens);
+  if (share.sharedChars < share.fixedChars) return Math.round((fixed * share.sharedChars) / Math.max(1, share.fixedChars));
+  const messageChars = share.sharedChars - share.fixedChars;
+  return Math.min(tokens, fixed + Math.round(((tokens - fixed) * messageChars) / Math.max(1, share.totalChars - share.fixedChars)));
 }

@@ -18,7 +18,7 @@ import { fitTools } from './tool-catalogue';
 import { withDeadline } from '../../../shared/deadline';
 import { tooLarge } from './prompt-fitting';
 import { keyOf, LearnedWindows } from './learned-windows';
-import { PrefixMeter } from './prefix-meter';
+import { PrefixMeter, sharedTokens } from './prefix-meter';
 import { hardChars } from './room';
 
 export {
@@ -186,6 +186,7 @@ export class ContextBudget {
             thinking,
             window,
             measure,
+            fixed,
             fixedChars + scan.chars,
             scan.thinking,
           ),
@@ -238,7 +239,7 @@ export class ContextBudget {
     const sent = joinRequests(messages);
     let chars = fixedChars;
     for (const message of sent) chars += charsOf(message);
-    return { kind: 'send', prepared: this.request(input, sent, thinking, window, measure(), chars) };
+    return { kind: 'send', prepared: this.request(input, sent, thinking, window, measure(), fixed, chars) };
   }
 
   /**
@@ -278,6 +279,8 @@ export class ContextBudget {
     thinking: number,
     window: ContextWindow,
     measure: Measure,
+    /** The fixed part's tokens, and the request's characters. */
+    fixed: number,
     chars: number,
     /** False when no message carries thinking: there is none to take out. */
     anyThinking = true,
@@ -295,9 +298,7 @@ export class ContextBudget {
       ...(input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey }),
     };
     const share = this.prefixes.measure(`${keyOf(choice)}\u0000${input.cacheKey ?? ''}`, request);
-    const shared = share.first
-      ? undefined
-      : Math.min(measure.tokens, Math.round((measure.tokens * share.sharedChars) / Math.max(1, share.totalChars)));
+    const shared = share.first ? undefined : sharedTokens(share, measure.tokens, fixed);
     return {
       request,
       measure: shared === undefined ? measure : { ...measure, shared },
