@@ -5,7 +5,7 @@ import type { ContextWindow, ModelChoice } from '../../../shared/domain';
 import type { ErrorInfo } from '../../../shared/errors';
 import type { ConversationEntry } from './context-view';
 import type { ModelProvider, ModelRequest, ToolSpec } from '../ports/model-provider';
-import type { Counting } from './token-count';
+import type { CountedRequest, Counting, FixedPart } from './token-count';
 
 /** The settings the budget reads for every request. */
 export interface ContextSettings {
@@ -36,12 +36,10 @@ export interface Measure {
   readonly shared?: number;
 }
 
-export interface Prepared {
+/** A request ready to send, with its figures and how it was counted, to set the model's ratios from what the server counts. */
+export interface Prepared extends CountedRequest {
   readonly request: ModelRequest;
   readonly measure: Measure;
-  /** Characters and messages of the request, to set the model's ratio from what the server counts. */
-  readonly chars: number;
-  readonly messageCount: number;
 }
 
 export type Preparation =
@@ -70,9 +68,9 @@ export interface PrepareInput {
 export interface RequestShape {
   readonly system: string;
   readonly tools: readonly ToolSpec[] | undefined;
-  /** Their tokens, and characters. */
+  /** Their tokens, and the two as one part: text and characters (see `fixedPartOf`). */
   readonly fixed: number;
-  readonly fixedChars: number;
+  readonly part: FixedPart;
 }
 
 export interface ContextBudgetOptions {

@@ -13,9 +13,9 @@ import {
   type ConversationEntry,
 } from './context-view';
 import type { ChatMessage, ModelRequest, ToolSpec } from '../ports/model-provider';
-import { charsOf, charsOfTools, requestText, TokenCalibration, uncalibratedTokensPerChar } from './token-count';
+import { charsOf, fixedPartOf, TokenCalibration, uncalibratedTokensPerChar, type CountedRequest } from './token-count';
+import { ServerTokenizer } from './server-tokenizer';
 import { fitTools } from './tool-catalogue';
-import { withDeadline } from '../../../shared/deadline';
 import { tooLarge } from './prompt-fitting';
 import { keyOf, LearnedWindows } from './learned-windows';
 import { PrefixMeter, sharedTokens } from './prefix-meter';
@@ -57,13 +57,14 @@ export class ContextBudget {
   private readonly learned: LearnedWindows;
   /** What each conversation held when it was last counted. */
   private readonly tally = new ConversationTally();
-  /** Models whose server has no tokenizer, or whose tokenizer failed: not asked again. */
-  private readonly noTokenizer = new Set<string>();
+  /** The servers' tokenizers, for the fixed parts of requests. */
+  private readonly tokenizer: ServerTokenizer;
   /** The prompt last sent on each line, to say how much of the next is unchanged. */
   private readonly prefixes = new PrefixMeter();
 
   constructor(private readonly options: ContextBudgetOptions) {
     this.learned = new LearnedWindows(() => this.now());
+    this.tokenizer = new ServerTokenizer(this.calibration, options.tokenizerTimeoutMs ?? 3_000);
   }
 
   /** The window requests to this model are budgeted with. */
@@ -85,7 +86,7 @@ export class ContextBudget {
     const against = this.learned.against(choice, sent.measure.window.tokens);
     if (said.window !== undefined) this.learnWindow(choice, said.window, against);
     if (said.promptTokens !== undefined && said.promptTokens > sent.measure.tokens)
-      this.calibration.fromUsage(keyOf(choice), said.promptTokens, sent.chars, sent.messageCount);
+      this.calibration.fromUsage(keyOf(choice), said.promptTokens, sent);
     if (said.window === undefined && said.promptTokens === undefined)
       this.learnWindow(choice, Math.floor(sent.measure.tokens * 0.85), against);
   }
@@ -125,7 +126,7 @@ export class ContextBudget {
     return budget >= thinkingBudgetLimits.min ? budget : 0;
   }
 
-  /** Tokens of messages by a model's ratio. */
+  /** Tokens of messages by a model's ratio for them. */
   count(choice: ModelChoice, messages: readonly ChatMessage[]): number {
     let chars = 0;
     for (const message of messages) chars += charsOf(message);
@@ -141,9 +142,9 @@ export class ContextBudget {
     return fixedPartTokens;
   }
 
-  /** Tokens of the system prompt and tool definitions. */
+  /** Tokens of the system prompt and tool definitions: the server's tokenizer's count where it made one. */
   countFixed(choice: ModelChoice, system: string, tools: readonly ToolSpec[] | undefined): number {
-    return this.calibration.estimate(keyOf(choice), system.length + charsOfTools(tools), 1);
+    return this.calibration.fixedTokens(keyOf(choice), fixedPartOf(system, tools));
   }
 
   /**
@@ -151,11 +152,10 @@ export class ContextBudget {
    * window become a catalogue in the system prompt. The same inputs give the same text, so the prompt's start holds.
    */
   shape(input: Pick<PrepareInput, 'choice' | 'system' | 'tools' | 'entries'>, window: ContextWindow): RequestShape {
-    const key = keyOf(input.choice);
     const fitted = fitTools(input.tools, window.tokens, input.entries, fixedPartTokens);
     const system = fitted.catalogue ? `${input.system}\n\n${fitted.catalogue}` : input.system;
-    const fixedChars = system.length + charsOfTools(fitted.tools);
-    return { system, tools: fitted.tools, fixed: this.calibration.estimate(key, fixedChars, 1), fixedChars };
+    const part = fixedPartOf(system, fitted.tools);
+    return { system, tools: fitted.tools, fixed: this.calibration.fixedTokens(keyOf(input.choice), part), part };
   }
 
   /** The request for the next model call, or why it cannot be sent as it is. */
@@ -164,11 +164,18 @@ export class ContextBudget {
     const window = await this.window(choice, given.signal);
     const thinking = this.thinkingBudget(choice, window, given.entries);
     const { reserve, limit, threshold } = this.limits(window, thinking, given.answerTokens);
-    await this.calibrate(given);
     const key = keyOf(choice);
     const shape = this.shape(given, window);
     const input: PrepareInput = { ...given, system: shape.system, tools: shape.tools };
-    const { fixed, fixedChars } = shape;
+    const { part } = shape;
+    const { text: fixedText, chars: fixedChars } = part;
+    // The fixed part is counted by the server's tokenizer once, and the first messages long enough with it.
+    const messages = (): ChatMessage[] => compactedView(input.entries);
+    const { provider, signal } = input;
+    const messageTokens = await this.tokenizer.count({ key, model: choice.model, provider, fixedText, messages, signal });
+    const fixed = this.calibration.fixedTokens(key, part);
+    const counting = this.calibration.counting(key, fixedText);
+    const tokenized = this.calibration.counted(key, fixedText) ? { fixedText } : undefined;
     const estimate = this.calibration.estimator(key);
     // The usual case, counted from what is new since the last request: nothing summarized, nothing to
     // join, well within the threshold. The count rounds up once per message, so it is never below the
@@ -177,23 +184,21 @@ export class ContextBudget {
     if (!scan.compaction && !scan.consecutiveRequests) {
       const tokens = fixed + estimate(scan.chars, scan.messages) + scan.messages;
       if (tokens <= threshold) {
-        const measure: Measure = { tokens, window, threshold, limit, reserve, counting: this.calibration.get(key).counting, shortened: 0 };
+        const measure: Measure = { tokens, window, threshold, limit, reserve, counting, shortened: 0 };
+        // Sent as counted: the tokenizer's count of its messages, where it made one, is theirs.
+        const counted: CountedRequest = {
+          chars: fixedChars + scan.chars,
+          fixedChars,
+          messageCount: scan.messages + 1,
+          ...(tokenized ? { tokenized: messageTokens === undefined ? tokenized : { ...tokenized, messageTokens } } : {}),
+        };
         return {
           kind: 'send',
-          prepared: this.request(
-            input,
-            input.entries as readonly ChatMessage[],
-            thinking,
-            window,
-            measure,
-            fixed,
-            fixedChars + scan.chars,
-            scan.thinking,
-          ),
+          prepared: this.request(input, input.entries as readonly ChatMessage[], thinking, window, measure, fixed, counted, scan.thinking),
         };
       }
     }
-    const view = compactedView(input.entries);
+    const view = messages();
     const sizes = new Array<number>(view.length);
     let total = fixed;
     for (let position = 0; position < view.length; position += 1) {
@@ -201,7 +206,6 @@ export class ContextBudget {
       sizes[position] = size;
       total += size;
     }
-    const messages = view;
     // The compaction's cuts are part of the view; what is cut here, right after one, is counted on top.
     let shortened = latestCompaction(input.entries)?.entry.cuts?.length ?? 0;
     const measure = (): Measure => ({
@@ -210,7 +214,7 @@ export class ContextBudget {
       threshold,
       limit,
       reserve,
-      counting: this.calibration.get(key).counting,
+      counting,
       shortened,
     });
     // Over the threshold, room is made in one step, by a compaction; between two, nothing sent is rewritten.
@@ -218,28 +222,29 @@ export class ContextBudget {
     if (total > limit) {
       // Right after a compaction, still over the window: results are cut hard, the newest last.
       const cut = (position: number, text: string, role: 'tool' | 'user' = 'tool'): void => {
-        const message = messages[position];
+        const message = view[position];
         if (message?.role !== role || message.content === text) return;
         const next: ChatMessage = { ...message, content: text };
         const size = this.calibration.estimate(key, charsOf(next), 1);
         total += size - (sizes[position] ?? 0);
         sizes[position] = size;
-        messages[position] = next;
+        view[position] = next;
         shortened += 1;
       };
-      for (let position = 0; position < messages.length && total > limit; position += 1)
-        cut(position, shorten(messages[position]?.content ?? '', hardChars));
+      for (let position = 0; position < view.length && total > limit; position += 1)
+        cut(position, shorten(view[position]?.content ?? '', hardChars));
       // Then the person's earlier messages (a huge first request would otherwise fail every turn after it);
       // their latest one is what the model must answer, so it is never cut.
-      const latest = messages.findLastIndex((message) => message.role === 'user');
+      const latest = view.findLastIndex((message) => message.role === 'user');
       for (let position = 0; position < latest && total > limit; position += 1)
-        cut(position, shorten(messages[position]?.content ?? '', earlierRequestChars), 'user');
+        cut(position, shorten(view[position]?.content ?? '', earlierRequestChars), 'user');
     }
     if (total > limit) return { kind: 'too_large', error: tooLarge(fixed, view, sizes, limit, window) };
-    const sent = joinRequests(messages);
+    const sent = joinRequests(view);
     let chars = fixedChars;
     for (const message of sent) chars += charsOf(message);
-    return { kind: 'send', prepared: this.request(input, sent, thinking, window, measure(), fixed, chars) };
+    const counted: CountedRequest = { chars, fixedChars, messageCount: sent.length + 1, ...(tokenized ? { tokenized } : {}) };
+    return { kind: 'send', prepared: this.request(input, sent, thinking, window, measure(), fixed, counted) };
   }
 
   /**
@@ -279,9 +284,9 @@ export class ContextBudget {
     thinking: number,
     window: ContextWindow,
     measure: Measure,
-    /** The fixed part's tokens, and the request's characters. */
+    /** The fixed part's tokens, and how the request was counted. */
     fixed: number,
-    chars: number,
+    counted: CountedRequest,
     /** False when no message carries thinking: there is none to take out. */
     anyThinking = true,
   ): Prepared {
@@ -299,12 +304,7 @@ export class ContextBudget {
     };
     const share = this.prefixes.measure(`${keyOf(choice)}\u0000${input.cacheKey ?? ''}`, request);
     const shared = share.first ? undefined : sharedTokens(share, measure.tokens, fixed);
-    return {
-      request,
-      measure: shared === undefined ? measure : { ...measure, shared },
-      chars,
-      messageCount: messages.length + 1,
-    };
+    return { ...counted, request, measure: shared === undefined ? measure : { ...measure, shared } };
   }
 
   /**
@@ -319,9 +319,7 @@ export class ContextBudget {
     // A ratio set by the server's tokenizer, or by several counts, is trusted to a 30 % miss; one set by a single count
     // is not: a first request that is mostly a dense system prompt (paths, code) gives more tokens a character than
     // the prose that follows, and a long answer would then look cut.
-    const calibration = this.calibration.get(key);
-    const calibrated = calibration.counting === 'tokenizer' || (calibration.counting === 'usage' && calibration.samples >= 3);
-    if (sent > 512 && reportedTokens < sent * (calibrated ? 0.7 : 0.45)) {
+    if (sent > 512 && reportedTokens < sent * (this.calibration.trusted(key) ? 0.7 : 0.45)) {
       this.learnWindow(choice, reportedTokens, this.learned.against(choice, prepared.measure.window.tokens));
       return {
         sent,
@@ -329,24 +327,7 @@ export class ContextBudget {
         message: `The server counted ${reportedTokens} prompt tokens where about ${sent} were sent: it probably cut the start of the conversation to fit a smaller window than ${prepared.measure.window.tokens}. Requests to ${choice.model} are now kept within ${reportedTokens} tokens; set the model's window in Settings if the server's is known.`,
       };
     }
-    this.calibration.fromUsage(key, reportedTokens, prepared.chars, prepared.messageCount);
+    this.calibration.fromUsage(key, reportedTokens, prepared);
     return null;
-  }
-
-  /** The first request to a model whose server has a tokenizer is counted by it, once, to set the ratio. */
-  private async calibrate(input: PrepareInput): Promise<void> {
-    const key = keyOf(input.choice);
-    const count = input.provider.countTokens;
-    if (!count || this.calibration.get(key).counting !== 'estimate' || this.noTokenizer.has(key)) return;
-    const text = requestText(input.system, input.tools, compactedView(input.entries));
-    if (text.length < 2_000) return;
-    const bounded = withDeadline(input.signal, this.options.tokenizerTimeoutMs ?? 3_000);
-    try {
-      const tokens = await count.call(input.provider, input.choice.model, text, bounded);
-      this.calibration.fromTokenizer(key, tokens, text.length);
-    } catch {
-      // No tokenizer, or one that failed or hung: the estimate stands, calibrated from the reported counts.
-      if (!input.signal.aborted) this.noTokenizer.add(key);
-    }
   }
 }

@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ContextWindow } from '../../../../src/shared/domain';
 import { compactedView, joinRequests, type ConversationEntry } from '../../../../src/main/agent/context/context-view';
 import { planCompaction, digest } from '../../../../src/main/agent/context/compaction';
-import type { ChatMessage, ModelProvider } from '../../../../src/main/agent/ports/model-provider';
-import { ContextBudget, defaultContextSettings, type Preparation } from '../../../../src/main/agent/context/prompt-builder';
+import type { ChatMessage, ModelProvider, ToolSpec } from '../../../../src/main/agent/ports/model-provider';
+import { ContextBudget, defaultContextSettings, type Preparation, type Prepared } from '../../../../src/main/agent/context/prompt-builder';
+import { OpenAICompatibleProvider } from '../../../../src/main/providers/openai-compatible-provider';
+import { ScriptedModelServer, textTurn } from '../../../scripted-model-server';
 
 const choice = { providerId: 'p1', model: 'm1' };
 const windowOf = (tokens: number, source: ContextWindow['source'] = 'server'): ContextWindow => ({
@@ -257,8 +259,8 @@ describe('the prompt builder', () => {
     expect((await context.window(choice, new AbortController().signal)).tokens).toBe(16384);
   });
 
-  it("counts with the server's tokenizer once, and uses the estimate when it fails or hangs", async () => {
-    let asked = 0;
+  it("counts the fixed part with the server's tokenizer once, and uses the estimate when it fails or hangs", async () => {
+    const asked: string[] = [];
     const exact = budget(8192);
     const input = (countTokens: ModelProvider['countTokens']) => ({
       choice,
@@ -270,12 +272,15 @@ describe('the prompt builder', () => {
       mayCompact: true,
     });
     const counted = input(async (_model, text) => {
-      asked += 1;
+      asked.push(text);
       return Math.round(text.length / 5);
     });
     await exact.prepare(counted);
+    // The fixed part, and the messages: long enough to set their ratio.
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toBe('sys');
     const again = await exact.prepare(counted);
-    expect(asked).toBe(1);
+    expect(asked).toHaveLength(2);
     expect(again.kind === 'send' && again.prepared.measure.counting).toBe('tokenizer');
 
     const hanging = budget(8192, { tokenizerTimeoutMs: 100 });
@@ -287,6 +292,155 @@ describe('the prompt builder', () => {
     );
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(slow.kind === 'send' && slow.prepared.measure.counting).toBe('estimate');
+  });
+});
+
+/** A system prompt as dense as an agent's: paths, commands and rules. */
+const denseSystem = [
+  'You are a coding agent working in /home/dev/project (a TypeScript app; npm, vitest, eslint).',
+  ...Array.from(
+    { length: 40 },
+    (_, line) =>
+      `- src/main/part-${line}/module-${line * 7}.ts: run \`npx vitest run test/part-${line}\` after edits; keep it under 400 lines.`,
+  ),
+].join('\n');
+
+/** Tool definitions as JSON schemas, denser still. */
+const denseTools: ToolSpec[] = ['read_file', 'write_file', 'run_command', 'search_files'].map((name) => ({
+  name,
+  description: `The ${name.replace('_', ' ')} tool: give it a path relative to the workspace; it answers with text or an error.`,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'Relative to the workspace, e.g. src/index.ts.' },
+      limit: { type: 'integer', minimum: 1, maximum: 2000 },
+      pattern: { type: 'string', description: 'A regular expression, e.g. ^export (const|function).' },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+}));
+
+const sentences = [
+  'The design keeps every request within the window that the server has loaded.',
+  'When the conversation grows, the older steps are summarized while the newest stay whole.',
+  'Each note names the next one, so the work only goes right if every note reached the model.',
+  'Nothing that was sent before is rewritten between two compactions, which keeps the cache warm.',
+  'A person reading this later should understand why each choice was made, and what it cost.',
+];
+
+/** `chars` characters of prose, different for each `seed`. */
+function prose(chars: number, seed: number): string {
+  let text = `Note ${seed}. `;
+  for (let index = seed; text.length < chars; index += 1) text += `${sentences[index % sentences.length] ?? ''} `;
+  return text.slice(0, chars);
+}
+
+/** `chars` characters of a service's log: times, numbers, punctuation. */
+function logLines(chars: number): string {
+  let text = '';
+  for (let line = 0; text.length < chars; line += 1)
+    text += `2026-11-26 10:${String(line % 60).padStart(2, '0')}:00 INFO request ${line} handled in ${(line * 37) % 90} ms\n`;
+  return text.slice(0, chars);
+}
+
+describe("counting against the server's own counts", () => {
+  let close: (() => Promise<void>) | null = null;
+  afterEach(async () => {
+    await close?.();
+    close = null;
+  });
+
+  /** The scripted server speaking llama.cpp (with a tokenizer) or vLLM (without), and a conversation counted for it. */
+  async function session(personality: 'llama.cpp' | 'vllm') {
+    const server = await ScriptedModelServer.start({ personality, contextWindow: 32_768, fallback: () => textTurn('Noted.') });
+    close = () => server.close();
+    const model = new OpenAICompatibleProvider({ baseUrl: server.openaiBaseUrl });
+    const context = budget(32_768);
+    const conversation: ChatMessage[] = [user('Read the design notes one by one and say what they decide.')];
+    const signal = new AbortController().signal;
+    /** Prepares the next request of the conversation. */
+    const prepare = async (): Promise<Prepared> => {
+      const entries = [...conversation];
+      const prepared = await context.prepare({
+        choice,
+        provider: model,
+        system: denseSystem,
+        tools: denseTools,
+        entries,
+        signal,
+        mayCompact: false,
+      });
+      if (prepared.kind !== 'send') throw new Error('expected a request');
+      return prepared.prepared;
+    };
+    /** Sends a request: the server's count of its prompt, which the budget observes. */
+    const send = async (prepared: Prepared): Promise<number> => {
+      let served = 0;
+      for await (const event of model.stream(prepared.request, signal)) if (event.type === 'usage') served = event.inputTokens;
+      expect(context.observe(choice, prepared, served)).toBeNull();
+      return served;
+    };
+    /** The app's count of the next request and the server's. */
+    const step = async (): Promise<{ counted: number; served: number }> => {
+      const prepared = await prepare();
+      return { counted: prepared.measure.tokens, served: await send(prepared) };
+    };
+    return { context, conversation, prepare, send, step };
+  }
+
+  const readNote = (conversation: ChatMessage[], note: number, content: string): void => {
+    conversation.push(call(`c${note}`, 'read_file', { path: `notes/${note}.md` }), result(`c${note}`, content));
+  };
+
+  it("counts the first request on the safe side, with the server's tokenizer", async () => {
+    for (const personality of ['llama.cpp'] as const) {
+      const { conversation, step } = await session(personality);
+      // A first request that is mostly the dense fixed part, and one with a long message of the person's too.
+      const first = await step();
+      expect(first.counted).toBeGreaterThanOrEqual(first.served);
+      conversation.push({ role: 'assistant', content: 'Which notes?' }, user(prose(5_000, 1)));
+      const { counted, served } = await step();
+      expect(counted).toBeGreaterThanOrEqual(served);
+      await close?.();
+      close = null;
+    }
+  });
+
+  it('counts a request that adds 5,000 characters of prose within 10 % above what the server counts, never below', async () => {
+    const { conversation, step } = await session('llama.cpp');
+    // The tokenizer counts the dense fixed part, and the server reports the first request.
+    const first = await step();
+    expect(first.counted).toBeGreaterThanOrEqual(first.served);
+    for (let note = 1; note <= 4; note += 1) {
+      // The first note's messages are counted by the tokenizer too; the later ones by what the reports taught.
+      readNote(conversation, note, prose(5_000, note));
+      const { counted, served } = await step();
+      expect(counted).toBeGreaterThanOrEqual(served);
+      expect(counted).toBeLessThanOrEqual(served * 1.1);
+    }
+  });
+
+  it('counts higher once the server counted more than the estimate, or refused a request as larger', async () => {
+    const { context, conversation, prepare, send, step } = await session('llama.cpp');
+    await step();
+    readNote(conversation, 1, prose(5_000, 1));
+    await step();
+    readNote(conversation, 2, prose(5_000, 2));
+    await step();
+    // A log is denser than the prose the ratio was learned on: the server counts more than the estimate.
+    readNote(conversation, 3, logLines(5_000));
+    const under = await step();
+    expect(under.counted).toBeLessThan(under.served);
+    const again = await step();
+    expect(again.served).toBe(under.served);
+    expect(again.counted).toBeGreaterThanOrEqual(again.served);
+    // A refusal that gives the prompt's size raises the count above it.
+    const refusedOne = await prepare();
+    context.refused(choice, refusedOne, { promptTokens: Math.round(again.served * 1.3) });
+    const after = await prepare();
+    expect(after.measure.tokens).toBeGreaterThanOrEqual(Math.round(again.served * 1.3));
+    expect(await send(after)).toBe(again.served);
   });
 });
 
