@@ -18,6 +18,9 @@ export const perMessageTokens = 6;
 /** Before a model has reported any count: more tokens per character than most text takes. */
 export const uncalibratedTokensPerChar = 0.34;
 
+/** Tool definitions before any count: JSON, where a brace, a quote or a colon can each be a token. */
+const uncalibratedToolTokensPerChar = 0.5;
+
 /** Counts above what the calibration says, to stay on the safe side of the window. */
 const margin = 1.06;
 
@@ -63,14 +66,15 @@ export function charsOfTools(tools: readonly ToolSpec[] | undefined): number {
 export interface FixedPart {
   /** As one text: what a tokenizer is given to count it by, and what its count is kept under. */
   readonly text: string;
-  /** Characters as sent. */
+  /** Characters as sent, and those of the tool definitions among them. */
   readonly chars: number;
+  readonly toolChars: number;
 }
 
 /** The fixed part of a request with this system prompt and these tool definitions. */
 export function fixedPartOf(system: string, tools: readonly ToolSpec[] | undefined): FixedPart {
   const toolChars = charsOfTools(tools);
-  return { text: toolChars > 0 && tools ? `${system}\n${toolsJson(tools)}` : system, chars: system.length + toolChars };
+  return { text: toolChars > 0 && tools ? `${system}\n${toolsJson(tools)}` : system, chars: system.length + toolChars, toolChars };
 }
 
 /**
@@ -215,12 +219,18 @@ export class TokenCalibration {
 
   /**
    * Tokens of a fixed part, its system prompt's message included: the tokenizer's count with the template's share where
-   * it counted it (above it by the margin until that share is known), else the whole ratio's.
+   * it counted it (above it by the margin until that share is known), else the whole ratio's; before any count, the
+   * tool definitions by a ratio of their own.
    */
   fixedTokens(key: string, part: FixedPart): number {
     const counts = this.byModel.get(key);
     const tokens = counts?.tokenized?.fixed.get(part.text);
-    if (tokens === undefined) return estimatorOf(counts?.whole ?? uncalibrated)(part.chars, 1);
+    const whole = counts?.whole ?? uncalibrated;
+    if (tokens === undefined && whole.counting === 'estimate') {
+      const system = (part.chars - part.toolChars) * whole.tokensPerChar;
+      return Math.ceil(system + part.toolChars * uncalibratedToolTokensPerChar) + perMessageTokens;
+    }
+    if (tokens === undefined) return estimatorOf(whole)(part.chars, 1);
     const template = counts?.tokenized?.template;
     return (template === undefined ? Math.ceil(tokens * margin) : tokens + template) + perMessageTokens;
   }

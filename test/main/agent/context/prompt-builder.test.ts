@@ -393,8 +393,8 @@ describe("counting against the server's own counts", () => {
     conversation.push(call(`c${note}`, 'read_file', { path: `notes/${note}.md` }), result(`c${note}`, content));
   };
 
-  it("counts the first request on the safe side, with the server's tokenizer", async () => {
-    for (const personality of ['llama.cpp'] as const) {
+  it("counts the first request on the safe side, with the server's tokenizer and without", async () => {
+    for (const personality of ['llama.cpp', 'vllm'] as const) {
       const { conversation, step } = await session(personality);
       // A first request that is mostly the dense fixed part, and one with a long message of the person's too.
       const first = await step();
