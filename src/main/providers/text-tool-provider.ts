@@ -141,6 +141,8 @@ export class ToolProtocolProvider implements ModelProvider {
     let sent = textToolRequest(request);
     let inputTokens = 0;
     let outputTokens = 0;
+    /** What the server said of its prompt cache for the first response's prompt, the one the app measured. */
+    let cache: { cacheReadTokens?: number; cacheWriteTokens?: number } = {};
     let nextIndex = 0;
     for (let round = 0; ; round += 1) {
       const parser = new ToolBlockParser();
@@ -155,13 +157,19 @@ export class ToolProtocolProvider implements ModelProvider {
           for (const found of this.eventsOf(parser.push(event.text), reading, () => nextIndex++)) yield found;
         } else if (event.type === 'usage') {
           // The first response's prompt is the one the app measured; the repairs' answers add to the output.
-          if (round === 0) inputTokens = event.inputTokens;
+          if (round === 0) {
+            inputTokens = event.inputTokens;
+            cache = {
+              ...(event.cacheReadTokens === undefined ? {} : { cacheReadTokens: event.cacheReadTokens }),
+              ...(event.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: event.cacheWriteTokens }),
+            };
+          }
           outputTokens += event.outputTokens;
         } else if (event.type === 'done') stop = event.stopReason;
         else if (event.type === 'error') failure = event;
         else yield event;
       }
-      const usage: ModelStreamEvent = { type: 'usage', inputTokens, outputTokens };
+      const usage: ModelStreamEvent = { type: 'usage', inputTokens, outputTokens, ...cache };
       if (failure) {
         if (inputTokens > 0 || outputTokens > 0) yield usage;
         yield failure;

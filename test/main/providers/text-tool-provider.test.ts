@@ -76,6 +76,26 @@ describe('text tool calls through a real server', () => {
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'tool_use' });
   });
 
+  it("keeps what a llama.cpp server says of its prompt cache: the second request's prompt begins with the first's", async () => {
+    await start({ personality: 'llama.cpp', llamaSlots: { total: 1 } });
+    try {
+      server.enqueue(writeTurn, writeTurn);
+      const usageOf = (events: readonly ModelStreamEvent[]) => events.find((event) => event.type === 'usage');
+      const first = usageOf(await collect(wrapped('text')));
+      const longer: ModelRequest = {
+        ...request,
+        messages: [...request.messages, { role: 'assistant', content: 'Writing it.' }, { role: 'user', content: 'And another.' }],
+      };
+      const second = usageOf(await collect(wrapped('text'), longer));
+      expect(first).toMatchObject({ cacheReadTokens: 0 });
+      const reported = server.requests[1]?.llamaSlot?.cacheN ?? -1;
+      expect(reported).toBeGreaterThan(0);
+      expect(second).toMatchObject({ cacheReadTokens: reported, inputTokens: server.requests[1]?.promptTokens });
+    } finally {
+      await start({});
+    }
+  });
+
   it('on auto, turns to text tool calls when vLLM refuses tool definitions, and says why', async () => {
     server.enqueue(writeTurn);
     const events = await collect(wrapped('auto'));
