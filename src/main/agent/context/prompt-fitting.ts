@@ -1,41 +1,7 @@
-/* What the prompt builder shortens first when a request does not fit, and how it says what is too large. */
+/* How the prompt builder says what is too large when a request cannot fit. */
 import type { ContextWindow } from '../../../shared/domain';
 import type { ErrorInfo } from '../../../shared/errors';
-import { callsById, readTarget } from './context-view';
 import type { ChatMessage } from '../ports/model-provider';
-
-/** Steps at the end of the conversation whose tool results are never shortened while anything older can be. */
-const recentSteps = 2;
-
-/** Where the last `recentSteps` responses begin in the view: what is older may be shortened. */
-export function recentStart(view: readonly ChatMessage[]): number {
-  let seen = 0;
-  for (let position = view.length - 1; position >= 0; position -= 1) {
-    if (view[position]?.role === 'assistant') {
-      seen += 1;
-      if (seen === recentSteps) return position;
-    }
-  }
-  return 0;
-}
-
-/** Results of whole-file reads before `before` whose file was read whole again later. */
-export function supersededReads(messages: readonly ChatMessage[], before: number): number[] {
-  const calls = callsById(messages);
-  const latest = new Map<string, number>();
-  messages.forEach((message, position) => {
-    if (message.role !== 'tool' || message.isError) return;
-    const target = readTarget(calls.get(message.toolCallId));
-    if (target !== null) latest.set(target, position);
-  });
-  const out: number[] = [];
-  messages.forEach((message, position) => {
-    if (position >= before || message.role !== 'tool') return;
-    const target = readTarget(calls.get(message.toolCallId));
-    if (target !== null && (latest.get(target) ?? position) > position) out.push(position);
-  });
-  return out;
-}
 
 /** What does not fit, in words: the part that is too large and by how much. */
 export function tooLarge(
