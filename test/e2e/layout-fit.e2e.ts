@@ -1,6 +1,9 @@
 import type { Page } from 'playwright';
 import { expect as expectPage } from 'playwright/test';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { temporaryFolder } from '../helpers';
 import { testTools, toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { useWorkbenches } from './fixture';
@@ -140,5 +143,83 @@ describe('a layout that fits', () => {
     await page.waitForTimeout(150);
     await page.getByRole('banner', { name: 'Status' }).getByRole('button', { name: 'More' }).click();
     await expectPage(page.getByLabel('Token usage')).toBeVisible();
+  });
+
+  const folders: Array<{ remove: () => void }> = [];
+  afterEach(() => {
+    for (const folder of folders.splice(0)) folder.remove();
+  });
+
+  it('with both side panels open and a turn waiting at a gate, the header keeps its title and folder readable, the conversation its room, and the status bar stays in the window', async () => {
+    const log: string[] = [];
+    const workspace = temporaryFolder('workbench-layout-e2e-');
+    folders.push(workspace);
+    // A folder with a long path, as a real project's is.
+    const folder = join(workspace.path, 'projects', 'customer-portal-frontend');
+    mkdirSync(folder, { recursive: true });
+    const workbench = await open({ tools: testTools(log).tools, folderPicker: { pickFolder: async () => folder } });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    // A grant first, then a turn that waits at a gate: Stop, the inbox's badge and the grant all in the bar.
+    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await page.getByRole('region', { name: 'Approval needed' }).getByRole('button', { name: '5 min' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
+    server.enqueue({ steps: [toolCall('write_note', { name: 'plan', text: 'ship it' })] }, textTurn('Done.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write the plan');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('region', { name: 'Approval needed' })).toBeVisible();
+    const details = page.getByRole('complementary', { name: 'Details' });
+    if (!(await details.isVisible())) await page.keyboard.press('Control+j');
+
+    for (const [width, height] of [
+      [1024, 768],
+      [1280, 800],
+      [1920, 1080],
+    ] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.waitForTimeout(150);
+        const where = `${width}x${height} ${scheme}`;
+        await expectPage(details).toBeVisible();
+        const shown = await page.evaluate(() => {
+          const widthOf = (selector: string): { shown: number; whole: number } => {
+            const element = document.querySelector(selector);
+            if (!(element instanceof HTMLElement)) return { shown: 0, whole: 0 };
+            return { shown: element.clientWidth, whole: element.scrollWidth };
+          };
+          return {
+            title: widthOf('.session-heading'),
+            path: widthOf('.session-header .path'),
+            main: document.querySelector('main.main')?.getBoundingClientRect().width ?? 0,
+            bodyRight: Math.max(
+              ...[...document.querySelectorAll('header.status-bar > *')].map((item) => item.getBoundingClientRect().right),
+            ),
+          };
+        });
+        // Readable: whole, or at least a good part of it (a title of a dozen letters, a path of twenty).
+        expect(shown.title.shown, `${where}: the title is squeezed`).toBeGreaterThanOrEqual(Math.min(shown.title.whole, 110));
+        expect(shown.path.shown, `${where}: the folder is squeezed`).toBeGreaterThanOrEqual(Math.min(shown.path.whole, 180));
+        expect(shown.main, `${where}: the conversation is squeezed`).toBeGreaterThanOrEqual(540);
+        expect(shown.bodyRight, `${where}: the status bar runs out of the window`).toBeLessThanOrEqual(width + 0.5);
+        for (const { area, items: controls } of await controlsIn(page, '.session-header')) {
+          for (const [index, item] of controls.entries()) {
+            expect(item.right, `${where}: ${item.name} runs past the header`).toBeLessThanOrEqual(area.right + 0.5);
+            for (const other of controls.slice(index + 1))
+              expect(overlap(item, other), `${where}: ${item.name} over ${other.name} in the header`).toBe(false);
+          }
+        }
+        const hide = page.getByRole('banner', { name: 'Status' }).getByRole('button', { name: 'Hide details' });
+        if ((await hide.count()) > 0) {
+          const box = await hide.boundingBox();
+          expect((box?.x ?? 0) + (box?.width ?? 0), `${where}: Hide details is off-screen`).toBeLessThanOrEqual(width + 0.5);
+        }
+        await workbench.screenshot(`layout-waiting-${width}-${scheme}`);
+      }
+    }
   });
 });

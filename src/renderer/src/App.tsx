@@ -21,7 +21,7 @@ import { Composer } from './composer/Composer';
 import { Conversation } from './conversation/Conversation';
 import { Gate } from './gates/Gate';
 import { PlanPrompt } from './gates/PlanCard';
-import { usePersistentLayout, type Layout } from './layout';
+import { fitPanels, usePersistentLayout, useWindowWidth, type Layout } from './layout';
 import { noModelWorks } from './models/model-readiness';
 import { FileTree } from './panels/FileTree';
 import { RestoreBar } from './panels/HistoryPanel';
@@ -166,7 +166,10 @@ export function App({ store }: { store: AppStore }) {
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const { setup, progress } = useSetupProgress();
-  const [layout, setLayout] = usePersistentLayout();
+  const [saved, setLayout] = usePersistentLayout();
+  // The panels as drawn: narrowed in a small window so the conversation keeps its room.
+  const windowWidth = useWindowWidth();
+  const layout = { ...saved, ...fitPanels(saved, windowWidth) };
   useApprovalNotifications(store);
   useTheme(store);
   usePanelRequests(store, setLayout);

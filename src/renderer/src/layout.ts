@@ -2,7 +2,7 @@
  * The window's remembered layout: the widths of the side panels, which of them are open, and the details panel's tab.
  */
 
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { z } from 'zod';
 
 /** The panels' sizes and whether they are open: remembered across restarts of the app. */
@@ -29,6 +29,38 @@ export const defaultLayout: Layout = {
   filesOpen: true,
 };
 const key = 'agent-workbench.layout';
+
+/** The narrowest the conversation is let get by the side panels, and the narrowest each panel goes to make room. */
+export const minMainWidth = 560;
+const minLeft = 160;
+const minRight = 220;
+
+/**
+ * The side panels' widths as drawn in a window `windowWidth` wide: as set, unless the conversation would get less than
+ * `minMainWidth`; then the details panel narrows first and the sessions panel next, each down to its least. The widths
+ * set are kept, for when the window is wider again.
+ */
+export function fitPanels(layout: Layout, windowWidth: number): { leftWidth: number; rightWidth: number } {
+  const left = layout.leftOpen ? layout.leftWidth : 0;
+  const right = layout.rightOpen ? layout.rightWidth : 0;
+  let over = left + right + minMainWidth - windowWidth;
+  if (over <= 0) return { leftWidth: layout.leftWidth, rightWidth: layout.rightWidth };
+  const rightWidth = layout.rightOpen ? Math.max(minRight, right - over) : layout.rightWidth;
+  if (layout.rightOpen) over -= right - rightWidth;
+  const leftWidth = layout.leftOpen && over > 0 ? Math.max(minLeft, left - over) : layout.leftWidth;
+  return { leftWidth, rightWidth };
+}
+
+/** The window's width, kept current as it resizes. */
+export function useWindowWidth(): number {
+  const [width, setWidth] = useState(() => window.innerWidth);
+  useEffect(() => {
+    const resized = (): void => setWidth(window.innerWidth);
+    window.addEventListener('resize', resized);
+    return () => window.removeEventListener('resize', resized);
+  }, []);
+  return width;
+}
 
 function load(): Layout {
   try {

@@ -1,10 +1,11 @@
 /*
- * The frame of the app's dialogs: a titled box over the app, closed by its × button, by Esc, or by a click beside it.
+ * The frame of the app's dialogs: a titled box on the window's top layer, over everything, with the rest of the window
+ * out of reach until it closes (by its × button, by Esc wherever the focus is, or by a click beside it).
  */
 
-import type { ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
-/** A dialog over the app: closed by its × button, by Esc, or by a click beside it. */
+/** A modal dialog over the app: keys and focus stay inside it; closed by its × button, by Esc, or by a click beside it. */
 export function Modal({
   title,
   closeLabel,
@@ -18,18 +19,32 @@ export function Modal({
   onClose: () => void;
   children: ReactNode;
 }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const close = useRef(onClose);
+  close.current = onClose;
+  useLayoutEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    // The browser closes it on Esc (and may insist, after a refused Esc): the app follows, whichever way it closed.
+    const closed = (): void => close.current();
+    element.addEventListener('close', closed);
+    if (!element.open) element.showModal();
+    return () => {
+      element.removeEventListener('close', closed);
+      if (element.open) element.close();
+    };
+  }, []);
   return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <section
-        className={className ? `modal ${className}` : 'modal'}
-        role="dialog"
-        aria-modal="true"
-        aria-label={title}
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') onClose();
-        }}
-      >
+    <dialog
+      ref={dialog}
+      className={className ? `modal ${className}` : 'modal'}
+      aria-label={title}
+      // A click on the backdrop lands on the dialog itself; its content fills it.
+      onClick={(event) => {
+        if (event.target === event.currentTarget) onClose();
+      }}
+    >
+      <div className="modal-content">
         <header className="modal-header">
           <h2>{title}</h2>
           <button type="button" aria-label={closeLabel} autoFocus onClick={onClose}>
@@ -37,7 +52,7 @@ export function Modal({
           </button>
         </header>
         {children}
-      </section>
-    </div>
+      </div>
+    </dialog>
   );
 }

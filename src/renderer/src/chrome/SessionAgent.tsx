@@ -3,12 +3,13 @@
  * for it alone.
  */
 
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { SessionProfileView } from '../../../shared/ipc/profile-channels';
 import type { Profile } from '../../../shared/profiles';
 import { builtInToolGroups, toolGroupLabel, type ToolGroup } from '../../../shared/tool-groups';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
+import { Popover } from './Popover';
 
 /**
  * The session's agent, in its header: which profile it runs with (and at which version), and the tool groups switched
@@ -22,6 +23,7 @@ export function SessionAgent({ store, sessionId }: { store: AppStore; sessionId:
   const [view, setView] = useState<SessionProfileView | null>(null);
   const [profiles, setProfiles] = useState<Profile[]>([]);
   const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -68,6 +70,7 @@ export function SessionAgent({ store, sessionId }: { store: AppStore; sessionId:
   return (
     <div className="session-agent">
       <button
+        ref={button}
         type="button"
         aria-expanded={open}
         aria-haspopup="dialog"
@@ -78,13 +81,12 @@ export function SessionAgent({ store, sessionId }: { store: AppStore; sessionId:
         {view.toolGroupsOff.length > 0 ? ` (${view.toolGroupsOff.length} off)` : ''}
       </button>
       {open && (
-        <div
+        <Popover
+          anchor={button}
+          onClose={() => setOpen(false)}
           className="session-agent-popover"
           role="dialog"
-          aria-label="Agent of this session"
-          onKeyDown={(event) => {
-            if (event.key === 'Escape') setOpen(false);
-          }}
+          label="Agent of this session"
         >
           <label className="small">
             Profile
@@ -123,7 +125,7 @@ export function SessionAgent({ store, sessionId }: { store: AppStore; sessionId:
           <button type="button" className="link small" onClick={() => setOpen(false)}>
             Close
           </button>
-        </div>
+        </Popover>
       )}
     </div>
   );

@@ -6,6 +6,7 @@
 import { useDisposables } from '../disposables';
 import type { Layout } from '../layout';
 import type { AppStore } from '../store';
+import { modalOpen } from './top-layer';
 
 /** The dialogs the window's keys open. */
 export interface WindowDialogs {
@@ -15,13 +16,16 @@ export interface WindowDialogs {
 
 /**
  * Keyboard first: a new session (Ctrl+N), the sessions and details panels (Ctrl+B, Ctrl+J), Settings (Ctrl+,), the
- * shortcuts (Ctrl+/), and switching sessions (Alt+Up and Alt+Down, Ctrl+1 to Ctrl+9). Cmd on macOS.
+ * shortcuts (Ctrl+/), and switching sessions (Alt+Up and Alt+Down, Ctrl+1 to Ctrl+9). Cmd on macOS. None acts behind
+ * an open dialog.
  */
 export function useWindowKeys(store: AppStore, layout: Layout, setLayout: (change: Partial<Layout>) => void, dialogs: WindowDialogs): void {
   useDisposables(
     (disposables) => {
       disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
         const command = event.ctrlKey || event.metaKey;
+        // While a dialog is open the window behind it is out of reach: only the shortcuts list still toggles.
+        if (modalOpen() && !(command && event.key === '/')) return;
         const sessions = store.getState().sessions;
         const current = sessions.findIndex((session) => session.id === store.getState().selectedId);
         if (command && !event.shiftKey && event.key.toLowerCase() === 'n') void store.createSession();

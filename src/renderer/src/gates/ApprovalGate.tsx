@@ -9,6 +9,7 @@
 import { useRef, useState } from 'react';
 import type { ApprovalDecision, EscalationKind } from '../../../shared/domain';
 import type { ViewApproval } from '../../../shared/session-view';
+import { modalOpen } from '../chrome/top-layer';
 import { useDisposables } from '../disposables';
 import type { AppStore } from '../store';
 import { DiffView } from '../tool-calls/DiffView';
@@ -53,7 +54,7 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
   useDisposables(
     (disposables) => {
       disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
-        if (!event.altKey || event.ctrlKey || event.metaKey) return;
+        if (!event.altKey || event.ctrlKey || event.metaKey || modalOpen()) return;
         const key = event.key.toLowerCase();
         const { answer: act, once } = keys.current;
         if (key === 'a') act('allow_once');

@@ -10,6 +10,7 @@ import type { ViewPlan, ViewToolCallState } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 import { escalationTitles } from './ApprovalGate';
 import { RiskBadge, toolStateLabel } from '../tool-calls/ToolCard';
+import { useAltKeys } from './alt-keys';
 
 const finished: ReadonlySet<ViewToolCallState> = new Set(['succeeded', 'failed', 'denied', 'cancelled', 'interrupted']);
 const icons: Partial<Record<ViewToolCallState, string>> = {
@@ -25,7 +26,7 @@ const icons: Partial<Record<ViewToolCallState, string>> = {
 /** A plan's title: its purpose, without a "Plan:" the model already put in front. */
 export const planTitle = (plan: ViewPlan): string => `Plan: ${plan.purpose.replace(/^\s*plan\s*[:\-–]\s*/i, '')}`;
 
-/** Reject, Refine (with the text typed) and Approve for a waiting plan. */
+/** Reject, Refine (with the text typed) and Approve for a waiting plan; Alt+A approves it (one of these shows at a time). */
 function PlanAnswers({ store, plan }: { store: AppStore; plan: ViewPlan }) {
   const [text, setText] = useState('');
   const answer = (kind: 'approve' | 'reject' | 'refine'): void => {
@@ -33,6 +34,7 @@ function PlanAnswers({ store, plan }: { store: AppStore; plan: ViewPlan }) {
       store.call('plan:answer', { planId: plan.planId, answer: kind, ...(kind !== 'approve' && text.trim() ? { text: text.trim() } : {}) }),
     );
   };
+  useAltKeys({ a: () => answer('approve') }, plan.planId);
   return (
     <div className="row wrap">
       <input
@@ -49,7 +51,7 @@ function PlanAnswers({ store, plan }: { store: AppStore; plan: ViewPlan }) {
       <button type="button" disabled={text.trim() === ''} onClick={() => answer('refine')}>
         Refine
       </button>
-      <button type="button" className="primary" aria-keyshortcuts="Alt+A" onClick={() => answer('approve')}>
+      <button type="button" className="primary" aria-keyshortcuts="Alt+A" title="Approve plan (Alt+A)" onClick={() => answer('approve')}>
         Approve plan
       </button>
     </div>

@@ -3,9 +3,10 @@
  * Settings and beside the model picker.
  */
 
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { modelSettingOf, type ModelCheck, type ToolProtocol } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
+import { Popover } from '../chrome/Popover';
 
 const toolWords: Record<ModelCheck['tools']['status'], string> = {
   works: 'native tool calls work',
@@ -182,7 +183,8 @@ export function EndpointChecks({ store, providerId }: { store: AppStore; provide
 /** Beside the model picker: what the check of the chosen model found, opening to the whole card. */
 export function ModelDoctorBadge({ store, providerId, model }: { store: AppStore; providerId: string; model: string }) {
   const check = useAppState(store, (state) => state.checks.find((known) => known.providerId === providerId && known.model === model));
-  const [at, setAt] = useState<{ top: number; left: number } | null>(null);
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
   if (!providerId || !model) return null;
   const label = !check
     ? 'not checked'
@@ -192,33 +194,30 @@ export function ModelDoctorBadge({ store, providerId, model }: { store: AppStore
   return (
     <span className="model-doctor">
       <button
+        ref={button}
         type="button"
         className={`badge${check && check.problems.length > 0 ? ' warn' : ''}`}
-        aria-expanded={at !== null}
+        aria-expanded={open}
         aria-label={`Model check: ${label}`}
-        onClick={(event) => {
-          const box = event.currentTarget.getBoundingClientRect();
-          setAt((current) => (current ? null : { top: box.bottom + 6, left: Math.max(8, Math.min(box.left, window.innerWidth - 436)) }));
-        }}
+        onClick={() => setOpen(!open)}
       >
         {label}
       </button>
-      {at && (
-        <div
+      {open && (
+        <Popover
+          anchor={button}
+          onClose={() => setOpen(false)}
+          align="start"
           className="popover model-doctor-popover"
           role="dialog"
-          aria-label={`Check of ${model}`}
-          style={at}
-          onKeyDown={(event) => {
-            if (event.key === 'Escape') setAt(null);
-          }}
+          label={`Check of ${model}`}
         >
           {check ? <ModelCheckCard check={check} /> : <p className="small">This model has not been checked.</p>}
           <div className="row">
             <ProtocolChoice store={store} providerId={providerId} model={model} />
             <CheckButton store={store} providerId={providerId} model={model} label={check ? 'Check again' : 'Check'} />
           </div>
-        </div>
+        </Popover>
       )}
     </span>
   );

@@ -3,7 +3,8 @@
  * older messages now.
  */
 
-import { useState } from 'react';
+import { useRef, useState, type ReactNode, type RefObject } from 'react';
+import { usePopover } from '../chrome/top-layer';
 import type { SessionView, ViewContext } from '../../../shared/session-view';
 import type { AppStore } from '../store';
 
@@ -36,6 +37,35 @@ function prefixLines(context: ViewContext, usage: SessionView['usage']): string[
   return lines;
 }
 
+/** The meter's popover, on the top layer under the meter: what it measures, and summarizing now. */
+function ContextPopover({
+  anchor,
+  onClose,
+  onSubmit,
+  children,
+}: {
+  anchor: RefObject<HTMLElement | null>;
+  onClose: () => void;
+  onSubmit: () => void;
+  children: ReactNode;
+}) {
+  const popover = usePopover<HTMLFormElement>(anchor, onClose);
+  return (
+    <form
+      ref={popover}
+      popover="auto"
+      className="context-popover top-popover"
+      aria-label="Summarize the conversation"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
 /** How much of the model's window the last request took; amber from the point where older messages get summarized. */
 export function ContextMeter({
   store,
@@ -55,6 +85,7 @@ export function ContextMeter({
 }) {
   const [open, setOpen] = useState(false);
   const [instructions, setInstructions] = useState('');
+  const button = useRef<HTMLButtonElement>(null);
   const share = Math.min(1, context.tokens / context.window);
   const level = context.tokens >= context.threshold ? 'high' : 'ok';
   const title = [
@@ -70,7 +101,15 @@ export function ContextMeter({
     .join('\n');
   return (
     <span className={`context-meter context-${level}${stale ? ' context-stale' : ''}`}>
-      <button type="button" className="link" aria-label="Context window" title={title} aria-expanded={open} onClick={() => setOpen(!open)}>
+      <button
+        ref={button}
+        type="button"
+        className="link"
+        aria-label="Context window"
+        title={title}
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+      >
         <span className="context-bar" aria-hidden="true">
           <span style={{ width: `${Math.round(share * 100)}%` }} />
         </span>
@@ -78,11 +117,10 @@ export function ContextMeter({
         {context.source === 'default' ? ' ?' : ''}
       </button>
       {open && (
-        <form
-          className="context-popover"
-          aria-label="Summarize the conversation"
-          onSubmit={(event) => {
-            event.preventDefault();
+        <ContextPopover
+          anchor={button}
+          onClose={() => setOpen(false)}
+          onSubmit={() => {
             setOpen(false);
             const text = instructions.trim();
             void store.attempt(() => store.call('session:compact', { sessionId, ...(text ? { instructions: text } : {}) }));
@@ -104,7 +142,7 @@ export function ContextMeter({
           <button type="submit" disabled={busy}>
             Summarize older messages now
           </button>
-        </form>
+        </ContextPopover>
       )}
     </span>
   );

@@ -2,7 +2,9 @@
  * The inbox of the status bar: every session waiting for an answer, with a badge, one click from each.
  */
 
-import { useState } from 'react';
+import { useRef, useState, type RefObject } from 'react';
+import type { Session } from '../../../shared/domain';
+import { usePopover } from '../chrome/top-layer';
 import { useAppState, type AppStore } from '../store';
 
 /** Every session waiting for an answer, whichever is shown: a badge, and the list one click away. */
@@ -11,9 +13,11 @@ export function Inbox({ store }: { store: AppStore }) {
   const sessions = useAppState(store, (state) => state.sessions);
   const waiting = sessions.filter((session) => session.status === 'waiting_approval');
   const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
   return (
     <div className="inbox">
       <button
+        ref={button}
         type="button"
         aria-label={`Approvals waiting: ${waiting.length}`}
         aria-expanded={open}
@@ -23,24 +27,43 @@ export function Inbox({ store }: { store: AppStore }) {
         Inbox{waiting.length > 0 && <span className="inbox-badge">{waiting.length}</span>}
       </button>
       {open && (
-        <ul className="inbox-list" aria-label="Waiting for you">
-          {waiting.length === 0 && <li className="muted small">Nothing is waiting for you.</li>}
-          {waiting.map((session) => (
-            <li key={session.id}>
-              <button
-                type="button"
-                className="link"
-                onClick={() => {
-                  setOpen(false);
-                  void store.select(session.id);
-                }}
-              >
-                {session.title}
-              </button>
-            </li>
-          ))}
-        </ul>
+        <InboxList
+          anchor={button}
+          waiting={waiting}
+          onClose={() => setOpen(false)}
+          onSelect={(id) => {
+            setOpen(false);
+            void store.select(id);
+          }}
+        />
       )}
     </div>
+  );
+}
+
+/** The sessions waiting, on the top layer under the Inbox button. */
+function InboxList({
+  anchor,
+  waiting,
+  onClose,
+  onSelect,
+}: {
+  anchor: RefObject<HTMLElement | null>;
+  waiting: readonly Session[];
+  onClose: () => void;
+  onSelect: (sessionId: string) => void;
+}) {
+  const popover = usePopover<HTMLUListElement>(anchor, onClose);
+  return (
+    <ul ref={popover} popover="auto" className="inbox-list top-popover" aria-label="Waiting for you">
+      {waiting.length === 0 && <li className="muted small">Nothing is waiting for you.</li>}
+      {waiting.map((session) => (
+        <li key={session.id}>
+          <button type="button" className="link" onClick={() => onSelect(session.id)}>
+            {session.title}
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }

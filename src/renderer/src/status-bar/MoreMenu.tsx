@@ -1,39 +1,23 @@
 /*
- * The "More" menu at the end of the status bar: what the bar folded away for lack of room.
+ * The "More" menu at the end of the status bar: what the bar folded away, on the top layer under its button.
  */
 
-import type { ReactNode } from 'react';
-import type { MorePlace } from './status-bar-fold';
+import { useRef, type ReactNode } from 'react';
+import { Popover } from '../chrome/Popover';
 
 /** "More" at the end of the status bar: what the bar folded away, in a list under the button. */
-export function MoreMenu({
-  folded,
-  moreAt,
-  onMoreAt,
-}: {
-  folded: readonly ReactNode[];
-  moreAt: MorePlace | null;
-  onMoreAt: (place: MorePlace | null) => void;
-}) {
+export function MoreMenu({ folded, open, onOpen }: { folded: readonly ReactNode[]; open: boolean; onOpen: (open: boolean) => void }) {
+  const button = useRef<HTMLButtonElement>(null);
   if (folded.length === 0) return null;
   return (
     <div className="status-more">
-      <button
-        type="button"
-        aria-label="More"
-        aria-expanded={moreAt !== null}
-        title="More"
-        onClick={(event) => {
-          const place = event.currentTarget.getBoundingClientRect();
-          onMoreAt(moreAt ? null : { top: place.bottom + 6, right: window.innerWidth - place.right });
-        }}
-      >
+      <button ref={button} type="button" aria-label="More" aria-expanded={open} title="More" onClick={() => onOpen(!open)}>
         ⋯
       </button>
-      {moreAt && (
-        <div className="status-more-list" role="group" aria-label="More of the status bar" style={{ top: moreAt.top, right: moreAt.right }}>
+      {open && (
+        <Popover anchor={button} onClose={() => onOpen(false)} className="status-more-list" role="group" label="More of the status bar">
           {folded}
-        </div>
+        </Popover>
       )}
     </div>
   );

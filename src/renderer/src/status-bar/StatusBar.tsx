@@ -77,7 +77,7 @@ export function StatusBar({
     return provider ? provider.kind !== 'anthropic' : true;
   });
   const busy = busyStatuses.has(view?.status ?? 'idle');
-  const { bar, fold, inBar, folded, moreAt, setMoreAt } = useStatusBarFold(store);
+  const { bar, fold, inBar, folded, moreOpen, setMoreOpen } = useStatusBarFold(store);
   return (
     <header className="status-bar" aria-label="Status" ref={bar} data-fold={fold}>
       <button
@@ -150,7 +150,7 @@ export function StatusBar({
           ?
         </button>,
       )}
-      <MoreMenu folded={folded} moreAt={moreAt} onMoreAt={setMoreAt} />
+      <MoreMenu folded={folded} open={moreOpen} onOpen={setMoreOpen} />
       <button type="button" aria-label="Settings" aria-keyshortcuts="Control+," title="Settings (Ctrl+,)" onClick={onOpenSettings}>
         ⚙ Settings
       </button>

@@ -10,9 +10,6 @@ import { useAppState, type AppStore } from '../store';
 /** How far the status bar folds: 1 hides the name, 2 to 6 move the usage, sandbox, shortcuts, window and grants into "More". */
 const maxFold = 6;
 
-/** Where the "More" list shows: under its button, outside the bar, which clips what overflows it. */
-export type MorePlace = { readonly top: number; readonly right: number };
-
 /** The bar's folding, as the bar is drawn: how far it is folded, and what went into "More". */
 export interface StatusBarFold {
   readonly bar: RefObject<HTMLElement | null>;
@@ -21,8 +18,9 @@ export interface StatusBarFold {
   readonly inBar: (level: number, item: ReactNode) => ReactNode;
   /** What this drawing of the bar folded away, filled by `inBar` as the bar is drawn. */
   readonly folded: ReactNode[];
-  readonly moreAt: MorePlace | null;
-  readonly setMoreAt: (place: MorePlace | null) => void;
+  /** Whether the "More" list is open (on the top layer: the bar clips what overflows it). */
+  readonly moreOpen: boolean;
+  readonly setMoreOpen: (open: boolean) => void;
 }
 
 /**
@@ -44,14 +42,13 @@ function useBarContents(store: AppStore): string {
 
 /**
  * Folds the status bar into "More" by priority until it fits: nothing is ever cut off. What the bar holds, or its
- * width, changing starts over from everything in it. The "More" list closes on Escape, on a click elsewhere, and once
- * nothing is folded.
+ * width, changing starts over from everything in it. The "More" list closes once nothing is folded.
  */
 export function useStatusBarFold(store: AppStore): StatusBarFold {
   const bar = useRef<HTMLElement>(null);
   const [fold, setFold] = useState(0);
   const [, setWidthSeen] = useState(0);
-  const [moreAt, setMoreAt] = useState<MorePlace | null>(null);
+  const [moreOpen, setMoreOpen] = useState(false);
   const contents = useBarContents(store);
   useLayoutEffect(() => {
     setFold(0);
@@ -76,21 +73,9 @@ export function useStatusBarFold(store: AppStore): StatusBarFold {
         }),
       );
   }, []);
-  useDisposables(
-    (disposables) => {
-      if (moreAt === null) return;
-      disposables.listen(window, 'keydown', (event: KeyboardEvent) => {
-        if (event.key === 'Escape') setMoreAt(null);
-      });
-      disposables.listen(window, 'mousedown', (event: MouseEvent) => {
-        if (!(event.target instanceof Element) || !event.target.closest('.status-more')) setMoreAt(null);
-      });
-    },
-    [moreAt],
-  );
   useLayoutEffect(() => {
     // Nothing folded: no list to keep open.
-    if (fold < 2) setMoreAt(null);
+    if (fold < 2) setMoreOpen(false);
   }, [fold]);
   const folded: ReactNode[] = [];
   const inBar = (level: number, item: ReactNode): ReactNode => {
@@ -98,5 +83,5 @@ export function useStatusBarFold(store: AppStore): StatusBarFold {
     folded.push(item);
     return null;
   };
-  return { bar, fold, inBar, folded, moreAt, setMoreAt };
+  return { bar, fold, inBar, folded, moreOpen, setMoreOpen };
 }
