@@ -145,8 +145,8 @@ describe('layers over the window', () => {
       await page.getByRole('textbox', { name: 'Message' }).click();
       await expectPage(agent).toHaveCount(0);
 
-      if ((await status.getByRole('button', { name: /^Approvals waiting/ }).count()) === 0 && (await more.count()) > 0) await more.click();
-      await page.getByRole('button', { name: /^Approvals waiting/ }).click();
+      if ((await status.getByRole('button', { name: /^Inbox/ }).count()) === 0 && (await more.count()) > 0) await more.click();
+      await page.getByRole('button', { name: /^Inbox/ }).click();
       const inbox = page.getByRole('list', { name: 'Waiting for you' });
       await expectOnTop(inbox, `${where} inbox`);
       await page.keyboard.press('Escape');
@@ -156,7 +156,7 @@ describe('layers over the window', () => {
     // The inbox left open does not cover the shortcuts dialog: the dialog comes over it, and its close button works.
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.waitForTimeout(150);
-    await page.getByRole('button', { name: /^Approvals waiting/ }).click();
+    await page.getByRole('button', { name: /^Inbox/ }).click();
     await page.keyboard.press('Control+/');
     const shortcuts = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     const close = shortcuts.getByRole('button', { name: 'Close keyboard shortcuts' });

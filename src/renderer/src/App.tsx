@@ -54,7 +54,7 @@ interface SetupShown {
 function LeftSide({ store, layout, setLayout, selectedId }: LayoutProps & { selectedId: string | null }) {
   return (
     <>
-      <div className="left-panel" style={{ width: layout.leftWidth }}>
+      <div className="left-panel" style={{ width: layout.leftWidth }} data-region="sessions">
         <Sidebar store={store} />
         {selectedId && (
           <details

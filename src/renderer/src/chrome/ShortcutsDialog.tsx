@@ -16,6 +16,8 @@ const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string
       ['Ctrl+J', 'Show or hide the details panel (plan, tools, history)'],
       ['Ctrl+,', 'Settings'],
       ['Ctrl+/', 'This list'],
+      ['F6 / Shift+F6', 'Next / previous part of the window (status bar, sessions, conversation, gate, message box, details)'],
+      ['Alt+G', 'Go to what waits for your answer (in this session, else the next one waiting)'],
     ],
   },
   {

@@ -6,6 +6,7 @@
 import { useDisposables } from '../disposables';
 import type { Layout } from '../layout';
 import type { AppStore } from '../store';
+import { cycleRegion, focusGate } from './regions';
 import { modalOpen } from './top-layer';
 
 /** The dialogs the window's keys open. */
@@ -16,8 +17,8 @@ export interface WindowDialogs {
 
 /**
  * Keyboard first: a new session (Ctrl+N), the sessions and details panels (Ctrl+B, Ctrl+J), Settings (Ctrl+,), the
- * shortcuts (Ctrl+/), and switching sessions (Alt+Up and Alt+Down, Ctrl+1 to Ctrl+9). Cmd on macOS. None acts behind
- * an open dialog.
+ * shortcuts (Ctrl+/), switching sessions (Alt+Up and Alt+Down, Ctrl+1 to Ctrl+9), moving between the window's regions
+ * (F6, Shift+F6) and going to what waits for an answer (Alt+G). Cmd on macOS. None acts behind an open dialog.
  */
 export function useWindowKeys(store: AppStore, layout: Layout, setLayout: (change: Partial<Layout>) => void, dialogs: WindowDialogs): void {
   useDisposables(
@@ -33,6 +34,8 @@ export function useWindowKeys(store: AppStore, layout: Layout, setLayout: (chang
         else if (command && event.key.toLowerCase() === 'j') setLayout({ rightOpen: !layout.rightOpen });
         else if (command && event.key === ',') dialogs.openSettings();
         else if (command && event.key === '/') dialogs.toggleShortcuts();
+        else if (event.key === 'F6' && !command && !event.altKey) cycleRegion(event.shiftKey);
+        else if (event.altKey && !command && event.key.toLowerCase() === 'g') goToWaiting(store);
         else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
           const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
           if (next) void store.select(next.id);
@@ -46,4 +49,22 @@ export function useWindowKeys(store: AppStore, layout: Layout, setLayout: (chang
     // The dialogs only set state, which stays the same function for the window's life.
     [store, layout.leftOpen, layout.rightOpen, setLayout],
   );
+}
+
+/**
+ * Goes to what waits for an answer: this session's gate, else the first other session waiting at one (opened, and its
+ * gate focused once it shows).
+ */
+function goToWaiting(store: AppStore): void {
+  if (focusGate()) return;
+  const { sessions, selectedId } = store.getState();
+  const waiting = sessions.find((session) => session.status === 'waiting_approval' && session.id !== selectedId);
+  if (!waiting) return;
+  void store.select(waiting.id).then(() => {
+    let frames = 0;
+    const look = (): void => {
+      if (!focusGate() && (frames += 1) < 60) requestAnimationFrame(look);
+    };
+    look();
+  });
 }

@@ -148,6 +148,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
       <ComposerProblems sessionId={sessionId} problem={problem} attachProblem={attachProblem} blocked={blocked} />
       <form
         className={attached.dragOver ? 'composer drop-over' : 'composer'}
+        data-region="composer"
         onSubmit={(event) => {
           event.preventDefault();
           void send();
@@ -156,6 +157,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
       >
         <textarea
           ref={input}
+          data-region-focus=""
           aria-label="Message"
           // The menu of commands or files belongs to the box: a screen reader follows the highlighted one while typing goes on.
           aria-autocomplete="list"

@@ -43,7 +43,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   if (!view) return <div className="conversation muted">Loading…</div>;
   const items = virtualizer.getVirtualItems();
   return (
-    <div className="conversation" ref={scroller} {...handlers}>
+    <div className="conversation" ref={scroller} {...handlers} data-region="conversation" data-region-focus="" tabIndex={-1}>
       {partial && (
         // Over the rows, not among them: its going away moves nothing.
         <div className="conversation-loading">

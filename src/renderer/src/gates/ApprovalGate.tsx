@@ -71,7 +71,7 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
     [approval.approvalId],
   );
   return (
-    <section className="gate" role="region" aria-label="Approval needed">
+    <section className="gate" role="region" aria-label="Approval needed" data-region="gate">
       <header className="row">
         <strong>Approve {approval.tool}?</strong>
         <RiskBadge risk={approval.risk} />

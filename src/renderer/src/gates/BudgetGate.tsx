@@ -21,7 +21,7 @@ export function BudgetGatePanel({ store, gate }: { store: AppStore; gate: ViewBu
   const unit = gate.budget === 'model_calls' ? ' model calls' : gate.budget === 'tool_calls' ? ' tool calls' : '';
   const step = `${formatBudgetFigure(gate.budget, gate.step)}${unit}`;
   return (
-    <section className="gate gate-budget" role="region" aria-label="Budget reached">
+    <section className="gate gate-budget" role="region" aria-label="Budget reached" data-region="gate">
       <header className="row">
         <strong>Budget reached: {budgetName(gate.budget)}</strong>
         <span className="muted small">The agent is paused; nothing runs until you answer.</span>

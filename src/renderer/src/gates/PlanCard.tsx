@@ -66,7 +66,7 @@ export function PlanPrompt({ store, sessionId, onShowPlan }: { store: AppStore; 
   const plan = useAppState(store, (state) => state.views[sessionId]?.plan ?? null);
   if (!plan || plan.state !== 'waiting') return null;
   return (
-    <section className="gate plan-prompt" role="region" aria-label="Plan waiting for you">
+    <section className="gate plan-prompt" role="region" aria-label="Plan waiting for you" data-region="gate">
       <header className="row">
         <strong>{planTitle(plan)}</strong>
         <RiskBadge risk={plan.maxRisk} />
@@ -92,7 +92,7 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
   const stepStates = states.split(',') as ViewToolCallState[];
   const done = stepStates.filter((state) => finished.has(state)).length;
   return (
-    <section className="gate plan" role="region" aria-label="Plan">
+    <section className="gate plan" role="region" aria-label="Plan" data-gate={plan.state === 'waiting' ? '' : undefined}>
       <header className="row">
         <strong>{planTitle(plan)}</strong>
         <RiskBadge risk={plan.maxRisk} />

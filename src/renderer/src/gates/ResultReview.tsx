@@ -58,7 +58,7 @@ export function ResultReviewGate({ store, review }: { store: AppStore; review: V
   };
   useAltKeys({ l: () => answer('release'), w: () => answer('withhold') }, review.reviewId);
   return (
-    <section className="gate gate-review" role="region" aria-label="Result held for review">
+    <section className="gate gate-review" role="region" aria-label="Result held for review" data-region="gate">
       <header className="row">
         <strong>Possible prompt injection in the result of {review.tool}</strong>
         <span className="muted small">The model has not seen it yet.</span>

@@ -92,22 +92,24 @@ export function RightPanel({
   onClose: () => void;
 }) {
   return (
-    <aside className="right-panel" aria-label="Details">
-      <div className="tabs row" role="tablist" aria-label="Details">
-        {tabs.map((item) => (
-          <button
-            key={item.id}
-            type="button"
-            role="tab"
-            id={`tab-${item.id}`}
-            aria-selected={tab === item.id}
-            aria-controls={`panel-${item.id}`}
-            className={tab === item.id ? 'tab active' : 'tab'}
-            onClick={() => onTab(item.id)}
-          >
-            {item.label}
-          </button>
-        ))}
+    <aside className="right-panel" aria-label="Details" data-region="details">
+      <div className="tabs row">
+        <div className="tab-list row" role="tablist" aria-label="Details">
+          {tabs.map((item) => (
+            <button
+              key={item.id}
+              type="button"
+              role="tab"
+              id={`tab-${item.id}`}
+              aria-selected={tab === item.id}
+              aria-controls={`panel-${item.id}`}
+              className={tab === item.id ? 'tab active' : 'tab'}
+              onClick={() => onTab(item.id)}
+            >
+              {item.label}
+            </button>
+          ))}
+        </div>
         <span className="spacer" />
         <button type="button" className="icon" aria-label="Hide details" title="Hide (Ctrl+J)" onClick={onClose}>
           ⇥

@@ -101,15 +101,8 @@ export function ContextMeter({
     .join('\n');
   return (
     <span className={`context-meter context-${level}${stale ? ' context-stale' : ''}`}>
-      <button
-        ref={button}
-        type="button"
-        className="link"
-        aria-label="Context window"
-        title={title}
-        aria-expanded={open}
-        onClick={() => setOpen(!open)}
-      >
+      <button ref={button} type="button" className="link" title={title} aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="visually-hidden">Context window: </span>
         <span className="context-bar" aria-hidden="true">
           <span style={{ width: `${Math.round(share * 100)}%` }} />
         </span>

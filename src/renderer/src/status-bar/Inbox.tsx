@@ -19,12 +19,17 @@ export function Inbox({ store }: { store: AppStore }) {
       <button
         ref={button}
         type="button"
-        aria-label={`Approvals waiting: ${waiting.length}`}
         aria-expanded={open}
         onClick={() => setOpen(!open)}
         className={waiting.length > 0 ? 'inbox-button pending' : 'inbox-button'}
       >
-        Inbox{waiting.length > 0 && <span className="inbox-badge">{waiting.length}</span>}
+        Inbox
+        {waiting.length > 0 && (
+          <span className="inbox-badge" aria-hidden="true">
+            {waiting.length}
+          </span>
+        )}
+        <span className="visually-hidden">: {waiting.length} waiting</span>
       </button>
       {open && (
         <InboxList

@@ -79,7 +79,7 @@ export function StatusBar({
   const busy = busyStatuses.has(view?.status ?? 'idle');
   const { bar, fold, inBar, folded, moreOpen, setMoreOpen } = useStatusBarFold(store);
   return (
-    <header className="status-bar" aria-label="Status" ref={bar} data-fold={fold}>
+    <header className="status-bar" aria-label="Status" ref={bar} data-fold={fold} data-region="status">
       <button
         type="button"
         className="icon"

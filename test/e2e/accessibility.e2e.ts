@@ -1,0 +1,145 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright';
+import { expect as expectPage } from 'playwright/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import { temporaryFolder } from '../helpers';
+import { testTools, toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { screenSizes, useWorkbenches } from './fixture';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Finding {
+  readonly rule: string;
+  readonly impact: string;
+  readonly help: string;
+  readonly targets: string[];
+}
+
+/** What axe-core finds serious or critical on the page as it is now (the whole document: dialogs and popovers included). */
+async function seriousFindings(page: Page): Promise<Finding[]> {
+  // Evaluated through the browser's protocol, as a page script could not be under the app's content policy.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            context: Document,
+            options: object,
+          ) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => ({
+        rule: violation.id,
+        impact: violation.impact ?? '',
+        help: violation.help,
+        targets: violation.nodes.slice(0, 5).map((node) => node.target.map(String).join(' ')),
+      }));
+  });
+}
+
+/*
+ * An automated accessibility scan (axe-core) of every main screen, dialog and popover, at three sizes in both themes:
+ * nothing serious or critical.
+ */
+describe('accessibility', () => {
+  const open = useWorkbenches();
+  const folders: Array<{ remove: () => void }> = [];
+  afterEach(() => {
+    for (const folder of folders.splice(0)) folder.remove();
+  });
+
+  it('the first run, the session with a gate, Settings, the shortcuts, a preview, the prompt and the popovers have no serious or critical findings', async () => {
+    const log: string[] = [];
+    const workspace = temporaryFolder('workbench-a11y-e2e-');
+    folders.push(workspace);
+    writeFileSync(join(workspace.path, 'notes.md'), '# Notes\n\nThe owls are not what they seem.\n');
+    const workbench = await open({ tools: testTools(log).tools, folderPicker: { pickFolder: async () => workspace.path } });
+    const { page, server } = workbench;
+    const found: string[] = [];
+    const scan = async (screen: string, show: () => Promise<void>, hide: () => Promise<void>): Promise<void> => {
+      for (const [width, height] of screenSizes)
+        for (const scheme of ['light', 'dark'] as const) {
+          await page.setViewportSize({ width, height });
+          await page.emulateMedia({ colorScheme: scheme });
+          await page.waitForTimeout(100);
+          await show();
+          for (const finding of await seriousFindings(page))
+            found.push(
+              `${screen} ${width}x${height} ${scheme}: ${finding.impact} ${finding.rule} (${finding.help}) at ${finding.targets.join(' | ')}`,
+            );
+          await hide();
+        }
+    };
+    const nothing = async (): Promise<void> => undefined;
+
+    // The first run: no model yet, the setup in the middle.
+    await expectPage(page.getByRole('heading', { name: 'Agent Workbench' })).toBeVisible();
+    await scan('first run', nothing, nothing);
+
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    server.enqueue(textTurn('Here is **what I found**:\n\n- one\n- two\n\n```ts\nconst a = 1;\n```'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Look around');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' })).toContainText('what I found');
+    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'buy milk' })] }, textTurn('Written.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('region', { name: 'Approval needed' })).toBeVisible();
+    await scan('session at a gate', nothing, nothing);
+
+    const escape = async (): Promise<void> => {
+      await page.keyboard.press('Escape');
+    };
+    await scan(
+      'settings',
+      async () => {
+        await page.keyboard.press('Control+,');
+        await expectPage(page.getByRole('dialog', { name: 'Settings' })).toBeVisible();
+      },
+      escape,
+    );
+    await scan(
+      'shortcuts',
+      async () => {
+        await page.keyboard.press('Control+/');
+        await expectPage(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
+      },
+      escape,
+    );
+    await scan(
+      'file preview',
+      async () => {
+        await page.getByRole('tree', { name: 'Workspace files' }).getByRole('button', { name: 'notes.md' }).click();
+        await expectPage(page.getByRole('dialog', { name: 'Preview of notes.md' })).toBeVisible();
+      },
+      escape,
+    );
+    await scan(
+      'what the model saw',
+      async () => {
+        await page.getByRole('button', { name: 'What the model saw' }).first().click();
+        await expectPage(page.getByRole('dialog', { name: 'What the model saw' })).toBeVisible();
+      },
+      escape,
+    );
+    await scan(
+      'agent popover',
+      async () => {
+        await page.getByRole('button', { name: /^Agent:/ }).click();
+        await expectPage(page.getByRole('dialog', { name: 'Agent of this session' })).toBeVisible();
+      },
+      escape,
+    );
+    expect(found).toEqual([]);
+  });
+});
