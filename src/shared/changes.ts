@@ -18,8 +18,13 @@ export const changedFileSchema = z.object({
   binary: z.boolean(),
   /** The content at one end was too large to be saved, so it can be neither shown nor put back. */
   available: z.boolean(),
-  /** The file on disk is no longer as the agent left it (the person or a later turn changed it). */
+  /** The file on disk is no longer as the agent left it (the person or a later turn changed it), beyond parts taken back. */
   changedSince: z.boolean(),
+  /**
+   * How much of the change has been taken back on disk since (reverted here, restored, or undone by hand): none, some of
+   * its parts (the file is otherwise as the agent left it), or all of it (the path is as it was before).
+   */
+  reverted: z.enum(['no', 'part', 'whole']),
 });
 export type ChangedFile = z.infer<typeof changedFileSchema>;
 
@@ -44,6 +49,8 @@ export const fileDiffSchema = z.object({
   hunks: z.array(diffHunkSchema),
   /** Why there are no hunks to show, in words; null when there are. */
   note: z.string().nullable(),
+  /** The hunks taken back on disk since (by index), which are no longer in the file. */
+  reverted: z.array(z.number().int().nonnegative()),
 });
 export type FileDiff = z.infer<typeof fileDiffSchema>;
 

@@ -326,12 +326,17 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
      */
     turnStart: z.literal(true).optional(),
   }),
-  /** Files were brought back to a checkpoint (or a restore was undone). */
+  /** Files were brought back to a checkpoint, a change was reverted from Changes, or either was undone. */
   z.object({
     type: z.literal('files_restored'),
     checkpointId: idSchema.nullable(),
     undoOf: idSchema.nullable(),
     ...filesRestoredSchema.shape,
+    /** What was made (or, for an undo, what it undid): a checkpoint's restore, or a revert from Changes. Absent before it existed: a restore. */
+    of: z.enum(['restore', 'revert']).optional(),
+    /** A restore of the conversation too: the version it opened, and the one shown before it, which its undo shows again. */
+    branchId: idSchema.optional(),
+    fromBranchId: idSchema.optional(),
   }),
   /**
    * The session came from a file. Gates, answers and plan approvals the file records for a turn it left

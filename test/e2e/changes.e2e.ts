@@ -67,21 +67,42 @@ describe('reviewing the changes the agent made', () => {
       await rows.nth(0).getByRole('button', { name: 'changed lines.txt' }).click();
       await expectPage(changes.getByLabel('Part 2 of lines.txt')).toContainText('+line 19 by the agent');
       await workbench.screenshotAtSizes('changes');
+      // Long lines read whole in a wider view, side by side.
+      await rows.nth(0).getByRole('button', { name: 'Wider view, side by side' }).click();
+      const wide = page.getByRole('dialog', { name: 'Changes in lines.txt' });
+      await expectPage(wide.getByRole('table', { name: 'Part 2 of lines.txt, side by side' })).toContainText('line 19 by the agent');
+      await expectPage(wide.getByRole('table', { name: 'Part 2 of lines.txt, side by side' }).getByRole('row').nth(1)).toBeVisible();
+      await workbench.screenshot('changes-side-by-side');
+      await page.keyboard.press('Escape');
+      await expectPage(wide).toHaveCount(0);
+
       await rows.nth(0).getByRole('button', { name: 'Revert this part' }).nth(1).click();
       await expectPage(changes.getByRole('status')).toContainText('Reverted part 2 of lines.txt.');
       expect(file('lines.txt')).toBe(withTop);
-      // A turn's view keeps showing what the turn did, marked as no longer on disk as it left it.
-      await expectPage(rows.nth(0)).toContainText('changed since');
+      // A turn's view keeps showing what the turn did: the part taken back is marked so, without its diff or a revert,
+      // and the file is not called changed by someone else.
+      await expectPage(rows.nth(0)).toContainText('partly reverted');
+      await expectPage(rows.nth(0)).not.toContainText('changed since');
+      await expectPage(changes.getByLabel('Part 2 of lines.txt')).toHaveCount(0);
+      await expectPage(rows.nth(0).locator('.change-hunk.reverted')).toContainText('reverted');
+      await expectPage(rows.nth(0).getByRole('button', { name: 'Revert this part' })).toHaveCount(0);
+      // One way back, not two: the panel's Undo, and no banner over the conversation.
+      await expectPage(page.getByRole('button', { name: /^Undo/ })).toHaveCount(1);
+      await expectPage(page.getByRole('status', { name: 'Files restored' })).toHaveCount(0);
 
       await changes.getByRole('status').getByRole('button', { name: 'Undo' }).click();
       await expectPage(changes.getByRole('status')).toContainText('The revert was undone.');
       expect(file('lines.txt')).toBe(withBoth);
+      await expectPage(rows.nth(0)).not.toContainText('reverted');
       await expectPage(rows.nth(0)).not.toContainText('changed since');
+      await expectPage(page.getByRole('status', { name: 'Files restored' })).toHaveCount(0);
 
       await changes.getByRole('button', { name: 'Revert out/made.txt' }).click();
       await expectPage(changes.getByRole('status')).toContainText('Reverted out/made.txt.');
       expect(file('out/made.txt')).toBeNull();
-      await expectPage(rows.nth(2)).toContainText('changed since');
+      await expectPage(rows.nth(2)).toContainText('reverted');
+      await expectPage(rows.nth(2)).not.toContainText('changed since');
+      await expectPage(changes.getByRole('button', { name: 'Revert out/made.txt' })).toHaveCount(0);
 
       // The whole session compares with the files now: the reverted file is no longer a change.
       await changes.getByRole('combobox', { name: 'Changes of' }).selectOption({ label: 'The whole session' });

@@ -108,6 +108,16 @@ describe('versions, checkpoints and recovery in the workbench', () => {
       await bar.getByRole('button', { name: 'Undo restore' }).click();
       await expectPage(page.getByRole('status', { name: 'Files restored' })).toContainText('Restore undone');
       expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+      // One undo brings both back: the conversation is again the one that wrote the file, and the empty restored
+      // version is not kept.
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Rewrote app.ts.');
+      await expectPage(history.getByText('Restored to an earlier step')).toHaveCount(0);
+      // The bar was news once: showing the history again does not bring it back.
+      await page.getByRole('status', { name: 'Files restored' }).getByRole('button', { name: 'Dismiss' }).click();
+      await page.reload();
+      await page.getByRole('button', { name: /^Files/ }).click();
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Rewrote app.ts.');
+      await expectPage(page.getByRole('status', { name: 'Files restored' })).toHaveCount(0);
 
       // The same restore from the message itself: the history opens it under its step.
       await page.getByRole('button', { name: 'Hide details' }).last().click();
@@ -117,6 +127,48 @@ describe('versions, checkpoints and recovery in the workbench', () => {
       folder.remove();
     },
   );
+
+  it('editing an earlier message offers to put the files back as they were before it, and does', async () => {
+    const workbench = await open({
+      tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
+    });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-edit-files-');
+    const workspace = folder.path;
+    writeFileSync(join(workspace, 'app.ts'), 'v1\n');
+    const created = await host.invoke('session:create', { title: 'Files back', workspacePath: workspace });
+    if (!created.ok) throw new Error(created.error.message);
+    await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
+    await page.reload();
+    await page.getByRole('button', { name: /^Files back/ }).click();
+    server.enqueue({ steps: [toolCall('write_file', { path: 'app.ts', content: 'v2\n' }, 'w1')] }, textTurn('Rewrote app.ts.'));
+    await send(workbench, 'Rewrite app.ts');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Rewrote app.ts.');
+    server.enqueue(textTurn('Nothing to change.'));
+    await send(workbench, 'Anything else?');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Nothing to change.');
+    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+
+    // The last message changed no file: editing it offers nothing about files.
+    await page.getByRole('button', { name: 'Edit' }).last().click();
+    const editor = page.getByRole('form', { name: 'Edit your message' });
+    await expectPage(editor.getByRole('checkbox')).toHaveCount(0);
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+
+    // The first one's turn wrote app.ts: editing it offers the files back too.
+    await page.getByRole('button', { name: 'Edit' }).first().click();
+    await editor.getByRole('textbox', { name: 'Edited message' }).fill('Leave app.ts alone and say hello');
+    const back = editor.getByRole('checkbox', { name: /put the files back as they were before this message/ });
+    await expectPage(back).not.toBeChecked();
+    await back.check();
+    server.enqueue(textTurn('Hello, app.ts is as it was.'));
+    await editor.getByRole('button', { name: 'Save and run' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Hello, app.ts is as it was.');
+    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v1\n');
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText(['Leave app.ts alone and say hello']);
+    folder.remove();
+  });
 
   it('after a crash, shows what was running and resumes from the last checkpoint', needs(bash), async () => {
     const workbench = await open();

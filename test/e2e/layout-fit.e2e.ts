@@ -32,6 +32,8 @@ async function statusItems(page: Page): Promise<{ bar: Box; items: Box[] }> {
         (inner) =>
           inner instanceof HTMLElement &&
           inner.offsetWidth > 0 &&
+          // Words for screen readers only are not drawn, so nothing of them is cut.
+          !inner.classList.contains('visually-hidden') &&
           inner.scrollWidth > inner.clientWidth + 1 &&
           // Figures are never shortened, whatever their hover text says.
           (inner.closest('[title]') === null || inner.getAttribute('aria-label') === 'Token usage'),

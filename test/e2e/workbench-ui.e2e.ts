@@ -69,20 +69,20 @@ describe('the workbench panels and keyboard', () => {
     await page.getByRole('textbox', { name: 'Message' }).fill('Write a note');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
     await expectPage(page.getByRole('region', { name: 'Approval needed' })).toBeVisible();
-    await expectPage(page.getByRole('button', { name: 'Inbox: 1 waiting' })).toBeVisible();
+    await expectPage(page.getByRole('button', { name: 'Inbox 1 waiting' })).toBeVisible();
 
     // A second session; the inbox still shows the first, and takes you back to it.
     await page.keyboard.press('Control+n');
     await expectPage(page.getByRole('list', { name: 'Sessions' }).or(page.locator('.sessions')).getByRole('listitem')).toHaveCount(2);
     await expectPage(page.getByRole('region', { name: 'Approval needed' })).toHaveCount(0);
-    await page.getByRole('button', { name: 'Inbox: 1 waiting' }).click();
+    await page.getByRole('button', { name: 'Inbox 1 waiting' }).click();
     await workbench.screenshot('approval-inbox');
     await page.getByRole('list', { name: 'Waiting for you' }).getByRole('button').first().click();
     await expectPage(page.getByRole('region', { name: 'Approval needed' })).toBeVisible();
     await page.keyboard.press('Alt+a');
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
     expect(log).toEqual(['write n']);
-    await expectPage(page.getByRole('button', { name: 'Inbox: 0 waiting' })).toBeVisible();
+    await expectPage(page.getByRole('button', { name: 'Inbox 0 waiting' })).toBeVisible();
 
     const selected = (): Promise<string | null> => page.locator('.session.selected .session-title').textContent();
     const before = await selected();

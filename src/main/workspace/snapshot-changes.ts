@@ -43,17 +43,29 @@ export class SnapshotChanges implements FileChanges {
       range.workspacePath,
       ends.map((item) => item.key),
     );
-    return ends.map((item) => this.describe(item, now.get(item.key) ?? null, false).file);
+    return Promise.all(
+      ends.map(async (item) => {
+        const entry = now.get(item.key) ?? null;
+        const file = this.describe(item, entry, false).file;
+        if (!file.changedSince) return file;
+        const taken = await this.takenBack(range.workspacePath, item, entry);
+        return { ...file, changedSince: taken.other, reverted: taken.reverted };
+      }),
+    );
   }
 
   async diff(range: ChangeRange, path: string): Promise<FileDiff> {
     const item = this.one(range, path);
     const now = (await this.history.entriesNow(range.workspacePath, [item.key])).get(item.key) ?? null;
     const { file, patch, note } = this.describe(item, now, true);
-    return { file, hunks: patch ? hunksOf(patch) : [], note };
+    const hunks = patch ? hunksOf(patch) : [];
+    if (!file.changedSince) return { file, hunks, note, reverted: [] };
+    const taken = await this.takenBack(range.workspacePath, item, now);
+    return { file: { ...file, changedSince: taken.other, reverted: taken.reverted }, hunks, note, reverted: [...taken.hunks] };
   }
 
-  async revert(range: ChangeRange, path: string, hunks: readonly number[] | null): Promise<Outcome> {
+  async revert(range: ChangeRange, path: string, asked: readonly number[] | null): Promise<Outcome> {
+    let hunks = asked;
     const item = this.one(range, path);
     const now = (await this.history.entriesNow(range.workspacePath, [item.key])).get(item.key) ?? null;
     const files = new WorkspaceFiles(range.workspacePath, { protectedRoots: this.excluded });
@@ -64,6 +76,11 @@ export class SnapshotChanges implements FileChanges {
       return outcome;
     }
     const { patch, texts, note } = this.describe(item, now, true);
+    // Parts already taken back are left out of a whole revert: the rest of the change goes.
+    const taken = hunks === null && patch && !sameEntry(now, item.after) ? await this.takenBack(range.workspacePath, item, now) : null;
+    if (taken && !taken.other && taken.reverted === 'whole') return outcome;
+    if (taken && !taken.other && taken.reverted === 'part' && patch)
+      hunks = patch.hunks.map((_, index) => index).filter((index) => !taken.hunks.includes(index));
     if (hunks !== null && patch === null)
       throw new WorkbenchError(
         'invalid_state',
@@ -125,7 +142,7 @@ export class SnapshotChanges implements FileChanges {
   ): { file: ChangedFile; patch: StructuredPatch | null; note: string | null; texts?: { before: string; after: string } } {
     const change = item.before && item.after ? 'modify' : item.after ? 'create' : 'delete';
     const changedSince = !sameEntry(now, item.after);
-    const base = { path: item.path, kind: item.kind, change, changedSince } as const;
+    const base = { path: item.path, kind: item.kind, change, changedSince, reverted: 'no' } as const;
     if (item.kind === 'folder')
       return {
         file: { ...base, added: null, removed: null, binary: false, available: true },
@@ -160,6 +177,29 @@ export class SnapshotChanges implements FileChanges {
     if (!patch) return { file: { ...plain, added: null, removed: null }, patch: null, note: 'Too many changes to show line by line.' };
     const note = patch.hunks.length === 0 ? 'Only the file’s mode changed.' : null;
     return { file: { ...plain, ...countsOf(patch) }, patch, note, texts: { before: beforeText, after: afterText } };
+  }
+
+  /**
+   * How much of a change that is no longer on disk as the agent left it was taken back (by a revert, or by hand): all
+   * of it (the path is as it was before), some of its parts (the file is exactly the agent's with those parts taken
+   * out), or none; `other` when the file holds something else too (the person or a later turn changed it).
+   */
+  private async takenBack(
+    workspacePath: string,
+    item: Ends,
+    now: SnapshotEntry | null,
+  ): Promise<{ reverted: 'no' | 'part' | 'whole'; hunks: readonly number[]; other: boolean }> {
+    const { patch, texts } = this.describe(item, now, true);
+    const all = patch ? patch.hunks.map((_, index) => index) : [];
+    if (sameEntry(now, item.before)) return { reverted: 'whole', hunks: all, other: false };
+    const changed = { reverted: 'no' as const, hunks: [], other: true };
+    if (!patch || !texts || !now || now.hash === null || item.kind === 'folder') return changed;
+    const text = await this.readNow(workspacePath, item.path);
+    if (text === null) return changed;
+    // A part is gone when its lines are no longer where the agent left them; the rest must be exactly the agent's.
+    const gone = all.filter((index) => withoutHunks(texts.before, texts.after, text, patch, [index]) === null);
+    if (gone.length === 0 || withoutHunks(texts.before, texts.after, texts.after, patch, gone) !== text) return changed;
+    return { reverted: gone.length === all.length ? 'whole' : 'part', hunks: gone, other: false };
   }
 
   /** The file on disk now as text, whole: null when it is larger than what is compared, binary, or not UTF-8. */

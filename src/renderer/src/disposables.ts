@@ -6,7 +6,7 @@
  * `DisposableStore`, so each has an owner that lets it go.
  */
 
-import { useEffect, useRef, type DependencyList, type RefObject } from 'react';
+import { useEffect, useLayoutEffect, useRef, type DependencyList, type RefObject } from 'react';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 
 /**
@@ -77,6 +77,16 @@ export function useDisposables(setup: (disposables: DisposableStore) => void, de
     setup(disposables);
     return () => void disposables.dispose();
     // The caller names the dependencies, as it would for `useEffect`.
+  }, dependencies);
+}
+
+/** `useDisposables` run before the browser paints: for what must be in place in the first frame (a popover's place). */
+export function useLayoutDisposables(setup: (disposables: DisposableStore) => void, dependencies: DependencyList): void {
+  useLayoutEffect(() => {
+    const disposables = new DisposableStore();
+    setup(disposables);
+    return () => void disposables.dispose();
+    // The caller names the dependencies, as it would for `useLayoutEffect`.
   }, dependencies);
 }
 

@@ -2,7 +2,8 @@
  * The window's remembered layout: the widths of the side panels, which of them are open, and the details panel's tab.
  */
 
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
+import { useDisposables } from './disposables';
 import { z } from 'zod';
 
 /** The panels' sizes and whether they are open: remembered across restarts of the app. */
@@ -54,10 +55,8 @@ export function fitPanels(layout: Layout, windowWidth: number): { leftWidth: num
 /** The window's width, kept current as it resizes. */
 export function useWindowWidth(): number {
   const [width, setWidth] = useState(() => window.innerWidth);
-  useEffect(() => {
-    const resized = (): void => setWidth(window.innerWidth);
-    window.addEventListener('resize', resized);
-    return () => window.removeEventListener('resize', resized);
+  useDisposables((disposables) => {
+    disposables.listen(window, 'resize', () => setWidth(window.innerWidth));
   }, []);
   return width;
 }

@@ -43,6 +43,11 @@ export interface AppState {
   readonly changesRequest: { readonly sessionId: string; readonly turnId: string | null } | null;
   /** Per session: workspace paths to put in the message box as `@path` ("Attach to message" in a preview). */
   readonly mentions: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Per session: the restore of files made while this window watched, until the shown version changes or a turn starts.
+   * Its bar (with Undo) shows only then, not again each time a version that holds it is shown.
+   */
+  readonly freshRestores: Readonly<Record<string, string>>;
 }
 
 /** The state before anything is loaded. */
@@ -64,4 +69,5 @@ export const initialState: AppState = {
   restoreRequest: null,
   changesRequest: null,
   mentions: {},
+  freshRestores: {},
 };

@@ -324,13 +324,28 @@ export class AppStore implements Disposable {
 
   /** Runs an action that changes which line of a session is shown, then shows it. */
   async changeLine<T>(sessionId: string, action: () => Promise<T>): Promise<T | undefined> {
+    // What was restored before is no longer news on another version; a restore this action makes is.
+    this.markRestore(sessionId, null);
     const result = await this.attempt(action);
     if (result !== undefined) await this.reload(sessionId);
     return result;
   }
 
   /** Drafts of tool calls are folded after the entries they came with; while a session opens they are let go (the finished calls follow). */
+  /** Remembers the restore just made in a session (or forgets it): see `freshRestores`. */
+  private markRestore(sessionId: string, restoreId: string | null): void {
+    if ((this.state.freshRestores[sessionId] ?? null) === restoreId) return;
+    this.set((state) => {
+      const { [sessionId]: _dropped, ...others } = state.freshRestores;
+      return { ...state, freshRestores: restoreId === null ? others : { ...others, [sessionId]: restoreId } };
+    });
+  }
+
   private applyEntries(sessionId: string, entries: readonly JournalEntry[], drafts: readonly ToolCallDraftEvent[] = []): void {
+    for (const { event } of entries) {
+      if (event.type === 'files_restored') this.markRestore(sessionId, event.restoreId);
+      else if (event.type === 'run_started') this.markRestore(sessionId, null);
+    }
     const view = this.state.views[sessionId];
     if (!view || this.opening.has(sessionId)) {
       // A session that is not open is read whole from the journal when it is opened.

@@ -45,6 +45,7 @@ export function applyCheckpointEvent(view: SessionView, event: CheckpointEvent, 
           kept: event.kept,
           refused: event.refused,
           undoOf: event.undoOf,
+          of: event.of ?? 'restore',
         },
       };
     default: {

@@ -170,6 +170,8 @@ export interface SessionView {
     /** Left alone: a link was in the way, or the place is protected (.git, the app's data). */
     readonly refused: readonly string[];
     readonly undoOf: string | null;
+    /** What it made, or undid: a checkpoint's restore, or a revert from Changes (which says so there). */
+    readonly of: 'restore' | 'revert';
   } | null;
   readonly usage: {
     readonly inputTokens: number;

@@ -41,6 +41,7 @@ function stateWith(
     restoreRequest: null,
     changesRequest: null,
     mentions: {},
+    freshRestores: {},
   };
 }
 

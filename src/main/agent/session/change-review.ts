@@ -94,7 +94,7 @@ export class ChangeReview {
       return { snapshotId: range.baseId, safetySnapshotId: safety.snapshotId, ...outcome };
     });
     const result: FilesRestored = { restoreId: newId(), ...done };
-    journal.append(sessionId, [{ type: 'files_restored', checkpointId: null, undoOf: null, ...result }]);
+    journal.append(sessionId, [{ type: 'files_restored', checkpointId: null, undoOf: null, ...result, of: 'revert' }]);
     return result;
   }
 

@@ -2,6 +2,7 @@
  * Time travel over files: a checkpoint's files previewed, restored, and the restore undone.
  */
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
+import type { RuntimeEvent } from '../../../shared/events';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../../shared/file-history';
 import type { Clock } from '../ports/clock';
 import { FileRestorer } from './file-restorer';
@@ -58,28 +59,36 @@ export class TimeTravel {
     }
     const restored =
       mode !== 'conversation' && target.snapshotId ? await this.restoreFiles(sessionId, target.snapshotId, overwriteConflicts) : null;
+    const fromBranchId = this.options.store.activeBranch(sessionId);
     const branch = mode === 'files' ? null : this.options.versions.restoreConversation(sessionId, checkpointId);
-    const files = restored ? this.journalRestore(sessionId, restored, checkpointId, null) : null;
+    const opened = branch ? { branchId: branch.branchId, fromBranchId } : {};
+    const files = restored ? this.journalRestore(sessionId, restored, { checkpointId, undoOf: null, of: 'restore', ...opened }) : null;
     return { branchId: branch?.branchId ?? null, recovered: branch?.recovered ?? false, files };
   }
 
-  /** Puts the files back as they were just before a restore; what the person changed since is kept. */
+  /**
+   * Undoes a restore: the files go back as they were just before it (what the person changed since is kept) and, when
+   * it brought an earlier conversation back and that version is still shown, the version shown before it is shown
+   * again (the restored one stays in the history).
+   */
   async undo(sessionId: string, restoreId: string): Promise<FilesRestored> {
-    this.options.turns.assertIdle(sessionId);
-    const event = this.options.store.findById(sessionId, 'files_restored', restoreId)?.event;
+    const { turns, store, versions } = this.options;
+    turns.assertIdle(sessionId);
+    const event = store.findById(sessionId, 'files_restored', restoreId)?.event;
     if (event?.type !== 'files_restored') throw new NotFoundError('Restore', restoreId);
     const restored = await this.restoreFiles(sessionId, event.safetySnapshotId, false);
-    return this.journalRestore(sessionId, restored, null, restoreId);
+    if (event.fromBranchId && event.branchId && store.activeBranch(sessionId) === event.branchId)
+      versions.switchTo(sessionId, event.fromBranchId);
+    return this.journalRestore(sessionId, restored, { checkpointId: null, undoOf: restoreId, of: event.of ?? 'restore' });
   }
 
   private journalRestore(
     sessionId: string,
     restored: Omit<FilesRestored, 'restoreId'>,
-    checkpointId: string | null,
-    undoOf: string | null,
+    what: Pick<Extract<RuntimeEvent, { type: 'files_restored' }>, 'checkpointId' | 'undoOf' | 'of' | 'branchId' | 'fromBranchId'>,
   ): FilesRestored {
     const result: FilesRestored = { restoreId: this.options.newId(), ...restored };
-    this.options.journal.append(sessionId, [{ type: 'files_restored', checkpointId, undoOf, ...result }]);
+    this.options.journal.append(sessionId, [{ type: 'files_restored', ...what, ...result }]);
     return result;
   }
 

@@ -96,12 +96,29 @@ export class Versions {
   /** The places on the shown line where other versions exist. */
   points(sessionId: string): BranchPoint[] {
     const { store } = this.options;
-    return branchPoints(store.branches(sessionId), store.activeBranch(sessionId), store.lastSeqByBranch(sessionId));
+    return branchPoints(this.kept(sessionId), store.activeBranch(sessionId), store.lastSeqByBranch(sessionId));
   }
 
   tree(sessionId: string): SessionTreeNode | null {
     const { store } = this.options;
-    return sessionTree(store.branches(sessionId), store.activeBranch(sessionId), store.branchSummaries(sessionId));
+    return sessionTree(this.kept(sessionId), store.activeBranch(sessionId), store.branchSummaries(sessionId));
+  }
+
+  /**
+   * The versions worth showing: all but a restored conversation left without a message of its own (its restore undone,
+   * or another version shown since). It holds nothing its parent does not, so showing it would offer an empty version.
+   */
+  private kept(sessionId: string): Branch[] {
+    const { store } = this.options;
+    const branches = store.branches(sessionId);
+    const active = store.activeBranch(sessionId);
+    const idle = branches.filter(
+      (branch) => branch.reason === 'restore' && branch.id !== active && !branches.some((child) => child.parentId === branch.id),
+    );
+    if (idle.length === 0) return branches;
+    const summaries = store.branchSummaries(sessionId);
+    const empty = new Set(idle.filter((branch) => (summaries.get(branch.id)?.messages ?? 0) === 0).map((branch) => branch.id));
+    return branches.filter((branch) => !empty.has(branch.id));
   }
 
   /** A fork just before a row: the branch leaves the line after the row before it, from the checkpoint the line stood at then. */

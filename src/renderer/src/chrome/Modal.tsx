@@ -3,7 +3,9 @@
  * out of reach until it closes (by its × button, by Esc wherever the focus is, or by a click beside it).
  */
 
-import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
+import { useLayoutDisposables } from '../disposables';
+import { toDisposable } from '../../../shared/lifecycle';
 
 /** A modal dialog over the app: keys and focus stay inside it; closed by its × button, by Esc, or by a click beside it. */
 export function Modal({
@@ -22,17 +24,18 @@ export function Modal({
   const dialog = useRef<HTMLDialogElement>(null);
   const close = useRef(onClose);
   close.current = onClose;
-  useLayoutEffect(() => {
+  useLayoutDisposables((disposables) => {
     const element = dialog.current;
     if (!element) return;
     // The browser closes it on Esc (and may insist, after a refused Esc): the app follows, whichever way it closed.
-    const closed = (): void => close.current();
-    element.addEventListener('close', closed);
+    // Disposed first on unmount, so the app's own close is not reported back to it.
     if (!element.open) element.showModal();
-    return () => {
-      element.removeEventListener('close', closed);
-      if (element.open) element.close();
-    };
+    disposables.add(
+      toDisposable(() => {
+        if (element.open) element.close();
+      }),
+    );
+    disposables.listen(element, 'close', () => close.current());
   }, []);
   return (
     <dialog

@@ -4,7 +4,9 @@
  * dismiss); the control that opened one closes it again.
  */
 
-import { useLayoutEffect, useRef, type RefObject } from 'react';
+import { useRef, type RefObject } from 'react';
+import { toDisposable } from '../../../shared/lifecycle';
+import { observeResize, useLayoutDisposables } from '../disposables';
 
 /** Space kept between a popover and the window's edges, and between it and its control. */
 const margin = 8;
@@ -48,44 +50,44 @@ export function usePopover<T extends HTMLElement>(
   const element = useRef<T>(null);
   const close = useRef(onClose);
   close.current = onClose;
-  useLayoutEffect(() => {
-    const popover = element.current;
-    if (!popover) return;
-    let mounted = true;
-    const place = (): void => {
-      const control = anchor.current;
-      if (!control || !popover.isConnected) return;
-      // Placed by its whole height (what a limit would hide included), so placing it again changes nothing.
-      const borders = popover.offsetHeight - popover.clientHeight;
-      const spot = placeBeside(
-        control.getBoundingClientRect(),
-        { width: popover.offsetWidth, height: popover.scrollHeight + borders },
-        { width: window.innerWidth, height: window.innerHeight },
-        align,
+  useLayoutDisposables(
+    (disposables) => {
+      const popover = element.current;
+      if (!popover) return;
+      const place = (): void => {
+        const control = anchor.current;
+        if (!control || !popover.isConnected) return;
+        // Placed by its whole height (what a limit would hide included), so placing it again changes nothing.
+        const borders = popover.offsetHeight - popover.clientHeight;
+        const spot = placeBeside(
+          control.getBoundingClientRect(),
+          { width: popover.offsetWidth, height: popover.scrollHeight + borders },
+          { width: window.innerWidth, height: window.innerHeight },
+          align,
+        );
+        popover.style.top = `${spot.top}px`;
+        popover.style.left = `${spot.left}px`;
+        popover.style.maxHeight = `${spot.maxHeight}px`;
+      };
+      const source = anchor.current ?? undefined;
+      (popover.showPopover as (options?: PopoverOptions) => void)(source ? { source } : undefined);
+      // Hidden when it goes; its own hiding is not reported back (the listener goes first: disposed last in, first out
+      // or not, the toggle event comes later, as a task).
+      disposables.add(
+        toDisposable(() => {
+          if (popover.matches(':popover-open')) popover.hidePopover();
+        }),
       );
-      popover.style.top = `${spot.top}px`;
-      popover.style.left = `${spot.left}px`;
-      popover.style.maxHeight = `${spot.maxHeight}px`;
-    };
-    const closed = (event: Event): void => {
-      if (mounted && (event as ToggleEvent).newState === 'closed') close.current();
-    };
-    popover.addEventListener('toggle', closed);
-    const source = anchor.current ?? undefined;
-    (popover.showPopover as (options?: PopoverOptions) => void)(source ? { source } : undefined);
-    place();
-    window.addEventListener('resize', place);
-    // Its content may grow after it opens (a check's result, an error): keep it placed.
-    const resized = new ResizeObserver(place);
-    resized.observe(popover);
-    return () => {
-      mounted = false;
-      popover.removeEventListener('toggle', closed);
-      window.removeEventListener('resize', place);
-      resized.disconnect();
-      if (popover.matches(':popover-open')) popover.hidePopover();
-    };
-  }, [anchor, align]);
+      disposables.listen(popover, 'toggle', (event: Event) => {
+        if ((event as ToggleEvent).newState === 'closed') close.current();
+      });
+      place();
+      disposables.listen(window, 'resize', place);
+      // Its content may grow after it opens (a check's result, an error): keep it placed.
+      disposables.add(observeResize(popover, place));
+    },
+    [anchor, align],
+  );
   return element;
 }
 

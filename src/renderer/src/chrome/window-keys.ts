@@ -3,7 +3,8 @@
  * the shortcuts list.
  */
 
-import { useDisposables } from '../disposables';
+import { animationFrame, scheduleIn, useDisposables } from '../disposables';
+import type { DisposableStore } from '../../../shared/lifecycle';
 import type { Layout } from '../layout';
 import type { AppStore } from '../store';
 import { cycleRegion, focusGate } from './regions';
@@ -35,7 +36,7 @@ export function useWindowKeys(store: AppStore, layout: Layout, setLayout: (chang
         else if (command && event.key === ',') dialogs.openSettings();
         else if (command && event.key === '/') dialogs.toggleShortcuts();
         else if (event.key === 'F6' && !command && !event.altKey) cycleRegion(event.shiftKey);
-        else if (event.altKey && !command && event.key.toLowerCase() === 'g') goToWaiting(store);
+        else if (event.altKey && !command && event.key.toLowerCase() === 'g') goToWaiting(store, disposables);
         else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp') && sessions.length > 0) {
           const next = sessions[(current + (event.key === 'ArrowDown' ? 1 : -1) + sessions.length) % sessions.length];
           if (next) void store.select(next.id);
@@ -55,7 +56,7 @@ export function useWindowKeys(store: AppStore, layout: Layout, setLayout: (chang
  * Goes to what waits for an answer: this session's gate, else the first other session waiting at one (opened, and its
  * gate focused once it shows).
  */
-function goToWaiting(store: AppStore): void {
+function goToWaiting(store: AppStore, disposables: DisposableStore): void {
   if (focusGate()) return;
   const { sessions, selectedId } = store.getState();
   const waiting = sessions.find((session) => session.status === 'waiting_approval' && session.id !== selectedId);
@@ -63,7 +64,7 @@ function goToWaiting(store: AppStore): void {
   void store.select(waiting.id).then(() => {
     let frames = 0;
     const look = (): void => {
-      if (!focusGate() && (frames += 1) < 60) requestAnimationFrame(look);
+      if (!focusGate() && (frames += 1) < 60) scheduleIn(disposables, animationFrame, look);
     };
     look();
   });

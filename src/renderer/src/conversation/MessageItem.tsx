@@ -7,7 +7,7 @@ import { useState } from 'react';
 import type { BranchPoint } from '../../../shared/branches';
 import type { ViewMessage } from '../../../shared/session-view';
 import type { ViewToolDraft } from '../../../shared/tool-call-drafts';
-import type { AppStore } from '../store';
+import { useAppState, type AppStore } from '../store';
 import { ReviewChanges } from '../panels/ChangesPanel';
 import { AttachmentChips } from '../panels/FilePreview';
 import { FoldedText } from './FoldedText';
@@ -150,6 +150,15 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(message.text);
   const [showPrompt, setShowPrompt] = useState(false);
+  const [filesBack, setFilesBack] = useState(false);
+  const { restorePoint } = actions;
+  // Files changed from this message on: editing it can also put them back as they were before it.
+  const filesSince = useAppState(store, (state) => {
+    if (message.role !== 'user' || restorePoint === null) return false;
+    const checkpoints = state.views[sessionId]?.checkpoints ?? [];
+    const at = checkpoints.findIndex((checkpoint) => checkpoint.id === restorePoint);
+    return at >= 0 && checkpoints.slice(at).some((checkpoint) => (checkpoint.filesChanged?.length ?? 0) > 0);
+  });
   if (editing) {
     return (
       <form
@@ -160,10 +169,21 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
           const text = draft.trim();
           if (text === '') return;
           setEditing(false);
-          void store.changeLine(sessionId, () => store.call('message:edit', { sessionId, messageId: message.id, text }));
+          const back = filesSince && filesBack && restorePoint !== null;
+          void store.changeLine(sessionId, async () => {
+            // The files first (saved before, so History can undo it), then the edited message runs on them.
+            if (back) await store.call('checkpoint:restore', { sessionId, checkpointId: restorePoint, mode: 'files' });
+            return store.call('message:edit', { sessionId, messageId: message.id, text });
+          });
         }}
       >
         <textarea aria-label="Edited message" value={draft} rows={3} autoFocus onChange={(event) => setDraft(event.target.value)} />
+        {filesSince && (
+          <label className="row small">
+            <input type="checkbox" checked={filesBack} onChange={(event) => setFilesBack(event.target.checked)} />
+            Also put the files back as they were before this message (History can undo it)
+          </label>
+        )}
         <div className="row">
           <span className="muted small">Runs again from here as a new version; the current one is kept.</span>
           <button type="button" onClick={() => setEditing(false)}>

@@ -4,8 +4,9 @@
  */
 
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
+import { useRef, useState } from 'react';
 import type { ChangedFile, FileDiff } from '../../../shared/changes';
+import { DiffDialog, UnifiedLines } from './DiffDialog';
 
 const changeWords = { create: 'created', modify: 'changed', delete: 'deleted' } as const;
 const changeMarks = { create: 'A', modify: 'M', delete: 'D' } as const;
@@ -17,31 +18,43 @@ function countsOf(file: ChangedFile): string {
   return `+${file.added} −${file.removed}`;
 }
 
+/**
+ * The open file's parts: each with its lines and its own revert (when more than one part is left), the parts taken back
+ * since marked so, with no revert; and the whole diff over the window, side by side.
+ */
 function Hunks({ diff, onRevert, disabled }: { diff: FileDiff; onRevert: (hunk: number) => void; disabled: boolean }) {
-  if (diff.note !== null) return <p className="muted small">{diff.note}</p>;
+  const [wide, setWide] = useState(false);
+  if (diff.note !== null && diff.hunks.length === 0) return <p className="muted small">{diff.note}</p>;
+  const left = diff.hunks.length - diff.reverted.length;
   return (
     <div className="change-hunks">
-      {diff.hunks.map((hunk, index) => (
-        <div key={hunk.header} className="change-hunk">
-          <div className="row change-hunk-head">
-            <code className="diff-hunk small">{hunk.header}</code>
-            <span className="spacer" />
-            {diff.hunks.length > 1 && (
-              <button type="button" className="link small" disabled={disabled} onClick={() => onRevert(index)}>
-                Revert this part
-              </button>
-            )}
+      <button type="button" className="link small" onClick={() => setWide(true)}>
+        Wider view, side by side
+      </button>
+      {wide && <DiffDialog diff={diff} onClose={() => setWide(false)} />}
+      {diff.hunks.map((hunk, index) => {
+        const taken = diff.reverted.includes(index);
+        return (
+          <div key={hunk.header} className={taken ? 'change-hunk reverted' : 'change-hunk'}>
+            <div className="row change-hunk-head">
+              <code className="diff-hunk small">{hunk.header}</code>
+              <span className="spacer" />
+              {taken ? (
+                <span className="badge" title="This part is no longer in the file: it was taken back.">
+                  reverted
+                </span>
+              ) : (
+                left > 1 && (
+                  <button type="button" className="link small" disabled={disabled} onClick={() => onRevert(index)}>
+                    Revert this part
+                  </button>
+                )
+              )}
+            </div>
+            {taken ? null : <UnifiedLines hunk={hunk} label={`Part ${index + 1} of ${diff.file.path}`} />}
           </div>
-          <pre className="diff" aria-label={`Part ${index + 1} of ${diff.file.path}`}>
-            {hunk.lines.map((line, at) => (
-              <span key={at} className={line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-remove' : 'diff-same'}>
-                {line}
-                {'\n'}
-              </span>
-            ))}
-          </pre>
-        </div>
-      ))}
+        );
+      })}
     </div>
   );
 }
@@ -107,20 +120,34 @@ export function ChangeList({
                 <code>{file.kind === 'folder' ? `${file.path}/` : file.path}</code>
               </button>
               <span className="muted small change-counts">{countsOf(file)}</span>
+              {file.reverted !== 'no' && (
+                <span
+                  className="badge"
+                  title={
+                    file.reverted === 'whole'
+                      ? 'The change was taken back: the file is as it was before.'
+                      : 'Some parts of the change were taken back.'
+                  }
+                >
+                  {file.reverted === 'whole' ? 'reverted' : 'partly reverted'}
+                </span>
+              )}
               {file.changedSince && (
                 <span className="badge" title="The file is no longer as the agent left it: you or a later turn changed it.">
                   changed since
                 </span>
               )}
-              <button
-                type="button"
-                className="link small"
-                disabled={locked || !file.available}
-                aria-label={`Revert ${file.path}`}
-                onClick={() => onRevert(file.path, null)}
-              >
-                Revert
-              </button>
+              {file.reverted !== 'whole' && (
+                <button
+                  type="button"
+                  className="link small"
+                  disabled={locked || !file.available}
+                  aria-label={`Revert ${file.path}`}
+                  onClick={() => onRevert(file.path, null)}
+                >
+                  Revert
+                </button>
+              )}
             </div>
             {open?.path === file.path &&
               (open.diff ? (

@@ -268,8 +268,10 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
 /** After files were restored: what happened, and the way back. */
 export function RestoreBar({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const restore = useAppState(store, (state) => state.views[sessionId]?.lastRestore ?? null);
+  const fresh = useAppState(store, (state) => state.freshRestores[sessionId] ?? null);
   const [dismissed, setDismissed] = useState<string | null>(null);
-  if (!restore || dismissed === restore.restoreId) return null;
+  // Shown once, for a restore just made here; a revert says so in Changes, with its own Undo.
+  if (!restore || restore.of === 'revert' || fresh !== restore.restoreId || dismissed === restore.restoreId) return null;
   const undo = restore.undoOf !== null;
   return (
     <div className="notice notice-info" role="status" aria-label="Files restored">
@@ -286,7 +288,10 @@ export function RestoreBar({ store, sessionId }: { store: AppStore; sessionId: s
       {!undo && (
         <button
           type="button"
-          onClick={() => void store.attempt(() => store.call('checkpoint:undoRestore', { sessionId, restoreId: restore.restoreId }))}
+          title="Puts the files back as they were before the restore, and the conversation with them"
+          onClick={() =>
+            void store.changeLine(sessionId, () => store.call('checkpoint:undoRestore', { sessionId, restoreId: restore.restoreId }))
+          }
         >
           Undo restore
         </button>

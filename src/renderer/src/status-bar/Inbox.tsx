@@ -19,17 +19,19 @@ export function Inbox({ store }: { store: AppStore }) {
       <button
         ref={button}
         type="button"
+        // What is drawn ("Inbox 2"), then what it means: "Inbox 2 waiting".
+        aria-label={`Inbox ${waiting.length} waiting`}
         aria-expanded={open}
         onClick={() => setOpen(!open)}
         className={waiting.length > 0 ? 'inbox-button pending' : 'inbox-button'}
       >
         Inbox
+        {waiting.length > 0 && ' '}
         {waiting.length > 0 && (
           <span className="inbox-badge" aria-hidden="true">
             {waiting.length}
           </span>
         )}
-        <span className="visually-hidden">: {waiting.length} waiting</span>
       </button>
       {open && (
         <InboxList

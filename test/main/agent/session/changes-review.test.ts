@@ -96,6 +96,43 @@ describe('the changes the agent made', () => {
     expect(file('lines.txt')).toBe(withBoth);
   });
 
+  it('after a revert, a turn’s changes say what was taken back instead of calling it an edit of the person’s', needs(bash), async () => {
+    const { sessionId, workspace, file } = await setUp('truth');
+    await turn(
+      sessionId,
+      'Both ends',
+      toolCall('edit_file', { path: 'lines.txt', oldText: 'line 2\n', newText: 'line 2 by the agent\n' }, 'e1'),
+      toolCall('edit_file', { path: 'lines.txt', oldText: 'line 19\n', newText: 'line 19 by the agent\n' }, 'e2'),
+      toolCall('run_command', { command: 'printf "a\\n" > made.txt' }, 'r1'),
+    );
+    const turnId = (await call<ChangeSet>('changes:list', { sessionId })).turns[0]?.turnId ?? '';
+    const lines = async () =>
+      (await call<ChangeSet>('changes:list', { sessionId, turnId })).files.find((item) => item.path === 'lines.txt');
+    expect(await lines()).toMatchObject({ changedSince: false, reverted: 'no' });
+
+    // One part taken back: the turn still shows what it did, the part marked as taken back, not as an edit since.
+    await call<FilesRestored>('changes:revert', { sessionId, turnId, path: 'lines.txt', hunks: [1] });
+    expect(await lines()).toMatchObject({ changedSince: false, reverted: 'part', added: 2, removed: 2 });
+    const diff = await call<FileDiff>('changes:diff', { sessionId, turnId, path: 'lines.txt' });
+    expect(diff.reverted).toEqual([1]);
+    expect(diff.file).toMatchObject({ changedSince: false, reverted: 'part' });
+
+    // Reverting the file then takes back what is left, not refusing for the part already gone.
+    await call<FilesRestored>('changes:revert', { sessionId, turnId, path: 'lines.txt' });
+    expect(file('lines.txt')).toBe(original);
+    expect(await lines()).toMatchObject({ changedSince: false, reverted: 'whole' });
+    expect((await call<FileDiff>('changes:diff', { sessionId, turnId, path: 'lines.txt' })).reverted).toEqual([0, 1]);
+
+    // A made file deleted again is taken back whole.
+    await call<FilesRestored>('changes:revert', { sessionId, turnId, path: 'made.txt' });
+    const made = (await call<ChangeSet>('changes:list', { sessionId, turnId })).files.find((item) => item.path === 'made.txt');
+    expect(made).toMatchObject({ changedSince: false, reverted: 'whole' });
+
+    // An edit of the person's on top is theirs: changed since, with nothing claimed as taken back.
+    writeFileSync(join(workspace, 'lines.txt'), withBoth.replace('line 10\n', 'line 10 by me\n'));
+    expect(await lines()).toMatchObject({ changedSince: true, reverted: 'no' });
+  });
+
   it(
     'reverts a whole file: a made file is deleted, a deleted one comes back, an empty folder the agent made goes',
     needs(bash),
