@@ -49,7 +49,9 @@ Object.defineProperty(window, 'workbench', {
       listeners.set(event, set);
       return () => set.delete(listener);
     },
-    pathForFile: () => null,
+    // A page cannot give a dropped File a path on disk; Electron's webUtils does. A test names the path a dropped
+    // item's name stands for (`window.testDropPaths`), and the bridge answers it as the preload would.
+    pathForFile: (file: File) => (window as unknown as { testDropPaths?: Record<string, string> }).testDropPaths?.[file.name] ?? null,
   }),
   writable: false,
   configurable: false,
