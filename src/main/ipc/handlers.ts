@@ -71,7 +71,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
   return {
     'app:info': () => deps.appInfo,
     ...sessionHandlers(deps),
-    ...workspaceHandlers(deps),
+    ...workspaceHandlers({ ...deps, dataDir: deps.appInfo.dataDir }),
     ...runHandlers(deps),
     ...providerHandlers(deps),
     ...settingsHandlers(deps),

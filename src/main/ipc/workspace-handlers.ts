@@ -1,6 +1,6 @@
 /*
  * The IPC handlers of a session's workspace folder (the Files panel, file search and previews, picking a folder,
- * recent folders) and of the trash.
+ * recent folders, the person's `/` commands) and of the trash.
  */
 
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
@@ -8,6 +8,7 @@ import type { WorkspaceInspector } from '../agent/ports/ports';
 import type { SessionStore } from '../agent/ports/stores';
 import type { SessionRuntime } from '../agent/session/session-runtime';
 import type { Trash } from '../tools/trash';
+import { loadCustomCommands } from '../workspace/command-files';
 import { listFolder } from '../workspace/folder-listing';
 import { recentFolders } from '../workspace/recent-folders';
 import { findInWorkspace, peekFile } from '../workspace/workspace-peek';
@@ -19,6 +20,7 @@ type WorkspaceChannel =
   | 'workspace:list'
   | 'workspace:find'
   | 'workspace:read'
+  | 'commands:list'
   | 'workspace:pick'
   | 'workspace:recent'
   | 'trash:list'
@@ -37,6 +39,8 @@ export interface WorkspaceHandlerDependencies {
   readonly workspaces: WorkspaceInspector;
   readonly folderPicker: FolderPicker;
   readonly trash: Trash;
+  /** The app's data folder, whose `commands` folder holds the person's commands for every workspace. */
+  readonly dataDir: string;
 }
 
 /** The handlers of a session's workspace folder (the Files panel, the file picker, recent folders) and of the trash. */
@@ -53,6 +57,11 @@ export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Hand
     'workspace:list': (input) => listFolder(workspaceOf(input.sessionId), input.path),
     'workspace:find': (input) => findInWorkspace(new WorkspaceFiles(workspaceOf(input.sessionId)), input.query, input.limit),
     'workspace:read': (input) => peekFile(new WorkspaceFiles(workspaceOf(input.sessionId)), input.path),
+    'commands:list': (input) => {
+      const session = store.get(input.sessionId);
+      if (!session) throw new NotFoundError('Session', input.sessionId);
+      return loadCustomCommands({ workspacePath: session.workspacePath, dataDir: deps.dataDir });
+    },
     'workspace:pick': (input) => runtime.sessions.pickWorkspace(input.sessionId, () => deps.folderPicker.pickFolder()),
     'workspace:recent': () => recentFolders(store.list(), (path) => deps.workspaces.resolveFolder(path)),
     'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),

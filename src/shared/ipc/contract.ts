@@ -24,6 +24,7 @@ import { filePreviewSchema, filesRestoredSchema, restoreModeSchema } from '../fi
 import { changeSetSchema, fileDiffSchema } from '../changes';
 import { journalEntrySchema, toolCallDraftEventSchema } from '../events';
 import { resultReviewDecisionSchema } from '../guardrails';
+import { customCommandListSchema } from '../custom-commands';
 import { attachmentRequestSchema, attachmentsPerMessage, filePeekSchema } from '../attachments';
 import { memoryChannels } from './memory-channels';
 import { providerChannels } from './provider-channels';
@@ -223,6 +224,11 @@ export const channels = {
   },
   /** A file of the workspace for the read-only preview, read through the link-safe reader and bounded. */
   'workspace:read': { input: z.object({ ...sessionRef, path: pathSchema }).strict(), output: filePeekSchema },
+  /**
+   * The person's own `/` commands for a session: its workspace's (`.agents/commands`, `.claude/commands`), then the data
+   * folder's; files left out are said in `notes`.
+   */
+  'commands:list': { input: z.object(sessionRef).strict(), output: customCommandListSchema },
 
   'run:send': {
     input: z

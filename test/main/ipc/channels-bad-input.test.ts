@@ -169,6 +169,11 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'SESSION', path: 'a.txt' }, code: 'no_workspace' },
     { input: { sessionId: 'SESSION', path: '' }, code: 'invalid_input' },
   ],
+  'commands:list': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', folder: '/etc' }, code: 'invalid_input' },
+    { input: {}, code: 'invalid_input' },
+  ],
   'run:send': [
     { input: { sessionId: 'SESSION', text: '' }, code: 'invalid_input' },
     { input: { sessionId: 'SESSION', text: '   \n ' }, code: 'invalid_input' },
