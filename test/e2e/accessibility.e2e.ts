@@ -56,7 +56,7 @@ describe('accessibility', () => {
     for (const folder of folders.splice(0)) folder.remove();
   });
 
-  it('the first run, the session with a gate, Settings, the shortcuts, a preview, the prompt and the popovers have no serious or critical findings', async () => {
+  it('the first run, the session with a gate, Settings, the shortcuts, the / menu, /help, a preview, the prompt and the popovers have no serious or critical findings', async () => {
     const log: string[] = [];
     const workspace = temporaryFolder('workbench-a11y-e2e-');
     folders.push(workspace);
@@ -113,6 +113,25 @@ describe('accessibility', () => {
       async () => {
         await page.keyboard.press('Control+/');
         await expectPage(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
+      },
+      escape,
+    );
+    await scan(
+      'the / menu',
+      async () => {
+        await page.getByRole('textbox', { name: 'Message' }).fill('/');
+        await expectPage(page.getByRole('listbox', { name: 'Commands' })).toBeVisible();
+      },
+      async () => {
+        await page.getByRole('textbox', { name: 'Message' }).fill('');
+      },
+    );
+    await scan(
+      'help',
+      async () => {
+        await page.getByRole('textbox', { name: 'Message' }).fill('/help');
+        await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+        await expectPage(page.getByRole('dialog', { name: 'Help' })).toBeVisible();
       },
       escape,
     );

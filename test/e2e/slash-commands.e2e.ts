@@ -19,7 +19,7 @@ describe('slash commands in the composer', () => {
 
     await message.fill('/');
     const menu = page.getByRole('listbox', { name: 'Commands' });
-    await expectPage(menu.getByRole('option')).toHaveCount(5);
+    await expectPage(menu.getByRole('option')).toHaveCount(7);
     // A screen reader hears which command is highlighted while the focus stays in the box.
     await expectPage(message).toHaveAttribute('aria-controls', (await menu.getAttribute('id')) ?? 'no menu id');
     const highlighted = page.locator(`[id="${(await message.getAttribute('aria-activedescendant')) ?? ''}"]`);

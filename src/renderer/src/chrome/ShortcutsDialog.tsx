@@ -4,8 +4,14 @@
 
 import { Modal } from './Modal';
 
+/** A group of shortcuts: where they work, and each key with what it does. */
+export interface ShortcutGroupKeys {
+  readonly title: string;
+  readonly keys: ReadonlyArray<readonly [string, string]>;
+}
+
 /** Every keyboard shortcut, by where it works. */
-const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string]> }> = [
+export const shortcutGroups: readonly ShortcutGroupKeys[] = [
   {
     title: 'Anywhere',
     keys: [
@@ -61,24 +67,31 @@ const groups: ReadonlyArray<{ title: string; keys: ReadonlyArray<[string, string
   },
 ];
 
+/** One group of shortcuts, each key beside what it does. */
+export function ShortcutGroup({ group }: { group: ShortcutGroupKeys }) {
+  return (
+    <section aria-label={group.title}>
+      <h3>{group.title}</h3>
+      <dl className="shortcut-list">
+        {group.keys.map(([keys, action]) => (
+          <div key={keys} className="shortcut">
+            <dt>
+              <kbd>{keys}</kbd>
+            </dt>
+            <dd>{action}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
 /** The keyboard shortcuts, in a dialog: Ctrl+/ or the ? button opens it, Esc closes it. */
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   return (
     <Modal title="Keyboard shortcuts" closeLabel="Close keyboard shortcuts" className="shortcuts" onClose={onClose}>
-      {groups.map((group) => (
-        <section key={group.title} aria-label={group.title}>
-          <h3>{group.title}</h3>
-          <dl className="shortcut-list">
-            {group.keys.map(([keys, action]) => (
-              <div key={keys} className="shortcut">
-                <dt>
-                  <kbd>{keys}</kbd>
-                </dt>
-                <dd>{action}</dd>
-              </div>
-            ))}
-          </dl>
-        </section>
+      {shortcutGroups.map((group) => (
+        <ShortcutGroup key={group.title} group={group} />
       ))}
     </Modal>
   );

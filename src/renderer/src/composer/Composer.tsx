@@ -1,6 +1,6 @@
 /*
- * The message box: a message to send or to queue while a turn runs, `/` commands, `@` references to workspace files,
- * and dropped files.
+ * The message box: a message to send or to queue while a turn runs, `/` commands (built-in and the person's own),
+ * `@` references to workspace files, and dropped files.
  */
 
 import { useRef, useState } from 'react';
@@ -12,10 +12,12 @@ import { sendBlock } from '../models/model-readiness';
 import { useAppState, type AppStore } from '../store';
 import { attachmentsFor, useAttachmentDrops } from './attachments';
 import { useComposerKeys } from './composer-keys';
-import { runComposerCommand } from './composer-commands';
+import { goesToModel, promptOf, runComposerCommand } from './composer-commands';
 import { ComposerMenu, useComposerMenu } from './ComposerMenu';
 import { ComposerProblems, QueuedMessage } from './ComposerNotes';
+import { typesCommand, useCustomCommands } from './custom-commands';
 import { completeReference, readReferences, referenceAt } from './file-references';
+import { HelpDialog } from './HelpDialog';
 import { useIncomingText } from './incoming-text';
 import { PendingAttachments } from './PendingAttachments';
 import { readComposerText } from './slash-commands';
@@ -41,8 +43,9 @@ async function sendMessage(
 }
 
 /**
- * The message box: a message to send (or to queue while a turn runs), a `/` command, `@` references to workspace files
- * with a list that completes them, and files dropped from the desktop or the file tree.
+ * The message box: a message to send (or to queue while a turn runs), a `/` command (built-in, or one of the person's
+ * command files), `@` references to workspace files with a list that completes them, and files dropped from the
+ * desktop or the file tree.
  */
 export function Composer({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const [text, setText] = useState('');
@@ -56,7 +59,10 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
   const lifetime = useLifetime();
   const [problem, setProblem] = useState<string | null>(null);
   const [attachProblem, setAttachProblem] = useState<string | null>(null);
-  const offered = useComposerMenu(store, sessionId, text, caret);
+  const [helpOpen, setHelpOpen] = useState(false);
+  const dataDir = useAppState(store, (state) => state.info?.dataDir ?? null);
+  const custom = useCustomCommands(store, sessionId, text);
+  const offered = useComposerMenu(store, sessionId, text, caret, custom.list.commands);
   const { menu, commands, files, highlighted } = offered;
   // The reference being typed is not a chip yet: it may still become another path.
   const typing = text.startsWith('/') ? null : referenceAt(text, caret);
@@ -95,15 +101,25 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
       if (attached.drops.length > 0) setAttachProblem('Write a message to go with the files.');
       return;
     }
-    const read = readComposerText(text);
+    // Read again as the person sends: a command file changed since the list was shown is sent as it is now.
+    const list = typesCommand(text) ? await custom.refresh() : custom.list;
+    const read = readComposerText(text, list.commands);
     if (read.kind === 'refused') return setProblem(read.reason);
-    if (read.kind !== 'message') {
+    if (read.kind === 'help') {
+      setText('');
+      setProblem(null);
+      setHelpOpen(true);
+      return;
+    }
+    if (!goesToModel(read)) {
       const outcome = await runComposerCommand(store, sessionId, read, lifetime.current);
       if (outcome.done) setText('');
       setProblem(outcome.done ? null : outcome.reason);
       return focus();
     }
-    const message = read.text;
+    const prompt = promptOf(read, list);
+    if ('problem' in prompt) return setProblem(prompt.problem);
+    const message = prompt.message;
     if (blocked !== null) return;
     const going = attachmentsFor(message, attached.drops);
     if ('problem' in going) return setAttachProblem(going.problem);
@@ -122,6 +138,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
     sessionId,
     busy,
     text,
+    customCommands: custom.list.commands,
     menu,
     menuLength: offered.length,
     highlighted,
@@ -178,7 +195,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
         <button
           type="submit"
           className="primary"
-          disabled={text.trim() === '' || (blocked !== null && readComposerText(text).kind === 'message')}
+          disabled={text.trim() === '' || (blocked !== null && goesToModel(readComposerText(text, custom.list.commands)))}
           aria-label={busy ? 'Queue' : 'Send'}
           title={blocked ?? undefined}
           {...(blocked === null ? {} : { 'aria-describedby': `send-blocked-${sessionId}` })}
@@ -186,6 +203,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
           {busy ? 'Queue' : 'Send'}
         </button>
       </form>
+      {helpOpen && <HelpDialog list={custom.list} dataDir={dataDir} onClose={() => setHelpOpen(false)} />}
     </>
   );
 }

@@ -3,18 +3,19 @@
  * `@` path.
  */
 
-import { useState, type Dispatch, type ReactNode, type SetStateAction } from 'react';
+import { useEffect, useRef, useState, type Dispatch, type ReactNode, type SetStateAction } from 'react';
+import type { CustomCommand } from '../../../shared/custom-commands';
 import type { AppStore } from '../store';
 import type { ComposerMenuKind } from './composer-keys';
 import { useFileCompletion, type FoundEntry } from './file-completion';
 import type { TypedReference } from './file-references';
-import { commandsFor, type SlashCommand } from './slash-commands';
+import { commandsFor, type MenuCommand } from './slash-commands';
 
 /** The list offered for the text at the caret, and which of its options is highlighted. */
 export interface ComposerMenuState {
   readonly menu: ComposerMenuKind;
   readonly length: number;
-  readonly commands: readonly SlashCommand[];
+  readonly commands: readonly MenuCommand[];
   readonly files: { readonly typed: TypedReference | null; readonly entries: readonly FoundEntry[] };
   readonly highlighted: number;
   readonly setHighlighted: Dispatch<SetStateAction<number>>;
@@ -23,13 +24,19 @@ export interface ComposerMenuState {
 }
 
 /**
- * Which list the box offers: the commands while a command's name is typed, else the workspace's files matching the
- * `@…` at the caret, else none.
+ * Which list the box offers: the commands (built-in, then the person's own `custom` ones) while a command's name is
+ * typed, else the workspace's files matching the `@…` at the caret, else none.
  */
-export function useComposerMenu(store: AppStore, sessionId: string, text: string, caret: number): ComposerMenuState {
+export function useComposerMenu(
+  store: AppStore,
+  sessionId: string,
+  text: string,
+  caret: number,
+  custom: readonly CustomCommand[],
+): ComposerMenuState {
   const [highlighted, setHighlighted] = useState(0);
   const [dismissedAt, setDismissedAt] = useState<number | null>(null);
-  const commands = commandsFor(text);
+  const commands = commandsFor(text, custom);
   const files = useFileCompletion(store, sessionId, text, caret, dismissedAt);
   const menu = commands.length > 0 ? 'commands' : files.typed && files.entries.length > 0 ? 'files' : null;
   return {
@@ -57,7 +64,7 @@ export function ComposerMenu({
 }: {
   sessionId: string;
   menu: 'commands' | 'files';
-  commands: readonly SlashCommand[];
+  commands: readonly MenuCommand[];
   entries: readonly FoundEntry[];
   highlighted: number;
   onPick: (index: number) => void;
@@ -69,12 +76,24 @@ export function ComposerMenu({
           shown: (
             <>
               <code>{command.usage}</code> <span className="muted small">{command.summary}</span>
+              {command.source !== null && <span className="command-source small">{command.source}</span>}
             </>
           ),
         }))
       : entries.map((entry) => ({ key: entry.path, shown: <code>{entry.directory ? `${entry.path}/` : entry.path}</code> }));
+  const list = useRef<HTMLUListElement>(null);
+  // A long list scrolls: the highlighted option stays in sight as the arrows move through it.
+  useEffect(() => {
+    list.current?.querySelector('[aria-selected="true"]')?.scrollIntoView?.({ block: 'nearest' });
+  }, [highlighted, menu]);
   return (
-    <ul className="slash-menu" role="listbox" id={`composer-menu-${sessionId}`} aria-label={menu === 'commands' ? 'Commands' : 'Files'}>
+    <ul
+      ref={list}
+      className="slash-menu"
+      role="listbox"
+      id={`composer-menu-${sessionId}`}
+      aria-label={menu === 'commands' ? 'Commands' : 'Files'}
+    >
       {options.map(({ key, shown }, index) => (
         <li
           key={key}

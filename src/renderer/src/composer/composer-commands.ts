@@ -1,12 +1,14 @@
 /*
- * Runs the message box's `/` commands (compact, clear, export, model, autonomy); a refusal comes back as its reason in
- * words.
+ * Runs the message box's `/` commands (compact, clear, export, model, autonomy), and turns those that ask the agent
+ * (`/init`, the person's own) into the message they send; a refusal comes back as its reason in words.
  */
 
+import { expandCommandPrompt, type CustomCommandList } from '../../../shared/custom-commands';
 import type { DisposableStore } from '../../../shared/lifecycle';
 import { errorMessage } from '../client';
 import { download } from '../download';
 import { effectiveModel, listsModel } from '../models/model-readiness';
+import { initPrompt } from './init-prompt';
 import type { ComposerInput } from './slash-commands';
 import type { AppStore } from '../store';
 
@@ -16,11 +18,38 @@ export type CommandOutcome = { readonly done: true } | { readonly done: false; r
 const done: CommandOutcome = { done: true };
 const refused = (reason: string): CommandOutcome => ({ done: false, reason });
 
+/** What the composer's text asks that is sent to the model as a message: a message, `/init`, or a command of the person's. */
+export type PromptInput = Extract<ComposerInput, { kind: 'message' } | { kind: 'init' } | { kind: 'custom' }>;
+/** A command the composer runs itself, without the model. */
+export type RunnableCommand = Exclude<ComposerInput, PromptInput | { kind: 'refused' } | { kind: 'help' }>;
+
+/** Whether what was typed goes to the model (so it needs a model that is there), rather than running here. */
+export function goesToModel(input: ComposerInput): input is PromptInput {
+  return input.kind === 'message' || input.kind === 'init' || input.kind === 'custom';
+}
+
+/**
+ * The message that what was typed sends: the text itself, `/init`'s request for an AGENTS.md, or a command's prompt
+ * with what followed it put in. `/init` needs the session's folder (`list.instructionFiles` is null without one).
+ */
+export function promptOf(input: PromptInput, list: CustomCommandList): { message: string } | { problem: string } {
+  switch (input.kind) {
+    case 'message':
+      return { message: input.text };
+    case 'custom':
+      return { message: expandCommandPrompt(input.command.prompt, input.arguments) };
+    case 'init':
+      return list.instructionFiles === null
+        ? { problem: '/init looks at the session’s folder, and this session has none: choose a folder first.' }
+        : { message: initPrompt(list.instructionFiles, input.instructions) };
+  }
+}
+
 /** Runs a composer command for a session; a refusal from main comes back as the reason, not as a thrown error. */
 export async function runComposerCommand(
   store: AppStore,
   sessionId: string,
-  command: Exclude<ComposerInput, { kind: 'message' } | { kind: 'refused' }>,
+  command: RunnableCommand,
   owner: DisposableStore,
 ): Promise<CommandOutcome> {
   try {

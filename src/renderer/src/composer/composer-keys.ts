@@ -1,9 +1,11 @@
 /*
- * The message box's keys: Enter sends, Escape stops the turn, the arrows move through the list of commands or files,
- * and Tab completes one.
+ * The message box's keys: Enter sends, Escape stops the turn (unless a dialog is open), the arrows move through the
+ * list of commands or files, and Tab completes one.
  */
 
 import type { Dispatch, KeyboardEvent, SetStateAction } from 'react';
+import type { CustomCommand } from '../../../shared/custom-commands';
+import { modalOpen } from '../chrome/top-layer';
 import { useDisposables } from '../disposables';
 import type { AppStore } from '../store';
 import { readComposerText } from './slash-commands';
@@ -18,6 +20,8 @@ export interface ComposerKeyTargets {
   /** A turn runs: Escape anywhere stops it. */
   readonly busy: boolean;
   readonly text: string;
+  /** The person's own commands: a whole one of their names is sent by Enter, not completed. */
+  readonly customCommands: readonly CustomCommand[];
   readonly menu: ComposerMenuKind;
   readonly menuLength: number;
   readonly highlighted: number;
@@ -38,7 +42,8 @@ export function useComposerKeys(targets: ComposerKeyTargets): (event: KeyboardEv
   useDisposables(
     (disposables) => {
       disposables.listen(window, 'keydown', (event: globalThis.KeyboardEvent) => {
-        if (event.key === 'Escape' && busy) void store.attempt(() => store.call('run:cancel', { sessionId }));
+        // Esc in a dialog (Settings, /help…) closes the dialog, and only that.
+        if (event.key === 'Escape' && busy && !modalOpen()) void store.attempt(() => store.call('run:cancel', { sessionId }));
       });
     },
     [store, sessionId, busy],
@@ -59,7 +64,7 @@ export function useComposerKeys(targets: ComposerKeyTargets): (event: KeyboardEv
       return;
     }
     // Enter runs a whole command; on a name still being typed it completes it, as Tab does. A path is always completed.
-    const partial = menu === 'files' || readComposerText(text).kind === 'refused';
+    const partial = menu === 'files' || readComposerText(text, targets.customCommands).kind === 'refused';
     if (menu !== null && (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && partial))) {
       event.preventDefault();
       targets.complete(highlighted);
