@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../helpers';
 import { textTurn } from '../scripted-model-server';
 import { tinyPng } from '../tiny-png';
+import type { ScriptedModelServerOptions } from '../scripted-model-server';
 import { useWorkbenches, type Workbench } from './fixture';
 
-/* Pointing at files: `@` lists the workspace's files, a completed path or a dragged file is attached and reaches the model, a bad one is said inline. */
+/* Pointing at files: `@` lists the workspace's files, a completed path, a dragged, chosen or pasted file is attached and reaches the model, a bad one is said inline. */
 describe('attaching files to a message', () => {
   const open = useWorkbenches();
   const folders: Array<{ remove: () => void }> = [];
@@ -15,7 +16,7 @@ describe('attaching files to a message', () => {
     for (const folder of folders.splice(0)) folder.remove();
   });
 
-  async function start(): Promise<Workbench> {
+  async function start(serverOptions: ScriptedModelServerOptions = {}): Promise<Workbench> {
     const workspace = temporaryFolder('workbench-attach-e2e-');
     folders.push(workspace);
     mkdirSync(join(workspace.path, 'src'));
@@ -27,7 +28,7 @@ describe('attaching files to a message', () => {
     writeFileSync(join(workspace.path, 'notes.md'), '# Notes\n\nThe owls are not what they seem.\n');
     writeFileSync(join(workspace.path, '.gitignore'), 'build/\n');
     writeFileSync(join(workspace.path, 'build', 'app.js'), 'built');
-    const workbench = await open({ folderPicker: { pickFolder: async () => workspace.path } });
+    const workbench = await open({ folderPicker: { pickFolder: async () => workspace.path } }, serverOptions);
     await workbench.configureScriptedModel();
     await workbench.page.getByRole('button', { name: '+ New session' }).first().click();
     await workbench.page.getByRole('button', { name: 'Choose folder…' }).click();
@@ -171,5 +172,90 @@ describe('attaching files to a message', () => {
     await preview.getByRole('button', { name: 'Attach to message' }).click();
     await expectPage(preview).toHaveCount(0);
     await expectPage(page.getByRole('textbox', { name: 'Message' })).toHaveValue('@notes.md ');
+  });
+
+  /** Pastes into the message box what a DataTransfer made in the page holds, as a paste from the clipboard would. */
+  const paste = (workbench: Workbench, items: { png?: string; text?: string }): Promise<boolean> =>
+    workbench.page.evaluate(({ png, text }) => {
+      const data = new DataTransfer();
+      if (png !== undefined)
+        data.items.add(new File([Uint8Array.from(atob(png), (character) => character.charCodeAt(0))], 'image.png', { type: 'image/png' }));
+      if (text !== undefined) data.setData('text/plain', text);
+      const box = document.querySelector('textarea[aria-label="Message"]');
+      const event = new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
+      box?.dispatchEvent(event);
+      return event.defaultPrevented;
+    }, items);
+
+  it('attaches the files chosen with the attach button, as dropped ones are, and they reach the model', async () => {
+    const workbench = await start();
+    const { page, server } = workbench;
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.fill('What are these?');
+    const choosing = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Attach files' }).click();
+    const chooser = await choosing;
+    expect(chooser.isMultiple()).toBe(true);
+    await chooser.element().setInputFiles([
+      { name: 'todo.txt', mimeType: 'text/plain', buffer: Buffer.from('chosen words\n') },
+      { name: 'plan.md', mimeType: 'text/markdown', buffer: Buffer.from('# Plan\n') },
+    ]);
+    const chips = page.getByLabel('Files to attach');
+    await expectPage(chips).toContainText('todo.txt');
+    await expectPage(chips).toContainText('plan.md');
+    await workbench.screenshot('attachments-chosen-1280x800');
+    server.enqueue(textTurn('A to-do list and a plan.'));
+    await message.press('Enter');
+    await expectPage(page.getByText('A to-do list and a plan.')).toBeVisible();
+    expect(sentToModel(workbench)).toContain('<attached_file path="todo.txt">\nchosen words\n\n</attached_file>');
+    expect(sentToModel(workbench)).toContain('<attached_file path="plan.md">\n# Plan\n\n</attached_file>');
+    await expectPage(chips).toHaveCount(0);
+  });
+
+  it('attaches a pasted image, and a model that takes images gets it in its request', async () => {
+    const workbench = await start({ models: [{ id: 'scripted-model', contextLength: 32768, vision: true }, { id: 'scripted-large' }] });
+    const { page, server } = workbench;
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.fill('What is in this screenshot?');
+    expect(await paste(workbench, { png: tinyPng.toString('base64') })).toBe(true);
+    await expectPage(page.getByLabel('Files to attach')).toContainText('image.png · image');
+    await expectPage(message).toHaveValue('What is in this screenshot?');
+    server.enqueue(textTurn('A single transparent pixel.'));
+    await message.press('Enter');
+    await expectPage(page.getByText('A single transparent pixel.')).toBeVisible();
+    const messages = (server.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+    const content = messages.filter((entry) => entry.role === 'user').at(-1)?.content;
+    expect(content).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${tinyPng.toString('base64')}` } });
+    expect(JSON.stringify(content)).toContain('What is in this screenshot?');
+  });
+
+  it('says inline that the model does not take a pasted image, and sends nothing', async () => {
+    const workbench = await start();
+    const { page, server } = workbench;
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.fill('What is this?');
+    expect(await paste(workbench, { png: tinyPng.toString('base64') })).toBe(true);
+    await expectPage(page.getByLabel('Files to attach')).toContainText('image.png · image');
+    const before = server.requests.length;
+    await message.press('Enter');
+    await expectPage(page.getByRole('alert', { name: 'Attachment problem' })).toContainText('scripted-model does not take images');
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('pastes text as text, even with an image beside it on the clipboard', async () => {
+    const workbench = await start();
+    const { page } = workbench;
+    const message = page.getByRole('textbox', { name: 'Message' });
+    // The page's own handling is left to the browser: the paste is not taken, and no chip is made.
+    expect(await paste(workbench, { text: 'copied words', png: tinyPng.toString('base64') })).toBe(false);
+    expect(await paste(workbench, { text: 'copied words' })).toBe(false);
+    await expectPage(page.getByLabel('Files to attach')).toHaveCount(0);
+    // A real paste from the clipboard puts the text in the box.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    await page.evaluate(() => navigator.clipboard.writeText('copied words'));
+    await message.fill('Explain: ');
+    await message.press('ControlOrMeta+V');
+    await expectPage(message).toHaveValue('Explain: copied words');
+    await expectPage(page.getByLabel('Files to attach')).toHaveCount(0);
   });
 });

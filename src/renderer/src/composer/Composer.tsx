@@ -1,6 +1,6 @@
 /*
  * The message box: a message to send or to queue while a turn runs, `/` commands (built-in and the person's own),
- * `@` references to workspace files, and dropped files.
+ * `@` references to workspace files, and files dropped, chosen with the attach button or pasted.
  */
 
 import { useRef, useState } from 'react';
@@ -10,6 +10,7 @@ import { errorMessage } from '../client';
 import { animationFrame, scheduleIn, useLifetime } from '../disposables';
 import { sendBlock } from '../models/model-readiness';
 import { useAppState, type AppStore } from '../store';
+import { AttachButton } from './AttachButton';
 import { attachmentsFor, useAttachmentDrops } from './attachments';
 import { useComposerKeys } from './composer-keys';
 import { goesToModel, promptOf, runComposerCommand } from './composer-commands';
@@ -45,7 +46,7 @@ async function sendMessage(
 /**
  * The message box: a message to send (or to queue while a turn runs), a `/` command (built-in, or one of the person's
  * command files), `@` references to workspace files with a list that completes them, and files dropped from the
- * desktop or the file tree.
+ * desktop or the file tree, chosen with the attach button, or pasted.
  */
 export function Composer({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const [text, setText] = useState('');
@@ -172,6 +173,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
         }}
         {...attached.dropTarget}
       >
+        <AttachButton onFiles={attached.addFiles} />
         <textarea
           ref={input}
           data-region-focus=""
@@ -191,6 +193,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
           onChange={(event) => edit(event.target.value, event.target.selectionStart)}
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
+          onPaste={attached.onPaste}
         />
         <button
           type="submit"

@@ -1,11 +1,12 @@
 /*
- * The chips of what the next message will attach: its `@` references and the files dropped on the box, each removable.
+ * The chips of what the next message will attach: its `@` references and the files from the desktop (dropped on the
+ * box, chosen with its attach button or pasted), each removable.
  */
 
 import { rangeText, sizeText, type AttachmentRequest } from '../../../shared/attachments';
 import type { FileReference } from './file-references';
 
-/** A file dropped from the desktop, read and waiting to go with the next message. */
+/** A file from the desktop (dropped, chosen or pasted), read and waiting to go with the next message. */
 export interface PendingDrop {
   readonly id: number;
   readonly name: string;
@@ -33,7 +34,7 @@ export function PendingAttachments({
         </span>
       ))}
       {drops.map((drop) => (
-        <span key={drop.id} className="attachment-chip" title="Dropped from the desktop">
+        <span key={drop.id} className="attachment-chip" title="From your computer: dropped, chosen or pasted">
           {drop.name} · {drop.request.kind === 'dropped_image' ? 'image, ' : ''}
           {sizeText(drop.size)}
           <button type="button" className="icon" aria-label={`Remove ${drop.name}`} onClick={() => onRemove(drop.id)}>

@@ -1,9 +1,9 @@
 /*
- * The files that go with a message: `@` references to workspace files, and files dropped on the message box, read and
- * waiting as chips.
+ * The files that go with a message: `@` references to workspace files, and files dropped on the message box, chosen
+ * with its attach button or pasted into it, read and waiting as chips.
  */
 
-import { useRef, useState, type DragEvent } from 'react';
+import { useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
 import type { AttachmentRequest } from '../../../shared/attachments';
 import { readDroppedFile, workspacePathDragType } from './dropped-files';
 import { insertReference, readReferences } from './file-references';
@@ -16,6 +16,10 @@ export interface AttachmentDrops {
   readonly dragOver: boolean;
   readonly remove: (id: number) => void;
   readonly clear: () => void;
+  /** Attaches files from the desktop, as a drop does: the files chosen with the attach button. */
+  readonly addFiles: (files: readonly File[]) => void;
+  /** The box's paste handler: files on the clipboard (a screenshot) are attached; text is pasted as usual. */
+  readonly onPaste: (event: ClipboardEvent) => void;
   /** The drag and drop handlers of the box's form. */
   readonly dropTarget: {
     readonly onDragOver: (event: DragEvent) => void;
@@ -37,13 +41,33 @@ const accepts = (event: DragEvent): boolean =>
   event.dataTransfer.types.includes(workspacePathDragType) || event.dataTransfer.types.includes('Files');
 
 /**
- * Dropping on the message box: a row of the file tree goes in as an `@path` at the caret; a file from the desktop is
- * read and waits, as a chip, to go with the next message. A file that cannot be attached is said as the box's problem.
+ * Dropping on the message box: a row of the file tree goes in as an `@path` at the caret; a file from the desktop
+ * (dropped, chosen with the attach button, or pasted, such as a screenshot) is read and waits, as a chip, to go with
+ * the next message. A file that cannot be attached is said as the box's problem.
  */
 export function useAttachmentDrops(box: DropBox): AttachmentDrops {
   const [drops, setDrops] = useState<readonly PendingDrop[]>([]);
   const [dragOver, setDragOver] = useState(false);
   const nextDrop = useRef(0);
+
+  /** Reads files from the desktop (dropped, chosen or pasted) into chips; one that cannot be attached is said. */
+  const addFiles = async (files: readonly File[]): Promise<void> => {
+    for (const file of files) {
+      let read: Awaited<ReturnType<typeof readDroppedFile>>;
+      try {
+        read = await readDroppedFile(file);
+      } catch {
+        read = { ok: false, problem: `${file.name} could not be read; a folder cannot be attached, only files.` };
+      }
+      if (!read.ok) {
+        box.onProblem(read.problem);
+        continue;
+      }
+      const { name, request, size } = read;
+      setDrops((current) => [...current, { id: (nextDrop.current += 1), name, size, request }]);
+    }
+    box.focus();
+  };
 
   const onDrop = async (event: DragEvent): Promise<void> => {
     // Dropped on the message box, a file is attached: the window's folder drop zone must not take it for a workspace.
@@ -57,21 +81,15 @@ export function useAttachmentDrops(box: DropBox): AttachmentDrops {
       box.focus();
       return;
     }
-    for (const file of Array.from(event.dataTransfer.files)) {
-      let read: Awaited<ReturnType<typeof readDroppedFile>>;
-      try {
-        read = await readDroppedFile(file);
-      } catch {
-        read = { ok: false, problem: `${file.name} could not be read; a folder cannot be attached, only files.` };
-      }
-      if (!read.ok) {
-        box.onProblem(read.problem);
-        continue;
-      }
-      const { request, size } = read;
-      setDrops((current) => [...current, { id: (nextDrop.current += 1), name: file.name, size, request }]);
-    }
-    box.focus();
+    await addFiles(Array.from(event.dataTransfer.files));
+  };
+
+  const onPaste = (event: ClipboardEvent): void => {
+    // Text on the clipboard is pasted as text, even beside an image (office apps put a picture of the copied text there).
+    const files = Array.from(event.clipboardData.files);
+    if (files.length === 0 || event.clipboardData.types.includes('text/plain')) return;
+    event.preventDefault();
+    void addFiles(files);
   };
 
   return {
@@ -79,6 +97,8 @@ export function useAttachmentDrops(box: DropBox): AttachmentDrops {
     dragOver,
     remove: (id) => setDrops((current) => current.filter((drop) => drop.id !== id)),
     clear: () => setDrops([]),
+    addFiles: (files) => void addFiles(files),
+    onPaste,
     dropTarget: {
       onDragOver: (event) => {
         if (!accepts(event)) return;

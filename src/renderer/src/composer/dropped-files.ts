@@ -1,5 +1,6 @@
 /*
- * Reads a file dropped from the desktop as text or an image to attach, or says why it cannot be attached.
+ * Reads a file from the desktop (dropped, chosen or pasted) as text or an image to attach, or says why it cannot be
+ * attached.
  *
  * The renderer is sandboxed and cannot hand main a path, so the content itself is sent, and main checks it again.
  */
@@ -18,7 +19,8 @@ export const workspacePathDragType = 'application/x-workbench-path';
 
 /** A file dropped from the desktop, read, or why it cannot be attached. */
 export type DroppedFile =
-  { readonly ok: true; readonly request: AttachmentRequest; readonly size: number } | { readonly ok: false; readonly problem: string };
+  | { readonly ok: true; readonly name: string; readonly request: AttachmentRequest; readonly size: number }
+  | { readonly ok: false; readonly problem: string };
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -37,29 +39,31 @@ function base64(bytes: Uint8Array): string {
 export async function readDroppedFile(file: File): Promise<DroppedFile> {
   const parsedType = imageMediaTypeSchema.safeParse(file.type);
   const mediaType = parsedType.success ? parsedType.data : imageTypeOf(file.name);
+  // Something pasted may come without a name.
+  const name = file.name || (mediaType ? `pasted.${mediaType.slice('image/'.length)}` : 'pasted.txt');
   if (mediaType) {
     if (file.size > attachmentImageLimitBytes)
       return {
         ok: false,
-        problem: `${file.name} is ${sizeText(file.size)}; an attached image may be at most ${sizeText(attachmentImageLimitBytes)}.`,
+        problem: `${name} is ${sizeText(file.size)}; an attached image may be at most ${sizeText(attachmentImageLimitBytes)}.`,
       };
     const bytes = new Uint8Array(await file.arrayBuffer());
-    return { ok: true, size: bytes.length, request: { kind: 'dropped_image', name: file.name, mediaType, data: base64(bytes) } };
+    return { ok: true, name, size: bytes.length, request: { kind: 'dropped_image', name, mediaType, data: base64(bytes) } };
   }
   if (file.size > attachmentTextLimitBytes)
     return {
       ok: false,
-      problem: `${file.name} is ${sizeText(file.size)}, more than the ${sizeText(attachmentTextLimitBytes)} of text a message can carry.`,
+      problem: `${name} is ${sizeText(file.size)}, more than the ${sizeText(attachmentTextLimitBytes)} of text a message can carry.`,
     };
   const bytes = new Uint8Array(await file.arrayBuffer());
   // A NUL byte in the first 8 KB means binary, as git and ripgrep judge.
   if (bytes.subarray(0, 8192).includes(0))
-    return { ok: false, problem: `${file.name} is a binary file; only text files and images can be attached.` };
+    return { ok: false, problem: `${name} is a binary file; only text files and images can be attached.` };
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
   } catch {
-    return { ok: false, problem: `${file.name} is not UTF-8 text, so it cannot be attached as text.` };
+    return { ok: false, problem: `${name} is not UTF-8 text, so it cannot be attached as text.` };
   }
-  return { ok: true, size: bytes.length, request: { kind: 'dropped_text', name: file.name, text } };
+  return { ok: true, name, size: bytes.length, request: { kind: 'dropped_text', name, text } };
 }
