@@ -8,6 +8,7 @@ import { defaultHeldToolGroups, heldToolGroupsSchema } from './guardrails';
 import { budgetSettingsSchema, defaultBudgetSettings } from './budgets';
 import { archiveRetentionSchema, defaultArchiveRetention } from './retention';
 import { commandLimitsSchema, defaultCommandLimits } from './command-limits';
+import { priceFiguresSchema } from './model-prices';
 
 // The command limits have a file of their own; they are part of the settings, so they are named here too.
 export * from './command-limits';
@@ -229,6 +230,14 @@ export const contextWindowOverrideSchema = z.object({
 });
 export type ContextWindowOverride = z.infer<typeof contextWindowOverrideSchema>;
 
+/** A person's prices for a model's tokens (see `model-prices.ts`), which win over any the app knows. */
+export const modelPriceSchema = z.object({
+  providerId: idSchema,
+  model: z.string().min(1).max(limits.modelNameLength),
+  ...priceFiguresSchema.shape,
+});
+export type ModelPrice = z.infer<typeof modelPriceSchema>;
+
 /**
  * How a model is given its tools: `native` sends tool definitions and reads tool calls the server parsed; `text` writes
  * the tools into the system prompt and reads calls the model writes as tagged blocks in its answer; `auto` follows what
@@ -330,6 +339,8 @@ export const settingsSchema = z.object({
   commandLimits: commandLimitsSchema.default(defaultCommandLimits),
   /** Per model: the window to use instead of what the server reports (for Ollama, the `num_ctx` sent). */
   contextWindows: z.array(contextWindowOverrideSchema).max(200).default([]),
+  /** Per model: prices per million tokens, used for the cost of its calls whatever its endpoint. */
+  modelPrices: z.array(modelPriceSchema).max(200).default([]),
   /** A request larger than this share of the window is made smaller first. */
   compactAt: z.number().min(0.3).max(0.95).default(0.75),
   /** Room kept for the answer, in tokens (at most a quarter of the window); sent as the request's `max_tokens`. */
@@ -387,6 +398,7 @@ export const defaultSettings: Settings = {
   commandPriority: 'lower',
   commandLimits: defaultCommandLimits,
   contextWindows: [],
+  modelPrices: [],
   compactAt: 0.75,
   answerTokens: 4096,
   modelSettings: [],

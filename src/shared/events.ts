@@ -153,6 +153,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     figure: budgetFigureSchema,
     limit: budgetFigureSchema,
     step: budgetFigureSchema,
+    /** The cost budget's figure counts the session's calls with no price as nothing: how many there were (absent: none, or before this was said). */
+    unpriced: z.number().int().positive().optional(),
   }),
   /**
    * The person's answer at a budget gate. `continue`: the budget's `limit` is now the figure reached plus the step;

@@ -255,8 +255,8 @@ function sessionRuntime({ options, clock, stores, registry, tools, files, sandbo
   const instructionFiles = new InstructionFiles(() => clock.now());
   const environment = promptEnvironment(sandbox);
   const limits = (): RuntimeLimits => {
-    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets } = settings.get();
-    return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets };
+    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices } = settings.get();
+    return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices };
   };
   // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
   // nothing of the tools the person denied, as the catalogue does not.

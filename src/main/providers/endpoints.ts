@@ -117,6 +117,7 @@ export class Endpoints {
       // What was chosen for its models goes with it.
       modelSettings: settings.modelSettings.filter((item) => item.providerId !== providerId),
       contextWindows: settings.contextWindows.filter((item) => item.providerId !== providerId),
+      modelPrices: settings.modelPrices.filter((item) => item.providerId !== providerId),
     });
     this.options.secrets.delete(secretKey(providerId));
   }

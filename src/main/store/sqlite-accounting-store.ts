@@ -77,6 +77,8 @@ export class SqliteAccountingStore implements AccountingStore {
       modelMs: model.model_ms ?? 0,
       largestPromptTokens: model.largest_prompt ?? 0,
       costUsd: (model.unknown_costs ?? 0) > 0 ? null : (model.cost ?? 0),
+      pricedCostUsd: model.cost ?? 0,
+      unpricedCalls: model.unknown_costs ?? 0,
       toolCalls: tools.tool_calls,
       toolFailures: tools.failures ?? 0,
       toolMs: tools.tool_ms ?? 0,

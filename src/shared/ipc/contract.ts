@@ -75,7 +75,11 @@ export const sessionTotalsSchema = z.object({
   /** Of the input tokens, those the servers said they read from their prompt caches, and wrote to a billed one. */
   cacheReadTokens: z.number().int(),
   cacheWriteTokens: z.number().int(),
+  /** Null when some call's price is unknown; `pricedCostUsd` is then what the calls with a price cost. */
   costUsd: z.number().nullable(),
+  pricedCostUsd: z.number(),
+  /** Model calls with no known price. */
+  unpricedCalls: z.number().int(),
   toolCalls: z.number().int(),
   toolFailures: z.number().int(),
   toolMs: z.number(),

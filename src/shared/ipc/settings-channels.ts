@@ -10,10 +10,20 @@ import {
   commandLimitsChangeSchema,
   contextWindowOverrideSchema,
   modelChoiceSchema,
+  modelPriceSchema,
   modelSettingSchema,
   settingsSchema,
 } from '../domain';
 import { heldToolGroupsSchema } from '../guardrails';
+
+/** The prices of models as an update sets them all: one price per model of an endpoint. */
+const modelPricesSchema = z
+  .array(modelPriceSchema.strict())
+  .max(200)
+  .refine(
+    (prices) => new Set(prices.map((price) => JSON.stringify([price.providerId, price.model]))).size === prices.length,
+    'A model has one price: the list names one twice.',
+  );
 
 /** The settings' channels, spread into the contract (`channels`): every field of an update is optional and checked. */
 export const settingsChannels = {
@@ -32,6 +42,7 @@ export const settingsChannels = {
         commandPriority: z.enum(['lower', 'normal']).optional(),
         commandLimits: commandLimitsChangeSchema.optional(),
         contextWindows: z.array(contextWindowOverrideSchema.strict()).max(200).optional(),
+        modelPrices: modelPricesSchema.optional(),
         compactAt: z.number().min(0.3).max(0.95).optional(),
         answerTokens: z.number().int().min(256).max(128_000).optional(),
         modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),

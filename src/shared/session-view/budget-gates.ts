@@ -11,7 +11,7 @@ export function applyBudgetEvent(view: SessionView, event: BudgetEvent): Session
   switch (event.type) {
     case 'budget_reached': {
       const { gateId, turnId, budget, figure, limit, step } = event;
-      return { ...view, pendingBudget: { gateId, turnId, budget, figure, limit, step } };
+      return { ...view, pendingBudget: { gateId, turnId, budget, figure, limit, step, unpriced: event.unpriced ?? 0 } };
     }
     case 'budget_answered':
       return view.pendingBudget?.gateId === event.gateId ? { ...view, pendingBudget: null } : view;

@@ -3,6 +3,7 @@
 import { BugError } from '../errors';
 import type { RuntimeEvent } from '../events';
 import type { EntryPlace } from './entry-place';
+import { turnFilesChanged, turnStepped } from './turn-figures';
 import type { SessionView } from './types';
 
 export type CheckpointEvent = Extract<
@@ -15,7 +16,7 @@ export function applyCheckpointEvent(view: SessionView, event: CheckpointEvent, 
   switch (event.type) {
     case 'checkpoint_saved':
       return {
-        ...view,
+        ...turnStepped(view, event.turnId, at),
         checkpoints: [
           ...view.checkpoints,
           { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null, journalSeq: seq },
@@ -23,17 +24,19 @@ export function applyCheckpointEvent(view: SessionView, event: CheckpointEvent, 
       };
     case 'checkpoint_recovered':
       return { ...view, warnings: [...view.warnings, event.message] };
-    case 'files_snapshotted':
+    case 'files_snapshotted': {
       // A snapshot that changed nothing only marks where a turn's changes start.
       if (event.changed.length === 0) return view;
+      const changed = turnFilesChanged(view, event);
       return {
-        ...view,
-        checkpoints: view.checkpoints.map((checkpoint) =>
+        ...changed,
+        checkpoints: changed.checkpoints.map((checkpoint) =>
           checkpoint.id === event.checkpointId
             ? { ...checkpoint, filesChanged: [...(checkpoint.filesChanged ?? []), ...event.changed] }
             : checkpoint,
         ),
       };
+    }
     case 'files_restored':
       return {
         ...view,

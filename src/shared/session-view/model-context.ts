@@ -6,6 +6,7 @@
 import { BugError } from '../errors';
 import type { RuntimeEvent } from '../events';
 import type { EntryPlace } from './entry-place';
+import { turnCallAccounted } from './turn-figures';
 import type { SessionView } from './types';
 
 export type ModelContextEvent = Extract<
@@ -25,7 +26,7 @@ export type ModelContextEvent = Extract<
 export const warningsKept = 20;
 
 /** The view after one event of the model's context or calls. */
-export function applyModelContextEvent(view: SessionView, event: ModelContextEvent, { seq }: EntryPlace): SessionView {
+export function applyModelContextEvent(view: SessionView, event: ModelContextEvent, { seq, at }: EntryPlace): SessionView {
   switch (event.type) {
     case 'context_measured':
       return {
@@ -83,7 +84,7 @@ export function applyModelContextEvent(view: SessionView, event: ModelContextEve
       return { ...view, warnings: [...view.warnings, event.message].slice(-warningsKept) };
     case 'model_call_finished':
       return {
-        ...view,
+        ...turnCallAccounted(view, event, at),
         usage: {
           ...view.usage,
           inputTokens: view.usage.inputTokens + event.inputTokens,
@@ -92,6 +93,7 @@ export function applyModelContextEvent(view: SessionView, event: ModelContextEve
           costUsd: view.usage.costUsd + (event.costUsd ?? 0),
           cacheReadTokens: view.usage.cacheReadTokens + (event.cacheReadTokens ?? 0),
           cacheWriteTokens: view.usage.cacheWriteTokens + (event.cacheWriteTokens ?? 0),
+          unpricedCalls: view.usage.unpricedCalls + (event.costUsd === null ? 1 : 0),
         },
       };
     case 'model_retry_scheduled':

@@ -7,6 +7,7 @@ import { BugError } from '../errors';
 import type { RuntimeEvent } from '../events';
 import type { EntryPlace } from './entry-place';
 import { warningsKept } from './model-context';
+import { turnEnded, turnInterrupted, turnStarted } from './turn-figures';
 import type { MessageState, SessionView } from './types';
 import { endTurn, interruption } from './updates';
 
@@ -51,17 +52,18 @@ function finishTurn(view: SessionView, event: Extract<TurnEvent, { type: 'run_fi
 }
 
 /** The view after one event of a turn or of the session's state. */
-export function applyTurnEvent(view: SessionView, event: TurnEvent, { seq }: EntryPlace): SessionView {
+export function applyTurnEvent(view: SessionView, event: TurnEvent, { seq, at }: EntryPlace): SessionView {
   switch (event.type) {
     case 'run_started':
-      return { ...view, activeTurnId: event.turnId, retry: null, interrupted: null };
+      return turnStarted({ ...view, activeTurnId: event.turnId, retry: null, interrupted: null }, event.turnId, at);
     case 'run_finished':
-      return finishTurn(view, event, seq);
+      return turnEnded(finishTurn(view, event, seq), event.turnId, event.status, at);
     case 'status_changed':
       // The app stopped while this turn ran; what streamed so far stays, marked as cut short.
       if (event.status === 'interrupted') {
         const interrupted = interruption(view);
-        return { ...endTurn(view, null, 'interrupted'), status: event.status, interrupted, pendingApproval: null };
+        const ended = view.activeTurnId === null ? view : turnInterrupted(view, view.activeTurnId);
+        return { ...endTurn(ended, null, 'interrupted'), status: event.status, interrupted, pendingApproval: null };
       }
       return { ...view, status: event.status };
     case 'branch_started': {

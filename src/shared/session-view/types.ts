@@ -52,6 +52,8 @@ export interface ViewBudgetGate {
   readonly figure: number;
   readonly limit: number;
   readonly step: number;
+  /** For the cost: the session's calls with no price, which its figure counts as nothing. */
+  readonly unpriced: number;
 }
 
 /** A flagged result held for the person before the model sees it. */
@@ -185,7 +187,11 @@ export interface SessionView {
     /** Prompt tokens the servers said they took from their caches, and wrote to a billed one. */
     readonly cacheReadTokens: number;
     readonly cacheWriteTokens: number;
+    /** Model calls with no known price: `costUsd` counts them as nothing, so it is a lower bound when there are some. */
+    readonly unpricedCalls: number;
   };
+  /** Each turn's figures, by turn id, for the summary under its last message. */
+  readonly turns: Readonly<Record<string, ViewTurn>>;
   /** What the newest model request took of the window; null before the first. */
   readonly context: ViewContext | null;
   /** What was going on when the app stopped, until the turn is resumed or discarded. */
@@ -194,6 +200,32 @@ export interface SessionView {
   readonly warnings: readonly string[];
   /** The tool calls the streaming response is writing, live only (see `tool-call-drafts.ts`). */
   readonly drafting: ViewDrafting | null;
+}
+
+/** How a turn ended: as its `run_finished` says, or `interrupted` when the app stopped while it ran. */
+export type ViewTurnEnd = 'completed' | 'completed_with_errors' | 'failed' | 'cancelled' | 'interrupted';
+
+/** One turn's figures, from the journal: its time, its model calls' tokens and cost, and the files it changed. */
+export interface ViewTurn {
+  /** Null while it runs. */
+  readonly end: ViewTurnEnd | null;
+  /** Milliseconds it ran, each stretch from a start (or a resume) to its end; null when its start was not read. */
+  readonly durationMs: number | null;
+  /** When the stretch running now began; null when none is running. */
+  readonly runningSince: number | null;
+  /** The newest step of the running stretch: where the app is taken to have stopped when it was interrupted. */
+  readonly lastStepAt: number | null;
+  readonly modelCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Of the input tokens, those the server said its cache served; null when no call's server said. */
+  readonly cacheReadTokens: number | null;
+  /** The cost of the calls with a price. */
+  readonly costUsd: number;
+  /** Calls with no known price, which `costUsd` counts as nothing. */
+  readonly unpricedCalls: number;
+  /** The paths the agent changed in the turn (what changed before it began is someone else's, and not listed). */
+  readonly changedPaths: readonly string[];
 }
 
 export interface ViewCheckpoint {

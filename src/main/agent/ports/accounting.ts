@@ -2,7 +2,8 @@
  * Model and tool call records, the accounting store's interface, and what a model call costs.
  */
 import { BoundedMap } from '../../../shared/bounded-map';
-import type { ProviderKind } from '../../../shared/domain';
+import type { ModelChoice, ModelPrice, ProviderKind } from '../../../shared/domain';
+import { costAtPrice, type PriceFigures } from '../../../shared/model-prices';
 import type { ToolCallStatus } from '../../../shared/events';
 import type { ModelStreamEvent } from './model-provider';
 
@@ -76,6 +77,10 @@ export interface SessionTotals {
   readonly largestPromptTokens: number;
   /** Null when some call's price is unknown. */
   readonly costUsd: number | null;
+  /** The cost of the calls whose price is known: a lower bound of what the session cost when some are not. */
+  readonly pricedCostUsd: number;
+  /** Model calls with no known price. */
+  readonly unpricedCalls: number;
   readonly toolCalls: number;
   readonly toolFailures: number;
   readonly toolMs: number;
@@ -124,18 +129,31 @@ function isLoopback(baseUrl: string): boolean {
 const cacheReadRate = 0.1;
 const cacheWriteRate = 1.25;
 
+/** The price the person set for a model, if any. */
+export function priceFor(prices: readonly ModelPrice[] | undefined, choice: ModelChoice): ModelPrice | null {
+  return prices?.find((price) => price.providerId === choice.providerId && price.model === choice.model) ?? null;
+}
+
 /**
- * What a call cost: 0 for a model on this machine, a price for known cloud models, null when unknown. The prompt's
- * uncached tokens are billed at the input price, the ones written to the cache at 1.25 times it, the ones read at 0.1.
+ * What a call cost: at the person's price for the model when they set one (whatever its endpoint); else 0 for a model on
+ * this machine, a price for known Anthropic models, null when unknown. At Anthropic's prices the prompt's uncached tokens
+ * are billed at the input price, the ones written to the cache at 1.25 times it, the ones read at 0.1.
  */
-export function costOf(kind: ProviderKind, baseUrl: string, model: string, tokens: CallTokens): number | null {
+export function costOf(
+  kind: ProviderKind,
+  baseUrl: string,
+  model: string,
+  tokens: CallTokens,
+  price: PriceFigures | null = null,
+): number | null {
+  if (price) return costAtPrice(price, tokens);
   if (isLoopback(baseUrl)) return 0;
   if (kind !== 'anthropic') return null;
-  const price = anthropicPrices.find((candidate) => candidate.match.test(model));
-  if (!price) return null;
+  const known = anthropicPrices.find((candidate) => candidate.match.test(model));
+  if (!known) return null;
   const read = tokens.cacheReadTokens ?? 0;
   const written = tokens.cacheWriteTokens ?? 0;
   const uncached = Math.max(0, tokens.inputTokens - read - written);
-  const input = (uncached + written * cacheWriteRate + read * cacheReadRate) * price.input;
-  return (input + tokens.outputTokens * price.output) / 1_000_000;
+  const input = (uncached + written * cacheWriteRate + read * cacheReadRate) * known.input;
+  return (input + tokens.outputTokens * known.output) / 1_000_000;
 }

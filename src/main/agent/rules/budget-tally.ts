@@ -15,6 +15,8 @@ export interface BudgetReached {
   readonly budget: BudgetKind;
   readonly figure: number;
   readonly limit: number;
+  /** The cost budget's figure counts the session's calls with no price as nothing: how many there are, when some. */
+  readonly unpriced?: number;
 }
 
 /**
@@ -102,8 +104,17 @@ export class BudgetTally {
   }
 }
 
-/** The session's figure of a session budget: tokens in and out, or the cost (null when a call's price is unknown). */
-export function sessionFigure(budget: 'session_tokens' | 'session_cost', accounting: AccountingStore, sessionId: string): number | null {
+/**
+ * The session's figure of a session budget: tokens in and out, or the cost of the calls with a price, with how many
+ * calls had none (they count as nothing, so the cost is a lower bound, and the budget keeps counting).
+ */
+export function sessionFigure(
+  budget: 'session_tokens' | 'session_cost',
+  accounting: AccountingStore,
+  sessionId: string,
+): { readonly figure: number; readonly unpriced: number } {
   const totals = accounting.totals(sessionId);
-  return budget === 'session_tokens' ? totals.inputTokens + totals.outputTokens : totals.costUsd;
+  return budget === 'session_tokens'
+    ? { figure: totals.inputTokens + totals.outputTokens, unpriced: 0 }
+    : { figure: totals.pricedCostUsd, unpriced: totals.unpricedCalls };
 }

@@ -3,7 +3,7 @@
  */
 import type { Attachment } from '../../../shared/attachments';
 import { defaultBudgetSettings, type BudgetSettings } from '../../../shared/budgets';
-import type { ModelChoice } from '../../../shared/domain';
+import type { ModelChoice, ModelPrice } from '../../../shared/domain';
 import { sessionAllowanceOf } from '../turn/budget-gate';
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { RuntimeEvent } from '../../../shared/events';
@@ -26,6 +26,8 @@ export interface RuntimeLimits {
   readonly budgets?: BudgetSettings;
   /** Tool groups whose flagged results are held for the person; read at every result. */
   readonly heldToolGroups?: readonly string[];
+  /** The person's prices per model; read at every model call. */
+  readonly modelPrices?: readonly ModelPrice[];
 }
 
 export interface TurnSchedulerOptions {
@@ -209,6 +211,7 @@ export class TurnScheduler {
       profile: profiled,
       fallback: this.fallbackFor(profiled, choice),
       heldToolGroups: () => this.options.limits().heldToolGroups,
+      prices: () => this.options.limits().modelPrices ?? [],
       budgets: () => {
         const { modelCalls: _modelCalls, ...own } = profiled?.profile.limits ?? {};
         return { ...(this.options.limits().budgets ?? defaultBudgetSettings), ...own };

@@ -32,16 +32,16 @@ function limitsOf(context: StepContext): BudgetLimits {
   return { ...settings, modelCalls: context.setup.maxIterations };
 }
 
-/** Where a budget stands now; null when it cannot be told (the cost of a model with no known price). */
-function figureOf(context: StepContext, budget: BudgetKind): number | null {
+/** Where a budget stands now, and for the cost, how many of the session's calls it could not count (they had no price). */
+function standingOf(context: StepContext, budget: BudgetKind): { readonly figure: number; readonly unpriced: number } {
   const { setup, services, budget: tally } = context;
   switch (budget) {
     case 'model_calls':
-      return context.progress().iterations;
+      return { figure: context.progress().iterations, unpriced: 0 };
     case 'tool_calls':
-      return tally.toolCalls;
+      return { figure: tally.toolCalls, unpriced: 0 };
     case 'wall_time':
-      return tally.worked();
+      return { figure: tally.worked(), unpriced: 0 };
     case 'session_tokens':
     case 'session_cost':
       return sessionFigure(budget, services.accounting, setup.sessionId);
@@ -62,8 +62,8 @@ export function reachedBudget(context: StepContext, budgets: readonly BudgetKind
   for (const budget of budgets) {
     const limit = context.budget.limitOf(budget, limits);
     if (limit === null) continue;
-    const figure = figureOf(context, budget);
-    if (figure !== null && figure >= limit) return { budget, figure, limit };
+    const { figure, unpriced } = standingOf(context, budget);
+    if (figure >= limit) return { budget, figure, limit, ...(unpriced > 0 ? { unpriced } : {}) };
   }
   return null;
 }
@@ -122,7 +122,7 @@ export async function waitAtBudget(context: StepContext, state: BudgetState): Pr
     writer.flush();
     return { kind: 'finish', status: 'cancelled' };
   }
-  const now = figureOf(context, state.budget) ?? state.figure;
+  const now = standingOf(context, state.budget).figure;
   const limit = tally.raise(state.budget, Math.max(now, state.figure), state.step);
   writer.journal([{ ...base, answer: 'continue', limit, session: tally.sessionAllowance }]);
   writer.setStatus(state.then.kind === 'model' ? 'planning' : 'executing');

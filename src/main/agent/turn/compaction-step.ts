@@ -2,7 +2,7 @@
  * The compaction as a step of the loop: room made in one step (a summary, shortened old results, or both), its model
  * calls accounted, its event and its checkpoint.
  */
-import { costOf } from '../ports/accounting';
+import { costOf, priceFor } from '../ports/accounting';
 import {
   askForSummary,
   continuationInstruction,
@@ -162,7 +162,7 @@ function account(context: StepContext, model: ModelInUse, usage: CallUsage): voi
   if (usage.inputTokens === 0 && usage.outputTokens === 0) return;
   const { choice } = model;
   const { kind, baseUrl } = model.endpoint;
-  const costUsd = costOf(kind, baseUrl, choice.model, usage);
+  const costUsd = costOf(kind, baseUrl, choice.model, usage, priceFor(setup.prices?.(), choice));
   const messageId = services.newId();
   writer.journal([{ type: 'model_call_finished', turnId: setup.turnId, messageId, ...usage, attempts: 1, costUsd }]);
   const at = services.clock.now();

@@ -2,7 +2,7 @@
  * A model step's last part: the response accounted and checkpointed, and what comes next decided from it.
  */
 import type { RuntimeEvent } from '../../../shared/events';
-import { costOf } from '../ports/accounting';
+import { costOf, priceFor } from '../ports/accounting';
 import { addPreviews, prepareCall } from './tool-calls';
 import type { Advance, LoopState, TurnProgress } from './loop-state';
 import type { StepContext } from './step-context';
@@ -104,7 +104,7 @@ function account(context: StepContext, state: SettleState, cancelled: boolean, e
   const { messageId, startedAt, usage, attempts, outcome } = state.response;
   const latencyMs = services.clock.now() - startedAt;
   const { kind, baseUrl } = model.endpoint;
-  const costUsd = costOf(kind, baseUrl, model.choice.model, usage);
+  const costUsd = costOf(kind, baseUrl, model.choice.model, usage, priceFor(setup.prices?.(), model.choice));
   writer.journal([...events, { type: 'model_call_finished', turnId, messageId, ...usage, latencyMs, attempts, costUsd }]);
   const status = cancelled ? 'cancelled' : outcome.kind === 'done' ? 'completed' : 'failed';
   const at = services.clock.now();

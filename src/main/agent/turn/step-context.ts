@@ -1,5 +1,5 @@
 /* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
-import type { Autonomy, SessionStatus } from '../../../shared/domain';
+import type { Autonomy, ModelPrice, SessionStatus } from '../../../shared/domain';
 import type { Attachment } from '../../../shared/attachments';
 import type { ErrorInfo } from '../../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';
@@ -54,6 +54,8 @@ export interface TurnSetup extends ModelInUse {
   readonly deniedTools: () => readonly string[];
   /** The tool groups whose flagged results are held for the person (`defaultHeldToolGroups` when absent), read at each result. */
   readonly heldToolGroups?: () => readonly string[] | undefined;
+  /** The person's prices per model (none when absent), read at every model call: a price set while the turn runs counts from its next call. */
+  readonly prices?: () => readonly ModelPrice[];
   /** The session's newest checkpoint: this turn's checkpoints continue its chain. */
   readonly checkpointHead: { readonly checkpointId: string; readonly seq: number } | null;
 }

@@ -204,6 +204,33 @@ describe('budgets', () => {
     await closeAll();
   });
 
+  it('keeps counting the cost budget after a call with no price, and says at its gate how many calls it left out', async () => {
+    const harness = await start({ budgets: { ...offBudgets, sessionCostUsd: 1 } });
+    const earlier = {
+      sessionId: harness.sessionId,
+      turnId: 'earlier',
+      providerId: 'cloud',
+      providerKind: 'openai-compatible' as const,
+      model: 'some-model',
+      inputTokens: 100_000,
+      outputTokens: 10_000,
+      latencyMs: 1,
+      status: 'completed' as const,
+      at: harness.clock.now(),
+    };
+    // Before, one call with no price made the whole figure unknown, and the budget never fired again.
+    harness.accounting.recordModelCall({ ...earlier, id: 'unpriced', costUsd: null });
+    harness.accounting.recordModelCall({ ...earlier, id: 'priced', costUsd: 1.25 });
+    server.enqueue(textTurn('Answer.'));
+    harness.runtime.send(harness.sessionId, 'Go');
+    const view = await harness.until(atGate, 'the budget gate');
+    expect(view.pendingBudget).toMatchObject({ budget: 'session_cost', figure: 1.25, limit: 1, unpriced: 1 });
+    expect(budgetEvents(harness).reached).toEqual([expect.objectContaining({ budget: 'session_cost', unpriced: 1 })]);
+    harness.runtime.answerBudget(view.pendingBudget?.gateId ?? '', 'stop');
+    await harness.runtime.whenIdle(harness.sessionId);
+    await closeAll();
+  });
+
   it('waits again at the same budget gate after the app stopped, and Continue there does not fire again at once', async () => {
     const first = await start({ maxIterations: 2 });
     server.enqueue(reads('a'), reads('b'));

@@ -146,6 +146,8 @@ describe('the tool loop', () => {
       modelMs: 0,
       largestPromptTokens: 150,
       costUsd: 0,
+      pricedCostUsd: 0,
+      unpricedCalls: 0,
       toolCalls: 1,
       toolFailures: 0,
       toolMs: 0,
