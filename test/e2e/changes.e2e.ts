@@ -53,7 +53,7 @@ describe('reviewing the changes the agent made', () => {
       await box.press('Enter');
       await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Edited and made a file.');
 
-      await page.getByRole('button', { name: 'Review changes (3 paths)' }).click();
+      await page.getByRole('group', { name: 'Turn summary' }).getByRole('button', { name: '3 paths changed' }).click();
       const changes = page.getByRole('region', { name: 'File changes' });
       await expectPage(changes.getByRole('combobox', { name: 'Changes of' })).toHaveValue(/.+/);
       const rows = changes.getByRole('list', { name: 'Changed paths' }).getByRole('listitem');
@@ -122,7 +122,8 @@ describe('reviewing the changes the agent made', () => {
     await box.fill('Hello');
     await box.press('Enter');
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Only words.');
-    await expectPage(page.getByRole('button', { name: /Review changes/ })).toHaveCount(0);
+    await expectPage(page.getByRole('group', { name: 'Turn summary' })).toBeVisible();
+    await expectPage(page.getByRole('button', { name: /paths? changed/ })).toHaveCount(0);
     await page.getByRole('tab', { name: 'Changes' }).click();
     await expectPage(page.getByRole('region', { name: 'File changes' })).toContainText(
       'Files the agent creates, changes or deletes show here',

@@ -7,7 +7,6 @@ import { useMemo } from 'react';
 import type { BranchPoint } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';
 import type { ViewMessage } from '../../../shared/session-view';
-import { changedPathsByTurn } from '../panels/ChangesPanel';
 import { checkpointAfter } from '../panels/checkpoint-labels';
 import { useAppState, type AppStore } from '../store';
 import { useFollowScroll } from './follow-scroll';
@@ -36,7 +35,6 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
   const partial = useAppState(store, (state) => state.partial[sessionId] === true);
   const busy = view ? busyStatuses.has(view.status) || view.activeTurnId !== null : true;
   const pointAt = useMemo(() => branchPointsByMessage(points, view?.messages ?? noMessages), [points, view?.messages]);
-  const changedByTurn = useMemo(() => changedPathsByTurn(view?.checkpoints ?? []), [view?.checkpoints]);
   const messages = view?.messages ?? noMessages;
   const { scroller, virtualizer, away, jumpToEnd, handlers } = useFollowScroll(sessionId, messages, view?.drafting);
 
@@ -61,6 +59,7 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
           {items.map((item) => {
             const message = messages[item.index];
             if (!message) return null;
+            const endOfTurn = messages[item.index + 1]?.turnId !== message.turnId;
             return (
               <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="conversation-row">
                 <MessageItem
@@ -70,10 +69,10 @@ export function Conversation({ store, sessionId }: { store: AppStore; sessionId:
                     sessionId,
                     point: pointAt.get(message.id),
                     busy,
-                    lastOfTurn: message.role === 'assistant' && messages[item.index + 1]?.turnId !== message.turnId,
+                    lastOfTurn: message.role === 'assistant' && endOfTurn,
                     drafts: view.drafting?.messageId === message.id ? view.drafting.calls : undefined,
                     restorePoint: message.role === 'compaction' ? null : (checkpointAfter(view.checkpoints, messages, message)?.id ?? null),
-                    turnChanged: changedByTurn.get(message.turnId) ?? 0,
+                    turn: endOfTurn && message.role !== 'compaction' ? view.turns[message.turnId] : undefined,
                   }}
                 />
               </div>

@@ -1,20 +1,20 @@
 /*
  * One row of the conversation: a message with its text, tool cards, versions and actions (Copy, Edit, Retry, Restore
- * to here), or a summary's divider.
+ * to here) and, on a turn's last message, the turn's figures; or a summary's divider.
  */
 
 import { useState } from 'react';
 import type { BranchPoint } from '../../../shared/branches';
-import type { ViewMessage } from '../../../shared/session-view';
+import type { ViewMessage, ViewTurn } from '../../../shared/session-view';
 import type { ViewToolDraft } from '../../../shared/tool-call-drafts';
 import { useAppState, type AppStore } from '../store';
-import { ReviewChanges } from '../panels/ChangesPanel';
 import { AttachmentChips } from '../panels/FilePreview';
 import { FoldedText } from './FoldedText';
 import { CopyButton, MessageBody } from './MessageBody';
 import { ToolCard } from '../tool-calls/ToolCard';
 import { ToolDraftCard } from '../tool-calls/ToolDraftCard';
 import { PromptView } from './PromptView';
+import { TurnSummary } from './TurnSummary';
 
 const stateLabels: Record<ViewMessage['state'], string | null> = {
   streaming: null,
@@ -87,8 +87,8 @@ export interface MessageActions {
   readonly drafts: readonly ViewToolDraft[] | undefined;
   /** The checkpoint right after it, which "Restore to here" opens. */
   readonly restorePoint: string | null;
-  /** How many paths its turn changed (shown on the turn's last answer, which opens them). */
-  readonly turnChanged: number;
+  /** Its turn's figures when it is the turn's last message, shown under it once the turn has ended. */
+  readonly turn: ViewTurn | undefined;
 }
 
 /** Opens the restore of the checkpoint right after a message, in the history. */
@@ -147,6 +147,10 @@ export function MessageItem({ message, actions }: { message: ViewMessage; action
 function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
   const label = stateLabels[message.state];
   const { store, sessionId, point, busy } = actions;
+  const summary =
+    actions.turn && actions.turn.end !== null ? (
+      <TurnSummary store={store} sessionId={sessionId} turnId={message.turnId} turn={actions.turn} />
+    ) : null;
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(message.text);
   const [showPrompt, setShowPrompt] = useState(false);
@@ -245,6 +249,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
         )}
         {label && !message.error && <div className="message-flag muted small">{label}</div>}
       </article>
+      {message.role === 'user' && summary && <div className="turn-summary-row">{summary}</div>}
       {message.role === 'user' && (
         // Kept in place while a turn runs, only hidden, so nothing above the stream moves when it ends.
         <div className={busy ? 'message-actions held' : 'message-actions'} aria-hidden={busy || undefined}>
@@ -264,8 +269,9 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
       )}
       {message.role === 'assistant' &&
         message.state !== 'streaming' &&
-        (message.text.length > 0 || actions.lastOfTurn || message.promptId) && (
+        (message.text.length > 0 || actions.lastOfTurn || message.promptId || summary) && (
           <div className="message-actions">
+            {summary}
             {message.text.length > 0 && <CopyButton label="Copy answer" text={() => message.text} />}
             {message.promptId && (
               <button type="button" className="link small" onClick={() => setShowPrompt(true)}>
@@ -285,9 +291,6 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
               </button>
             )}
             <RestoreHere actions={actions} />
-            {actions.lastOfTurn && (
-              <ReviewChanges store={store} sessionId={sessionId} turnId={message.turnId} count={actions.turnChanged} />
-            )}
           </div>
         )}
     </div>

@@ -5,6 +5,7 @@
 
 import { budgetName, formatBudgetFigure } from '../../../shared/budgets';
 import type { ViewBudgetGate } from '../../../shared/session-view';
+import { unpricedWords } from '../chrome/figures';
 import { useAltKeys } from './alt-keys';
 import type { AppStore } from '../store';
 
@@ -28,6 +29,7 @@ export function BudgetGatePanel({ store, gate }: { store: AppStore; gate: ViewBu
       </header>
       <p className="gate-summary" aria-label="Budget figures">
         {formatBudgetFigure(gate.budget, gate.figure)} of {formatBudgetFigure(gate.budget, gate.limit)} used.
+        {gate.unpriced > 0 && ` ${unpricedWords(gate.unpriced)} not counted: the session cost at least this.`}
       </p>
       <div className="row">
         <button type="button" className="primary" aria-keyshortcuts="Alt+C" title="Continue (Alt+C)" onClick={() => answer('continue')}>

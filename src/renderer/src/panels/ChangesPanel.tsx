@@ -5,33 +5,10 @@
 
 import { useEffect, useState } from 'react';
 import type { ChangeSet, FileDiff } from '../../../shared/changes';
-import type { ViewCheckpoint } from '../../../shared/session-view';
 import { firstWords } from './checkpoint-labels';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { ChangeList } from './ChangeList';
-
-/** How many paths each turn changed, from the steps that saved files (folders end with `/`). */
-export function changedPathsByTurn(checkpoints: readonly ViewCheckpoint[]): Map<string, number> {
-  const paths = new Map<string, Set<string>>();
-  for (const checkpoint of checkpoints) {
-    if (!checkpoint.filesChanged) continue;
-    const seen = paths.get(checkpoint.turnId) ?? new Set<string>();
-    for (const path of checkpoint.filesChanged) seen.add(path);
-    paths.set(checkpoint.turnId, seen);
-  }
-  return new Map([...paths].map(([turnId, seen]) => [turnId, seen.size]));
-}
-
-/** On a turn's last answer: opens what the turn changed in the Changes tab. */
-export function ReviewChanges({ store, sessionId, turnId, count }: { store: AppStore; sessionId: string; turnId: string; count: number }) {
-  if (count === 0) return null;
-  return (
-    <button type="button" className="link small" onClick={() => store.requestChanges({ sessionId, turnId })}>
-      Review changes ({count} {count === 1 ? 'path' : 'paths'})
-    </button>
-  );
-}
 
 /** What came of a revert or an undo: said above the list, with Undo after a revert that changed something. */
 interface ChangesMessage {

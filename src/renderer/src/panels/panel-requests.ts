@@ -1,6 +1,6 @@
 /*
- * Opens the details panel on the tab something asks for: a waiting plan, "Restore to here" on a message, or "Review
- * changes" on a turn.
+ * Opens the details panel on the tab something asks for: a waiting plan, "Restore to here" on a message, or the paths
+ * a turn changed, from its summary.
  */
 
 import { useEffect } from 'react';
@@ -9,8 +9,8 @@ import { useAppState, type AppStore } from '../store';
 
 /**
  * Opens the details panel where something asks for it: a plan that waits for an answer shows, whatever the panels
- * were doing; "Restore to here" opens the history, where the restore shows under its step; "Review changes" on a turn
- * opens the Changes tab on that turn.
+ * were doing; "Restore to here" opens the history, where the restore shows under its step; the paths changed, in a
+ * turn's summary, open the Changes tab on that turn.
  */
 export function usePanelRequests(store: AppStore, setLayout: (change: Partial<Layout>) => void): void {
   const planWaiting = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.plan?.state === 'waiting' : false));

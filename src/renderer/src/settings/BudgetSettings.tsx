@@ -5,6 +5,7 @@
 
 import { useState } from 'react';
 import type { BudgetSettings as Budgets } from '../../../shared/budgets';
+import { unpricedWords, usdWords } from '../chrome/figures';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 
@@ -33,6 +34,7 @@ const rows: readonly BudgetRow[] = [
  */
 export function BudgetSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
+  const usage = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.usage : undefined));
   const [refusal, setRefusal] = useState<string | null>(null);
   if (!settings) return null;
   const valueOf = (field: BudgetField): number | null => (field === 'modelCalls' ? settings.maxIterations : settings.budgets[field]);
@@ -79,6 +81,12 @@ export function BudgetSettings({ store }: { store: AppStore }) {
           );
         })}
       </div>
+      {usage && usage.unpricedCalls > 0 && (
+        <p className="notice small" aria-label="Calls without a price">
+          This session has {unpricedWords(usage.unpricedCalls)}. The cost budget counts them as nothing: the session has cost at least{' '}
+          {usdWords(usage.costUsd)}. Set their model&apos;s price under Model prices.
+        </p>
+      )}
       {refusal && (
         <p className="error small" role="alert" aria-label="Budget refused">
           {refusal}

@@ -13,6 +13,7 @@ import { BehaviourSettings } from './BehaviourSettings';
 import { BudgetSettings } from './BudgetSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
+import { PriceSettings } from './PriceSettings';
 import { EndpointChecks } from '../models/ModelDoctor';
 import { GuardrailSettings } from './GuardrailSettings';
 import { McpSettings } from './McpSettings';
@@ -292,6 +293,7 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
       <ProfileSettings store={store} />
       <BudgetSettings store={store} />
       <ContextSettings store={store} />
+      <PriceSettings store={store} />
       <ThinkingSettings store={store} />
       <ToolSettings store={store} />
       <GuardrailSettings store={store} />

@@ -5,6 +5,7 @@
 
 import { busyStatuses } from '../../../shared/domain';
 import type { SessionView } from '../../../shared/session-view';
+import { unpricedWords, usdWords } from '../chrome/figures';
 import { statusLabel } from '../chrome/status';
 import type { Layout } from '../layout';
 import { ModelPicker } from '../models/ModelPicker';
@@ -29,21 +30,36 @@ function SessionState({ view }: { view: SessionView | undefined }) {
 }
 
 /**
+ * The session's cost in words: the sum, and the calls it leaves out for want of a price (so it is at least that); on a
+ * local model nothing when it cost nothing.
+ */
+function costWords(usage: SessionView['usage'], local: boolean): string {
+  const unpriced = usage.unpricedCalls > 0 ? unpricedWords(usage.unpricedCalls) : null;
+  if (usage.costUsd === 0 && unpriced) return ` · ${unpriced}`;
+  const cost = !local || usage.costUsd > 0 ? ` · $${usage.costUsd.toFixed(4)}` : '';
+  return unpriced ? `${cost} + ${unpriced}` : cost;
+}
+
+/**
  * The tokens of the whole session; on a local model also its speed, and its cost only when there is one (a local
- * model costs nothing).
+ * model costs nothing), with the calls that had no price.
  */
 function TokenUsage({ usage, local }: { usage: SessionView['usage']; local: boolean }) {
   const seconds = usage.modelMs / 1000;
   const rate = seconds > 0 ? Math.round(usage.outputTokens / seconds) : 0;
+  const unpriced =
+    usage.unpricedCalls > 0
+      ? ` ${unpricedWords(usage.unpricedCalls)} count as nothing, so the cost (${usdWords(usage.costUsd)}) is at least that: set a model's price in Settings, under Model prices.`
+      : '';
   return (
     <span
       className="usage muted"
       aria-label="Token usage"
-      title="Tokens over the whole session, every turn and model call. Read again: the share of the prompts' tokens after their unchanged beginning, which a server that keeps the prompt it read must read again."
+      title={`Tokens over the whole session, every turn and model call. Read again: the share of the prompts' tokens after their unchanged beginning, which a server that keeps the prompt it read must read again.${unpriced}`}
     >
       {usage.inputTokens} in · {usage.outputTokens} out{local && rate > 0 ? ` · ${rate} tok/s` : ''}
       {usage.promptTokens > 0 ? ` · ${Math.round((usage.rereadTokens / usage.promptTokens) * 100)}% read again` : ''}
-      {!local || usage.costUsd > 0 ? ` · $${usage.costUsd.toFixed(4)}` : ''}
+      {costWords(usage, local)}
     </span>
   );
 }
