@@ -118,12 +118,15 @@ describe('the tool protocol a model gets, as the app decides it', () => {
     ]);
   });
 
-  it('re-checks a model on demand, and forgets the checks of an endpoint that is removed', async () => {
+  it('re-checks a model on demand, and forgets the checks and prices of an endpoint that is removed', async () => {
     const check = await value<ModelCheck>('model:check', { providerId: providerId(), model: 'scripted-model' });
     expect(check).toMatchObject({ protocol: 'text', reachable: { ok: true } });
+    await value('settings:update', { modelPrices: [{ providerId: providerId(), model: 'scripted-model', input: 1, output: 2 }] });
     await value('provider:remove', { providerId: providerId() });
     expect(await value('model:checks', {})).toEqual([]);
-    // What was chosen for its models goes with it.
-    expect((await value<Settings>('settings:get', {})).modelSettings).toEqual([]);
+    // What was chosen for its models goes with it, their prices too.
+    const settings = await value<Settings>('settings:get', {});
+    expect(settings.modelSettings).toEqual([]);
+    expect(settings.modelPrices).toEqual([]);
   });
 });
