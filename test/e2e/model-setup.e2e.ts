@@ -194,3 +194,78 @@ describe('setting up a model on a first run', () => {
     await screenshots(workbench, 'setup-check-failed');
   });
 });
+
+/*
+ * The first run as one page: the setup is the page's only call to action and scrolls with it (no box inside a box), the
+ * Anthropic API can be set up from it, and a long model name shows whole in the status bar.
+ */
+describe('the setup as a page', () => {
+  const open = useWorkbenches();
+  const folders: Array<{ remove: () => void }> = [];
+  afterEach(() => {
+    folders.splice(0).forEach((folder) => folder.remove());
+  });
+
+  it('is the one thing to do, scrolls as the page at every size, and sets up the Anthropic API with a key', async () => {
+    const down = await closedPort();
+    const workbench = await open({ discoveryCandidates: [{ name: 'Ollama', kind: 'ollama', baseUrl: `http://127.0.0.1:${down}` }] });
+    const { page, host, server } = workbench;
+    const setup = page.getByRole('region', { name: 'Set up a model' });
+    await expectPage(setup.getByRole('region', { name: 'Use the Anthropic API' })).toBeVisible();
+    // No second call to action beside it: the sidebar's "+ New session" is there for that.
+    await expectPage(page.locator('.empty').getByRole('button', { name: 'New session', exact: true })).toHaveCount(0);
+    for (const [width, height] of sizes) {
+      await page.setViewportSize({ width, height });
+      const boxes = await page.evaluate(() => {
+        const card = document.querySelector('.model-setup');
+        const body = document.querySelector('.model-setup-body');
+        const scrolls = (element: Element | null): boolean => element !== null && element.scrollHeight > element.clientHeight + 1;
+        return { card: scrolls(card), body: scrolls(body), right: card?.getBoundingClientRect().right ?? 0 };
+      });
+      expect(boxes.card, `${width}: the setup scrolls inside itself`).toBe(false);
+      expect(boxes.body, `${width}: the setup's lists scroll inside it`).toBe(false);
+      expect(boxes.right).toBeLessThanOrEqual(width);
+    }
+    await screenshots(workbench, 'setup-as-page');
+
+    // A key that does not open anything is said in words, and nothing is kept.
+    const anthropic = setup.getByRole('region', { name: 'Use the Anthropic API' });
+    await anthropic.getByLabel('API key').fill('sk-ant-test');
+    await anthropic.getByText('Address (for a gateway)').click();
+    await anthropic.getByRole('textbox', { name: 'Anthropic address' }).fill(`http://127.0.0.1:${down}`);
+    await anthropic.getByRole('button', { name: 'Connect' }).click();
+    await expectPage(anthropic.getByRole('alert')).toContainText('Anthropic did not accept this');
+    const none = await host.invoke('provider:list', {});
+    expect(none.ok && (none.value as unknown[]).length).toBe(0);
+
+    // The right address: its models are listed, one is used, and the setup goes on to the folder.
+    await anthropic.getByRole('textbox', { name: 'Anthropic address' }).fill(server.anthropicBaseUrl);
+    await anthropic.getByRole('button', { name: 'Connect' }).click();
+    await expectPage(anthropic.getByRole('combobox', { name: 'Anthropic model' })).toHaveValue('scripted-model');
+    await anthropic.getByRole('button', { name: 'Use scripted-model' }).click();
+    const folderStep = page.getByRole('region', { name: 'Pick a folder' });
+    await folderStep.getByRole('button', { name: 'Skip: talk without tools' }).click();
+    await expectPage(page.getByRole('status').filter({ hasText: 'Ready:' }).locator('span')).toContainText(
+      'Ready: scripted-model on Anthropic, with no folder',
+    );
+    const providers = await host.invoke('provider:list', {});
+    expect(providers.ok && providers.value).toEqual([expect.objectContaining({ kind: 'anthropic', name: 'Anthropic', hasKey: true })]);
+  });
+
+  it('shows a long model name whole in the status bar', async () => {
+    const workbench = await open({}, { models: [{ id: 'qwen2.5-coder-7b-instruct-q4_k_m', contextLength: 32768 }] });
+    const { page, host, server } = workbench;
+    const saved = await host.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: server.openaiBaseUrl });
+    if (!saved.ok) throw new Error(saved.error.message);
+    await host.invoke('settings:update', {
+      defaultModel: { providerId: (saved.value as { id: string }).id, model: 'qwen2.5-coder-7b-instruct-q4_k_m' },
+    });
+    await page.reload();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    const field = page.getByRole('banner', { name: 'Status' }).locator('.model-picker input');
+    await expectPage(field).toHaveValue('qwen2.5-coder-7b-instruct-q4_k_m');
+    const cut = await field.evaluate((input) => input.scrollWidth > input.clientWidth + 1);
+    expect(cut).toBe(false);
+  });
+});

@@ -138,10 +138,15 @@ function NoSession({ store, setup }: { store: AppStore; setup: SetupShown }) {
   return (
     <div className="empty">
       <h1>Agent Workbench</h1>
-      <p>Drop a folder here, or create a session to start.</p>
-      <button type="button" className="primary" onClick={() => void store.createSession()}>
-        New session
-      </button>
+      {/* While no model works, the setup is the one thing to do; a session comes with it. */}
+      {!setup.shown && (
+        <>
+          <p>Drop a folder here, or create a session to start.</p>
+          <button type="button" className="primary" onClick={() => void store.createSession()}>
+            New session
+          </button>
+        </>
+      )}
       {setup.shown && (
         <ModelSetup store={store} sessionId={null} chosen={null} progress={setup.progress} onOpenSettings={setup.onOpenSettings} />
       )}

@@ -12,6 +12,7 @@ import { SetupFolder } from './SetupFolder';
 import { SetupGuides } from './SetupGuides';
 import { SetupServers, savedEndpoint } from './SetupServers';
 import { SetupLocal } from './SetupLocal';
+import { SetupAnthropic } from './SetupAnthropic';
 import type { SetupProgress } from './setup-progress';
 import { localEndpointName } from '../../../shared/local-models';
 
@@ -98,34 +99,42 @@ function ModelStep({
     }
   };
 
-  // A model on this computer was added: main saved the "This computer" endpoint (and the default model when there was
-  // none); the session takes it.
-  const takeLocal = async (modelId: string): Promise<void> => {
+  // A model chosen by its endpoint's id (one on this computer, or Anthropic's): the session takes it, and the default
+  // model when none works.
+  const take = async (choice: { providerId: string; model: string }, serverName: string): Promise<void> => {
     progress.onEngage();
     setFailure(null);
     try {
       await store.refreshProviders();
-      store.setSettings(await store.call('settings:get', {}));
-      const local = store.getState().providers.find((provider) => provider.kind === 'local');
-      if (!local) throw new Error(`the “${localEndpointName}” endpoint is missing`);
-      const choice = { providerId: local.id, model: modelId };
+      const current = (await store.call('settings:get', {})).defaultModel;
+      if (!current || !store.getState().providers.some((provider) => provider.id === current.providerId))
+        store.setSettings(await store.call('settings:update', { defaultModel: choice }));
+      else store.setSettings(await store.call('settings:get', {}));
       let target = sessionId;
       if (target === null) {
         await store.createSession();
         target = store.getState().selectedId;
       }
       if (target !== null) await store.setSessionModel(target, choice);
-      progress.onChosen({ ...choice, serverName: local.name });
+      progress.onChosen({ ...choice, serverName });
     } catch (error) {
       setFailure(`The model could not be set up: ${errorMessage(error)}`);
     }
+  };
+
+  // A model on this computer was added: main saved the "This computer" endpoint (and the default model when there was
+  // none); the session takes it.
+  const takeLocal = async (modelId: string): Promise<void> => {
+    await store.refreshProviders();
+    const local = store.getState().providers.find((provider) => provider.kind === 'local');
+    if (!local) return setFailure(`The model could not be set up: the “${localEndpointName}” endpoint is missing`);
+    await take({ providerId: local.id, model: modelId }, local.name);
   };
 
   const longer = nextLookTimeout(result);
   return (
     <section className="model-setup card" aria-label="Set up a model">
       <h2>Set up a model</h2>
-      {/* The lists scroll; the title and "Check again" stay in view on a small window. */}
       <div className="model-setup-body">
         <p className="small">
           The agent needs a model: one the app runs itself, a model server on this computer (Ollama, LM Studio, llama.cpp, vLLM), or the
@@ -136,6 +145,11 @@ function ModelStep({
           <SetupServers store={store} found={result.found} using={using} onEngage={progress.onEngage} onUse={(e, m) => void use(e, m)} />
         )}
         <SetupLocal store={store} onEngage={progress.onEngage} onAdded={(modelId) => void takeLocal(modelId)} />
+        <SetupAnthropic
+          store={store}
+          onEngage={progress.onEngage}
+          onUse={(providerId, model, serverName) => void take({ providerId, model }, serverName)}
+        />
         {result && <SetupGuides result={result} />}
         {failure && (
           <p className="setup-model-problem small" role="alert">
