@@ -91,10 +91,23 @@ export function escalationCovers(granted: EscalationKind | undefined, asked: Esc
   return reach(granted) >= reach(asked);
 }
 
-/** What a trust grant covers: these exact arguments, or a pattern derived from them that cannot widen. */
+/**
+ * What a trust grant covers: these exact arguments, a pattern derived from them that cannot widen, or (chosen by the
+ * person at the gate) the same tool on any path in a folder of the workspace that holds the approved call's path: `folder`
+ * is relative, ends with `/`, or is empty for the whole workspace.
+ */
 export const grantPatternSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exact'), arguments: z.string() }),
   z.object({ kind: z.literal('command_prefix'), words: z.array(z.string()).min(1) }),
+  z.object({
+    kind: z.literal('path_prefix'),
+    folder: z
+      .string()
+      .max(4096)
+      .refine((folder) => folder === '' || (folder.endsWith('/') && !folder.startsWith('/') && !folder.split('/').includes('..')), {
+        message: 'a folder of the workspace, relative, ending with /',
+      }),
+  }),
 ]);
 export type GrantPattern = z.infer<typeof grantPatternSchema>;
 

@@ -183,6 +183,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     preview: z.string().optional(),
     /** The call asks for more than the sandbox: the gate says so, and offers a grant for it only as a choice of its own. */
     escalation: escalationSchema.optional(),
+    /** The folders a grant may cover instead of this call alone (innermost first, `` the whole workspace); absent when none. */
+    folders: z.array(z.string()).optional(),
   }),
   z.object({
     type: z.literal('approval_answered'),

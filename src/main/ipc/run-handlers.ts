@@ -66,7 +66,10 @@ export function runHandlers(deps: RunHandlerDependencies): Pick<Handlers, RunCha
     'run:clearQueue': (input) => ({ cleared: runtime.clearQueue(input.sessionId) }),
 
     'approval:answer': (input) => {
-      runtime.answerApproval(input.approvalId, input.decision, input.reason, { trustEscalation: input.trustEscalation === true });
+      runtime.answerApproval(input.approvalId, input.decision, input.reason, {
+        trustEscalation: input.trustEscalation === true,
+        ...(input.folder === undefined ? {} : { folder: input.folder }),
+      });
       return { accepted: true as const };
     },
     'plan:answer': (input) => {

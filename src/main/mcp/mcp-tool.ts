@@ -64,6 +64,8 @@ export function mcpTool(server: string, description: McpToolDescription, client:
     trustPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),
     exactPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),
     covers: (pattern, input) => pattern.kind === 'exact' && pattern.arguments === canonicalJson(input),
+    // Its arguments are the server's to read: no folder of the workspace is known to hold what it acts on.
+    grantFolders: () => [],
     summarize: (input) => `${server}: ${description.name} ${canonicalJson(input).slice(0, 160)}`,
     preview: async () => null,
     execute: async (input, context): Promise<ToolOutcome> => {

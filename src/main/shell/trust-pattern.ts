@@ -77,6 +77,7 @@ export function commandTrustPattern(parser: BashParser, command: string): GrantP
 /** Whether a grant's pattern covers a command: a plain simple command that starts with the same words. */
 export function commandTrustCovers(parser: BashParser, pattern: GrantPattern, command: string): boolean {
   if (pattern.kind === 'exact') return pattern.arguments === command;
+  if (pattern.kind !== 'command_prefix') return false;
   const words = plainWords(parser, command);
   return words !== null && pattern.words.every((word, index) => words[index] === word);
 }

@@ -257,10 +257,15 @@ export const channels = {
         reason: reasonSchema.optional(),
         // At a gate whose call asks for more than the sandbox: the timed or session grant covers that escalation too.
         trustEscalation: z.literal(true).optional(),
+        // A folder the gate offered: the timed or session grant covers the tool on any path in it.
+        folder: z.string().max(limits.pathLength).optional(),
       })
       .strict()
       .refine((value) => !value.trustEscalation || !['deny', 'allow_once'].includes(value.decision), {
         message: 'trustEscalation goes with a timed or session answer',
+      })
+      .refine((value) => value.folder === undefined || !['deny', 'allow_once'].includes(value.decision), {
+        message: 'a folder goes with a timed or session answer',
       }),
     output: z.object({ accepted: z.literal(true) }),
   },

@@ -42,6 +42,7 @@ export function applyGateEvent(view: SessionView, event: GateEvent): SessionView
           reason: event.reason,
           preview: event.preview ?? null,
           escalation: event.escalation ?? null,
+          folders: event.folders ?? [],
         },
       };
     case 'approval_answered':

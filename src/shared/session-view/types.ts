@@ -136,6 +136,8 @@ export interface ViewApproval {
   readonly preview: string | null;
   /** What the call asks for beyond the sandbox, when it does. */
   readonly escalation: Escalation | null;
+  /** The folders a grant may cover instead of this call alone, innermost first; `` is the whole workspace. */
+  readonly folders: readonly string[];
 }
 
 export interface ViewPlan {

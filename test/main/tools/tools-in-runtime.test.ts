@@ -62,6 +62,52 @@ describe('the file tools in a turn', () => {
     expect(readResult.find((message) => message.role === 'tool')?.content).toBe('const greeting = "hi";\n');
   });
 
+  it('a grant for a folder, chosen at the gate, covers the tool anywhere in that folder and nowhere else', async () => {
+    const approvals = async (): Promise<Array<Extract<JournalEntry['event'], { type: 'approval_requested' }>>> =>
+      (await journal())
+        .map((entry) => entry.event)
+        .filter(
+          (event): event is Extract<JournalEntry['event'], { type: 'approval_requested' }> =>
+            event.type === 'approval_requested' && event.tool === 'write_file',
+        );
+    const waitForApprovals = async (count: number) => {
+      let found = await approvals();
+      while (found.length < count) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        found = await approvals();
+      }
+      return found;
+    };
+    server.enqueue(
+      { steps: [toolCall('write_file', { path: 'src/ui/button.ts', content: 'export {};\n' }, 'w1')] },
+      { steps: [toolCall('write_file', { path: './src/model/total.ts', content: 'export {};\n' }, 'w2')] },
+      { steps: [toolCall('write_file', { path: 'docs/notes.md', content: '# Notes\n' }, 'w3')] },
+      textTurn('Wrote three files.'),
+    );
+    await transport.invoke('run:send', { sessionId, text: 'Write the files' });
+    const [first] = await waitForApprovals(1);
+    // The gate offers the folders holding the path, innermost first, and the whole workspace.
+    expect(first?.folders).toEqual(['src/ui/', 'src/', '']);
+    // A folder it did not offer, or one with an answer that makes no grant, is refused at the door.
+    const wrong = await transport.invoke('approval:answer', {
+      approvalId: first?.approvalId ?? '',
+      decision: 'allow_once',
+      folder: 'src/',
+    });
+    expect(wrong.ok).toBe(false);
+    await transport.invoke('approval:answer', { approvalId: first?.approvalId ?? '', decision: 'allow_30m', folder: 'src/' });
+    // The second write is in src/ (written roundabout): it runs on the grant. The third, in docs/, asks.
+    const asked = await waitForApprovals(2);
+    expect(asked.map((approval) => approval.summary.split(' ')[0])).toEqual(['src/ui/button.ts', 'docs/notes.md']);
+    expect(readFileSync(join(folder.path, 'src/model/total.ts'), 'utf8')).toBe('export {};\n');
+    const grants = await transport.invoke('trust:list', {});
+    expect(grants.ok && grants.value).toEqual([
+      expect.objectContaining({ tool: 'write_file', pattern: { kind: 'path_prefix', folder: 'src/' }, description: 'write_file in src/' }),
+    ]);
+    await transport.invoke('approval:answer', { approvalId: asked[1]?.approvalId ?? '', decision: 'deny' });
+    await core.runtime?.whenIdle(sessionId);
+  });
+
   it('tells the model plainly when a path is refused', async () => {
     server.enqueue({ steps: [toolCall('read_file', { path: '../../etc/passwd' }, 'x1')] }, textTurn('I cannot read that.'));
     await transport.invoke('run:send', { sessionId, text: 'Read the password file' });

@@ -50,6 +50,11 @@ export interface Tool {
   /** The pattern of this call's own arguments and nothing wider, as `covers` reads it: what a grant for an escalation covers. */
   exactPattern(input: unknown): GrantPattern;
   covers(pattern: GrantPattern, input: unknown): boolean;
+  /**
+   * The folders a grant for this call may cover instead of its own pattern, innermost first and the whole workspace
+   * (``) last: those holding the one workspace path the call acts on. Empty for a tool that acts on no one path.
+   */
+  grantFolders(input: unknown): string[];
   /** One line for people: what this call does. */
   summarize(input: unknown): string;
   /** What the call would change, shown before it runs (a unified diff for file writes), or null. */
@@ -69,9 +74,36 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly covers?: (pattern: GrantPattern, input: z.output<S>) => boolean;
   /** The `exact` pattern of these arguments as `covers` reads it; the canonical JSON of the input unless said. */
   readonly exactPattern?: (input: z.output<S>) => GrantPattern;
+  /** The one workspace path the call acts on (as the model gave it), for grants that cover a folder. */
+  readonly pathOf?: (input: z.output<S>) => string;
   readonly summarize?: (input: z.output<S>) => string;
   readonly preview?: (input: z.output<S>, context: { workspacePath: string | null }) => Promise<string | null>;
   readonly execute: (input: z.output<S>, context: ToolContext) => Promise<ToolOutcome>;
+}
+
+/**
+ * A path as the workspace holds it, relative and with `.` and `..` worked out; null for one that is absolute or leaves
+ * the workspace, which no folder grant covers.
+ */
+export function workspaceRelative(path: string): string | null {
+  if (path === '' || path.startsWith('/') || path.startsWith('\\') || /^[a-zA-Z]:/.test(path)) return null;
+  const parts: string[] = [];
+  for (const part of path.replace(/\\/g, '/').split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(part);
+  }
+  return parts.length === 0 ? null : parts.join('/');
+}
+
+/** The folders holding a relative path, innermost first, ending with the whole workspace (``): `a/b/c.ts` → `a/b/`, `a/`, ``. */
+export function foldersHolding(path: string): string[] {
+  const parts = path.split('/').slice(0, -1);
+  const folders: string[] = [];
+  for (let length = parts.length; length > 0; length -= 1) folders.push(`${parts.slice(0, length).join('/')}/`);
+  return [...folders, ''];
 }
 
 /** JSON with keys sorted, so equal arguments always give the same text. */
@@ -111,8 +143,16 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
     trustPattern: (input) => declaration.trustPattern?.(input as Input) ?? exact(input),
     exactPattern: (input) => declaration.exactPattern?.(input as Input) ?? exact(input),
     covers: (pattern, input) => {
+      if (pattern.kind === 'path_prefix') {
+        const path = declaration.pathOf ? workspaceRelative(declaration.pathOf(input as Input)) : null;
+        return path !== null && path.startsWith(pattern.folder);
+      }
       if (declaration.covers) return declaration.covers(pattern, input as Input);
       return pattern.kind === 'exact' && pattern.arguments === canonicalJson(input);
+    },
+    grantFolders: (input) => {
+      const path = declaration.pathOf ? workspaceRelative(declaration.pathOf(input as Input)) : null;
+      return path === null ? [] : foldersHolding(path);
     },
     summarize: (input) => declaration.summarize?.(input as Input) ?? canonicalJson(input).slice(0, 200),
     preview: async (input, context) => {

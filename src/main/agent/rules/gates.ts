@@ -12,7 +12,13 @@ import type { BudgetAnswer } from '../../../shared/budgets';
  * The person's answer at a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks
  * for more than the sandbox, the grant covers that escalation too; without it such a gate's call is allowed once.
  */
-export type ApprovalAnswer = { readonly decision: ApprovalDecision; readonly reason?: string; readonly trustEscalation?: boolean };
+export type ApprovalAnswer = {
+  readonly decision: ApprovalDecision;
+  readonly reason?: string;
+  readonly trustEscalation?: boolean;
+  /** With a timed or session decision: the grant covers the tool on any path in this folder (one the gate offered). */
+  readonly folder?: string;
+};
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
 /** The person's answer to a flagged result held for review. */
 export type ReviewAnswer = { readonly decision: ResultReviewDecision };

@@ -126,12 +126,19 @@ export class SessionRuntime {
   /**
    * Answers a call's gate. `trustEscalation`: with a timed or session decision at a gate whose call asks for more than
    * the sandbox, the grant covers that escalation too; it is asked for explicitly, never implied by the duration.
+   * `folder`: one the gate offered; the grant covers the tool on any path in it (never with an escalation).
    */
-  answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string, options: { trustEscalation?: boolean } = {}): void {
+  answerApproval(
+    approvalId: string,
+    decision: ApprovalDecision,
+    reason?: string,
+    options: { trustEscalation?: boolean; folder?: string } = {},
+  ): void {
     this.gates.answer(approvalId, 'approval', {
       decision,
       ...(reason === undefined ? {} : { reason }),
       ...(options.trustEscalation ? { trustEscalation: true } : {}),
+      ...(options.folder === undefined ? {} : { folder: options.folder }),
     });
   }
 

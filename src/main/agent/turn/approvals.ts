@@ -3,7 +3,14 @@
  * decide for each call, the plan a response with enough calls becomes, the gates calls wait at, and their answers. Every function here is
  * a transition from one loop state to the next; none of them waits. The loop waits at the gates.
  */
-import { grantDurationsMs, maxRisk, type ApprovalDecision, type EscalationKind, type TrustGrant } from '../../../shared/domain';
+import {
+  grantDurationsMs,
+  maxRisk,
+  type ApprovalDecision,
+  type EscalationKind,
+  type GrantPattern,
+  type TrustGrant,
+} from '../../../shared/domain';
 import type { PlanStep, RuntimeEvent } from '../../../shared/events';
 import type { ApprovalAnswer, PlanAnswer } from '../rules/gates';
 import { decide, type Decision, type PolicyContext } from '../rules/policy';
@@ -138,6 +145,8 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
   const approvalId = item.earlierGate?.approvalId ?? services.newId();
   writer.setStatus('waiting_approval');
   if (!item.earlierGate) {
+    // A grant may cover a folder only where a grant may be made at all: not for a destructive call or an escalation.
+    const folders = call.assessment.level === 'destructive' || call.assessment.escalation ? [] : call.tool.grantFolders(call.input);
     writer.journal([
       {
         type: 'approval_requested',
@@ -151,6 +160,7 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
         reason: call.assessment.reason,
         ...(call.preview === null ? {} : { preview: call.preview }),
         ...(call.assessment.escalation ? { escalation: call.assessment.escalation } : {}),
+        ...(folders.length > 0 ? { folders } : {}),
       },
     ]);
   }
@@ -205,7 +215,7 @@ export function takeApproval(
     }
     return allowed;
   }
-  const grant = grantFor(context, item, answer.decision);
+  const grant = grantFor(context, item, answer.decision, answer.folder);
   writer.journal([{ ...answered, grantId: grant.id } as RuntimeEvent, { type: 'trust_grant_created', grant }]);
   writer.checkpoint('approval');
   writer.stage(() => services.trust.create(grant));
@@ -213,15 +223,27 @@ export function takeApproval(
   return allowed;
 }
 
-function grantFor({ setup, services }: StepContext, item: DecidedCall, decision: ApprovalDecision): TrustGrant {
+function grantFor({ setup, services }: StepContext, item: DecidedCall, decision: ApprovalDecision, folder?: string): TrustGrant {
   const { call } = item;
   const now = services.clock.now();
   // Only reached for an escalation the person chose to trust (see `takeApproval`). Trusting one covers this very
   // call's arguments, never the wider pattern of an ordinary grant: network for `curl <one URL>` is not network for curl.
   const escalation = call.assessment.escalation;
-  const pattern = escalation ? call.tool.exactPattern(call.input) : call.tool.trustPattern(call.input);
+  // A folder the person picked at the gate, when it is one the gate offered (it holds this call's path); never for an
+  // escalation. Anything else falls back to the tool's own pattern, which is never wider.
+  const inFolder = !escalation && folder !== undefined && call.tool.grantFolders(call.input).includes(folder);
+  const pattern: GrantPattern = escalation
+    ? call.tool.exactPattern(call.input)
+    : inFolder
+      ? { kind: 'path_prefix', folder: folder ?? '' }
+      : call.tool.trustPattern(call.input);
   const expiresAt = timedDecisions.has(decision) ? now + grantDurationsMs[decision as keyof typeof grantDurationsMs] : null;
-  const what = pattern.kind === 'exact' ? `${call.tool.name}: ${call.summary}` : `${call.tool.name}: ${pattern.words.join(' ')} …`;
+  const what =
+    pattern.kind === 'exact'
+      ? `${call.tool.name}: ${call.summary}`
+      : pattern.kind === 'command_prefix'
+        ? `${call.tool.name}: ${pattern.words.join(' ')} …`
+        : `${call.tool.name} ${pattern.folder === '' ? 'anywhere in the workspace' : `in ${pattern.folder}`}`;
   return {
     id: services.newId(),
     tool: call.tool.name,

@@ -33,13 +33,18 @@ export const escalationTitles: Record<EscalationKind, string> = { network: 'Netw
  */
 export function ApprovalGate({ store, approval }: { store: AppStore; approval: ViewApproval }) {
   const [reason, setReason] = useState('');
+  // What a timed or session grant covers: this call (its usual pattern), or the tool in a folder the gate offers.
+  const [scope, setScope] = useState<string | null>(null);
+  const scopeValue = scope === null ? 'call' : `in:${scope}`;
   const answer = (decision: ApprovalDecision, trustEscalation = false): void => {
+    const grant = decision !== 'deny' && decision !== 'allow_once' && !trustEscalation;
     void store.attempt(() =>
       store.call('approval:answer', {
         approvalId: approval.approvalId,
         decision,
         ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
         ...(trustEscalation ? { trustEscalation: true as const } : {}),
+        ...(grant && scope !== null ? { folder: scope } : {}),
       }),
     );
   };
@@ -106,6 +111,22 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         </button>
         {!once && (
           <span className="row" role="group" aria-label="Allow for">
+            {approval.folders.length > 0 && (
+              <select
+                className="grant-scope"
+                aria-label="What the grant covers"
+                title="A grant for a while can cover this call alone, or this tool on any path in a folder"
+                value={scopeValue}
+                onChange={(event) => setScope(event.target.value.startsWith('in:') ? event.target.value.slice(3) : null)}
+              >
+                <option value="call">{`This call (${approval.summary.slice(0, 40)})`}</option>
+                {approval.folders.map((folder) => (
+                  <option key={folder} value={`in:${folder}`}>
+                    {folder === '' ? `${approval.tool} anywhere in the workspace` : `${approval.tool} in ${folder}`}
+                  </option>
+                ))}
+              </select>
+            )}
             <span className="muted small">Allow for</span>
             {timed.map((option) => (
               <button
