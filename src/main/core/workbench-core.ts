@@ -19,6 +19,7 @@ import { EventSender, registerHandlers, type IpcTransport, type SenderInfo } fro
 import type { McpManager } from '../mcp/mcp-manager';
 import type { SandboxStatus } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
+import { PersonTerminals } from '../tools/person-terminals';
 import { createCore, type Core, type CoreOptions } from './create-core';
 import { openLaunchPath } from './launch-path';
 
@@ -157,6 +158,15 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   // The sandbox the core's own tools run their commands in, detected when none was given.
   const appInfo: AppInfo = { ...baseInfo, sandbox: sandboxInfo(core.sandbox), startupError: null };
   const workspaces = new FolderInspector();
+  const terminals = owned.add(
+    new PersonTerminals(
+      {
+        onData: (terminalId, data) => sender.send('terminal:data', { terminalId, data }),
+        onExit: (terminalId, exitCode) => sender.send('terminal:exit', { terminalId, exitCode }),
+      },
+      options.frameMs ?? 16,
+    ),
+  );
   const handlers = createHandlers({
     appInfo,
     store: core.store,
@@ -178,6 +188,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     profiles: core.profiles,
     archive: core.archive,
     models: core.models,
+    terminals,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

@@ -32,6 +32,8 @@ import { localModelHandlers } from './local-model-handlers';
 import { sessionHandlers } from './session-handlers';
 import { workspaceHandlers, type FolderPicker } from './workspace-handlers';
 import { runHandlers } from './run-handlers';
+import { terminalHandlers } from './terminal-handlers';
+import type { PersonTerminals } from '../tools/person-terminals';
 import { providerHandlers } from './provider-handlers';
 
 export type { FolderPicker } from './workspace-handlers';
@@ -61,6 +63,8 @@ export interface HandlerDependencies {
   readonly archive: SessionArchive;
   /** The models of this computer (the built-in runtime's library and downloads). */
   readonly models: LocalModelManager;
+  /** The person's own terminals. */
+  readonly terminals: PersonTerminals;
 }
 
 /**
@@ -73,6 +77,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     ...sessionHandlers(deps),
     ...workspaceHandlers({ ...deps, dataDir: deps.appInfo.dataDir }),
     ...runHandlers(deps),
+    ...terminalHandlers(deps),
     ...providerHandlers(deps),
     ...settingsHandlers(deps),
     ...memoryHandlers(deps),

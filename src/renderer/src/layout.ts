@@ -12,7 +12,7 @@ const layoutSchema = z.object({
   rightWidth: z.number().min(220).max(800),
   leftOpen: z.boolean(),
   rightOpen: z.boolean(),
-  rightTab: z.enum(['plan', 'tools', 'changes', 'history', 'memory']),
+  rightTab: z.enum(['plan', 'tools', 'changes', 'history', 'memory', 'terminal']),
   filesOpen: z.boolean(),
 });
 /** The panels' sizes, whether each is open, and the tab shown on the right. */

@@ -33,6 +33,7 @@ import { profileChannels } from './profile-channels';
 import { budgetChannels } from './budget-channels';
 import { archiveChannels, archiveEntrySchema } from './archive-channels';
 import { localModelChannels, localModelEvents } from './local-model-channels';
+import { terminalChannels, terminalEvents } from './terminal-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -306,6 +307,7 @@ export const channels = {
   ...archiveChannels,
   ...budgetChannels,
   ...localModelChannels,
+  ...terminalChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {
@@ -332,6 +334,7 @@ export const events = {
    */
   'launch:opened': z.union([z.object({ session: sessionSchema }), z.object({ path: z.string(), error: errorInfoSchema })]),
   ...localModelEvents,
+  ...terminalEvents,
 } as const satisfies Record<string, z.ZodType>;
 
 export type Channels = typeof channels;

@@ -231,6 +231,20 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { planId: unknownId, answer: 'maybe' }, code: 'invalid_input' },
     { input: { planId: unknownId, answer: 'refine', text: huge }, code: 'invalid_input' },
   ],
+  'terminal:open': [
+    { input: { sessionId: unknownId, cols: 80, rows: 24 }, code: 'not_found' },
+    { input: { sessionId: unknownId, cols: 0, rows: 24 }, code: 'invalid_input' },
+    { input: { sessionId: unknownId, cols: 80, rows: 24, shell: '/bin/zsh' }, code: 'invalid_input' },
+  ],
+  'terminal:input': [
+    { input: { terminalId: unknownId, data: 'ls\n' }, code: 'not_found' },
+    { input: { terminalId: unknownId, data: 'x'.repeat(64 * 1024 + 1) }, code: 'invalid_input' },
+  ],
+  'terminal:resize': [
+    { input: { terminalId: unknownId, cols: 80, rows: 24 }, code: 'not_found' },
+    { input: { terminalId: unknownId, cols: 80, rows: 10_000 }, code: 'invalid_input' },
+  ],
+  'terminal:close': [{ input: { terminalId: '' }, code: 'invalid_input' }],
   'trust:list': [{ input: { all: true }, code: 'invalid_input' }],
   'trust:revoke': [
     { input: { grantId: unknownId }, code: 'not_found' },

@@ -13,6 +13,7 @@ import { ChangesContent } from './ChangesPanel';
 import { HistoryContent } from './HistoryPanel';
 import { MemoryContent } from './MemoryPanel';
 import { PlanCard } from '../gates/PlanCard';
+import { PersonTerminal } from './PersonTerminal';
 import { RiskBadge, toolStateLabel } from '../tool-calls/ToolCard';
 
 function ToolList({ store, sessionId }: { store: AppStore; sessionId: string }) {
@@ -75,6 +76,7 @@ const tabs: ReadonlyArray<{ id: RightTab; label: string }> = [
   { id: 'changes', label: 'Changes' },
   { id: 'history', label: 'History' },
   { id: 'memory', label: 'Memory' },
+  { id: 'terminal', label: 'Terminal' },
 ];
 
 /** The right side: the plan with its progress, every tool execution, the changes to the files, the checkpoint timeline, and memories. */
@@ -121,6 +123,7 @@ export function RightPanel({
         {tab === 'changes' && <ChangesContent store={store} sessionId={sessionId} />}
         {tab === 'history' && <HistoryTab store={store} sessionId={sessionId} />}
         {tab === 'memory' && <MemoryContent store={store} sessionId={sessionId} />}
+        {tab === 'terminal' && <PersonTerminal store={store} sessionId={sessionId} />}
       </div>
     </aside>
   );

@@ -1,0 +1,60 @@
+import { realpathSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PersonTerminals } from '../../../src/main/tools/person-terminals';
+import { temporaryFolder } from '../../helpers';
+
+/* The person's own terminal: a real shell in a real pty, in the session's folder. */
+describe('a terminal of the person’s', () => {
+  const cleanups: Array<() => void> = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+
+  function terminals() {
+    const output = new Map<string, string>();
+    const exits = new Map<string, number>();
+    const made = new PersonTerminals(
+      {
+        onData: (id, data) => output.set(id, (output.get(id) ?? '') + data),
+        onExit: (id, code) => exits.set(id, code),
+      },
+      5,
+      { ...process.env, SHELL: '/bin/bash' },
+    );
+    cleanups.push(() => made.dispose());
+    const until = async (check: () => boolean): Promise<void> => {
+      for (let tries = 0; tries < 400 && !check(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(check()).toBe(true);
+    };
+    return { made, output, exits, until };
+  }
+
+  it('starts in the folder, runs what is typed, and ends with exit', async () => {
+    const folder = temporaryFolder('workbench-terminal-');
+    cleanups.push(() => folder.remove());
+    const { made, output, exits, until } = terminals();
+    const id = made.start(folder.path, 100, 30);
+    made.write(id, 'pwd; echo $((6 * 7))\r');
+    await until(() => (output.get(id) ?? '').includes('42'));
+    expect(output.get(id)).toContain(realpathSync(folder.path));
+    made.resize(id, 120, 40);
+    made.write(id, 'tput cols\r');
+    await until(() => /\b120\b/.test(output.get(id) ?? ''));
+    made.write(id, 'exit 3\r');
+    await until(() => exits.has(id));
+    expect(exits.get(id)).toBe(3);
+    // Ended: typing into it is refused in words.
+    expect(() => made.write(id, 'ls\r')).toThrow(/has ended/);
+  });
+
+  it('ends every shell when the app closes, and refuses to start more than it allows', async () => {
+    const folder = temporaryFolder('workbench-terminal-');
+    cleanups.push(() => folder.remove());
+    const { made, exits, until } = terminals();
+    const ids = Array.from({ length: 8 }, () => made.start(folder.path, 80, 24));
+    expect(() => made.start(folder.path, 80, 24)).toThrow(/At most 8 terminals/);
+    made.dispose();
+    await until(() => ids.every((id) => exits.has(id)));
+    expect(() => made.start(folder.path, 80, 24)).toThrow(/closing/);
+  });
+});
