@@ -100,7 +100,7 @@ describe('layers over the window', () => {
       })),
     );
 
-  it('the file preview and Settings are drawn over the conversation and the panels, and Esc closes them', async () => {
+  it('the file preview, the prompt, the model check, More and Settings are drawn over the conversation and the panels, and Esc closes them', async () => {
     const workbench = await sessionWithMessages();
     const { page } = workbench;
     await showDetails(page);
@@ -111,6 +111,29 @@ describe('layers over the window', () => {
       await expectOnTop(preview, `${where} preview`, preview.getByRole('button', { name: 'Attach to message' }));
       await page.keyboard.press('Escape');
       await expectPage(preview).toHaveCount(0);
+
+      await page.getByRole('button', { name: 'What the model saw' }).last().click();
+      const prompt = page.getByRole('dialog', { name: 'What the model saw' });
+      await expectOnTop(prompt, `${where} prompt`, prompt.getByRole('button', { name: 'Close the prompt' }));
+      await page.keyboard.press('Escape');
+      await expectPage(prompt).toHaveCount(0);
+
+      await page
+        .getByRole('banner', { name: 'Status' })
+        .getByRole('button', { name: /^Model check/ })
+        .click();
+      const check = page.getByRole('dialog', { name: /^Check of / });
+      await expectOnTop(check, `${where} model check`);
+      await page.keyboard.press('Escape');
+      await expectPage(check).toHaveCount(0);
+
+      const more = page.getByRole('banner', { name: 'Status' }).getByRole('button', { name: 'More' });
+      if ((await more.count()) > 0) {
+        await more.click();
+        await expectOnTop(page.getByRole('group', { name: 'More of the status bar' }), `${where} more`);
+        await page.keyboard.press('Escape');
+        await expectPage(page.getByRole('group', { name: 'More of the status bar' })).toHaveCount(0);
+      }
 
       await page.keyboard.press('Control+,');
       const settings = page.getByRole('dialog', { name: 'Settings' });
