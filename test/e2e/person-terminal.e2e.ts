@@ -19,6 +19,9 @@ describe('the person’s own terminal', () => {
     const { page } = workbench;
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
+    // The session shown first: the details panel is drawn with it, open as the layout left it.
+    await expectPage(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+    await expectPage(page.getByRole('heading', { name: 'New session' })).toBeVisible();
     const details = page.getByRole('complementary', { name: 'Details' });
     if (!(await details.isVisible())) await page.keyboard.press('Control+j');
     // No folder yet: it says what it needs.
