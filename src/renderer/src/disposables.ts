@@ -46,6 +46,13 @@ export function observeResize(element: Element, run: () => void): Disposable {
   return toDisposable(() => observer.disconnect());
 }
 
+/** Calls `run` after each batch of changes to `element` that `options` asks to watch; disposing stops watching it. */
+export function observeMutations(element: Node, options: MutationObserverInit, run: () => void): Disposable {
+  const observer = new MutationObserver(() => run());
+  observer.observe(element, options);
+  return toDisposable(() => observer.disconnect());
+}
+
 /**
  * Something that happens once, owned by `store` while it is pending: forgotten by the store once
  * it has happened, cancelled if the store is disposed first. `DisposableStore.timeout` does the

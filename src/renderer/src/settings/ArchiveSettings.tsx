@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import type { ArchiveEntry } from '../../../shared/ipc/archive-channels';
 import { archiveRetentionSchema, type ArchiveRetention } from '../../../shared/retention';
 import { useAppState, type AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 const retentionChoices: ReadonlyArray<{ value: string; label: string }> = [
   { value: '7', label: '7 days' },
@@ -25,6 +26,7 @@ export function ArchiveSettings({ store }: { store: AppStore }) {
   const [entries, setEntries] = useState<ArchiveEntry[]>([]);
   /** A shorter retention that would purge sessions at once: it waits for the person to confirm. */
   const [pending, setPending] = useState<{ days: Exclude<ArchiveRetention, null>; due: number } | null>(null);
+  const field = settingField('archive');
   const refresh = (): void => void store.attempt(async () => setEntries(await store.call('archive:list', {})));
   // Looked at again whenever the list of sessions changes: one deleted meanwhile appears here at once.
   useEffect(refresh, [store, sessionCount]);
@@ -46,9 +48,8 @@ export function ArchiveSettings({ store }: { store: AppStore }) {
     else save(days);
   };
   return (
-    <section aria-label="Archived sessions">
-      <h3>Archived sessions</h3>
-      <label className="row small">
+    <SettingsSection id="archive">
+      <label className="row small" {...field('Keep deleted sessions for', 'days before archived sessions are purged; retention')}>
         Keep deleted sessions for
         <select
           aria-label="Keep deleted sessions for"
@@ -78,14 +79,19 @@ export function ArchiveSettings({ store }: { store: AppStore }) {
           </div>
         </div>
       )}
-      <p className="muted small">
+      <p className="muted small" {...field('Archived sessions', 'restored with its whole conversation until it is purged')}>
         A deleted session is archived: it can be restored with its whole conversation until it is purged. Purging removes it for good, with
         the saved file contents no other session needs.
       </p>
       {entries.length === 0 && <p className="muted small">No archived sessions.</p>}
       <ul className="providers" aria-label="Archived sessions">
         {entries.map((entry) => (
-          <li key={entry.session.id} className="card row" aria-label={entry.session.title}>
+          <li
+            key={entry.session.id}
+            className="card row"
+            aria-label={entry.session.title}
+            {...field(entry.session.title, `${entry.session.workspacePath ?? 'no workspace'} archived session`)}
+          >
             <strong>{entry.session.title}</strong>
             <code className="small" title={entry.session.workspacePath ?? ''}>
               {entry.session.workspacePath ?? 'no workspace'}
@@ -127,6 +133,6 @@ export function ArchiveSettings({ store }: { store: AppStore }) {
           </li>
         ))}
       </ul>
-    </section>
+    </SettingsSection>
   );
 }

@@ -1,6 +1,6 @@
 /*
- * The Behaviour section of Settings: the model and autonomy of new sessions, the plan threshold, the commands' CPU
- * priority, the theme, and trust grants.
+ * The Behaviour section of Settings (the model and autonomy of new sessions, the plan threshold, the commands' CPU
+ * priority, the theme) and the Trust grants section.
  */
 
 import type { Autonomy, Settings } from '../../../shared/domain';
@@ -8,20 +8,20 @@ import { useAppState, type AppStore } from '../store';
 import { AutonomyOptions } from '../status-bar/AutonomyOptions';
 import { DefaultModelSettings } from './DefaultModelSettings';
 import { TrustGrants } from '../status-bar/TrustGrants';
+import { SettingsSection, settingField } from './SettingsSection';
 
-/** How the agent behaves by default, and the trust grants in force. */
+/** How the agent behaves by default. */
 export function BehaviourSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
-  const grants = useAppState(store, (state) => state.grants);
+  const field = settingField('behaviour');
   if (!settings) return null;
   const update = (change: Partial<Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority'>>): void =>
     void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
   return (
-    <>
-      <h3>Behaviour</h3>
+    <SettingsSection id="behaviour">
       <DefaultModelSettings store={store} />
       <div className="form behaviour">
-        <label>
+        <label {...field('Autonomy of new sessions', 'observe, recommend, assisted, supervised')}>
           Autonomy of new sessions
           <select
             aria-label="Default autonomy"
@@ -31,7 +31,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
             <AutonomyOptions />
           </select>
         </label>
-        <label>
+        <label {...field('Show a plan from this many tool calls', 'Plan threshold')}>
           Show a plan from this many tool calls
           <input
             aria-label="Plan threshold"
@@ -42,7 +42,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
             onChange={(event) => event.target.valueAsNumber >= 2 && update({ planThreshold: event.target.valueAsNumber })}
           />
         </label>
-        <label>
+        <label {...field("CPU priority of the agent's commands", 'Lower than the app: it stays responsive while they run')}>
           CPU priority of the agent&apos;s commands
           <select
             aria-label="Command priority"
@@ -53,7 +53,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
             <option value="normal">The same as the app</option>
           </select>
         </label>
-        <label>
+        <label {...field('Theme', 'Light, dark or as the system')}>
           Theme
           <select
             aria-label="Theme"
@@ -66,12 +66,23 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
           </select>
         </label>
       </div>
-      <h3>Trust grants</h3>
-      {grants.length === 0 ? (
-        <p className="muted small">None. Answer a gate with a duration to make one.</p>
-      ) : (
-        <TrustGrants store={store} />
-      )}
-    </>
+    </SettingsSection>
+  );
+}
+
+/** The trust grants in force, each with its countdown and a way to revoke it. */
+export function TrustGrantSettings({ store }: { store: AppStore }) {
+  const grants = useAppState(store, (state) => state.grants);
+  const field = settingField('trust');
+  return (
+    <SettingsSection id="trust">
+      <div {...field('Trust grants in force', 'Answer a gate with a duration to make one; revoke it here.')}>
+        {grants.length === 0 ? (
+          <p className="muted small">None. Answer a gate with a duration to make one.</p>
+        ) : (
+          <TrustGrants store={store} />
+        )}
+      </div>
+    </SettingsSection>
   );
 }

@@ -8,6 +8,7 @@ import type { BudgetSettings as Budgets } from '../../../shared/budgets';
 import { unpricedWords, usdWords } from '../chrome/figures';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 type BudgetField = 'modelCalls' | keyof Budgets;
 
@@ -36,6 +37,7 @@ export function BudgetSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
   const usage = useAppState(store, (state) => (state.selectedId ? state.views[state.selectedId]?.usage : undefined));
   const [refusal, setRefusal] = useState<string | null>(null);
+  const field = settingField('budgets');
   if (!settings) return null;
   const valueOf = (field: BudgetField): number | null => (field === 'modelCalls' ? settings.maxIterations : settings.budgets[field]);
   const save = async (field: BudgetField, value: number | null): Promise<void> => {
@@ -48,16 +50,15 @@ export function BudgetSettings({ store }: { store: AppStore }) {
     }
   };
   return (
-    <>
-      <h3>Budgets</h3>
-      <p className="muted small">
-        When a budget is reached the agent pauses and asks: continue with a little more, or stop. Time waiting for you is not counted.
-      </p>
+    <SettingsSection
+      id="budgets"
+      description="When a budget is reached the agent pauses and asks: continue with a little more, or stop. Time waiting for you is not counted."
+    >
       <div className="form budgets">
         {rows.map((row) => {
           const value = valueOf(row.field);
           return (
-            <div key={row.field} className="row budget-row">
+            <div key={row.field} className="row budget-row" {...field(row.label, `budget limit in ${row.unit}`)}>
               <label>
                 <input
                   type="checkbox"
@@ -92,6 +93,6 @@ export function BudgetSettings({ store }: { store: AppStore }) {
           {refusal}
         </p>
       )}
-    </>
+    </SettingsSection>
   );
 }

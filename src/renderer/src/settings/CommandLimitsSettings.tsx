@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { commandLimitBounds, defaultCommandLimits, type CommandLimits } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 type Name = keyof CommandLimits;
 
@@ -63,6 +64,7 @@ function read(field: (typeof fields)[number], text: string): { value: number } |
 export function CommandLimitsSettings({ store }: { store: AppStore }) {
   const limits = useAppState(store, (state) => state.settings?.commandLimits);
   const [drafts, setDrafts] = useState<Drafts>(() => shown(limits ?? defaultCommandLimits));
+  const fieldOf = settingField('command-limits');
   const { memoryMb, processes, cpuSeconds, outputMb } = limits ?? defaultCommandLimits;
   // What was saved (here, or before a reload) is shown again.
   useEffect(() => setDrafts(shown({ memoryMb, processes, cpuSeconds, outputMb })), [memoryMb, processes, cpuSeconds, outputMb]);
@@ -73,8 +75,7 @@ export function CommandLimitsSettings({ store }: { store: AppStore }) {
   const save = (next: CommandLimits): void =>
     void store.attempt(async () => store.setSettings(await store.call('settings:update', { commandLimits: next })));
   return (
-    <section aria-label="Command limits">
-      <h3>Command limits</h3>
+    <SettingsSection id="command-limits">
       <form
         className="form behaviour"
         aria-label="Limits of the agent's commands"
@@ -87,7 +88,7 @@ export function CommandLimitsSettings({ store }: { store: AppStore }) {
         }}
       >
         {readings.map(({ field, reading }) => (
-          <label key={field.name}>
+          <label key={field.name} {...fieldOf(field.label, `${field.unit} limit of a command`)}>
             {field.label}
             <span className="row">
               <input
@@ -118,12 +119,12 @@ export function CommandLimitsSettings({ store }: { store: AppStore }) {
           </button>
         </span>
       </form>
-      <p className="muted small">
+      <p className="muted small" {...fieldOf('What a limit does', 'A command that passes a limit is stopped')}>
         A command that passes a limit is stopped, and the agent is told which limit and that you can raise it here. Memory and CPU time
         count for each process (its CPU time summed over its threads). Processes are limited only inside the Linux sandbox: elsewhere the
         system counts them for your whole account, so a limit there would count every program you run. Too much output stops the command as
         a timeout does.
       </p>
-    </section>
+    </SettingsSection>
   );
 }

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { ContextWindow, ContextWindowOverride, Settings } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 /**
  * How the conversation is fitted into a model's window: when older messages are summarized, the
@@ -17,6 +18,7 @@ export function ContextSettings({ store }: { store: AppStore }) {
   const [providerId, setProviderId] = useState('');
   const [model, setModel] = useState('');
   const [tokens, setTokens] = useState('');
+  const field = settingField('context');
   if (!settings) return null;
   const update = (change: Partial<Pick<Settings, 'contextWindows' | 'compactAt' | 'answerTokens'>>): void =>
     void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
@@ -25,10 +27,9 @@ export function ContextSettings({ store }: { store: AppStore }) {
   const valid = chosenProvider !== '' && model.trim() !== '' && Number.isInteger(size) && size >= 1024 && size <= 10_000_000;
   const name = (id: string): string => providers.find((provider) => provider.id === id)?.name ?? id;
   return (
-    <>
-      <h3>Context window</h3>
+    <SettingsSection id="context">
       <div className="form behaviour">
-        <label>
+        <label {...field('Summarize older messages when a request passes this share of the window', 'Compaction threshold')}>
           Summarize older messages when a request passes this share of the window
           <select
             aria-label="Compaction threshold"
@@ -42,7 +43,7 @@ export function ContextSettings({ store }: { store: AppStore }) {
             ))}
           </select>
         </label>
-        <label>
+        <label {...field('Room kept for each answer, in tokens (at most a quarter of the window)', 'Answer tokens')}>
           Room kept for each answer, in tokens (at most a quarter of the window)
           <input
             aria-label="Answer tokens"
@@ -54,12 +55,15 @@ export function ContextSettings({ store }: { store: AppStore }) {
           />
         </label>
       </div>
-      <p className="muted small">
+      <p
+        className="muted small"
+        {...field("A model's window", 'read from its server; num_ctx; 8,192 tokens are assumed where a server does not say')}
+      >
         Each model&apos;s window is read from its server (for Ollama it is chosen by the app and sent as num_ctx). Where a server does not
         say, 8,192 tokens are assumed. Set a model&apos;s window here when you know better.
       </p>
       {settings.contextWindows.length > 0 && (
-        <ul className="context-overrides" aria-label="Windows set by you">
+        <ul className="context-overrides" aria-label="Windows set by you" {...field('Windows set by you', "A model's window in tokens")}>
           {settings.contextWindows.map((item) => (
             <OverrideRow
               key={`${item.providerId}/${item.model}`}
@@ -74,6 +78,7 @@ export function ContextSettings({ store }: { store: AppStore }) {
       <form
         className="row"
         aria-label="Set a model's window"
+        {...field("Set a model's window", 'Endpoint, model and window in tokens')}
         onSubmit={(event) => {
           event.preventDefault();
           if (!valid) return;
@@ -110,7 +115,7 @@ export function ContextSettings({ store }: { store: AppStore }) {
           Set window
         </button>
       </form>
-    </>
+    </SettingsSection>
   );
 }
 

@@ -5,6 +5,7 @@
 
 import { useEffect, useState } from 'react';
 import { useAppState, type AppStore } from '../store';
+import { settingField } from './SettingsSection';
 
 /**
  * The endpoint and model new sessions start on (and a session without its own pick runs on). The model is one the
@@ -15,6 +16,7 @@ export function DefaultModelSettings({ store }: { store: AppStore }) {
   const choice = useAppState(store, (state) => state.settings?.defaultModel ?? null);
   const endpoint = useAppState(store, (state) => (choice ? state.endpoints[choice.providerId] : undefined));
   const [problem, setProblem] = useState<string | null>(null);
+  const field = settingField('behaviour');
   useEffect(() => {
     if (choice) void store.checkEndpoint(choice.providerId);
   }, [store, choice]);
@@ -25,7 +27,14 @@ export function DefaultModelSettings({ store }: { store: AppStore }) {
   // The saved model stays offered even when the endpoint does not list it (unreachable now, or a typed name).
   const offered = choice && !models.some((model) => model.id === choice.model) ? [{ id: choice.model }, ...models] : models;
   return (
-    <div className="form behaviour" aria-label="Model of new sessions">
+    <div
+      className="form behaviour"
+      aria-label="Model of new sessions"
+      {...field(
+        'Model of new sessions',
+        'The endpoint and model new sessions start on, and that sessions without a pick of their own run on. Default model.',
+      )}
+    >
       <label>
         Endpoint of new sessions
         <select

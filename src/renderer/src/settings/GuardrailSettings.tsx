@@ -6,6 +6,7 @@
 import { everyMcpServer } from '../../../shared/guardrails';
 import { builtInToolGroups, toolGroupLabels, type ToolGroup } from '../../../shared/tool-groups';
 import { useAppState, type AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 /**
  * For which tool groups a result with signs of a prompt injection waits for the person before the model sees it. Every
@@ -13,6 +14,7 @@ import { useAppState, type AppStore } from '../store';
  */
 export function GuardrailSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
+  const field = settingField('guardrails');
   if (!settings) return null;
   const held = new Set<string>(settings.heldToolGroups);
   const everyServer = held.has(everyMcpServer);
@@ -22,7 +24,7 @@ export function GuardrailSettings({ store }: { store: AppStore }) {
     void store.attempt(async () => store.setSettings(await store.call('settings:update', { heldToolGroups: next })));
   };
   const row = (group: ToolGroup, label: string, disabled = false) => (
-    <li key={group}>
+    <li key={group} {...field(`Hold flagged results of ${label}`)}>
       <label className="row small">
         <input
           type="checkbox"
@@ -36,18 +38,15 @@ export function GuardrailSettings({ store }: { store: AppStore }) {
     </li>
   );
   return (
-    <section aria-label="Prompt injection">
-      <h3>Prompt injection</h3>
-      <p className="muted small">
-        Every tool result is checked for signs of a prompt injection (instructions aimed at the model, requests to send data away or to
-        ignore you, hidden or encoded text) and marked on its card. For the groups ticked here, a flagged result waits for you to let the
-        model see it or to withhold it.
-      </p>
+    <SettingsSection
+      id="guardrails"
+      description="Every tool result is checked for signs of a prompt injection (instructions aimed at the model, requests to send data away or to ignore you, hidden or encoded text) and marked on its card. For the groups ticked here, a flagged result waits for you to let the model see it or to withhold it."
+    >
       <ul className="tool-settings-list" aria-label="Hold flagged results of">
         {builtInToolGroups.map((group) => row(group, toolGroupLabels[group]))}
         {row(everyMcpServer, 'Every MCP server, also those added later')}
         {Object.keys(settings.mcpServers).map((name) => row(`mcp:${name}`, `MCP server ${name}`, everyServer))}
       </ul>
-    </section>
+    </SettingsSection>
   );
 }

@@ -9,6 +9,7 @@ import { sizeWords } from '../../../shared/model-catalogue';
 import { tokensWords } from '../models/local-model-words';
 import type { AppStore } from '../store';
 import { DownloadProgress, useModelDownloads } from '../models/DownloadProgress';
+import { SettingsSection, settingField } from './SettingsSection';
 
 const sourceWords: Record<LocalModel['source'], string> = {
   downloaded: 'downloaded',
@@ -22,15 +23,22 @@ export function LocalModelSettings({ store }: { store: AppStore }) {
   const [models, setModels] = useState<LocalModel[]>([]);
   const refresh = (): void => void store.attempt(async () => setModels(await store.call('local-model:list', {})));
   const downloads = useModelDownloads(store, refresh);
+  const field = settingField('local-models');
   useEffect(refresh, [store]);
   const shown = [...downloads.values()].filter((view) => view.state !== 'done' && view.error?.code !== 'cancelled');
   return (
-    <section aria-label="Models on this computer">
-      <h3>Models on this computer</h3>
-      {models.length === 0 && <p className="muted small">None yet: download one, or add a GGUF file, from the setup of a new session.</p>}
+    <SettingsSection id="local-models">
+      {models.length === 0 && (
+        <p
+          className="muted small"
+          {...field('Models on this computer', 'Download one, or add a GGUF file, from the setup of a new session.')}
+        >
+          None yet: download one, or add a GGUF file, from the setup of a new session.
+        </p>
+      )}
       <ul className="providers">
         {models.map((model) => (
-          <li key={model.id} className="card row">
+          <li key={model.id} className="card row" {...field(model.name, `${model.architecture} ${sourceWords[model.source]} GGUF`)}>
             <strong>{model.name}</strong>
             <span className="muted small">
               {sizeWords(model.sizeBytes)} · {model.architecture}
@@ -63,6 +71,6 @@ export function LocalModelSettings({ store }: { store: AppStore }) {
           ))}
         </ul>
       )}
-    </section>
+    </SettingsSection>
   );
 }

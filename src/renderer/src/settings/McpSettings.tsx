@@ -8,6 +8,7 @@ import type { McpServerStatus } from '../../../shared/domain';
 import { errorMessage } from '../client';
 import { subscription, useDisposables } from '../disposables';
 import type { AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 const example = `{
   "filesystem": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/path/to/folder"] },
@@ -21,6 +22,7 @@ export function McpSettings({ store }: { store: AppStore }) {
   const [error, setError] = useState<string | null>(null);
   /** The person has typed: what the settings held when the section opened no longer replaces their text. */
   const typed = useRef(false);
+  const field = settingField('mcp');
 
   useDisposables(
     (disposables) => {
@@ -51,11 +53,10 @@ export function McpSettings({ store }: { store: AppStore }) {
   };
 
   return (
-    <section aria-label="MCP servers">
-      <h3>MCP servers</h3>
+    <SettingsSection id="mcp">
       <ul className="providers">
         {servers.map((server) => (
-          <li key={server.name} className="card row">
+          <li key={server.name} className="card row" {...field(server.name, `${server.transport} ${server.state} MCP server`)}>
             <strong>{server.name}</strong>
             <span className={`badge mcp-${server.state}`}>{server.state}</span>
             <span className="muted small">
@@ -79,7 +80,7 @@ export function McpSettings({ store }: { store: AppStore }) {
           </li>
         ))}
       </ul>
-      <label className="form">
+      <label className="form" {...field('MCP configuration', 'The mcpServers object: command, args, env, url')}>
         <span className="muted small">The mcpServers object, as in other tools&apos; configuration:</span>
         <textarea
           aria-label="MCP configuration"
@@ -93,7 +94,7 @@ export function McpSettings({ store }: { store: AppStore }) {
           }}
         />
       </label>
-      <div className="row">
+      <div className="row" {...field('Save and restart servers')}>
         <button type="button" onClick={() => void save()}>
           Save and restart servers
         </button>
@@ -103,6 +104,6 @@ export function McpSettings({ store }: { store: AppStore }) {
           </span>
         )}
       </div>
-    </section>
+    </SettingsSection>
   );
 }

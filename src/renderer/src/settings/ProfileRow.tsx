@@ -5,6 +5,7 @@
 
 import type { Profile } from '../../../shared/profiles';
 import { toolGroupLabel } from '../../../shared/tool-groups';
+import { settingField } from './SettingsSection';
 
 const scopeLabels: Record<Profile['scope'], string> = { builtin: 'Built-in', global: 'Every workspace', workspace: 'This workspace' };
 
@@ -29,8 +30,9 @@ export function ProfileRow({
   actions: ProfileRowActions;
 }) {
   const own = profile.scope !== 'builtin';
+  const field = settingField('profiles');
   return (
-    <li className="card profile-row">
+    <li className="card profile-row" {...field(profile.name, `${scopeLabels[profile.scope]} profile ${profile.description}`)}>
       <div className="row">
         <strong>{profile.name}</strong>
         <span className="badge">{scopeLabels[profile.scope]}</span>

@@ -12,6 +12,7 @@ import { useAppState, type AppStore } from '../store';
 import { draftOf } from './profile-draft';
 import { ProfileEditor } from './ProfileEditor';
 import { ProfileRow } from './ProfileRow';
+import { SettingsSection, settingField } from './SettingsSection';
 
 /** What editing is under way: a new profile (maybe a copy of one), or a new version of one. */
 type Editing = { readonly kind: 'new'; readonly from: Profile | null } | { readonly kind: 'version'; readonly of: Profile };
@@ -57,8 +58,9 @@ function useProfiles(store: AppStore, workspacePath: string | null) {
 /** The profile new sessions start with. */
 function DefaultProfile({ store, profiles }: { store: AppStore; profiles: readonly Profile[] }) {
   const defaultId = useAppState(store, (state) => state.settings?.defaultProfileId ?? 'builtin:code');
+  const field = settingField('profiles');
   return (
-    <label className="row small">
+    <label className="row small" {...field('New sessions start with', 'Default profile')}>
       New sessions start with
       <select
         aria-label="Default profile"
@@ -111,14 +113,13 @@ export function ProfileSettings({ store }: { store: AppStore }) {
   const { profiles, message, act, changed } = useProfiles(store, workspacePath);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [versions, setVersions] = useState<{ id: string; list: Profile[] } | null>(null);
+  const field = settingField('profiles');
 
   return (
-    <section aria-label="Agent profiles">
-      <h3>Agent profiles</h3>
-      <p className="muted small">
-        Who the agent is in a session: its instructions, model and fallback, temperature, starting autonomy and tools. Editing a profile
-        makes a new version; each turn records the version it ran with.
-      </p>
+    <SettingsSection
+      id="profiles"
+      description="Who the agent is in a session: its instructions, model and fallback, temperature, starting autonomy and tools. Editing a profile makes a new version; each turn records the version it ran with."
+    >
       <DefaultProfile store={store} profiles={profiles} />
       <ul className="profile-list" aria-label="Profiles">
         {profiles.map((profile) => (
@@ -159,7 +160,7 @@ export function ProfileSettings({ store }: { store: AppStore }) {
           onCancel={() => setEditing(null)}
         />
       ) : (
-        <div className="row">
+        <div className="row" {...field('New profile', 'Import a profile from JSON')}>
           <button type="button" onClick={() => setEditing({ kind: 'new', from: null })}>
             New profile
           </button>
@@ -178,6 +179,6 @@ export function ProfileSettings({ store }: { store: AppStore }) {
           {message.text}
         </p>
       )}
-    </section>
+    </SettingsSection>
   );
 }

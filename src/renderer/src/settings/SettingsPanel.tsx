@@ -1,319 +1,235 @@
 /*
- * The Settings dialog: the model endpoints (found, added, tested, removed, their models checked), then a section for
- * each group of settings.
+ * The Settings dialog: a search box over a list of the sections beside the sections themselves (the model endpoints
+ * first, then a section for each group of settings), the section in view marked in the list.
+ *
+ * It opens on its first sections and draws the others a moment later, in the background: opening stays quick however
+ * many sections there are, and no frame waits for all of them.
  */
 
-import { useEffect, useState } from 'react';
-import type { ProviderKind } from '../../../shared/domain';
-import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
-import { errorMessage } from '../client';
+import { useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import { observeMutations, useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
+import { queryWords } from '../text-match';
+import { Modal } from '../chrome/Modal';
 import { ArchiveSettings } from './ArchiveSettings';
-import { BehaviourSettings } from './BehaviourSettings';
+import { BehaviourSettings, TrustGrantSettings } from './BehaviourSettings';
 import { BudgetSettings } from './BudgetSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
-import { PriceSettings } from './PriceSettings';
-import { EndpointChecks } from '../models/ModelDoctor';
+import { EndpointSettings } from './EndpointSettings';
 import { GuardrailSettings } from './GuardrailSettings';
+import { LocalModelSettings } from './LocalModelSettings';
 import { McpSettings } from './McpSettings';
 import { ProfileSettings } from './ProfileSettings';
-import { Modal } from '../chrome/Modal';
+import { clearHighlights, highlightWords } from './search-highlight';
+import { SettingsNav, type SectionJump } from './SettingsNav';
+import { SettingsSection, settingField } from './SettingsSection';
+import { filterSettings } from './settings-filter';
+import { sectionElementId, settingsSections, type SettingsSectionId } from './settings-sections';
 import { ThinkingSettings } from './ThinkingSettings';
 import { ToolSettings } from './ToolSettings';
 import { TrashSettings } from './TrashSettings';
-import { LocalModelSettings } from './LocalModelSettings';
 
-/** Where each kind of server usually listens: Ollama at its root, LM Studio's OpenAI-compatible API under /v1. */
-const defaultUrls: Record<ProviderKind, string> = {
-  ollama: 'http://127.0.0.1:11434',
-  'openai-compatible': 'http://127.0.0.1:1234/v1',
-  anthropic: 'https://api.anthropic.com',
-  local: 'builtin:this-computer',
-};
+const allSections: readonly SettingsSectionId[] = settingsSections.map((section) => section.id);
 
-function TestResult({ result }: { result: ConnectionTestResult }) {
-  if (result.ok) {
-    return (
-      <p className="ok small" role="status">
-        Connected in {Math.round(result.latencyMs)} ms · {result.models.length} model{result.models.length === 1 ? '' : 's'}
-        {result.models.length > 0 &&
-          `: ${result.models
-            .slice(0, 5)
-            .map((model) => model.id)
-            .join(', ')}${result.models.length > 5 ? '…' : ''}`}
-      </p>
-    );
-  }
-  return (
-    <p className="error small" role="alert">
-      {result.error?.message ?? 'The connection failed.'}
-    </p>
-  );
-}
-
-/** A name for an endpoint saved without one: its host, or the kind's name when the address does not parse. */
-function nameFor(kind: ProviderKind, baseUrl: string): string {
-  if (kind === 'anthropic') return 'Anthropic';
-  try {
-    return new URL(baseUrl).host || baseUrl;
-  } catch {
-    return kind === 'ollama' ? 'Ollama' : 'Local server';
-  }
-}
-
-/** Whether a configured endpoint answers, as its models were last asked for; with "Check again". */
-function EndpointReach({ store, providerId }: { store: AppStore; providerId: string }) {
-  const endpoint = useAppState(store, (state) => state.endpoints[providerId]);
-  useEffect(() => {
-    void store.checkEndpoint(providerId);
-  }, [store, providerId]);
-  if (!endpoint) return null;
-  if (endpoint.state === 'checking') return <span className="muted small">checking…</span>;
-  if (endpoint.state === 'ok')
-    return (
-      <span className="ok small" aria-label="Reachable">
-        reachable · {endpoint.models.length} model{endpoint.models.length === 1 ? '' : 's'}
-      </span>
-    );
-  return (
-    <span className="endpoint-state unreachable small" aria-label="Unreachable" title={endpoint.message}>
-      unreachable
-    </span>
-  );
-}
-
-function AddEndpointForm({ store }: { store: AppStore }) {
-  const [kind, setKind] = useState<ProviderKind>('ollama');
-  const [name, setName] = useState('');
-  const [baseUrl, setBaseUrl] = useState(defaultUrls.ollama);
-  const [apiKey, setApiKey] = useState('');
-  const [result, setResult] = useState<ConnectionTestResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState<{ readonly text: string; readonly reachable: boolean } | null>(null);
-  const input = { kind, baseUrl: baseUrl.trim(), ...(apiKey ? { apiKey } : {}) };
-  return (
-    <form
-      className="card form"
-      aria-label="Add an endpoint"
-      onSubmit={(event) => {
-        event.preventDefault();
-        setError(null);
-        setSaved(null);
-        store
-          .call('provider:save', { ...input, name: name.trim() || nameFor(kind, input.baseUrl) })
-          .then(async (endpoint) => {
-            setName('');
-            setApiKey('');
-            setResult(null);
-            await store.refreshProviders();
-            // Saved either way; whether it answers is said at once, not found out at the first message.
-            const reach = await store.checkEndpoint(endpoint.id);
-            if (reach.state === 'unreachable')
-              setSaved({ text: `Saved “${endpoint.name}”, but it cannot be reached now. ${reach.message}`, reachable: false });
-            else if (reach.state === 'ok')
-              setSaved({
-                text: `Saved “${endpoint.name}”: reachable, ${reach.models.length} model${reach.models.length === 1 ? '' : 's'}.`,
-                reachable: true,
-              });
-          })
-          .catch((caught: unknown) => setError(errorMessage(caught)));
-      }}
-    >
-      <h3>Add an endpoint</h3>
-      <label>
-        Kind
-        <select
-          value={kind}
-          onChange={(event) => {
-            const next = event.target.value as ProviderKind;
-            setKind(next);
-            setBaseUrl(defaultUrls[next]);
-          }}
-        >
-          <option value="ollama">Ollama</option>
-          <option value="openai-compatible">OpenAI-compatible (LM Studio, llama.cpp, vLLM)</option>
-          <option value="anthropic">Anthropic</option>
-        </select>
-      </label>
-      <label>
-        Name
-        <input value={name} maxLength={100} placeholder="optional" onChange={(event) => setName(event.target.value)} />
-      </label>
-      <label>
-        Base URL
-        <input value={baseUrl} maxLength={2048} onChange={(event) => setBaseUrl(event.target.value)} />
-      </label>
-      <label>
-        API key
-        <input
-          type="password"
-          value={apiKey}
-          maxLength={500}
-          autoComplete="off"
-          placeholder={kind === 'anthropic' ? 'required' : 'usually none'}
-          onChange={(event) => setApiKey(event.target.value)}
-        />
-      </label>
-      <div className="row">
-        <button
-          type="button"
-          onClick={() => {
-            setResult(null);
-            setError(null);
-            store.call('provider:test', input).then(setResult, (caught: unknown) => setError(errorMessage(caught)));
-          }}
-        >
-          Test connection
-        </button>
-        <button type="submit" className="primary">
-          Save endpoint
-        </button>
-      </div>
-      {result && <TestResult result={result} />}
-      {saved && (
-        <p className={saved.reachable ? 'ok small' : 'error small'} role={saved.reachable ? 'status' : 'alert'} aria-label="Saved endpoint">
-          {saved.text}
-        </p>
-      )}
-      {error && (
-        <p className="error small" role="alert">
-          {error}
-        </p>
-      )}
-    </form>
-  );
-}
-
-/** Settings, as a dialog: the model endpoints (found, added, tested, removed, their models checked), then a section per setting. */
-export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: () => void }) {
-  const providers = useAppState(store, (state) => state.providers);
+/** How the agent's commands are fenced in on this machine. */
+function SandboxSettings({ store }: { store: AppStore }) {
   const info = useAppState(store, (state) => state.info);
-  const [tests, setTests] = useState<Record<string, ConnectionTestResult>>({});
-  const [found, setFound] = useState<DiscoveredEndpoint[] | null>(null);
-  const [searching, setSearching] = useState(false);
-
+  const field = settingField('sandbox');
   return (
-    <Modal title="Settings" closeLabel="Close settings" onClose={onClose}>
-      <h3>Model endpoints</h3>
-      {providers.length === 0 && <p className="muted">None yet. Find a local server or add one below.</p>}
-      <ul className="providers">
-        {providers.map((provider) => (
-          <li key={provider.id} className="card">
-            <div className="row">
-              <strong>{provider.name}</strong>
-              <span className="muted small">{provider.kind}</span>
-              <code className="small">{provider.baseUrl}</code>
-              {provider.hasKey && <span className="badge">key stored</span>}
-              <EndpointReach store={store} providerId={provider.id} />
-              <span className="spacer" />
-              <button
-                type="button"
-                aria-label={`Test ${provider.name}`}
-                onClick={() =>
-                  void store.attempt(async () => {
-                    const result = await store.call('provider:test', { providerId: provider.id });
-                    setTests((current) => ({ ...current, [provider.id]: result }));
-                    void store.checkEndpoint(provider.id, true);
-                  })
-                }
-              >
-                Test
-              </button>
-              <button
-                type="button"
-                className="danger"
-                aria-label={`Remove ${provider.name}`}
-                onClick={() =>
-                  void store.attempt(async () => {
-                    await store.call('provider:remove', { providerId: provider.id });
-                    await store.refreshProviders();
-                  })
-                }
-              >
-                Remove
-              </button>
-            </div>
-            {tests[provider.id] && <TestResult result={tests[provider.id]!} />}
-            <EndpointChecks store={store} providerId={provider.id} />
-          </li>
-        ))}
-      </ul>
-      <div className="row">
-        <button
-          type="button"
-          disabled={searching}
-          onClick={() => {
-            setSearching(true);
-            void store
-              .attempt(() => store.call('provider:discover', {}))
-              .then((result) => {
-                setFound(result?.found ?? []);
-                setSearching(false);
-              });
-          }}
-        >
-          {searching ? 'Looking…' : 'Find local servers'}
-        </button>
-        <span className="muted small">Probes Ollama (11434), LM Studio (1234), llama.cpp (8080) and vLLM (8000) on this machine.</span>
-      </div>
-      {found && found.length === 0 && (
-        <p className="small" role="status">
-          No local server answered on the usual ports. Start one (Ollama: <code>ollama serve</code>; LM Studio: Developer → Start Server;
-          llama.cpp: <code>llama-server -m &lt;model.gguf&gt; --port 8080</code>; vLLM: <code>vllm serve &lt;model&gt;</code>), then look
-          again, or add its address below.
-        </p>
-      )}
-      {found && found.length > 0 && (
-        <ul className="providers">
-          {found.map((endpoint) => (
-            <li key={endpoint.baseUrl} className="card row">
-              <strong>{endpoint.name}</strong>
-              <code className="small">{endpoint.baseUrl}</code>
-              <span className="muted small">{endpoint.models.length} models</span>
-              <span className="spacer" />
-              <button
-                type="button"
-                onClick={() =>
-                  void store.attempt(async () => {
-                    await store.call('provider:save', { kind: endpoint.kind, name: endpoint.name, baseUrl: endpoint.baseUrl });
-                    await store.refreshProviders();
-                  })
-                }
-              >
-                Add
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      <AddEndpointForm store={store} />
-      <LocalModelSettings store={store} />
-      <BehaviourSettings store={store} />
-      <ProfileSettings store={store} />
-      <BudgetSettings store={store} />
-      <ContextSettings store={store} />
-      <PriceSettings store={store} />
-      <ThinkingSettings store={store} />
-      <ToolSettings store={store} />
-      <GuardrailSettings store={store} />
-      <McpSettings store={store} />
-      <TrashSettings store={store} />
-      <ArchiveSettings store={store} />
-      <h3>Sandbox</h3>
-      <p className="small" aria-label="Sandbox status">
+    <SettingsSection id="sandbox">
+      <p className="small" aria-label="Sandbox status" {...field('Sandbox status', info?.sandbox.description)}>
         {info?.sandbox.description}
       </p>
-      <CommandLimitsSettings store={store} />
-      <h3>Data</h3>
-      <p className="small">
+    </SettingsSection>
+  );
+}
+
+/** Where the app keeps its data, and whether keys can be stored encrypted. */
+function DataSettings({ store }: { store: AppStore }) {
+  const info = useAppState(store, (state) => state.info);
+  const field = settingField('data');
+  const keys = info?.secretsEncrypted
+    ? 'API keys are encrypted by the operating system.'
+    : 'This system offers no encrypted key storage: keys cannot be saved (use ANTHROPIC_API_KEY).';
+  return (
+    <SettingsSection id="data">
+      <p className="small" {...field('Data folder', info?.dataDir)}>
         Data folder: <code>{info?.dataDir}</code>
       </p>
-      <p className="small">
-        {info?.secretsEncrypted
-          ? 'API keys are encrypted by the operating system.'
-          : 'This system offers no encrypted key storage: keys cannot be saved (use ANTHROPIC_API_KEY).'}
+      <p className="small" {...field('API keys', keys)}>
+        {keys}
       </p>
+    </SettingsSection>
+  );
+}
+
+/** Every section, in the order of the list; before `all`, the first ones only. */
+function Sections({ store, all }: { store: AppStore; all: boolean }) {
+  return (
+    <>
+      <EndpointSettings store={store} />
+      <LocalModelSettings store={store} />
+      {all && (
+        <>
+          <ContextSettings store={store} />
+          <ThinkingSettings store={store} />
+          <BehaviourSettings store={store} />
+          <TrustGrantSettings store={store} />
+          <ProfileSettings store={store} />
+          <BudgetSettings store={store} />
+          <ToolSettings store={store} />
+          <McpSettings store={store} />
+          <GuardrailSettings store={store} />
+          <SandboxSettings store={store} />
+          <CommandLimitsSettings store={store} />
+          <TrashSettings store={store} />
+          <ArchiveSettings store={store} />
+          <DataSettings store={store} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** The sections the search shows under `content`: those not hidden by the style sheet. */
+function shownSections(content: HTMLElement): SettingsSectionId[] {
+  return allSections.filter((id) => {
+    const element = content.querySelector(`#${sectionElementId(id)}`);
+    return element !== null && element.getClientRects().length > 0;
+  });
+}
+
+/** The section at the top of the scrolled content; at the very end, the one gone to last, when it shows. */
+function sectionInView(content: HTMLElement, jumped: SettingsSectionId | null): SettingsSectionId | null {
+  const shown = shownSections(content);
+  const atEnd = content.scrollTop + content.clientHeight >= content.scrollHeight - 2;
+  const last = jumped && shown.includes(jumped) ? content.querySelector<HTMLElement>(`#${sectionElementId(jumped)}`) : null;
+  if (atEnd && last && last.offsetTop >= content.scrollTop - 1) return jumped;
+  let found: SettingsSectionId | null = shown[0] ?? null;
+  for (const id of shown) {
+    const element = content.querySelector<HTMLElement>(`#${sectionElementId(id)}`);
+    if (element && element.offsetTop <= content.scrollTop + 8) found = id;
+  }
+  return found;
+}
+
+/**
+ * The search: what is typed, the sections it leaves, and the marks on what it found, applied to the page as it is
+ * typed (`onFiltered` then says so), and again while a search is under way when what a section holds changes (a list
+ * that loads, the sections drawn after the first).
+ */
+function useSettingsSearch(content: RefObject<HTMLDivElement | null>, onFiltered: (words: readonly string[]) => void) {
+  const [query, setQuery] = useState('');
+  const words = useMemo(() => queryWords(query), [query]);
+  const [shown, setShown] = useState<readonly SettingsSectionId[]>(allSections);
+  const apply = (): void => {
+    const element = content.current;
+    if (!element) return;
+    filterSettings(element, words);
+    const found = words.length === 0 ? allSections : shownSections(element);
+    setShown((before) => (before.length === found.length && before.every((id, index) => id === found[index]) ? before : found));
+    highlightWords(element, words);
+  };
+  useLayoutEffect(() => {
+    apply();
+    onFiltered(words);
+  }, [words]);
+  useDisposables(
+    (disposables) => {
+      if (words.length === 0 || !content.current) return;
+      disposables.add(
+        observeMutations(content.current, { childList: true, subtree: true, attributeFilter: ['data-setting-field'] }, apply),
+      );
+    },
+    [words],
+  );
+  useEffect(() => clearHighlights, []);
+  return { query, setQuery, words, shown };
+}
+
+/**
+ * Settings, as a dialog: the search box on top, the list of sections on the left (above, in a narrow window), and the
+ * sections, one after the other, scrolled to from the list. A search leaves the settings whose label, help or section
+ * match, in their sections, the words marked.
+ */
+export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: () => void }) {
+  const content = useRef<HTMLDivElement>(null);
+  const search = useRef<HTMLInputElement>(null);
+  const [current, setCurrent] = useState<SettingsSectionId>(allSections[0] ?? 'endpoints');
+  /** The section last gone to from the list: it stays current at the end of the content, where it may not reach the top. */
+  const jumped = useRef<SettingsSectionId | null>(null);
+  const { query, setQuery, words, shown } = useSettingsSearch(content, (filtered) => {
+    const element = content.current;
+    if (!element) return;
+    // What a search found is read from its start; an emptied search goes back to the section last in view.
+    const back = filtered.length === 0 ? element.querySelector<HTMLElement>(`#${sectionElementId(current)}`) : null;
+    element.scrollTop = back?.offsetTop ?? 0;
+    setCurrent((before) => sectionInView(element, jumped.current) ?? before);
+  });
+  /** The first sections are drawn at once; all of them right after, in the background. */
+  const all = useDeferredValue(true, false);
+  // The sections change only with the store: typing in the search box filters them, it does not draw them anew.
+  const sections = useMemo(() => <Sections store={store} all={all} />, [store, all]);
+  /** A section gone to before it was drawn: gone to once it is. */
+  const pending = useRef<{ id: SettingsSectionId; how: SectionJump } | null>(null);
+
+  useEffect(() => search.current?.focus(), []);
+
+  const jump = (id: SettingsSectionId, how: SectionJump): void => {
+    const element = content.current?.querySelector<HTMLElement>(`#${sectionElementId(id)}`);
+    if (!content.current) return;
+    if (!element) {
+      pending.current = { id, how };
+      return;
+    }
+    jumped.current = id;
+    content.current.scrollTop = element.offsetTop;
+    setCurrent(id);
+    if (how === 'enter') element.querySelector<HTMLElement>('h3')?.focus({ preventScroll: true });
+  };
+  useLayoutEffect(() => {
+    const waiting = pending.current;
+    pending.current = null;
+    if (all && waiting) jump(waiting.id, waiting.how);
+  }, [all]);
+  const onSearchKey = (event: KeyboardEvent<HTMLInputElement>): void => {
+    // Esc empties the search first; an empty search lets it close the dialog.
+    if (event.key === 'Escape' && query !== '') {
+      event.preventDefault();
+      setQuery('');
+    }
+  };
+
+  return (
+    <Modal title="Settings" closeLabel="Close settings" className="settings-dialog" onClose={onClose}>
+      <input
+        ref={search}
+        type="search"
+        className="settings-search"
+        aria-label="Search settings"
+        placeholder="Search settings"
+        value={query}
+        maxLength={200}
+        onChange={(event) => setQuery(event.target.value)}
+        onKeyDown={onSearchKey}
+      />
+      <div className="settings-body">
+        <SettingsNav shown={shown} current={current} onJump={jump} />
+        <div
+          ref={content}
+          className="settings-content"
+          onScroll={(event) => {
+            const inView = sectionInView(event.currentTarget, jumped.current);
+            if (inView) setCurrent(inView);
+          }}
+        >
+          <p className="settings-no-match" role="status">
+            {words.length > 0 && shown.length === 0 ? `No setting matches “${query.trim()}”.` : ''}
+          </p>
+          {sections}
+        </div>
+      </div>
     </Modal>
   );
 }

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { thinkingBudgetLimits } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 /**
  * Extended thinking per Anthropic model: the tokens a model may think with before it answers, on top
@@ -18,6 +19,7 @@ export function ThinkingSettings({ store }: { store: AppStore }) {
   const [model, setModel] = useState('');
   const [budget, setBudget] = useState('8192');
   const [models, setModels] = useState<string[]>([]);
+  const field = settingField('thinking');
   const anthropic = providers.filter((provider) => provider.kind === 'anthropic');
   const chosen = providerId || anthropic[0]?.id || '';
   useEffect(() => {
@@ -44,14 +46,12 @@ export function ThinkingSettings({ store }: { store: AppStore }) {
   const thinking = settings.modelSettings.filter((item) => item.thinkingBudget !== null);
   const name = (id: string): string => providers.find((provider) => provider.id === id)?.name ?? id;
   return (
-    <section aria-label="Extended thinking">
-      <h3>Extended thinking</h3>
-      <p className="muted small">
-        Anthropic models can think before they answer, within a budget of tokens you choose. The budget is asked for on top of the room kept
-        for the answer, and is billed as output.
-      </p>
+    <SettingsSection
+      id="thinking"
+      description="Anthropic models can think before they answer, within a budget of tokens you choose. The budget is asked for on top of the room kept for the answer, and is billed as output."
+    >
       {thinking.length > 0 && (
-        <ul className="context-overrides" aria-label="Models that think">
+        <ul className="context-overrides" aria-label="Models that think" {...field('Models that think', 'thinking budget in tokens')}>
           {thinking.map((item) => (
             <li key={`${item.providerId}/${item.model}`} className="row">
               <span>
@@ -70,11 +70,14 @@ export function ThinkingSettings({ store }: { store: AppStore }) {
         </ul>
       )}
       {anthropic.length === 0 ? (
-        <p className="muted small">Add an Anthropic endpoint to use it.</p>
+        <p className="muted small" {...field('Thinking budget in tokens', 'Add an Anthropic endpoint to use it.')}>
+          Add an Anthropic endpoint to use it.
+        </p>
       ) : (
         <form
           className="row"
           aria-label="Turn on thinking for a model"
+          {...field('Turn on thinking for a model', 'Anthropic endpoint, model that thinks, thinking budget in tokens')}
           onSubmit={(event) => {
             event.preventDefault();
             if (!valid) return;
@@ -114,6 +117,6 @@ export function ThinkingSettings({ store }: { store: AppStore }) {
           </button>
         </form>
       )}
-    </section>
+    </SettingsSection>
   );
 }

@@ -8,6 +8,7 @@ import type { ToolInfo } from '../../../shared/ipc/contract';
 import { subscription, useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
 import { RiskBadge } from '../tool-calls/ToolCard';
+import { SettingsSection, settingField } from './SettingsSection';
 
 const builtIn = 'Built-in';
 
@@ -29,6 +30,7 @@ function grouped(tools: readonly ToolInfo[]): Array<[string, ToolInfo[]]> {
 export function ToolSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
   const [tools, setTools] = useState<ToolInfo[]>([]);
+  const field = settingField('tools');
   useDisposables(
     (disposables) => {
       const load = (): void => void store.attempt(async () => setTools(await store.call('tool:list', {})));
@@ -47,8 +49,8 @@ export function ToolSettings({ store }: { store: AppStore }) {
     void store.attempt(async () => store.setSettings(await store.call('settings:update', { deniedTools: next })));
   };
   const absent = settings.deniedTools.filter((name) => !tools.some((tool) => tool.name === name));
-  const row = (name: string, description: string, risk: ToolInfo['risk'] | null) => (
-    <li key={name}>
+  const row = (name: string, description: string, risk: ToolInfo['risk'] | null, group: string) => (
+    <li key={name} {...field(`${name} never run`, `${group} ${description}`)}>
       <code>{name}</code>
       {risk && <RiskBadge risk={risk} />}
       <span className="muted small tool-description" title={description}>
@@ -66,27 +68,26 @@ export function ToolSettings({ store }: { store: AppStore }) {
     </li>
   );
   return (
-    <section aria-label="Tools">
-      <h3>Tools</h3>
-      <p className="muted small">
-        A tool set to never run is not offered to the model, and a call to it is refused whatever the autonomy or grants.
-      </p>
+    <SettingsSection
+      id="tools"
+      description="A tool set to never run is not offered to the model, and a call to it is refused whatever the autonomy or grants."
+    >
       {grouped(tools).map(([group, members]) => (
-        <div key={group}>
+        <div key={group} className="settings-group">
           <h4>{group}</h4>
           <ul className="tool-settings-list" aria-label={`${group} tools`}>
-            {members.map((tool) => row(tool.name, tool.description, tool.risk))}
+            {members.map((tool) => row(tool.name, tool.description, tool.risk, group))}
           </ul>
         </div>
       ))}
       {absent.length > 0 && (
-        <div>
+        <div className="settings-group">
           <h4>Not available now</h4>
           <ul className="tool-settings-list" aria-label="Denied tools not available now">
-            {absent.map((name) => row(name, 'Its server is not running.', null))}
+            {absent.map((name) => row(name, 'Its server is not running.', null, 'Not available now'))}
           </ul>
         </div>
       )}
-    </section>
+    </SettingsSection>
   );
 }

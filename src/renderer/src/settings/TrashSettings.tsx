@@ -5,21 +5,26 @@
 import { useEffect, useState } from 'react';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
 import type { AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 type Entry = ChannelOutput<'trash:list'>[number];
 
 /** What the agent deleted, newest first, each with Restore. */
 export function TrashSettings({ store }: { store: AppStore }) {
   const [entries, setEntries] = useState<Entry[]>([]);
+  const field = settingField('trash');
   const refresh = (): void => void store.attempt(async () => setEntries(await store.call('trash:list', {})));
   useEffect(refresh, [store]);
   return (
-    <section aria-label="Trash">
-      <h3>Trash</h3>
-      {entries.length === 0 && <p className="muted small">Nothing deleted by the agent.</p>}
+    <SettingsSection id="trash">
+      {entries.length === 0 && (
+        <p className="muted small" {...field('Deleted files', 'Nothing deleted by the agent.')}>
+          Nothing deleted by the agent.
+        </p>
+      )}
       <ul className="providers">
         {entries.map((entry) => (
-          <li key={entry.id} className="card row">
+          <li key={entry.id} className="card row" {...field(entry.relativePath, `${entry.workspacePath} deleted restore`)}>
             <code className="small">
               {entry.relativePath}
               {entry.directory ? '/' : ''}
@@ -43,6 +48,6 @@ export function TrashSettings({ store }: { store: AppStore }) {
           </li>
         ))}
       </ul>
-    </section>
+    </SettingsSection>
   );
 }
