@@ -5,6 +5,7 @@ import type { ModelCheck, ModelInfo, Session, Settings, TrustGrant } from '../..
 import type { BranchPoint } from '../../shared/branches';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
 import type { SessionView } from '../../shared/session-view';
+import { defaultSessionListView, type SessionListView } from './chrome/session-groups';
 
 export interface Notice {
   readonly kind: 'error' | 'info';
@@ -48,6 +49,8 @@ export interface AppState {
    * Its bar (with Undo) shows only then, not again each time a version that holds it is shown.
    */
   readonly freshRestores: Readonly<Record<string, string>>;
+  /** The sessions list's search and folded groups, which the window's keys follow too. */
+  readonly sessionList: SessionListView;
 }
 
 /** The state before anything is loaded. */
@@ -70,4 +73,5 @@ export const initialState: AppState = {
   changesRequest: null,
   mentions: {},
   freshRestores: {},
+  sessionList: defaultSessionListView,
 };

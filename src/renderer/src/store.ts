@@ -173,6 +173,11 @@ export class AppStore implements Disposable {
     this.set((state) => ({ ...state, changesRequest: request }));
   }
 
+  /** Changes the sessions list's search or its folded groups. */
+  setSessionList(change: Partial<AppState['sessionList']>): void {
+    this.set((state) => ({ ...state, sessionList: { ...state.sessionList, ...change } }));
+  }
+
   notify(notice: Notice | null): void {
     this.set((state) => ({ ...state, notice }));
   }

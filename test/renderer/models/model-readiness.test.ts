@@ -42,6 +42,7 @@ function stateWith(
     changesRequest: null,
     mentions: {},
     freshRestores: {},
+    sessionList: { query: '', folded: [] },
   };
 }
 

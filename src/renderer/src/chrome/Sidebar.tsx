@@ -1,16 +1,23 @@
 /*
- * The sessions list on the left: each session with its state, to open, rename or archive, and buttons for a new
- * session and an import.
+ * The sessions list on the left: sessions grouped under their workspace folder, each group foldable, a search box that
+ * narrows them by title or folder; each session with its state, to open, rename or archive; buttons for a new session
+ * and an import.
  */
 
-import { useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { Session } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
+import { groupSessions, type SessionGroup } from './session-groups';
 import { statusLabel } from './status';
 
 function SessionItem({ store, session, selected }: { store: AppStore; session: Session; selected: boolean }) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(session.title);
+  const item = useRef<HTMLLIElement>(null);
+  // The selected session is always in sight: selected by a key, or shown again by the search, the list scrolls to it.
+  useEffect(() => {
+    if (selected) item.current?.scrollIntoView({ block: 'nearest' });
+  }, [selected]);
   const save = async (): Promise<void> => {
     setEditing(false);
     if (title.trim() === '' || title === session.title) {
@@ -22,7 +29,7 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
     else setTitle(session.title);
   };
   return (
-    <li className={selected ? 'session selected' : 'session'}>
+    <li ref={item} className={selected ? 'session selected' : 'session'}>
       {editing ? (
         <input
           aria-label="Session title"
@@ -79,10 +86,93 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
   );
 }
 
-/** The sessions, each with its state, to open, rename or archive; a new session and an imported one at the top. */
+/** One group: its folder's name as a button that folds it, with the count of its sessions, and its sessions. */
+function GroupItem({
+  store,
+  group,
+  selectedId,
+  searching,
+}: {
+  store: AppStore;
+  group: SessionGroup;
+  selectedId: string | null;
+  searching: boolean;
+}) {
+  const folded = useAppState(store, (state) => state.sessionList.folded);
+  const listId = `session-group-${group.key === '' ? 'none' : encodeURIComponent(group.key)}`;
+  return (
+    <div className="session-group" role="group" aria-labelledby={`${listId}-name`}>
+      <button
+        type="button"
+        className="session-group-toggle"
+        aria-expanded={!group.folded}
+        aria-controls={listId}
+        title={group.path ?? 'Sessions without a workspace folder'}
+        disabled={searching}
+        onClick={() => store.setSessionList({ folded: group.folded ? folded.filter((key) => key !== group.key) : [...folded, group.key] })}
+      >
+        <span className="session-group-chevron" aria-hidden="true">
+          {group.folded ? '▸' : '▾'}
+        </span>
+        <span id={`${listId}-name`} className="session-group-name">
+          {group.name}
+        </span>
+        <span className="badge session-group-count">
+          {group.matching}
+          <span className="visually-hidden"> session{group.matching === 1 ? '' : 's'}</span>
+        </span>
+      </button>
+      {group.sessions.length > 0 && (
+        <ul className="sessions" id={listId} aria-label={`Sessions in ${group.name}`}>
+          {group.sessions.map((session) => (
+            <SessionItem key={session.id} store={store} session={session} selected={session.id === selectedId} />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** The search box of the list: narrows it by title or folder as it is typed; Esc empties it. */
+function SessionSearch({ store }: { store: AppStore }) {
+  const query = useAppState(store, (state) => state.sessionList.query);
+  const input = useRef<HTMLInputElement>(null);
+  // The store holds the search for the window's keys too; the box keeps its own text so typing never waits for a frame.
+  useEffect(() => {
+    if (input.current && input.current.value !== query) input.current.value = query;
+  }, [query]);
+  return (
+    <input
+      ref={input}
+      type="search"
+      className="session-search"
+      aria-label="Search sessions"
+      placeholder="Search sessions"
+      defaultValue={query}
+      maxLength={200}
+      onChange={(event) => store.setSessionList({ query: event.target.value })}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && event.currentTarget.value !== '') {
+          event.preventDefault();
+          event.currentTarget.value = '';
+          store.setSessionList({ query: '' });
+        }
+      }}
+    />
+  );
+}
+
+/**
+ * The sessions, grouped under their workspace folder's name, each with its state, to open, rename or archive; a search
+ * box that narrows them; a new session and an imported one at the top.
+ */
 export function Sidebar({ store }: { store: AppStore }) {
   const sessions = useAppState(store, (state) => state.sessions);
   const selectedId = useAppState(store, (state) => state.selectedId);
+  const view = useAppState(store, (state) => state.sessionList);
+  const groups = useMemo(() => groupSessions(sessions, selectedId, view), [sessions, selectedId, view]);
+  const searching = view.query.trim() !== '';
+  const found = groups.reduce((count, group) => count + group.matching, 0);
   return (
     <nav className="sidebar" aria-label="Sessions">
       <button type="button" className="primary wide" onClick={() => void store.createSession()}>
@@ -107,12 +197,16 @@ export function Sidebar({ store }: { store: AppStore }) {
           }}
         />
       </label>
-      <ul className="sessions">
-        {sessions.map((session) => (
-          <SessionItem key={session.id} store={store} session={session} selected={session.id === selectedId} />
-        ))}
-      </ul>
+      {sessions.length > 0 && <SessionSearch store={store} />}
+      {groups.map((group) => (
+        <GroupItem key={group.key} store={store} group={group} selectedId={selectedId} searching={searching} />
+      ))}
       {sessions.length === 0 && <p className="muted small">No sessions yet.</p>}
+      {sessions.length > 0 && searching && found === 0 && (
+        <p className="muted small" role="status">
+          No session matches “{view.query.trim()}”.
+        </p>
+      )}
     </nav>
   );
 }
