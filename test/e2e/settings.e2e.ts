@@ -15,6 +15,7 @@ describe('settings in the workbench', () => {
     const { page } = workbench;
     await page.getByRole('button', { name: 'Settings' }).click();
     const section = page.getByRole('region', { name: 'MCP servers' });
+    await section.getByRole('button', { name: 'Edit as JSON' }).click();
     await section
       .getByLabel('MCP configuration')
       .fill(JSON.stringify({ everything: { command: process.execPath, args: [everything, 'stdio'] } }));

@@ -14,8 +14,10 @@ describe('the workbench in Chromium, through the test host', () => {
     const { page, server } = workbench;
     await page.getByRole('button', { name: 'Settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
-    await dialog.getByLabel('Name').fill('Scripted server');
-    await dialog.getByLabel('Base URL').fill(server.openaiBaseUrl);
+    // The dialog has other forms with a name (an MCP server's): this is the endpoint's.
+    const form = dialog.getByRole('form', { name: 'Add an endpoint' });
+    await form.getByLabel('Name').fill('Scripted server');
+    await form.getByLabel('Base URL').fill(server.openaiBaseUrl);
     await dialog.getByRole('button', { name: 'Test connection' }).click();
     await expectPage(dialog.getByRole('status')).toContainText('2 models: scripted-model, scripted-large');
     await workbench.screenshot('settings-connection-test');
