@@ -10,6 +10,7 @@ import { ScriptedModelServer, type ScriptedTurn } from '../test/scripted-model-s
 import { addSelfTimes, formatSelfTimes, type CpuProfile } from './cpu-profile';
 import { measureArgumentStreaming } from './ui-drafts';
 import { measureChangesView } from './ui-changes';
+import { measureSettings } from './ui-settings';
 import { launchChromium, openAppPage, prepareChromium, timeOpen } from './ui-page';
 import { BashParser } from '../src/main/shell/bash-parser';
 
@@ -22,7 +23,9 @@ const shell = await BashParser.load();
  * turn, against selecting a session of one turn in the same run; first, a tool call's arguments
  * streamed into their drafting card against the same characters streamed as text (`ui-drafts.ts`;
  * `UI_BENCH_ONLY=args` runs only that); then the Changes tab of a session with 500 changed files
- * against one with one changed file (`ui-changes.ts`; `UI_BENCH_ONLY=changes` stops after it).
+ * against one with one changed file (`ui-changes.ts`; `UI_BENCH_ONLY=changes` stops after it). Before all of it, Settings:
+ * opening it against opening the shortcuts, and a keystroke in its search against one in a plain field, as 99th
+ * percentiles (`ui-settings.ts`; `UI_BENCH_ONLY=settings` runs only that).
  */
 
 const tokens = 20_000;
@@ -153,6 +156,34 @@ export async function runUiBench(): Promise<void> {
     await blank.context().close();
 
     const page = await openAppPage(browser, host.url);
+    const only = process.env['UI_BENCH_ONLY'];
+    const settingsCost = only === undefined || only === 'settings' ? await measureSettings(page) : null;
+    const settingsFigures = settingsCost
+      ? {
+          settings_open_p99_ms: Math.round(settingsCost.open.p99),
+          shortcuts_open_p99_ms: Math.round(settingsCost.openBaseline.p99),
+          settings_open_ratio: Math.round((settingsCost.open.p99 / settingsCost.openBaseline.p99) * 100) / 100,
+          settings_search_p99_ms: Math.round(settingsCost.search.p99),
+          plain_field_p99_ms: Math.round(settingsCost.searchBaseline.p99),
+          settings_search_ratio: Math.round((settingsCost.search.p99 / settingsCost.searchBaseline.p99) * 100) / 100,
+          settings_long_frames: settingsCost.longFrames.settings + settingsCost.longFrames.search,
+          shortcuts_long_frames: settingsCost.longFrames.shortcuts + settingsCost.longFrames.plain,
+        }
+      : {};
+    if (settingsCost) {
+      const words = (name: string, cost: { p50: number; p99: number; samples: number }): string =>
+        `${name}: p99 ${cost.p99.toFixed(0)} ms, median ${cost.p50.toFixed(0)} ms (${cost.samples})`;
+      console.log(`${words('open Settings', settingsCost.open)}; ${words('open the shortcuts', settingsCost.openBaseline)}`);
+      console.log(`${words('search Settings', settingsCost.search)}; ${words('type in a plain field', settingsCost.searchBaseline)}`);
+      const long = settingsCost.longFrames;
+      console.log(
+        `frames over 50 ms: opening and closing Settings ${long.settings}, the shortcuts ${long.shortcuts}; searching ${long.search}, typing in the field ${long.plain}`,
+      );
+    }
+    if (only === 'settings') {
+      console.log(JSON.stringify({ bench: 'ui', ...settingsFigures }));
+      return;
+    }
     // First, in a session of its own: it does not depend on how the long streams below end.
     const drafts = await measureArgumentStreaming(page, host, server, workspace.path);
     for (const [name, cost] of [
@@ -292,6 +323,7 @@ export async function runUiBench(): Promise<void> {
         open_ratio: Math.round((openLarge / openSmall) * 100) / 100,
         ...draftFigures,
         ...changesFigures,
+        ...settingsFigures,
       }),
     );
   } finally {

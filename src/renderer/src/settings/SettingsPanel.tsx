@@ -219,6 +219,8 @@ export function SettingsPanel({ store, onClose }: { store: AppStore; onClose: ()
         <div
           ref={content}
           className="settings-content"
+          // What the sections are filtered by: for the benchmark to wait on.
+          data-search={query}
           onScroll={(event) => {
             const inView = sectionInView(event.currentTarget, jumped.current);
             if (inView) setCurrent(inView);
