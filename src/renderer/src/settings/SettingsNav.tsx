@@ -4,7 +4,7 @@
  */
 
 import { useEffect, useRef, type KeyboardEvent } from 'react';
-import { sectionElementId, settingsSections, type SettingsSectionId } from './settings-sections';
+import { settingsSections, type SettingsSectionId } from './settings-sections';
 
 /** How a section is gone to: by the keys of the list (the focus stays in it), or by a click or Enter (it goes in). */
 export type SectionJump = 'browse' | 'enter';
@@ -56,7 +56,6 @@ export function SettingsNav({
             <button
               type="button"
               aria-current={section.id === current ? 'true' : undefined}
-              aria-controls={sectionElementId(section.id)}
               tabIndex={section.id === focusable ? 0 : -1}
               onKeyDown={(event) => move(event, index)}
               // A click made with Enter or Space (no pointer: detail 0) takes the focus into the section, for Tab to go on there.
