@@ -8,6 +8,7 @@ import type { ModelPrice, Settings } from '../../../shared/domain';
 import { maxPricePerMillion } from '../../../shared/model-prices';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
+import { SettingsSection, settingField } from './SettingsSection';
 
 /** A price as typed: a number of dollars from 0 up, or (for the cache's, which are optional) nothing. */
 function readPrice(text: string, optional: boolean): number | null | undefined {
@@ -66,16 +67,14 @@ export function PriceSettings({ store }: { store: AppStore }) {
       onChange={(event) => setFigures({ ...figures, [key]: event.target.value })}
     />
   );
+  const mark = settingField('prices');
   return (
-    <>
-      <h3>Model prices</h3>
-      <p className="muted small">
-        US dollars per million tokens. Anthropic&apos;s models are priced by the app and a model on this computer costs nothing; any other
-        model&apos;s calls have no price, and the cost leaves them out, until you set one here. 0 is a price. Cache prices left blank are
-        billed as input.
-      </p>
+    <SettingsSection
+      id="prices"
+      description="US dollars per million tokens. Anthropic's models are priced by the app and a model on this computer costs nothing; any other model's calls have no price, and the cost leaves them out, until you set one here. 0 is a price. Cache prices left blank are billed as input."
+    >
       {settings.modelPrices.length > 0 && (
-        <ul className="context-overrides" aria-label="Prices set by you">
+        <ul className="context-overrides" aria-label="Prices set by you" {...mark('Prices set by you', 'cost per model')}>
           {settings.modelPrices.map((item) => (
             <li key={`${item.providerId}/${item.model}`} className="row">
               <span>
@@ -99,6 +98,7 @@ export function PriceSettings({ store }: { store: AppStore }) {
       <form
         className="row price-form"
         aria-label="Set a model's price"
+        {...mark("Set a model's price", 'input output cache read write dollars per million tokens cost')}
         onSubmit={(event) => {
           event.preventDefault();
           if (!valid) return;
@@ -130,6 +130,6 @@ export function PriceSettings({ store }: { store: AppStore }) {
           {refusal}
         </p>
       )}
-    </>
+    </SettingsSection>
   );
 }

@@ -16,6 +16,7 @@ import { BehaviourSettings, TrustGrantSettings } from './BehaviourSettings';
 import { BudgetSettings } from './BudgetSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
+import { PriceSettings } from './PriceSettings';
 import { EndpointSettings } from './EndpointSettings';
 import { GuardrailSettings } from './GuardrailSettings';
 import { LocalModelSettings } from './LocalModelSettings';
@@ -73,6 +74,7 @@ function Sections({ store, all }: { store: AppStore; all: boolean }) {
       {all && (
         <>
           <ContextSettings store={store} />
+          <PriceSettings store={store} />
           <ThinkingSettings store={store} />
           <BehaviourSettings store={store} />
           <TrustGrantSettings store={store} />

@@ -7,6 +7,7 @@ export const settingsSections = [
   { id: 'endpoints', title: 'Model endpoints' },
   { id: 'local-models', title: 'Models on this computer' },
   { id: 'context', title: 'Context window' },
+  { id: 'prices', title: 'Model prices' },
   { id: 'thinking', title: 'Extended thinking' },
   { id: 'behaviour', title: 'Behaviour' },
   { id: 'trust', title: 'Trust grants' },
