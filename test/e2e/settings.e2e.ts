@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { expect as expectPage } from 'playwright/test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { testTools, toolCall } from '../main/agent/harness';
-import { textTurn } from '../scripted-model-server';
+import { closedPort } from '../helpers';
+import { ScriptedModelServer, textTurn } from '../scripted-model-server';
 import { useWorkbenches } from './fixture';
 
 const everything = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -73,5 +74,35 @@ describe('settings in the workbench', () => {
     await expectPage(page.getByRole('region', { name: 'Tools' }).getByLabel('Never run publish')).not.toBeChecked();
     const allowed = await host.invoke('settings:get', {});
     expect(allowed.ok && (allowed.value as { deniedTools: string[] }).deniedTools).toEqual([]);
+  });
+
+  it('a local server found and saved shows as saved, each Add names its server, and one model is “1 model”', async () => {
+    const studio = await ScriptedModelServer.start({ models: [{ id: 'only-model' }] });
+    onTestFinished(() => studio.close());
+    const workbench = await open({
+      discoveryCandidates: [
+        { name: 'LM Studio', kind: 'openai-compatible', baseUrl: studio.openaiBaseUrl },
+        { name: 'Ollama', kind: 'ollama', baseUrl: `http://127.0.0.1:${await closedPort()}` },
+      ],
+    });
+    const { page, host } = workbench;
+    await page.keyboard.press('Control+,');
+    const settings = page.getByRole('dialog', { name: 'Settings' });
+    await settings.getByRole('button', { name: 'Find local servers' }).click();
+    const found = settings.getByRole('list', { name: 'Servers found' });
+    const row = found.getByRole('listitem', { name: `LM Studio at ${studio.openaiBaseUrl}` });
+    await expectPage(row).toContainText('1 model');
+    await expectPage(row).not.toContainText('1 models');
+    await row.getByRole('button', { name: `Add LM Studio at ${studio.openaiBaseUrl}` }).click();
+    await expectPage(row).toContainText('Saved');
+    await expectPage(row.getByRole('button', { name: /^Add / })).toHaveCount(0);
+
+    // Looked for again, the server is still the one saved: nothing to add twice.
+    await settings.getByRole('button', { name: 'Find local servers' }).click();
+    await expectPage(row).toContainText('Saved');
+    await expectPage(row.getByRole('button', { name: /^Add / })).toHaveCount(0);
+    const providers = await host.invoke('provider:list', {});
+    expect(providers.ok && (providers.value as unknown[]).length).toBe(1);
+    await workbench.screenshot('settings-found-server-saved');
   });
 });

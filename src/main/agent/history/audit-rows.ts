@@ -3,6 +3,7 @@
  * a plan let run, a call a rule refused, a change of autonomy; and the policy line that says which rule decided each.
  */
 
+import { counted } from '../../../shared/counts';
 import type { AuditDecider, AuditRow } from '../../../shared/audit';
 import type { Autonomy, Escalation, RiskLevel, TrustGrant } from '../../../shared/domain';
 import type { RuntimeEvent } from '../../../shared/events';
@@ -109,7 +110,7 @@ export function planRow(seq: number, at: number, event: EventOf<'plan_proposed'>
     ...base(seq, at, event.turnId, null),
     kind: 'plan',
     tool: null,
-    summary: `${event.purpose} (${event.steps.length} steps: ${event.steps.map((step) => step.tool).join(', ')})`,
+    summary: `${event.purpose} (${counted(event.steps.length, 'step')}: ${event.steps.map((step) => step.tool).join(', ')})`,
     risk: event.maxRisk,
     reason: event.needsApproval ? 'A step asks first at this autonomy: the whole plan waits.' : 'Every step runs at this autonomy.',
     answer: event.needsApproval ? 'pending' : 'not_asked',

@@ -3,6 +3,7 @@
  * decide for each call, the plan a response with enough calls becomes, the gates calls wait at, and their answers. Every function here is
  * a transition from one loop state to the next; none of them waits. The loop waits at the gates.
  */
+import { counted } from '../../../shared/counts';
 import {
   grantDurationsMs,
   maxRisk,
@@ -66,7 +67,7 @@ export function decideCalls(context: StepContext, calls: readonly PreparedCall[]
   const planId = services.newId();
   const needsApproval = runnable.some((item) => item.decision.action === 'ask');
   const risks = steps.map((step) => step.risk);
-  const plan = { type: 'plan_proposed', turnId: setup.turnId, planId, purpose: purpose || `${steps.length} steps`, steps } as const;
+  const plan = { type: 'plan_proposed', turnId: setup.turnId, planId, purpose: purpose || counted(steps.length, 'step'), steps } as const;
   writer.journal([{ ...plan, maxRisk: maxRisk(risks), needsApproval }]);
   if (!needsApproval) return { kind: 'execute', queue: runnable, fromPlan: true };
   return waitForPlan(context, planId, runnable);

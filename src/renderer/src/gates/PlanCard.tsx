@@ -5,6 +5,7 @@
  * Also the prompt above the message box that offers the same answers when the plan panel is not in view.
  */
 
+import { counted } from '../../../shared/counts';
 import { useState } from 'react';
 import type { ViewPlan, ViewToolCallState } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
@@ -99,7 +100,7 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
       </header>
       <progress aria-label="Plan progress" max={plan.steps.length} value={done} />
       <span className="muted small">
-        {done} of {plan.steps.length} steps done
+        {done} of {counted(plan.steps.length, 'step')} done
         {plan.state === 'rejected' ? ' · rejected' : plan.state === 'refining' ? ' · asked for changes' : ''}
       </span>
       <ol className="plan-steps">

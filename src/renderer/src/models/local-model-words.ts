@@ -3,6 +3,7 @@
  * download is.
  */
 
+import { counted } from '../../../shared/counts';
 import type { MachineInfo } from '../../../shared/local-models';
 import { sizeWords, type DownloadView, type ModelFit } from '../../../shared/model-catalogue';
 
@@ -37,7 +38,7 @@ export function machineWords(machine: MachineInfo): string {
     machine.gpu === null
       ? 'no GPU found'
       : `a ${machine.gpu === 'metal' ? 'Metal' : machine.gpu === 'cuda' ? 'CUDA' : 'Vulkan'} GPU${machine.gpuMemoryBytes ? ` with ${sizeWords(machine.gpuMemoryBytes)}` : ''}`;
-  return `This computer: ${sizeWords(machine.totalMemoryBytes)} of memory, ${machine.cpuCores} cores, ${gpu}.`;
+  return `This computer: ${sizeWords(machine.totalMemoryBytes)} of memory, ${counted(machine.cpuCores, 'core')}, ${gpu}.`;
 }
 
 /** Where a download is, in words: "1.2 GB of 2.5 GB · 12.0 MB/s · 2 min left". */

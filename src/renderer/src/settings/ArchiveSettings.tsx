@@ -3,6 +3,7 @@
  * before they are purged.
  */
 
+import { counted } from '../../../shared/counts';
 import { useEffect, useState } from 'react';
 import type { ArchiveEntry } from '../../../shared/ipc/archive-channels';
 import { archiveRetentionSchema, type ArchiveRetention } from '../../../shared/retention';
@@ -66,12 +67,12 @@ export function ArchiveSettings({ store }: { store: AppStore }) {
       {pending && (
         <div role="alertdialog" aria-label="Purge now?" className="card small">
           <p>
-            {pending.due === 1 ? '1 archived session is' : `${pending.due} archived sessions are`} older than {pending.days} days and will
-            be deleted for good now.
+            {pending.due === 1 ? '1 archived session is' : `${pending.due} archived sessions are`} older than {counted(pending.days, 'day')}{' '}
+            and will be deleted for good now.
           </p>
           <div className="row">
             <button type="button" className="danger" onClick={() => save(pending.days)}>
-              Delete and keep {pending.days} days
+              Delete and keep {counted(pending.days, 'day')}
             </button>
             <button type="button" onClick={() => setPending(null)}>
               Cancel

@@ -4,7 +4,9 @@
  */
 
 import { useEffect, useState } from 'react';
+import { counted } from '../../../shared/counts';
 import type { ProviderKind } from '../../../shared/domain';
+import { savedServer } from '../../../shared/server-address';
 import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';
 import { EndpointChecks } from '../models/ModelDoctor';
@@ -23,7 +25,7 @@ function TestResult({ result }: { result: ConnectionTestResult }) {
   if (result.ok) {
     return (
       <p className="ok small" role="status">
-        Connected in {Math.round(result.latencyMs)} ms · {result.models.length} model{result.models.length === 1 ? '' : 's'}
+        Connected in {Math.round(result.latencyMs)} ms · {counted(result.models.length, 'model')}
         {result.models.length > 0 &&
           `: ${result.models
             .slice(0, 5)
@@ -49,6 +51,41 @@ function nameFor(kind: ProviderKind, baseUrl: string): string {
   }
 }
 
+/** A server "Find local servers" found: its models, and Add, or the endpoint it is saved as already. */
+function FoundServer({ store, endpoint }: { store: AppStore; endpoint: DiscoveredEndpoint }) {
+  const saved = useAppState(store, (state) => savedServer(state.providers, endpoint));
+  const [adding, setAdding] = useState(false);
+  const where = `${endpoint.name} at ${endpoint.baseUrl}`;
+  return (
+    <li className="card row" aria-label={where}>
+      <strong>{endpoint.name}</strong>
+      <code className="small">{endpoint.baseUrl}</code>
+      <span className="muted small">{counted(endpoint.models.length, 'model')}</span>
+      <span className="spacer" />
+      {saved ? (
+        <span className="badge">Saved as “{saved.name}”</span>
+      ) : (
+        <button
+          type="button"
+          aria-label={`Add ${where}`}
+          disabled={adding}
+          onClick={() => {
+            setAdding(true);
+            void store
+              .attempt(async () => {
+                await store.call('provider:save', { kind: endpoint.kind, name: endpoint.name, baseUrl: endpoint.baseUrl });
+                await store.refreshProviders();
+              })
+              .finally(() => setAdding(false));
+          }}
+        >
+          Add
+        </button>
+      )}
+    </li>
+  );
+}
+
 /** Whether a configured endpoint answers, as its models were last asked for; with "Check again". */
 function EndpointReach({ store, providerId }: { store: AppStore; providerId: string }) {
   const endpoint = useAppState(store, (state) => state.endpoints[providerId]);
@@ -60,7 +97,7 @@ function EndpointReach({ store, providerId }: { store: AppStore; providerId: str
   if (endpoint.state === 'ok')
     return (
       <span className="ok small" aria-label="Reachable">
-        reachable · {endpoint.models.length} model{endpoint.models.length === 1 ? '' : 's'}
+        reachable · {counted(endpoint.models.length, 'model')}
       </span>
     );
   return (
@@ -105,7 +142,7 @@ function AddEndpointForm({ store }: { store: AppStore }) {
               setSaved({ text: `Saved “${endpoint.name}”, but it cannot be reached now. ${reach.message}`, reachable: false });
             else if (reach.state === 'ok')
               setSaved({
-                text: `Saved “${endpoint.name}”: reachable, ${reach.models.length} model${reach.models.length === 1 ? '' : 's'}.`,
+                text: `Saved “${endpoint.name}”: reachable, ${counted(reach.models.length, 'model')}.`,
                 reachable: true,
               });
           })
@@ -258,25 +295,9 @@ export function EndpointSettings({ store }: { store: AppStore }) {
         </p>
       )}
       {found && found.length > 0 && (
-        <ul className="providers">
+        <ul className="providers" aria-label="Servers found">
           {found.map((endpoint) => (
-            <li key={endpoint.baseUrl} className="card row">
-              <strong>{endpoint.name}</strong>
-              <code className="small">{endpoint.baseUrl}</code>
-              <span className="muted small">{endpoint.models.length} models</span>
-              <span className="spacer" />
-              <button
-                type="button"
-                onClick={() =>
-                  void store.attempt(async () => {
-                    await store.call('provider:save', { kind: endpoint.kind, name: endpoint.name, baseUrl: endpoint.baseUrl });
-                    await store.refreshProviders();
-                  })
-                }
-              >
-                Add
-              </button>
-            </li>
+            <FoundServer key={`${endpoint.kind} ${endpoint.baseUrl}`} store={store} endpoint={endpoint} />
           ))}
         </ul>
       )}

@@ -3,6 +3,7 @@
  * form that adds one; and the whole `mcpServers` JSON to edit instead.
  */
 
+import { counted } from '../../../shared/counts';
 import { useRef, useState } from 'react';
 import { mcpServersSchema, type McpServerConfig, type McpServerStatus, type Settings } from '../../../shared/domain';
 import { errorMessage } from '../client';
@@ -142,7 +143,8 @@ export function McpSettings({ store }: { store: AppStore }) {
             <strong>{server.name}</strong>
             <span className={`badge mcp-${server.state}`}>{server.state}</span>
             <span className="muted small">
-              {server.transport} · {server.tools.length} tools{server.restarts > 0 ? ` · restarted ${server.restarts}×` : ''}
+              {server.transport} · {counted(server.tools.length, 'tool')}
+              {server.restarts > 0 ? ` · restarted ${server.restarts}×` : ''}
             </span>
             {server.error && <span className="error small">{server.error}</span>}
             <span className="spacer" />

@@ -3,7 +3,9 @@
  */
 
 import { useState } from 'react';
+import { counted } from '../../../shared/counts';
 import type { DiscoveredEndpoint, ProviderView } from '../../../shared/ipc/contract';
+import { savedServer } from '../../../shared/server-address';
 import { errorMessage } from '../client';
 import { modelsShown, windowWords } from './model-setup';
 import { useAppState, type AppStore } from '../store';
@@ -11,7 +13,7 @@ import { ModelDoctorBadge } from '../models/ModelDoctor';
 
 /** The endpoint saved for a server found, saving it first when it is new. Saving changes no default model. */
 export async function savedEndpoint(store: AppStore, endpoint: DiscoveredEndpoint): Promise<ProviderView> {
-  const known = store.getState().providers.find((provider) => provider.baseUrl === endpoint.baseUrl && provider.kind === endpoint.kind);
+  const known = savedServer(store.getState().providers, endpoint);
   if (known) return known;
   const saved = await store.call('provider:save', { kind: endpoint.kind, name: endpoint.name, baseUrl: endpoint.baseUrl });
   await store.refreshProviders();
@@ -36,9 +38,7 @@ function ModelRow({
   onPick: () => void;
   onEngage: () => void;
 }) {
-  const provider = useAppState(store, (state) =>
-    state.providers.find((known) => known.baseUrl === endpoint.baseUrl && known.kind === endpoint.kind),
-  );
+  const provider = useAppState(store, (state) => savedServer(state.providers, endpoint));
   const check = useAppState(store, (state) => state.checks.find((known) => known.providerId === provider?.id && known.model === model));
   const [checking, setChecking] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
@@ -107,7 +107,7 @@ function FoundServer({
       <div className="row">
         <strong>{endpoint.name}</strong>
         <code className="small">{endpoint.baseUrl}</code>
-        <span className="small">{count === 0 ? 'running, but with no models yet' : `${count} model${count === 1 ? '' : 's'}`}</span>
+        <span className="small">{count === 0 ? 'running, but with no models yet' : counted(count, 'model')}</span>
         <span className="spacer" />
         <button type="button" className="primary" disabled={using || picked === null} onClick={() => picked !== null && onUse(picked)}>
           {using ? 'Saving…' : picked === null ? 'Use' : `Use ${picked}`}
@@ -131,7 +131,7 @@ function FoundServer({
       )}
       {hidden > 0 && (
         <button type="button" className="link small" onClick={() => setShowAll(true)}>
-          Show all {count} models ({hidden} more)
+          Show all {counted(count, 'model')} ({hidden} more)
         </button>
       )}
     </li>

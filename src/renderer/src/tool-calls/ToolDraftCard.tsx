@@ -3,6 +3,7 @@
  * arrive.
  */
 
+import { counted } from '../../../shared/counts';
 import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import type { ViewToolDraft } from '../../../shared/tool-call-drafts';
 import { draftDisplay, tailOf, type DraftDisplay } from './draft-arguments';
@@ -20,7 +21,7 @@ function GrowingText({ text, label }: { text: string; label: string }) {
   }, [shown]);
   return (
     <>
-      {earlierLines > 0 && <p className="muted small">… {earlierLines.toLocaleString()} lines above</p>}
+      {earlierLines > 0 && <p className="muted small">… {counted(earlierLines, 'line')} above</p>}
       <pre ref={pre} className="tool-input" aria-label={label}>
         {shown}
       </pre>
