@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect as expectPage } from 'playwright/test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { startLife } from '../crash/life';
 import { toolCall } from '../main/agent/harness';
@@ -168,6 +168,43 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v1\n');
     await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText(['Leave app.ts alone and say hello']);
     folder.remove();
+  });
+
+  it('the Files tree drops a folder that a restore removed, and shows it again when the restore is undone', async () => {
+    const workbench = await open({
+      tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
+    });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-project-');
+    onTestFinished(folder.remove);
+    writeFileSync(join(folder.path, 'app.ts'), 'v1\n');
+    const created = await workbench.host.invoke('session:create', { title: 'Folders', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    await workbench.host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
+    await page.reload();
+    await page.getByRole('button', { name: /^Folders/ }).click();
+    const tree = page.getByRole('tree', { name: 'Workspace files' });
+    await expectPage(tree.getByRole('button', { name: 'app.ts' })).toBeVisible();
+
+    server.enqueue({ steps: [toolCall('write_file', { path: 'lib/util.ts', content: 'export {};\n' }, 'w1')] }, textTurn('Added lib.'));
+    await send(workbench, 'Add a lib folder');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Added lib.');
+    await expectPage(tree.getByRole('button', { name: /lib/ })).toBeVisible();
+
+    await page.getByRole('button', { name: 'History' }).click();
+    const history = page.getByRole('region', { name: 'History' });
+    await history.getByRole('button', { name: 'Restore step 1' }).click();
+    await page.getByRole('dialog', { name: 'Restore step 1' }).getByRole('button', { name: 'Restore' }).click();
+    const bar = page.getByRole('status', { name: 'Files restored' });
+    await expectPage(bar).toBeVisible();
+    expect(existsSync(join(folder.path, 'lib', 'util.ts'))).toBe(false);
+    await expectPage(tree.getByRole('button', { name: /lib/ })).toHaveCount(0);
+    await expectPage(tree.getByRole('button', { name: 'app.ts' })).toBeVisible();
+
+    await bar.getByRole('button', { name: 'Undo restore' }).click();
+    await expectPage(page.getByRole('status', { name: 'Files restored' })).toContainText('Restore undone');
+    await expectPage(tree.getByRole('button', { name: /lib/ })).toBeVisible();
   });
 
   it('after a crash, shows what was running and resumes from the last checkpoint', needs(bash), async () => {

@@ -51,6 +51,11 @@ export interface AppState {
   readonly freshRestores: Readonly<Record<string, string>>;
   /** The sessions list's search and folded groups, which the window's keys follow too. */
   readonly sessionList: SessionListView;
+  /**
+   * Per session: how many times its workspace files are known to have changed (the agent's writes, a restore or its
+   * undo, a revert, a file put back from the trash). The Files tree reads the folder again at each.
+   */
+  readonly filesChanged: Readonly<Record<string, number>>;
 }
 
 /** The state before anything is loaded. */
@@ -74,4 +79,5 @@ export const initialState: AppState = {
   mentions: {},
   freshRestores: {},
   sessionList: defaultSessionListView,
+  filesChanged: {},
 };

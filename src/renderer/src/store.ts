@@ -22,6 +22,10 @@ export type { AppState, EndpointState, Notice } from './store-state';
 
 type Listener = () => void;
 
+/** Whether a journal entry says the workspace's files changed: the agent's changes saved, or files restored. */
+const changesFiles = ({ event }: JournalEntry): boolean =>
+  (event.type === 'files_snapshotted' && event.changed.length > 0) || event.type === 'files_restored';
+
 /** Turns read first when a session opens, enough to fill the window. */
 const recentTurnsFirst = 30;
 
@@ -214,6 +218,8 @@ export class AppStore implements Disposable {
         branchPoints: { ...state.branchPoints, [sessionId]: opened.branchPoints },
         partial: { ...state.partial, [sessionId]: !opened.complete },
       }));
+      // A line read again follows a restore, a version shown or a message edited: what its files are is read again too.
+      this.noteFilesChanged([sessionId]);
     };
     try {
       // A long session paints its last turns first; the whole line follows at once.
@@ -319,12 +325,31 @@ export class AppStore implements Disposable {
       const { [sessionId]: _points, ...branchPoints } = state.branchPoints;
       const { [sessionId]: _partial, ...partial } = state.partial;
       const { [sessionId]: _draft, ...drafts } = state.drafts;
+      const { [sessionId]: _files, ...filesChanged } = state.filesChanged;
       const sessions = state.sessions.filter((session) => session.id !== sessionId);
       const selectedId = state.selectedId === sessionId ? (sessions[0]?.id ?? null) : state.selectedId;
-      return { ...state, sessions, views, branchPoints, partial, drafts, selectedId };
+      return { ...state, sessions, views, branchPoints, partial, drafts, filesChanged, selectedId };
     });
     const next = this.state.selectedId;
     if (next && !this.state.views[next]) void this.select(next);
+  }
+
+  /**
+   * Says that the files of these sessions' workspaces changed, so what shows them reads them again. Changes the journal
+   * records (the agent's, restores, reverts) are noted as their events arrive.
+   */
+  noteFilesChanged(sessionIds: readonly string[]): void {
+    if (sessionIds.length === 0) return;
+    this.set((state) => {
+      const filesChanged = { ...state.filesChanged };
+      for (const sessionId of sessionIds) filesChanged[sessionId] = (filesChanged[sessionId] ?? 0) + 1;
+      return { ...state, filesChanged };
+    });
+  }
+
+  /** Says that files changed in a workspace folder from outside a session's journal (a file put back from the trash). */
+  noteWorkspaceChanged(workspacePath: string): void {
+    this.noteFilesChanged(this.state.sessions.filter((session) => session.workspacePath === workspacePath).map((session) => session.id));
   }
 
   /** Runs an action that changes which line of a session is shown, then shows it. */
@@ -362,6 +387,7 @@ export class AppStore implements Disposable {
     }
     const next = applyToolCallDrafts(reduceSessionView(view, entries), drafts);
     this.set((state) => ({ ...state, views: { ...state.views, [sessionId]: next } }));
+    if (entries.some(changesFiles)) this.noteFilesChanged([sessionId]);
   }
 }
 

@@ -95,13 +95,10 @@ function Folder({
   );
 }
 
-/** The workspace's files, folder by folder, as git sees them (ignored files left out). It refreshes when the agent changes files. */
+/** The workspace's files, folder by folder, as git sees them (ignored files left out). It refreshes whenever the app knows its files changed. */
 export function FileTree({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const workspace = useAppState(store, (state) => state.sessions.find((session) => session.id === sessionId)?.workspacePath ?? null);
-  const changes = useAppState(store, (state) => {
-    const view = state.views[sessionId];
-    return (view?.checkpoints.filter((checkpoint) => checkpoint.filesChanged).length ?? 0) + (view?.lastRestore ? 1 : 0);
-  });
+  const changes = useAppState(store, (state) => state.filesChanged[sessionId] ?? 0);
   const [manual, setManual] = useState(0);
   const refresh = useCallback(() => setManual((count) => count + 1), []);
   const [previewed, setPreviewed] = useState<string | null>(null);

@@ -39,6 +39,7 @@ export function TrashSettings({ store }: { store: AppStore }) {
               onClick={() =>
                 void store.attempt(async () => {
                   await store.call('trash:restore', { id: entry.id });
+                  store.noteWorkspaceChanged(entry.workspacePath);
                   refresh();
                 })
               }
