@@ -1,8 +1,21 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright';
 import { expect as expectPage } from 'playwright/test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { BashParser } from '../../src/main/shell/bash-parser';
+import { builtinTools } from '../../src/main/tools/builtin-tools';
+import { temporaryFolder } from '../helpers';
 import { sandboxedRunCommand, testTools, toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { useWorkbenches, type Workbench } from './fixture';
+
+const shell = await BashParser.load();
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+}
 
 describe('approvals in the workbench', () => {
   const log: string[] = [];
@@ -158,5 +171,65 @@ describe('approvals in the workbench', () => {
       expect(log).toEqual(['run npm install (network)', 'run npm install (network)', 'run npm install (none)']);
       await expectPage(grant).toHaveCount(1);
     });
+  });
+
+  it('a write that changes nothing and an edit that cannot apply fail at once, without asking', async () => {
+    const workbench = await open({
+      tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }),
+    });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-project-');
+    onTestFinished(folder.remove);
+    writeFileSync(join(folder.path, 'notes.txt'), 'hello\nhello\n');
+    // The usual autonomy: writes ask first.
+    const created = await workbench.host.invoke('session:create', { title: 'Checks', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    const sessionId = (created.value as { id: string }).id;
+    await page.reload();
+    await page.getByRole('button', { name: /^Checks/ }).click();
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    const answers = page.getByRole('article', { name: 'Answer' });
+
+    server.enqueue(
+      { steps: [toolCall('edit_file', { path: 'notes.txt', oldText: 'goodbye', newText: 'bye' }, 'e1')] },
+      textTurn('The edit did not apply.'),
+    );
+    await send(page, 'Edit the notes');
+    await expectPage(answers.last()).toContainText('The edit did not apply.');
+    // The app names calls its own way: the cards are found by their tool, in order.
+    const edits = page.getByRole('region', { name: 'Tool edit_file' });
+    const edit = edits.nth(0);
+    await expectPage(edit).toHaveAttribute('data-state', 'failed');
+    await expectPage(edit.getByLabel('Output')).toContainText('oldText was not found in notes.txt');
+
+    server.enqueue(
+      { steps: [toolCall('edit_file', { path: 'notes.txt', oldText: 'hello', newText: 'bye' }, 'e2')] },
+      textTurn('The edit was ambiguous.'),
+    );
+    await send(page, 'Edit the notes again');
+    await expectPage(answers.last()).toContainText('The edit was ambiguous.');
+    await expectPage(edits.nth(1)).toHaveAttribute('data-state', 'failed');
+    await expectPage(edits.nth(1).getByLabel('Output')).toContainText('oldText occurs 2 times in notes.txt');
+
+    server.enqueue(
+      { steps: [toolCall('write_file', { path: 'notes.txt', content: 'hello\nhello\n' }, 'w1')] },
+      textTurn('Nothing to write.'),
+    );
+    await send(page, 'Write the notes');
+    await expectPage(answers.last()).toContainText('Nothing to write.');
+    const write = page.getByRole('region', { name: 'Tool write_file' }).nth(0);
+    await expectPage(write).toHaveAttribute('data-state', 'failed');
+    await expectPage(write.getByLabel('Output')).toContainText('notes.txt already holds exactly this text');
+    // No gate was opened for any of them: the model heard at once.
+    await expectPage(gate).toHaveCount(0);
+    const audit = await workbench.host.invoke('audit:list', { sessionId });
+    expect(audit.ok && (audit.value as { rows: Array<{ kind: string }> }).rows.filter((row) => row.kind === 'gate')).toEqual([]);
+
+    // A write that changes something still asks.
+    server.enqueue({ steps: [toolCall('write_file', { path: 'notes.txt', content: 'bye\n' }, 'w2')] }, textTurn('Written.'));
+    await send(page, 'Write new notes');
+    await expectPage(gate).toContainText('Approve write_file?');
+    await gate.getByRole('button', { name: 'Deny' }).click();
   });
 });

@@ -106,6 +106,97 @@ describe('the file tools in a turn', () => {
     ]);
     await transport.invoke('approval:answer', { approvalId: asked[1]?.approvalId ?? '', decision: 'deny' });
     await core.runtime?.whenIdle(sessionId);
+  /** Waits for the gate of `tool` that has no answer yet, and answers it. */
+  const answerGate = async (
+    tool: string,
+    decision: 'allow_once' | 'deny',
+  ): Promise<Extract<JournalEntry['event'], { type: 'approval_requested' }>> => {
+    for (;;) {
+      const events = (await journal()).map((entry) => entry.event);
+      const open = events.find(
+        (event): event is Extract<JournalEntry['event'], { type: 'approval_requested' }> =>
+          event.type === 'approval_requested' &&
+          event.tool === tool &&
+          !events.some((answer) => answer.type === 'approval_answered' && answer.approvalId === event.approvalId),
+      );
+      if (open) {
+        await transport.invoke('approval:answer', { approvalId: open.approvalId, decision });
+        return open;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  /** What the model has been given for the tool calls of the session, in order, as its last request carried them. */
+  const toolResults = (): string[] =>
+    (server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>)
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.content);
+
+  /** The gates opened since the journal had `from` entries. */
+  const gatesSince = async (from: number): Promise<JournalEntry[]> =>
+    (await journal()).slice(from).filter((entry) => entry.event.type === 'approval_requested');
+
+  it('fails an edit whose text is not in the file, or is there twice, at once and without asking', async () => {
+    writeFileSync(join(folder.path, 'once.txt'), 'one\n');
+    writeFileSync(join(folder.path, 'twice.txt'), 'a\na\n');
+    const from = (await journal()).length;
+    server.enqueue(
+      {
+        steps: [
+          toolCall('edit_file', { path: 'once.txt', oldText: 'two', newText: 'three' }, 'e1'),
+          toolCall('edit_file', { path: 'twice.txt', oldText: 'a', newText: 'b' }, 'e2'),
+        ],
+      },
+      { steps: [toolCall('edit_file', { path: 'once.txt', oldText: 'one', newText: 'one' }, 'e3')] },
+      textTurn('None of them applied.'),
+    );
+    await transport.invoke('run:send', { sessionId, text: 'Edit the files' });
+    await core.runtime?.whenIdle(sessionId);
+    expect(await gatesSince(from)).toEqual([]);
+    expect(toolResults().slice(-3)).toEqual([
+      'edit_file failed: oldText was not found in once.txt. Read the file again and copy the text exactly, whitespace included.',
+      'edit_file failed: oldText occurs 2 times in twice.txt. Give more context to make it unique, or set replaceAll.',
+      'edit_file failed: newText is the same as oldText: the edit would change nothing in once.txt.',
+    ]);
+    expect(readFileSync(join(folder.path, 'once.txt'), 'utf8')).toBe('one\n');
+  });
+
+  it('fails a write that would leave the file as it is, at once and without asking, and says so when run without a gate', async () => {
+    writeFileSync(join(folder.path, 'same.txt'), 'as it is\n');
+    const from = (await journal()).length;
+    server.enqueue({ steps: [toolCall('write_file', { path: 'same.txt', content: 'as it is\n' }, 'w1')] }, textTurn('Nothing to write.'));
+    await transport.invoke('run:send', { sessionId, text: 'Write the file' });
+    await core.runtime?.whenIdle(sessionId);
+    expect(await gatesSince(from)).toEqual([]);
+    expect(toolResults().slice(-1)).toEqual(['write_file failed: same.txt already holds exactly this text: there is nothing to write.']);
+
+    // Where writes run without asking, the write itself says the same.
+    await transport.invoke('session:setAutonomy', { sessionId, autonomy: 'L2' });
+    server.enqueue({ steps: [toolCall('write_file', { path: 'same.txt', content: 'as it is\n' }, 'w2')] }, textTurn('Still nothing.'));
+    await transport.invoke('run:send', { sessionId, text: 'Write it again' });
+    await core.runtime?.whenIdle(sessionId);
+    expect(toolResults().at(-1)).toBe('write_file failed: same.txt already holds exactly this text: there is nothing to write.');
+    await transport.invoke('session:setAutonomy', { sessionId, autonomy: 'L1' });
+  });
+
+  it('asks about an edit of a file a call before it in the same answer writes, showing the file as it is by then', async () => {
+    server.enqueue(
+      {
+        steps: [
+          toolCall('write_file', { path: 'new.txt', content: 'first\n' }, 'w1'),
+          toolCall('edit_file', { path: 'new.txt', oldText: 'first', newText: 'second' }, 'e1'),
+        ],
+      },
+      textTurn('Written and edited.'),
+    );
+    await transport.invoke('run:send', { sessionId, text: 'Write, then edit' });
+    await answerGate('write_file', 'allow_once');
+    const edit = await answerGate('edit_file', 'allow_once');
+    expect(edit.preview).toContain('-first');
+    expect(edit.preview).toContain('+second');
+    await core.runtime?.whenIdle(sessionId);
+    expect(readFileSync(join(folder.path, 'new.txt'), 'utf8')).toBe('second\n');
   });
 
   it('tells the model plainly when a path is refused', async () => {

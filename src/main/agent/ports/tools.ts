@@ -59,6 +59,12 @@ export interface Tool {
   summarize(input: unknown): string;
   /** What the call would change, shown before it runs (a unified diff for file writes), or null. */
   preview(input: unknown, context: { workspacePath: string | null }): Promise<string | null>;
+  /**
+   * Why the call would fail as it stands, before it changes anything (an edit whose text is not in the file, a write
+   * that changes nothing), in the words its failure would have; null when it may run. Asked before a gate opens, so
+   * the person is never asked about a call that cannot do anything.
+   */
+  check?(input: unknown, context: { workspacePath: string | null }): Promise<string | null>;
   execute(input: unknown, context: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -78,6 +84,8 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly pathOf?: (input: z.output<S>) => string;
   readonly summarize?: (input: z.output<S>) => string;
   readonly preview?: (input: z.output<S>, context: { workspacePath: string | null }) => Promise<string | null>;
+  /** Throws the error `execute` would fail with, when it can be known before running (see `Tool.check`). */
+  readonly check?: (input: z.output<S>, context: { workspacePath: string | null }) => Promise<void>;
   readonly execute: (input: z.output<S>, context: ToolContext) => Promise<ToolOutcome>;
 }
 
@@ -162,6 +170,15 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
       } catch (error) {
         // A preview that cannot be made (a refused path, text not found) is shown as such; the call will fail the same way.
         return `(no preview: ${error instanceof Error ? error.message : String(error)})`;
+      }
+    },
+    check: async (input, context) => {
+      if (!declaration.check) return null;
+      try {
+        await declaration.check(input as Input, context);
+        return null;
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
       }
     },
     execute: (input, context) => declaration.execute(input as Input, context),

@@ -61,8 +61,18 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
     const held = await runCall(context, item, ruleOf(item, fromPlan, false));
     return afterReviews(context, [held], { kind: 'execute', queue: rest, fromPlan });
   }
-  // A call decided again after a restart has no preview yet; the gate shows what it would change.
-  if (!earlier && item.call.preview === null) await addPreviews([item.call], context.setup.workspacePath);
+  if (!earlier) {
+    // Nobody is asked about a call that cannot do anything (an edit whose text is not there, a write that changes
+    // nothing): it fails at once, as it would have run. Asked now, after the calls before it in the response have run.
+    const { workspacePath } = context.setup;
+    const failure = (await item.call.tool.check?.(item.call.input, { workspacePath })) ?? null;
+    if (failure !== null) {
+      giveResult(context, item.call, 'failed', `${item.call.tool.name} failed: ${failure}`, 0);
+      return { kind: 'execute', queue: rest, fromPlan };
+    }
+    // What it would change, as the files are now: the calls before it may have changed them since the response ended.
+    await addPreviews([item.call], workspacePath);
+  }
   return openCallGate(context, item, rest, fromPlan);
 }
 
