@@ -130,4 +130,87 @@ describe('the conversation view', () => {
     expect(await distanceFromEnd(page)).toBeLessThan(40);
     await workbench.screenshot('conversation-after-sending');
   });
+
+  it('closing “What the model saw” leaves the conversation where it was, and “↓ Latest” shows only away from the end', async () => {
+    const workbench = await open();
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    for (let turn = 0; turn < 4; turn += 1) {
+      server.enqueue(textTurn(`Answer ${turn}.\n\n${'A line of the answer.\n\n'.repeat(12)}`));
+      await page.getByRole('textbox', { name: 'Message' }).fill(`Question ${turn}`);
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText(`Answer ${turn}.`);
+    }
+    const jump = page.getByRole('button', { name: 'Jump to the latest message' });
+    await settle(page);
+    expect(await distanceFromEnd(page)).toBeLessThan(40);
+    await expectPage(jump).toHaveCount(0);
+
+    const scrollTop = (): Promise<number> => page.locator('.conversation').evaluate((element) => element.scrollTop);
+    const before = await scrollTop();
+    await page.getByRole('button', { name: 'What the model saw' }).last().click();
+    const dialog = page.getByRole('dialog', { name: 'What the model saw' });
+    await expectPage(dialog.locator('details').first()).toBeVisible();
+    // Reading the prompt scrolls the dialog, not the conversation behind it.
+    await dialog.hover();
+    await page.mouse.wheel(0, -400);
+    await page.mouse.wheel(0, 200);
+    await dialog.locator('summary').first().click();
+    await dialog.getByRole('button', { name: 'Close the prompt' }).click();
+    await expectPage(dialog).toHaveCount(0);
+    await settle(page);
+    expect(await scrollTop()).toBe(before);
+    expect(await distanceFromEnd(page)).toBeLessThan(40);
+    await expectPage(page.getByRole('article', { name: 'Answer' }).filter({ hasText: 'Answer 3.' })).toBeInViewport();
+    await expectPage(jump).toHaveCount(0);
+
+    // Closed with Esc, the same.
+    await page.getByRole('button', { name: 'What the model saw' }).last().click();
+    await expectPage(dialog).toBeVisible();
+    await page.keyboard.press('PageUp');
+    await page.keyboard.press('Escape');
+    await expectPage(dialog).toHaveCount(0);
+    await settle(page);
+    expect(await distanceFromEnd(page)).toBeLessThan(40);
+    await expectPage(jump).toHaveCount(0);
+
+    // Scrolled up, the button shows; scrolled back to the end by hand, it goes.
+    await page.locator('.conversation').hover();
+    await page.mouse.wheel(0, -600);
+    await expectPage(jump).toBeVisible();
+    // From there too, the prompt of an answer in view opens and closes over the conversation without moving it.
+    const inView = page.getByRole('button', { name: 'What the model saw' });
+    const clearOfEdges = async (): Promise<number> => {
+      const all = await inView.all();
+      for (const [index, button] of all.entries()) {
+        const clear = await button.evaluate((element) => {
+          const view = element.closest('.conversation')?.getBoundingClientRect();
+          const box = element.getBoundingClientRect();
+          return view !== undefined && box.height > 0 && box.top > view.top + 20 && box.bottom < view.bottom - 80;
+        });
+        if (clear) return index;
+      }
+      return -1;
+    };
+    let found = await clearOfEdges();
+    for (let step = 0; step < 20 && found < 0; step += 1) {
+      await page.mouse.wheel(0, -150);
+      await settle(page, 2);
+      found = await clearOfEdges();
+    }
+    expect(found).toBeGreaterThanOrEqual(0);
+    await settle(page);
+    const middle = await scrollTop();
+    await inView.nth(found).click();
+    await expectPage(dialog).toBeVisible();
+    await dialog.getByRole('button', { name: 'Close the prompt' }).click();
+    await settle(page);
+    expect(await scrollTop()).toBe(middle);
+    await expectPage(jump).toBeVisible();
+    await page.locator('.conversation').hover();
+    await page.mouse.wheel(0, 100_000);
+    await expectPage.poll(() => distanceFromEnd(page)).toBeLessThan(2);
+    await expectPage(jump).toHaveCount(0);
+  });
 });

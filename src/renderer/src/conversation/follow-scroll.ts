@@ -6,7 +6,17 @@
  */
 
 import { useVirtualizer, type ReactVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent, type RefObject, type UIEvent, type WheelEvent } from 'react';
+import {
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type PointerEvent,
+  type RefObject,
+  type TouchEvent,
+  type UIEvent,
+  type WheelEvent,
+} from 'react';
 import { toDisposable, type Disposable } from '../../../shared/lifecycle';
 import type { ViewMessage } from '../../../shared/session-view';
 import { animationFrame, scheduleIn, useDisposables } from '../disposables';
@@ -59,6 +69,8 @@ function usePersonScrolling(): PersonScrolling {
       (event: KeyboardEvent) => {
         const target = event.target instanceof HTMLElement ? event.target : null;
         if (!scrollKeys.has(event.key) || target?.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName ?? '')) return;
+        // Keys in a dialog scroll the dialog, over the conversation.
+        if (target?.closest('dialog')) return;
         noteIntent(upKeys.has(event.key));
       },
       { capture: true },
@@ -107,6 +119,35 @@ function useFollowEnd(
   return follow;
 }
 
+/** Pixels within which the view counts as at the end: a little for rounding, as browsers scroll by fractions. */
+const atEndWithin = 1;
+
+/** Whether the conversation shows its end. */
+function atEnd(element: HTMLElement): boolean {
+  return element.scrollHeight - element.scrollTop - element.clientHeight <= atEndWithin;
+}
+
+/**
+ * Whether a wheel turned over the conversation scrolls the conversation itself: not over a dialog opened from a
+ * message (its own content scrolls, and it is not the conversation), nor over something inside that still scrolls
+ * that way (a long command's output, a wide table).
+ */
+function wheelScrollsConversation(event: WheelEvent<HTMLDivElement>): boolean {
+  const scroller = event.currentTarget;
+  const up = event.deltaY < 0;
+  for (let node = event.target instanceof Element ? event.target : null; node && node !== scroller; node = node.parentElement) {
+    if (node instanceof HTMLDialogElement) return false;
+    const overflow = getComputedStyle(node).overflowY;
+    const scrollable = (overflow === 'auto' || overflow === 'scroll') && node.scrollHeight > node.clientHeight;
+    if (scrollable && (up ? node.scrollTop > 0 : node.scrollTop + node.clientHeight < node.scrollHeight - atEndWithin)) return false;
+  }
+  // The scroller's own position is not looked at: the compositor may have scrolled it already when the event arrives.
+  return scroller.scrollHeight > scroller.clientHeight;
+}
+
+/** Whether a pointer or touch event came from a dialog opened from a message rather than from the conversation. */
+const fromDialog = (event: { target: EventTarget }): boolean => event.target instanceof Element && event.target.closest('dialog') !== null;
+
 /** What the conversation's scrolling gives its view: the rows to draw, whether it is away from the end, and its handlers. */
 export interface ConversationScroll {
   readonly scroller: RefObject<HTMLDivElement | null>;
@@ -116,7 +157,7 @@ export interface ConversationScroll {
   readonly jumpToEnd: () => void;
   readonly handlers: {
     readonly onWheel: (event: WheelEvent<HTMLDivElement>) => void;
-    readonly onTouchMove: () => void;
+    readonly onTouchMove: (event: TouchEvent<HTMLDivElement>) => void;
     readonly onPointerDown: (event: PointerEvent<HTMLDivElement>) => void;
     readonly onScroll: (event: UIEvent<HTMLDivElement>) => void;
   };
@@ -133,7 +174,9 @@ export function useFollowScroll(sessionId: string, messages: readonly ViewMessag
   const [away, setAway] = useState(false);
   const pin = (value: boolean): void => {
     pinned.current = value;
-    setAway(!value);
+    // The way back down is offered only where there is a way down.
+    const element = scroller.current;
+    setAway(!value && element !== null && !atEnd(element));
   };
   const last = messages.at(-1);
   const virtualizer = useVirtualizer({
@@ -200,12 +243,21 @@ export function useFollowScroll(sessionId: string, messages: readonly ViewMessag
       scheduleIn(disposables, animationFrame, () => document.getElementById(`tool-${id}`)?.scrollIntoView({ block: 'center' }));
     });
   }, []);
-  useEffect(() => follow.current(), [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls, drafting]);
+  // Not following, the view offers the way down once there is one (something arrived below it).
+  const showWayDown = (): void => {
+    const element = scroller.current;
+    if (!pinned.current && element) setAway(!atEnd(element));
+  };
+  useEffect(() => {
+    follow.current();
+    showWayDown();
+  }, [messages.length, last?.text.length, last?.reasoning.length, last?.toolCalls, drafting]);
   // Rows measured anew are followed too, unless the person has just opened or closed something
   // (a tool card, the reasoning), which then stays where it is.
   const totalSize = virtualizer.getTotalSize();
   useEffect(() => {
     if (performance.now() - intent.current.at > 1_000) follow.current();
+    showWayDown();
   }, [totalSize]);
   const lastTop = useRef(0);
 
@@ -220,14 +272,21 @@ export function useFollowScroll(sessionId: string, messages: readonly ViewMessag
     },
     handlers: {
       onWheel: (event) => {
+        // A wheel turned over a dialog or over something that scrolls of its own leaves the conversation where it is.
+        if (!wheelScrollsConversation(event)) return;
         noteIntent(event.deltaY < 0);
         // Up is away from the end at once, before the scroll it makes (which the view's own
         // adjustments in the same frame could cut short).
-        const element = event.currentTarget;
-        if (event.deltaY < 0 && element.scrollHeight > element.clientHeight) pin(false);
+        if (event.deltaY < 0) {
+          pinned.current = false;
+          setAway(true);
+        }
       },
-      onTouchMove: () => noteIntent(),
+      onTouchMove: (event) => {
+        if (!fromDialog(event)) noteIntent();
+      },
       onPointerDown: (event) => {
+        if (fromDialog(event)) return;
         // On the scroll bar itself: a drag.
         if (event.target === event.currentTarget) intent.current.holding = true;
         noteIntent();
@@ -238,11 +297,14 @@ export function useFollowScroll(sessionId: string, messages: readonly ViewMessag
         const wentUp = top < lastTop.current;
         lastTop.current = top;
         const byPerson = scrolling();
+        // At the very end, the view follows again, however it got there.
+        if (atEnd(element)) pin(true);
         // Up by the person, however little (a touchpad's small steps), leaves the end, whatever the
         // view's own adjustments do to the position meanwhile.
-        if (byPerson && (wentUp || intent.current.up)) pin(false);
+        else if (byPerson && (wentUp || intent.current.up)) pin(false);
         else if (element.scrollHeight - top - element.clientHeight < 40) pin(true);
         else if (byPerson) pin(false);
+        else showWayDown();
       },
     },
   };
