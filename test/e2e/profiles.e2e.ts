@@ -100,4 +100,58 @@ describe('agent profiles in the UI', () => {
     await expectPage(page.getByRole('button', { name: 'Agent: No shell (1 off)' })).toBeVisible();
     folder.remove();
   });
+
+  it('the profile editor keeps each checkbox on its label’s line and shows its placeholders whole', async () => {
+    const workbench = await open();
+    const { page } = workbench;
+    await workbench.configureScriptedModel();
+    await page.keyboard.press('Control+,');
+    const section = page.getByRole('region', { name: 'Agent profiles' });
+    await section.getByRole('button', { name: 'New profile' }).click();
+    const editor = section.getByRole('form', { name: 'New profile' });
+    await expectPage(editor).toBeVisible();
+    for (const [width, height] of [
+      [1024, 640],
+      [1280, 800],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      // The fields are laid out again at the new size.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const checkboxes = editor.getByRole('checkbox');
+      expect(await checkboxes.count()).toBeGreaterThan(0);
+      for (const checkbox of await checkboxes.all()) {
+        // The box and its words share one line: the label is no taller than a line or two of text, and the box sits beside them.
+        const placed = await checkbox.evaluate((box) => {
+          const label = box.closest('label');
+          if (!label) return 'no label';
+          const boxRect = box.getBoundingClientRect();
+          const range = document.createRange();
+          const text = [...label.childNodes].find((node) => node.nodeType === Node.TEXT_NODE && node.textContent?.trim());
+          if (!text) return 'no text';
+          range.selectNodeContents(text);
+          const words = range.getBoundingClientRect();
+          const middle = boxRect.top + boxRect.height / 2;
+          return middle >= words.top && middle <= words.bottom && boxRect.right <= words.left ? 'on one line' : 'apart';
+        });
+        expect(placed, (await checkbox.getAttribute('aria-label')) ?? 'a checkbox').toBe('on one line');
+      }
+      const cut = await editor.evaluate((form) =>
+        [...form.querySelectorAll<HTMLInputElement>('input[placeholder]')]
+          .filter((input) => {
+            const style = getComputedStyle(input);
+            const canvas = document.createElement('canvas').getContext('2d');
+            if (!canvas) return true;
+            canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+            const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+            // A number input keeps room for its spin buttons on the right.
+            const spin = input.type === 'number' ? 18 : 0;
+            return canvas.measureText(input.placeholder).width > room - spin;
+          })
+          .map((input) => input.placeholder),
+      );
+      expect(cut).toEqual([]);
+    }
+    await editor.getByRole('checkbox').first().scrollIntoViewIfNeeded();
+    await workbench.screenshotAtSizes('profile-editor-fields');
+  });
 });

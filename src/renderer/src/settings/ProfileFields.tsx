@@ -59,7 +59,7 @@ export function ModelField({
 /** How a profile's model answers and how much it may do at first: temperature, answer tokens, starting autonomy. */
 export function TuningFields({ draft, set }: { draft: Draft; set: SetDraftField }) {
   return (
-    <div className="row small">
+    <div className="row small profile-tuning">
       <label>
         Temperature
         <input
