@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { systemClock } from '../../src/main/agent/ports/clock';
 import { testTools, toolCall } from '../main/agent/harness';
 import { closedPort } from '../helpers';
 import { ScriptedModelServer, textTurn } from '../scripted-model-server';
@@ -104,5 +105,27 @@ describe('settings in the workbench', () => {
     const providers = await host.invoke('provider:list', {});
     expect(providers.ok && (providers.value as unknown[]).length).toBe(1);
     await workbench.screenshot('settings-found-server-saved');
+  });
+
+  it('Settings says “None” when every trust grant has run out', async () => {
+    const log: string[] = [];
+    // The app's clock runs ten minutes behind the window's: a five-minute grant is over by the window's clock, though
+    // the app still lists it.
+    const workbench = await open({ tools: testTools(log).tools, clock: { ...systemClock, now: () => Date.now() - 10 * 60_000 } });
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue({ steps: [toolCall('write_note', { name: 'todo', text: 'milk' })] }, textTurn('Written.'));
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write my todo');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    await gate.getByRole('button', { name: '5 min' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Written.');
+    const grants = await workbench.host.invoke('trust:list', {});
+    expect(grants.ok && (grants.value as unknown[]).length).toBe(1);
+
+    await page.keyboard.press('Control+,');
+    const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Trust grants' });
+    await expectPage(section).toContainText('None');
   });
 });

@@ -106,6 +106,8 @@ describe('the file tools in a turn', () => {
     ]);
     await transport.invoke('approval:answer', { approvalId: asked[1]?.approvalId ?? '', decision: 'deny' });
     await core.runtime?.whenIdle(sessionId);
+  });
+
   /** Waits for the gate of `tool` that has no answer yet, and answers it. */
   const answerGate = async (
     tool: string,

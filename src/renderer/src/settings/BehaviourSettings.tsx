@@ -72,16 +72,11 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
 
 /** The trust grants in force, each with its countdown and a way to revoke it. */
 export function TrustGrantSettings({ store }: { store: AppStore }) {
-  const grants = useAppState(store, (state) => state.grants);
   const field = settingField('trust');
   return (
     <SettingsSection id="trust">
       <div {...field('Trust grants in force', 'Answer a gate with a duration to make one; revoke it here.')}>
-        {grants.length === 0 ? (
-          <p className="muted small">None. Answer a gate with a duration to make one.</p>
-        ) : (
-          <TrustGrants store={store} />
-        )}
+        <TrustGrants store={store} empty={<p className="muted small">None. Answer a gate with a duration to make one.</p>} />
       </div>
     </SettingsSection>
   );

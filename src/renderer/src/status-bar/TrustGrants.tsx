@@ -2,7 +2,7 @@
  * The active trust grants, each with a live countdown and a one-click revoke, in the status bar and in Settings.
  */
 
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { TrustGrant } from '../../../shared/domain';
 import { useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
@@ -15,8 +15,11 @@ function remaining(grant: TrustGrant, now: number): string {
   return hours > 0 ? `${hours}h ${String(minutes).padStart(2, '0')}m` : `${minutes}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
-/** Active trust grants with a live countdown and one-click revoke. Expired ones disappear on their own. */
-export function TrustGrants({ store }: { store: AppStore }) {
+/**
+ * Active trust grants with a live countdown and one-click revoke. Expired ones disappear on their own; with none left,
+ * `empty` is shown (nothing by default).
+ */
+export function TrustGrants({ store, empty = null }: { store: AppStore; empty?: ReactNode }) {
   const grants = useAppState(store, (state) => state.grants);
   const [now, setNow] = useState(Date.now());
   useDisposables(
@@ -29,7 +32,7 @@ export function TrustGrants({ store }: { store: AppStore }) {
     [grants],
   );
   const live = grants.filter((grant) => grant.expiresAt === null || grant.expiresAt > now);
-  if (live.length === 0) return null;
+  if (live.length === 0) return <>{empty}</>;
   return (
     <ul className="grants" aria-label="Trust grants">
       {live.map((grant) => (
