@@ -32,6 +32,7 @@ export const emptySessionView: SessionView = {
   plan: null,
   queued: null,
   checkpoints: [],
+  lastAnswer: null,
   lastRestore: null,
   usage: {
     inputTokens: 0,

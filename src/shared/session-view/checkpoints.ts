@@ -14,14 +14,27 @@ export type CheckpointEvent = Extract<
 /** The view after one event of a checkpoint or of the files it holds. */
 export function applyCheckpointEvent(view: SessionView, event: CheckpointEvent, { seq, at }: EntryPlace): SessionView {
   switch (event.type) {
-    case 'checkpoint_saved':
+    case 'checkpoint_saved': {
+      // The checkpoint of an answer at a gate is saved right after the answer, and remembers it.
+      const answer = event.source === 'approval' && view.lastAnswer !== null ? { answer: view.lastAnswer } : {};
       return {
         ...turnStepped(view, event.turnId, at),
+        lastAnswer: null,
         checkpoints: [
           ...view.checkpoints,
-          { id: event.checkpointId, turnId: event.turnId, seq: event.seq, source: event.source, at, filesChanged: null, journalSeq: seq },
+          {
+            id: event.checkpointId,
+            turnId: event.turnId,
+            seq: event.seq,
+            source: event.source,
+            at,
+            filesChanged: null,
+            journalSeq: seq,
+            ...answer,
+          },
         ],
       };
+    }
     case 'checkpoint_recovered':
       return { ...view, warnings: [...view.warnings, event.message] };
     case 'files_snapshotted': {

@@ -3,7 +3,7 @@
 import { BugError } from '../errors';
 import type { RuntimeEvent } from '../events';
 import type { SessionView } from './types';
-import { updateToolCall } from './updates';
+import { toolOf, updateToolCall } from './updates';
 
 export type GateEvent = Extract<
   RuntimeEvent,
@@ -25,9 +25,10 @@ export function applyGateEvent(view: SessionView, event: GateEvent): SessionView
         },
       };
     case 'plan_answered': {
-      if (view.plan?.planId !== event.planId) return view;
+      const answered = { ...view, lastAnswer: { gate: 'plan', decision: event.answer } as const };
+      if (view.plan?.planId !== event.planId) return answered;
       const state = event.answer === 'approve' ? 'running' : event.answer === 'reject' ? 'rejected' : 'refining';
-      return { ...view, plan: { ...view.plan, state } };
+      return { ...answered, plan: { ...view.plan, state } };
     }
     case 'approval_requested':
       return {
@@ -45,8 +46,15 @@ export function applyGateEvent(view: SessionView, event: GateEvent): SessionView
           folders: event.folders ?? [],
         },
       };
-    case 'approval_answered':
-      return { ...view, pendingApproval: view.pendingApproval?.approvalId === event.approvalId ? null : view.pendingApproval };
+    case 'approval_answered': {
+      const asked = view.pendingApproval?.approvalId === event.approvalId ? view.pendingApproval : null;
+      const tool = asked?.tool ?? toolOf(view, event.toolCallId);
+      return {
+        ...view,
+        pendingApproval: asked ? null : view.pendingApproval,
+        lastAnswer: { gate: 'call', tool, decision: event.decision },
+      };
+    }
     case 'trust_grant_created':
       // The grants are listed from the trust store, not from the view.
       return view;

@@ -3,7 +3,7 @@
 import { BugError } from '../errors';
 import type { RuntimeEvent } from '../events';
 import type { SessionView, ViewInjection } from './types';
-import { updateToolCall } from './updates';
+import { toolOf, updateToolCall } from './updates';
 
 export type GuardEvent = Extract<RuntimeEvent, { type: 'tool_result_held' | 'tool_result_reviewed' | 'tool_retry_scheduled' }>;
 
@@ -41,6 +41,8 @@ export function applyGuardEvent(view: SessionView, event: GuardEvent): SessionVi
       return { ...updated, pendingReviews: [...others, found] };
     }
     case 'tool_result_reviewed': {
+      const tool = view.pendingReviews.find((pending) => pending.reviewId === event.reviewId)?.tool ?? toolOf(view, event.toolCallId);
+      const lastAnswer = { gate: 'result', tool, decision: event.decision } as const;
       const updated = updateToolCall(view, event.toolCallId, (call) => ({
         ...call,
         injection: {
@@ -49,7 +51,7 @@ export function applyGuardEvent(view: SessionView, event: GuardEvent): SessionVi
           stopped: event.stopped === true,
         },
       }));
-      return { ...updated, pendingReviews: view.pendingReviews.filter((pending) => pending.reviewId !== event.reviewId) };
+      return { ...updated, lastAnswer, pendingReviews: view.pendingReviews.filter((pending) => pending.reviewId !== event.reviewId) };
     }
     case 'tool_retry_scheduled':
       return updateToolCall(view, event.toolCallId, (call) => ({

@@ -3,9 +3,9 @@
 import type { Attachment } from '../attachments';
 import type { BudgetKind } from '../budgets';
 import type { ErrorInfo } from '../errors';
-import type { Escalation, RiskLevel, SessionStatus, WindowSource } from '../domain';
+import type { ApprovalDecision, Escalation, RiskLevel, SessionStatus, WindowSource } from '../domain';
 import type { PlanStep, ToolCallStatus } from '../events';
-import type { InjectionSign } from '../guardrails';
+import type { InjectionSign, ResultReviewDecision } from '../guardrails';
 import type { ViewDrafting } from '../tool-call-drafts';
 
 export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
@@ -164,6 +164,8 @@ export interface SessionView {
   readonly queued: string | null;
   /** Every saved checkpoint, oldest first: the timeline. */
   readonly checkpoints: ReadonlyArray<ViewCheckpoint>;
+  /** The person's newest answer at a gate, until the checkpoint saved after it takes it. */
+  readonly lastAnswer: ViewGateAnswer | null;
   /** The newest restore of files, which can be undone. */
   readonly lastRestore: {
     readonly restoreId: string;
@@ -240,7 +242,15 @@ export interface ViewCheckpoint {
   readonly filesChanged: readonly string[] | null;
   /** Where in the journal it was saved: a tool's checkpoint follows that tool's result. */
   readonly journalSeq?: number;
+  /** Saved after the person answered a gate: what they answered. */
+  readonly answer?: ViewGateAnswer;
 }
+
+/** The person's answer at a gate: to a call, to a plan, or to a result held for review. */
+export type ViewGateAnswer =
+  | { readonly gate: 'call'; readonly tool: string; readonly decision: ApprovalDecision }
+  | { readonly gate: 'plan'; readonly decision: 'approve' | 'reject' | 'refine' }
+  | { readonly gate: 'result'; readonly tool: string; readonly decision: ResultReviewDecision };
 
 export interface ViewInterruption {
   readonly turnId: string | null;

@@ -31,6 +31,15 @@ export function updateMessage(
   return view;
 }
 
+/** The tool of a call of the view, by its id; "a tool" when the call is not on the line shown. */
+export function toolOf(view: SessionView, toolCallId: string): string {
+  for (let index = view.messages.length - 1; index >= 0; index -= 1) {
+    const call = view.messages[index]?.toolCalls.find((candidate) => candidate.id === toolCallId);
+    if (call) return call.tool;
+  }
+  return 'a tool';
+}
+
 export function updateToolCall(view: SessionView, toolCallId: string, update: (call: ViewToolCall) => ViewToolCall): SessionView {
   return updateMessage(
     view,

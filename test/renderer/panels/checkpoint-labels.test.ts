@@ -64,4 +64,57 @@ describe('what each checkpoint of the history says', () => {
       'read_file slow.txt',
     ]);
   });
+
+  it('says what the person answered at each gate: allowed, denied, approved, withheld', () => {
+    const gate = (toolCallId: string, approvalId: string) => ({
+      type: 'approval_requested',
+      ...ref,
+      toolCallId,
+      approvalId,
+      tool: 'write_file',
+      summary: 'a.txt',
+      input: { path: 'a.txt' },
+      risk: 'write_low',
+      reason: 'autonomy L1 asks first',
+    });
+    const answered = (toolCallId: string, approvalId: string, decision: string) => ({
+      type: 'approval_answered',
+      ...ref,
+      toolCallId,
+      approvalId,
+      decision,
+    });
+    const write = (toolCallId: string) => ({ ...requested(toolCallId, 'a.txt'), tool: 'write_file', risk: 'write_low' });
+    const view = reduceSessionView(
+      emptySessionView,
+      journal([
+        { type: 'user_message', ...ref, messageId: 'u1', text: 'Write twice' },
+        { type: 'assistant_message_started', ...ref, messageId: 'a1' },
+        write('c1'),
+        write('c2'),
+        write('c3'),
+        gate('c1', 'g1'),
+        answered('c1', 'g1', 'allow_once'),
+        checkpoint('k1', 1, 'approval'),
+        gate('c2', 'g2'),
+        answered('c2', 'g2', 'deny'),
+        checkpoint('k2', 2, 'approval'),
+        gate('c3', 'g3'),
+        answered('c3', 'g3', 'allow_30m'),
+        checkpoint('k3', 3, 'approval'),
+        { type: 'plan_answered', ...ref, planId: 'p1', answer: 'approve' },
+        checkpoint('k4', 4, 'approval'),
+        { type: 'tool_result_held', ...ref, toolCallId: 'c1', reviewId: 'r1', tool: 'write_file' },
+        { type: 'tool_result_reviewed', ...ref, toolCallId: 'c1', reviewId: 'r1', decision: 'withhold' },
+        checkpoint('k5', 5, 'approval'),
+      ]),
+    );
+    expect(checkpointLabels(view.checkpoints, view.messages)).toEqual([
+      'You allowed write_file once',
+      'You denied write_file',
+      'You allowed write_file for 30 min',
+      'You approved the plan',
+      'You withheld the result of write_file',
+    ]);
+  });
 });

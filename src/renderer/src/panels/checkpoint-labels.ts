@@ -3,7 +3,34 @@
  * after a message.
  */
 
-import type { ViewCheckpoint, ViewMessage } from '../../../shared/session-view';
+import type { ApprovalDecision } from '../../../shared/domain';
+import type { ViewCheckpoint, ViewGateAnswer, ViewMessage } from '../../../shared/session-view';
+
+/** How long an allow at a gate lasts, in words after "You allowed <tool>". */
+const allowWords: Readonly<Record<Exclude<ApprovalDecision, 'deny'>, string>> = {
+  allow_once: 'once',
+  allow_5m: 'for 5 min',
+  allow_30m: 'for 30 min',
+  allow_1h: 'for 1 h',
+  allow_5h: 'for 5 h',
+  allow_session: 'for this session',
+};
+
+/** The person's answer at a gate, as the history names its checkpoint: "You allowed write_file once". */
+export function answerWords(answer: ViewGateAnswer): string {
+  switch (answer.gate) {
+    case 'call':
+      return answer.decision === 'deny' ? `You denied ${answer.tool}` : `You allowed ${answer.tool} ${allowWords[answer.decision]}`;
+    case 'plan':
+      return answer.decision === 'approve'
+        ? 'You approved the plan'
+        : answer.decision === 'reject'
+          ? 'You rejected the plan'
+          : 'You asked for another plan';
+    case 'result':
+      return answer.decision === 'release' ? `You let the result of ${answer.tool} in` : `You withheld the result of ${answer.tool}`;
+  }
+}
 
 /** The first words of a text, on one line. */
 export function firstWords(text: string, limit = 60): string {
@@ -13,7 +40,7 @@ export function firstWords(text: string, limit = 60): string {
 
 /**
  * What happened at each checkpoint, in words a person can tell apart: the first words of the message, what the answer
- * said or asked for, the tool and its target, the answer at a gate. In the checkpoints' order.
+ * said or asked for, the tool and its target, the answer given at a gate. In the checkpoints' order.
  */
 export function checkpointLabels(checkpoints: readonly ViewCheckpoint[], messages: readonly ViewMessage[]): string[] {
   const byTurn = new Map<string, ViewMessage[]>();
@@ -48,7 +75,7 @@ export function checkpointLabels(checkpoints: readonly ViewCheckpoint[], message
         return call ? `${call.tool} ${firstWords(call.summary, 50)}`.trim() : 'Tool result';
       }
       case 'approval':
-        return 'Your answer at a gate';
+        return checkpoint.answer ? answerWords(checkpoint.answer) : 'Your answer at a gate';
       case 'compaction':
         return 'Older messages summarized';
       default:
