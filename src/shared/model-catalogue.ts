@@ -75,6 +75,17 @@ export function fitOn(machine: MachineInfo, memoryBytes: number): ModelFit {
 }
 
 /**
+ * Why a model too large for this machine (`fitOn`) cannot run here, in words after its name: "needs about 20 GB of
+ * memory, and this computer has 16.0 GB".
+ */
+export function tooLargeReason(memoryBytes: number, machine: MachineInfo): string {
+  const needs = `needs about ${sizeWords(memoryBytes)} of memory`;
+  return memoryBytes > machine.totalMemoryBytes
+    ? `${needs}, and this computer has ${sizeWords(machine.totalMemoryBytes)}`
+    : `${needs}, more than this computer’s ${sizeWords(machine.totalMemoryBytes)} can spare beside the system and other apps`;
+}
+
+/**
  * The catalogue as offered to this machine: each entry with its memory and fit, and the one recommended: the first of
  * the list (best first) that fits, else the smallest that is tight, else none.
  */

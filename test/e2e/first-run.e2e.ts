@@ -104,6 +104,24 @@ describe('running a model on this computer on a first run', () => {
     expect(workbench.pageErrors).toEqual([]);
   });
 
+  it('a model too large for this computer cannot be downloaded, and says why', async () => {
+    const workbench = await open({
+      discoveryCandidates: [{ name: 'Ollama', kind: 'ollama', baseUrl: `http://127.0.0.1:${await closedPort()}` }],
+      // With its window's cache and the runtime it needs about 13.9 GB: more than 16 GB can spare, though less than all of it.
+      modelCatalogue: [entry('huge-model', 'Huge Model (Q4_K_M)', 'http://127.0.0.1:9/huge.gguf', 11e9)],
+      machineInfo: () => machine,
+    });
+    const { page } = workbench;
+    const huge = page.getByRole('region', { name: 'Run a model on this computer' }).getByRole('listitem', { name: 'Huge Model (Q4_K_M)' });
+    await expectPage(huge).toContainText('too large for this computer');
+    const download = huge.getByRole('button', { name: 'Download Huge Model (Q4_K_M)' });
+    await expectPage(download).toBeDisabled();
+    await expectPage(download).toHaveAccessibleDescription(/needs about 13\.9 GB of memory, more than this computer’s 16\.0 GB can spare/);
+    // Main refuses it too, in the same words.
+    const refused = await workbench.host.invoke('local-model:download', { id: 'huge-model' });
+    expect(refused.ok || refused.error.message).toMatch(/^Huge Model \(Q4_K_M\) needs about 13\.9 GB of memory/);
+  });
+
   it('answers on this computer after the download, from the built-in runtime, with the download server gone', async () => {
     // A model the built-in runtime really loads and runs: it answers every prompt with "Hello world."
     const runnable = tinyGguf({ says: ['Hello', ' world', '.'], name: 'Tiny talker' });

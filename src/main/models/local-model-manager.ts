@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { LocalModel, MachineInfo } from '../../shared/local-models';
-import { chooseFor, sizeWords, type CatalogueChoice, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
+import { chooseFor, tooLargeReason, type CatalogueChoice, type CatalogueEntry, type DownloadView } from '../../shared/model-catalogue';
 import { ModelDownloader } from './downloader';
 import { nodeMachineInfo } from './machine';
 import { ModelLibrary } from './model-library';
@@ -75,11 +75,9 @@ export class LocalModelManager {
     const { machine, choices } = await this.choices();
     const choice = choices.find((entry) => entry.id === id);
     if (!choice) throw new NotFoundError('Recommended model', id);
-    if (choice.memoryBytes > machine.totalMemoryBytes)
-      throw new WorkbenchError(
-        'model_too_large',
-        `${choice.name} needs about ${sizeWords(choice.memoryBytes)} of memory, and this computer has ${sizeWords(machine.totalMemoryBytes)}. Pick a smaller model.`,
-      );
+    // Refused as the list marks it: a model too large for this machine cannot be downloaded.
+    if (choice.fit === 'too_large')
+      throw new WorkbenchError('model_too_large', `${choice.name} ${tooLargeReason(choice.memoryBytes, machine)}. Pick a smaller model.`);
     return this.downloader.start({
       id: choice.id,
       name: choice.name,

@@ -248,4 +248,16 @@ describe('downloading a model', () => {
     });
     expect(server.requests).toEqual([]);
   });
+
+  it('refuses a model the list marks too large, though it needs less than all the memory there is', async () => {
+    const server = await serve();
+    const { manager: models } = manager([entry(server.url(), { sizeBytes: 55e9 })]);
+    expect((await models.choices()).choices[0]?.fit).toBe('too_large');
+    await expect(models.download('tiny')).rejects.toMatchObject({
+      code: 'model_too_large',
+      message:
+        'Tiny Qwen (Q4_K_M) needs about 55.5 GB of memory, more than this computer’s 64.0 GB can spare beside the system and other apps. Pick a smaller model.',
+    });
+    expect(server.requests).toEqual([]);
+  });
 });

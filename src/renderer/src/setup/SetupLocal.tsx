@@ -5,7 +5,7 @@
 
 import { useEffect, useState } from 'react';
 import type { LocalModel, MachineInfo } from '../../../shared/local-models';
-import { sizeWords, type CatalogueChoice, type DownloadView, type ModelCandidate } from '../../../shared/model-catalogue';
+import { sizeWords, tooLargeReason, type CatalogueChoice, type DownloadView, type ModelCandidate } from '../../../shared/model-catalogue';
 import { errorMessage } from '../client';
 import { fitWords, machineWords, tokensWords } from '../models/local-model-words';
 import type { AppStore } from '../store';
@@ -14,16 +14,21 @@ import { DownloadProgress, useModelDownloads } from '../models/DownloadProgress'
 /** One recommended model: what it takes, whether it fits here, and its download. */
 function CatalogueRow({
   store,
+  machine,
   choice,
   download,
   onDownload,
 }: {
   store: AppStore;
+  machine: MachineInfo;
   choice: CatalogueChoice;
   download: DownloadView | undefined;
   onDownload: () => void;
 }) {
   const busy = download !== undefined && download.state !== 'failed' && download.state !== 'done';
+  // A model too large for this machine is not offered for download, and the row says why.
+  const tooLarge = choice.fit === 'too_large' && !choice.downloaded;
+  const reasonId = `too-large-${choice.id}`;
   return (
     <li className={choice.recommended ? 'setup-model picked' : 'setup-model'} aria-label={choice.name}>
       <div className="setup-model-name">
@@ -35,12 +40,18 @@ function CatalogueRow({
         {choice.summary} {sizeWords(choice.sizeBytes)} on disk · needs {sizeWords(choice.memoryBytes)} of memory · runs with a{' '}
         {tokensWords(choice.runContext)} window (trained for {tokensWords(choice.trainedContext)})
       </p>
+      {tooLarge && (
+        <p className="small fit-too_large" id={reasonId}>
+          Not offered: it {tooLargeReason(choice.memoryBytes, machine)}.
+        </p>
+      )}
       {!busy && (
         <button
           type="button"
           className={choice.recommended ? 'primary' : undefined}
-          disabled={choice.downloaded}
+          disabled={choice.downloaded || tooLarge}
           aria-label={`Download ${choice.name}`}
+          aria-describedby={tooLarge ? reasonId : undefined}
           onClick={onDownload}
         >
           {choice.downloaded ? 'Downloaded' : 'Download'}
@@ -111,6 +122,7 @@ export function SetupLocal({ store, onAdded, onEngage }: { store: AppStore; onAd
             <CatalogueRow
               key={choice.id}
               store={store}
+              machine={catalogue.machine}
               choice={choice}
               download={downloads.get(choice.id)}
               onDownload={() => void download(choice)}
