@@ -52,8 +52,14 @@ export type ErrorCode = z.infer<typeof errorCodeSchema>;
 /** The error as data: what crosses IPC, what the journal stores, what the UI shows. */
 export const errorInfoSchema = z.object({
   code: errorCodeSchema,
+  /** What happened and what to do, in plain words: what the person reads. */
   message: z.string(),
   retryable: z.boolean().optional(),
+  /**
+   * What the system itself said (an error code such as `UND_ERR_SOCKET`, a library's message, the field path a check
+   * refused), for whoever wants it: shown apart from the message, never in its place.
+   */
+  detail: z.string().max(4000).optional(),
 });
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;
 
@@ -61,16 +67,24 @@ export type ErrorInfo = z.infer<typeof errorInfoSchema>;
 export class WorkbenchError extends Error {
   readonly code: ErrorCode;
   readonly retryable: boolean;
+  /** What the system said, kept apart from the message (see `ErrorInfo.detail`). */
+  readonly detail: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { retryable?: boolean; cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { retryable?: boolean; cause?: unknown; detail?: string }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.retryable = options?.retryable ?? false;
+    this.detail = options?.detail;
   }
 
   toInfo(): ErrorInfo {
-    return this.retryable ? { code: this.code, message: this.message, retryable: true } : { code: this.code, message: this.message };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.retryable ? { retryable: true } : {}),
+      ...(this.detail === undefined ? {} : { detail: this.detail.slice(0, 4000) }),
+    };
   }
 }
 

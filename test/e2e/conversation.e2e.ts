@@ -213,4 +213,26 @@ describe('the conversation view', () => {
     await expectPage.poll(() => distanceFromEnd(page)).toBeLessThan(2);
     await expectPage(jump).toHaveCount(0);
   });
+
+  it('says a connection that dropped in the middle of an answer in words, with what the network layer said under Details', async () => {
+    const workbench = await open();
+    const { page, server } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: '+ New session' }).first().click();
+    server.enqueue({
+      steps: [{ kind: 'text', text: 'The start of an answer that is cut', chunkSize: 2 }],
+      fault: { kind: 'drop', afterChunks: 5 },
+    });
+    await page.getByRole('textbox', { name: 'Message' }).fill('Tell me');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const error = page.getByRole('article', { name: 'Answer' }).last().getByRole('alert');
+    await expectPage(error).toContainText('dropped in the middle of the answer');
+    // What shows is the words; the network layer's own words are folded under Details.
+    const shown = await error.innerText();
+    expect(shown).not.toContain('UND_ERR');
+    expect(shown).not.toContain('other side closed');
+    await error.getByText('Details').click();
+    expect(await error.innerText()).toContain('other side closed (UND_ERR_SOCKET)');
+    await workbench.screenshot('conversation-error-details');
+  });
 });

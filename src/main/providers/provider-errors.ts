@@ -41,14 +41,15 @@ function retryAfter(headers: unknown): number | undefined {
   return undefined;
 }
 
-function causeChain(error: unknown): string {
+/** What an error and its causes say, outermost first; with their codes (`UND_ERR_SOCKET`) when `codes` is set. */
+function causeChain(error: unknown, codes = true): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
     const message = current.message.replace(/\.$/, '');
     if (message.length > 0 && !parts.includes(message))
-      parts.push(typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message);
+      parts.push(codes && typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message);
     current = current.cause;
   }
   return parts.join(': ');
@@ -150,36 +151,64 @@ export function classifyProviderError(error: unknown, endpoint: string, signal: 
   const kind = (error as { error?: { error?: { type?: unknown } } }).error?.error?.type;
   if (kind === 'overloaded_error' || kind === 'api_error')
     return {
-      error: { code: 'model_server_error', message: `${endpoint} failed mid-answer (${kind}): ${serverMessage(error)}`, retryable: true },
+      error: {
+        code: 'model_server_error',
+        message:
+          kind === 'overloaded_error'
+            ? `${endpoint} is overloaded and stopped in the middle of the answer: ${serverMessage(error)}`
+            : `${endpoint} failed in the middle of the answer: ${serverMessage(error)}`,
+        retryable: true,
+        detail: kind,
+      },
     };
 
   // The SDKs' error classes do not all set `name`, so the constructor name is read as well.
   const name = error instanceof Error ? `${error.name} ${error.constructor.name}` : '';
+  // What the network layer said (`other side closed (UND_ERR_SOCKET)`) is kept as the detail; the message says what it means.
   const chain = causeChain(error);
+  const detail = chain.slice(0, 4000);
   if (/timeout/i.test(name))
-    return { error: { code: 'model_timeout', message: `${endpoint} did not answer in time: ${chain}`, retryable: true } };
+    return {
+      error: {
+        code: 'model_timeout',
+        message: `${endpoint} did not answer in time. A server that is still loading a model can be slow at first: try again in a moment.`,
+        retryable: true,
+        detail,
+      },
+    };
   const connection = connectionFailure(failureChain(error), endpoint);
-  if (connection !== null) return { error: connection };
+  if (connection !== null) return { error: { ...connection, detail } };
   if (/Connection/.test(name) || /fetch failed/.test(chain)) {
     return {
-      error: { code: 'model_connection_failed', message: `Could not connect to ${endpoint} (${chain}).`, retryable: true },
+      error: {
+        code: 'model_connection_failed',
+        message: `Could not connect to ${endpoint}. Check that the model server is running there and that the address is right.`,
+        retryable: true,
+        detail,
+      },
     };
   }
   if (error instanceof SyntaxError || /JSON|Unexpected token|Could not parse/i.test(chain)) {
-    return { error: { code: 'model_bad_response', message: `${endpoint} sent a malformed response: ${chain}` } };
+    return { error: { code: 'model_bad_response', message: `${endpoint} sent an answer the app could not read.`, detail } };
   }
   if (/terminated|other side closed|ECONNRESET|socket/i.test(chain)) {
     return {
-      error: { code: 'model_stream_interrupted', message: `The connection to ${endpoint} dropped mid-answer: ${chain}`, retryable: true },
+      error: {
+        code: 'model_stream_interrupted',
+        message: `The connection to ${endpoint} dropped in the middle of the answer: the server closed it, or stopped. Try again.`,
+        retryable: true,
+        detail,
+      },
     };
   }
-  return { error: { code: 'model_bad_response', message: `${endpoint} failed: ${chain}` } };
+  return { error: { code: 'model_bad_response', message: `${endpoint} failed: ${causeChain(error, false)}`, detail } };
 }
 
 /** The same classification as a `ModelError` to throw, for calls that answer with a value rather than a stream. */
 export function toModelError(error: unknown, endpoint: string, signal: AbortSignal): ModelError {
   const classified = classifyProviderError(error, endpoint, signal);
-  return new ModelError(classified.error.code, classified.error.message, { retryable: classified.error.retryable ?? false });
+  const { code, message, retryable, detail } = classified.error;
+  return new ModelError(code, message, { retryable: retryable ?? false, ...(detail === undefined ? {} : { detail }) });
 }
 
 /**

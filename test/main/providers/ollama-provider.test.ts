@@ -370,6 +370,7 @@ describe('Ollama provider', () => {
             code: 'model_connection_failed',
             message: expect.stringMatching(/^Nothing is listening at .*: the model server is not running there, or uses another port\.$/),
             retryable: true,
+            detail: expect.stringContaining('ECONNREFUSED'),
           },
         },
       ]);
@@ -418,7 +419,14 @@ describe('Ollama provider', () => {
       const events = await collect(new OllamaProvider({ baseUrl: raw.url }).stream(request, never()));
       await raw.close();
       expect(events).toEqual([
-        { type: 'error', error: { code: 'model_bad_response', message: expect.stringContaining('message.content') } },
+        {
+          type: 'error',
+          error: {
+            code: 'model_bad_response',
+            message: expect.stringMatching(/sent an answer the app could not read\.$/),
+            detail: expect.stringContaining('message.content'),
+          },
+        },
       ]);
     });
   });

@@ -15,6 +15,7 @@ import { ToolCard } from '../tool-calls/ToolCard';
 import { ToolDraftCard } from '../tool-calls/ToolDraftCard';
 import { PromptView } from './PromptView';
 import { TurnSummary } from './TurnSummary';
+import { ErrorDetails } from '../chrome/ErrorDetails';
 
 const stateLabels: Record<ViewMessage['state'], string | null> = {
   streaming: null,
@@ -245,6 +246,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
         {message.error && (
           <div className="message-error" role="alert">
             {message.error.message}
+            <ErrorDetails detail={message.error.detail} />
           </div>
         )}
         {label && !message.error && <div className="message-flag muted small">{label}</div>}

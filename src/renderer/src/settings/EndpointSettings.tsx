@@ -9,6 +9,7 @@ import type { ProviderKind } from '../../../shared/domain';
 import { savedServer } from '../../../shared/server-address';
 import type { ConnectionTestResult, DiscoveredEndpoint } from '../../../shared/ipc/contract';
 import { errorMessage } from '../client';
+import { ErrorDetails } from '../chrome/ErrorDetails';
 import { EndpointChecks } from '../models/ModelDoctor';
 import { useAppState, type AppStore } from '../store';
 import { SettingsSection, settingField } from './SettingsSection';
@@ -35,9 +36,10 @@ function TestResult({ result }: { result: ConnectionTestResult }) {
     );
   }
   return (
-    <p className="error small" role="alert">
+    <div className="error small" role="alert">
       {result.error?.message ?? 'The connection failed.'}
-    </p>
+      <ErrorDetails detail={result.error?.detail} />
+    </div>
   );
 }
 
