@@ -66,7 +66,7 @@ describe('pickers that tell the truth', () => {
     await form.getByLabel('Base URL').fill(`localhost:${port}`);
     await form.getByRole('button', { name: 'Save endpoint' }).click();
     await expectPage(form.getByRole('alert')).toHaveText(
-      'Not accepted, the address: it must start with http:// or https://, such as http://127.0.0.1:11434.',
+      'The address must start with http:// or https://, such as http://127.0.0.1:11434.',
     );
     // Nothing was saved.
     expect(await workbench.host.invoke('provider:list', {})).toMatchObject({ ok: true, value: [] });

@@ -62,35 +62,45 @@ interface Issue {
   readonly maximum?: unknown;
 }
 
-/** An issue in words: the common ones said plainly, the rest as the schema words them. */
-function issueWords(issue: Issue): string {
+/**
+ * What is wrong with a field, as a sentence's predicate after its name ("is empty", "must start with http://…"); null
+ * when the schema says it in its own technical terms, which are kept for the detail instead.
+ */
+function issueWords(issue: Issue): string | null {
   if (issue.origin === 'string' && issue.code === 'too_small')
-    return issue.minimum === 1 ? 'it is empty' : `it needs at least ${String(issue.minimum)} characters`;
-  if (issue.origin === 'string' && issue.code === 'too_big') return `it is too long (at most ${String(issue.maximum)} characters)`;
-  if (issue.code === 'invalid_type') return 'it is missing or of the wrong kind';
-  return issue.message;
+    return issue.minimum === 1 ? 'is empty' : `needs at least ${String(issue.minimum)} characters`;
+  if (issue.origin === 'string' && issue.code === 'too_big') return `is too long (at most ${String(issue.maximum)} characters)`;
+  if (issue.origin === 'number' && issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;
+  if (issue.origin === 'number' && issue.code === 'too_big') return `must be at most ${String(issue.maximum)}`;
+  if (issue.code === 'invalid_type') return 'is missing or of the wrong kind';
+  // The schema's own words for a field start "it …" ("it must start with http://"): said of the field by name.
+  if (/^it /.test(issue.message)) return issue.message.slice(3);
+  return null;
 }
 
 /** A size limit the schema words itself ("A memory cannot be empty."): said as it is, whatever the field. */
 const ownWords = (issue: Issue): boolean =>
   (issue.code === 'too_small' || issue.code === 'too_big') && !/^Too (small|big)\b/.test(issue.message);
 
-/** What was refused, in words: the schema's own sentences when it has them, else each field and what is wrong with it. */
-function refusal(issues: readonly Issue[]): string {
-  if (issues.length > 0 && issues.every(ownWords)) return [...new Set(issues.map((issue) => issue.message))].join(' ');
-  return `Not accepted, ${describeIssues(issues)}.`.replace(/\.\.$/, '.');
+/** One issue as a sentence naming the field as the form does: "The address must start with http:// or https://…". */
+function issueSentence(issue: Issue): string {
+  if (ownWords(issue)) return issue.message;
+  const last = issue.path.at(-1);
+  const label = typeof last === 'string' ? (fieldLabels[last] ?? null) : null;
+  const words = issueWords(issue);
+  const subject = label === null ? 'A value of the request' : `The ${label}`;
+  return `${subject} ${words ?? 'is not valid'}.`.replace(/\.\.$/, '.');
 }
 
-function describeIssues(issues: readonly Issue[]): string {
-  return issues
-    .slice(0, 3)
-    .map((issue) => {
-      const last = issue.path.at(-1);
-      const path = issue.path.map(String).join('.');
-      const label = typeof last === 'string' ? (fieldLabels[last] ?? path) : path;
-      return label === '' ? issue.message : `the ${label}: ${issueWords(issue)}`;
-    })
-    .join('; ');
+/**
+ * What was refused: in words, each field by the name the form gives it (at most three), and as the detail what the
+ * schema said of each path.
+ */
+function refusal(issues: readonly Issue[]): { message: string; detail: string } {
+  const shown = issues.slice(0, 3);
+  const message = [...new Set(shown.map(issueSentence))].join(' ');
+  const detail = shown.map((issue) => `${issue.path.map(String).join('.') || '(input)'}: ${issue.message}`).join('; ');
+  return { message, detail };
 }
 
 /**
@@ -111,7 +121,7 @@ export async function dispatch<K extends ChannelName>(
   if (!parsed.success) {
     return {
       ok: false,
-      error: { code: 'invalid_input', message: refusal(parsed.error.issues) },
+      error: { code: 'invalid_input', ...refusal(parsed.error.issues) },
     };
   }
   try {

@@ -467,12 +467,25 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     const address = await transport.invoke('provider:test', { kind: 'openai-compatible', baseUrl: 'localhost:11434' });
     expect(address).toMatchObject({
       ok: false,
-      error: { message: 'Not accepted, the address: it must start with http:// or https://, such as http://127.0.0.1:11434.' },
+      error: {
+        message: 'The address must start with http:// or https://, such as http://127.0.0.1:11434.',
+        // What the schema said, and where, is kept apart from the words.
+        detail: 'baseUrl: it must start with http:// or https://, such as http://127.0.0.1:11434',
+      },
     });
     const name = await transport.invoke('provider:save', { kind: 'ollama', name: '   ', baseUrl: 'http://127.0.0.1:11434' });
-    expect(name).toMatchObject({ ok: false, error: { message: 'Not accepted, the name: it is empty.' } });
+    expect(name).toMatchObject({ ok: false, error: { message: 'The name is empty.' } });
     const long = await transport.invoke('session:create', { title: 'x'.repeat(5_000) });
-    expect(long.ok === false && long.error.message).toMatch(/^Not accepted, the title: it is too long \(at most \d+ characters\)\.$/);
+    expect(long.ok === false && long.error.message).toMatch(/^The title is too long \(at most \d+ characters\)\.$/);
+    // A field the form does not name is not named by its path either: that is the detail.
+    const unnamed = await transport.invoke('settings:update', { planThreshold: 'many' });
+    expect(unnamed).toMatchObject({
+      ok: false,
+      error: {
+        message: 'A value of the request is missing or of the wrong kind.',
+        detail: expect.stringMatching(/^planThreshold: /) as unknown,
+      },
+    });
     // A limit the schema words itself is said in its own words.
     const empty = await transport.invoke('memory:add', { scope: 'global', workspacePath: null, text: '  ' });
     expect(empty).toMatchObject({ ok: false, error: { code: 'invalid_input', message: 'A memory cannot be empty.' } });
