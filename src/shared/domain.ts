@@ -281,7 +281,14 @@ export const modelCheckSchema = z.object({
   /** `doctor`: a whole check; `turn`: only what a turn found (the server refused tool definitions). */
   source: z.enum(['doctor', 'turn']),
   reachable: z.object({ ok: z.boolean(), detail: z.string().max(2000) }),
-  window: z.object({ loaded: z.number().int().nullable(), trained: z.number().int().nullable(), detail: z.string().max(2000) }),
+  window: z.object({
+    loaded: z.number().int().nullable(),
+    trained: z.number().int().nullable(),
+    /** Who said so, in words. */
+    detail: z.string().max(2000),
+    /** The routes and fields read, for whoever checks. */
+    route: z.string().max(2000).optional(),
+  }),
   /** Native tool calling: a real request with a small tool, and whether the call came back well-formed. */
   tools: z.object({
     status: z.enum(['works', 'refused', 'malformed', 'not_called', 'failed', 'unchecked']),

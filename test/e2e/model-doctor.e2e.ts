@@ -73,4 +73,20 @@ describe('the model doctor in the workbench', () => {
     await expectPage(checks).toContainText('native tool calls');
     await expectPage(endpoint.getByRole('button', { name: 'Check unchecked models' })).toBeEnabled();
   });
+
+  it('says who reported a model’s window in words, keeping the routes read for whoever hovers over them', async () => {
+    const workbench = await open({}, { personality: 'llama.cpp', contextWindow: 8192 });
+    const { page } = workbench;
+    await workbench.configureScriptedModel();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const entry = page.getByRole('list', { name: 'Model checks' }).getByRole('listitem').filter({ hasText: 'scripted-model' });
+    await expectPage(entry).toContainText('native tool calls', { timeout: 15_000 });
+    await entry.locator('summary').click();
+    const card = entry.getByLabel('What the check of scripted-model found');
+    await expectPage(card).toContainText('loaded 8,192 tokens');
+    await expectPage(card).toContainText('(reported by llama.cpp)');
+    await expectPage(card).not.toContainText('n_ctx_train');
+    await expectPage(card).not.toContainText('/props');
+    await expectPage(card.getByText('(reported by llama.cpp)')).toHaveAttribute('title', /llama\.cpp \/props/);
+  });
 });

@@ -241,7 +241,7 @@ export class AnthropicProvider implements ModelProvider {
       const info = await this.client.models.retrieve(model, {}, { signal });
       const tokens = (info as { max_input_tokens?: unknown }).max_input_tokens;
       if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens <= 0 || tokens > 10_000_000) return null;
-      return { loaded: tokens, trained: tokens, source: 'Anthropic /v1/models/{id} max_input_tokens' };
+      return { loaded: tokens, trained: tokens, source: 'reported by Anthropic', route: '/v1/models/{id} max_input_tokens' };
     } catch (error) {
       if ((error as { status?: unknown }).status === 404) return null;
       throw toModelError(error, this.options.baseUrl, signal);

@@ -74,7 +74,10 @@ export class ContextWindows {
         trained,
       };
     }
-    if (loaded !== null) return { tokens: loaded, source: 'server', detail: reported?.source ?? 'the server', trained };
+    if (loaded !== null) {
+      const said = reported ? (reported.route ? `${reported.source}: ${reported.route}` : reported.source) : 'the server';
+      return { tokens: loaded, source: 'server', detail: said, trained };
+    }
     const why = failure ? `its window could not be read (${failure})` : 'the server does not say which window it loaded';
     return { tokens: defaultContextWindow, source: 'default', detail: `${why}: the safe default`, trained };
   }

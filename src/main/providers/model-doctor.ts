@@ -276,7 +276,12 @@ async function examine(
     within(timeouts.generateMs),
     options.now,
   );
-  const server = serverOf(target.kind, [windowDetail, toolProbe.error?.message ?? '', speedProbe.error?.message ?? '']);
+  const server = serverOf(target.kind, [
+    windowDetail,
+    window?.route ?? '',
+    toolProbe.error?.message ?? '',
+    speedProbe.error?.message ?? '',
+  ]);
   const tools = toolsFinding(toolProbe, target.model, server);
   if (tools.problem) problems.push(tools.problem);
   problems.push(...windowProblems(window, target.kind, server));
@@ -295,7 +300,12 @@ async function examine(
     ...base,
     durationMs: options.now() - startedAt,
     reachable: { ok: true, detail: `${listed.length} ${listed.length === 1 ? 'model' : 'models'} listed` },
-    window: { loaded: window?.loaded ?? null, trained: window?.trained ?? null, detail: windowDetail },
+    window: {
+      loaded: window?.loaded ?? null,
+      trained: window?.trained ?? null,
+      detail: windowDetail,
+      ...(window?.route ? { route: window.route } : {}),
+    },
     tools: { status: tools.status, detail: tools.detail },
     reasoning: reasoningOf([toolProbe, speedProbe]),
     tokensPerSecond: speed,
@@ -311,7 +321,11 @@ export function clipped(check: ModelCheck): ModelCheck {
   return {
     ...check,
     reachable: { ...check.reachable, detail: clip(check.reachable.detail) },
-    window: { ...check.window, detail: clip(check.window.detail) },
+    window: {
+      ...check.window,
+      detail: clip(check.window.detail),
+      ...(check.window.route === undefined ? {} : { route: clip(check.window.route) }),
+    },
     tools: { ...check.tools, detail: clip(check.tools.detail) },
     problems: check.problems.slice(0, 20).map((item) => ({ problem: clip(item.problem), fix: clip(item.fix) })),
   };

@@ -161,7 +161,7 @@ export class OllamaProvider implements ModelProvider {
     const loaded = windowFigure(entry?.context_length) ?? modelfileNumCtx(show.parameters) ?? null;
     const trained = trainedWindow(show) ?? null;
     if (loaded === null && trained === null) return null;
-    return { loaded, trained, source: `Ollama /api/show and /api/ps at ${this.root}` };
+    return { loaded, trained, source: 'reported by Ollama', route: `/api/show and /api/ps at ${this.root}` };
   }
 
   /** Whether the model takes images: `vision` among its capabilities in /api/show (Ollama 0.6.4 and later). */

@@ -74,10 +74,11 @@ function entries<T>(body: unknown, key: string, schema: z.ZodType<T>): T[] {
   });
 }
 
-/** One figure and the route it came from. */
+/** One figure, the server that said it (in words) and the route it came from. */
 interface Figure {
   readonly tokens: number;
-  readonly source: string;
+  readonly server: string;
+  readonly route: string;
 }
 
 interface Figures {
@@ -85,12 +86,13 @@ interface Figures {
   readonly trained?: Figure | undefined;
 }
 
-const figure = (tokens: number | undefined, source: string): Figure | undefined => (tokens === undefined ? undefined : { tokens, source });
+const figure = (tokens: number | undefined, server: string, route: string): Figure | undefined =>
+  tokens === undefined ? undefined : { tokens, server, route };
 
 function llamaCppFigures(body: unknown): Figures | null {
   const parsed = llamaCppPropsSchema.safeParse(body);
   if (!parsed.success) return null;
-  return { loaded: figure(parsed.data.default_generation_settings.n_ctx, 'llama.cpp /props') };
+  return { loaded: figure(parsed.data.default_generation_settings.n_ctx, 'llama.cpp', 'llama.cpp /props') };
 }
 
 function lmStudioV1Figures(body: unknown, model: string): Figures | null {
@@ -101,8 +103,8 @@ function lmStudioV1Figures(body: unknown, model: string): Figures | null {
   const instances = found.loaded_instances ?? [];
   const instance = instances.find((candidate) => candidate.id === model) ?? instances[0];
   return {
-    loaded: figure(instance?.config?.context_length, 'LM Studio /api/v1/models'),
-    trained: figure(found.max_context_length, 'LM Studio /api/v1/models'),
+    loaded: figure(instance?.config?.context_length, 'LM Studio', 'LM Studio /api/v1/models'),
+    trained: figure(found.max_context_length, 'LM Studio', 'LM Studio /api/v1/models'),
   };
 }
 
@@ -110,8 +112,8 @@ function lmStudioV0Figures(body: unknown, model: string): Figures | null {
   const found = entries(body, 'data', lmStudioV0ModelSchema).find((entry) => entry.id === model);
   if (!found) return null;
   return {
-    loaded: figure(found.state === 'loaded' ? found.loaded_context_length : undefined, 'LM Studio /api/v0/models'),
-    trained: figure(found.max_context_length, 'LM Studio /api/v0/models'),
+    loaded: figure(found.state === 'loaded' ? found.loaded_context_length : undefined, 'LM Studio', 'LM Studio /api/v0/models'),
+    trained: figure(found.max_context_length, 'LM Studio', 'LM Studio /api/v0/models'),
   };
 }
 
@@ -121,17 +123,24 @@ function listedFigures(body: unknown, model: string, singleModelServer: boolean)
   const found = listed.find((entry) => entry.id === model) ?? (singleModelServer && listed.length === 1 ? listed[0] : undefined);
   if (!found) return null;
   return {
-    loaded: figure(found.max_model_len, '/v1/models max_model_len'),
-    trained: figure(found.meta?.n_ctx_train ?? undefined, 'llama.cpp /v1/models meta.n_ctx_train'),
+    loaded: figure(found.max_model_len, 'the server', '/v1/models max_model_len'),
+    trained: figure(found.meta?.n_ctx_train ?? undefined, 'llama.cpp', 'llama.cpp /v1/models meta.n_ctx_train'),
   };
 }
 
 const bodyOf = (answer: RouteAnswer): unknown => (answer.kind === 'json' ? answer.body : undefined);
 
-/** Says where the figures came from, once when one route gave both. */
-function sourceOf(loaded: Figure | undefined, trained: Figure | undefined): string {
-  if (loaded && trained && loaded.source !== trained.source) return `${loaded.source}; trained size from ${trained.source}`;
-  return (loaded ?? trained)?.source ?? '';
+/** Says who gave the figures, in words, and where exactly: once when one server (or one route) gave both. */
+function sourceOf(loaded: Figure | undefined, trained: Figure | undefined): { source: string; route: string } {
+  const route =
+    loaded && trained && loaded.route !== trained.route
+      ? `${loaded.route}; trained size from ${trained.route}`
+      : ((loaded ?? trained)?.route ?? '');
+  const source =
+    loaded && trained && loaded.server !== trained.server
+      ? `reported by ${loaded.server}; the trained size by ${trained.server}`
+      : `reported by ${(loaded ?? trained)?.server ?? 'the server'}`;
+  return { source, route };
 }
 
 export interface WindowProbe {
@@ -177,7 +186,7 @@ export async function probeWindow(probe: WindowProbe): Promise<ProbedWindow> {
   const loaded = sources.find((found) => found?.loaded)?.loaded;
   const trained = sources.find((found) => found?.trained)?.trained;
   const window =
-    loaded || trained ? { loaded: loaded?.tokens ?? null, trained: trained?.tokens ?? null, source: sourceOf(loaded, trained) } : null;
+    loaded || trained ? { loaded: loaded?.tokens ?? null, trained: trained?.tokens ?? null, ...sourceOf(loaded, trained) } : null;
   return { window, llamaCpp: llamaCpp !== null };
 }
 

@@ -38,7 +38,7 @@ describe('the model doctor against a real server', () => {
     const { report, requests, probes } = await check({ personality: 'llama.cpp', contextWindow: 8192 });
     expect(report).toMatchObject({
       reachable: { ok: true },
-      window: { loaded: 8192, trained: 16384, detail: expect.stringContaining('llama.cpp /props') },
+      window: { loaded: 8192, trained: 16384, detail: 'reported by llama.cpp', route: expect.stringContaining('llama.cpp /props') },
       tools: { status: 'works', detail: expect.stringContaining('get_time') },
       reasoning: 'none',
       protocol: 'native',

@@ -37,7 +37,8 @@ describe('OpenAICompatibleProvider.window', () => {
     expect(await openAI(server.openaiBaseUrl).window('scripted-model', live())).toEqual({
       loaded: 4096,
       trained: 32768,
-      source: 'llama.cpp /props; trained size from llama.cpp /v1/models meta.n_ctx_train',
+      source: 'reported by llama.cpp',
+      route: 'llama.cpp /props; trained size from llama.cpp /v1/models meta.n_ctx_train',
     });
   });
 
@@ -46,15 +47,26 @@ describe('OpenAICompatibleProvider.window', () => {
     expect(await openAI(server.openaiBaseUrl).window('scripted-model', live())).toEqual({
       loaded: 8192,
       trained: null,
-      source: '/v1/models max_model_len',
+      source: 'reported by the server',
+      route: '/v1/models max_model_len',
     });
   });
 
   it('reads LM Studio 0.4’s loaded instance, and only the trained size of a model it has not loaded', async () => {
     const server = await scripted({ personality: 'lmstudio', models, contextWindow: 8192 });
     const provider = openAI(server.openaiBaseUrl);
-    expect(await provider.window('scripted-model', live())).toEqual({ loaded: 8192, trained: 32768, source: 'LM Studio /api/v1/models' });
-    expect(await provider.window('other-model', live())).toEqual({ loaded: null, trained: 16384, source: 'LM Studio /api/v1/models' });
+    expect(await provider.window('scripted-model', live())).toEqual({
+      loaded: 8192,
+      trained: 32768,
+      source: 'reported by LM Studio',
+      route: 'LM Studio /api/v1/models',
+    });
+    expect(await provider.window('other-model', live())).toEqual({
+      loaded: null,
+      trained: 16384,
+      source: 'reported by LM Studio',
+      route: 'LM Studio /api/v1/models',
+    });
   });
 
   it('falls back to LM Studio’s /api/v0/models where /api/v1 is missing', async () => {
@@ -62,7 +74,8 @@ describe('OpenAICompatibleProvider.window', () => {
     expect(await openAI(server.openaiBaseUrl).window('scripted-model', live())).toEqual({
       loaded: 4096,
       trained: 32768,
-      source: 'LM Studio /api/v0/models',
+      source: 'reported by LM Studio',
+      route: 'LM Studio /api/v0/models',
     });
   });
 
@@ -85,7 +98,8 @@ describe('OpenAICompatibleProvider.window', () => {
     expect(await openAI(`${server.url}/v1`).window('m', live())).toEqual({
       loaded: 2048,
       trained: null,
-      source: '/v1/models max_model_len',
+      source: 'reported by the server',
+      route: '/v1/models max_model_len',
     });
   });
 
@@ -96,7 +110,7 @@ describe('OpenAICompatibleProvider.window', () => {
       'GET /api/v0/models': json({ data: 'nothing here' }),
       'GET /v1/models': json({ object: 'list', data: [{ id: 'm', max_model_len: 2048 }] }),
     });
-    expect(await openAI(`${server.url}/v1`).window('m', live())).toMatchObject({ loaded: 2048, source: '/v1/models max_model_len' });
+    expect(await openAI(`${server.url}/v1`).window('m', live())).toMatchObject({ loaded: 2048, route: '/v1/models max_model_len' });
   });
 
   it('gives up on a route that hangs and uses the others, within the probe timeout', async () => {
@@ -187,7 +201,8 @@ describe('AnthropicProvider.window', () => {
     expect(await anthropic(server).window('scripted-model', live())).toEqual({
       loaded: 200_000,
       trained: 200_000,
-      source: 'Anthropic /v1/models/{id} max_input_tokens',
+      source: 'reported by Anthropic',
+      route: '/v1/models/{id} max_input_tokens',
     });
     expect(server.requests).toHaveLength(0);
   });

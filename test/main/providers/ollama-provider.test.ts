@@ -237,7 +237,8 @@ describe('Ollama provider', () => {
       expect(await provider.window('llama3.2', never())).toEqual({
         loaded: null,
         trained: 131072,
-        source: expect.stringContaining('/api/ps'),
+        source: 'reported by Ollama',
+        route: expect.stringContaining('/api/ps'),
       });
       server.enqueue(textTurn('ok'));
       await collect(provider.stream({ ...request, contextWindow: 12288 }, never()));

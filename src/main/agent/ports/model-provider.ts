@@ -100,8 +100,10 @@ export interface ModelWindow {
   readonly loaded: number | null;
   /** The window the model was trained for, when the server reports it. */
   readonly trained: number | null;
-  /** Where the figures come from, in words a person can check: "llama.cpp /props". */
+  /** Who said so, in words: "reported by llama.cpp". */
   readonly source: string;
+  /** Where exactly, for whoever checks: the routes and fields read ("/props; trained size from /v1/models meta.n_ctx_train"). */
+  readonly route?: string;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';

@@ -46,7 +46,10 @@ export function ModelCheckCard({ check }: { check: ModelCheck }) {
         <dt>Window</dt>
         <dd>
           loaded {tokens(check.window.loaded)}, trained {tokens(check.window.trained)}
-          <span className="muted small"> ({check.window.detail})</span>
+          <span className="muted small" title={check.window.route}>
+            {' '}
+            ({check.window.detail})
+          </span>
         </dd>
         <dt>Tool calls</dt>
         <dd>
