@@ -242,7 +242,10 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     attempt: z.number().int().positive(),
     of: z.number().int().positive(),
     delayMs: z.number().nonnegative(),
+    /** Why it failed, in words. */
     reason: z.string().max(2_000),
+    /** What the system said of it (an error code and its message), shown apart from the reason. */
+    detail: z.string().max(2_000).optional(),
   }),
   z.object({
     type: z.literal('checkpoint_saved'),

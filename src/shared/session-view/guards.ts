@@ -60,7 +60,13 @@ export function applyGuardEvent(view: SessionView, event: GuardEvent): SessionVi
         output: '',
         outputTotal: 0,
         outputEpoch: call.outputEpoch + 1,
-        retry: { attempt: event.attempt, of: event.of, delayMs: event.delayMs, reason: event.reason },
+        retry: {
+          attempt: event.attempt,
+          of: event.of,
+          delayMs: event.delayMs,
+          reason: event.reason,
+          ...(event.detail === undefined ? {} : { detail: event.detail }),
+        },
       }));
     default: {
       const unhandled: never = event;

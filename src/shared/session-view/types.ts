@@ -33,7 +33,14 @@ export interface ViewToolCall {
   /** Signs of a prompt injection found in its result, and what became of a held one. */
   readonly injection?: ViewInjection;
   /** The newest retry of a read-only call that failed for a passing reason. */
-  readonly retry?: { readonly attempt: number; readonly of: number; readonly delayMs: number; readonly reason: string };
+  readonly retry?: {
+    readonly attempt: number;
+    readonly of: number;
+    readonly delayMs: number;
+    readonly reason: string;
+    /** What the system said of the failure, apart from the reason in words. */
+    readonly detail?: string;
+  };
 }
 
 export interface ViewInjection {

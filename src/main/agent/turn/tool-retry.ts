@@ -19,31 +19,44 @@ export class TransientToolError extends Error {
   }
 }
 
-/** System error codes of failures that pass: resources busy or exhausted for a moment, connections dropped or slow. */
-const transientCodes = new Set([
-  'EBUSY',
-  'EAGAIN',
-  'EWOULDBLOCK',
-  'EMFILE',
-  'ENFILE',
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ENOTCONN',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
+/**
+ * System error codes of failures that pass (resources busy or exhausted for a moment, connections dropped or slow), each
+ * with what it means in words.
+ */
+const transientCodes: ReadonlyMap<string, string> = new Map([
+  ['EBUSY', 'the file was busy'],
+  ['EAGAIN', 'the system was busy'],
+  ['EWOULDBLOCK', 'the system was busy'],
+  ['EMFILE', 'too many files were open'],
+  ['ENFILE', 'too many files were open'],
+  ['ETIMEDOUT', 'the connection timed out'],
+  ['ECONNRESET', 'the connection was cut'],
+  ['ECONNREFUSED', 'nothing answered the connection'],
+  ['ECONNABORTED', 'the connection was cut'],
+  ['EPIPE', 'the connection was cut'],
+  ['ENOTCONN', 'the connection was cut'],
+  ['EAI_AGAIN', 'the server’s name could not be looked up for a moment'],
+  ['UND_ERR_SOCKET', 'the connection was cut'],
+  ['UND_ERR_CONNECT_TIMEOUT', 'the connection timed out'],
 ]);
 
-/** Why an error may pass, or null when it will not: a `TransientToolError`, or a transient system code on it or its causes. */
-export function transientReason(error: unknown): string | null {
+/** Why a call failed for a passing reason: in words, and what the system said (its code and message) apart. */
+export interface TransientFailure {
+  readonly reason: string;
+  readonly detail?: string;
+}
+
+/**
+ * Why an error may pass, or null when it will not: a `TransientToolError` (its message), or a transient system code on it
+ * or its causes (the code in words, the code and its message as the detail).
+ */
+export function transientReason(error: unknown): TransientFailure | null {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    if (current instanceof TransientToolError) return current.message;
+    if (current instanceof TransientToolError) return { reason: current.message };
     const code = (current as Error & { code?: unknown }).code;
-    if (typeof code === 'string' && transientCodes.has(code)) return `${code}: ${current.message}`;
+    const words = typeof code === 'string' ? transientCodes.get(code) : undefined;
+    if (words !== undefined) return { reason: words, detail: `${String(code)}: ${current.message}` };
     current = current.cause;
   }
   return null;
@@ -65,12 +78,12 @@ export async function withRetries(
   const retries = call.assessment.level === 'read_only';
   for (let tries = 1; ; tries += 1) {
     const last = !retries || tries >= policy.maxAttempts;
-    let reason: string;
+    let reason: TransientFailure;
     try {
       const outcome = await attempt();
       if (!outcome.isError || outcome.transient !== true) return outcome;
       if (last) return tries > 1 ? { ...outcome, output: `${outcome.output}\n[failed ${tries} times; not tried again]` } : outcome;
-      reason = outcome.output.split('\n')[0]?.slice(0, 500) ?? 'failed';
+      reason = { reason: outcome.output.split('\n')[0]?.slice(0, 500) ?? 'failed' };
     } catch (error) {
       const transient = writer.signal.aborted ? null : transientReason(error);
       if (transient === null || last) {
@@ -90,7 +103,8 @@ export async function withRetries(
         attempt: tries,
         of: policy.maxAttempts,
         delayMs,
-        reason: reason.slice(0, 2_000),
+        reason: reason.reason.slice(0, 2_000),
+        ...(reason.detail === undefined ? {} : { detail: reason.detail.slice(0, 2_000) }),
       },
     ]);
     writer.flush();

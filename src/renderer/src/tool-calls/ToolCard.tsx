@@ -81,7 +81,7 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
         </p>
       )}
       {call.retry && (
-        <p className="tool-retry small" aria-label="Retried">
+        <p className="tool-retry small" aria-label="Retried" title={call.retry.detail}>
           Try {call.retry.attempt} of {call.retry.of} failed ({call.retry.reason}); tried again.
         </p>
       )}

@@ -64,7 +64,7 @@ describe('retries of tool calls', () => {
     const current = await run('flaky_read');
     await current.runtime.whenIdle(current.sessionId);
     expect(current.log).toEqual(['flaky_read', 'flaky_read']);
-    expect(retries(current)).toMatchObject([{ attempt: 1, of: 3, reason: expect.stringContaining('EBUSY') }]);
+    expect(retries(current)).toMatchObject([{ attempt: 1, of: 3, reason: 'the file was busy', detail: expect.stringContaining('EBUSY') }]);
     const call = current.view().messages[1]?.toolCalls[0];
     expect(call).toMatchObject({ state: 'succeeded', output: 'flaky_read worked', retry: { attempt: 1, of: 3 } });
     expect(current.view().status).toBe('completed');
@@ -131,8 +131,12 @@ describe('retries of tool calls', () => {
   });
 
   it('knows a passing failure by its class or its system code, through causes', () => {
-    expect(transientReason(new TransientToolError('the server restarted'))).toBe('the server restarted');
-    expect(transientReason(new Error('fetch failed', { cause: systemError('ECONNRESET') }))).toMatch(/^ECONNRESET/);
+    expect(transientReason(new TransientToolError('the server restarted'))).toEqual({ reason: 'the server restarted' });
+    // The code is said in words; the code itself is kept as the detail.
+    expect(transientReason(new Error('fetch failed', { cause: systemError('ECONNRESET') }))).toEqual({
+      reason: 'the connection was cut',
+      detail: expect.stringMatching(/^ECONNRESET: /) as unknown,
+    });
     for (const code of ['EAGAIN', 'EMFILE', 'ENFILE', 'ETIMEDOUT']) expect(transientReason(systemError(code))).not.toBeNull();
     expect(transientReason(systemError('EACCES'))).toBeNull();
     expect(transientReason('EBUSY')).toBeNull();
