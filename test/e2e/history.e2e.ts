@@ -34,7 +34,7 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     await send(workbench, 'Q2');
     await expectPage(answers.last()).toHaveText(/A2/);
 
-    await page.getByRole('button', { name: 'Edit' }).first().click();
+    await page.getByRole('button', { name: 'Edit', exact: true }).first().click();
     const editor = page.getByRole('form', { name: 'Edit your message' });
     await editor.getByRole('textbox', { name: 'Edited message' }).fill('Q1 edited');
     await editor.getByRole('button', { name: 'Save and run' }).click();
@@ -151,13 +151,13 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
 
     // The last message changed no file: editing it offers nothing about files.
-    await page.getByRole('button', { name: 'Edit' }).last().click();
+    await page.getByRole('button', { name: 'Edit', exact: true }).last().click();
     const editor = page.getByRole('form', { name: 'Edit your message' });
     await expectPage(editor.getByRole('checkbox')).toHaveCount(0);
     await editor.getByRole('button', { name: 'Cancel' }).click();
 
     // The first one's turn wrote app.ts: editing it offers the files back too.
-    await page.getByRole('button', { name: 'Edit' }).first().click();
+    await page.getByRole('button', { name: 'Edit', exact: true }).first().click();
     await editor.getByRole('textbox', { name: 'Edited message' }).fill('Leave app.ts alone and say hello');
     const back = editor.getByRole('checkbox', { name: /put the files back as they were before this message/ });
     await expectPage(back).not.toBeChecked();

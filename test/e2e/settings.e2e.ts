@@ -87,6 +87,8 @@ describe('settings in the workbench', () => {
       ],
     });
     const { page, host } = workbench;
+    // The window is up (the first run's page) before its keys are used.
+    await expectPage(page.getByRole('heading', { name: 'Agent Workbench' })).toBeVisible();
     await page.keyboard.press('Control+,');
     const settings = page.getByRole('dialog', { name: 'Settings' });
     await settings.getByRole('button', { name: 'Find local servers' }).click();
