@@ -34,7 +34,10 @@ describe('dropping folders and importing sessions', () => {
   const open = useWorkbenches();
   const cleanups: Array<{ remove: () => void } | { close: () => Promise<void> }> = [];
   afterEach(async () => {
-    for (const item of cleanups.splice(0)) 'remove' in item ? item.remove() : await item.close();
+    for (const item of cleanups.splice(0)) {
+      if ('remove' in item) item.remove();
+      else await item.close();
+    }
   });
 
   it('a folder dropped on the window becomes the open session’s workspace, or a new session’s when none is open', async () => {

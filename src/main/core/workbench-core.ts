@@ -118,6 +118,8 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
 
   // The grant row is written right after its event is journalled; it is announced once it is there.
   let announceTrust = (): void => undefined;
+  // Set once the person's terminals exist.
+  let endTerminals = (_sessionId: string): void => undefined;
   const listener: RuntimeListener = {
     onEntries: (sessionId, entries) => {
       batcher.push(sessionId, entries);
@@ -125,7 +127,11 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     },
     onDrafts: (sessionId, drafts) => batcher.pushDrafts(sessionId, drafts),
     onSessionChanged: (change) => {
-      if ('deletedSessionId' in change) batcher.flush(change.deletedSessionId);
+      if ('deletedSessionId' in change) {
+        batcher.flush(change.deletedSessionId);
+        // A deleted session's own terminal ends with it.
+        endTerminals(change.deletedSessionId);
+      }
       sender.send('session:changed', change);
     },
   };
@@ -167,6 +173,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       options.frameMs ?? 16,
     ),
   );
+  endTerminals = (sessionId) => terminals.endSession(sessionId);
   const handlers = createHandlers({
     appInfo,
     store: core.store,

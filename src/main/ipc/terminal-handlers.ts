@@ -21,7 +21,7 @@ export function terminalHandlers(deps: {
       if (!session) throw new NotFoundError('Session', input.sessionId);
       if (!session.workspacePath)
         throw new WorkbenchError('invalid_state', 'This session has no folder: choose one to open a terminal in it.');
-      return { terminalId: terminals.start(session.workspacePath, input.cols, input.rows) };
+      return { terminalId: terminals.start(session.id, session.workspacePath, input.cols, input.rows) };
     },
     'terminal:input': async (input) => {
       terminals.write(input.terminalId, input.data);

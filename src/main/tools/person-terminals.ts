@@ -19,6 +19,8 @@ export interface PersonTerminalEvents {
 }
 
 interface Open {
+  readonly sessionId: string;
+  readonly cwd: string;
   readonly process: pty.IPty;
   pending: string;
   flush: Disposable | null;
@@ -42,9 +44,20 @@ export class PersonTerminals implements Disposable {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
-  /** Starts a shell in `cwd`, sized `cols` by `rows`; its id names it from then on. */
-  start(cwd: string, cols: number, rows: number): string {
+  /**
+   * The session's shell in `cwd`, sized `cols` by `rows`: the one running already (a window shown again, a tab opened
+   * twice), else a new one. A shell left in another folder (the session's folder changed) ends first.
+   */
+  start(sessionId: string, cwd: string, cols: number, rows: number): string {
     if (this.owned.isDisposed) throw new WorkbenchError('invalid_state', 'The app is closing: no terminal can start.');
+    for (const [terminalId, entry] of this.open) {
+      if (entry.sessionId !== sessionId) continue;
+      if (entry.cwd === cwd) {
+        entry.process.resize(cols, rows);
+        return terminalId;
+      }
+      this.end(terminalId);
+    }
     if (this.open.size >= maxTerminals)
       throw new WorkbenchError('invalid_state', `At most ${maxTerminals} terminals can be open at once; close one first.`);
     const terminalId = `terminal-${this.next++}`;
@@ -57,7 +70,7 @@ export class PersonTerminals implements Disposable {
       cwd,
       env: { ...env, TERM: 'xterm-256color' } as Record<string, string>,
     });
-    const entry: Open = { process: child, pending: '', flush: null };
+    const entry: Open = { sessionId, cwd, process: child, pending: '', flush: null };
     this.open.set(terminalId, entry);
     child.onData((data) => {
       entry.pending += data;
@@ -69,6 +82,11 @@ export class PersonTerminals implements Disposable {
       this.events.onExit(terminalId, exitCode);
     });
     return terminalId;
+  }
+
+  /** Ends the shells of a session (it was deleted). */
+  endSession(sessionId: string): void {
+    for (const [terminalId, entry] of [...this.open]) if (entry.sessionId === sessionId) this.end(terminalId);
   }
 
   /** Types into a terminal. */

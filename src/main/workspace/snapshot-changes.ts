@@ -78,7 +78,9 @@ export class SnapshotChanges implements FileChanges {
     const { patch, texts, note } = this.describe(item, now, true);
     // Parts already taken back are left out of a whole revert: the rest of the change goes.
     const taken = hunks === null && patch && !sameEntry(now, item.after) ? await this.takenBack(range.workspacePath, item, now) : null;
-    if (taken && !taken.other && taken.reverted === 'whole') return outcome;
+    // Taken back already, byte for byte: nothing to do. (The same text in another entry, an emptied file where there was
+    // none, goes on below and is put back exactly.)
+    if (taken && !taken.other && taken.reverted === 'whole' && sameEntry(now, item.before)) return outcome;
     if (taken && !taken.other && taken.reverted === 'part' && patch)
       hunks = patch.hunks.map((_, index) => index).filter((index) => !taken.hunks.includes(index));
     if (hunks !== null && patch === null)

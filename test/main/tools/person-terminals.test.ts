@@ -33,7 +33,7 @@ describe('a terminal of the person’s', () => {
     const folder = temporaryFolder('workbench-terminal-');
     cleanups.push(() => folder.remove());
     const { made, output, exits, until } = terminals();
-    const id = made.start(folder.path, 100, 30);
+    const id = made.start('s1', folder.path, 100, 30);
     made.write(id, 'pwd; echo $((6 * 7))\r');
     await until(() => (output.get(id) ?? '').includes('42'));
     expect(output.get(id)).toContain(realpathSync(folder.path));
@@ -51,10 +51,19 @@ describe('a terminal of the person’s', () => {
     const folder = temporaryFolder('workbench-terminal-');
     cleanups.push(() => folder.remove());
     const { made, exits, until } = terminals();
-    const ids = Array.from({ length: 8 }, () => made.start(folder.path, 80, 24));
-    expect(() => made.start(folder.path, 80, 24)).toThrow(/At most 8 terminals/);
+    const ids = Array.from({ length: 8 }, (_, index) => made.start(`s${index}`, folder.path, 80, 24));
+    expect(() => made.start('s9', folder.path, 80, 24)).toThrow(/At most 8 terminals/);
+    // A session's shell is its one shell: asked again, the same; in another folder, a new one; deleted, gone.
+    expect(made.start('s0', folder.path, 80, 24)).toBe(ids[0]);
+    const elsewhere = temporaryFolder('workbench-terminal-other-');
+    cleanups.push(() => elsewhere.remove());
+    const moved = made.start('s1', elsewhere.path, 80, 24);
+    expect(moved).not.toBe(ids[1]);
+    await until(() => exits.has(ids[1] ?? ''));
+    made.endSession('s2');
+    await until(() => exits.has(ids[2] ?? ''));
     made.dispose();
-    await until(() => ids.every((id) => exits.has(id)));
-    expect(() => made.start(folder.path, 80, 24)).toThrow(/closing/);
+    await until(() => [...ids.slice(3), ids[0] ?? '', moved].every((id) => exits.has(id)));
+    expect(() => made.start('s1', folder.path, 80, 24)).toThrow(/closing/);
   });
 });

@@ -35,7 +35,10 @@ export function Modal({
         if (element.open) element.close();
       }),
     );
-    disposables.listen(element, 'close', () => close.current());
+    // A close that comes while the dialog is open again (a close queued by an earlier mount) is not this one's.
+    disposables.listen(element, 'close', () => {
+      if (!element.open) close.current();
+    });
   }, []);
   return (
     <dialog

@@ -186,7 +186,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
         {filesSince && (
           <label className="row small">
             <input type="checkbox" checked={filesBack} onChange={(event) => setFilesBack(event.target.checked)} />
-            Also put the files back as they were before this message (History can undo it)
+            Also put the files back as they were before this message
           </label>
         )}
         <div className="row">

@@ -18,6 +18,8 @@ interface Shell {
   readonly fit: FitAddon;
   readonly element: HTMLElement;
   terminalId: string | null;
+  /** The folder the shell was started in: a new folder for the session starts a new shell there. */
+  folder: string | null;
   ended: boolean;
   /** Tells the tab shown now that the shell ended (set again by each showing of the tab). */
   onEnded: () => void;
@@ -34,7 +36,7 @@ function makeShell(store: AppStore): Shell {
   terminal.loadAddon(fit);
   const element = document.createElement('div');
   element.className = 'terminal person-terminal';
-  const shell: Shell = { terminal, fit, element, terminalId: null, ended: false, onEnded: () => undefined, owned };
+  const shell: Shell = { terminal, fit, element, terminalId: null, folder: null, ended: false, onEnded: () => undefined, owned };
   owned.add(
     subscription(
       store.api.on['terminal:data']((payload) => {
@@ -99,6 +101,13 @@ export function PersonTerminal({ store, sessionId }: { store: AppStore; sessionI
       parent.append(current.element);
       if (!current.terminal.element) current.terminal.open(current.element);
       current.fit.fit();
+      if (current.folder !== workspacePath) {
+        // Main ends a shell left in another folder when the session's new one starts.
+        if (current.terminalId !== null)
+          current.terminal.write(`\r\n[The session's folder is now ${workspacePath}: a new shell starts there.]\r\n`);
+        current.terminalId = null;
+        current.folder = workspacePath;
+      }
       if (current.terminalId === null) {
         store.call('terminal:open', { sessionId, cols: current.terminal.cols, rows: current.terminal.rows }).then(
           ({ terminalId }) => {
