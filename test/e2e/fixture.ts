@@ -53,6 +53,16 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
+/**
+ * Waits until the window is up (its status bar, or the screen that says why it could not start), so the keys a test
+ * presses next reach the app rather than a page still loading. A window that never comes up is for the test to find.
+ */
+async function windowUp(page: Page): Promise<void> {
+  await page
+    .waitForFunction(() => document.querySelector('header.status-bar, .startup-error') !== null, null, { timeout: 15_000 })
+    .catch(() => undefined);
+}
+
 export async function openWorkbench(
   options: Partial<TestHostOptions> = {},
   serverOptions: ScriptedModelServerOptions = {},
@@ -70,6 +80,7 @@ export async function openWorkbench(
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(host.url);
+  await windowUp(page);
   mkdirSync(screenshotDir, { recursive: true });
   const workbench: Workbench = {
     page,
@@ -96,18 +107,21 @@ export async function openWorkbench(
       const providerId = (saved.value as { id: string }).id;
       await host.invoke('settings:update', { defaultModel: { providerId, model: 'scripted-model' } });
       await page.reload();
+      await windowUp(page);
       return providerId;
     },
     restart: async (restartOptions = {}) => {
       await host.close();
       host = await startTestHost({ dataDir: folder.path, ...options, ...restartOptions });
       await page.goto(host.url);
+      await windowUp(page);
     },
     restartAfter: async (meanwhile) => {
       await host.close();
       await meanwhile();
       host = await startTestHost({ dataDir: folder.path, ...options });
       await page.goto(host.url);
+      await windowUp(page);
     },
     close: async () => {
       await context.close();
