@@ -145,16 +145,13 @@ export function MessageItem({ message, actions }: { message: ViewMessage; action
   return <ChatMessageItem message={message} actions={actions} />;
 }
 
-function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
-  const label = stateLabels[message.state];
-  const { store, sessionId, point, busy } = actions;
-  const summary =
-    actions.turn && actions.turn.end !== null ? (
-      <TurnSummary store={store} sessionId={sessionId} turnId={message.turnId} turn={actions.turn} />
-    ) : null;
-  const [editing, setEditing] = useState(false);
+/**
+ * A message of the person's being edited: it runs again from there as a new version; when files changed from it on,
+ * they can be put back as they were before it first.
+ */
+function EditMessage({ message, actions, onDone }: { message: ViewMessage; actions: MessageActions; onDone: () => void }) {
+  const { store, sessionId } = actions;
   const [draft, setDraft] = useState(message.text);
-  const [showPrompt, setShowPrompt] = useState(false);
   const [filesBack, setFilesBack] = useState(false);
   const { restorePoint } = actions;
   // Files changed from this message on: editing it can also put them back as they were before it.
@@ -164,43 +161,53 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
     const at = checkpoints.findIndex((checkpoint) => checkpoint.id === restorePoint);
     return at >= 0 && checkpoints.slice(at).some((checkpoint) => (checkpoint.filesChanged?.length ?? 0) > 0);
   });
-  if (editing) {
-    return (
-      <form
-        className="message message-user editing"
-        aria-label="Edit your message"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const text = draft.trim();
-          if (text === '') return;
-          setEditing(false);
-          const back = filesSince && filesBack && restorePoint !== null;
-          void store.changeLine(sessionId, async () => {
-            // The files first (saved before, so History can undo it), then the edited message runs on them.
-            if (back) await store.call('checkpoint:restore', { sessionId, checkpointId: restorePoint, mode: 'files' });
-            return store.call('message:edit', { sessionId, messageId: message.id, text });
-          });
-        }}
-      >
-        <textarea aria-label="Edited message" value={draft} rows={3} autoFocus onChange={(event) => setDraft(event.target.value)} />
-        {filesSince && (
-          <label className="row small">
-            <input type="checkbox" checked={filesBack} onChange={(event) => setFilesBack(event.target.checked)} />
-            Also put the files back as they were before this message
-          </label>
-        )}
-        <div className="row">
-          <span className="muted small">Runs again from here as a new version; the current one is kept.</span>
-          <button type="button" onClick={() => setEditing(false)}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={draft.trim() === ''}>
-            Save and run
-          </button>
-        </div>
-      </form>
-    );
-  }
+  return (
+    <form
+      className="message message-user editing"
+      aria-label="Edit your message"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const text = draft.trim();
+        if (text === '') return;
+        onDone();
+        const back = filesSince && filesBack && restorePoint !== null;
+        void store.changeLine(sessionId, async () => {
+          // The files first (saved before, so History can undo it), then the edited message runs on them.
+          if (back) await store.call('checkpoint:restore', { sessionId, checkpointId: restorePoint, mode: 'files' });
+          return store.call('message:edit', { sessionId, messageId: message.id, text });
+        });
+      }}
+    >
+      <textarea aria-label="Edited message" value={draft} rows={3} autoFocus onChange={(event) => setDraft(event.target.value)} />
+      {filesSince && (
+        <label className="row small">
+          <input type="checkbox" checked={filesBack} onChange={(event) => setFilesBack(event.target.checked)} />
+          Also put the files back as they were before this message
+        </label>
+      )}
+      <div className="row">
+        <span className="muted small">Runs again from here as a new version; the current one is kept.</span>
+        <button type="button" onClick={() => onDone()}>
+          Cancel
+        </button>
+        <button type="submit" className="primary" disabled={draft.trim() === ''}>
+          Save and run
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: MessageActions }) {
+  const label = stateLabels[message.state];
+  const { store, sessionId, point, busy } = actions;
+  const summary =
+    actions.turn && actions.turn.end !== null ? (
+      <TurnSummary store={store} sessionId={sessionId} turnId={message.turnId} turn={actions.turn} />
+    ) : null;
+  const [editing, setEditing] = useState(false);
+  const [showPrompt, setShowPrompt] = useState(false);
+  if (editing) return <EditMessage message={message} actions={actions} onDone={() => setEditing(false)} />;
   return (
     <div className={`message-wrap message-wrap-${message.role}`}>
       {point && <BranchSwitcher store={store} sessionId={sessionId} point={point} disabled={busy} />}
@@ -259,10 +266,8 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
           <button
             type="button"
             className="link small"
-            onClick={() => {
-              setDraft(message.text);
-              setEditing(true);
-            }}
+            // The box opens on the message as sent.
+            onClick={() => setEditing(true)}
           >
             Edit
           </button>

@@ -84,70 +84,9 @@ export function McpServerForm({
         </label>
       </fieldset>
       {draft.transport === 'stdio' ? (
-        <>
-          <label>
-            Command
-            <input
-              value={draft.command}
-              maxLength={1000}
-              placeholder="npx"
-              spellCheck={false}
-              {...problemAttributes('mcp-command-problem', problems['command'])}
-              onChange={(event) => change({ command: event.target.value })}
-            />
-          </label>
-          <FieldProblem id="mcp-command-problem" problem={problems['command']} />
-          <ValueRows
-            idPrefix="args"
-            legend="Arguments"
-            label="Argument"
-            addLabel="Add an argument"
-            values={draft.args}
-            problems={problems}
-            onChange={(args) => change({ args })}
-          />
-          <KeyValueRows
-            idPrefix="env"
-            legend="Environment variables"
-            noun="variable"
-            rows={draft.env}
-            problems={problems}
-            onChange={(env) => change({ env })}
-          />
-          <label>
-            Working folder
-            <input
-              value={draft.cwd}
-              maxLength={4096}
-              placeholder="optional"
-              spellCheck={false}
-              onChange={(event) => change({ cwd: event.target.value })}
-            />
-          </label>
-        </>
+        <CommandFields draft={draft} problems={problems} change={change} />
       ) : (
-        <>
-          <label>
-            URL
-            <input
-              type="url"
-              value={draft.url}
-              placeholder="https://example.com/mcp"
-              spellCheck={false}
-              {...problemAttributes('mcp-url-problem', problems['url'])}
-              onChange={(event) => change({ url: event.target.value })}
-            />
-          </label>
-          <FieldProblem id="mcp-url-problem" problem={problems['url']} />
-          <KeyValueRows
-            idPrefix="headers"
-            legend="Headers"
-            noun="header"
-            rows={draft.headers}
-            problems={problems}
-            onChange={(headers) => change({ headers })}
-          />
-        </>
+        <UrlFields draft={draft} problems={problems} change={change} />
       )}
       <div className="row">
         <button type="submit" className="primary" disabled={saving}>
@@ -170,5 +109,96 @@ export function McpServerForm({
         )}
       </div>
     </form>
+  );
+}
+
+/** A stdio server's fields: the command, its arguments and environment, and the folder it starts in. */
+function CommandFields({
+  draft,
+  problems,
+  change,
+}: {
+  draft: McpDraft;
+  problems: Readonly<Record<string, string>>;
+  change: (next: Partial<McpDraft>) => void;
+}) {
+  return (
+    <>
+      <label>
+        Command
+        <input
+          value={draft.command}
+          maxLength={1000}
+          placeholder="npx"
+          spellCheck={false}
+          {...problemAttributes('mcp-command-problem', problems['command'])}
+          onChange={(event) => change({ command: event.target.value })}
+        />
+      </label>
+      <FieldProblem id="mcp-command-problem" problem={problems['command']} />
+      <ValueRows
+        idPrefix="args"
+        legend="Arguments"
+        label="Argument"
+        addLabel="Add an argument"
+        values={draft.args}
+        problems={problems}
+        onChange={(args) => change({ args })}
+      />
+      <KeyValueRows
+        idPrefix="env"
+        legend="Environment variables"
+        noun="variable"
+        rows={draft.env}
+        problems={problems}
+        onChange={(env) => change({ env })}
+      />
+      <label>
+        Working folder
+        <input
+          value={draft.cwd}
+          maxLength={4096}
+          placeholder="optional"
+          spellCheck={false}
+          onChange={(event) => change({ cwd: event.target.value })}
+        />
+      </label>
+    </>
+  );
+}
+
+/** An HTTP server's fields: its URL and headers. */
+function UrlFields({
+  draft,
+  problems,
+  change,
+}: {
+  draft: McpDraft;
+  problems: Readonly<Record<string, string>>;
+  change: (next: Partial<McpDraft>) => void;
+}) {
+  return (
+    <>
+      <label>
+        URL
+        <input
+          type="url"
+          value={draft.url}
+          placeholder="https://example.com/mcp"
+          spellCheck={false}
+          {...problemAttributes('mcp-url-problem', problems['url'])}
+          onChange={(event) => change({ url: event.target.value })}
+        />
+      </label>
+      <FieldProblem id="mcp-url-problem" problem={problems['url']} />
+      <KeyValueRows
+        idPrefix="headers"
+        legend="Headers"
+        noun="header"
+        rows={draft.headers}
+        problems={problems}
+        onChange={(headers) => change({ headers })}
+      />
+    </>
   );
 }
