@@ -60,7 +60,7 @@ export function writeFileTool(filesOf: FilesOf): Tool {
     input: z.object({ path: relativePathSchema, content: z.string().max(limits.writeBytes) }).strict(),
     risk: 'write_low',
     summarize: (input) => `${input.path} (${input.content.length} characters)`,
-    pathOf: (input) => input.path,
+    pathOf: (input, context) => filesOf(context).placeOf(input.path, 'write'),
     preview: async (input, context) => {
       const current = filesOf(context).currentText(input.path, limits.previewBytes);
       if (current.tooLarge)
@@ -88,7 +88,7 @@ export function editFileTool(filesOf: FilesOf): Tool {
     input: editInputSchema,
     risk: 'write_low',
     summarize: (input) => input.path,
-    pathOf: (input) => input.path,
+    pathOf: (input, context) => filesOf(context).placeOf(input.path, 'write'),
     preview: async (input, context) => {
       const current = filesOf(context).currentText(input.path, limits.previewBytes);
       if (current.tooLarge) return `[… ${current.relative} has ${current.size} bytes, too many to preview the edit …]`;
@@ -123,7 +123,7 @@ export function deleteTool(filesOf: FilesOf, trash: Trash, ids: { newId: () => s
     input: z.object({ path: relativePathSchema }).strict(),
     risk: 'write_high',
     summarize: (input) => input.path,
-    pathOf: (input) => input.path,
+    pathOf: (input, context) => filesOf(context).placeOf(input.path, 'remove'),
     execute: async (input, context) => {
       const entry = await trash.put(filesOf(context), input.path, {
         id: ids.newId(),

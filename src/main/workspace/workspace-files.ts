@@ -107,6 +107,17 @@ export class WorkspaceFiles {
     }
   }
 
+  /**
+   * Where a path leads inside the workspace, as a write (or, `remove`, a removal) of it would find it: links inside
+   * followed, relative to the root. Throws as that write or removal would, for a path that leaves the workspace or is
+   * protected. Nothing stays open.
+   */
+  placeOf(requested: string, intent: 'write' | 'remove'): string {
+    const found = this.find(requested, intent);
+    this.access.close(found.folder);
+    return found.relative;
+  }
+
   /** What is at a path (links inside followed), after checking that it lies inside. Nothing stays open. */
   inspect(requested: string): { relative: string; kind: EntryKind } {
     const found = this.find(requested, 'read');

@@ -116,7 +116,7 @@ describe('the OS sandbox', () => {
     expect(assess('ls', 'none')).toBe('destructive');
     const parsed = tool.parse({ command: 'ls', sandbox: 'none' });
     if (!parsed.ok) throw new Error(parsed.message);
-    expect(tool.covers(tool.trustPattern(parsed.input), parsed.input)).toBe(false);
+    expect(tool.covers(tool.trustPattern(parsed.input), parsed.input, { workspacePath: null })).toBe(false);
   });
 
   it('says plainly when there is no sandbox', () => {

@@ -208,6 +208,31 @@ describe('workspace tools and links', needs(symlinks), () => {
     expect(written.output).not.toContain('hard links');
   });
 
+  it('a grant for a folder covers a path by where it leads: a link in another folder does not carry it there', () => {
+    mkdirSync(join(env.ws, 'docs'));
+    symlinkSync('../src', join(env.ws, 'docs', 'code'));
+    const write = env.tools.get('write_file');
+    const remove = env.tools.get('delete');
+    if (!write || !remove) throw new Error('no write_file or delete');
+    const context = { workspacePath: env.ws };
+    const docs = { kind: 'path_prefix' as const, folder: 'docs/' };
+    const src = { kind: 'path_prefix' as const, folder: 'src/' };
+    const intoSrc = { path: 'docs/code/index.ts', content: 'x' };
+    // docs/code/index.ts is src/index.ts: a grant for docs/ does not reach it, one for src/ does, and src/ is offered.
+    expect(write.covers(docs, intoSrc, context)).toBe(false);
+    expect(write.covers(src, intoSrc, context)).toBe(true);
+    expect(write.grantFolders(intoSrc, context)).toEqual(['src/', '']);
+    expect(write.covers(docs, { path: 'docs/notes.md', content: 'x' }, context)).toBe(true);
+    // A file that does not exist yet, through the link, is placed the same way.
+    expect(write.grantFolders({ path: 'docs/code/lib/new.ts', content: 'x' }, context)).toEqual(['src/lib/', 'src/', '']);
+    // Removing the link itself acts on the link, which is in docs/.
+    expect(remove.covers(docs, { path: 'docs/code' }, context)).toBe(true);
+    expect(remove.covers(src, { path: 'docs/code/index.ts' }, context)).toBe(true);
+    // A protected path, or one that leaves the workspace, is covered by no folder and offers none.
+    expect(write.grantFolders({ path: '.git/config', content: 'x' }, context)).toEqual([]);
+    expect(write.covers({ kind: 'path_prefix', folder: '' }, { path: '.git/config', content: 'x' }, context)).toBe(false);
+  });
+
   it('links that stay inside keep working for every tool', async () => {
     expect((await run(env.tools, 'read_file', { path: 'source/index.ts' }, env.ws)).output).toContain('Hello');
     expect((await run(env.tools, 'list_files', { path: 'source' }, env.ws)).output.split('\n')).toContain('src/index.ts');

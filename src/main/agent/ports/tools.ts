@@ -49,12 +49,14 @@ export interface Tool {
   trustPattern(input: unknown): GrantPattern;
   /** The pattern of this call's own arguments and nothing wider, as `covers` reads it: what a grant for an escalation covers. */
   exactPattern(input: unknown): GrantPattern;
-  covers(pattern: GrantPattern, input: unknown): boolean;
+  /** Whether a grant's pattern covers this call; a folder pattern is matched where the call's path leads, links followed. */
+  covers(pattern: GrantPattern, input: unknown, context: { workspacePath: string | null }): boolean;
   /**
    * The folders a grant for this call may cover instead of its own pattern, innermost first and the whole workspace
-   * (``) last: those holding the one workspace path the call acts on. Empty for a tool that acts on no one path.
+   * (``) last: those holding the one workspace path the call acts on, where it leads with links followed. Empty for a
+   * tool that acts on no one path, or on one that cannot be found inside the workspace.
    */
-  grantFolders(input: unknown): string[];
+  grantFolders(input: unknown, context: { workspacePath: string | null }): string[];
   /** One line for people: what this call does. */
   summarize(input: unknown): string;
   /** What the call would change, shown before it runs (a unified diff for file writes), or null. */
@@ -80,8 +82,12 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly covers?: (pattern: GrantPattern, input: z.output<S>) => boolean;
   /** The `exact` pattern of these arguments as `covers` reads it; the canonical JSON of the input unless said. */
   readonly exactPattern?: (input: z.output<S>) => GrantPattern;
-  /** The one workspace path the call acts on (as the model gave it), for grants that cover a folder. */
-  readonly pathOf?: (input: z.output<S>) => string;
+  /**
+   * The one workspace path the call acts on, for grants that cover a folder: where it leads, links inside the workspace
+   * followed, so that a grant for `src/` never reaches through a link in it to another folder. Throws when it leads
+   * nowhere the call could act (no folder grant then covers it).
+   */
+  readonly pathOf?: (input: z.output<S>, context: { workspacePath: string | null }) => string;
   readonly summarize?: (input: z.output<S>) => string;
   readonly preview?: (input: z.output<S>, context: { workspacePath: string | null }) => Promise<string | null>;
   /** Throws the error `execute` would fail with, when it can be known before running (see `Tool.check`). */
@@ -130,6 +136,14 @@ export function canonicalJson(value: unknown): string {
 export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>): Tool {
   type Input = z.output<S>;
   const exact = (input: unknown): GrantPattern => ({ kind: 'exact', arguments: canonicalJson(input) });
+  const placeOf = (input: Input, context: { workspacePath: string | null }): string | null => {
+    if (!declaration.pathOf) return null;
+    try {
+      return workspaceRelative(declaration.pathOf(input, context));
+    } catch {
+      return null;
+    }
+  };
   return {
     name: declaration.name,
     description: declaration.description,
@@ -150,16 +164,16 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
       },
     trustPattern: (input) => declaration.trustPattern?.(input as Input) ?? exact(input),
     exactPattern: (input) => declaration.exactPattern?.(input as Input) ?? exact(input),
-    covers: (pattern, input) => {
+    covers: (pattern, input, context) => {
       if (pattern.kind === 'path_prefix') {
-        const path = declaration.pathOf ? workspaceRelative(declaration.pathOf(input as Input)) : null;
+        const path = placeOf(input as Input, context);
         return path !== null && path.startsWith(pattern.folder);
       }
       if (declaration.covers) return declaration.covers(pattern, input as Input);
       return pattern.kind === 'exact' && pattern.arguments === canonicalJson(input);
     },
-    grantFolders: (input) => {
-      const path = declaration.pathOf ? workspaceRelative(declaration.pathOf(input as Input)) : null;
+    grantFolders: (input, context) => {
+      const path = placeOf(input as Input, context);
       return path === null ? [] : foldersHolding(path);
     },
     summarize: (input) => declaration.summarize?.(input as Input) ?? canonicalJson(input).slice(0, 200),

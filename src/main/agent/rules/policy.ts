@@ -57,7 +57,7 @@ export function coveringGrant(tool: Tool, input: unknown, assessment: RiskAssess
       grant.workspacePath === context.workspacePath &&
       riskRank(assessment.level) <= riskRank(grant.maxRisk) &&
       escalationMatches(grant, assessment) &&
-      tool.covers(grant.pattern, input)
+      tool.covers(grant.pattern, input, context)
     ) {
       return grant;
     }

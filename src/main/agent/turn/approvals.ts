@@ -147,7 +147,7 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
   writer.setStatus('waiting_approval');
   if (!item.earlierGate) {
     // A grant may cover a folder only where a grant may be made at all: not for a destructive call or an escalation.
-    const folders = call.assessment.level === 'destructive' || call.assessment.escalation ? [] : call.tool.grantFolders(call.input);
+    const folders = call.assessment.level === 'destructive' || call.assessment.escalation ? [] : call.tool.grantFolders(call.input, setup);
     writer.journal([
       {
         type: 'approval_requested',
@@ -232,7 +232,7 @@ function grantFor({ setup, services }: StepContext, item: DecidedCall, decision:
   const escalation = call.assessment.escalation;
   // A folder the person picked at the gate, when it is one the gate offered (it holds this call's path); never for an
   // escalation. Anything else falls back to the tool's own pattern, which is never wider.
-  const inFolder = !escalation && folder !== undefined && call.tool.grantFolders(call.input).includes(folder);
+  const inFolder = !escalation && folder !== undefined && call.tool.grantFolders(call.input, setup).includes(folder);
   const pattern: GrantPattern = escalation
     ? call.tool.exactPattern(call.input)
     : inFolder

@@ -11,6 +11,8 @@ const write = defineTool({
   pathOf: (input) => input.path,
   execute: async () => ({ output: 'written' }),
 });
+/** No workspace: the declaration above reads the path as given. */
+const none = { workspacePath: null };
 const plain = defineTool({
   name: 'note',
   description: 'Takes a note.',
@@ -34,16 +36,16 @@ describe('grants that cover a folder', () => {
 
   it('covers the tool on any path inside its folder, not a sibling with the same start, nor a path that climbs out', () => {
     const src = { kind: 'path_prefix' as const, folder: 'src/' };
-    expect(write.covers(src, { path: 'src/deep/a.ts', content: '' })).toBe(true);
-    expect(write.covers(src, { path: './src/a.ts', content: '' })).toBe(true);
-    expect(write.covers(src, { path: 'srcx/a.ts', content: '' })).toBe(false);
-    expect(write.covers(src, { path: 'src/../secrets.env', content: '' })).toBe(false);
-    expect(write.covers(src, { path: '/src/a.ts', content: '' })).toBe(false);
-    expect(write.covers({ kind: 'path_prefix', folder: '' }, { path: 'any/where.ts', content: '' })).toBe(true);
+    expect(write.covers(src, { path: 'src/deep/a.ts', content: '' }, none)).toBe(true);
+    expect(write.covers(src, { path: './src/a.ts', content: '' }, none)).toBe(true);
+    expect(write.covers(src, { path: 'srcx/a.ts', content: '' }, none)).toBe(false);
+    expect(write.covers(src, { path: 'src/../secrets.env', content: '' }, none)).toBe(false);
+    expect(write.covers(src, { path: '/src/a.ts', content: '' }, none)).toBe(false);
+    expect(write.covers({ kind: 'path_prefix', folder: '' }, { path: 'any/where.ts', content: '' }, none)).toBe(true);
     // A tool that acts on no one path is never covered by a folder, and offers none.
-    expect(plain.covers(src, { text: 'src/a.ts' })).toBe(false);
-    expect(plain.grantFolders({ text: 'x' })).toEqual([]);
-    expect(write.grantFolders({ path: '../up.ts', content: '' })).toEqual([]);
+    expect(plain.covers(src, { text: 'src/a.ts' }, none)).toBe(false);
+    expect(plain.grantFolders({ text: 'x' }, none)).toEqual([]);
+    expect(write.grantFolders({ path: '../up.ts', content: '' }, none)).toEqual([]);
   });
 
   it('refuses a folder pattern that is absolute, climbs, or does not end with a slash', () => {
