@@ -339,8 +339,11 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     checkpointId: idSchema.nullable(),
     undoOf: idSchema.nullable(),
     ...filesRestoredSchema.shape,
-    /** What was made (or, for an undo, what it undid): a checkpoint's restore, or a revert from Changes. Absent before it existed: a restore. */
-    of: z.enum(['restore', 'revert']).optional(),
+    /**
+     * What was made (or, for an undo, what it undid): a checkpoint's restore, a revert from Changes, or the files put back
+     * with an edited message (the first row of its new version). Absent before it existed: a restore.
+     */
+    of: z.enum(['restore', 'revert', 'edit']).optional(),
     /** A restore of the conversation too: the version it opened, and the one shown before it, which its undo shows again. */
     branchId: idSchema.optional(),
     fromBranchId: idSchema.optional(),

@@ -167,6 +167,16 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Hello, app.ts is as it was.');
     expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v1\n');
     await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText(['Leave app.ts alone and say hello']);
+
+    // One undo takes both back: the files as they were before the edit, and the version before it shown again.
+    const bar = page.getByRole('status', { name: 'Files restored' });
+    await expectPage(bar).toContainText('Files put back as they were before your message: 1 written');
+    await bar.getByRole('button', { name: 'Undo restore' }).click();
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toHaveText(['Rewrite app.ts', 'Anything else?']);
+    expect(readFileSync(join(workspace, 'app.ts'), 'utf8')).toBe('v2\n');
+    await expectPage(bar).toContainText('Restore undone');
+    // The edited version is kept, one switch away.
+    await expectPage(page.getByRole('navigation', { name: 'Versions of this message' })).toContainText('1 / 2');
     folder.remove();
   });
 

@@ -92,7 +92,10 @@ export function sessionHandlers(deps: SessionHandlerDependencies): Pick<Handlers
     },
     'session:compact': (input) => ({ turnId: runtime.compact(input.sessionId, input.instructions ?? null) }),
 
-    'message:edit': (input) => runtime.editMessage(input.sessionId, input.messageId, input.text),
+    'message:edit': async (input) =>
+      input.filesBack
+        ? runtime.editMessageWithFiles(input.sessionId, input.messageId, input.text, input.overwriteConflicts ?? false)
+        : { ...runtime.editMessage(input.sessionId, input.messageId, input.text), files: null },
     'turn:retry': (input) => runtime.retryTurn(input.sessionId, input.turnId),
     'branch:list': (input) => {
       existing(input.sessionId);

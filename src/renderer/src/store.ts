@@ -361,7 +361,6 @@ export class AppStore implements Disposable {
     return result;
   }
 
-  /** Drafts of tool calls are folded after the entries they came with; while a session opens they are let go (the finished calls follow). */
   /** Remembers the restore just made in a session (or forgets it): see `freshRestores`. */
   private markRestore(sessionId: string, restoreId: string | null): void {
     if ((this.state.freshRestores[sessionId] ?? null) === restoreId) return;
@@ -371,10 +370,15 @@ export class AppStore implements Disposable {
     });
   }
 
+  /** Drafts of tool calls are folded after the entries they came with; while a session opens they are let go (the finished calls follow). */
   private applyEntries(sessionId: string, entries: readonly JournalEntry[], drafts: readonly ToolCallDraftEvent[] = []): void {
+    let restoredHere = false;
     for (const { event } of entries) {
-      if (event.type === 'files_restored') this.markRestore(sessionId, event.restoreId);
-      else if (event.type === 'run_started') this.markRestore(sessionId, null);
+      if (event.type === 'files_restored') {
+        this.markRestore(sessionId, event.restoreId);
+        restoredHere = true;
+        // A turn that starts makes an earlier restore old news; not the one it opens with (an edit that put files back).
+      } else if (event.type === 'run_started' && !restoredHere) this.markRestore(sessionId, null);
     }
     const view = this.state.views[sessionId];
     if (!view || this.opening.has(sessionId)) {

@@ -151,10 +151,22 @@ export const channels = {
   'session:export': { input: z.object(sessionRef).strict(), output: z.object({ fileName: z.string(), document: z.string() }) },
   'session:import': { input: z.object({ document: z.string().min(2).max(limits.importLength) }).strict(), output: sessionSchema },
 
-  /** Runs a sent message again with new text, on a new branch; the old one stays. */
+  /**
+   * Runs a sent message again with new text, on a new branch; the old one stays. `filesBack`: the files are first put
+   * back as they were when the message was sent (what the person changed since is kept unless `overwriteConflicts`);
+   * undoing that restore shows the version before the edit again.
+   */
   'message:edit': {
-    input: z.object({ ...sessionRef, messageId: idSchema, text: z.string().trim().min(1).max(limits.messageLength) }).strict(),
-    output: z.object({ turnId: idSchema, branchId: idSchema }),
+    input: z
+      .object({
+        ...sessionRef,
+        messageId: idSchema,
+        text: z.string().trim().min(1).max(limits.messageLength),
+        filesBack: z.boolean().optional(),
+        overwriteConflicts: z.boolean().optional(),
+      })
+      .strict(),
+    output: z.object({ turnId: idSchema, branchId: idSchema, files: filesRestoredSchema.nullable() }),
   },
   /**
    * Summarizes the older part of the conversation now, so the model sees less of it from here on

@@ -184,7 +184,7 @@ export interface SessionView {
     readonly refused: readonly string[];
     readonly undoOf: string | null;
     /** What it made, or undid: a checkpoint's restore, or a revert from Changes (which says so there). */
-    readonly of: 'restore' | 'revert';
+    readonly of: 'restore' | 'revert' | 'edit';
   } | null;
   readonly usage: {
     readonly inputTokens: number;

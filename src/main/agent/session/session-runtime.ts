@@ -160,6 +160,9 @@ export class SessionRuntime {
   // Versions.
   editMessage = (sessionId: string, messageId: string, text: string): { turnId: string; branchId: string } =>
     this.versions.edit(sessionId, messageId, text);
+  /** Edits a message and puts the files back as they were when it was sent, undone together (see `TimeTravel.editWithFiles`). */
+  editMessageWithFiles = (sessionId: string, messageId: string, text: string, overwriteConflicts = false) =>
+    this.timeTravel.editWithFiles(sessionId, messageId, text, overwriteConflicts);
   /** Summarizes the older part of the conversation now, as a turn of its own. */
   compact = (sessionId: string, instructions: string | null): string => {
     this.turns.assertIdle(sessionId);

@@ -67,6 +67,45 @@ export class TimeTravel {
   }
 
   /**
+   * Edits a message the person sent and puts the files back as they were when it was sent, as one step: the files first
+   * (a safety snapshot taken, so it can be undone; what the person changed since is kept unless `overwriteConflicts`),
+   * then the edited message runs as a new version whose first row is that restore. Undoing the restore from there puts
+   * the files back as they were and shows the version before the edit again. Should the edit not start (no model
+   * chosen, say), the restore is journalled on the shown version, where it can be undone, and the error is thrown.
+   */
+  async editWithFiles(
+    sessionId: string,
+    messageId: string,
+    text: string,
+    overwriteConflicts = false,
+  ): Promise<{ turnId: string; branchId: string; files: FilesRestored }> {
+    const { store, turns, versions } = this.options;
+    turns.assertIdle(sessionId);
+    const message = store.findById(sessionId, 'user_message', messageId);
+    if (message?.event.type !== 'user_message') throw new NotFoundError('Message', messageId);
+    // The checkpoint taken when the message arrived: the files as they were before anything it asked for ran.
+    const input = store.nearest(sessionId, 'after', message.seq, ['checkpoint_saved']);
+    if (input?.event.type !== 'checkpoint_saved' || input.event.turnId !== message.event.turnId || input.event.source !== 'input')
+      throw new WorkbenchError('invalid_state', 'No checkpoint was saved when this message was sent, so its files cannot be put back.');
+    const checkpointId = input.event.checkpointId;
+    const target = this.filesAt(sessionId, checkpointId);
+    if (target.snapshotId === null)
+      throw new WorkbenchError('invalid_state', 'No files were saved at this checkpoint: the agent had not changed any yet.');
+    const restored = await this.restoreFiles(sessionId, target.snapshotId, overwriteConflicts);
+    const files: FilesRestored = { restoreId: this.options.newId(), ...restored };
+    const fromBranchId = store.activeBranch(sessionId);
+    try {
+      const edited = versions.edit(sessionId, messageId, text, (branchId) => [
+        { type: 'files_restored', checkpointId, undoOf: null, of: 'edit', branchId, fromBranchId, ...files },
+      ]);
+      return { ...edited, files };
+    } catch (error) {
+      this.options.journal.append(sessionId, [{ type: 'files_restored', checkpointId, undoOf: null, of: 'restore', ...files }]);
+      throw error;
+    }
+  }
+
+  /**
    * Undoes a restore: the files go back as they were just before it (what the person changed since is kept) and, when
    * it brought an earlier conversation back and that version is still shown, the version shown before it is shown
    * again (the restored one stays in the history).

@@ -6,7 +6,7 @@ import type { Attachment } from '../../../shared/attachments';
 import type { Branch, BranchReason } from '../../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../../shared/branches';
 import { BugError, NotFoundError, WorkbenchError } from '../../../shared/errors';
-import type { JournalEntry } from '../../../shared/events';
+import type { JournalEntry, RuntimeEvent } from '../../../shared/events';
 import { branchLine, branchPoints, ownerOf, sessionTree } from '../history/branching';
 import type { Clock } from '../ports/clock';
 import type { ConversationBase, ConversationStore } from '../history/conversation-store';
@@ -40,15 +40,23 @@ export interface VersionsOptions {
 export class Versions {
   constructor(private readonly options: VersionsOptions) {}
 
-  /** Edits a message the person sent: its turn runs again with the new text on a new branch; the old one is kept. */
-  edit(sessionId: string, messageId: string, text: string): { turnId: string; branchId: string } {
+  /**
+   * Edits a message the person sent: its turn runs again with the new text on a new branch; the old one is kept.
+   * `prelude`: rows that open the new branch, before the message (given the branch's id).
+   */
+  edit(
+    sessionId: string,
+    messageId: string,
+    text: string,
+    prelude?: (branchId: string) => RuntimeEvent[],
+  ): { turnId: string; branchId: string } {
     const { store, turns } = this.options;
     turns.assertIdle(sessionId);
     const message = store.findById(sessionId, 'user_message', messageId);
     if (!message) throw new NotFoundError('Message', messageId);
     // The edit changes the words; the files attached to the message go with it, as they were read then.
     const attachments = message.event.type === 'user_message' ? (message.event.attachments ?? []) : [];
-    return this.forkAndRun(sessionId, this.forkBefore(sessionId, message), 'edit', text, attachments);
+    return this.forkAndRun(sessionId, this.forkBefore(sessionId, message), 'edit', text, attachments, prelude);
   }
 
   /** Answers a turn's message again on a new branch, from the checkpoint taken when the message arrived. */
@@ -159,6 +167,7 @@ export class Versions {
     reason: BranchReason,
     text: string | null,
     attachments: readonly Attachment[] = [],
+    prelude?: (branchId: string) => RuntimeEvent[],
   ): { turnId: string; branchId: string } {
     const branch = this.newBranch(fork, reason);
     const turnId = this.options.turns.start(sessionId, {
@@ -166,6 +175,7 @@ export class Versions {
       base: fork.base,
       branch,
       ...(attachments.length > 0 ? { attachments } : {}),
+      ...(prelude ? { prelude: prelude(branch.id) } : {}),
     });
     return { turnId, branchId: branch.id };
   }

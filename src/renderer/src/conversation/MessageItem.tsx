@@ -171,11 +171,10 @@ function EditMessage({ message, actions, onDone }: { message: ViewMessage; actio
         if (text === '') return;
         onDone();
         const back = filesSince && filesBack && restorePoint !== null;
-        void store.changeLine(sessionId, async () => {
-          // The files first (saved before, so History can undo it), then the edited message runs on them.
-          if (back) await store.call('checkpoint:restore', { sessionId, checkpointId: restorePoint, mode: 'files' });
-          return store.call('message:edit', { sessionId, messageId: message.id, text });
-        });
+        // With the files put back first, as one step: undoing that restore shows the version before the edit again.
+        void store.changeLine(sessionId, () =>
+          store.call('message:edit', { sessionId, messageId: message.id, text, ...(back ? { filesBack: true } : {}) }),
+        );
       }}
     >
       <textarea aria-label="Edited message" value={draft} rows={3} autoFocus onChange={(event) => setDraft(event.target.value)} />

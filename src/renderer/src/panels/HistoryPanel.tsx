@@ -5,6 +5,7 @@
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionTreeNode } from '../../../shared/branches';
+import { busyStatuses } from '../../../shared/domain';
 import type { FilePreview, RestoreMode } from '../../../shared/file-history';
 import type { ViewCheckpoint, ViewMessage } from '../../../shared/session-view';
 import { checkpointLabels, firstWords } from './checkpoint-labels';
@@ -269,14 +270,17 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
 export function RestoreBar({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const restore = useAppState(store, (state) => state.views[sessionId]?.lastRestore ?? null);
   const fresh = useAppState(store, (state) => state.freshRestores[sessionId] ?? null);
+  const busy = useAppState(store, (state) => busyStatuses.has(state.views[sessionId]?.status ?? 'idle'));
   const [dismissed, setDismissed] = useState<string | null>(null);
   // Shown once, for a restore just made here; a revert says so in Changes, with its own Undo.
   if (!restore || restore.of === 'revert' || fresh !== restore.restoreId || dismissed === restore.restoreId) return null;
   const undo = restore.undoOf !== null;
+  const edit = restore.of === 'edit';
   return (
     <div className="notice notice-info" role="status" aria-label="Files restored">
       <span>
-        {undo ? 'Restore undone' : 'Files restored'}: {restore.written.length} written, {restore.deleted.length} deleted
+        {undo ? 'Restore undone' : edit ? 'Files put back as they were before your message' : 'Files restored'}: {restore.written.length}{' '}
+        written, {restore.deleted.length} deleted
         {restore.kept.length > 0
           ? `, ${restore.kept.length} kept as you had them (${restore.kept.slice(0, 3).join(', ')}${restore.kept.length > 3 ? '…' : ''})`
           : ''}
@@ -288,7 +292,14 @@ export function RestoreBar({ store, sessionId }: { store: AppStore; sessionId: s
       {!undo && (
         <button
           type="button"
-          title="Puts the files back as they were before the restore, and the conversation with them"
+          disabled={busy}
+          title={
+            busy
+              ? 'Stop the running turn first'
+              : edit
+                ? 'Puts the files back as they were before the edit, and shows the version before it again'
+                : 'Puts the files back as they were before the restore, and the conversation with them'
+          }
           onClick={() =>
             void store.changeLine(sessionId, () => store.call('checkpoint:undoRestore', { sessionId, restoreId: restore.restoreId }))
           }

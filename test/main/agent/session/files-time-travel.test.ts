@@ -170,6 +170,75 @@ describe('time travel over files', () => {
     },
   );
 
+  it('edits a message with its files put back as one step, which one undo takes back, conversation and files', needs(bash), async () => {
+    const { sessionId, file } = await setUp('edit');
+    await agentChangesFiles(sessionId);
+    const opened = await call<{ entries: JournalEntry[] }>('session:open', { sessionId });
+    const question = opened.entries.find((entry) => entry.event.type === 'user_message')?.event;
+    if (question?.type !== 'user_message') throw new Error('no message');
+    const before = await call<{ activeBranchId: string }>('branch:list', { sessionId });
+
+    files.server.enqueue(textTurn('Left the files alone.'));
+    const edited = await call<{ branchId: string; files: FilesRestored | null }>('message:edit', {
+      sessionId,
+      messageId: question.messageId,
+      text: 'Change nothing',
+      filesBack: true,
+    });
+    await files.core.runtime?.whenIdle(sessionId);
+    expect(edited.files).toMatchObject({ written: ['app.ts'], deleted: ['made.txt'] });
+    expect(file('app.ts')).toBe('v1\n');
+    expect(file('made.txt')).toBeNull();
+    // The restore opens the new version, so it is that version's to undo.
+    const shown = await view(sessionId);
+    expect(shown.messages.map((message) => message.text)).toEqual(['Change nothing', 'Left the files alone.']);
+    expect(shown.lastRestore).toMatchObject({ restoreId: edited.files?.restoreId, of: 'edit' });
+
+    await call('checkpoint:undoRestore', { sessionId, restoreId: edited.files?.restoreId });
+    expect(file('app.ts')).toBe('v2\n');
+    expect(file('made.txt')).toBe('from the shell\n');
+    const back = await call<{ activeBranchId: string; branches: { id: string }[] }>('branch:list', { sessionId });
+    expect(back.activeBranchId).toBe(before.activeBranchId);
+    expect(back.branches.map((branch) => branch.id)).toContain(edited.branchId);
+    expect((await view(sessionId)).messages.map((message) => message.text)[0]).toBe('Change things');
+  });
+
+  it('an edit that cannot start after its files were put back leaves that restore undoable on the shown version', needs(bash), async () => {
+    const { sessionId, file } = await setUp('edit-fails');
+    await agentChangesFiles(sessionId);
+    const opened = await call<{ entries: JournalEntry[] }>('session:open', { sessionId });
+    const question = opened.entries.find((entry) => entry.event.type === 'user_message')?.event;
+    const started = opened.entries.find((entry) => entry.event.type === 'run_started')?.event;
+    if (question?.type !== 'user_message' || started?.type !== 'run_started') throw new Error('no turn');
+    // Only the endpoint is chosen: no turn can start.
+    await call('session:setModel', { sessionId, model: { providerId: started.model.providerId, model: '' } });
+    await expect(
+      call('message:edit', { sessionId, messageId: question.messageId, text: 'Change nothing', filesBack: true }),
+    ).rejects.toMatchObject({ code: 'no_model' });
+    expect(file('app.ts')).toBe('v1\n');
+    const shown = await view(sessionId);
+    expect(shown.messages[0]?.text).toBe('Change things');
+    const restore = shown.lastRestore;
+    expect(restore).toMatchObject({ of: 'restore', written: ['app.ts'] });
+    await call('checkpoint:undoRestore', { sessionId, restoreId: restore?.restoreId });
+    expect(file('app.ts')).toBe('v2\n');
+  });
+
+  it('refuses to put files back with an edit where none were saved, and changes nothing', async () => {
+    const { sessionId } = await setUp('edit-none');
+    files.server.enqueue(textTurn('Just talking.'));
+    await call('run:send', { sessionId, text: 'Hello' });
+    await files.core.runtime?.whenIdle(sessionId);
+    const opened = await call<{ entries: JournalEntry[] }>('session:open', { sessionId });
+    const question = opened.entries.find((entry) => entry.event.type === 'user_message')?.event;
+    if (question?.type !== 'user_message') throw new Error('no message');
+    await expect(call('message:edit', { sessionId, messageId: question.messageId, text: 'Hi', filesBack: true })).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
+    const after = await call<{ entries: JournalEntry[] }>('session:open', { sessionId });
+    expect(after.entries.length).toBe(opened.entries.length);
+  });
+
   it('refuses a files restore where the agent never changed a file', async () => {
     const { sessionId } = await setUp('four');
     files.server.enqueue(textTurn('Just talking.'));
