@@ -1,6 +1,6 @@
 /*
  * The person's own `/` commands, read from Markdown files: the workspace's `.agents/commands` and `.claude/commands`,
- * then the app's data folder's `commands`, through the reader that follows no link; a file that cannot be used is left
+ * then the app's data folder's `commands` (each with its subfolders), through the reader that follows no link; a file that cannot be used is left
  * out with a note.
  */
 
@@ -114,7 +114,46 @@ interface FolderPlace {
   readonly shown: string;
 }
 
-/** The commands of one folder, in name order, and a note for each file left out. */
+/** How deep command files are read below a commands folder: `frontend/component.md` is `/component`, as in Claude Code. */
+const commandFolderDepth = 2;
+
+/**
+ * The Markdown files of a commands folder, relative to it: its own in name order, then those of each subfolder in name
+ * order, down to `commandFolderDepth` folders. A folder deeper than that is named in a note; links are never entered
+ * (they are listed as what they are, not as folders).
+ */
+async function commandFilesIn(
+  reader: WorkspaceReader,
+  folder: string,
+  entries: ReadonlyArray<{ name: string; directory: boolean }>,
+  shown: string,
+  notes: string[],
+  prefix = '',
+): Promise<string[]> {
+  const sorted = [...entries].sort((a, b) => a.name.localeCompare(b.name));
+  const files = sorted.filter((entry) => !entry.directory && /\.md$/i.test(entry.name)).map((entry) => `${prefix}${entry.name}`);
+  const subfolders = sorted.filter((entry) => entry.directory).map((entry) => `${prefix}${entry.name}/`);
+  if (subfolders.length > 0 && prefix.split('/').length > commandFolderDepth) {
+    notes.push(`Commands more than ${commandFolderDepth} folders deep in ${shown} are not read (${subfolders.join(', ')}).`);
+    return files;
+  }
+  for (const subfolder of subfolders) {
+    let inner: Array<{ name: string; directory: boolean }>;
+    try {
+      inner = await reader.list(`${folder}/${subfolder.slice(0, -1)}`);
+    } catch {
+      notes.push(`${shown}/${subfolder} could not be read: its commands are left out.`);
+      continue;
+    }
+    files.push(...(await commandFilesIn(reader, folder, inner, shown, notes, subfolder)));
+  }
+  return files;
+}
+
+/**
+ * The commands of one folder and its subfolders, its own first and each in name order, and a note for each file left
+ * out. A command's name is its file's, wherever it lies; the first of a name wins.
+ */
 async function readFolder(place: FolderPlace, notes: string[]): Promise<CustomCommand[]> {
   const { reader, folder, source, shown } = place;
   const found = await listed(reader, folder, shown);
@@ -122,23 +161,26 @@ async function readFolder(place: FolderPlace, notes: string[]): Promise<CustomCo
     if (found.note) notes.push(found.note);
     return [];
   }
-  const entries = found.entries.sort((a, b) => a.name.localeCompare(b.name));
-  const subfolders = entries.filter((entry) => entry.directory).map((entry) => `${entry.name}/`);
-  if (subfolders.length > 0) notes.push(`Commands in subfolders of ${shown} are not read (${subfolders.join(', ')}).`);
-  const files = entries.filter((entry) => !entry.directory && /\.md$/i.test(entry.name));
+  const files = await commandFilesIn(reader, folder, found.entries, shown, notes);
   if (files.length > commandFilesPerFolder)
     notes.push(`${shown} holds ${files.length} command files: only the first ${commandFilesPerFolder} by name are read.`);
   const commands: CustomCommand[] = [];
-  for (const { name: fileName } of files.slice(0, commandFilesPerFolder)) {
+  const sources = new Map<string, string>();
+  for (const fileName of files.slice(0, commandFilesPerFolder)) {
     const shownFile = `${shown}/${fileName}`;
     const leftOut = (why: string): void => void notes.push(`${shownFile} was left out: ${why}.`);
-    const name = fileName.slice(0, -'.md'.length);
+    const name = (fileName.split('/').at(-1) ?? fileName).slice(0, -'.md'.length);
     if (!commandNamePattern.test(name)) {
       leftOut('a command’s name is a letter followed by letters, digits, “-” or “_”');
       continue;
     }
     if (builtIn.has(name.toLowerCase())) {
       leftOut(`/${name.toLowerCase()} is a built-in command, which a file cannot replace`);
+      continue;
+    }
+    const earlier = sources.get(name.toLowerCase());
+    if (earlier !== undefined) {
+      leftOut(`/${name.toLowerCase()} is ${earlier} already`);
       continue;
     }
     let read: { bytes: Buffer } | { size: number } | null;
@@ -171,6 +213,7 @@ async function readFolder(place: FolderPlace, notes: string[]): Promise<CustomCo
     }
     const path = source === 'workspace' ? `${folder}/${fileName}` : join(shown, fileName);
     const { description, argumentHint, prompt } = parsed;
+    sources.set(name.toLowerCase(), shownFile);
     commands.push({ name: name.toLowerCase(), description, argumentHint, prompt, source, path });
   }
   return commands;

@@ -117,13 +117,32 @@ describe('the commands of a session', () => {
     const list = await loadCustomCommands({ workspacePath: workspace, dataDir });
     expect(list.commands.map((command) => command.name)).toEqual(['ok']);
     expect(list.notes).toEqual([
-      'Commands in subfolders of .agents/commands are not read (frontend/).',
       '.agents/commands/big.md was left out: a command file may be at most 32 KB.',
       '.agents/commands/binary.md was left out: it is not text (binary, or not UTF-8).',
       '.agents/commands/empty.md was left out: it has no prompt.',
       '.agents/commands/help.md was left out: /help is a built-in command, which a file cannot replace.',
       '.agents/commands/latin1.md was left out: it is not text (binary, or not UTF-8).',
       '.agents/commands/two words.md was left out: a command’s name is a letter followed by letters, digits, “-” or “_”.',
+    ]);
+  });
+
+  it('reads commands in subfolders by their file names, its own first, the first of a name winning, two folders deep', async () => {
+    const commands = join(workspace, '.claude/commands');
+    write(join(commands, 'review.md'), 'Review the change.');
+    write(join(commands, 'frontend/component.md'), '---\ndescription: Make a component\n---\nMake a React component.');
+    write(join(commands, 'frontend/forms/validate.md'), 'Add validation.');
+    write(join(commands, 'frontend/forms/deeper/too-deep.md'), 'Not read.');
+    write(join(commands, 'backend/review.md'), 'Another review.');
+    write(join(commands, 'backend/notes.txt'), 'Not a command.');
+    const list = await loadCustomCommands({ workspacePath: workspace, dataDir });
+    expect(list.commands.map((command) => [command.name, command.path, command.description])).toEqual([
+      ['review', '.claude/commands/review.md', 'Review the change.'],
+      ['component', '.claude/commands/frontend/component.md', 'Make a component'],
+      ['validate', '.claude/commands/frontend/forms/validate.md', 'Add validation.'],
+    ]);
+    expect(list.notes).toEqual([
+      'Commands more than 2 folders deep in .claude/commands are not read (frontend/forms/deeper/).',
+      '.claude/commands/backend/review.md was left out: /review is .claude/commands/review.md already.',
     ]);
   });
 
