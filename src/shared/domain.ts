@@ -152,6 +152,20 @@ export const sessionModelSchema = z.object({
 });
 export type SessionModel = z.infer<typeof sessionModelSchema>;
 
+/**
+ * What makes a session a sub-agent: the session and tool call that handed it its brief, how deep it is (a session the
+ * person started is 0), the tools it may use, and the bounds of its work (model calls, its answer's characters).
+ */
+export const subAgentLinkSchema = z.object({
+  parentSessionId: idSchema,
+  toolCallId: z.string().min(1).max(200),
+  depth: z.number().int().min(1).max(8),
+  tools: z.enum(['read_only', 'read_write']),
+  modelCalls: z.number().int().min(1).max(1000),
+  answerChars: z.number().int().min(100).max(100_000),
+});
+export type SubAgentLink = z.infer<typeof subAgentLinkSchema>;
+
 export const sessionSchema = z.object({
   id: idSchema,
   title: z.string(),
@@ -161,6 +175,8 @@ export const sessionSchema = z.object({
   status: sessionStatusSchema,
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
+  /** Present on a sub-agent's session: it is not listed with the person's own, and opens from its parent's tool card. */
+  subAgent: subAgentLinkSchema.optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
 
@@ -371,6 +387,10 @@ export const settingsSchema = z.object({
   archiveRetentionDays: archiveRetentionSchema.default(defaultArchiveRetention),
   /** The agent profile new sessions start with (`builtin:code`, or the id of one the person made). */
   defaultProfileId: z.string().min(1).max(100).default('builtin:code'),
+  /** How many sub-agents run at once, over every session. */
+  subAgentConcurrency: z.number().int().min(1).max(8).default(2),
+  /** How deep sub-agents may hand work on: 1, the agent's own sub-agents only; 0, no delegation. */
+  subAgentDepth: z.number().int().min(0).max(4).default(2),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -410,6 +430,8 @@ export const defaultSettings: Settings = {
   defaultAutonomy: 'L1',
   planThreshold: 3,
   maxIterations: 25,
+  subAgentConcurrency: 2,
+  subAgentDepth: 2,
   budgets: defaultBudgetSettings,
   deniedTools: [],
   heldToolGroups: [...defaultHeldToolGroups],

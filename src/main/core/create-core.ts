@@ -255,8 +255,9 @@ function sessionRuntime({ options, clock, stores, registry, tools, files, sandbo
   const instructionFiles = new InstructionFiles(() => clock.now());
   const environment = promptEnvironment(sandbox);
   const limits = (): RuntimeLimits => {
-    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices } = settings.get();
-    return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices };
+    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices, subAgentDepth, subAgentConcurrency } =
+      settings.get();
+    return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices, subAgentDepth, subAgentConcurrency };
   };
   // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
   // nothing of the tools the person denied, as the catalogue does not.

@@ -26,6 +26,7 @@ type SessionChannel =
   | 'session:setModel'
   | 'session:setAutonomy'
   | 'session:stats'
+  | 'session:subAgents'
   | 'session:compact'
   | 'message:edit'
   | 'turn:retry'
@@ -86,6 +87,10 @@ export function sessionHandlers(deps: SessionHandlerDependencies): Pick<Handlers
     },
     'session:setModel': (input) => runtime.sessions.setModel(input.sessionId, input.model),
     'session:setAutonomy': (input) => runtime.sessions.setAutonomy(input.sessionId, input.autonomy),
+    'session:subAgents': (input) => {
+      existing(input.sessionId);
+      return runtime.subAgents.of(input.sessionId);
+    },
     'session:stats': (input) => {
       existing(input.sessionId);
       return accounting.totals(input.sessionId);

@@ -367,6 +367,18 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 15,
+    description: 'sub-agents: a session linked to the session and tool call that handed it its brief',
+    up(db) {
+      db.exec(`
+        -- A sub-agent's session goes with its parent's; its link (depth, tools, bounds) is JSON read through its schema.
+        ALTER TABLE sessions ADD COLUMN parent_session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE;
+        ALTER TABLE sessions ADD COLUMN sub_agent TEXT;
+        CREATE INDEX sessions_parent ON sessions (parent_session_id) WHERE parent_session_id IS NOT NULL;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

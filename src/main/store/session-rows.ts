@@ -2,7 +2,14 @@
  * The rows of the sessions and branches tables, and what they mean.
  */
 
-import { autonomySchema, branchReasonSchema, sessionStatusSchema, type Branch, type Session } from '../../shared/domain';
+import {
+  autonomySchema,
+  branchReasonSchema,
+  sessionStatusSchema,
+  subAgentLinkSchema,
+  type Branch,
+  type Session,
+} from '../../shared/domain';
 import type { NewSession } from '../agent/ports/stores';
 
 export interface SessionRow {
@@ -15,6 +22,9 @@ export interface SessionRow {
   status: string;
   created_at: number;
   updated_at: number;
+  /** A sub-agent's parent session, and its link as JSON (see `SubAgentLink`); null for a session the person started. */
+  parent_session_id: string | null;
+  sub_agent: string | null;
 }
 
 export interface BranchRow {
@@ -50,6 +60,7 @@ export function toSession(row: SessionRow): Session {
     status: sessionStatusSchema.parse(row.status),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.sub_agent === null ? {} : { subAgent: subAgentLinkSchema.parse(JSON.parse(row.sub_agent)) }),
   };
 }
 
@@ -65,5 +76,7 @@ export function sessionRow(session: NewSession & { readonly status?: Session['st
     status: session.status ?? 'idle',
     created_at: session.createdAt,
     updated_at: session.updatedAt ?? session.createdAt,
+    parent_session_id: session.subAgent?.parentSessionId ?? null,
+    sub_agent: session.subAgent ? JSON.stringify(session.subAgent) : null,
   };
 }

@@ -7,6 +7,7 @@ import type { BranchRow, SessionRow } from './session-rows';
 
 export interface SessionStatements {
   list: Statement<[], SessionRow>;
+  subAgents: Statement<[string], SessionRow>;
   get: Statement<[string], SessionRow>;
   insert: Statement<[SessionRow]>;
   update: Statement<[SessionRow]>;
@@ -28,10 +29,11 @@ export interface SessionStatements {
 export function prepareSessionStatements(db: Database): SessionStatements {
   return {
     // An archived session is out of the list and not found by id: only the archive reads it, until it is restored.
-    list: db.prepare('SELECT * FROM sessions WHERE archived_at IS NULL ORDER BY updated_at DESC, id DESC'),
+    list: db.prepare('SELECT * FROM sessions WHERE archived_at IS NULL AND parent_session_id IS NULL ORDER BY updated_at DESC, id DESC'),
+    subAgents: db.prepare('SELECT * FROM sessions WHERE parent_session_id = ? AND archived_at IS NULL ORDER BY created_at, id'),
     get: db.prepare('SELECT * FROM sessions WHERE id = ? AND archived_at IS NULL'),
     insert: db.prepare(
-      'INSERT INTO sessions (id, title, workspace_path, model_provider_id, model_name, autonomy, status, created_at, updated_at) VALUES (@id, @title, @workspace_path, @model_provider_id, @model_name, @autonomy, @status, @created_at, @updated_at)',
+      'INSERT INTO sessions (id, title, workspace_path, model_provider_id, model_name, autonomy, status, created_at, updated_at, parent_session_id, sub_agent) VALUES (@id, @title, @workspace_path, @model_provider_id, @model_name, @autonomy, @status, @created_at, @updated_at, @parent_session_id, @sub_agent)',
     ),
     update: db.prepare(
       'UPDATE sessions SET title = @title, workspace_path = @workspace_path, model_provider_id = @model_provider_id, model_name = @model_name, autonomy = @autonomy, status = @status, updated_at = @updated_at WHERE id = @id',

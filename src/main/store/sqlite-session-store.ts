@@ -57,6 +57,10 @@ export class SqliteSessionStore implements SessionStore {
     return this.statements.list.all().map(toSession);
   }
 
+  subAgents(parentSessionId: string): Session[] {
+    return this.statements.subAgents.all(parentSessionId).map(toSession);
+  }
+
   get(sessionId: string): Session | null {
     const cached = this.sessions.get(sessionId);
     if (cached) return cached;

@@ -219,6 +219,8 @@ export const channels = {
   'session:setModel': { input: z.object({ ...sessionRef, model: sessionModelSchema.strict() }).strict(), output: sessionSchema },
   'session:setAutonomy': { input: z.object({ ...sessionRef, autonomy: autonomySchema }).strict(), output: sessionSchema },
   'session:stats': { input: z.object(sessionRef).strict(), output: sessionTotalsSchema },
+  /** The sub-agents a session's calls started (each a session of its own, with the call it answers), oldest first. */
+  'session:subAgents': { input: z.object(sessionRef).strict(), output: z.array(sessionSchema) },
 
   'workspace:set': { input: z.object({ ...sessionRef, path: pathSchema }).strict(), output: sessionSchema },
   /** One folder of the session's workspace, as the file tree shows it: ignored files left out, folders first. */

@@ -142,6 +142,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: unknownId }, code: 'not_found' },
     { input: { sessionId: 'SESSION', detail: true }, code: 'invalid_input' },
   ],
+  'session:subAgents': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: 'SESSION', all: true }, code: 'invalid_input' },
+  ],
   'workspace:set': [
     { input: { sessionId: unknownId, path: '/tmp' }, code: 'not_found' },
     { input: { sessionId: 'SESSION', path: 'FILE' }, code: 'invalid_input' },

@@ -1,7 +1,7 @@
 /*
  * The session store's interface: sessions, their branches, the journal, and where each line stands.
  */
-import type { Autonomy, Branch, BranchReason, ModelChoice, Session, SessionStatus } from '../../../shared/domain';
+import type { Autonomy, Branch, BranchReason, ModelChoice, Session, SessionStatus, SubAgentLink } from '../../../shared/domain';
 import type { JournalEntry, RuntimeEvent } from '../../../shared/events';
 import type { SessionHead } from './session-head';
 
@@ -12,6 +12,8 @@ export interface NewSession {
   readonly model: ModelChoice | null;
   readonly autonomy: Autonomy;
   readonly createdAt: number;
+  /** A sub-agent's session: its parent's session and call, and its bounds. */
+  readonly subAgent?: SubAgentLink;
 }
 
 export interface SessionPatch {
@@ -62,7 +64,10 @@ export interface ImportedSession {
  * one branch's whole line (its ancestors' events up to each fork, then its own).
  */
 export interface SessionStore {
+  /** The person's own sessions, not archived: sub-agents' sessions are not listed (see `subAgents`). */
   list(): Session[];
+  /** The sub-agents' sessions a session's calls started, oldest first. */
+  subAgents(parentSessionId: string): Session[];
   get(sessionId: string): Session | null;
   create(session: NewSession): Session;
   update(sessionId: string, patch: SessionPatch, at: number): Session;

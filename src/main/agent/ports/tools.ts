@@ -42,6 +42,11 @@ export interface Tool {
   /** Where the tool comes from (an MCP server's name); built-in when absent. */
   readonly group?: string;
   readonly baseRisk: RiskLevel;
+  /**
+   * A call the app stopped in the middle of runs again when its turn resumes, instead of failing as "may have partly
+   * run": its `execute` picks up what the first run started (a sub-agent goes on where it was).
+   */
+  readonly resumable?: boolean;
   readonly inputJsonSchema: Record<string, unknown>;
   parse(raw: unknown): { ok: true; input: unknown } | { ok: false; message: string };
   assess(input: unknown, context: { workspacePath: string | null }): RiskAssessment;
@@ -75,6 +80,8 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly description: string;
   readonly input: S;
   readonly risk: RiskLevel;
+  /** See `Tool.resumable`. */
+  readonly resumable?: boolean;
   /** Raises the risk from the arguments, or refuses the call; the base level is used without it. */
   readonly assess?: (input: z.output<S>, context: { workspacePath: string | null }) => RiskAssessment;
   /** A pattern wider than the exact arguments; it must never cover more than the approved call could do. */
@@ -148,6 +155,7 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
     name: declaration.name,
     description: declaration.description,
     baseRisk: declaration.risk,
+    ...(declaration.resumable ? { resumable: true } : {}),
     inputJsonSchema: z.toJSONSchema(declaration.input, { io: 'input' }) as Record<string, unknown>,
     parse(raw) {
       const parsed = declaration.input.safeParse(raw);

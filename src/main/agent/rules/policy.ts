@@ -26,6 +26,8 @@ export interface PolicyContext {
   readonly now: number;
   /** Tools the person has denied outright, in settings. */
   readonly deniedTools: readonly string[];
+  /** Tools this session may not use whatever the person allows (a read-only sub-agent's writers): a built-in denial. */
+  readonly outOfReach?: readonly string[];
   readonly grants: readonly TrustGrant[];
 }
 
@@ -74,6 +76,12 @@ export function coveringGrant(tool: Tool, input: unknown, assessment: RiskAssess
  */
 export function decide(tool: Tool, input: unknown, assessment: RiskAssessment, context: PolicyContext): Decision {
   if (assessment.refused) return { action: 'deny', rule: 'builtin_denial', reason: assessment.refused };
+  if (context.outOfReach?.includes(tool.name))
+    return {
+      action: 'deny',
+      rule: 'builtin_denial',
+      reason: `${tool.name} is not available here: this sub-agent may only read, or handing work on would go deeper than Settings allow.`,
+    };
   if (context.deniedTools.includes(tool.name))
     return { action: 'deny', rule: 'user_denial', reason: `You have denied ${tool.name} in Settings.` };
   const grant = coveringGrant(tool, input, assessment, context);

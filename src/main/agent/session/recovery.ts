@@ -77,6 +77,21 @@ export class Recovery {
     return this.resumeTurn(sessionId);
   }
 
+  /**
+   * Picks up a sub-agent the app stopped in the middle of, when its parent's call runs again: start-up recovery does
+   * not look at sub-agents (they are not listed), so it is done here. One that waited at a gate waits there again; one
+   * that was working is marked interrupted and goes on from its last checkpoint. Returns whether a turn was started.
+   */
+  pickUp(sessionId: string): boolean {
+    const { store, turns, journal } = this.options;
+    const session = store.get(sessionId);
+    if (!session || turns.isBusy(sessionId)) return false;
+    if (session.status !== 'waiting_approval' && !busyStatuses.has(session.status) && session.status !== 'interrupted') return false;
+    if (session.status !== 'waiting_approval' && session.status !== 'interrupted')
+      journal.append(sessionId, [{ type: 'status_changed', status: 'interrupted' }]);
+    return this.resumeTurn(sessionId).turnId !== null;
+  }
+
   /** Ends the turn the app stopped in the middle of without going on; a queued message is handed back. */
   discard(sessionId: string): { queued: string | null } {
     const { store, turns, journal } = this.options;

@@ -23,7 +23,8 @@ import { ChangeReview } from './change-review';
 import { Recovery } from './recovery';
 import { Sessions, type SessionDefaults } from './sessions';
 import { TimeTravel } from './time-travel';
-import { TurnScheduler, type RuntimeLimits, type SendResult } from './turn-scheduler';
+import { SubAgents } from './sub-agents';
+import { delegateToolName, TurnScheduler, type RuntimeLimits, type SendResult } from './turn-scheduler';
 import { Versions } from './versions';
 
 export type { RuntimeLimits, SendResult } from './turn-scheduler';
@@ -65,6 +66,8 @@ export class SessionRuntime {
   private readonly timeTravel: TimeTravel;
   private readonly changeReview: ChangeReview | null;
   private readonly recovery: Recovery;
+  /** The `delegate` tool and the sessions of sub-agents. */
+  readonly subAgents: SubAgents;
   private readonly conversations: ConversationStore;
   private readonly journal: SessionJournal;
   /** Conversations being read ahead: none is read once the runtime is closing. */
@@ -112,6 +115,21 @@ export class SessionRuntime {
         ? new ChangeReview({ store, turns: this.turns, journal, clock, newId, files, changes: options.changes })
         : null;
     this.recovery = new Recovery({ store, turns: this.turns, conversations, journal });
+    this.subAgents = new SubAgents({
+      store,
+      turns: this.turns,
+      journal,
+      conversations,
+      recovery: this.recovery,
+      clock,
+      newId,
+      limits: () => {
+        const { subAgentConcurrency, subAgentDepth } = options.limits();
+        return { concurrency: subAgentConcurrency ?? 2, depth: subAgentDepth ?? 0 };
+      },
+    });
+    // The runtime's own tool: it runs sessions of this runtime. A registry shared by two runtimes keeps the first.
+    if (!services.tools.get(delegateToolName)) services.tools.register(this.subAgents.tool());
   }
 
   // Turns.

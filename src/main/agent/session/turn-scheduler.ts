@@ -3,7 +3,7 @@
  */
 import type { Attachment } from '../../../shared/attachments';
 import { defaultBudgetSettings, type BudgetSettings } from '../../../shared/budgets';
-import type { ModelChoice, ModelPrice } from '../../../shared/domain';
+import type { ModelChoice, ModelPrice, Session } from '../../../shared/domain';
 import { sessionAllowanceOf } from '../turn/budget-gate';
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { RuntimeEvent } from '../../../shared/events';
@@ -28,7 +28,14 @@ export interface RuntimeLimits {
   readonly heldToolGroups?: readonly string[];
   /** The person's prices per model; read at every model call. */
   readonly modelPrices?: readonly ModelPrice[];
+  /** How deep sub-agents may hand work on (0: no delegation); read when a turn starts. */
+  readonly subAgentDepth?: number;
+  /** How many sub-agents run at once, over every session (2 when absent). */
+  readonly subAgentConcurrency?: number;
 }
+
+/** The tool with which the agent hands a sub-task to a sub-agent. */
+export const delegateToolName = 'delegate';
 
 export interface TurnSchedulerOptions {
   readonly store: SessionStore;
@@ -186,6 +193,7 @@ export class TurnScheduler {
     const base = input.base ?? conversations.at(sessionId, head.checkpointId);
     const turnId = input.turnId ?? services.newId();
     const limits = this.options.limits();
+    const outOfReach = this.outOfReach(session, limits);
     const setup: TurnSetup = {
       sessionId,
       sessionStartedAt: session.createdAt,
@@ -201,13 +209,20 @@ export class TurnScheduler {
       ...(input.attachments ? { userAttachments: input.attachments } : {}),
       ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
       planThreshold: limits.planThreshold,
-      // The profile's own budgets stand in for those of Settings where it sets them.
-      maxIterations: profiled?.profile.limits.modelCalls === undefined ? limits.maxIterations : profiled.profile.limits.modelCalls,
+      // The profile's own budgets stand in for those of Settings where it sets them; a sub-agent has its brief's.
+      maxIterations: session.subAgent
+        ? session.subAgent.modelCalls
+        : profiled?.profile.limits.modelCalls === undefined
+          ? limits.maxIterations
+          : profiled.profile.limits.modelCalls,
       deniedTools: () => {
         const denied = this.options.limits().deniedTools;
         const off = profiled?.toolGroupsOff ?? [];
-        return off.length === 0 ? denied : [...denied, ...toolsSwitchedOff(services.tools.list(), off)];
+        const own = off.length === 0 ? denied : [...denied, ...toolsSwitchedOff(services.tools.list(), off)];
+        return outOfReach.length === 0 ? own : [...own, ...outOfReach];
       },
+      ...(outOfReach.length > 0 ? { outOfReach } : {}),
+      ...(session.subAgent ? { subAgent: session.subAgent } : {}),
       profile: profiled,
       fallback: this.fallbackFor(profiled, choice),
       heldToolGroups: () => this.options.limits().heldToolGroups,
@@ -261,6 +276,19 @@ export class TurnScheduler {
     });
     this.active.set(sessionId, { turnId, controller, finished });
     return turnId;
+  }
+
+  /**
+   * The tools a session may not use beyond what the person denied: a read-only sub-agent's tools that change anything,
+   * and `delegate` where handing work on would go deeper than the settings allow.
+   */
+  private outOfReach(session: Session, limits: RuntimeLimits): string[] {
+    const depth = session.subAgent?.depth ?? 0;
+    const tools = this.options.services.tools.list();
+    const out = depth >= (limits.subAgentDepth ?? 0) ? [delegateToolName] : [];
+    if (session.subAgent?.tools === 'read_only')
+      out.push(...tools.filter((tool) => tool.baseRisk !== 'read_only' && tool.name !== delegateToolName).map((tool) => tool.name));
+    return out;
   }
 
   /** The profile's fallback model, ready to be asked: none when it is the same model, or its endpoint is gone. */

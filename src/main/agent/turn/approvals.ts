@@ -28,7 +28,15 @@ const timedDecisions: ReadonlySet<ApprovalDecision> = new Set(['allow_5m', 'allo
 export function policyContext({ setup, services }: StepContext): PolicyContext {
   const now = services.clock.now();
   const { autonomy, sessionId, workspacePath } = setup;
-  return { autonomy, sessionId, workspacePath, now, deniedTools: setup.deniedTools(), grants: services.trust.listActive(now) };
+  return {
+    autonomy,
+    sessionId,
+    workspacePath,
+    now,
+    deniedTools: setup.deniedTools(),
+    ...(setup.outOfReach ? { outOfReach: setup.outOfReach } : {}),
+    grants: services.trust.listActive(now),
+  };
 }
 
 /** The rules' decision for a call that can run. */

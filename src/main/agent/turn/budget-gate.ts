@@ -4,7 +4,7 @@
  * working time. A budget reached never ends the turn by
  * itself: the turn waits at a gate, journalled, until the person goes on with more or stops.
  */
-import { budgetSteps, defaultBudgetSettings, type BudgetKind, type SessionAllowance } from '../../../shared/budgets';
+import { budgetName, budgetSteps, defaultBudgetSettings, type BudgetKind, type SessionAllowance } from '../../../shared/budgets';
 import { WorkbenchError } from '../../../shared/errors';
 import { sessionFigure, type BudgetLimits, type BudgetReached } from '../rules/budget-tally';
 import type { BudgetStanding, SessionHead } from '../ports/session-head';
@@ -87,6 +87,12 @@ export function openBudgetGate(context: StepContext, reached: BudgetReached, the
     if (reached.budget !== 'model_calls') context.budget.restore(reached.budget, reached.figure);
   } else {
     writer.journal([{ type: 'budget_reached', turnId: setup.turnId, gateId, ...reached, step }]);
+  }
+  if (setup.subAgent && !earlier) {
+    // Nobody waits at a sub-agent's budget: it ends there, and its parent is told why.
+    const message = `The sub-agent reached its budget (${budgetName(reached.budget)}: ${reached.figure} of ${reached.limit}) and stopped.`;
+    writer.flush();
+    return { kind: 'finish', status: 'failed', error: { code: 'invalid_state', message } };
   }
   services.gates.openGate(gateId, 'budget', setup.sessionId);
   writer.setStatus('waiting_approval');

@@ -88,6 +88,9 @@ export function resumeFrom(input: ResumeInput): TurnStart {
   };
 }
 
+/** How a resumable call cut off while running is decided again: as it was, since it had started. */
+const resumedDecision: Decision = { action: 'run', rule: 'matrix', reason: 'It was running when the app stopped, and goes on.' };
+
 function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
   return (context) => {
     const open = openCalls(input.history);
@@ -106,6 +109,7 @@ function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
     const after = (next: LoopState): LoopState => (held.length > 0 ? waitForReviews(context, held, next) : next);
 
     const rest: PreparedCall[] = [];
+    const resumed: DecidedCall[] = [];
     for (const request of open.calls) {
       const prepared = prepareCall(request, services.tools, setup);
       const known = standing.get(request.id);
@@ -118,6 +122,9 @@ function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
       } else if (known?.state === 'finished' && record?.result) {
         writer.addMessage({ role: 'tool', toolCallId: request.id, content: record.result.output, isError: record.result.isError });
         writer.checkpoint('tool');
+      } else if (known?.state === 'running' && prepared.tool?.resumable && prepared.invalid === null) {
+        // It picks up where it was (a sub-agent resumes); it was decided and started before, so it runs as it was.
+        resumed.push({ call: prepared as DecidedCall['call'], decision: resumedDecision, approved: true });
       } else if (known?.state === 'running') {
         const sofar = record && record.output.length > 0 ? `\nIts output so far:\n${record.output}` : '';
         giveResult(context, prepared, 'failed', `The app stopped while this call was running, so it may have partly run.${sofar}`, 0);
@@ -125,9 +132,9 @@ function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
         rest.push(prepared);
       }
     }
-    if (rest.length === 0) return after({ kind: 'model' });
+    if (rest.length === 0) return after(resumed.length > 0 ? { kind: 'execute', queue: resumed, fromPlan: false } : { kind: 'model' });
     const progressed = phase?.calls.some((call) => call.state !== 'requested') ?? false;
-    if (!phase?.plan && !progressed) return { kind: 'decide', calls: rest, purpose: open.purpose };
+    if (!phase?.plan && !progressed && resumed.length === 0) return { kind: 'decide', calls: rest, purpose: open.purpose };
 
     const policy = policyContext(context);
     const runnable: DecidedCall[] = [];
@@ -157,15 +164,19 @@ function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
       runnable.push({ call: decidable, decision: waits, earlierGate });
     }
     const plan = phase?.plan ?? null;
-    if (plan === null) return after({ kind: 'execute', queue: runnable, fromPlan: false });
+    if (plan === null) return after({ kind: 'execute', queue: [...resumed, ...runnable], fromPlan: false });
     switch (plan.state) {
       case 'waiting':
         return waitForPlan(context, plan.planId, runnable);
       case 'approved':
         // A step that had a gate of its own (a grant it rested on was revoked) is answered there, not by the plan.
-        return after({ kind: 'execute', queue: runnable.map((item) => (item.earlierGate ? item : approvedInPlan(item))), fromPlan: true });
+        return after({
+          kind: 'execute',
+          queue: [...resumed, ...runnable.map((item) => (item.earlierGate ? item : approvedInPlan(item)))],
+          fromPlan: true,
+        });
       case 'ran':
-        return after({ kind: 'execute', queue: runnable, fromPlan: true });
+        return after({ kind: 'execute', queue: [...resumed, ...runnable], fromPlan: true });
       case 'rejected':
       case 'refined': {
         const note = planRefusal(

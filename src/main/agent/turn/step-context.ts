@@ -1,5 +1,5 @@
 /* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
-import type { Autonomy, ModelPrice, SessionStatus } from '../../../shared/domain';
+import type { Autonomy, ModelPrice, SessionStatus, SubAgentLink } from '../../../shared/domain';
 import type { Attachment } from '../../../shared/attachments';
 import type { ErrorInfo } from '../../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';
@@ -52,12 +52,19 @@ export interface TurnSetup extends ModelInUse {
    * runs is neither offered nor run from then on.
    */
   readonly deniedTools: () => readonly string[];
+  /**
+   * Of `deniedTools`, those the session may not use whatever the person allows: a read-only sub-agent's tools that
+   * change anything, and `delegate` where it would go deeper than the settings allow. A call to one is refused saying so.
+   */
+  readonly outOfReach?: readonly string[];
   /** The tool groups whose flagged results are held for the person (`defaultHeldToolGroups` when absent), read at each result. */
   readonly heldToolGroups?: () => readonly string[] | undefined;
   /** The person's prices per model (none when absent), read at every model call: a price set while the turn runs counts from its next call. */
   readonly prices?: () => readonly ModelPrice[];
   /** The session's newest checkpoint: this turn's checkpoints continue its chain. */
   readonly checkpointHead: { readonly checkpointId: string; readonly seq: number } | null;
+  /** A sub-agent's turn: a budget it reaches ends it (failed, saying so) instead of waiting for the person. */
+  readonly subAgent?: SubAgentLink;
 }
 
 /** What a turn uses. */

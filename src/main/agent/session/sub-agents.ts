@@ -1,0 +1,297 @@
+/*
+ * Sub-agents: the `delegate` tool hands a sub-task to a session of its own (a fresh context, the same loop), waits
+ * for it, and gives its bounded answer back as the call's result.
+ */
+import { z } from 'zod';
+import type { ModelChoice, Session, SubAgentLink } from '../../../shared/domain';
+import { CancelledError, NotFoundError, WorkbenchError } from '../../../shared/errors';
+import { isMessage } from '../context/context-view';
+import type { ConversationStore } from '../history/conversation-store';
+import type { SessionJournal } from '../history/session-journal';
+import type { Clock } from '../ports/clock';
+import type { SessionStore } from '../ports/stores';
+import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
+import type { Recovery } from './recovery';
+import { delegateToolName, type TurnScheduler } from './turn-scheduler';
+
+/** What a sub-agent may do when the brief does not say, and the bounds it may ask for. */
+export const subAgentDefaults = { modelCalls: 15, answerChars: 4_000 } as const;
+const briefBounds = { goal: 4_000, returns: 2_000, context: 8_000, answerChars: 20_000, modelCalls: 100 } as const;
+
+export const delegateInputSchema = z
+  .object({
+    goal: z.string().trim().min(1, 'Say what the sub-agent should do: the goal is empty.').max(briefBounds.goal),
+    returns: z.string().trim().max(briefBounds.returns).optional(),
+    context: z.string().trim().max(briefBounds.context).optional(),
+    tools: z.enum(['read_only', 'read_write']).default('read_only'),
+    model: z.string().trim().min(1).max(200).optional(),
+    answerChars: z.number().int().min(200).max(briefBounds.answerChars).optional(),
+    modelCalls: z.number().int().min(1).max(briefBounds.modelCalls).optional(),
+  })
+  .strict();
+export type DelegateInput = z.output<typeof delegateInputSchema>;
+
+export interface SubAgentLimits {
+  /** How many sub-agents run at once, over every session. */
+  readonly concurrency: number;
+  /** How deep sub-agents may hand work on (0: no delegation). */
+  readonly depth: number;
+}
+
+export interface SubAgentsOptions {
+  readonly store: SessionStore;
+  readonly turns: TurnScheduler;
+  readonly journal: SessionJournal;
+  readonly conversations: ConversationStore;
+  readonly recovery: Recovery;
+  readonly clock: Clock;
+  readonly newId: () => string;
+  readonly limits: () => SubAgentLimits;
+}
+
+/** The first message of a sub-agent's session: who it works for, the brief, and how its answer is used. */
+export function briefText(input: DelegateInput, answerChars: number): string {
+  return [
+    'You are a sub-agent: another agent handed you this task and waits for your answer, which it receives as the',
+    `result of its call, cut at ${answerChars} characters. Work on the task with your tools, then answer with exactly`,
+    'what it asks for: findings with the paths and lines they come from, not a story of your steps.',
+    input.tools === 'read_only' ? 'You may read and search, not change anything.' : '',
+    '',
+    `Goal: ${input.goal}`,
+    ...(input.returns ? ['', `What to return: ${input.returns}`] : []),
+    ...(input.context ? ['', `What you should know: ${input.context}`] : []),
+  ]
+    .filter((line, index, lines) => line !== '' || lines[index - 1] !== '')
+    .join('\n');
+}
+
+/** A first line of the goal, for the sub-agent's title. */
+function titleOf(goal: string): string {
+  const line = goal.split('\n')[0]?.trim() ?? '';
+  return `Sub-agent: ${line.length > 60 ? `${line.slice(0, 59)}…` : line}`;
+}
+
+/**
+ * Slots for sub-agents running at once. A sub-agent waiting for its own sub-agents lends its slot meanwhile, so a
+ * tree never waits on itself.
+ */
+class Slots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: () => number) {}
+
+  async take(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw new CancelledError();
+    if (this.running < this.limit()) {
+      this.running += 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const wake = (): void => {
+        signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      const stop = (): void => {
+        const at = this.waiting.indexOf(wake);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new CancelledError());
+      };
+      this.waiting.push(wake);
+      signal.addEventListener('abort', stop, { once: true });
+    });
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    // The slot passes straight to the next waiting: the count stays.
+    if (next) next();
+    else this.running = Math.max(0, this.running - 1);
+  }
+}
+
+/**
+ * The sub-agents of every session: the `delegate` tool, and how a sub-agent's session is made, run, resumed after a
+ * stop of the app, and read for its answer. A sub-agent is a session of its own, linked to its parent's session and
+ * call, so its journal, checkpoints, gates and recovery are those of any session; it is not listed with the
+ * person's sessions but opens from its parent's tool card.
+ */
+export class SubAgents {
+  private readonly slots: Slots;
+  /** The sub-agents holding a slot now. */
+  private readonly holding = new Set<string>();
+
+  constructor(private readonly options: SubAgentsOptions) {
+    this.slots = new Slots(() => Math.max(1, options.limits().concurrency));
+  }
+
+  /** The `delegate` tool. Read-only by its own risk: what the sub-agent does is decided at its own gates. */
+  tool(): Tool {
+    return defineTool({
+      name: delegateToolName,
+      description:
+        'Hands a self-contained sub-task to a sub-agent with a fresh context of its own, and returns only its answer. ' +
+        'Use it for work that would fill your context: surveying many files, searching widely, reviewing. Give the goal, ' +
+        'what to return, and anything it must know (it sees nothing of this conversation). Sub-agents read only unless ' +
+        'tools is "read_write". Several calls in one response run in parallel.',
+      input: delegateInputSchema,
+      risk: 'read_only',
+      resumable: true,
+      assess: (input) =>
+        input.tools === 'read_write'
+          ? { level: 'write_low', reason: 'delegate hands on work that may change files (each change still asks as the rules say)' }
+          : { level: 'read_only', reason: 'delegate hands on reading work to a read-only sub-agent' },
+      summarize: (input) => `${input.tools === 'read_write' ? '(may write) ' : ''}${input.goal.split('\n')[0]?.slice(0, 160) ?? ''}`,
+      execute: (input, context) => this.run(input, context),
+    });
+  }
+
+  /** The sub-agents a session's calls started, oldest first. */
+  of(sessionId: string): Session[] {
+    return this.options.store.subAgents(sessionId);
+  }
+
+  /**
+   * Runs a call's sub-agent to its answer: made and started the first time, picked up where it was when the call runs
+   * again after a stop of the app, read when it had finished. Stop (the parent's signal) stops it too.
+   */
+  private async run(input: DelegateInput, context: ToolContext): Promise<ToolOutcome> {
+    const { store } = this.options;
+    const parent = store.get(context.sessionId);
+    if (!parent) throw new NotFoundError('Session', context.sessionId);
+    const existing = store.subAgents(parent.id).find((session) => session.subAgent?.toolCallId === context.toolCallId) ?? null;
+    const child = existing ?? this.create(parent, input, context.toolCallId);
+    const lent = this.holding.delete(parent.id);
+    if (lent) this.slots.give();
+    try {
+      await this.slots.take(context.signal);
+      this.holding.add(child.id);
+      try {
+        context.emitOutput(`${existing ? 'Picking up' : 'Handing the task to'} ${child.title} (session ${child.id}).\n`);
+        this.start(child, input);
+        await this.finished(child.id, context.signal);
+      } finally {
+        if (this.holding.delete(child.id)) this.slots.give();
+      }
+    } finally {
+      // The parent sub-agent goes on with a slot of its own again.
+      if (lent && !context.signal.aborted) {
+        await this.slots.take(context.signal);
+        this.holding.add(parent.id);
+      }
+    }
+    return this.answerOf(child.id);
+  }
+
+  /** A new sub-agent's session, in the parent's folder, with its autonomy and model (or the one the brief names). */
+  private create(parent: Session, input: DelegateInput, toolCallId: string): Session {
+    const { store, journal, clock, newId, limits } = this.options;
+    const depth = (parent.subAgent?.depth ?? 0) + 1;
+    const allowed = limits().depth;
+    if (depth > allowed)
+      throw new WorkbenchError(
+        'invalid_state',
+        allowed === 0
+          ? 'Delegation is off in Settings.'
+          : `Sub-agents may hand work on at most ${allowed} levels deep; this would be ${depth}.`,
+      );
+    const link: SubAgentLink = {
+      parentSessionId: parent.id,
+      toolCallId,
+      depth,
+      tools: input.tools,
+      modelCalls: input.modelCalls ?? subAgentDefaults.modelCalls,
+      answerChars: input.answerChars ?? subAgentDefaults.answerChars,
+    };
+    const session = store.create({
+      id: newId(),
+      title: titleOf(input.goal),
+      workspacePath: parent.workspacePath,
+      model: this.modelFor(parent, input.model),
+      autonomy: parent.autonomy,
+      createdAt: clock.now(),
+      subAgent: link,
+    });
+    journal.announceSession(session.id);
+    return session;
+  }
+
+  /** The parent's model (its session's, or its running turn's), or another model of the same endpoint the brief names. */
+  private modelFor(parent: Session, model: string | undefined): ModelChoice | null {
+    const { store, journal } = this.options;
+    let choice = parent.model;
+    const turnId = journal.head(parent.id).openTurn;
+    const started = turnId === null ? null : store.findById(parent.id, 'run_started', turnId);
+    if (started?.event.type === 'run_started') choice = started.event.model;
+    if (!choice) return null;
+    return model ? { providerId: choice.providerId, model } : choice;
+  }
+
+  /**
+   * Starts the sub-agent's turn: its brief the first time; after a stop of the app, from where it was (its session was
+   * not among those recovery looked at, since it is not listed). One that had finished is left as it is.
+   */
+  private start(child: Session, input: DelegateInput): void {
+    const { store, turns, journal } = this.options;
+    if (turns.isBusy(child.id)) return;
+    const session = store.get(child.id);
+    if (!session) throw new NotFoundError('Session', child.id);
+    // Nothing journalled yet (made just before the app stopped): its brief is sent now.
+    if (journal.head(child.id).lastSeq < 0) {
+      turns.start(child.id, { text: briefText(input, session.subAgent?.answerChars ?? subAgentDefaults.answerChars) });
+      return;
+    }
+    this.options.recovery.pickUp(child.id);
+  }
+
+  /** Waits for the sub-agent's turn to end; the parent's Stop stops it (and closes its gates). */
+  private async finished(childId: string, signal: AbortSignal): Promise<void> {
+    const { turns } = this.options;
+    const stop = (): void => void turns.cancel(childId);
+    if (signal.aborted) stop();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      await turns.whenIdle(childId);
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+    if (signal.aborted) throw new CancelledError();
+  }
+
+  /** The sub-agent's last answer, as its conversation holds it. */
+  private lastAnswer(childId: string): string | null {
+    const { conversations, journal } = this.options;
+    const history = conversations.at(childId, journal.head(childId).checkpointId).history.filter(isMessage);
+    for (let index = history.length - 1; index >= 0; index -= 1) {
+      const message = history[index];
+      if (message?.role === 'user') return null;
+      if (message?.role === 'assistant' && message.content.trim() !== '' && !message.toolCalls?.length) return message.content.trim();
+    }
+    return null;
+  }
+
+  /** The call's result: the sub-agent's answer, cut to its bound with a note; a failure says why, with what it had. */
+  private answerOf(childId: string): ToolOutcome {
+    const { store, journal } = this.options;
+    const session = store.get(childId);
+    if (!session?.subAgent) throw new NotFoundError('Session', childId);
+    const limit = session.subAgent.answerChars;
+    const answer = this.lastAnswer(childId);
+    const bounded =
+      answer === null
+        ? null
+        : answer.length <= limit
+          ? answer
+          : `${answer.slice(0, limit)}\n[… the answer was cut at ${limit} of ${answer.length} characters; the whole of it is in the sub-agent's session …]`;
+    if (session.status === 'completed' || session.status === 'completed_with_errors')
+      return { output: bounded ?? 'The sub-agent finished without an answer.' };
+    const ended = store.nearest(childId, 'before', journal.head(childId).lastSeq + 1, ['run_finished'])?.event;
+    const why =
+      ended?.type === 'run_finished' && ended.error
+        ? ended.error.message
+        : session.status === 'cancelled'
+          ? 'it was stopped before it answered'
+          : `it ended ${session.status.replace('_', ' ')}`;
+    return { output: `The sub-agent failed: ${why}${bounded ? `\nWhat it had answered:\n${bounded}` : ''}`, isError: true };
+  }
+}

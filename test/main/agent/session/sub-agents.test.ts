@@ -1,0 +1,306 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Settings } from '../../../../src/shared/domain';
+import type { JournalEntry } from '../../../../src/shared/events';
+import { ScriptedModelServer, textTurn, type ScriptedTurn } from '../../../scripted-model-server';
+import type { RecordedRequest } from '../../../scripted-model-server/recorded-request';
+import { createHarness, toolCall, type Harness } from '../harness';
+
+/*
+ * Sub-agents against the scripted server. Requests are answered by who asks: the parent's by its step, a sub-agent's
+ * by the goal in its brief and its step, so sub-agents running at once get their own answers whatever the order.
+ */
+
+type Script = Map<string, ScriptedTurn[]>;
+let script: Script = new Map();
+let server: ScriptedModelServer;
+const opened: Harness[] = [];
+
+interface WireMessage {
+  readonly role: string;
+  readonly content?: unknown;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
+  return '';
+}
+
+/** Who sent a request: `parent`, or the goal of the sub-agent whose brief it carries; and how many answers it has had. */
+function askerOf(request: RecordedRequest): { who: string; step: number } {
+  const messages = (request.body['messages'] ?? []) as WireMessage[];
+  const first = textOf(messages.find((message) => message.role === 'user')?.content);
+  const goal = /^You are a sub-agent[\s\S]*?\nGoal: (.*)$/m.exec(first)?.[1];
+  return { who: goal ?? 'parent', step: messages.filter((message) => message.role === 'assistant').length };
+}
+
+function route(request: RecordedRequest): ScriptedTurn {
+  const { who, step } = askerOf(request);
+  return script.get(who)?.[step] ?? textTurn(`(nothing scripted for ${who} at step ${step})`);
+}
+
+const requestsOf = (who: string): RecordedRequest[] => server.requests.filter((request) => askerOf(request).who === who);
+const toolNames = (request: RecordedRequest | undefined): string[] =>
+  ((request?.body['tools'] ?? []) as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+
+async function harness(settings: Partial<Settings> = {}, autonomy: 'L1' | 'L2' = 'L1'): Promise<Harness> {
+  const made = await createHarness(server, { settings, autonomy });
+  opened.push(made);
+  return made;
+}
+
+/**
+ * A session's tool results, by the id the model gave each call (`d1`): the runtime gives every call an id of its own,
+ * so they are matched by the order the calls were asked in.
+ */
+function results(h: Harness, sessionId = h.sessionId, ids?: readonly string[]): Map<string, { output: string; status: string }> {
+  const rows = h.store.journal(sessionId);
+  const asked = rows.flatMap(({ event }) => (event.type === 'tool_call_requested' ? [event.toolCallId] : []));
+  const named = ids ?? scriptedIds(sessionId === h.sessionId ? 'parent' : '');
+  const found = new Map<string, { output: string; status: string }>();
+  for (const { event } of rows)
+    if (event.type === 'tool_call_finished')
+      found.set(named[asked.indexOf(event.toolCallId)] ?? event.toolCallId, { output: event.output, status: event.status });
+  return found;
+}
+
+/** The ids of the calls scripted for one asker, in order. */
+function scriptedIds(who: string): string[] {
+  return (script.get(who) ?? []).flatMap((turn) => turn.steps.flatMap((step) => (step.kind === 'tool_call' ? [step.id] : [])));
+}
+
+const slow = (text: string): ScriptedTurn => textTurn(text, { chunkSize: 4, chunkDelayMs: 25 });
+
+describe('sub-agents', () => {
+  beforeAll(async () => {
+    server = await ScriptedModelServer.start({ fallback: route });
+  });
+  afterAll(async () => server.close());
+  afterEach(async () => {
+    for (const made of opened.splice(0)) await made.close();
+    server.reset();
+    script = new Map();
+  });
+
+  it('hands two sub-tasks to two read-only sub-agents at once, and the parent sees only their answers', async () => {
+    const h = await harness();
+    script = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall('delegate', { goal: 'Survey the notes', returns: 'their names' }, 'd1'),
+              toolCall('delegate', { goal: 'Survey the logs' }, 'd2'),
+            ],
+          },
+          textTurn('Both surveys are done.'),
+        ],
+      ],
+      ['Survey the notes', [{ steps: [toolCall('read_note', { name: 'a' }, 'r1')] }, slow('Notes: a, b and c.')]],
+      ['Survey the logs', [{ steps: [toolCall('read_note', { name: 'log' }, 'r2')] }, slow('Logs: nothing unusual.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Survey everything');
+    await h.runtime.whenIdle(h.sessionId);
+
+    expect(h.view().status).toBe('completed');
+    expect(h.view().messages.at(-1)?.text).toBe('Both surveys are done.');
+    expect(results(h)).toEqual(
+      new Map([
+        ['d1', { output: 'Notes: a, b and c.', status: 'succeeded' }],
+        ['d2', { output: 'Logs: nothing unusual.', status: 'succeeded' }],
+      ]),
+    );
+    // Each ran in a session of its own, linked to its call, and not listed with the person's sessions.
+    const children = h.runtime.subAgents.of(h.sessionId);
+    const calls = h.store.journal(h.sessionId).flatMap(({ event }) => (event.type === 'tool_call_requested' ? [event.toolCallId] : []));
+    expect(children.map((child) => [child.subAgent?.toolCallId, child.title, child.status])).toEqual([
+      [calls[0], 'Sub-agent: Survey the notes', 'completed'],
+      [calls[1], 'Sub-agent: Survey the logs', 'completed'],
+    ]);
+    expect(h.store.list().map((session) => session.id)).toEqual([h.sessionId]);
+    // They ran at the same time: the second's first request came before the first's answer had streamed.
+    const [notes, logs] = [requestsOf('Survey the notes'), requestsOf('Survey the logs')];
+    expect(Math.abs((notes[1]?.receivedAt ?? 0) - (logs[1]?.receivedAt ?? 0))).toBeLessThan(100);
+    // A fresh context: the brief, never the parent's conversation; read-only tools, no writing, no shell.
+    const firstOfNotes = (notes[0]?.body['messages'] ?? []) as WireMessage[];
+    expect(firstOfNotes.map((message) => textOf(message.content)).join('\n')).not.toContain('Survey everything');
+    expect(toolNames(notes[0])).toContain('read_note');
+    expect(toolNames(notes[0])).not.toContain('write_note');
+    expect(toolNames(notes[0])).not.toContain('shell');
+    // The parent's context holds the answers only: none of what the sub-agents read.
+    const parentLast = requestsOf('parent').at(-1);
+    expect(JSON.stringify(parentLast?.body['messages'])).not.toContain('contents of a');
+    expect(JSON.stringify(parentLast?.body['messages'])).toContain('Notes: a, b and c.');
+  });
+
+  it('runs no more sub-agents at once than the setting allows', async () => {
+    const h = await harness({ subAgentConcurrency: 1 });
+    script = new Map([
+      [
+        'parent',
+        [{ steps: [toolCall('delegate', { goal: 'One' }, 'd1'), toolCall('delegate', { goal: 'Two' }, 'd2')] }, textTurn('Done.')],
+      ],
+      ['One', [slow('First answer, slowly streamed.')]],
+      ['Two', [slow('Second answer, slowly streamed.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    const [one, two] = [requestsOf('One')[0]?.receivedAt ?? 0, requestsOf('Two')[0]?.receivedAt ?? 0];
+    // Seven chunks at 25 ms: the second could start only once the first had finished.
+    expect(Math.abs(two - one)).toBeGreaterThan(150);
+    expect([...results(h).values()].map((result) => result.status)).toEqual(['succeeded', 'succeeded']);
+  });
+
+  it('gives the parent a clear failed result when a sub-agent fails, and the parent goes on', async () => {
+    const h = await harness();
+    script = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Fail please' }, 'd1')] }, textTurn('It failed; I will do it myself.')]],
+      ['Fail please', [{ steps: [], fault: { kind: 'status', status: 400, message: 'model not found' } } as ScriptedTurn]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    const result = results(h).get('d1');
+    expect(result?.status).toBe('failed');
+    expect(result?.output).toMatch(/^delegate failed: |^The sub-agent failed: /);
+    expect(result?.output).toContain('The sub-agent failed');
+    expect(h.view().messages.at(-1)?.text).toBe('It failed; I will do it myself.');
+    expect(h.view().status).toBe('completed_with_errors');
+  });
+
+  it('stops a looping sub-agent at its budget of model calls, and says so', async () => {
+    const h = await harness();
+    const loop = Array.from({ length: 5 }, (_, index): ScriptedTurn => ({
+      steps: [toolCall('read_note', { name: `n${index}` }, `r${index}`)],
+    }));
+    script = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Loop forever', modelCalls: 2 }, 'd1')] }, textTurn('Stopped it.')]],
+      ['Loop forever', loop],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(requestsOf('Loop forever')).toHaveLength(2);
+    expect(results(h).get('d1')).toMatchObject({
+      status: 'failed',
+      output: expect.stringContaining('reached its budget (model calls in this turn: 2 of 2)'),
+    });
+    // Nobody was asked: no gate is left open in the sub-agent.
+    expect(h.runtime.subAgents.of(h.sessionId)[0]?.status).toBe('failed');
+  });
+
+  it('cuts an answer over its size limit, with a note', async () => {
+    const h = await harness();
+    script = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Talk a lot', answerChars: 200 }, 'd1')] }, textTurn('Fine.')]],
+      ['Talk a lot', [textTurn('word '.repeat(100))]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    const output = results(h).get('d1')?.output ?? '';
+    expect(output.startsWith('word '.repeat(40))).toBe(true);
+    expect(output).toContain('[… the answer was cut at 200 of 499 characters');
+  });
+
+  it('refuses an empty brief and a sub-agent that would go deeper than the setting, telling the model why', async () => {
+    const h = await harness({ subAgentDepth: 1 });
+    script = new Map([
+      [
+        'parent',
+        [{ steps: [toolCall('delegate', { goal: '   ' }, 'd0'), toolCall('delegate', { goal: 'Go deeper' }, 'd1')] }, textTurn('Ok.')],
+      ],
+      ['Go deeper', [{ steps: [toolCall('delegate', { goal: 'Deepest' }, 'dd')] }, textTurn('I could not hand it on.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(results(h).get('d0')).toMatchObject({ status: 'failed', output: expect.stringContaining('the goal is empty') });
+    expect(results(h).get('d1')).toMatchObject({ status: 'succeeded', output: 'I could not hand it on.' });
+    // At depth 1 of 1, delegate is not offered, and a call to it anyway is refused.
+    const child = h.runtime.subAgents.of(h.sessionId)[0];
+    expect(toolNames(requestsOf('Go deeper')[0])).not.toContain('delegate');
+    const childResults = h.store.journal(child?.id ?? '').flatMap(({ event }) => (event.type === 'tool_call_finished' ? [event] : []));
+    expect(childResults.map((event) => [event.status, event.output])).toEqual([
+      ['denied', expect.stringContaining('delegate is not available here')],
+    ]);
+    expect(requestsOf('Deepest')).toHaveLength(0);
+  });
+
+  it('Stop stops the whole tree, a sub-agent waiting at its gate included', async () => {
+    const h = await harness();
+    script = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Write a note', tools: 'read_write' }, 'd1')] }]],
+      ['Write a note', [{ steps: [toolCall('write_note', { name: 'a', text: 'x' }, 'w1')] }]],
+    ]);
+    // Delegating work that may write asks first at L1.
+    h.runtime.send(h.sessionId, 'Go');
+    const asked = await h.until((view) => view.pendingApproval !== null, 'the delegate gate');
+    h.runtime.answerApproval(asked.pendingApproval?.approvalId ?? '', 'allow_once');
+    const child = await waitFor(() => {
+      const found = h.runtime.subAgents.of(h.sessionId)[0];
+      return found && h.view(found.id).pendingApproval !== null ? found : null;
+    });
+    // The sub-agent's gate names the tool it asks for, in its own session.
+    expect(h.view(child.id).pendingApproval?.tool).toBe('write_note');
+    await h.runtime.cancel(h.sessionId);
+    expect(h.view().status).toBe('cancelled');
+    expect(h.store.get(child.id)?.status).toBe('cancelled');
+    expect(h.view(child.id).pendingApproval).toBeNull();
+    expect(h.log).not.toContain('write a');
+  });
+
+  it('after a crash inside a sub-agent at its gate, resuming the parent picks the sub-agent up where it was', async () => {
+    const first = await harness({}, 'L1');
+    script = new Map([
+      [
+        'parent',
+        [{ steps: [toolCall('delegate', { goal: 'Publish it', tools: 'read_write' }, 'd1')] }, textTurn('Published, says the sub-agent.')],
+      ],
+      ['Publish it', [{ steps: [toolCall('write_note', { name: 'p', text: 'y' }, 'w1')] }, textTurn('Wrote the note.')]],
+    ]);
+    first.runtime.send(first.sessionId, 'Go');
+    const asked = await first.until((view) => view.pendingApproval !== null, 'the delegate gate');
+    first.runtime.answerApproval(asked.pendingApproval?.approvalId ?? '', 'allow_once');
+    const child = await waitFor(() => {
+      const found = first.runtime.subAgents.of(first.sessionId)[0];
+      return found && first.view(found.id).pendingApproval !== null ? found : null;
+    });
+    const gateId = first.view(child.id).pendingApproval?.approvalId;
+    first.crash();
+    opened.splice(opened.indexOf(first), 1);
+
+    const second = await first.reopen();
+    opened.push(second);
+    second.runtime.recoverInterrupted();
+    expect(second.store.get(second.sessionId)?.status).toBe('interrupted');
+    second.runtime.resume(second.sessionId);
+    // The sub-agent's gate opens again, the same one.
+    // The same gate, open again: the journal showed it waiting all along, and now it takes an answer.
+    await waitFor(() => {
+      try {
+        second.runtime.gates.assertPending(gateId ?? '', 'approval');
+        return true;
+      } catch {
+        return null;
+      }
+    });
+    expect(second.view(child.id).pendingApproval?.approvalId).toBe(gateId);
+    second.runtime.answerApproval(gateId ?? '', 'allow_once');
+    await second.runtime.whenIdle(second.sessionId);
+    expect(second.view().messages.at(-1)?.text).toBe('Published, says the sub-agent.');
+    expect(results(second).get('d1')).toEqual({ output: 'Wrote the note.', status: 'succeeded' });
+    expect(second.log).toEqual(['write p']);
+    // One sub-agent, picked up: not a second one made.
+    expect(second.runtime.subAgents.of(second.sessionId)).toHaveLength(1);
+    const starts = second.store.journal(child.id).filter((entry: JournalEntry) => entry.event.type === 'user_message');
+    expect(starts).toHaveLength(1);
+  });
+});
+
+async function waitFor<T>(check: () => T | null | undefined | false): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const found = check();
+    if (found) return found;
+    if (Date.now() - started > 5_000) throw new Error('Timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
