@@ -35,7 +35,8 @@ describe('the person’s own terminal', () => {
     await terminal.locator('.xterm').click();
     await page.keyboard.type('pwd; echo hello-$((6*7))');
     await page.keyboard.press('Enter');
-    await expectPage(screen).toContainText('hello-42');
+    // A shell's start (its rc files) can take seconds on a busy machine; what was typed meanwhile waits for it.
+    await expectPage(screen).toContainText('hello-42', { timeout: 20_000 });
     await expectPage(screen).toContainText(realpathSync(workspace.path));
     await workbench.screenshot('person-terminal');
 
@@ -55,6 +56,6 @@ describe('the person’s own terminal', () => {
     await terminal.locator('.xterm').click();
     await page.keyboard.type('echo fresh-$((2*5))');
     await page.keyboard.press('Enter');
-    await expectPage(terminal.locator('.xterm-rows')).toContainText('fresh-10');
+    await expectPage(terminal.locator('.xterm-rows')).toContainText('fresh-10', { timeout: 20_000 });
   });
 });
