@@ -89,6 +89,9 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.modelCatalogue ? { modelCatalogue: options.modelCatalogue } : {}),
     ...(options.machineInfo ? { machineInfo: options.machineInfo } : {}),
     ...(options.freeDiskBytes ? { freeDiskBytes: options.freeDiskBytes } : {}),
+    // The person's terminals read no rc file of this machine's home: a slow or locked one (a shell killed in the middle of
+    // a version manager's start) would make every terminal test wait on it.
+    terminalEnvironment: { ...process.env, HOME: join(options.dataDir, 'home') },
   });
   return { core, settings };
 }

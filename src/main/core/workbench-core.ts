@@ -52,6 +52,8 @@ export interface WorkbenchCoreOptions extends Pick<
   readonly folderPicker: FolderPicker;
   /** Checks every answer against the contract too (on in tests). */
   readonly validateOutputs?: boolean;
+  /** The environment the person's terminals start with: the app's own by default. */
+  readonly terminalEnvironment?: NodeJS.ProcessEnv;
 }
 
 /** What the window says of the sandbox commands run in. */
@@ -171,6 +173,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
         onExit: (terminalId, exitCode) => sender.send('terminal:exit', { terminalId, exitCode }),
       },
       options.frameMs ?? 16,
+      options.terminalEnvironment,
     ),
   );
   endTerminals = (sessionId) => terminals.endSession(sessionId);

@@ -11,6 +11,8 @@ describe('a terminal of the person’s', () => {
   });
 
   function terminals() {
+    const home = temporaryFolder('workbench-terminal-home-');
+    cleanups.push(() => home.remove());
     const output = new Map<string, string>();
     const exits = new Map<string, number>();
     const made = new PersonTerminals(
@@ -19,7 +21,8 @@ describe('a terminal of the person’s', () => {
         onExit: (id, code) => exits.set(id, code),
       },
       5,
-      { ...process.env, SHELL: '/bin/bash' },
+      // A home of its own: the shell reads no rc file of this machine's (one that hangs would hang the test).
+      { ...process.env, SHELL: '/bin/bash', HOME: home.path },
     );
     cleanups.push(() => made.dispose());
     const until = async (check: () => boolean): Promise<void> => {
