@@ -93,7 +93,8 @@ export function sessionHandlers(deps: SessionHandlerDependencies): Pick<Handlers
     },
     'session:stats': (input) => {
       existing(input.sessionId);
-      return accounting.totals(input.sessionId);
+      // What the session spent, its sub-agents' work included.
+      return accounting.totals(input.sessionId, 'with_sub_agents');
     },
     'session:compact': (input) => ({ turnId: runtime.compact(input.sessionId, input.instructions ?? null) }),
 

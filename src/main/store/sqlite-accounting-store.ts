@@ -3,7 +3,7 @@
  */
 
 import type { Database, Statement } from 'better-sqlite3';
-import type { AccountingStore, ModelCallRecord, SessionTotals, ToolCallRecord } from '../agent/ports/accounting';
+import type { AccountingStore, ModelCallRecord, SessionTotals, ToolCallRecord, TotalsScope } from '../agent/ports/accounting';
 
 interface TotalsRow {
   model_calls: number;
@@ -24,12 +24,26 @@ interface ToolTotalsRow {
 }
 
 /** Model and tool calls in SQLite: one row each, summed per session. */
+const modelSums =
+  'COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs, MAX(input_tokens) AS largest_prompt';
+const toolSums = "COUNT(*) AS tool_calls, SUM(status = 'failed') AS failures, SUM(latency_ms) AS tool_ms";
+/** A session and its sub-agents, all the way down (`below`). */
+const below =
+  'WITH RECURSIVE below(id) AS (SELECT ? UNION ALL SELECT sessions.id FROM sessions JOIN below ON sessions.parent_session_id = below.id)';
+/** The session the person started that a session belongs to (itself, or its sub-agents' root), and all below it. */
+const tree =
+  'WITH RECURSIVE up(id, parent) AS (SELECT id, parent_session_id FROM sessions WHERE id = ? UNION ALL SELECT sessions.id, sessions.parent_session_id FROM sessions JOIN up ON sessions.id = up.parent), below(id) AS (SELECT id FROM up WHERE parent IS NULL UNION ALL SELECT sessions.id FROM sessions JOIN below ON sessions.parent_session_id = below.id)';
+
 export class SqliteAccountingStore implements AccountingStore {
   private readonly statements: {
     model: Statement<[ModelCallRecord & { cost_usd: number | null; cache_read: number | null; cache_write: number | null }]>;
     tool: Statement<[Record<string, unknown>]>;
     modelTotals: Statement<[string], TotalsRow>;
     toolTotals: Statement<[string], ToolTotalsRow>;
+    modelBelow: Statement<[string], TotalsRow>;
+    toolBelow: Statement<[string], ToolTotalsRow>;
+    modelTree: Statement<[string], TotalsRow>;
+    toolTree: Statement<[string], ToolTotalsRow>;
     output: Statement<[string], { output: string; output_bytes: number; output_truncated: number }>;
   };
 
@@ -41,12 +55,12 @@ export class SqliteAccountingStore implements AccountingStore {
       tool: db.prepare(
         'INSERT INTO tool_calls (id, session_id, turn_id, tool, input, output, output_bytes, output_truncated, status, latency_ms, at) VALUES (@id, @sessionId, @turnId, @tool, @input, @output, @outputBytes, @truncated, @status, @latencyMs, @at)',
       ),
-      modelTotals: db.prepare(
-        'SELECT COUNT(*) AS model_calls, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(latency_ms) AS model_ms, SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_costs, MAX(input_tokens) AS largest_prompt FROM model_calls WHERE session_id = ?',
-      ),
-      toolTotals: db.prepare(
-        "SELECT COUNT(*) AS tool_calls, SUM(status = 'failed') AS failures, SUM(latency_ms) AS tool_ms FROM tool_calls WHERE session_id = ?",
-      ),
+      modelTotals: db.prepare(`SELECT ${modelSums} FROM model_calls WHERE session_id = ?`),
+      toolTotals: db.prepare(`SELECT ${toolSums} FROM tool_calls WHERE session_id = ?`),
+      modelBelow: db.prepare(`${below} SELECT ${modelSums} FROM model_calls WHERE session_id IN (SELECT id FROM below)`),
+      toolBelow: db.prepare(`${below} SELECT ${toolSums} FROM tool_calls WHERE session_id IN (SELECT id FROM below)`),
+      modelTree: db.prepare(`${tree} SELECT ${modelSums} FROM model_calls WHERE session_id IN (SELECT id FROM below)`),
+      toolTree: db.prepare(`${tree} SELECT ${toolSums} FROM tool_calls WHERE session_id IN (SELECT id FROM below)`),
       output: db.prepare('SELECT output, output_bytes, output_truncated FROM tool_calls WHERE id = ?'),
     };
   }
@@ -65,9 +79,15 @@ export class SqliteAccountingStore implements AccountingStore {
     this.statements.tool.run({ ...record, truncated: record.truncated ? 1 : 0 });
   }
 
-  totals(sessionId: string): SessionTotals {
-    const model = this.statements.modelTotals.get(sessionId) as TotalsRow;
-    const tools = this.statements.toolTotals.get(sessionId) as ToolTotalsRow;
+  totals(sessionId: string, scope: TotalsScope = 'session'): SessionTotals {
+    const [models, toolRows] =
+      scope === 'session'
+        ? [this.statements.modelTotals, this.statements.toolTotals]
+        : scope === 'with_sub_agents'
+          ? [this.statements.modelBelow, this.statements.toolBelow]
+          : [this.statements.modelTree, this.statements.toolTree];
+    const model = models.get(sessionId) as TotalsRow;
+    const tools = toolRows.get(sessionId) as ToolTotalsRow;
     return {
       modelCalls: model.model_calls,
       inputTokens: model.input_tokens ?? 0,

@@ -25,6 +25,7 @@ import { fitPanels, usePersistentLayout, useWindowWidth, type Layout } from './l
 import { noModelWorks } from './models/model-readiness';
 import { FileTree } from './panels/FileTree';
 import { RestoreBar } from './panels/HistoryPanel';
+import { SubAgentBar } from './sub-agents/SubAgentLink';
 import { usePanelRequests } from './panels/panel-requests';
 import { RightPanel } from './panels/RightPanel';
 import { SettingsPanel } from './settings/SettingsPanel';
@@ -108,9 +109,12 @@ function RightSide({ store, layout, setLayout, sessionId }: LayoutProps & { sess
  * person, and the message box.
  */
 function SessionMain({ store, layout, setLayout, sessionId, setup }: LayoutProps & { sessionId: string; setup: SetupShown }) {
+  // A sub-agent's session takes no message of the person's: its work is its brief, and its answer goes to its parent.
+  const subAgent = useAppState(store, (state) => state.sessions.some((session) => session.id === sessionId && session.subAgent));
   return (
     <>
       <SessionHeader store={store} sessionId={sessionId} onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })} />
+      <SubAgentBar store={store} sessionId={sessionId} />
       <NoticeBar store={store} />
       <RestoreBar store={store} sessionId={sessionId} />
       {setup.shown && (
@@ -128,7 +132,7 @@ function SessionMain({ store, layout, setLayout, sessionId, setup }: LayoutProps
       {!(layout.rightOpen && layout.rightTab === 'plan') && (
         <PlanPrompt store={store} sessionId={sessionId} onShowPlan={() => setLayout({ rightOpen: true, rightTab: 'plan' })} />
       )}
-      <Composer store={store} sessionId={sessionId} />
+      {!subAgent && <Composer store={store} sessionId={sessionId} />}
     </>
   );
 }

@@ -86,11 +86,18 @@ export interface SessionTotals {
   readonly toolMs: number;
 }
 
+/** Which calls totals add up: see `AccountingStore.totals`. */
+export type TotalsScope = 'session' | 'with_sub_agents' | 'tree';
+
 /** Every model call and tool call, for totals and for the full output of a tool. */
 export interface AccountingStore {
   recordModelCall(record: ModelCallRecord): void;
   recordToolCall(record: ToolCallRecord): void;
-  totals(sessionId: string): SessionTotals;
+  /**
+   * A session's totals: its own calls (`session`, the default), with those of its sub-agents and theirs (`with_sub_agents`),
+   * or of the whole tree it belongs to, from the session the person started down (`tree`: what session budgets count).
+   */
+  totals(sessionId: string, scope?: TotalsScope): SessionTotals;
   toolOutput(toolCallId: string): { output: string; outputBytes: number; truncated: boolean } | null;
 }
 

@@ -113,7 +113,8 @@ export function sessionFigure(
   accounting: AccountingStore,
   sessionId: string,
 ): { readonly figure: number; readonly unpriced: number } {
-  const totals = accounting.totals(sessionId);
+  // A session's budgets count the whole tree it belongs to: its sub-agents spend from the same allowance.
+  const totals = accounting.totals(sessionId, 'tree');
   return budget === 'session_tokens'
     ? { figure: totals.inputTokens + totals.outputTokens, unpriced: 0 }
     : { figure: totals.pricedCostUsd, unpriced: totals.unpricedCalls };

@@ -51,11 +51,13 @@ export interface SubAgentsOptions {
 
 /** The first message of a sub-agent's session: who it works for, the brief, and how its answer is used. */
 export function briefText(input: DelegateInput, answerChars: number): string {
+  const preamble =
+    'You are a sub-agent: another agent handed you this task and waits for your answer, which it receives as the ' +
+    `result of its call, cut at ${answerChars} characters. Work on the task with your tools, then answer with exactly ` +
+    'what it asks for: findings with the paths and lines they come from, not a story of your steps.' +
+    (input.tools === 'read_only' ? ' You may read and search, not change anything.' : '');
   return [
-    'You are a sub-agent: another agent handed you this task and waits for your answer, which it receives as the',
-    `result of its call, cut at ${answerChars} characters. Work on the task with your tools, then answer with exactly`,
-    'what it asks for: findings with the paths and lines they come from, not a story of your steps.',
-    input.tools === 'read_only' ? 'You may read and search, not change anything.' : '',
+    preamble,
     '',
     `Goal: ${input.goal}`,
     ...(input.returns ? ['', `What to return: ${input.returns}`] : []),
@@ -110,6 +112,24 @@ class Slots {
   }
 }
 
+/** One holder per folder: a writing sub-agent waits for the one before it in the same folder. */
+class FolderLocks {
+  private readonly locks = new Map<string, Slots>();
+
+  take(folder: string, signal: AbortSignal): Promise<void> {
+    let lock = this.locks.get(folder);
+    if (!lock) {
+      lock = new Slots(() => 1);
+      this.locks.set(folder, lock);
+    }
+    return lock.take(signal);
+  }
+
+  give(folder: string): void {
+    this.locks.get(folder)?.give();
+  }
+}
+
 /**
  * The sub-agents of every session: the `delegate` tool, and how a sub-agent's session is made, run, resumed after a
  * stop of the app, and read for its answer. A sub-agent is a session of its own, linked to its parent's session and
@@ -120,6 +140,8 @@ export class SubAgents {
   private readonly slots: Slots;
   /** The sub-agents holding a slot now. */
   private readonly holding = new Set<string>();
+  /** One writing sub-agent per folder at a time. */
+  private readonly writers = new FolderLocks();
 
   constructor(private readonly options: SubAgentsOptions) {
     this.slots = new Slots(() => Math.max(1, options.limits().concurrency));
@@ -135,12 +157,17 @@ export class SubAgents {
         'what to return, and anything it must know (it sees nothing of this conversation). Sub-agents read only unless ' +
         'tools is "read_write". Several calls in one response run in parallel.',
       input: delegateInputSchema,
+      // Handing work on changes nothing by itself: every call the sub-agent makes is decided at its own gates, by the
+      // same rules and autonomy, so a sub-agent that may write asks for each write as this session would.
       risk: 'read_only',
       resumable: true,
-      assess: (input) =>
-        input.tools === 'read_write'
-          ? { level: 'write_low', reason: 'delegate hands on work that may change files (each change still asks as the rules say)' }
-          : { level: 'read_only', reason: 'delegate hands on reading work to a read-only sub-agent' },
+      assess: (input) => ({
+        level: 'read_only',
+        reason:
+          input.tools === 'read_write'
+            ? 'delegate hands on work; each change the sub-agent makes is asked for at its own gate, as the rules say'
+            : 'delegate hands on reading work to a read-only sub-agent',
+      }),
       summarize: (input) => `${input.tools === 'read_write' ? '(may write) ' : ''}${input.goal.split('\n')[0]?.slice(0, 160) ?? ''}`,
       execute: (input, context) => this.run(input, context),
     });
@@ -163,15 +190,22 @@ export class SubAgents {
     const child = existing ?? this.create(parent, input, context.toolCallId);
     const lent = this.holding.delete(parent.id);
     if (lent) this.slots.give();
+    // Sub-agents that may write never work in one folder at the same time.
+    const writer = input.tools === 'read_write' ? (child.workspacePath ?? '') : null;
     try {
-      await this.slots.take(context.signal);
-      this.holding.add(child.id);
+      if (writer !== null) await this.writers.take(writer, context.signal);
       try {
-        context.emitOutput(`${existing ? 'Picking up' : 'Handing the task to'} ${child.title} (session ${child.id}).\n`);
-        this.start(child, input);
-        await this.finished(child.id, context.signal);
+        await this.slots.take(context.signal);
+        this.holding.add(child.id);
+        try {
+          context.emitOutput(`${existing ? 'Picking up' : 'Handing the task to'} ${child.title} (session ${child.id}).\n`);
+          this.start(child, input);
+          await this.finished(child.id, context.signal);
+        } finally {
+          if (this.holding.delete(child.id)) this.slots.give();
+        }
       } finally {
-        if (this.holding.delete(child.id)) this.slots.give();
+        if (writer !== null) this.writers.give(writer);
       }
     } finally {
       // The parent sub-agent goes on with a slot of its own again.

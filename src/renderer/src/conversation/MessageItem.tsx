@@ -13,6 +13,7 @@ import { FoldedText } from './FoldedText';
 import { CopyButton, MessageBody } from './MessageBody';
 import { ToolCard } from '../tool-calls/ToolCard';
 import { ToolDraftCard } from '../tool-calls/ToolDraftCard';
+import { SubAgentLink } from '../sub-agents/SubAgentLink';
 import { PromptView } from './PromptView';
 import { TurnSummary } from './TurnSummary';
 import { ErrorDetails } from '../chrome/ErrorDetails';
@@ -241,7 +242,11 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
           </details>
         )}
         {message.toolCalls.map((call) => (
-          <ToolCard key={call.id} call={call} />
+          <ToolCard key={call.id} call={call}>
+            {call.tool === 'delegate' && call.state !== 'denied' && call.state !== 'requested' && (
+              <SubAgentLink store={store} sessionId={sessionId} toolCallId={call.id} running={call.state === 'running'} />
+            )}
+          </ToolCard>
         ))}
         {actions.drafts?.map((draft) => (
           <ToolDraftCard key={`${draft.index}:${draft.callId}`} draft={draft} />

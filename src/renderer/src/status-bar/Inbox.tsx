@@ -37,6 +37,7 @@ export function Inbox({ store }: { store: AppStore }) {
         <InboxList
           anchor={button}
           waiting={waiting}
+          sessions={sessions}
           onClose={() => setOpen(false)}
           onSelect={(id) => {
             setOpen(false);
@@ -52,15 +53,19 @@ export function Inbox({ store }: { store: AppStore }) {
 function InboxList({
   anchor,
   waiting,
+  sessions,
   onClose,
   onSelect,
 }: {
   anchor: RefObject<HTMLElement | null>;
   waiting: readonly Session[];
+  sessions: readonly Session[];
   onClose: () => void;
   onSelect: (sessionId: string) => void;
 }) {
   const popover = usePopover<HTMLUListElement>(anchor, onClose);
+  // A sub-agent that asks is named with the session it works for.
+  const titles = new Map(sessions.map((session) => [session.id, session.title]));
   return (
     <ul ref={popover} popover="auto" className="inbox-list top-popover" aria-label="Waiting for you">
       {waiting.length === 0 && <li className="muted small">Nothing is waiting for you.</li>}
@@ -69,6 +74,9 @@ function InboxList({
           <button type="button" className="link" onClick={() => onSelect(session.id)}>
             {session.title}
           </button>
+          {session.subAgent && (
+            <span className="muted small"> for {titles.get(session.subAgent.parentSessionId) ?? 'another session'}</span>
+          )}
         </li>
       ))}
     </ul>

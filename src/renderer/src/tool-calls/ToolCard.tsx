@@ -3,7 +3,7 @@
  * run.
  */
 
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { ViewToolCall } from '../../../shared/session-view';
 import { DiffView } from './DiffView';
 import { InjectionSigns, injectionNote } from '../gates/ResultReview';
@@ -50,7 +50,7 @@ export function exitCodeOf(output: string): number | null {
 }
 
 /** One tool call inline in the conversation: what it is, its risk, its state, its output. */
-export function ToolCard({ call }: { call: ViewToolCall }) {
+export function ToolCard({ call, children }: { call: ViewToolCall; children?: ReactNode }) {
   const [open, setOpen] = useState(call.state === 'running' || call.state === 'failed');
   // A call opens when it starts running or fails, so its output is in view; a command that finished well folds to its
   // one line with the exit code. The person can open or close any of them.
@@ -75,6 +75,7 @@ export function ToolCard({ call }: { call: ViewToolCall }) {
           </span>
         )}
       </button>
+      {children}
       {denial !== null && (
         <p className="tool-denial small" aria-label="Why it did not run">
           {denial}

@@ -3,45 +3,17 @@ import type { Settings } from '../../../../src/shared/domain';
 import type { JournalEntry } from '../../../../src/shared/events';
 import { ScriptedModelServer, textTurn, type ScriptedTurn } from '../../../scripted-model-server';
 import type { RecordedRequest } from '../../../scripted-model-server/recorded-request';
+import { offeredTools, requestText, requestsOf as requestsBy, ScriptByAsker } from '../../../scripted-model-server/by-asker';
 import { createHarness, toolCall, type Harness } from '../harness';
 
-/*
- * Sub-agents against the scripted server. Requests are answered by who asks: the parent's by its step, a sub-agent's
- * by the goal in its brief and its step, so sub-agents running at once get their own answers whatever the order.
- */
+/* Sub-agents against the scripted server, which answers by who asks (see `ScriptByAsker`). */
 
-type Script = Map<string, ScriptedTurn[]>;
-let script: Script = new Map();
+const byAsker = new ScriptByAsker();
 let server: ScriptedModelServer;
 const opened: Harness[] = [];
 
-interface WireMessage {
-  readonly role: string;
-  readonly content?: unknown;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
-  return '';
-}
-
-/** Who sent a request: `parent`, or the goal of the sub-agent whose brief it carries; and how many answers it has had. */
-function askerOf(request: RecordedRequest): { who: string; step: number } {
-  const messages = (request.body['messages'] ?? []) as WireMessage[];
-  const first = textOf(messages.find((message) => message.role === 'user')?.content);
-  const goal = /^You are a sub-agent[\s\S]*?\nGoal: (.*)$/m.exec(first)?.[1];
-  return { who: goal ?? 'parent', step: messages.filter((message) => message.role === 'assistant').length };
-}
-
-function route(request: RecordedRequest): ScriptedTurn {
-  const { who, step } = askerOf(request);
-  return script.get(who)?.[step] ?? textTurn(`(nothing scripted for ${who} at step ${step})`);
-}
-
-const requestsOf = (who: string): RecordedRequest[] => server.requests.filter((request) => askerOf(request).who === who);
-const toolNames = (request: RecordedRequest | undefined): string[] =>
-  ((request?.body['tools'] ?? []) as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+const requestsOf = (who: string): RecordedRequest[] => requestsBy(server.requests, who);
+const toolNames = offeredTools;
 
 async function harness(settings: Partial<Settings> = {}, autonomy: 'L1' | 'L2' = 'L1'): Promise<Harness> {
   const made = await createHarness(server, { settings, autonomy });
@@ -56,7 +28,7 @@ async function harness(settings: Partial<Settings> = {}, autonomy: 'L1' | 'L2' =
 function results(h: Harness, sessionId = h.sessionId, ids?: readonly string[]): Map<string, { output: string; status: string }> {
   const rows = h.store.journal(sessionId);
   const asked = rows.flatMap(({ event }) => (event.type === 'tool_call_requested' ? [event.toolCallId] : []));
-  const named = ids ?? scriptedIds(sessionId === h.sessionId ? 'parent' : '');
+  const named = ids ?? byAsker.callIds(sessionId === h.sessionId ? 'parent' : '');
   const found = new Map<string, { output: string; status: string }>();
   for (const { event } of rows)
     if (event.type === 'tool_call_finished')
@@ -64,27 +36,22 @@ function results(h: Harness, sessionId = h.sessionId, ids?: readonly string[]): 
   return found;
 }
 
-/** The ids of the calls scripted for one asker, in order. */
-function scriptedIds(who: string): string[] {
-  return (script.get(who) ?? []).flatMap((turn) => turn.steps.flatMap((step) => (step.kind === 'tool_call' ? [step.id] : [])));
-}
-
 const slow = (text: string): ScriptedTurn => textTurn(text, { chunkSize: 4, chunkDelayMs: 25 });
 
 describe('sub-agents', () => {
   beforeAll(async () => {
-    server = await ScriptedModelServer.start({ fallback: route });
+    server = await ScriptedModelServer.start({ fallback: byAsker.route });
   });
   afterAll(async () => server.close());
   afterEach(async () => {
     for (const made of opened.splice(0)) await made.close();
     server.reset();
-    script = new Map();
+    byAsker.scripts = new Map();
   });
 
   it('hands two sub-tasks to two read-only sub-agents at once, and the parent sees only their answers', async () => {
     const h = await harness();
-    script = new Map([
+    byAsker.scripts = new Map([
       [
         'parent',
         [
@@ -123,8 +90,7 @@ describe('sub-agents', () => {
     const [notes, logs] = [requestsOf('Survey the notes'), requestsOf('Survey the logs')];
     expect(Math.abs((notes[1]?.receivedAt ?? 0) - (logs[1]?.receivedAt ?? 0))).toBeLessThan(100);
     // A fresh context: the brief, never the parent's conversation; read-only tools, no writing, no shell.
-    const firstOfNotes = (notes[0]?.body['messages'] ?? []) as WireMessage[];
-    expect(firstOfNotes.map((message) => textOf(message.content)).join('\n')).not.toContain('Survey everything');
+    expect(requestText(notes[0])).not.toContain('Survey everything');
     expect(toolNames(notes[0])).toContain('read_note');
     expect(toolNames(notes[0])).not.toContain('write_note');
     expect(toolNames(notes[0])).not.toContain('shell');
@@ -136,7 +102,7 @@ describe('sub-agents', () => {
 
   it('runs no more sub-agents at once than the setting allows', async () => {
     const h = await harness({ subAgentConcurrency: 1 });
-    script = new Map([
+    byAsker.scripts = new Map([
       [
         'parent',
         [{ steps: [toolCall('delegate', { goal: 'One' }, 'd1'), toolCall('delegate', { goal: 'Two' }, 'd2')] }, textTurn('Done.')],
@@ -152,9 +118,37 @@ describe('sub-agents', () => {
     expect([...results(h).values()].map((result) => result.status)).toEqual(['succeeded', 'succeeded']);
   });
 
+  it('never runs two sub-agents that may write in one folder at the same time', async () => {
+    const h = await harness({}, 'L2');
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall('delegate', { goal: 'Write one', tools: 'read_write' }, 'd1'),
+              toolCall('delegate', { goal: 'Write two', tools: 'read_write' }, 'd2'),
+            ],
+          },
+          textTurn('Both written.'),
+        ],
+      ],
+      ['Write one', [{ steps: [toolCall('write_note', { name: 'one', text: '1' }, 'w1')] }, slow('Wrote one, slowly.')]],
+      ['Write two', [{ steps: [toolCall('write_note', { name: 'two', text: '2' }, 'w2')] }, slow('Wrote two, slowly.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Write both');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(h.view().messages.at(-1)?.text).toBe('Both written.');
+    // The second began only after the first had answered.
+    const firstDone = requestsOf('Write one')[1]?.receivedAt ?? 0;
+    const secondStart = requestsOf('Write two')[0]?.receivedAt ?? 0;
+    expect(secondStart).toBeGreaterThan(firstDone + 100);
+    expect(h.log).toEqual(['write one', 'write two']);
+  });
+
   it('gives the parent a clear failed result when a sub-agent fails, and the parent goes on', async () => {
     const h = await harness();
-    script = new Map([
+    byAsker.scripts = new Map([
       ['parent', [{ steps: [toolCall('delegate', { goal: 'Fail please' }, 'd1')] }, textTurn('It failed; I will do it myself.')]],
       ['Fail please', [{ steps: [], fault: { kind: 'status', status: 400, message: 'model not found' } } as ScriptedTurn]],
     ]);
@@ -173,7 +167,7 @@ describe('sub-agents', () => {
     const loop = Array.from({ length: 5 }, (_, index): ScriptedTurn => ({
       steps: [toolCall('read_note', { name: `n${index}` }, `r${index}`)],
     }));
-    script = new Map([
+    byAsker.scripts = new Map([
       ['parent', [{ steps: [toolCall('delegate', { goal: 'Loop forever', modelCalls: 2 }, 'd1')] }, textTurn('Stopped it.')]],
       ['Loop forever', loop],
     ]);
@@ -188,9 +182,27 @@ describe('sub-agents', () => {
     expect(h.runtime.subAgents.of(h.sessionId)[0]?.status).toBe('failed');
   });
 
+  it('counts what sub-agents spend in the session budgets and totals of the session they work for', async () => {
+    const h = await harness({ budgets: { toolCalls: null, wallMinutes: null, sessionTokens: 1_000, sessionCostUsd: null } });
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Spend a lot' }, 'd1')], usage: { inputTokens: 100, outputTokens: 10 } }]],
+      ['Spend a lot', [{ ...textTurn('Spent.'), usage: { inputTokens: 1_200, outputTokens: 50 } }]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    // The parent's own calls are well under the budget; with its sub-agent's, the tree is over it, and the parent asks.
+    const gate = await h.until((view) => view.pendingBudget !== null, 'the budget gate');
+    expect(gate.pendingBudget).toMatchObject({ budget: 'session_tokens', figure: 1_360, limit: 1_000 });
+    expect(h.accounting.totals(h.sessionId)).toMatchObject({ modelCalls: 1, inputTokens: 100 });
+    expect(h.accounting.totals(h.sessionId, 'with_sub_agents')).toMatchObject({ modelCalls: 2, inputTokens: 1_300, outputTokens: 60 });
+    const child = h.runtime.subAgents.of(h.sessionId)[0]?.id ?? '';
+    expect(h.accounting.totals(child, 'tree')).toMatchObject({ modelCalls: 2, inputTokens: 1_300 });
+    expect(h.accounting.totals(child)).toMatchObject({ modelCalls: 1, inputTokens: 1_200 });
+    await h.runtime.cancel(h.sessionId);
+  });
+
   it('cuts an answer over its size limit, with a note', async () => {
     const h = await harness();
-    script = new Map([
+    byAsker.scripts = new Map([
       ['parent', [{ steps: [toolCall('delegate', { goal: 'Talk a lot', answerChars: 200 }, 'd1')] }, textTurn('Fine.')]],
       ['Talk a lot', [textTurn('word '.repeat(100))]],
     ]);
@@ -203,7 +215,7 @@ describe('sub-agents', () => {
 
   it('refuses an empty brief and a sub-agent that would go deeper than the setting, telling the model why', async () => {
     const h = await harness({ subAgentDepth: 1 });
-    script = new Map([
+    byAsker.scripts = new Map([
       [
         'parent',
         [{ steps: [toolCall('delegate', { goal: '   ' }, 'd0'), toolCall('delegate', { goal: 'Go deeper' }, 'd1')] }, textTurn('Ok.')],
@@ -226,14 +238,12 @@ describe('sub-agents', () => {
 
   it('Stop stops the whole tree, a sub-agent waiting at its gate included', async () => {
     const h = await harness();
-    script = new Map([
+    byAsker.scripts = new Map([
       ['parent', [{ steps: [toolCall('delegate', { goal: 'Write a note', tools: 'read_write' }, 'd1')] }]],
       ['Write a note', [{ steps: [toolCall('write_note', { name: 'a', text: 'x' }, 'w1')] }]],
     ]);
-    // Delegating work that may write asks first at L1.
+    // Handing work on asks nothing by itself at L1; the sub-agent's write asks at its own gate.
     h.runtime.send(h.sessionId, 'Go');
-    const asked = await h.until((view) => view.pendingApproval !== null, 'the delegate gate');
-    h.runtime.answerApproval(asked.pendingApproval?.approvalId ?? '', 'allow_once');
     const child = await waitFor(() => {
       const found = h.runtime.subAgents.of(h.sessionId)[0];
       return found && h.view(found.id).pendingApproval !== null ? found : null;
@@ -249,7 +259,7 @@ describe('sub-agents', () => {
 
   it('after a crash inside a sub-agent at its gate, resuming the parent picks the sub-agent up where it was', async () => {
     const first = await harness({}, 'L1');
-    script = new Map([
+    byAsker.scripts = new Map([
       [
         'parent',
         [{ steps: [toolCall('delegate', { goal: 'Publish it', tools: 'read_write' }, 'd1')] }, textTurn('Published, says the sub-agent.')],
@@ -257,8 +267,6 @@ describe('sub-agents', () => {
       ['Publish it', [{ steps: [toolCall('write_note', { name: 'p', text: 'y' }, 'w1')] }, textTurn('Wrote the note.')]],
     ]);
     first.runtime.send(first.sessionId, 'Go');
-    const asked = await first.until((view) => view.pendingApproval !== null, 'the delegate gate');
-    first.runtime.answerApproval(asked.pendingApproval?.approvalId ?? '', 'allow_once');
     const child = await waitFor(() => {
       const found = first.runtime.subAgents.of(first.sessionId)[0];
       return found && first.view(found.id).pendingApproval !== null ? found : null;

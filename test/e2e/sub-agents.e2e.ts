@@ -1,0 +1,97 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { builtinTools } from '../../src/main/tools/builtin-tools';
+import { BashParser } from '../../src/main/shell/bash-parser';
+import { toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { ScriptByAsker, requestsOf } from '../scripted-model-server/by-asker';
+import { temporaryFolder } from '../helpers';
+import { useWorkbenches } from './fixture';
+
+const shell = await BashParser.load();
+
+describe('sub-agents in the workbench', () => {
+  const open = useWorkbenches();
+
+  it('two sub-agents work at once, one asks from the inbox, and the answer brings both together', async () => {
+    const byAsker = new ScriptByAsker();
+    const workbench = await open(
+      { tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
+      { fallback: byAsker.route },
+    );
+    const { page, host, server } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-sub-agents-');
+    onTestFinished(() => folder.remove());
+    const created = await host.invoke('session:create', { title: 'Survey and summarize', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    await page.reload();
+    await page.getByRole('button', { name: /^Survey and summarize/ }).click();
+
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall('delegate', { goal: 'Survey the notes', returns: 'their names' }, 'd1'),
+              toolCall('delegate', { goal: 'Write the summary', tools: 'read_write' }, 'd2'),
+            ],
+          },
+          textTurn('Together: the notes are a and b, and summary.md holds the summary.'),
+        ],
+      ],
+      ['Survey the notes', [textTurn('Notes: a and b.', { chunkSize: 4, chunkDelayMs: 20 })]],
+      [
+        'Write the summary',
+        [{ steps: [toolCall('write_file', { path: 'summary.md', content: '# Summary\n' }, 'w1')] }, textTurn('Wrote summary.md.')],
+      ],
+    ]);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Survey the notes and write a summary');
+    await box.press('Enter');
+
+    // The writing sub-agent asks; the inbox names it and the session it works for.
+    const inbox = page.getByRole('button', { name: 'Inbox 1 waiting' });
+    await expectPage(inbox).toBeVisible();
+    // Both ran at once: the reading one had its answer while the other waited at its gate.
+    await expectPage(page.getByRole('group', { name: 'Sub-agent', exact: true }).first()).toContainText('answered');
+    await inbox.click();
+    const waiting = page.getByRole('list', { name: 'Waiting for you' });
+    await expectPage(waiting).toContainText('Sub-agent: Write the summary for Survey and summarize');
+    await waiting.getByRole('button', { name: 'Sub-agent: Write the summary' }).click();
+
+    // Its own session: whom it works for, its brief, its gate; no message box of its own.
+    await expectPage(page.getByRole('note', { name: 'Sub-agent session' })).toContainText('A sub-agent working for “Survey and summarize”');
+    await expectPage(page.getByRole('article', { name: 'Your message' })).toContainText('Goal: Write the summary');
+    await expectPage(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    await expectPage(gate).toContainText('write_file');
+    await workbench.screenshot('sub-agent-gate');
+    expect(existsSync(join(folder.path, 'summary.md'))).toBe(false);
+    await gate.getByRole('button', { name: 'Allow once' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Wrote summary.md.');
+    expect(readFileSync(join(folder.path, 'summary.md'), 'utf8')).toBe('# Summary\n');
+
+    // Back to the session it works for: the answer that brings both together.
+    await page.getByRole('button', { name: 'Back to Survey and summarize' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Together: the notes are a and b');
+    const links = page.getByRole('group', { name: 'Sub-agent', exact: true });
+    await expectPage(links).toHaveCount(2);
+    await expectPage(links.nth(0)).toContainText('Sub-agent “Survey the notes”: answered · reads only');
+    await expectPage(links.nth(1)).toContainText('Sub-agent “Write the summary”: answered · may change files');
+    await workbench.screenshot('sub-agents-answered');
+    // Sub-agents are not listed with the person's sessions.
+    await expectPage(page.getByRole('navigation', { name: 'Sessions' })).not.toContainText('Sub-agent');
+    // The parent's context held their answers, not their work.
+    const last = requestsOf(server.requests, 'parent').at(-1);
+    expect(JSON.stringify(last?.body['messages'])).toContain('Notes: a and b.');
+    expect(JSON.stringify(last?.body['messages'])).not.toContain('# Summary');
+
+    // A finished sub-agent's session opens from its card, with its whole transcript.
+    await links.nth(0).getByRole('button', { name: 'Open its session' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Notes: a and b.');
+  });
+});
