@@ -94,4 +94,26 @@ describe('sub-agents in the workbench', () => {
     await links.nth(0).getByRole('button', { name: 'Open its session' }).click();
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Notes: a and b.');
   });
+
+  it('sets how many sub-agents work at once, and how deep they may hand work on, in Settings', async () => {
+    const workbench = await open();
+    const { page, host } = workbench;
+    await expectPage(page.getByRole('button', { name: 'Settings' })).toBeVisible();
+    await page.keyboard.press('Control+,');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('searchbox').fill('sub-agents');
+    const atOnce = dialog.getByRole('spinbutton', { name: 'Sub-agents at once' });
+    await expectPage(atOnce).toHaveValue('2');
+    await atOnce.fill('3');
+    const depth = dialog.getByRole('spinbutton', { name: 'Sub-agent depth' });
+    await depth.fill('0');
+    await expectPage
+      .poll(async () => {
+        const saved = await host.invoke('settings:get', {});
+        return saved.ok
+          ? [(saved.value as { subAgentConcurrency: number }).subAgentConcurrency, (saved.value as { subAgentDepth: number }).subAgentDepth]
+          : null;
+      })
+      .toEqual([3, 0]);
+  });
 });

@@ -16,11 +16,13 @@ import {
   autonomySchema,
   defaultSettings,
   providerKindSchema,
+  settingsSchema,
   type ApprovalDecision,
   type EscalationKind,
 } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
 import type { SessionRuntime } from '../agent/session/session-runtime';
+import type { SessionStore } from '../agent/ports/stores';
 import { createCore } from '../core/create-core';
 import { MemorySecretStore } from '../secrets/memory-secret-store';
 import { ConfSettingsStore } from '../settings/conf-settings-store';
@@ -34,6 +36,8 @@ const usage = `Usage: npm run agent -- --workspace DIR --endpoint URL --model MO
   --autonomy L0|L1|L2|L3               what runs without asking (default L1)
   --approve ask|deny|allow_once|...    how gates are answered (default: ask on a terminal, deny otherwise)
   --data DIR                           keep the session database here (default: a temporary folder, removed after)
+  --sub-agents N                       how many sub-agents run at once (default 2)
+  --sub-agent-depth N                  how deep sub-agents may hand work on; 0 turns delegation off (default 2)
   --json                               print each event as one JSON line`;
 
 /** The protocol an endpoint most likely speaks, from its address: Ollama's own API is at the root of port 11434. */
@@ -55,6 +59,8 @@ async function main(): Promise<number> {
       approve: { type: 'string' },
       data: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'sub-agents': { type: 'string', default: '2' },
+      'sub-agent-depth': { type: 'string', default: '2' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -66,6 +72,12 @@ async function main(): Promise<number> {
   const autonomy = autonomySchema.safeParse(values.autonomy);
   if (!autonomy.success) {
     console.error(`--autonomy must be one of L0, L1, L2, L3.\n${usage}`);
+    return 2;
+  }
+  const concurrency = settingsSchema.shape.subAgentConcurrency.safeParse(Number(values['sub-agents']));
+  const depth = settingsSchema.shape.subAgentDepth.safeParse(Number(values['sub-agent-depth']));
+  if (!concurrency.success || !depth.success) {
+    console.error(`--sub-agents must be a whole number from 1 to 8, and --sub-agent-depth from 0 to 4.\n${usage}`);
     return 2;
   }
   const approveMode = values.approve ?? (process.stdin.isTTY ? 'ask' : 'deny');
@@ -91,12 +103,18 @@ async function main(): Promise<number> {
       defaults: { ...defaultSettings },
     }),
   );
+  settings.set({ ...settings.get(), subAgentConcurrency: concurrency.data, subAgentDepth: depth.data });
   const questions = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stderr }) : null;
 
   let runtime: SessionRuntime | null = null;
   const prompts = { tokens: 0, reread: 0, cached: 0, calls: 0 };
-  const print = (entry: JournalEntry): void => {
-    console.log(values.json ? JSON.stringify(entry) : formatEntry(entry));
+  // A sub-agent's events are printed indented by its depth, after the name of its session; the session's own are not.
+  let sessions: Pick<SessionStore, 'get'> | null = null;
+  const depthOf = (id: string): number => sessions?.get(id)?.subAgent?.depth ?? 0;
+  const print = (id: string, entry: JournalEntry): void => {
+    const depth = depthOf(id);
+    if (values.json) console.log(JSON.stringify(depth === 0 ? entry : { ...entry, subAgentSessionId: id, depth }));
+    else console.log(depth === 0 ? formatEntry(entry) : `${'  '.repeat(depth)}[${id}] ${formatEntry(entry)}`);
     const event = entry.event;
     if (event.type === 'context_measured') {
       prompts.tokens += event.tokens;
@@ -150,12 +168,13 @@ async function main(): Promise<number> {
     secrets: new MemorySecretStore(),
     environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
     builtinTools: true,
-    listener: { onEntries: (_id, entries) => entries.forEach(print), onSessionChanged: () => undefined },
+    listener: { onEntries: (id, entries) => entries.forEach((entry) => print(id, entry)), onSessionChanged: () => undefined },
     // Sessions of an earlier run left in the middle of a turn stay so: this runs one new turn.
     recoverInterrupted: false,
   });
   runtime = core.runtime;
   const { store } = core;
+  sessions = store;
   const endpoint = core.providers.save({ kind: kind.data, name: 'headless', baseUrl: values.endpoint });
   const { id: sessionId } = await runtime.sessions.create({
     title: prompt.slice(0, 60),

@@ -48,6 +48,8 @@ export const settingsChannels = {
         modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
         archiveRetentionDays: archiveRetentionSchema.optional(),
         defaultProfileId: z.string().min(1).max(100).optional(),
+        subAgentConcurrency: settingsSchema.shape.subAgentConcurrency.unwrap().optional(),
+        subAgentDepth: settingsSchema.shape.subAgentDepth.unwrap().optional(),
       })
       .strict(),
     output: settingsSchema,

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../../helpers';
 import { needs, osSandbox } from '../../platform';
 import { runCli } from './run-cli';
-import { ScriptedModelServer } from '../../scripted-model-server';
+import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
+import { ScriptByAsker, requestsOf } from '../../scripted-model-server/by-asker';
+import { toolCall } from '../agent/harness';
 import { logsAnswer, logsModel, logsTask, writeLogs } from '../../six-logs';
 
 describe('the headless runner', () => {
@@ -134,6 +136,49 @@ describe('the headless runner', () => {
     expect(result.stdout).toMatch(/text_delta: Hello from Ollama\./);
     expect(server.requests.map((request) => `${request.protocol} ${request.path}`)).toContain('ollama /api/chat');
   }, 30_000);
+
+  it('prints a sub-agent’s events indented under its session, one at a time with --sub-agents 1', async () => {
+    const byAsker = new ScriptByAsker();
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          { steps: [toolCall('delegate', { goal: 'Look around' }, 'd1'), toolCall('delegate', { goal: 'Look again' }, 'd2')] },
+          textTurn('Both looked.'),
+        ],
+      ],
+      ['Look around', [textTurn('Nothing here.', { chunkSize: 3, chunkDelayMs: 15 })]],
+      ['Look again', [textTurn('Still nothing.', { chunkSize: 3, chunkDelayMs: 15 })]],
+    ]);
+    const delegating = await ScriptedModelServer.start({ fallback: byAsker.route });
+    try {
+      const result = await runCli([
+        '--sub-agents',
+        '1',
+        '--workspace',
+        workspace.path,
+        '--endpoint',
+        delegating.openaiBaseUrl,
+        '--model',
+        'scripted-model',
+        'Look twice',
+      ]);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.split('\n');
+      // The sub-agents' lines are indented and name their sessions; the session's own are not.
+      expect(lines.filter((line) => /^ {2}\[\w+\] \[ *\d+\] run_finished: completed$/.test(line))).toHaveLength(2);
+      expect(lines.some((line) => /^\[ *\d+\] tool_call_finished: .*Nothing here\./.test(line))).toBe(true);
+      expect(lines.some((line) => /^\[ *\d+\] run_finished: completed$/.test(line))).toBe(true);
+      // One at a time: the second sub-agent asked only after the first had answered.
+      const [first, second] = [requestsOf(delegating.requests, 'Look around')[0], requestsOf(delegating.requests, 'Look again')[0]];
+      expect(Math.abs((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0))).toBeGreaterThan(50);
+    } finally {
+      await delegating.close();
+    }
+    const refused = await runCli(['--sub-agents', '0', '--workspace', workspace.path, '--endpoint', server.url, '--model', 'm', 'Hi']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--sub-agents must be a whole number from 1 to 8');
+  }, 60_000);
 
   it('refuses a kind it does not know, naming the ones it does', async () => {
     const result = await runCli(['--kind', 'gopher', '--workspace', workspace.path, '--endpoint', server.url, '--model', 'm', 'Hi']);

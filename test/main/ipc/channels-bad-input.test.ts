@@ -327,6 +327,8 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { defaultModel: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
     { input: { providers: [] }, code: 'invalid_input' },
     { input: { planThreshold: 1 }, code: 'invalid_input' },
+    { input: { subAgentConcurrency: 0 }, code: 'invalid_input' },
+    { input: { subAgentDepth: 5 }, code: 'invalid_input' },
     { input: { maxIterations: 0 }, code: 'invalid_input' },
     { input: { defaultAutonomy: 'L4' }, code: 'invalid_input' },
     { input: { commandPriority: 'idle' }, code: 'invalid_input' },

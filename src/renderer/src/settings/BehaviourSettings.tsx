@@ -1,6 +1,6 @@
 /*
- * The Behaviour section of Settings (the model and autonomy of new sessions, the plan threshold, the commands' CPU
- * priority, the theme) and the Trust grants section.
+ * The Behaviour section of Settings (the model and autonomy of new sessions, the plan threshold, sub-agents, the
+ * commands' CPU priority, the theme) and the Trust grants section.
  */
 
 import type { Autonomy, Settings } from '../../../shared/domain';
@@ -15,7 +15,11 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
   const settings = useAppState(store, (state) => state.settings);
   const field = settingField('behaviour');
   if (!settings) return null;
-  const update = (change: Partial<Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority'>>): void =>
+  const update = (
+    change: Partial<
+      Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority' | 'subAgentConcurrency' | 'subAgentDepth'>
+    >,
+  ): void =>
     void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
   return (
     <SettingsSection id="behaviour">
@@ -40,6 +44,34 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
             max={50}
             value={settings.planThreshold}
             onChange={(event) => event.target.valueAsNumber >= 2 && update({ planThreshold: event.target.valueAsNumber })}
+          />
+        </label>
+        <label {...field('Sub-agents at once', 'How many sub-agents work at the same time, over every session')}>
+          Sub-agents at once
+          <input
+            aria-label="Sub-agents at once"
+            type="number"
+            min={1}
+            max={8}
+            value={settings.subAgentConcurrency}
+            onChange={(event) =>
+              event.target.valueAsNumber >= 1 &&
+              event.target.valueAsNumber <= 8 &&
+              update({ subAgentConcurrency: event.target.valueAsNumber })
+            }
+          />
+        </label>
+        <label {...field('How deep sub-agents may hand work on', 'Delegation depth: 0 turns sub-agents off')}>
+          How deep sub-agents may hand work on (0: none)
+          <input
+            aria-label="Sub-agent depth"
+            type="number"
+            min={0}
+            max={4}
+            value={settings.subAgentDepth}
+            onChange={(event) =>
+              event.target.valueAsNumber >= 0 && event.target.valueAsNumber <= 4 && update({ subAgentDepth: event.target.valueAsNumber })
+            }
           />
         </label>
         <label {...field("CPU priority of the agent's commands", 'Lower than the app: it stays responsive while they run')}>
