@@ -19,8 +19,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
     change: Partial<
       Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority' | 'subAgentConcurrency' | 'subAgentDepth'>
     >,
-  ): void =>
-    void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
+  ): void => void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
   return (
     <SettingsSection id="behaviour">
       <DefaultModelSettings store={store} />
