@@ -1,7 +1,7 @@
 /**
  * One life of the app in the crash harness: it recovers what the last life left (resuming
- * interrupted turns, answering gates that are open again) until every session has finished, then
- * starts new sessions until it is killed. Each line it prints is written synchronously, so the
+ * interrupted turns, answering gates that are open again, its sub-agents' too) until every session has finished, then
+ * starts new sessions until it is killed; every other one hands its work to a sub-agent. Each line it prints is written synchronously, so the
  * parent sees it before the next step: `committed` lines name checkpoints already in the database.
  */
 import { writeSync } from 'node:fs';
@@ -42,21 +42,58 @@ function answerSoon(approvalId: string): void {
   setTimeout(() => void transport.invoke('approval:answer', { approvalId, decision: 'allow_once' }), Math.random() * 15);
 }
 
+/** The session a sub-agent works for (the one the person started, at the top of its tree); null for that one itself. */
+function parentOf(sessionId: string): string | null {
+  let parent: string | null = null;
+  for (let link = core.core?.store.get(sessionId)?.subAgent; link; link = core.core?.store.get(link.parentSessionId)?.subAgent)
+    parent = link.parentSessionId;
+  return parent;
+}
+
 transport.onEvent((event, payload) => {
   if (event !== 'session:events') return;
   const { sessionId, entries } = payload as { sessionId: string; entries: JournalEntry[] };
+  // A sub-agent's moments are named with its parent's session, as `sub-…` phases: the harness kills inside the tree.
+  const parent = parentOf(sessionId);
+  const phase = (name: string): void => say(parent === null ? `phase ${name} ${sessionId}` : `phase sub-${name} ${parent}`);
   for (const { seq, event: item } of entries) {
     if (item.type === 'checkpoint_saved') {
       say(`committed ${sessionId} ${item.checkpointId} ${seq}`);
-      say(`phase checkpoint ${sessionId}`);
-    } else if (item.type === 'text_delta') say(`phase streaming ${sessionId}`);
-    else if (item.type === 'tool_call_started') say(`phase tool ${sessionId}`);
+      phase('checkpoint');
+    } else if (item.type === 'text_delta') phase('streaming');
+    else if (item.type === 'tool_call_started') phase('tool');
     else if (item.type === 'approval_requested') {
-      say(`phase approval ${sessionId}`);
+      phase('approval');
       answerSoon(item.approvalId);
     }
   }
 });
+
+/**
+ * Answers the gates a session's sub-agents wait at again after a restart: reopened where they were, they are not asked
+ * anew, so nothing announces them. Looks until the session is done.
+ */
+function answerSubAgentGates(sessionId: string): () => void {
+  const answered = new Set<string>();
+  const timer = setInterval(() => {
+    void (async () => {
+      for (const child of await call<Session[]>('session:subAgents', { sessionId }).catch(() => [])) {
+        if (child.status !== 'waiting_approval') continue;
+        const opened = await call<{ entries: JournalEntry[] }>('session:open', { sessionId: child.id }).catch(() => null);
+        const waiting = opened ? reduceSessionView(emptySessionView, opened.entries).pendingApproval : null;
+        if (!waiting || answered.has(waiting.approvalId)) continue;
+        const result = await transport.invoke('approval:answer', { approvalId: waiting.approvalId, decision: 'allow_once' });
+        if (result.ok) answered.add(waiting.approvalId);
+      }
+    })();
+  }, 20);
+  return () => clearInterval(timer);
+}
+
+/** Every other session hands its work to a sub-agent (see the harness's model): a task, or one to delegate. */
+function taskOf(sessionId: string): string {
+  return sessionId.charCodeAt(sessionId.length - 1) % 2 === 0 ? `delegate ${sessionId}` : `task ${sessionId}`;
+}
 
 async function waitUntilFinished(sessionId: string): Promise<string> {
   for (;;) {
@@ -72,11 +109,13 @@ async function recover(): Promise<void> {
     if (terminal.has(session.status)) continue;
     const opened = await call<{ entries: JournalEntry[] }>('session:open', { sessionId: session.id });
     const view = reduceSessionView(emptySessionView, opened.entries);
+    const stop = answerSubAgentGates(session.id);
     if (session.status === 'interrupted') await call('session:resume', { sessionId: session.id });
     else if (view.pendingApproval) answerSoon(view.pendingApproval.approvalId);
     else if (session.status === 'idle' && view.messages.length === 0)
-      await call('run:send', { sessionId: session.id, text: `task ${session.id}` });
+      await call('run:send', { sessionId: session.id, text: taskOf(session.id) });
     say(`recovered ${session.id} ${await waitUntilFinished(session.id)}`);
+    stop();
   }
 }
 
@@ -90,7 +129,7 @@ async function main(): Promise<void> {
   for (;;) {
     const session = await call<Session>('session:create', { workspacePath: workspace });
     say(`started ${session.id}`);
-    await call('run:send', { sessionId: session.id, text: `task ${session.id}` });
+    await call('run:send', { sessionId: session.id, text: taskOf(session.id) });
     say(`finished ${session.id} ${await waitUntilFinished(session.id)}`);
     if (process.env['CRASH_CHILD_ONCE']) break;
   }

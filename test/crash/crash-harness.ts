@@ -1,7 +1,7 @@
 /**
  * The crash harness: runs scripted sessions in a child process and kills it with SIGKILL at random
  * points (while a response streams, while a tool runs, just as a checkpoint is written, while a
- * gate waits), `CRASH_RUNS` times (200 by default). After each kill it checks the database
+ * gate waits, and while a sub-agent streams or waits at its gate), `CRASH_RUNS` times (200 by default). After each kill it checks the database
  * (`PRAGMA integrity_check`, every checkpoint the child reported as committed is there and intact,
  * the journal has no gaps, every head row equals a replay of its journal), and the next life of the app must resume the killed session and finish
  * it. Prints the counts; exits non-zero on any failure.
@@ -16,16 +16,32 @@ import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '..
 import { startLife } from './life';
 
 const runs = Number(process.env['CRASH_RUNS'] ?? 200);
-const phases = ['streaming', 'tool', 'checkpoint', 'approval'] as const;
+const phases = ['streaming', 'tool', 'checkpoint', 'approval', 'sub-streaming', 'sub-approval'] as const;
 type Phase = (typeof phases)[number];
 
-/** The model's side of every session: write a file (asks), then read it and run a command (asks), then finish. */
+/**
+ * The model's side of every session: write a file (asks), then read it and run a command (asks), then finish. A session
+ * asked to delegate hands that work to a sub-agent that may write, and finishes with its answer; the sub-agent (its
+ * brief names the goal) does the work.
+ */
 function answer(request: RecordedRequest): ScriptedTurn {
   const messages = request.body['messages'] as Array<{ role: string; content: unknown }>;
   const lastUser = messages.map((message) => message.role).lastIndexOf('user');
-  const task = String(messages[lastUser]?.content ?? 'task x').replace(/[^A-Za-z0-9]/g, '-');
+  const asked = String(messages[lastUser]?.content ?? 'task x');
+  const goal = /^You are a sub-agent[\s\S]*?\nGoal: (.*)$/m.exec(asked)?.[1];
+  const task = (goal ?? asked).replace(/[^A-Za-z0-9]/g, '-');
   const results = messages.slice(lastUser).filter((message) => message.role === 'tool').length;
   const talk = { kind: 'text' as const, text: `Working on ${task}. `.repeat(6), chunkSize: 8 };
+  if (asked.startsWith('delegate '))
+    return results === 0
+      ? {
+          chunkDelayMs: 1,
+          steps: [
+            talk,
+            { kind: 'tool_call', id: 'd', name: 'delegate', arguments: JSON.stringify({ goal: `sub ${task}`, tools: 'read_write' }) },
+          ],
+        }
+      : { chunkDelayMs: 1, steps: [{ kind: 'text', text: 'The sub-agent finished the task. '.repeat(3), chunkSize: 8 }] };
   if (results === 0)
     return {
       chunkDelayMs: 1,
@@ -86,6 +102,17 @@ function check(databasePath: string, committed: ReadonlyArray<{ sessionId: strin
   return problems;
 }
 
+function countSubAgents(databasePath: string): number {
+  const db = new BetterSqlite3(databasePath, { readonly: true });
+  try {
+    return (
+      db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM sessions WHERE parent_session_id IS NOT NULL').get()?.count ?? 0
+    );
+  } finally {
+    db.close();
+  }
+}
+
 interface Tally {
   readonly killedAt: Record<Phase, number>;
   readonly problems: string[];
@@ -93,6 +120,7 @@ interface Tally {
   readonly resumed: Map<string, string>;
   sessionsFinished: number;
   checkedSteps: number;
+  subAgents: number;
 }
 
 /** One worker: its own data folder and workspace, `count` lives killed in turn, then one that finishes everything. */
@@ -104,6 +132,19 @@ async function worker(index: number, count: number, baseUrl: string, tally: Tall
   mkdirSync(workspace);
   const databasePath = join(dataDir, 'workbench.sqlite');
   const { killedAt, problems, killed, resumed } = tally;
+  const unfinishedSubAgents = (): string[] => {
+    const db = new BetterSqlite3(databasePath, { readonly: true });
+    try {
+      return db
+        .prepare<[], { id: string; status: string }>(
+          "SELECT id, status FROM sessions WHERE parent_session_id IS NOT NULL AND status NOT IN ('completed', 'completed_with_errors')",
+        )
+        .all()
+        .map((row) => `worker ${index}: sub-agent ${row.id} was not brought to its end (${row.status})`);
+    } finally {
+      db.close();
+    }
+  };
   try {
     for (let run = 0; run < count && problems.length === 0; run += 1) {
       const target: Phase = phases[(run + index) % phases.length] as Phase;
@@ -158,6 +199,9 @@ async function worker(index: number, count: number, baseUrl: string, tally: Tall
     }, 60_000);
     await last.exited;
     clearTimeout(stuck);
+    // Every killed tree resumed to its end: its sub-agents too.
+    problems.push(...unfinishedSubAgents());
+    tally.subAgents += countSubAgents(databasePath);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -167,12 +211,13 @@ async function main(): Promise<void> {
   const workers = Math.max(1, Math.min(Number(process.env['CRASH_WORKERS'] ?? 4), availableParallelism(), runs));
   const server = await ScriptedModelServer.start({ fallback: answer });
   const tally: Tally = {
-    killedAt: { streaming: 0, tool: 0, checkpoint: 0, approval: 0 },
+    killedAt: { streaming: 0, tool: 0, checkpoint: 0, approval: 0, 'sub-streaming': 0, 'sub-approval': 0 },
     problems: [],
     killed: new Set(),
     resumed: new Map(),
     sessionsFinished: 0,
     checkedSteps: 0,
+    subAgents: 0,
   };
   const started = Date.now();
   try {
@@ -198,6 +243,7 @@ async function main(): Promise<void> {
     sessions_killed: killed.size,
     sessions_resumed_to_end: [...killed].filter((id) => resumed.get(id)?.startsWith('completed')).length,
     sessions_finished_unkilled: tally.sessionsFinished,
+    sub_agents_run: tally.subAgents,
     problems: problems.length,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   };

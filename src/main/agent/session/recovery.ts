@@ -106,7 +106,27 @@ export class Recovery {
       { type: 'status_changed', status: 'cancelled' },
     ];
     journal.append(sessionId, events);
+    this.discardSubAgents(sessionId);
     return { queued };
+  }
+
+  /**
+   * The sub-agents of a turn that is not going on are not either: one the app stopped in the middle of (working, or
+   * waiting at a gate nobody can answer now) ends cancelled, and so do its own.
+   */
+  private discardSubAgents(sessionId: string): void {
+    const { store, turns, journal } = this.options;
+    for (const child of store.subAgents(sessionId)) {
+      if (turns.isBusy(child.id)) continue;
+      if (busyStatuses.has(child.status) || child.status === 'interrupted') {
+        const turnId = journal.head(child.id).openTurn;
+        journal.append(child.id, [
+          ...(turnId === null ? [] : [{ type: 'run_finished' as const, turnId, status: 'cancelled' as const }]),
+          { type: 'status_changed', status: 'cancelled' },
+        ]);
+      }
+      this.discardSubAgents(child.id);
+    }
   }
 
   private resumeTurn(sessionId: string): { turnId: string | null } {

@@ -301,6 +301,29 @@ describe('sub-agents', () => {
     const starts = second.store.journal(child.id).filter((entry: JournalEntry) => entry.event.type === 'user_message');
     expect(starts).toHaveLength(1);
   });
+
+  it('discarding a session the app stopped in the middle of ends its sub-agents too', async () => {
+    const first = await harness({}, 'L1');
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Wait at a gate', tools: 'read_write' }, 'd1')] }]],
+      ['Wait at a gate', [{ steps: [toolCall('write_note', { name: 'q', text: 'z' }, 'w1')] }]],
+    ]);
+    first.runtime.send(first.sessionId, 'Go');
+    const child = await waitFor(() => {
+      const found = first.runtime.subAgents.of(first.sessionId)[0];
+      return found && first.view(found.id).pendingApproval !== null ? found : null;
+    });
+    first.crash();
+    opened.splice(opened.indexOf(first), 1);
+    const second = await first.reopen();
+    opened.push(second);
+    second.runtime.recoverInterrupted();
+    second.runtime.discard(second.sessionId);
+    expect(second.store.get(second.sessionId)?.status).toBe('cancelled');
+    // The sub-agent's gate cannot be answered now: it ends with its parent's turn, not left waiting in the inbox.
+    expect(second.store.get(child.id)?.status).toBe('cancelled');
+    expect(second.log).toEqual([]);
+  });
 });
 
 async function waitFor<T>(check: () => T | null | undefined | false): Promise<T> {
