@@ -1,5 +1,6 @@
 import { runCheckpointsBench } from './checkpoints';
 import { runContextBench } from './context';
+import { runDelegateBench } from './delegate';
 import { runLocalBench } from './local';
 import { runPrefillBench } from './prefill';
 import { runPromptBench } from './prompt';
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<void>> = {
   prompt: runPromptBench,
   local: runLocalBench,
   prefill: runPrefillBench,
+  delegate: runDelegateBench,
 };
 
 const name = process.argv[2];

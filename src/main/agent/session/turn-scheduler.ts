@@ -1,6 +1,7 @@
 /*
  * Starts turns, queues one message while a turn runs, stops turns, and starts the queued message.
  */
+import { setMaxListeners } from 'node:events';
 import type { Attachment } from '../../../shared/attachments';
 import { defaultBudgetSettings, type BudgetSettings } from '../../../shared/budgets';
 import type { ModelChoice, ModelPrice, Session } from '../../../shared/domain';
@@ -266,6 +267,9 @@ export class TurnScheduler {
       input.branch ? { branch: input.branch } : {},
     );
     const controller = new AbortController();
+    // Every call running at once listens for Stop, and a sub-agent's hand-over twice more: eight in one response pass
+    // Node's default of ten, which is a warning about a leak, not a limit.
+    setMaxListeners(100, controller.signal);
     const turn = new Turn(setup, services, controller, input.begin);
     const finished = turn.run().finally(() => {
       this.active.delete(sessionId);
