@@ -127,6 +127,7 @@ export class SessionRuntime {
         const { subAgentConcurrency, subAgentDepth } = options.limits();
         return { concurrency: subAgentConcurrency ?? 2, depth: subAgentDepth ?? 0 };
       },
+      windowOf: async (choice, signal) => (await services.context.window(choice, signal)).tokens,
     });
     // The runtime's own tool: it runs sessions of this runtime. A registry shared by two runtimes keeps the first.
     if (!services.tools.get(delegateToolName)) services.tools.register(this.subAgents.tool());

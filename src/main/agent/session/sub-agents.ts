@@ -47,7 +47,13 @@ export interface SubAgentsOptions {
   readonly clock: Clock;
   readonly newId: () => string;
   readonly limits: () => SubAgentLimits;
+  /** The window of a model, in tokens: a sub-agent's answer takes at most a share of its parent's. */
+  readonly windowOf: (choice: ModelChoice, signal: AbortSignal) => Promise<number>;
 }
+
+/** The share of the parent's window one sub-agent's answer may take, and the characters a token is counted as. */
+const answerShare = 1 / 8;
+const charsPerToken = 3;
 
 /** The first message of a sub-agent's session: who it works for, the brief, and how its answer is used. */
 export function briefText(input: DelegateInput, answerChars: number): string {
@@ -187,7 +193,7 @@ export class SubAgents {
     const parent = store.get(context.sessionId);
     if (!parent) throw new NotFoundError('Session', context.sessionId);
     const existing = store.subAgents(parent.id).find((session) => session.subAgent?.toolCallId === context.toolCallId) ?? null;
-    const child = existing ?? this.create(parent, input, context.toolCallId);
+    const child = existing ?? (await this.create(parent, input, context));
     const lent = this.holding.delete(parent.id);
     if (lent) this.slots.give();
     // Sub-agents that may write never work in one folder at the same time.
@@ -218,7 +224,7 @@ export class SubAgents {
   }
 
   /** A new sub-agent's session, in the parent's folder, with its autonomy and model (or the one the brief names). */
-  private create(parent: Session, input: DelegateInput, toolCallId: string): Session {
+  private async create(parent: Session, input: DelegateInput, context: ToolContext): Promise<Session> {
     const { store, journal, clock, newId, limits } = this.options;
     const depth = (parent.subAgent?.depth ?? 0) + 1;
     const allowed = limits().depth;
@@ -229,25 +235,42 @@ export class SubAgents {
           ? 'Delegation is off in Settings.'
           : `Sub-agents may hand work on at most ${allowed} levels deep; this would be ${depth}.`,
       );
+    const model = this.modelFor(parent, input.model);
     const link: SubAgentLink = {
       parentSessionId: parent.id,
-      toolCallId,
+      toolCallId: context.toolCallId,
       depth,
       tools: input.tools,
       modelCalls: input.modelCalls ?? subAgentDefaults.modelCalls,
-      answerChars: input.answerChars ?? subAgentDefaults.answerChars,
+      answerChars: await this.answerBound(parent, input.answerChars ?? subAgentDefaults.answerChars, context.signal),
     };
     const session = store.create({
       id: newId(),
       title: titleOf(input.goal),
       workspacePath: parent.workspacePath,
-      model: this.modelFor(parent, input.model),
+      model,
       autonomy: parent.autonomy,
       createdAt: clock.now(),
       subAgent: link,
     });
     journal.announceSession(session.id);
     return session;
+  }
+
+  /**
+   * The length of a sub-agent's answer: what the brief asks for, within a share of the parent's window, so that several
+   * answers fit a small one (on 4,096 tokens, about 1,500 characters each). Not less than 200, nor when the window
+   * cannot be known.
+   */
+  private async answerBound(parent: Session, asked: number, signal: AbortSignal): Promise<number> {
+    const choice = this.modelFor(parent, undefined);
+    if (!choice) return asked;
+    try {
+      const window = await this.options.windowOf(choice, signal);
+      return Math.max(200, Math.min(asked, Math.floor(window * answerShare * charsPerToken)));
+    } catch {
+      return asked;
+    }
   }
 
   /** The parent's model (its session's, or its running turn's), or another model of the same endpoint the brief names. */

@@ -213,6 +213,26 @@ describe('sub-agents', () => {
     expect(output).toContain('[… the answer was cut at 200 of 499 characters');
   });
 
+  it('bounds a sub-agent’s answer to a share of the parent’s window, so several fit a small one', async () => {
+    const small = await ScriptedModelServer.start({ fallback: byAsker.route, models: [{ id: 'scripted-model', contextLength: 4_096 }] });
+    try {
+      const h = await createHarness(small);
+      opened.push(h);
+      byAsker.scripts = new Map([
+        ['parent', [{ steps: [toolCall('delegate', { goal: 'Say a lot' }, 'd1')] }, textTurn('Fine.')]],
+        ['Say a lot', [textTurn('word '.repeat(1_000))]],
+      ]);
+      h.runtime.send(h.sessionId, 'Go');
+      await h.runtime.whenIdle(h.sessionId);
+      // An eighth of 4,096 tokens, at three characters a token.
+      expect(h.runtime.subAgents.of(h.sessionId)[0]?.subAgent?.answerChars).toBe(1_536);
+      expect(requestText(requestsBy(small.requests, 'Say a lot')[0])).toContain('cut at 1536 characters');
+      expect(results(h).get('d1')?.output).toContain('[… the answer was cut at 1536 of 4999 characters');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('refuses an empty brief and a sub-agent that would go deeper than the setting, telling the model why', async () => {
     const h = await harness({ subAgentDepth: 1 });
     byAsker.scripts = new Map([
