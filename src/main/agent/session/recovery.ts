@@ -49,7 +49,32 @@ export class Recovery {
       }
       journal.append(session.id, [{ type: 'status_changed', status: 'interrupted' }]);
     }
+    for (const session of store.list()) this.recoverSubAgents(session.id);
     return recovered;
+  }
+
+  /**
+   * The sub-agents start-up recovery finds in the middle of a turn (they are not listed, so are looked for under each
+   * session): one that waited at a gate waits there again, to be answered now, as a session would; one that was working
+   * becomes interrupted, and goes on when the call that started it runs again (its session resumed).
+   */
+  private recoverSubAgents(sessionId: string): void {
+    const { store, turns, journal } = this.options;
+    for (const child of store.subAgents(sessionId)) {
+      if (!turns.isBusy(child.id)) {
+        let reopened = false;
+        if (child.status === 'waiting_approval') {
+          try {
+            this.resumeTurn(child.id);
+            reopened = true;
+          } catch (error) {
+            console.error('Could not reopen a sub-agent’s approval:', error instanceof Error ? error.message : String(error));
+          }
+        }
+        if (!reopened && busyStatuses.has(child.status)) journal.append(child.id, [{ type: 'status_changed', status: 'interrupted' }]);
+      }
+      this.recoverSubAgents(child.id);
+    }
   }
 
   /**
@@ -117,7 +142,11 @@ export class Recovery {
   private discardSubAgents(sessionId: string): void {
     const { store, turns, journal } = this.options;
     for (const child of store.subAgents(sessionId)) {
-      if (turns.isBusy(child.id)) continue;
+      // One waiting at a gate again since the start is stopped: nobody will take its answer now.
+      if (turns.isBusy(child.id)) {
+        void turns.cancel(child.id);
+        continue;
+      }
       if (busyStatuses.has(child.status) || child.status === 'interrupted') {
         const turnId = journal.head(child.id).openTurn;
         journal.append(child.id, [

@@ -118,21 +118,57 @@ class Slots {
   }
 }
 
-/** One holder per folder: a writing sub-agent waits for the one before it in the same folder. */
-class FolderLocks {
-  private readonly locks = new Map<string, Slots>();
+/** A folder's writer turn, taken: handed to the sub-agent that runs with it, and released when it is done. */
+interface WriterTurn {
+  hand(childId: string): void;
+  release(): void;
+}
 
-  take(folder: string, signal: AbortSignal): Promise<void> {
-    let lock = this.locks.get(folder);
-    if (!lock) {
-      lock = new Slots(() => 1);
-      this.locks.set(folder, lock);
+/**
+ * One writing sub-agent per folder at a time. The one that holds a folder may hand its turn down to a writing
+ * sub-agent of its own (it waits for it meanwhile), and gets it back when that one is done; any other waits.
+ */
+class FolderWriters {
+  /** Per folder, who holds it: a chain from the first holder down to the one writing now. */
+  private readonly holders = new Map<string, string[]>();
+  private readonly waiting = new Set<() => void>();
+
+  async take(folder: string, parentId: string, signal: AbortSignal): Promise<WriterTurn> {
+    for (;;) {
+      if (signal.aborted) throw new CancelledError();
+      const chain = this.holders.get(folder) ?? [];
+      if (chain.length === 0 || chain.at(-1) === parentId) {
+        // A placeholder until the sub-agent exists: nobody else may take the folder meanwhile.
+        const mine = [...chain, `pending:${parentId}`];
+        this.holders.set(folder, mine);
+        const depth = mine.length;
+        return {
+          hand: (childId) => {
+            const now = this.holders.get(folder);
+            if (now && now.length === depth) now[depth - 1] = childId;
+          },
+          release: () => {
+            const now = this.holders.get(folder) ?? [];
+            if (now.length <= 1) this.holders.delete(folder);
+            else this.holders.set(folder, now.slice(0, depth - 1));
+            for (const wake of [...this.waiting]) wake();
+          },
+        };
+      }
+      await new Promise<void>((resolve, reject) => {
+        const wake = (): void => {
+          this.waiting.delete(wake);
+          signal.removeEventListener('abort', stop);
+          resolve();
+        };
+        const stop = (): void => {
+          this.waiting.delete(wake);
+          reject(new CancelledError());
+        };
+        this.waiting.add(wake);
+        signal.addEventListener('abort', stop, { once: true });
+      });
     }
-    return lock.take(signal);
-  }
-
-  give(folder: string): void {
-    this.locks.get(folder)?.give();
   }
 }
 
@@ -147,7 +183,9 @@ export class SubAgents {
   /** The sub-agents holding a slot now. */
   private readonly holding = new Set<string>();
   /** One writing sub-agent per folder at a time. */
-  private readonly writers = new FolderLocks();
+  private readonly writers = new FolderWriters();
+  /** Per parent sub-agent, how many of its calls run sub-agents on its lent slot. */
+  private readonly lent = new Map<string, number>();
 
   constructor(private readonly options: SubAgentsOptions) {
     this.slots = new Slots(() => Math.max(1, options.limits().concurrency));
@@ -193,34 +231,69 @@ export class SubAgents {
     const parent = store.get(context.sessionId);
     if (!parent) throw new NotFoundError('Session', context.sessionId);
     const existing = store.subAgents(parent.id).find((session) => session.subAgent?.toolCallId === context.toolCallId) ?? null;
-    const child = existing ?? (await this.create(parent, input, context));
-    const lent = this.holding.delete(parent.id);
-    if (lent) this.slots.give();
-    // Sub-agents that may write never work in one folder at the same time.
-    const writer = input.tools === 'read_write' ? (child.workspacePath ?? '') : null;
+    if (!existing && parent.subAgent?.tools === 'read_only' && input.tools === 'read_write')
+      throw new WorkbenchError(
+        'invalid_input',
+        'A sub-agent that may only read cannot hand on work that writes: ask for tools "read_only".',
+      );
+    this.lend(parent.id);
+    // Sub-agents that may write never work in one folder at the same time (a writer's own sub-agents take its turn).
+    const folder = (existing ?? parent).workspacePath ?? '';
+    const writes = (existing?.subAgent?.tools ?? input.tools) === 'read_write';
+    let child: Session | null = existing;
     try {
-      if (writer !== null) await this.writers.take(writer, context.signal);
+      const writing = writes ? await this.writers.take(folder, parent.id, context.signal) : null;
       try {
         await this.slots.take(context.signal);
-        this.holding.add(child.id);
+        let holder: string | null = null;
         try {
+          // Made only once it may run: a Stop while it waited leaves no sub-agent that never started.
+          child ??= await this.create(parent, input, context);
+          holder = child.id;
+          this.holding.add(holder);
+          writing?.hand(child.id);
+          if (context.signal.aborted) throw new CancelledError();
           context.emitOutput(`${existing ? 'Picking up' : 'Handing the task to'} ${child.title} (session ${child.id}).\n`);
           this.start(child, input);
           await this.finished(child.id, context.signal);
         } finally {
-          if (this.holding.delete(child.id)) this.slots.give();
+          if (holder === null) this.slots.give();
+          else if (this.holding.delete(holder)) this.slots.give();
         }
       } finally {
-        if (writer !== null) this.writers.give(writer);
+        writing?.release();
       }
     } finally {
-      // The parent sub-agent goes on with a slot of its own again.
-      if (lent && !context.signal.aborted) {
-        await this.slots.take(context.signal);
-        this.holding.add(parent.id);
-      }
+      await this.takeBack(parent.id, context.signal);
     }
     return this.answerOf(child.id);
+  }
+
+  /**
+   * A sub-agent waiting for its own sub-agents lends its slot meanwhile (so a tree never waits on itself), and takes it
+   * back when the last of them has answered, not before: its other calls may still be running theirs.
+   */
+  private lend(parentId: string): void {
+    const count = this.lent.get(parentId);
+    if (count !== undefined) this.lent.set(parentId, count + 1);
+    else if (this.holding.delete(parentId)) {
+      this.slots.give();
+      this.lent.set(parentId, 1);
+    }
+  }
+
+  private async takeBack(parentId: string, signal: AbortSignal): Promise<void> {
+    const count = this.lent.get(parentId);
+    if (count === undefined) return;
+    if (count > 1) {
+      this.lent.set(parentId, count - 1);
+      return;
+    }
+    this.lent.delete(parentId);
+    // Stopped, the parent goes on no further: its own call gives back nothing it does not hold.
+    if (signal.aborted) return;
+    await this.slots.take(signal);
+    this.holding.add(parentId);
   }
 
   /** A new sub-agent's session, in the parent's folder, with its autonomy and model (or the one the brief names). */

@@ -3,7 +3,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Attachment } from '../../../shared/attachments';
-import { defaultBudgetSettings, type BudgetSettings } from '../../../shared/budgets';
+import { defaultBudgetSettings, type BudgetSettings, type SessionAllowance } from '../../../shared/budgets';
 import type { ModelChoice, ModelPrice, Session } from '../../../shared/domain';
 import { sessionAllowanceOf } from '../turn/budget-gate';
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
@@ -13,6 +13,7 @@ import type { Gates } from '../rules/gates';
 import type { ProviderResolver } from '../ports/ports';
 import type { SessionJournal } from '../history/session-journal';
 import type { NewBranch, SessionStore } from '../ports/stores';
+import type { SessionHead } from '../ports/session-head';
 import { Turn, type TurnStart } from '../turn/turn';
 import { toolsSwitchedOff, type TurnProfile } from '../rules/profiles';
 import type { TurnServices, TurnSetup } from '../turn/step-context';
@@ -147,7 +148,21 @@ export class TurnScheduler {
     if (!turn) return false;
     turn.controller.abort(new WorkbenchError('cancelled', 'Stopped by the user.'));
     await turn.finished;
+    // Its sub-agents stop with it (their parent's Stop reaches them); done when they are, all the way down.
+    await Promise.all(this.options.store.subAgents(sessionId).map((child) => this.cancel(child.id)));
     return true;
+  }
+
+  /** The session budgets as raised before this turn: a sub-agent's are those of the session at the top of its tree. */
+  private allowanceOf(session: Session, head: SessionHead): SessionAllowance {
+    const { store, journal } = this.options;
+    let root = session;
+    for (let link = root.subAgent; link; link = root.subAgent) {
+      const parent = store.get(link.parentSessionId);
+      if (!parent) break;
+      root = parent;
+    }
+    return root.id === session.id ? sessionAllowanceOf(store, session.id, head) : sessionAllowanceOf(store, root.id, journal.head(root.id));
   }
 
   /** Resolves when the session has no running turn and nothing queued. */
@@ -232,7 +247,8 @@ export class TurnScheduler {
         const { modelCalls: _modelCalls, ...own } = profiled?.profile.limits ?? {};
         return { ...(this.options.limits().budgets ?? defaultBudgetSettings), ...own };
       },
-      sessionAllowance: sessionAllowanceOf(store, sessionId, head),
+      // A sub-agent spends from the allowance of the session at the top of its tree, raised there at its gates.
+      sessionAllowance: this.allowanceOf(session, head),
     };
     const question: RuntimeEvent[] =
       input.text === null

@@ -146,6 +146,66 @@ describe('sub-agents', () => {
     expect(h.log).toEqual(['write one', 'write two']);
   });
 
+  it('lets a writing sub-agent hand writing work on to its own sub-agent, which takes its turn in the folder', async () => {
+    const h = await harness({}, 'L2');
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Outer', tools: 'read_write' }, 'd1')] }, textTurn('Outer done.')]],
+      ['Outer', [{ steps: [toolCall('delegate', { goal: 'Inner', tools: 'read_write' }, 'd2')] }, textTurn('Inner said it wrote.')]],
+      ['Inner', [{ steps: [toolCall('write_note', { name: 'inner', text: 'i' }, 'w1')] }, textTurn('Wrote inner.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(h.view().messages.at(-1)?.text).toBe('Outer done.');
+    expect(h.log).toEqual(['write inner']);
+  });
+
+  it('refuses a read-only sub-agent handing on work that writes', async () => {
+    const h = await harness({}, 'L2');
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'Reader' }, 'd1')] }, textTurn('Done.')]],
+      ['Reader', [{ steps: [toolCall('delegate', { goal: 'Writer', tools: 'read_write' }, 'd2')] }, textTurn('Could not.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    const reader = h.runtime.subAgents.of(h.sessionId)[0]?.id ?? '';
+    expect(results(h, reader, ['d2']).get('d2')).toMatchObject({
+      status: 'failed',
+      output: expect.stringContaining('A sub-agent that may only read cannot hand on work that writes'),
+    });
+    expect(h.runtime.subAgents.of(reader)).toEqual([]);
+    expect(requestsOf('Writer')).toHaveLength(0);
+  });
+
+  it('does not deadlock one slot over a tree: siblings and their own sub-agents take turns', async () => {
+    const h = await harness({ subAgentConcurrency: 1, subAgentDepth: 3 });
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'B' }, 'b')] }, textTurn('All done.')]],
+      ['B', [{ steps: [toolCall('delegate', { goal: 'C1' }, 'c1'), toolCall('delegate', { goal: 'C2' }, 'c2')] }, textTurn('B done.')]],
+      ['C1', [textTurn('C1 done.')]],
+      ['C2', [{ steps: [toolCall('delegate', { goal: 'D' }, 'd')] }, textTurn('C2 done.')]],
+      ['D', [textTurn('D done.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(h.view().messages.at(-1)?.text).toBe('All done.');
+    expect(requestsOf('D')).toHaveLength(1);
+  });
+
+  it('Stop while sub-agents wait for a slot leaves none that never started', async () => {
+    const h = await harness({ subAgentConcurrency: 1 });
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'One' }, 'd1'), toolCall('delegate', { goal: 'Two' }, 'd2')] }]],
+      ['One', [{ steps: [toolCall('slow', {}, 's1')] }]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await waitFor(() => h.log.includes('slow started'));
+    await h.runtime.cancel(h.sessionId);
+    h.releaseSlow();
+    // The one that ran was stopped with its parent; the one that waited was never made.
+    const children = h.runtime.subAgents.of(h.sessionId);
+    expect(children.map((child) => [child.title, child.status])).toEqual([['Sub-agent: One', 'cancelled']]);
+  });
+
   it('gives the parent a clear failed result when a sub-agent fails, and the parent goes on', async () => {
     const h = await harness();
     byAsker.scripts = new Map([
@@ -198,6 +258,30 @@ describe('sub-agents', () => {
     expect(h.accounting.totals(child, 'tree')).toMatchObject({ modelCalls: 2, inputTokens: 1_300 });
     expect(h.accounting.totals(child)).toMatchObject({ modelCalls: 1, inputTokens: 1_200 });
     await h.runtime.cancel(h.sessionId);
+  });
+
+  it('a session budget raised at the parent’s gate is what its sub-agents spend from too', async () => {
+    const h = await harness({ budgets: { toolCalls: null, wallMinutes: null, sessionTokens: 7_000, sessionCostUsd: null } });
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          // More than any prompt here is long, so the window is not thought smaller than it is.
+          { steps: [toolCall('read_note', { name: 'big' }, 'r1')], usage: { inputTokens: 6_000, outputTokens: 1_100 } },
+          { steps: [toolCall('delegate', { goal: 'Second' }, 'd2')], usage: { inputTokens: 6_000, outputTokens: 10 } },
+          { ...textTurn('Done.'), usage: { inputTokens: 6_000, outputTokens: 10 } },
+        ],
+      ],
+      ['Second', [{ ...textTurn('Second answered.'), usage: { inputTokens: 6_000, outputTokens: 10 } }]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    // Over the budget after its first call: the parent asks before its next, and the person gives it more.
+    const gate = await h.until((view) => view.pendingBudget !== null, 'the budget gate');
+    h.runtime.answerBudget(gate.pendingBudget?.gateId ?? '', 'continue');
+    await h.runtime.whenIdle(h.sessionId);
+    // Raised at the parent's gate, the allowance holds for the sub-agent started after it: it is not stopped at once.
+    expect(results(h).get('d2')).toEqual({ output: 'Second answered.', status: 'succeeded' });
+    expect(h.view().messages.at(-1)?.text).toBe('Done.');
   });
 
   it('cuts an answer over its size limit, with a note', async () => {
@@ -338,9 +422,13 @@ describe('sub-agents', () => {
     const second = await first.reopen();
     opened.push(second);
     second.runtime.recoverInterrupted();
+    // Its gate is open again at once, as any session's is after a restart: it can be answered from the inbox.
+    expect(second.store.get(child.id)?.status).toBe('waiting_approval');
+    second.runtime.gates.assertPending(second.view(child.id).pendingApproval?.approvalId ?? '', 'approval');
     second.runtime.discard(second.sessionId);
     expect(second.store.get(second.sessionId)?.status).toBe('cancelled');
-    // The sub-agent's gate cannot be answered now: it ends with its parent's turn, not left waiting in the inbox.
+    // Nobody will take its answer now: it ends with its parent's turn, not left waiting in the inbox.
+    await second.runtime.whenIdle(child.id);
     expect(second.store.get(child.id)?.status).toBe('cancelled');
     expect(second.log).toEqual([]);
   });
