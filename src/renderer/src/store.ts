@@ -326,8 +326,11 @@ export class AppStore implements Disposable {
       const { [sessionId]: _partial, ...partial } = state.partial;
       const { [sessionId]: _draft, ...drafts } = state.drafts;
       const { [sessionId]: _files, ...filesChanged } = state.filesChanged;
-      const sessions = state.sessions.filter((session) => session.id !== sessionId);
-      const selectedId = state.selectedId === sessionId ? (sessions[0]?.id ?? null) : state.selectedId;
+      // Its sub-agents go with it; the next one shown is a session of the person's, never a sub-agent's.
+      const gone = (session: Session): boolean => session.id === sessionId || session.subAgent?.parentSessionId === sessionId;
+      const sessions = state.sessions.filter((session) => !gone(session));
+      const selectedGone = state.sessions.some((session) => session.id === state.selectedId && gone(session));
+      const selectedId = selectedGone ? (sessions.find((session) => !session.subAgent)?.id ?? null) : state.selectedId;
       return { ...state, sessions, views, branchPoints, partial, drafts, filesChanged, selectedId };
     });
     const next = this.state.selectedId;

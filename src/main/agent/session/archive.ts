@@ -69,8 +69,10 @@ export class SessionArchive {
       for (const grant of grants) trust.revoke(grant.id, now);
       store.setArchived(sessionId, now);
     });
-    runtime.forget(sessionId);
-    trust.forgetSession(sessionId);
+    for (const id of [sessionId, ...this.subAgentsBelow(sessionId)]) {
+      runtime.forget(id);
+      trust.forgetSession(id);
+    }
     if (grants.length > 0) this.options.onTrustChanged?.();
     listener.onSessionChanged({ deletedSessionId: sessionId });
     return this.entry(sessionId);
@@ -141,15 +143,24 @@ export class SessionArchive {
     return found;
   }
 
-  /** Removes the session's rows (journal, branches, snapshots and grants go with it) and its checkpoints, in one transaction. */
+  /**
+   * Removes the session's rows (journal, branches, snapshots and grants go with it, and its sub-agents' sessions) and
+   * its checkpoints and its sub-agents', in one transaction.
+   */
   private purge(sessionId: string): void {
     const { store, checkpoints, trust } = this.options;
+    const tree = [sessionId, ...this.subAgentsBelow(sessionId)];
     store.transaction(() => {
       store.delete(sessionId);
-      checkpoints.deleteThread(sessionId);
+      for (const id of tree) checkpoints.deleteThread(id);
     });
-    trust.forgetSession(sessionId);
+    for (const id of tree) trust.forgetSession(id);
     this.collectionDue = true;
+  }
+
+  /** The sessions of a session's sub-agents, theirs too, all the way down. */
+  private subAgentsBelow(sessionId: string): string[] {
+    return this.options.store.subAgents(sessionId).flatMap((child) => [child.id, ...this.subAgentsBelow(child.id)]);
   }
 
   private collect(): { removed: number; bytes: number } | null {

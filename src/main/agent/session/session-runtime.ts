@@ -128,6 +128,7 @@ export class SessionRuntime {
         return { concurrency: subAgentConcurrency ?? 2, depth: subAgentDepth ?? 0 };
       },
       windowOf: async (choice, signal) => (await services.context.window(choice, signal)).tokens,
+      ...(options.profiles ? { inheritProfile: inheritProfile(options.profiles.store) } : {}),
     });
     // The runtime's own tool: it runs sessions of this runtime. A registry shared by two runtimes keeps the first.
     if (!services.tools.get(delegateToolName)) services.tools.register(this.subAgents.tool());
@@ -259,6 +260,14 @@ export class SessionRuntime {
 }
 
 /** The profile of each session's next turn, from the store and the default profile's id. */
+/** A sub-agent runs with its parent's profile and the tool groups switched off there, when the parent has chosen one. */
+function inheritProfile(store: ProfileStore): (parentId: string, childId: string) => void {
+  return (parentId, childId) => {
+    const chosen = store.sessionProfile(parentId);
+    if (chosen) store.setSessionProfile(childId, chosen.profileId, chosen.toolGroupsOff);
+  };
+}
+
 function profileResolver(
   store: ProfileStore,
   defaultId: () => string | null,

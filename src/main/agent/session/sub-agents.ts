@@ -47,6 +47,8 @@ export interface SubAgentsOptions {
   readonly clock: Clock;
   readonly newId: () => string;
   readonly limits: () => SubAgentLimits;
+  /** Gives a new sub-agent its parent's profile and the tool groups switched off there; absent where profiles are not kept. */
+  readonly inheritProfile?: (parentId: string, childId: string) => void;
   /** The window of a model, in tokens: a sub-agent's answer takes at most a share of its parent's. */
   readonly windowOf: (choice: ModelChoice, signal: AbortSignal) => Promise<number>;
 }
@@ -111,7 +113,8 @@ class Slots {
   }
 
   give(): void {
-    const next = this.waiting.shift();
+    // Over a limit lowered meanwhile, the slot is not passed on: fewer run from now.
+    const next = this.running > this.limit() ? undefined : this.waiting.shift();
     // The slot passes straight to the next waiting: the count stays.
     if (next) next();
     else this.running = Math.max(0, this.running - 1);
@@ -326,6 +329,8 @@ export class SubAgents {
       createdAt: clock.now(),
       subAgent: link,
     });
+    // The same agent: its profile (its instructions, its fallback) and the tools switched off for the parent.
+    this.options.inheritProfile?.(parent.id, session.id);
     journal.announceSession(session.id);
     return session;
   }

@@ -209,7 +209,9 @@ export class TurnScheduler {
     const base = input.base ?? conversations.at(sessionId, head.checkpointId);
     const turnId = input.turnId ?? services.newId();
     const limits = this.options.limits();
-    const outOfReach = this.outOfReach(session, limits);
+    // Read at every request and decision, as the denied tools are: a tool that comes meanwhile (an MCP server's) is
+    // out of a read-only sub-agent's reach at once.
+    const outOfReach = (): string[] => this.outOfReach(session, this.options.limits());
     const setup: TurnSetup = {
       sessionId,
       sessionStartedAt: session.createdAt,
@@ -235,9 +237,10 @@ export class TurnScheduler {
         const denied = this.options.limits().deniedTools;
         const off = profiled?.toolGroupsOff ?? [];
         const own = off.length === 0 ? denied : [...denied, ...toolsSwitchedOff(services.tools.list(), off)];
-        return outOfReach.length === 0 ? own : [...own, ...outOfReach];
+        const out = outOfReach();
+        return out.length === 0 ? own : [...own, ...out];
       },
-      ...(outOfReach.length > 0 ? { outOfReach } : {}),
+      outOfReach,
       ...(session.subAgent ? { subAgent: session.subAgent } : {}),
       profile: profiled,
       fallback: this.fallbackFor(profiled, choice),

@@ -34,7 +34,7 @@ export function policyContext({ setup, services }: StepContext): PolicyContext {
     workspacePath,
     now,
     deniedTools: setup.deniedTools(),
-    ...(setup.outOfReach ? { outOfReach: setup.outOfReach } : {}),
+    ...(setup.outOfReach ? { outOfReach: setup.outOfReach() } : {}),
     grants: services.trust.listActive(now),
   };
 }

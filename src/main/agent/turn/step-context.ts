@@ -56,7 +56,7 @@ export interface TurnSetup extends ModelInUse {
    * Of `deniedTools`, those the session may not use whatever the person allows: a read-only sub-agent's tools that
    * change anything, and `delegate` where it would go deeper than the settings allow. A call to one is refused saying so.
    */
-  readonly outOfReach?: readonly string[];
+  readonly outOfReach?: () => readonly string[];
   /** The tool groups whose flagged results are held for the person (`defaultHeldToolGroups` when absent), read at each result. */
   readonly heldToolGroups?: () => readonly string[] | undefined;
   /** The person's prices per model (none when absent), read at every model call: a price set while the turn runs counts from its next call. */

@@ -167,9 +167,7 @@ function SessionSearch({ store }: { store: AppStore }) {
  * box that narrows them; a new session and an imported one at the top.
  */
 export function Sidebar({ store }: { store: AppStore }) {
-  const all = useAppState(store, (state) => state.sessions);
-  // Sub-agents' sessions open from their parent's tool cards, not from this list.
-  const sessions = useMemo(() => all.filter((session) => !session.subAgent), [all]);
+  const sessions = useAppState(store, (state) => state.sessions);
   const selectedId = useAppState(store, (state) => state.selectedId);
   const view = useAppState(store, (state) => state.sessionList);
   const groups = useMemo(() => groupSessions(sessions, selectedId, view), [sessions, selectedId, view]);

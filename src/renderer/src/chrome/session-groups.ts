@@ -39,7 +39,7 @@ export function folderName(path: string): string {
 }
 
 /**
- * The groups of the list, in the order of their most recent session (the list's order). A search keeps the sessions
+ * The groups of the list, in the order of their most recent session (the list's order), sub-agents left out. A search keeps the sessions
  * whose title or folder's name holds every word typed, and the groups left with any; it shows them whether folded or
  * not. A folded group shows none of its sessions, except the selected one: the selected session is always in the list,
  * found by the search or not.
@@ -49,6 +49,8 @@ export function groupSessions(sessions: readonly Session[], selectedId: string |
   const searching = words.length > 0;
   const byKey = new Map<string, Session[]>();
   for (const session of sessions) {
+    // Sub-agents' sessions open from their parent's tool cards: the list, its keys and its search leave them out.
+    if (session.subAgent) continue;
     const key = session.workspacePath ?? '';
     byKey.set(key, [...(byKey.get(key) ?? []), session]);
   }

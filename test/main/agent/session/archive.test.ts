@@ -97,6 +97,22 @@ describe('the session archive', () => {
     expect(() => archive.restore('s1')).toThrow(/does not exist/);
   });
 
+  it('deleting a session deletes its sub-agents with it, their checkpoints included', async () => {
+    harness = await createHarness(server);
+    const current = harness;
+    server.enqueue({ steps: [toolCall('delegate', { goal: 'Look' }, 'd1')] }, textTurn('Looked.'), textTurn('Done.'));
+    current.runtime.send('s1', 'Go');
+    await current.runtime.whenIdle('s1');
+    const child = current.runtime.subAgents.of('s1')[0]?.id ?? '';
+    expect(current.checkpoints.records(child).length).toBeGreaterThan(0);
+    const archive = archiveOf(current);
+    archive.archive('s1');
+    archive.deleteNow('s1');
+    expect(count(current, 'SELECT COUNT(*) AS n FROM sessions')).toBe(0);
+    expect(count(current, 'SELECT COUNT(*) AS n FROM journal')).toBe(0);
+    expect(current.checkpoints.records(child)).toEqual([]);
+  });
+
   it('never purges when the retention is "never", and deletes at once when asked', async () => {
     const current = await withConversation();
     current.settings.set({ ...current.settings.get(), archiveRetentionDays: null });

@@ -159,6 +159,20 @@ describe('sub-agents', () => {
     expect(h.log).toEqual(['write inner']);
   });
 
+  it('runs a sub-agent with its parent’s profile, tool groups switched off there included', async () => {
+    const h = await harness({}, 'L2');
+    h.runtime.sessions.setProfile(h.sessionId, 'builtin:code', ['files_write']);
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('delegate', { goal: 'May write', tools: 'read_write' }, 'd1')] }, textTurn('Done.')]],
+      ['May write', [textTurn('Nothing to write with.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(toolNames(requestsOf('parent')[0])).not.toContain('write_note');
+    expect(toolNames(requestsOf('May write')[0])).toContain('read_note');
+    expect(toolNames(requestsOf('May write')[0])).not.toContain('write_note');
+  });
+
   it('refuses a read-only sub-agent handing on work that writes', async () => {
     const h = await harness({}, 'L2');
     byAsker.scripts = new Map([
