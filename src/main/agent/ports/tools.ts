@@ -47,6 +47,12 @@ export interface Tool {
    * run": its `execute` picks up what the first run started (a sub-agent goes on where it was).
    */
   readonly resumable?: boolean;
+  /**
+   * Whether this call may change the workspace's files though its risk is read-only (a sub-agent that may write, each
+   * of its writes asked for at its own gate): its files are saved before and after it, as for any writing call, so
+   * Changes, restores and their undo cover what it did. Calls that are not read-only always are.
+   */
+  changesFiles?(input: unknown): boolean;
   readonly inputJsonSchema: Record<string, unknown>;
   parse(raw: unknown): { ok: true; input: unknown } | { ok: false; message: string };
   assess(input: unknown, context: { workspacePath: string | null }): RiskAssessment;
@@ -82,6 +88,8 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly risk: RiskLevel;
   /** See `Tool.resumable`. */
   readonly resumable?: boolean;
+  /** See `Tool.changesFiles`. */
+  readonly changesFiles?: (input: z.output<S>) => boolean;
   /** Raises the risk from the arguments, or refuses the call; the base level is used without it. */
   readonly assess?: (input: z.output<S>, context: { workspacePath: string | null }) => RiskAssessment;
   /** A pattern wider than the exact arguments; it must never cover more than the approved call could do. */
@@ -156,6 +164,7 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
     description: declaration.description,
     baseRisk: declaration.risk,
     ...(declaration.resumable ? { resumable: true } : {}),
+    ...(declaration.changesFiles ? { changesFiles: (input: unknown) => declaration.changesFiles?.(input as Input) ?? false } : {}),
     inputJsonSchema: z.toJSONSchema(declaration.input, { io: 'input' }) as Record<string, unknown>,
     parse(raw) {
       const parsed = declaration.input.safeParse(raw);

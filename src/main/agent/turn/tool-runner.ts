@@ -91,7 +91,7 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
   const { call } = item;
   const { turnId, sessionId, workspacePath } = setup;
   const toolCallId = call.request.id;
-  const changesFiles = call.assessment.level !== 'read_only';
+  const changesFiles = call.assessment.level !== 'read_only' || (call.tool.changesFiles?.(call.input) ?? false);
   if (changesFiles) await writer.captureFiles();
   writer.setStatus('executing');
   context.budget.toolCalls += 1;

@@ -50,6 +50,26 @@ describe('the changes the agent made', () => {
     );
   }
 
+  it('lists what a sub-agent that may write changed with the turn that handed it the work, and restores it', async () => {
+    const { sessionId, file } = await setUp('sub-agent');
+    files.server.enqueue(
+      { steps: [toolCall('delegate', { goal: 'Edit the top', tools: 'read_write' }, 'd1')] },
+      { steps: [toolCall('edit_file', { path: 'lines.txt', oldText: 'line 2\n', newText: 'line 2 by the agent\n' }, 'e1')] },
+      textTurn('Edited the top.'),
+      textTurn('The sub-agent edited the top.'),
+    );
+    await call('run:send', { sessionId, text: 'Have it edited' });
+    await files.core.runtime?.whenIdle(sessionId);
+    expect(file('lines.txt')).toBe(withTop);
+    const changes = await call<ChangeSet>('changes:list', { sessionId });
+    expect(changes.files.map(({ path, change, changedSince }) => ({ path, change, changedSince }))).toEqual([
+      { path: 'lines.txt', change: 'modify', changedSince: false },
+    ]);
+    // Reverted from the session that handed the work on, like any change of its own.
+    await call<FilesRestored>('changes:revert', { sessionId, path: 'lines.txt' });
+    expect(file('lines.txt')).toBe(original);
+  });
+
   it('lists every path the agent created, changed or deleted in the session, with lines added and removed', needs(bash), async () => {
     const { sessionId } = await setUp('list');
     await twoTurns(sessionId);
