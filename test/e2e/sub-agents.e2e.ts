@@ -58,6 +58,10 @@ describe('sub-agents in the workbench', () => {
     await expectPage(inbox).toBeVisible();
     // Both ran at once: the reading one had its answer while the other waited at its gate.
     await expectPage(page.getByRole('group', { name: 'Sub-agent', exact: true }).first()).toContainText('answered');
+    // The card of the one that asks says what it is doing, live, and offers to answer it.
+    const asking = page.getByRole('group', { name: 'Sub-agent', exact: true }).nth(1);
+    await expectPage(asking.getByLabel('What it is doing')).toContainText('write_file summary.md');
+    await expectPage(asking.getByRole('button', { name: 'Answer it' })).toBeVisible();
     await inbox.click();
     const waiting = page.getByRole('list', { name: 'Waiting for you' });
     await expectPage(waiting).toContainText('Sub-agent: Write the summary for Survey and summarize');

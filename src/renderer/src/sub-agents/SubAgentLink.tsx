@@ -5,6 +5,7 @@
 
 import { useEffect } from 'react';
 import type { Session, SessionStatus } from '../../../shared/domain';
+import type { SessionView } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
 
 const statusWords: Readonly<Record<SessionStatus, string>> = {
@@ -18,6 +19,16 @@ const statusWords: Readonly<Record<SessionStatus, string>> = {
   cancelled: 'stopped',
   interrupted: 'interrupted',
 };
+
+/** What a sub-agent's session shows it doing last: its latest call, or the last line of what it is writing. */
+function latestActivity(view: SessionView | undefined): string | null {
+  const last = view?.messages.at(-1);
+  if (!last || last.role !== 'assistant') return null;
+  const call = last.toolCalls.at(-1);
+  if (call) return `${call.tool} ${call.summary}`.slice(0, 160);
+  const line = last.text.trim().split('\n').at(-1)?.trim() ?? '';
+  return line === '' ? null : line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}
 
 /** The sub-agent a call started, as the app knows it now. */
 function useSubAgentOf(store: AppStore, sessionId: string, toolCallId: string): Session | null {
@@ -46,12 +57,18 @@ export function SubAgentLink({
 }) {
   const child = useSubAgentOf(store, sessionId, toolCallId);
   const known = child !== null;
+  const childId = child?.id ?? null;
   useEffect(() => {
     if (known) return;
     void store.attempt(async () => {
       for (const session of await store.call('session:subAgents', { sessionId })) store.upsertSession(session);
     });
   }, [store, sessionId, known, running]);
+  // While it works, its session is read so its events arrive live: the card says what it is doing now.
+  useEffect(() => {
+    if (childId !== null && running && !store.getState().views[childId]) void store.reload(childId);
+  }, [store, childId, running]);
+  const doing = useAppState(store, (state) => (childId !== null && running ? latestActivity(state.views[childId]) : null));
   if (!child) return null;
   const waiting = child.status === 'waiting_approval';
   return (
@@ -64,6 +81,11 @@ export function SubAgentLink({
       <button type="button" className="link" onClick={() => void store.select(child.id)}>
         {waiting ? 'Answer it' : 'Open its session'}
       </button>
+      {doing && (
+        <span className="sub-agent-doing" aria-label="What it is doing">
+          {doing}
+        </span>
+      )}
     </div>
   );
 }
