@@ -99,6 +99,80 @@ describe('sub-agents in the workbench', () => {
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Notes: a and b.');
   });
 
+  it('a plan as a graph: approved at its gate, two steps at once, one asking from the inbox, and the answer from both', async () => {
+    const byAsker = new ScriptByAsker();
+    const workbench = await open(
+      { tools: builtinTools({ shell, dataDir: join('/tmp', 'unused-trash'), newId: () => `t${Date.now()}`, now: () => Date.now() }) },
+      { fallback: byAsker.route },
+    );
+    const { page, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-plan-graph-');
+    onTestFinished(() => folder.remove());
+    const created = await host.invoke('session:create', { title: 'Plan it', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    await page.reload();
+    await page.getByRole('button', { name: /^Plan it/ }).click();
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall(
+                'run_plan',
+                {
+                  goal: 'Survey and summarize',
+                  steps: [
+                    { id: 'survey', goal: 'Survey the notes', returns: 'their names' },
+                    { id: 'summary', goal: 'Write the summary', tools: 'read_write' },
+                    { id: 'check', goal: 'Check the summary against the survey', dependsOn: ['survey', 'summary'] },
+                  ],
+                },
+                'p1',
+              ),
+            ],
+          },
+          textTurn('From the plan: notes a and b, summarized in summary.md, and checked.'),
+        ],
+      ],
+      ['Survey the notes', [textTurn('Notes: a and b.', { chunkSize: 4, chunkDelayMs: 20 })]],
+      [
+        'Write the summary',
+        [{ steps: [toolCall('write_file', { path: 'summary.md', content: '# Summary\n' }, 'w1')] }, textTurn('Wrote summary.md.')],
+      ],
+      ['Check the summary against the survey', [textTurn('The summary covers a and b.')]],
+    ]);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Survey the notes and summarize them, as a plan');
+    await box.press('Enter');
+
+    // A step may write: the plan is approved as a whole first, its steps shown at the gate.
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    const steps = gate.getByRole('list', { name: 'Steps of the plan' });
+    await expectPage(steps.getByRole('listitem')).toHaveCount(3);
+    await expectPage(steps.getByRole('listitem').nth(2)).toContainText('after survey, summary');
+    await workbench.screenshot('plan-graph-gate');
+    await gate.getByRole('button', { name: 'Allow once' }).click();
+
+    // The writing step asks from the inbox, while the reading one has answered.
+    await expectPage(page.getByRole('button', { name: 'Inbox 1 waiting' })).toBeVisible();
+    const card = page.getByRole('region', { name: 'Tool run_plan' });
+    const cardSteps = card.getByRole('list', { name: 'Steps of the plan' }).getByRole('listitem');
+    await expectPage(cardSteps.nth(0)).toContainText('answered');
+    await expectPage(cardSteps.nth(1)).toContainText('waiting for your answer');
+    await page.getByRole('button', { name: 'Inbox 1 waiting' }).click();
+    await page.getByRole('list', { name: 'Waiting for you' }).getByRole('button', { name: 'Sub-agent: Write the summary' }).click();
+    await page.getByRole('region', { name: 'Approval needed' }).getByRole('button', { name: 'Allow once' }).click();
+    await page.getByRole('button', { name: 'Back to Plan it' }).click();
+
+    // The last step ran after both, and the answer brings the results together.
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('From the plan: notes a and b');
+    await expectPage(cardSteps.nth(2)).toContainText('answered');
+    expect(readFileSync(join(folder.path, 'summary.md'), 'utf8')).toBe('# Summary\n');
+    await workbench.screenshot('plan-graph-done');
+  });
+
   it('sets how many sub-agents work at once, and how deep they may hand work on, in Settings', async () => {
     const workbench = await open();
     const { page, host } = workbench;

@@ -23,6 +23,7 @@ import { ChangeReview } from './change-review';
 import { Recovery } from './recovery';
 import { Sessions, type SessionDefaults } from './sessions';
 import { TimeTravel } from './time-travel';
+import { runPlanTool } from './plan-graph';
 import { SubAgents } from './sub-agents';
 import { delegateToolName, TurnScheduler, type RuntimeLimits, type SendResult } from './turn-scheduler';
 import { Versions } from './versions';
@@ -131,7 +132,10 @@ export class SessionRuntime {
       ...(options.profiles ? { inheritProfile: inheritProfile(options.profiles.store) } : {}),
     });
     // The runtime's own tool: it runs sessions of this runtime. A registry shared by two runtimes keeps the first.
-    if (!services.tools.get(delegateToolName)) services.tools.register(this.subAgents.tool());
+    if (!services.tools.get(delegateToolName)) {
+      services.tools.register(this.subAgents.tool());
+      services.tools.register(runPlanTool(this.subAgents));
+    }
   }
 
   // Turns.

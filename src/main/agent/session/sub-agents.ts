@@ -218,7 +218,7 @@ export class SubAgents {
             : 'delegate hands on reading work to a read-only sub-agent',
       }),
       summarize: (input) => `${input.tools === 'read_write' ? '(may write) ' : ''}${input.goal.split('\n')[0]?.slice(0, 160) ?? ''}`,
-      execute: (input, context) => this.run(input, context),
+      execute: (input, context) => this.hand(input, context),
     });
   }
 
@@ -228,14 +228,18 @@ export class SubAgents {
   }
 
   /**
-   * Runs a call's sub-agent to its answer: made and started the first time, picked up where it was when the call runs
-   * again after a stop of the app, read when it had finished. Stop (the parent's signal) stops it too.
+   * Runs a call's sub-agent (or, with `stepId`, the sub-agent of one step of a plan the call runs) to its answer: made
+   * and started the first time, picked up where it was when the call runs again after a stop of the app, read when it
+   * had finished. Stop (the parent's signal) stops it too.
    */
-  private async run(input: DelegateInput, context: ToolContext): Promise<ToolOutcome> {
+  async hand(input: DelegateInput, context: ToolContext, stepId?: string): Promise<ToolOutcome> {
     const { store } = this.options;
     const parent = store.get(context.sessionId);
     if (!parent) throw new NotFoundError('Session', context.sessionId);
-    const existing = store.subAgents(parent.id).find((session) => session.subAgent?.toolCallId === context.toolCallId) ?? null;
+    const existing =
+      store
+        .subAgents(parent.id)
+        .find((session) => session.subAgent?.toolCallId === context.toolCallId && session.subAgent.stepId === stepId) ?? null;
     if (!existing && parent.subAgent?.tools === 'read_only' && input.tools === 'read_write')
       throw new WorkbenchError(
         'invalid_input',
@@ -253,7 +257,7 @@ export class SubAgents {
         let holder: string | null = null;
         try {
           // Made only once it may run: a Stop while it waited leaves no sub-agent that never started.
-          child ??= await this.create(parent, input, context);
+          child ??= await this.create(parent, input, context, stepId);
           holder = child.id;
           this.holding.add(holder);
           writing?.hand(child.id);
@@ -302,7 +306,7 @@ export class SubAgents {
   }
 
   /** A new sub-agent's session, in the parent's folder, with its autonomy and model (or the one the brief names). */
-  private async create(parent: Session, input: DelegateInput, context: ToolContext): Promise<Session> {
+  private async create(parent: Session, input: DelegateInput, context: ToolContext, stepId?: string): Promise<Session> {
     const { store, journal, clock, newId, limits } = this.options;
     const depth = (parent.subAgent?.depth ?? 0) + 1;
     const allowed = limits().depth;
@@ -317,6 +321,7 @@ export class SubAgents {
     const link: SubAgentLink = {
       parentSessionId: parent.id,
       toolCallId: context.toolCallId,
+      ...(stepId === undefined ? {} : { stepId }),
       depth,
       tools: input.tools,
       modelCalls: input.modelCalls ?? subAgentDefaults.modelCalls,
@@ -384,7 +389,8 @@ export class SubAgents {
   /** Waits for the sub-agent's turn to end; the parent's Stop stops it (and closes its gates). */
   private async finished(childId: string, signal: AbortSignal): Promise<void> {
     const { turns } = this.options;
-    const stop = (): void => void turns.cancel(childId);
+    // Its own end is awaited below; a failure here (the app closing) has nothing left to stop.
+    const stop = (): void => void turns.cancel(childId).catch(() => undefined);
     if (signal.aborted) stop();
     signal.addEventListener('abort', stop, { once: true });
     try {

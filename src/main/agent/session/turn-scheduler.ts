@@ -38,6 +38,8 @@ export interface RuntimeLimits {
 
 /** The tool with which the agent hands a sub-task to a sub-agent. */
 export const delegateToolName = 'delegate';
+/** The tools that hand work on to sub-agents: one sub-task, or a plan of them. */
+const handingOn: readonly string[] = [delegateToolName, 'run_plan'];
 
 export interface TurnSchedulerOptions {
   readonly store: SessionStore;
@@ -146,10 +148,12 @@ export class TurnScheduler {
   async cancel(sessionId: string): Promise<boolean> {
     const turn = this.active.get(sessionId);
     if (!turn) return false;
+    // Its sub-agents stop with it (their parent's Stop reaches them); done when they are, all the way down. They are
+    // looked up first: the store may be closing by the time the turn has ended.
+    const children = this.options.store.subAgents(sessionId);
     turn.controller.abort(new WorkbenchError('cancelled', 'Stopped by the user.'));
     await turn.finished;
-    // Its sub-agents stop with it (their parent's Stop reaches them); done when they are, all the way down.
-    await Promise.all(this.options.store.subAgents(sessionId).map((child) => this.cancel(child.id)));
+    await Promise.all(children.map((child) => this.cancel(child.id)));
     return true;
   }
 
@@ -308,9 +312,9 @@ export class TurnScheduler {
   private outOfReach(session: Session, limits: RuntimeLimits): string[] {
     const depth = session.subAgent?.depth ?? 0;
     const tools = this.options.services.tools.list();
-    const out = depth >= (limits.subAgentDepth ?? 0) ? [delegateToolName] : [];
+    const out = depth >= (limits.subAgentDepth ?? 0) ? [...handingOn] : [];
     if (session.subAgent?.tools === 'read_only')
-      out.push(...tools.filter((tool) => tool.baseRisk !== 'read_only' && tool.name !== delegateToolName).map((tool) => tool.name));
+      out.push(...tools.filter((tool) => tool.baseRisk !== 'read_only' && !handingOn.includes(tool.name)).map((tool) => tool.name));
     return out;
   }
 

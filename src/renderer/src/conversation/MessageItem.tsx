@@ -14,6 +14,7 @@ import { CopyButton, MessageBody } from './MessageBody';
 import { ToolCard } from '../tool-calls/ToolCard';
 import { ToolDraftCard } from '../tool-calls/ToolDraftCard';
 import { SubAgentLink } from '../sub-agents/SubAgentLink';
+import { PlanSteps } from '../sub-agents/PlanSteps';
 import { PromptView } from './PromptView';
 import { TurnSummary } from './TurnSummary';
 import { ErrorDetails } from '../chrome/ErrorDetails';
@@ -245,6 +246,14 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
           <ToolCard key={call.id} call={call}>
             {call.tool === 'delegate' && call.state !== 'denied' && call.state !== 'requested' && (
               <SubAgentLink store={store} sessionId={sessionId} toolCallId={call.id} running={call.state === 'running'} />
+            )}
+            {call.tool === 'run_plan' && (
+              <PlanSteps
+                input={call.input}
+                {...(call.state === 'denied' || call.state === 'requested'
+                  ? {}
+                  : { run: { store, sessionId, toolCallId: call.id, running: call.state === 'running' } })}
+              />
             )}
           </ToolCard>
         ))}

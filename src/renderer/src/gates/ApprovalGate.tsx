@@ -13,6 +13,7 @@ import { modalOpen } from '../chrome/top-layer';
 import { useDisposables } from '../disposables';
 import type { AppStore } from '../store';
 import { DiffView } from '../tool-calls/DiffView';
+import { PlanSteps } from '../sub-agents/PlanSteps';
 import { RiskBadge } from '../tool-calls/ToolCard';
 
 const timed: Array<{ decision: ApprovalDecision; label: string; key: string }> = [
@@ -88,7 +89,9 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         </p>
       )}
       <p className="gate-summary">{approval.summary}</p>
-      {approval.preview ? (
+      {approval.tool === 'run_plan' ? (
+        <PlanSteps input={approval.input} />
+      ) : approval.preview ? (
         <DiffView diff={approval.preview} label="Changes" />
       ) : (
         <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>

@@ -30,13 +30,17 @@ function latestActivity(view: SessionView | undefined): string | null {
   return line === '' ? null : line.length > 160 ? `${line.slice(0, 159)}…` : line;
 }
 
-/** The sub-agent a call started, as the app knows it now. */
-function useSubAgentOf(store: AppStore, sessionId: string, toolCallId: string): Session | null {
+/** The sub-agent a call started (for one step of a plan, `stepId`), as the app knows it now. */
+function useSubAgentOf(store: AppStore, sessionId: string, toolCallId: string, stepId?: string): Session | null {
   return useAppState(
     store,
     (state) =>
-      state.sessions.find((session) => session.subAgent?.parentSessionId === sessionId && session.subAgent.toolCallId === toolCallId) ??
-      null,
+      state.sessions.find(
+        (session) =>
+          session.subAgent?.parentSessionId === sessionId &&
+          session.subAgent.toolCallId === toolCallId &&
+          session.subAgent.stepId === stepId,
+      ) ?? null,
   );
 }
 
@@ -49,13 +53,16 @@ export function SubAgentLink({
   sessionId,
   toolCallId,
   running,
+  stepId,
 }: {
   store: AppStore;
   sessionId: string;
   toolCallId: string;
   running: boolean;
+  /** One step of a plan the call runs. */
+  stepId?: string;
 }) {
-  const child = useSubAgentOf(store, sessionId, toolCallId);
+  const child = useSubAgentOf(store, sessionId, toolCallId, stepId);
   const known = child !== null;
   const childId = child?.id ?? null;
   useEffect(() => {

@@ -457,3 +457,168 @@ async function waitFor<T>(check: () => T | null | undefined | false): Promise<T>
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe('plans as graphs', () => {
+  beforeAll(async () => {
+    server = await ScriptedModelServer.start({ fallback: byAsker.route });
+  });
+  afterAll(async () => server.close());
+  afterEach(async () => {
+    for (const made of opened.splice(0)) await made.close();
+    server.reset();
+    byAsker.scripts = new Map();
+  });
+
+  const step = (id: string, goal: string, dependsOn: string[] = [], tools?: 'read_write') => ({
+    id,
+    goal,
+    ...(dependsOn.length > 0 ? { dependsOn } : {}),
+    ...(tools ? { tools } : {}),
+  });
+
+  it('runs independent steps at once, a dependent one after them with their results, and returns every result', async () => {
+    const h = await harness();
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall(
+                'run_plan',
+                {
+                  goal: 'Compare the notes and the logs',
+                  steps: [
+                    step('notes', 'Read the notes'),
+                    step('logs', 'Read the logs'),
+                    step('compare', 'Compare them', ['notes', 'logs']),
+                  ],
+                },
+                'p1',
+              ),
+            ],
+          },
+          textTurn('They agree.'),
+        ],
+      ],
+      ['Read the notes', [slow('The notes say 42.')]],
+      ['Read the logs', [slow('The logs say 42.')]],
+      ['Compare them', [textTurn('Both say 42.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Compare');
+    await h.runtime.whenIdle(h.sessionId);
+    const output = results(h).get('p1')?.output ?? '';
+    expect(results(h).get('p1')?.status).toBe('succeeded');
+    expect(output).toContain('[notes] Read the notes: done\nThe notes say 42.');
+    expect(output).toContain('[compare] Compare them: done\nBoth say 42.');
+    // The two without dependencies ran at once; the third only after both, given their results.
+    const [notes, logs, compare] = [requestsOf('Read the notes')[0], requestsOf('Read the logs')[0], requestsOf('Compare them')[0]];
+    expect(Math.abs((notes?.receivedAt ?? 0) - (logs?.receivedAt ?? 0))).toBeLessThan(100);
+    expect(compare?.receivedAt ?? 0).toBeGreaterThan(Math.max(notes?.receivedAt ?? 0, logs?.receivedAt ?? 0) + 100);
+    expect(requestText(compare)).toContain('[notes] The notes say 42.');
+    expect(requestText(compare)).toContain('[logs] The logs say 42.');
+    // One sub-agent per step, each linked to the call and its step.
+    expect(h.runtime.subAgents.of(h.sessionId).map((child) => child.subAgent?.stepId)).toEqual(['notes', 'logs', 'compare']);
+    expect(h.view().messages.at(-1)?.text).toBe('They agree.');
+  });
+
+  it('leaves the steps that depend on a failed one not run, and runs the others', async () => {
+    const h = await harness();
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall(
+                'run_plan',
+                { goal: 'Two lines of work', steps: [step('a', 'Fail first'), step('b', 'After it', ['a']), step('c', 'On its own')] },
+                'p1',
+              ),
+            ],
+          },
+          textTurn('Partly done.'),
+        ],
+      ],
+      ['Fail first', [{ steps: [], fault: { kind: 'status', status: 400, message: 'no such model' } } as ScriptedTurn]],
+      ['On its own', [textTurn('Fine on its own.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    const output = results(h).get('p1')?.output ?? '';
+    expect(output).toContain('2 of them without a result');
+    expect(output).toMatch(/\[a\] Fail first: failed: The sub-agent failed/);
+    expect(output).toContain('[b] After it: not run: it depends on "a", which did not finish');
+    expect(output).toContain('[c] On its own: done\nFine on its own.');
+    expect(requestsOf('After it')).toHaveLength(0);
+  });
+
+  it('refuses a graph with a circle, a missing step or too many steps, telling the model why, and runs nothing', async () => {
+    const h = await harness();
+    const many = Array.from({ length: 13 }, (_, index) => step(`s${index}`, `Step ${index}`));
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall('run_plan', { goal: 'Circle', steps: [step('a', 'A', ['b']), step('b', 'B', ['a'])] }, 'p1'),
+              toolCall('run_plan', { goal: 'Missing', steps: [step('a', 'A'), step('b', 'B', ['z'])] }, 'p2'),
+              toolCall('run_plan', { goal: 'Too big', steps: many }, 'p3'),
+            ],
+          },
+          textTurn('I will plan again.'),
+        ],
+      ],
+    ]);
+    h.settings.set({ ...h.settings.get(), planThreshold: 10 });
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(results(h).get('p1')).toMatchObject({
+      status: 'failed',
+      output: expect.stringContaining('"a" → "b" → "a" depend on each other in a circle'),
+    });
+    expect(results(h).get('p2')).toMatchObject({
+      status: 'failed',
+      output: expect.stringContaining('"b" depends on "z", which is not a step of the plan'),
+    });
+    expect(results(h).get('p3')).toMatchObject({ status: 'failed', output: expect.stringContaining('a plan has at most 12 steps') });
+    expect(h.runtime.subAgents.of(h.sessionId)).toEqual([]);
+  });
+
+  it('asks first at L1 for a plan with a step that writes, and each write asks again at its sub-agent’s gate', async () => {
+    const h = await harness();
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall(
+                'run_plan',
+                { goal: 'Write', steps: [step('look', 'Look'), step('write', 'Write it', ['look'], 'read_write')] },
+                'p1',
+              ),
+            ],
+          },
+          textTurn('Written.'),
+        ],
+      ],
+      ['Look', [textTurn('Looked.')]],
+      ['Write it', [{ steps: [toolCall('write_note', { name: 'w', text: 'x' }, 'w1')] }, textTurn('Wrote it.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    const asked = await h.until((view) => view.pendingApproval !== null, 'the plan gate');
+    expect(asked.pendingApproval).toMatchObject({ tool: 'run_plan', risk: 'write_low' });
+    expect(h.runtime.subAgents.of(h.sessionId)).toEqual([]);
+    h.runtime.answerApproval(asked.pendingApproval?.approvalId ?? '', 'allow_once');
+    const writer = await waitFor(() => {
+      const found = h.runtime.subAgents.of(h.sessionId).find((child) => child.subAgent?.stepId === 'write');
+      return found && h.view(found.id).pendingApproval !== null ? found : null;
+    });
+    h.runtime.answerApproval(h.view(writer.id).pendingApproval?.approvalId ?? '', 'allow_once');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(h.log).toEqual(['write w']);
+    expect(results(h).get('p1')?.output).toContain('[write] Write it: done\nWrote it.');
+  });
+});
