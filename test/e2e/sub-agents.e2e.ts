@@ -170,6 +170,16 @@ describe('sub-agents in the workbench', () => {
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('From the plan: notes a and b');
     await expectPage(cardSteps.nth(2)).toContainText('answered');
     expect(readFileSync(join(folder.path, 'summary.md'), 'utf8')).toBe('# Summary\n');
+    // Each step says how long it took and the tokens it used.
+    await expectPage(cardSteps.nth(2)).toContainText(/answered · reads only · \d+(\.\d)? m?s · [\d,]+ tokens/);
+    // The Plan tab draws the graph stage by stage: the two that ran at once, then the one that needed both.
+    const details = page.getByRole('complementary', { name: 'Details' });
+    if (!(await details.isVisible())) await page.keyboard.press('Control+j');
+    await details.getByRole('tab', { name: 'Plan' }).click();
+    const graph = details.getByRole('region', { name: 'Plan graph' });
+    await expectPage(graph.getByRole('group', { name: 'Stage 1' })).toContainText('First, 2 at once');
+    await expectPage(graph.getByRole('group', { name: 'Stage 1' }).getByRole('listitem')).toHaveCount(2);
+    await expectPage(graph.getByRole('group', { name: 'Stage 2' })).toContainText('Check the summary against the survey');
     await workbench.screenshot('plan-graph-done');
   });
 

@@ -13,6 +13,7 @@ import { ChangesContent } from './ChangesPanel';
 import { HistoryContent } from './HistoryPanel';
 import { MemoryContent } from './MemoryPanel';
 import { PlanCard } from '../gates/PlanCard';
+import { PlanGraph } from '../sub-agents/PlanSteps';
 import { PersonTerminal } from './PersonTerminal';
 import { RiskBadge, toolStateLabel } from '../tool-calls/ToolCard';
 
@@ -44,8 +45,27 @@ function ToolList({ store, sessionId }: { store: AppStore; sessionId: string }) 
 
 function PlanTab({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const plan = useAppState(store, (state) => state.views[sessionId]?.plan ?? null);
-  if (!plan) return <p className="muted small">When a response has several tool calls, its plan shows here with each step’s progress.</p>;
-  return <PlanCard store={store} sessionId={sessionId} plan={plan} />;
+  // The latest plan run as a graph, drawn stage by stage: the message it is in is the same while it runs.
+  const graph = useAppState(store, (state) => {
+    const messages = state.views[sessionId]?.messages ?? [];
+    for (let index = messages.length - 1; index >= 0; index -= 1) {
+      const call = messages[index]?.toolCalls.findLast((candidate) => candidate.tool === 'run_plan');
+      if (call) return call;
+    }
+    return null;
+  });
+  if (!plan && !graph)
+    return (
+      <p className="muted small">
+        When a response has several tool calls, or runs a plan as a graph, its plan shows here with each step’s progress.
+      </p>
+    );
+  return (
+    <>
+      {graph && <PlanGraph input={graph.input} run={{ store, sessionId, toolCallId: graph.id, running: graph.state === 'running' }} />}
+      {plan && <PlanCard store={store} sessionId={sessionId} plan={plan} />}
+    </>
+  );
 }
 
 /** The session's history: its checkpoints to go back to, or every decision made in it (the audit). */

@@ -3,7 +3,7 @@
  * session, and the bar over a sub-agent's session that says whom it works for and leads back.
  */
 
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import type { Session, SessionStatus } from '../../../shared/domain';
 import type { SessionView } from '../../../shared/session-view';
 import { useAppState, type AppStore } from '../store';
@@ -19,6 +19,10 @@ const statusWords: Readonly<Record<SessionStatus, string>> = {
   cancelled: 'stopped',
   interrupted: 'interrupted',
 };
+
+const endedStatuses: ReadonlySet<SessionStatus> = new Set(['completed', 'completed_with_errors', 'failed', 'cancelled']);
+
+const seconds = (ms: number): string => (ms < 1_000 ? `${Math.max(0, Math.round(ms))} ms` : `${(ms / 1_000).toFixed(1)} s`);
 
 /** What a sub-agent's session shows it doing last: its latest call, or the last line of what it is writing. */
 function latestActivity(view: SessionView | undefined): string | null {
@@ -76,6 +80,16 @@ export function SubAgentLink({
     if (childId !== null && running && !store.getState().views[childId]) void store.reload(childId);
   }, [store, childId, running]);
   const doing = useAppState(store, (state) => (childId !== null && running ? latestActivity(state.views[childId]) : null));
+  // Once it has ended: how long it took and the tokens it used, its own sub-agents' included.
+  const ended = child !== null && endedStatuses.has(child.status);
+  const [tokens, setTokens] = useState<number | null>(null);
+  useEffect(() => {
+    if (!ended || childId === null) return;
+    void store.attempt(async () => {
+      const totals = await store.call('session:stats', { sessionId: childId });
+      setTokens(totals.inputTokens + totals.outputTokens);
+    });
+  }, [store, childId, ended]);
   if (!child) return null;
   const waiting = child.status === 'waiting_approval';
   return (
@@ -84,6 +98,8 @@ export function SubAgentLink({
         {child.title.replace(/^Sub-agent: /, 'Sub-agent “')}
         {child.title.startsWith('Sub-agent: ') ? '”' : ''}: {statusWords[child.status]}
         {child.subAgent?.tools === 'read_write' ? ' · may change files' : ' · reads only'}
+        {ended && ` · ${seconds(child.updatedAt - child.createdAt)}`}
+        {ended && tokens !== null && ` · ${tokens.toLocaleString('en-US')} tokens`}
       </span>
       <button type="button" className="link" onClick={() => void store.select(child.id)}>
         {waiting ? 'Answer it' : 'Open its session'}
