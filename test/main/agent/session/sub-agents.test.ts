@@ -586,6 +586,51 @@ describe('plans as graphs', () => {
     expect(h.runtime.subAgents.of(h.sessionId)).toEqual([]);
   });
 
+  it('after a crash at a step’s gate, resuming the session keeps the finished steps and picks the waiting one up', async () => {
+    const first = await harness({}, 'L2');
+    first.settings.set({ ...first.settings.get(), subAgentConcurrency: 1 });
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall(
+                'run_plan',
+                { goal: 'Two steps', steps: [step('look', 'Look first'), step('publish', 'Publish then', ['look'], 'read_write')] },
+                'p1',
+              ),
+            ],
+          },
+          textTurn('Both steps done.'),
+        ],
+      ],
+      ['Look first', [textTurn('Looked.')]],
+      ['Publish then', [{ steps: [toolCall('publish', { target: 'site' }, 'x1')] }, textTurn('Published.')]],
+    ]);
+    first.runtime.send(first.sessionId, 'Go');
+    const waiting = await waitFor(() => {
+      const found = first.runtime.subAgents.of(first.sessionId).find((child) => child.subAgent?.stepId === 'publish');
+      return found && first.view(found.id).pendingApproval !== null ? found : null;
+    });
+    first.crash();
+    opened.splice(opened.indexOf(first), 1);
+    const second = await first.reopen();
+    opened.push(second);
+    second.runtime.recoverInterrupted();
+    second.runtime.resume(second.sessionId);
+    const gateId = second.view(waiting.id).pendingApproval?.approvalId ?? '';
+    second.runtime.answerApproval(gateId, 'allow_once');
+    await second.runtime.whenIdle(second.sessionId);
+    expect(second.view().messages.at(-1)?.text).toBe('Both steps done.');
+    expect(results(second).get('p1')?.output).toContain('[look] Look first: done\nLooked.');
+    expect(results(second).get('p1')?.output).toContain('[publish] Publish then: done\nPublished.');
+    // The step that had finished was not run again, nor was a second sub-agent made for either.
+    expect(requestsOf('Look first')).toHaveLength(1);
+    expect(second.runtime.subAgents.of(second.sessionId)).toHaveLength(2);
+    expect(second.log).toEqual(['publish site']);
+  });
+
   it('asks first at L1 for a plan with a step that writes, and each write asks again at its sub-agent’s gate', async () => {
     const h = await harness();
     byAsker.scripts = new Map([
