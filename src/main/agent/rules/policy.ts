@@ -22,6 +22,8 @@ export type Decision =
 export interface PolicyContext {
   readonly autonomy: Autonomy;
   readonly sessionId: string;
+  /** A sub-agent's: the session the person started at the top of its tree, whose "this session" grants cover it too. */
+  readonly rootSessionId?: string;
   readonly workspacePath: string | null;
   readonly now: number;
   /** Tools the person has denied outright, in settings. */
@@ -55,7 +57,8 @@ export function coveringGrant(tool: Tool, input: unknown, assessment: RiskAssess
   for (const grant of context.grants) {
     if (
       grant.tool === tool.name &&
-      grantIsActive(grant, context.now, context.sessionId) &&
+      (grantIsActive(grant, context.now, context.sessionId) ||
+        (context.rootSessionId !== undefined && grantIsActive(grant, context.now, context.rootSessionId))) &&
       grant.workspacePath === context.workspacePath &&
       riskRank(assessment.level) <= riskRank(grant.maxRisk) &&
       escalationMatches(grant, assessment) &&

@@ -160,13 +160,19 @@ export class TurnScheduler {
   /** The session budgets as raised before this turn: a sub-agent's are those of the session at the top of its tree. */
   private allowanceOf(session: Session, head: SessionHead): SessionAllowance {
     const { store, journal } = this.options;
+    const root = this.rootOf(session);
+    return root.id === session.id ? sessionAllowanceOf(store, session.id, head) : sessionAllowanceOf(store, root.id, journal.head(root.id));
+  }
+
+  /** The session the person started at the top of a sub-agent's tree; a session the person started is its own. */
+  private rootOf(session: Session): Session {
     let root = session;
     for (let link = root.subAgent; link; link = root.subAgent) {
-      const parent = store.get(link.parentSessionId);
+      const parent = this.options.store.get(link.parentSessionId);
       if (!parent) break;
       root = parent;
     }
-    return root.id === session.id ? sessionAllowanceOf(store, session.id, head) : sessionAllowanceOf(store, root.id, journal.head(root.id));
+    return root;
   }
 
   /** Resolves when the session has no running turn and nothing queued. */
@@ -245,7 +251,7 @@ export class TurnScheduler {
         return out.length === 0 ? own : [...own, ...out];
       },
       outOfReach,
-      ...(session.subAgent ? { subAgent: session.subAgent } : {}),
+      ...(session.subAgent ? { subAgent: session.subAgent, rootSessionId: this.rootOf(session).id } : {}),
       profile: profiled,
       fallback: this.fallbackFor(profiled, choice),
       heldToolGroups: () => this.options.limits().heldToolGroups,

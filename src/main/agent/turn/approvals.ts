@@ -34,6 +34,7 @@ export function policyContext({ setup, services }: StepContext): PolicyContext {
     workspacePath,
     now,
     deniedTools: setup.deniedTools(),
+    ...(setup.rootSessionId ? { rootSessionId: setup.rootSessionId } : {}),
     ...(setup.outOfReach ? { outOfReach: setup.outOfReach() } : {}),
     grants: services.trust.listActive(now),
   };
@@ -259,7 +260,7 @@ function grantFor({ setup, services }: StepContext, item: DecidedCall, decision:
     pattern,
     workspacePath: setup.workspacePath,
     maxRisk: call.assessment.level,
-    sessionId: decision === 'allow_session' ? setup.sessionId : null,
+    sessionId: decision === 'allow_session' ? (setup.rootSessionId ?? setup.sessionId) : null,
     createdAt: now,
     expiresAt,
     revokedAt: null,

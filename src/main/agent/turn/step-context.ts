@@ -65,6 +65,11 @@ export interface TurnSetup extends ModelInUse {
   readonly checkpointHead: { readonly checkpointId: string; readonly seq: number } | null;
   /** A sub-agent's turn: a budget it reaches ends it (failed, saying so) instead of waiting for the person. */
   readonly subAgent?: SubAgentLink;
+  /**
+   * A sub-agent's: the session the person started, at the top of its tree. Its "this session" grants cover the
+   * sub-agent, and one given at the sub-agent's gate is for that session, the person's, not the sub-agent's alone.
+   */
+  readonly rootSessionId?: string;
 }
 
 /** What a turn uses. */

@@ -173,6 +173,30 @@ describe('sub-agents', () => {
     expect(toolNames(requestsOf('May write')[0])).not.toContain('write_note');
   });
 
+  it('a “this session” grant is the session’s, its sub-agents’ included, whichever gate gave it', async () => {
+    const h = await harness({}, 'L1');
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          { steps: [toolCall('write_note', { name: 'a', text: '1' }, 'w1')] },
+          { steps: [toolCall('delegate', { goal: 'Write more', tools: 'read_write' }, 'd1')] },
+          textTurn('Done.'),
+        ],
+      ],
+      ['Write more', [{ steps: [toolCall('write_note', { name: 'a', text: '1' }, 'w2')] }, textTurn('Wrote it again.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    const asked = await h.until((view) => view.pendingApproval !== null, 'the parent’s gate');
+    h.runtime.answerApproval(asked.pendingApproval?.approvalId ?? '', 'allow_session');
+    await h.runtime.whenIdle(h.sessionId);
+    // The sub-agent's same write ran on the session's grant: nobody was asked again.
+    expect(h.log).toEqual(['write a', 'write a']);
+    const child = h.runtime.subAgents.of(h.sessionId)[0]?.id ?? '';
+    const decided = h.store.journal(child).flatMap(({ event }) => (event.type === 'tool_call_started' ? [event.rule] : []));
+    expect(decided).toEqual(['grant']);
+  });
+
   it('refuses a read-only sub-agent handing on work that writes', async () => {
     const h = await harness({}, 'L2');
     byAsker.scripts = new Map([
