@@ -42,8 +42,8 @@ describe('MCP servers in the app', () => {
     server.enqueue(textTurn('No server tools now.'));
     await transport.invoke('run:send', { sessionId, text: 'Anything?' });
     await core.runtime?.whenIdle(sessionId);
-    // Only the app's own tools are left (memory, and handing work to a sub-agent): none of the server's.
+    // Only the app's own tools are left (memory, and handing work to sub-agents): none of the server's.
     const left = (server.requests[0]?.body['tools'] as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
-    expect(left).toEqual(['remember', 'recall', 'delegate']);
+    expect(left).toEqual(['remember', 'recall', 'delegate', 'run_plan']);
   });
 });

@@ -177,8 +177,9 @@ function shortList(tools: readonly ToolSpec[]): readonly ToolSpec[] {
 /**
  * The tool definitions a request carries, and the catalogue its system prompt gains. All of them when they fit within
  * `toolShare` of the window (the same array, so its size is counted once); else all of them made short (first
- * sentences, schemas without words); otherwise the built-in tools (short), those the model asked about (the newest
- * first, as far as they fit), and the rest as a catalogue in as much detail as fits. The same tools and window give
+ * sentences, schemas without words); else, with no other server's tools, the short ones without the optional built-in
+ * ones; otherwise the built-in tools that are not optional (short), those the model asked about (the newest first, as
+ * far as they fit), and the rest as a catalogue in as much detail as fits. The same tools and window give
  * the same result, so the prompt's beginning holds from one request to the next.
  */
 export function fitTools(
@@ -194,9 +195,15 @@ export function fitTools(
   if (tokensOf(charsOfTools(offered)) <= budget) return { tools: offered.length === tools.length ? tools : offered, catalogue: null };
   const short = shortList(tools);
   if (tokensOf(charsOfTools(short)) <= budget) return { tools: short, catalogue: null };
+  // Next the optional built-in ones go (handing work to sub-agents): a window this small keeps its room for the agent's
+  // own work, and a catalogue with the tool that describes it would take more than they did.
+  const required = short.filter((tool) => tool.optional !== true);
+  const others = required.some((tool) => (tool.group ?? builtInGroup) !== builtInGroup);
+  if (required.length < short.length && !others && tokensOf(charsOfTools(required)) <= budget) return { tools: required, catalogue: null };
   const describe = shortSpec(tools.find((tool) => tool.name === describeToolsName) ?? describeSpec);
-  const builtIn = offered.filter((tool) => (tool.group ?? builtInGroup) === builtInGroup).map(shortSpec);
-  // Only other tools (an MCP server's) go into a catalogue: the built-in ones are the agent's own, always defined.
+  const builtIn = offered.filter((tool) => (tool.group ?? builtInGroup) === builtInGroup && tool.optional !== true).map(shortSpec);
+  // Only other tools (an MCP server's, and the optional built-in ones) go into a catalogue: the other built-in ones are
+  // the agent's own, always defined.
   if (builtIn.length === offered.length) return { tools: short, catalogue: null };
   const asked = [...new Set(askedFor(entries).reverse())];
   const byName = new Map(offered.map((tool) => [tool.name, tool]));

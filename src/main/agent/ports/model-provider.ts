@@ -62,6 +62,11 @@ export interface ToolSpec {
   readonly group?: string;
   /** The tool only reads. Not sent to the model. */
   readonly readOnly?: boolean;
+  /**
+   * A built-in tool that a window too small for every definition lists in the catalogue instead (described on request),
+   * as it does another server's tools: handing work to sub-agents. Not sent to the model.
+   */
+  readonly optional?: boolean;
 }
 
 export interface ModelRequest {

@@ -47,6 +47,8 @@ export interface Tool {
    * run": its `execute` picks up what the first run started (a sub-agent goes on where it was).
    */
   readonly resumable?: boolean;
+  /** See `ToolSpec.optional`: on a small window, listed in the catalogue rather than defined. */
+  readonly optional?: boolean;
   /**
    * Whether this call may change the workspace's files though its risk is read-only (a sub-agent that may write, each
    * of its writes asked for at its own gate): its files are saved before and after it, as for any writing call, so
@@ -88,6 +90,8 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly risk: RiskLevel;
   /** See `Tool.resumable`. */
   readonly resumable?: boolean;
+  /** See `Tool.optional`. */
+  readonly optional?: boolean;
   /** See `Tool.changesFiles`. */
   readonly changesFiles?: (input: z.output<S>) => boolean;
   /** Raises the risk from the arguments, or refuses the call; the base level is used without it. */
@@ -164,6 +168,7 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
     description: declaration.description,
     baseRisk: declaration.risk,
     ...(declaration.resumable ? { resumable: true } : {}),
+    ...(declaration.optional ? { optional: true } : {}),
     ...(declaration.changesFiles ? { changesFiles: (input: unknown) => declaration.changesFiles?.(input as Input) ?? false } : {}),
     inputJsonSchema: z.toJSONSchema(declaration.input, { io: 'input' }) as Record<string, unknown>,
     parse(raw) {
@@ -269,6 +274,7 @@ export class ToolRegistry {
       inputSchema: tool.inputJsonSchema,
       ...(tool.group === undefined ? {} : { group: tool.group }),
       readOnly: tool.baseRisk === 'read_only',
+      ...(tool.optional ? { optional: true } : {}),
     }));
     this.lastSpecs = { denied: key, specs };
     return specs;

@@ -91,13 +91,12 @@ export function runPlanTool(subAgents: Pick<SubAgents, 'hand'>): Tool {
   return defineTool({
     name: runPlanToolName,
     description:
-      'Runs a plan as a graph of sub-tasks, each done by a sub-agent with a fresh context: give the goal and the steps, ' +
-      'each with an id, its goal, what it returns, the ids of the steps whose results it needs (dependsOn), and tools ' +
-      '"read_write" for a step that changes files. Steps whose dependencies are done run in parallel, each given their ' +
-      'results. Returns every step result, for you to write the answer. For one sub-task, use delegate.',
+      'Runs a plan as a graph of sub-tasks, each by a sub-agent: steps with an id, a goal, what it returns, the step ids ' +
+      'it needs (dependsOn), and tools "read_write" if it changes files. Ready steps run in parallel. Returns every result.',
     input: runPlanInputSchema,
     risk: 'read_only',
     resumable: true,
+    optional: true,
     changesFiles: (plan) => plan.steps.some((step) => step.tools === 'read_write'),
     // A plan with steps that may write is approved as a whole first, as any writing call is at its level; each write
     // is asked for again at its sub-agent's own gate, by the same rules.

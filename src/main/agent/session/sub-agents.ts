@@ -208,6 +208,7 @@ export class SubAgents {
       // same rules and autonomy, so a sub-agent that may write asks for each write as this session would.
       risk: 'read_only',
       resumable: true,
+      optional: true,
       // What a sub-agent that may write changes is saved around its call, so the parent's Changes and restores cover it.
       changesFiles: (input) => input.tools === 'read_write',
       assess: (input) => ({

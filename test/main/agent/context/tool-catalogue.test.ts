@@ -55,6 +55,29 @@ describe('a tool catalogue that fits the window', () => {
     expect(sizeOf(fitted)).toBeLessThan(tokensOf(JSON.stringify(many).length) / 4);
   });
 
+  it('leaves the optional built-in tools (sub-agents) out first on a window too small for them, or lists them in the catalogue', () => {
+    const handOn = (name: string): Tool =>
+      defineTool({
+        name,
+        description: `Hands work on. ${'Its schema and description are long. '.repeat(8)}`,
+        input: z.object({ goal: z.string(), steps: z.array(z.object({ id: z.string(), goal: z.string() })).optional() }),
+        risk: 'read_only',
+        optional: true,
+        execute: async () => ({ output: 'handed on' }),
+      });
+    const own = specsOf([...builtIns(), handOn('delegate'), handOn('run_plan')]);
+    // Room for the agent's own tools made short, not for these too: they are not offered, and no catalogue is added.
+    const ownShort = tokensOf(JSON.stringify(fitTools(specsOf(builtIns()), 10, [], tokensOf).tools).length);
+    const window = Math.ceil((ownShort + 5) / toolShare);
+    const fitted = fitTools(own, window, [], tokensOf);
+    expect(fitted.tools?.map((tool) => tool.name)).toEqual(builtIns().map((tool) => tool.name));
+    expect(fitted.catalogue).toBeNull();
+    // With a server's tools in a catalogue anyway, they are listed there, under the built-in ones.
+    const mixed = fitTools(specsOf([...builtIns(), handOn('delegate'), ...serverTools('github', 30)]), 8192, [], tokensOf);
+    expect(mixed.tools?.map((tool) => tool.name)).toEqual([...builtIns().map((tool) => tool.name), 'describe_tools']);
+    expect(mixed.catalogue).toMatch(/## built-in: 1 tool\nreads:\n- delegate: Hands work on\./);
+  });
+
   it('tells less about each tool as the window shrinks, and still fits', () => {
     const names = fitTools(many, 4096, [], tokensOf);
     expect(names.catalogue).toMatch(/reads: github__tool_0, github__tool_2/);
