@@ -90,9 +90,10 @@ function answerSubAgentGates(sessionId: string): () => void {
   return () => clearInterval(timer);
 }
 
-/** Every other session hands its work to a sub-agent (see the harness's model): a task, or one to delegate. */
+/** With CRASH_CHILD_DELEGATE, every other session hands its work to a sub-agent (see the harness's model). */
 function taskOf(sessionId: string): string {
-  return sessionId.charCodeAt(sessionId.length - 1) % 2 === 0 ? `delegate ${sessionId}` : `task ${sessionId}`;
+  const delegates = process.env['CRASH_CHILD_DELEGATE'] === '1' && sessionId.charCodeAt(sessionId.length - 1) % 2 === 0;
+  return delegates ? `delegate ${sessionId}` : `task ${sessionId}`;
 }
 
 async function waitUntilFinished(sessionId: string): Promise<string> {

@@ -153,23 +153,30 @@ async function worker(index: number, count: number, baseUrl: string, tally: Tall
       let current: string | null = null;
       let seen = 0;
       let done = false;
-      const life = startLife(dataDir, baseUrl, workspace, (line, self) => {
-        const [kind, a, b, c] = line.split(' ');
-        if (kind === 'committed' && a && b && c) committed.push({ sessionId: a, checkpointId: b, seq: Number(c) });
-        else if (kind === 'recovered' && a && b) resumed.set(a, b);
-        else if (kind === 'started' && a) current = a;
-        else if (kind === 'finished') tally.sessionsFinished += 1;
-        else if (kind === 'error') problems.push(`worker ${index} run ${run}: the app failed: ${line}`);
-        else if (kind === 'phase' && a === target && b === current && !done) {
-          seen += 1;
-          if (seen < occurrence) return;
-          done = true;
-          killed.add(b);
-          killedAt[target] += 1;
-          // Somewhere in the next few milliseconds: during the step, or just after it.
-          setTimeout(() => self.kill(), Math.random() * 4);
-        }
-      });
+      const life = startLife(
+        dataDir,
+        baseUrl,
+        workspace,
+        (line, self) => {
+          const [kind, a, b, c] = line.split(' ');
+          if (kind === 'committed' && a && b && c) committed.push({ sessionId: a, checkpointId: b, seq: Number(c) });
+          else if (kind === 'recovered' && a && b) resumed.set(a, b);
+          else if (kind === 'started' && a) current = a;
+          else if (kind === 'finished') tally.sessionsFinished += 1;
+          else if (kind === 'error') problems.push(`worker ${index} run ${run}: the app failed: ${line}`);
+          else if (kind === 'phase' && a === target && b === current && !done) {
+            seen += 1;
+            if (seen < occurrence) return;
+            done = true;
+            killed.add(b);
+            killedAt[target] += 1;
+            // Somewhere in the next few milliseconds: during the step, or just after it.
+            setTimeout(() => self.kill(), Math.random() * 4);
+          }
+        },
+        false,
+        true,
+      );
       // A life that neither reaches its kill nor ends is stuck: that is a failure too.
       const stuck = setTimeout(() => {
         problems.push(`worker ${index} run ${run}: the app got stuck (last lines: ${life.lines.slice(-3).join(' | ')})`);
@@ -191,6 +198,7 @@ async function worker(index: number, count: number, baseUrl: string, tally: Tall
         const [kind, a, b] = line.split(' ');
         if (kind === 'recovered' && a && b) resumed.set(a, b);
       },
+      true,
       true,
     );
     const stuck = setTimeout(() => {

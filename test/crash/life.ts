@@ -10,17 +10,21 @@ export interface Life {
 
 const childPath = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 
-/** Starts a life on a data folder; `once`: it stops after its first new session instead of starting more. */
+/**
+ * Starts a life on a data folder; `once`: it stops after its first new session instead of starting more; `delegate`:
+ * every other session it starts hands its work to a sub-agent.
+ */
 export function startLife(
   dataDir: string,
   baseUrl: string,
   workspace: string,
   onLine: (line: string, life: Life) => void,
   once = false,
+  delegate = false,
 ): Life {
   const child = spawn(process.execPath, ['--import', 'tsx', childPath, dataDir, baseUrl, workspace], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...(once ? { CRASH_CHILD_ONCE: '1' } : {}) },
+    env: { ...process.env, ...(once ? { CRASH_CHILD_ONCE: '1' } : {}), ...(delegate ? { CRASH_CHILD_DELEGATE: '1' } : {}) },
   });
   const lines: string[] = [];
   let buffer = '';
