@@ -94,10 +94,11 @@ describe('what each turn took and cost', () => {
     await page.getByRole('button', { name: '+ New session' }).first().click();
     const summaries = page.getByRole('group', { name: 'Turn summary' });
 
-    server.enqueue(answer('No price here.', 500, 10), answer('Still none.', 600, 10));
+    // Counts a real server would report for prompts this long: one far below what was sent would look like a cut window.
+    server.enqueue(answer('No price here.', 9_000, 10), answer('Still none.', 9_500, 10));
     await send(page, 'First');
     await expectPage(summaries).toHaveCount(1);
-    await expectPage(summaries.first()).toContainText('500 in · 10 out · no price');
+    await expectPage(summaries.first()).toContainText('9,000 in · 10 out · no price');
     await send(page, 'Second');
     await expectPage(summaries).toHaveCount(2);
     await checkUsage(page, (usage) => expectPage(usage).toContainText('2 calls without a price'));
@@ -107,8 +108,9 @@ describe('what each turn took and cost', () => {
     await page.getByRole('button', { name: 'Close settings' }).click();
 
     // Priced from here on: the cost budget counts what it can, and its gate says what it could not.
-    await setPrice(page, 'scripted-model', '1000', '2000');
-    server.enqueue(answer('Priced now.', 1_000, 100));
+    // 10,000 tokens in at $100 and 100 out at $2,000 per million.
+    await setPrice(page, 'scripted-model', '100', '2000');
+    server.enqueue(answer('Priced now.', 10_000, 100));
     await send(page, 'Third');
     await expectPage(summaries).toHaveCount(3);
     await expectPage(summaries.nth(2)).toContainText('$1.20');

@@ -69,7 +69,7 @@ export function PlanSteps({ input, run }: { input: unknown; run?: PlanRun }) {
 
 function StepList({ steps, run }: { steps: readonly PlanStep[]; run?: PlanRun }) {
   return (
-    <ol className="plan-steps small" aria-label="Steps of the plan">
+    <ol className="graph-steps small" aria-label="Steps of the plan">
       {steps.map((step) => (
         <li key={step.id}>
           <span className="plan-step-head">
