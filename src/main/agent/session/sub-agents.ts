@@ -12,6 +12,7 @@ import type { Clock } from '../ports/clock';
 import type { SessionStore } from '../ports/stores';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
 import type { Recovery } from './recovery';
+import { FolderWriters, Slots } from './sub-agent-turns';
 import { delegateToolName, type TurnScheduler } from './turn-scheduler';
 
 /** What a sub-agent may do when the brief does not say, and the bounds it may ask for. */
@@ -79,100 +80,6 @@ export function briefText(input: DelegateInput, answerChars: number): string {
 function titleOf(goal: string): string {
   const line = goal.split('\n')[0]?.trim() ?? '';
   return `Sub-agent: ${line.length > 60 ? `${line.slice(0, 59)}…` : line}`;
-}
-
-/**
- * Slots for sub-agents running at once. A sub-agent waiting for its own sub-agents lends its slot meanwhile, so a
- * tree never waits on itself.
- */
-class Slots {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly limit: () => number) {}
-
-  async take(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new CancelledError();
-    if (this.running < this.limit()) {
-      this.running += 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const wake = (): void => {
-        signal.removeEventListener('abort', stop);
-        resolve();
-      };
-      const stop = (): void => {
-        const at = this.waiting.indexOf(wake);
-        if (at >= 0) this.waiting.splice(at, 1);
-        reject(new CancelledError());
-      };
-      this.waiting.push(wake);
-      signal.addEventListener('abort', stop, { once: true });
-    });
-  }
-
-  give(): void {
-    // Over a limit lowered meanwhile, the slot is not passed on: fewer run from now.
-    const next = this.running > this.limit() ? undefined : this.waiting.shift();
-    // The slot passes straight to the next waiting: the count stays.
-    if (next) next();
-    else this.running = Math.max(0, this.running - 1);
-  }
-}
-
-/** A folder's writer turn, taken: handed to the sub-agent that runs with it, and released when it is done. */
-interface WriterTurn {
-  hand(childId: string): void;
-  release(): void;
-}
-
-/**
- * One writing sub-agent per folder at a time. The one that holds a folder may hand its turn down to a writing
- * sub-agent of its own (it waits for it meanwhile), and gets it back when that one is done; any other waits.
- */
-class FolderWriters {
-  /** Per folder, who holds it: a chain from the first holder down to the one writing now. */
-  private readonly holders = new Map<string, string[]>();
-  private readonly waiting = new Set<() => void>();
-
-  async take(folder: string, parentId: string, signal: AbortSignal): Promise<WriterTurn> {
-    for (;;) {
-      if (signal.aborted) throw new CancelledError();
-      const chain = this.holders.get(folder) ?? [];
-      if (chain.length === 0 || chain.at(-1) === parentId) {
-        // A placeholder until the sub-agent exists: nobody else may take the folder meanwhile.
-        const mine = [...chain, `pending:${parentId}`];
-        this.holders.set(folder, mine);
-        const depth = mine.length;
-        return {
-          hand: (childId) => {
-            const now = this.holders.get(folder);
-            if (now && now.length === depth) now[depth - 1] = childId;
-          },
-          release: () => {
-            const now = this.holders.get(folder) ?? [];
-            if (now.length <= 1) this.holders.delete(folder);
-            else this.holders.set(folder, now.slice(0, depth - 1));
-            for (const wake of [...this.waiting]) wake();
-          },
-        };
-      }
-      await new Promise<void>((resolve, reject) => {
-        const wake = (): void => {
-          this.waiting.delete(wake);
-          signal.removeEventListener('abort', stop);
-          resolve();
-        };
-        const stop = (): void => {
-          this.waiting.delete(wake);
-          reject(new CancelledError());
-        };
-        this.waiting.add(wake);
-        signal.addEventListener('abort', stop, { once: true });
-      });
-    }
-  }
 }
 
 /**

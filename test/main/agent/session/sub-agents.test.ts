@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Settings } from '../../../../src/shared/domain';
+import type { Session, Settings } from '../../../../src/shared/domain';
 import type { JournalEntry } from '../../../../src/shared/events';
 import { ScriptedModelServer, textTurn, type ScriptedTurn } from '../../../scripted-model-server';
 import type { RecordedRequest } from '../../../scripted-model-server/recorded-request';
@@ -386,10 +386,7 @@ describe('sub-agents', () => {
     ]);
     // Handing work on asks nothing by itself at L1; the sub-agent's write asks at its own gate.
     h.runtime.send(h.sessionId, 'Go');
-    const child = await waitFor(() => {
-      const found = h.runtime.subAgents.of(h.sessionId)[0];
-      return found && h.view(found.id).pendingApproval !== null ? found : null;
-    });
+    const child = await atGate(h);
     // The sub-agent's gate names the tool it asks for, in its own session.
     expect(h.view(child.id).pendingApproval?.tool).toBe('write_note');
     await h.runtime.cancel(h.sessionId);
@@ -409,10 +406,7 @@ describe('sub-agents', () => {
       ['Publish it', [{ steps: [toolCall('write_note', { name: 'p', text: 'y' }, 'w1')] }, textTurn('Wrote the note.')]],
     ]);
     first.runtime.send(first.sessionId, 'Go');
-    const child = await waitFor(() => {
-      const found = first.runtime.subAgents.of(first.sessionId)[0];
-      return found && first.view(found.id).pendingApproval !== null ? found : null;
-    });
+    const child = await atGate(first);
     const gateId = first.view(child.id).pendingApproval?.approvalId;
     first.crash();
     opened.splice(opened.indexOf(first), 1);
@@ -451,10 +445,7 @@ describe('sub-agents', () => {
       ['Wait at a gate', [{ steps: [toolCall('write_note', { name: 'q', text: 'z' }, 'w1')] }]],
     ]);
     first.runtime.send(first.sessionId, 'Go');
-    const child = await waitFor(() => {
-      const found = first.runtime.subAgents.of(first.sessionId)[0];
-      return found && first.view(found.id).pendingApproval !== null ? found : null;
-    });
+    const child = await atGate(first);
     first.crash();
     opened.splice(opened.indexOf(first), 1);
     const second = await first.reopen();
@@ -471,6 +462,14 @@ describe('sub-agents', () => {
     expect(second.log).toEqual([]);
   });
 });
+
+/** The session's sub-agent (of one plan step, `stepId`) once it waits at a gate of its own. */
+function atGate(h: Harness, stepId?: string): Promise<Session> {
+  return waitFor(() => {
+    const found = h.runtime.subAgents.of(h.sessionId).find((child) => child.subAgent?.stepId === stepId);
+    return found && h.view(found.id).pendingApproval !== null ? found : null;
+  });
+}
 
 async function waitFor<T>(check: () => T | null | undefined | false): Promise<T> {
   const started = Date.now();
@@ -633,10 +632,7 @@ describe('plans as graphs', () => {
       ['Publish then', [{ steps: [toolCall('publish', { target: 'site' }, 'x1')] }, textTurn('Published.')]],
     ]);
     first.runtime.send(first.sessionId, 'Go');
-    const waiting = await waitFor(() => {
-      const found = first.runtime.subAgents.of(first.sessionId).find((child) => child.subAgent?.stepId === 'publish');
-      return found && first.view(found.id).pendingApproval !== null ? found : null;
-    });
+    const waiting = await atGate(first, 'publish');
     first.crash();
     opened.splice(opened.indexOf(first), 1);
     const second = await first.reopen();
@@ -681,10 +677,7 @@ describe('plans as graphs', () => {
     expect(asked.pendingApproval).toMatchObject({ tool: 'run_plan', risk: 'write_low' });
     expect(h.runtime.subAgents.of(h.sessionId)).toEqual([]);
     h.runtime.answerApproval(asked.pendingApproval?.approvalId ?? '', 'allow_once');
-    const writer = await waitFor(() => {
-      const found = h.runtime.subAgents.of(h.sessionId).find((child) => child.subAgent?.stepId === 'write');
-      return found && h.view(found.id).pendingApproval !== null ? found : null;
-    });
+    const writer = await atGate(h, 'write');
     h.runtime.answerApproval(h.view(writer.id).pendingApproval?.approvalId ?? '', 'allow_once');
     await h.runtime.whenIdle(h.sessionId);
     expect(h.log).toEqual(['write w']);
