@@ -161,6 +161,8 @@ export const subAgentLinkSchema = z.object({
   toolCallId: z.string().min(1).max(200),
   /** A step of a plan run as a graph (the call's own sub-agents told apart by it); absent for a delegate call's one. */
   stepId: z.string().min(1).max(32).optional(),
+  /** The parent's turn that made it. */
+  turnId: z.string().min(1).max(200).optional(),
   depth: z.number().int().min(1).max(8),
   tools: z.enum(['read_only', 'read_write']),
   modelCalls: z.number().int().min(1).max(1000),

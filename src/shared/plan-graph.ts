@@ -72,3 +72,43 @@ export const runPlanInputSchema = z
     if (problem) issues.addIssue({ code: 'custom', path: ['steps'], message: problem });
   });
 export type RunPlanInput = z.output<typeof runPlanInputSchema>;
+
+/**
+ * Every plan ends with two steps of its own, after those the model gave: one writes the answer from the results, one
+ * checks it against the goal. Their ids cannot be taken by a plan's steps (ids have no ":").
+ */
+export const answerStepId = ':answer';
+export const checkStepId = ':check';
+
+/** What the check of a plan's answer found: passed, failed, or no verdict (an answer that says neither), and why. */
+export interface CheckVerdict {
+  readonly passed: boolean | null;
+  readonly why: string;
+}
+
+/** The check's verdict from its answer: a first line that starts with PASS or FAIL, then why. */
+export function checkVerdictOf(answer: string): CheckVerdict {
+  const lines = answer.trim().split('\n');
+  const first = lines[0]?.trim() ?? '';
+  const word = /^[^A-Za-z]*(pass|fail)(?:ed|s)?\b[\s:.\-–—]*(.*)$/i.exec(first);
+  if (!word) return { passed: null, why: answer.trim().slice(0, 500) };
+  const why = [word[2] ?? '', ...lines.slice(1)].join('\n').trim().slice(0, 500);
+  return { passed: word[1]?.toLowerCase() === 'pass', why };
+}
+
+/** How a plan's result says what its check found, on a line of its own (read back by the plan's card). */
+export function checkLine(verdict: CheckVerdict): string {
+  const head = verdict.passed === null ? 'no verdict' : verdict.passed ? 'passed' : 'failed';
+  const why = verdict.why.split('\n')[0]?.trim() ?? '';
+  return `Check against the goal: ${head}${why === '' ? '' : `: ${why}`}`;
+}
+
+/** The check a finished plan's result reports, or null when it reports none (its answer could not be written). */
+export function checkInResult(output: string): { readonly head: 'passed' | 'failed' | 'no verdict'; readonly why: string } | null {
+  const found = /^Check against the goal: (passed|failed|no verdict)(?:: (.*))?$/m.exec(output);
+  if (!found) return null;
+  return { head: found[1] as 'passed' | 'failed' | 'no verdict', why: found[2] ?? '' };
+}
+
+/** The first line of the result of a plan run as the one replan after a failed check. */
+export const replanLine = 'This plan is the replan after the check of the plan before it failed.';

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { answerGoal, checkGoal } from '../../src/main/agent/session/plan-graph';
 import { builtinTools } from '../../src/main/tools/builtin-tools';
 import { BashParser } from '../../src/main/shell/bash-parser';
 import { toolCall } from '../main/agent/harness';
@@ -142,6 +143,8 @@ describe('sub-agents in the workbench', () => {
         [{ steps: [toolCall('write_file', { path: 'summary.md', content: '# Summary\n' }, 'w1')] }, textTurn('Wrote summary.md.')],
       ],
       ['Check the summary against the survey', [textTurn('The summary covers a and b.')]],
+      [answerGoal({ goal: 'Survey and summarize' }), [textTurn('Notes a and b, summarized in summary.md.')]],
+      [checkGoal({ goal: 'Survey and summarize' }), [textTurn('PASS: both notes are surveyed and summarized.')]],
     ]);
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('Survey the notes and summarize them, as a plan');
@@ -172,6 +175,11 @@ describe('sub-agents in the workbench', () => {
     expect(readFileSync(join(folder.path, 'summary.md'), 'utf8')).toBe('# Summary\n');
     // Each step says how long it took and the tokens it used.
     await expectPage(cardSteps.nth(2)).toContainText(/answered · reads only · \d+(\.\d)? m?s · [\d,]+ tokens/);
+    // Then the answer was written from the results, and checked against the goal.
+    const finish = card.getByRole('list', { name: 'Answer and check' }).getByRole('listitem');
+    await expectPage(finish.nth(0)).toContainText('Write the answer from the results');
+    await expectPage(finish.nth(0)).toContainText('answered');
+    await expectPage(finish.nth(1).getByLabel('Check', { exact: true })).toHaveText('· passed: both notes are surveyed and summarized.');
     // The Plan tab draws the graph stage by stage: the two that ran at once, then the one that needed both.
     const details = page.getByRole('complementary', { name: 'Details' });
     if (!(await details.isVisible())) await page.keyboard.press('Control+j');
@@ -181,6 +189,54 @@ describe('sub-agents in the workbench', () => {
     await expectPage(graph.getByRole('group', { name: 'Stage 1' }).getByRole('listitem')).toHaveCount(2);
     await expectPage(graph.getByRole('group', { name: 'Stage 2' })).toContainText('Check the summary against the survey');
     await workbench.screenshot('plan-graph-done');
+  });
+
+  it('a plan whose answer fails its check is replanned once, and the replan says so on its card', async () => {
+    const byAsker = new ScriptByAsker();
+    const workbench = await open({}, { fallback: byAsker.route });
+    const { page, host } = workbench;
+    await workbench.configureScriptedModel();
+    const created = await host.invoke('session:create', { title: 'Count them' });
+    if (!created.ok) throw new Error(created.error.message);
+    await page.reload();
+    await page.getByRole('button', { name: /^Count them/ }).click();
+    const first = {
+      goal: 'Count the notes',
+      steps: [
+        { id: 'a', goal: 'Count in a' },
+        { id: 'b', goal: 'Count in b' },
+      ],
+    };
+    const again = {
+      goal: 'Count every note',
+      steps: [
+        { id: 'a', goal: 'Count in a' },
+        { id: 'hidden', goal: 'Count the hidden ones' },
+      ],
+    };
+    byAsker.scripts = new Map([
+      ['parent', [{ steps: [toolCall('run_plan', first, 'p1')] }, { steps: [toolCall('run_plan', again, 'p2')] }, textTurn('Four notes.')]],
+      ['Count in a', [textTurn('One.')]],
+      ['Count in b', [textTurn('Two.')]],
+      ['Count the hidden ones', [textTurn('One hidden.')]],
+      [answerGoal(first), [textTurn('Three notes.')]],
+      [checkGoal(first), [textTurn('FAIL: the hidden notes were not counted.')]],
+      [answerGoal(again), [textTurn('Four notes, one of them hidden.')]],
+      [checkGoal(again), [textTurn('PASS')]],
+    ]);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('How many notes?');
+    await box.press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Four notes.');
+    const cards = page.getByRole('region', { name: 'Tool run_plan' });
+    await expectPage(cards).toHaveCount(2);
+    await expectPage(cards.nth(0).getByLabel('Check', { exact: true })).toHaveText('· failed: the hidden notes were not counted.');
+    await expectPage(cards.nth(0).getByRole('note', { name: 'Replan' })).toHaveCount(0);
+    await expectPage(cards.nth(1).getByRole('note', { name: 'Replan' })).toHaveText(
+      'A replan: the check of the plan before it failed: the hidden notes were not counted.',
+    );
+    await expectPage(cards.nth(1).getByLabel('Check', { exact: true })).toHaveText('· passed');
+    await workbench.screenshot('plan-graph-replan');
   });
 
   it('sets how many sub-agents work at once, and how deep they may hand work on, in Settings', async () => {

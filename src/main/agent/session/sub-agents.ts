@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ModelChoice, Session, SubAgentLink } from '../../../shared/domain';
 import { CancelledError, NotFoundError, WorkbenchError } from '../../../shared/errors';
+import { checkStepId, checkVerdictOf, type CheckVerdict } from '../../../shared/plan-graph';
 import { isMessage } from '../context/context-view';
 import type { ConversationStore } from '../history/conversation-store';
 import type { SessionJournal } from '../history/session-journal';
@@ -136,6 +137,21 @@ export class SubAgents {
   }
 
   /**
+   * What the checks of the plans run earlier in this call's turn found, oldest first: a plan after a failed check is a
+   * replan. Read from the checks' sub-agents, which know the turn that made them, so it holds after a stop of the app.
+   */
+  checksBefore(context: ToolContext): CheckVerdict[] {
+    const turnId = this.options.journal.head(context.sessionId).openTurn;
+    if (turnId === null) return [];
+    return this.options.store
+      .subAgents(context.sessionId)
+      .filter(
+        ({ subAgent }) => subAgent?.stepId === checkStepId && subAgent.toolCallId !== context.toolCallId && subAgent.turnId === turnId,
+      )
+      .map((session) => checkVerdictOf(this.lastAnswer(session.id) ?? ''));
+  }
+
+  /**
    * Runs a call's sub-agent (or, with `stepId`, the sub-agent of one step of a plan the call runs) to its answer: made
    * and started the first time, picked up where it was when the call runs again after a stop of the app, read when it
    * had finished. Stop (the parent's signal) stops it too.
@@ -226,10 +242,12 @@ export class SubAgents {
           : `Sub-agents may hand work on at most ${allowed} levels deep; this would be ${depth}.`,
       );
     const model = this.modelFor(parent, input.model);
+    const turnId = journal.head(parent.id).openTurn;
     const link: SubAgentLink = {
       parentSessionId: parent.id,
       toolCallId: context.toolCallId,
       ...(stepId === undefined ? {} : { stepId }),
+      ...(turnId === null ? {} : { turnId }),
       depth,
       tools: input.tools,
       modelCalls: input.modelCalls ?? subAgentDefaults.modelCalls,

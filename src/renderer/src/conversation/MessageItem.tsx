@@ -252,7 +252,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
                 input={call.input}
                 {...(call.state === 'denied' || call.state === 'requested'
                   ? {}
-                  : { run: { store, sessionId, toolCallId: call.id, running: call.state === 'running' } })}
+                  : { run: { store, sessionId, toolCallId: call.id, running: call.state === 'running', output: call.output } })}
               />
             )}
           </ToolCard>

@@ -62,7 +62,12 @@ function PlanTab({ store, sessionId }: { store: AppStore; sessionId: string }) {
     );
   return (
     <>
-      {graph && <PlanGraph input={graph.input} run={{ store, sessionId, toolCallId: graph.id, running: graph.state === 'running' }} />}
+      {graph && (
+        <PlanGraph
+          input={graph.input}
+          run={{ store, sessionId, toolCallId: graph.id, running: graph.state === 'running', output: graph.output }}
+        />
+      )}
       {plan && <PlanCard store={store} sessionId={sessionId} plan={plan} />}
     </>
   );

@@ -1,9 +1,9 @@
 /*
  * A plan run as a graph (`run_plan`): its steps in order, what each needs first, and, once it runs, each step's
- * sub-agent as it stands.
+ * sub-agent as it stands, then the answer written from their results and its check against the goal.
  */
 
-import { runPlanInputSchema, type PlanStep } from '../../../shared/plan-graph';
+import { answerStepId, checkInResult, checkStepId, replanLine, runPlanInputSchema, type PlanStep } from '../../../shared/plan-graph';
 import type { AppStore } from '../store';
 import { SubAgentLink } from './SubAgentLink';
 
@@ -13,6 +13,8 @@ export interface PlanRun {
   readonly sessionId: string;
   readonly toolCallId: string;
   readonly running: boolean;
+  /** The call's output: live while it runs, its result once finished (the check's verdict is read from it). */
+  readonly output: string;
 }
 
 /** The stages of a plan: the steps that can start at once, then those that need only them, and so on. */
@@ -47,6 +49,7 @@ export function PlanGraph({ input, run }: { input: unknown; run: PlanRun }) {
   return (
     <section className="plan-graph" aria-label="Plan graph">
       <h4>{parsed.data.goal}</h4>
+      <ReplanNote run={run} />
       {stages.map((stage, index) => (
         <div key={index} className="plan-stage" role="group" aria-label={`Stage ${index + 1}`}>
           <p className="muted small">
@@ -56,6 +59,12 @@ export function PlanGraph({ input, run }: { input: unknown; run: PlanRun }) {
           <StepList steps={stage} run={run} />
         </div>
       ))}
+      <div className="plan-stage" role="group" aria-label="Answer and check">
+        <p className="muted small">Last</p>
+        <ol className="graph-steps small">
+          <Finish run={run} />
+        </ol>
+      </div>
     </section>
   );
 }
@@ -64,7 +73,55 @@ export function PlanGraph({ input, run }: { input: unknown; run: PlanRun }) {
 export function PlanSteps({ input, run }: { input: unknown; run?: PlanRun }) {
   const parsed = runPlanInputSchema.safeParse(input);
   if (!parsed.success) return null;
-  return <StepList steps={parsed.data.steps} {...(run ? { run } : {})} />;
+  if (!run) return <StepList steps={parsed.data.steps} />;
+  return (
+    <>
+      <ReplanNote run={run} />
+      <StepList steps={parsed.data.steps} run={run} />
+      <ol className="graph-steps small" aria-label="Answer and check">
+        <Finish run={run} />
+      </ol>
+    </>
+  );
+}
+
+/** Over a plan run as the one replan after a failed check: says so, and what the check had found. */
+function ReplanNote({ run }: { run: PlanRun }) {
+  if (!run.output.startsWith(replanLine)) return null;
+  const found = /It found: (.*)$/m.exec(run.output)?.[1];
+  return (
+    <p className="notice notice-info small" role="note" aria-label="Replan">
+      A replan: the check of the plan before it failed{found ? `: ${found}` : '.'}
+    </p>
+  );
+}
+
+/** The two steps every plan ends with: the answer written from the results, and its check against the goal. */
+function Finish({ run }: { run: PlanRun }) {
+  const check = checkInResult(run.output);
+  return (
+    <>
+      <li>
+        <span className="plan-step-head">
+          <code>answer</code> Write the answer from the results <span className="muted"> · reads only</span>
+        </span>
+        <SubAgentLink store={run.store} sessionId={run.sessionId} toolCallId={run.toolCallId} running={run.running} stepId={answerStepId} />
+      </li>
+      <li>
+        <span className="plan-step-head">
+          <code>check</code> Check the answer against the goal
+          {check && (
+            <span className={check.head === 'failed' ? 'plan-check failed' : 'plan-check'} aria-label="Check">
+              {' '}
+              · {check.head}
+              {check.why ? `: ${check.why}` : ''}
+            </span>
+          )}
+        </span>
+        <SubAgentLink store={run.store} sessionId={run.sessionId} toolCallId={run.toolCallId} running={run.running} stepId={checkStepId} />
+      </li>
+    </>
+  );
 }
 
 function StepList({ steps, run }: { steps: readonly PlanStep[]; run?: PlanRun }) {

@@ -4,6 +4,8 @@ import type { JournalEntry } from '../../../../src/shared/events';
 import { ScriptedModelServer, textTurn, type ScriptedTurn } from '../../../scripted-model-server';
 import type { RecordedRequest } from '../../../scripted-model-server/recorded-request';
 import { offeredTools, requestText, requestsOf as requestsBy, ScriptByAsker } from '../../../scripted-model-server/by-asker';
+import { answerGoal, checkGoal } from '../../../../src/main/agent/session/plan-graph';
+import { replanLine } from '../../../../src/shared/plan-graph';
 import { createHarness, toolCall, type Harness } from '../harness';
 
 /* Sub-agents against the scripted server, which answers by who asks (see `ScriptByAsker`). */
@@ -527,13 +529,27 @@ describe('plans as graphs', () => {
       ['Read the notes', [slow('The notes say 42.')]],
       ['Read the logs', [slow('The logs say 42.')]],
       ['Compare them', [textTurn('Both say 42.')]],
+      [answerGoal({ goal: 'Compare the notes and the logs' }), [textTurn('The notes and the logs agree: 42.')]],
+      [checkGoal({ goal: 'Compare the notes and the logs' }), [textTurn('PASS: both sources are compared.')]],
     ]);
     h.runtime.send(h.sessionId, 'Compare');
     await h.runtime.whenIdle(h.sessionId);
     const output = results(h).get('p1')?.output ?? '';
     expect(results(h).get('p1')?.status).toBe('succeeded');
-    expect(output).toContain('[notes] Read the notes: done\nThe notes say 42.');
-    expect(output).toContain('[compare] Compare them: done\nBoth say 42.');
+    // The parent is given the answer, the check's verdict and a line per step, not every step's whole result.
+    expect(output).toContain('The answer:\nThe notes and the logs agree: 42.');
+    expect(output).toContain('Check against the goal: passed: both sources are compared.');
+    expect(output).toContain('[notes] Read the notes: done: The notes say 42.');
+    expect(output).toContain('[compare] Compare them: done: Both say 42.');
+    // The answer was written from every step's result, and the check was given the goal and that answer.
+    const [answer, check] = [
+      requestsOf(answerGoal({ goal: 'Compare the notes and the logs' }))[0],
+      requestsOf(checkGoal({ goal: 'Compare the notes and the logs' }))[0],
+    ];
+    expect(requestText(answer)).toContain('[logs] Read the logs: done\nThe logs say 42.');
+    expect(requestText(answer)).toContain('[compare] Compare them: done\nBoth say 42.');
+    expect(requestText(check)).toContain('The answer written for it:\nThe notes and the logs agree: 42.');
+    expect(check?.receivedAt ?? 0).toBeGreaterThan(answer?.receivedAt ?? 0);
     // The two without dependencies ran at once; the third only after both, given their results.
     const [notes, logs, compare] = [requestsOf('Read the notes')[0], requestsOf('Read the logs')[0], requestsOf('Compare them')[0]];
     expect(Math.abs((notes?.receivedAt ?? 0) - (logs?.receivedAt ?? 0))).toBeLessThan(100);
@@ -541,7 +557,13 @@ describe('plans as graphs', () => {
     expect(requestText(compare)).toContain('[notes] The notes say 42.');
     expect(requestText(compare)).toContain('[logs] The logs say 42.');
     // One sub-agent per step, each linked to the call and its step.
-    expect(h.runtime.subAgents.of(h.sessionId).map((child) => child.subAgent?.stepId)).toEqual(['notes', 'logs', 'compare']);
+    expect(h.runtime.subAgents.of(h.sessionId).map((child) => child.subAgent?.stepId)).toEqual([
+      'notes',
+      'logs',
+      'compare',
+      ':answer',
+      ':check',
+    ]);
     expect(h.view().messages.at(-1)?.text).toBe('They agree.');
   });
 
@@ -572,8 +594,58 @@ describe('plans as graphs', () => {
     expect(output).toContain('2 of them without a result');
     expect(output).toMatch(/\[a\] Fail first: failed: The sub-agent failed/);
     expect(output).toContain('[b] After it: not run: it depends on "a", which did not finish');
-    expect(output).toContain('[c] On its own: done\nFine on its own.');
+    expect(output).toContain('[c] On its own: done: Fine on its own.');
     expect(requestsOf('After it')).toHaveLength(0);
+    // The answer was written from what there was; a check that says neither PASS nor FAIL is reported as such.
+    expect(requestText(requestsOf(answerGoal({ goal: 'Two lines of work' }))[0])).toContain('[b] After it: not run');
+    expect(output).toContain('Check against the goal: no verdict');
+  });
+
+  it('checks the answer against the goal; after a failed check the model may replan once, visibly, and no more in that turn', async () => {
+    const h = await harness();
+    const first = { goal: 'Count the notes', steps: [step('a', 'Count in a'), step('b', 'Count in b')] };
+    const again = { goal: 'Count the notes, the hidden ones too', steps: [step('c', 'Count in c'), step('d', 'Count hidden')] };
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          { steps: [toolCall('run_plan', first, 'p1')] },
+          { steps: [toolCall('run_plan', again, 'p2')] },
+          { steps: [toolCall('run_plan', first, 'p3')] },
+          textTurn('Three notes, the hidden one unread.'),
+          { steps: [toolCall('run_plan', first, 'p4')] },
+          textTurn('Three notes.'),
+        ],
+      ],
+      ['Count in a', [textTurn('One.')]],
+      ['Count in b', [textTurn('Two.')]],
+      ['Count in c', [textTurn('One.')]],
+      ['Count hidden', [textTurn('Could not open the hidden folder.')]],
+      [answerGoal(first), [textTurn('There are 3 notes.')]],
+      [checkGoal(first), [textTurn('FAIL: the hidden notes were not counted.')]],
+      [answerGoal(again), [textTurn('There are 3 notes; the hidden ones could not be read.')]],
+      [checkGoal(again), [textTurn('Fail\nThe hidden notes are still not counted.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'How many notes are there?');
+    await h.runtime.whenIdle(h.sessionId);
+    const found = results(h);
+    expect(found.get('p1')?.output).toContain('Check against the goal: failed: the hidden notes were not counted.\nYou may replan once');
+    // The second plan says it is the replan, and after its check failed too, no third plan runs in this turn.
+    expect(found.get('p2')?.output.split('\n')[0]).toBe(`${replanLine} It found: the hidden notes were not counted.`);
+    expect(found.get('p2')?.output).toContain('Check against the goal: failed: The hidden notes are still not counted.');
+    expect(found.get('p2')?.output).toContain('This plan was the one replan');
+    expect(found.get('p3')).toMatchObject({ status: 'failed', output: expect.stringContaining('A plan is replanned once') });
+    expect(h.runtime.subAgents.of(h.sessionId)).toHaveLength(8);
+    // The replan was shown as it ran, on its card.
+    const calls = h.view().messages.flatMap((message) => message.toolCalls);
+    expect(calls.map((call) => call.tool)).toEqual(['run_plan', 'run_plan', 'run_plan']);
+    // A new message is a new turn: its plan is a first plan again.
+    h.runtime.send(h.sessionId, 'Count again');
+    await h.runtime.whenIdle(h.sessionId);
+    const later = results(h, h.sessionId, ['p1', 'p2', 'p3', 'p4']).get('p4')?.output ?? '';
+    expect(later).not.toContain(replanLine);
+    expect(later).toContain('You may replan once');
+    expect(h.view().messages.at(-1)?.text).toBe('Three notes.');
   });
 
   it('refuses a graph with a circle, a missing step or too many steps, telling the model why, and runs nothing', async () => {
@@ -643,11 +715,16 @@ describe('plans as graphs', () => {
     second.runtime.answerApproval(gateId, 'allow_once');
     await second.runtime.whenIdle(second.sessionId);
     expect(second.view().messages.at(-1)?.text).toBe('Both steps done.');
-    expect(results(second).get('p1')?.output).toContain('[look] Look first: done\nLooked.');
-    expect(results(second).get('p1')?.output).toContain('[publish] Publish then: done\nPublished.');
+    expect(results(second).get('p1')?.output).toContain('[look] Look first: done: Looked.');
+    expect(results(second).get('p1')?.output).toContain('[publish] Publish then: done: Published.');
     // The step that had finished was not run again, nor was a second sub-agent made for either.
     expect(requestsOf('Look first')).toHaveLength(1);
-    expect(second.runtime.subAgents.of(second.sessionId)).toHaveLength(2);
+    expect(second.runtime.subAgents.of(second.sessionId).map((child) => child.subAgent?.stepId)).toEqual([
+      'look',
+      'publish',
+      ':answer',
+      ':check',
+    ]);
     expect(second.log).toEqual(['publish site']);
   });
 
@@ -681,6 +758,6 @@ describe('plans as graphs', () => {
     h.runtime.answerApproval(h.view(writer.id).pendingApproval?.approvalId ?? '', 'allow_once');
     await h.runtime.whenIdle(h.sessionId);
     expect(h.log).toEqual(['write w']);
-    expect(results(h).get('p1')?.output).toContain('[write] Write it: done\nWrote it.');
+    expect(results(h).get('p1')?.output).toContain('[write] Write it: done: Wrote it.');
   });
 });
