@@ -25,6 +25,8 @@ export const changedFileSchema = z.object({
    * its parts (the file is otherwise as the agent left it), or all of it (the path is as it was before).
    */
   reverted: z.enum(['no', 'part', 'whole']),
+  /** The sub-agents that changed it, when one did (the one that did the work, not those that handed it on). */
+  by: z.array(z.object({ sessionId: z.string(), title: z.string() })).optional(),
 });
 export type ChangedFile = z.infer<typeof changedFileSchema>;
 

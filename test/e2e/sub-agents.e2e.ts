@@ -95,6 +95,21 @@ describe('sub-agents in the workbench', () => {
     expect(JSON.stringify(last?.body['messages'])).toContain('Notes: a and b.');
     expect(JSON.stringify(last?.body['messages'])).not.toContain('# Summary');
 
+    // Changes and History say which sub-agent changed the file, and Changes leads to it.
+    const details = page.getByRole('complementary', { name: 'Details' });
+    if (!(await details.isVisible())) await page.keyboard.press('Control+j');
+    await details.getByRole('tab', { name: 'Changes' }).click();
+    const changed = details.getByRole('list', { name: 'Changed paths' }).getByRole('listitem');
+    await expectPage(changed).toHaveCount(1);
+    await expectPage(changed.first()).toContainText('summary.md');
+    await expectPage(changed.first().getByRole('button', { name: 'by sub-agent “Write the summary”' })).toBeVisible();
+    await details.getByRole('tab', { name: 'History' }).click();
+    await expectPage(details.getByRole('list', { name: 'Checkpoints' })).toContainText(/Sub-agent “Write the summary”.*1 file changed/);
+    await details.getByRole('tab', { name: 'Changes' }).click();
+    await changed.first().getByRole('button', { name: 'by sub-agent “Write the summary”' }).click();
+    await expectPage(page.getByRole('note', { name: 'Sub-agent session' })).toBeVisible();
+    await page.getByRole('button', { name: 'Back to Survey and summarize' }).click();
+
     // A finished sub-agent's session opens from its card, with its whole transcript.
     await links.nth(0).getByRole('button', { name: 'Open its session' }).click();
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Notes: a and b.');

@@ -65,6 +65,32 @@ describe('what each checkpoint of the history says', () => {
     ]);
   });
 
+  it('names work handed on by the sub-agents that did it', () => {
+    const handed = (toolCallId: string, tool: string, input: Record<string, unknown>) => ({
+      ...requested(toolCallId, ''),
+      tool,
+      input,
+      summary: `(may write) ${String(input['goal'])}`,
+    });
+    const view = reduceSessionView(
+      emptySessionView,
+      journal([
+        { type: 'user_message', ...ref, messageId: 'u1', text: 'Hand it on' },
+        { type: 'assistant_message_started', ...ref, messageId: 'a1' },
+        handed('c1', 'delegate', { goal: 'Write the summary', tools: 'read_write' }),
+        handed('c2', 'run_plan', { goal: 'Survey and summarize', steps: [] }),
+        finished('c1'),
+        checkpoint('k1', 1, 'tool'),
+        finished('c2'),
+        checkpoint('k2', 2, 'tool'),
+      ]),
+    );
+    expect(checkpointLabels(view.checkpoints, view.messages)).toEqual([
+      'Sub-agent “Write the summary”',
+      'Plan “Survey and summarize”, by its sub-agents',
+    ]);
+  });
+
   it('says what the person answered at each gate: allowed, denied, approved, withheld', () => {
     const gate = (toolCallId: string, approvalId: string) => ({
       type: 'approval_requested',

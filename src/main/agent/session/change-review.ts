@@ -2,7 +2,7 @@
  * What the agent changed in the workspace's files, by turn or session: listed, diffed, and reverted whole or by
  * hunk.
  */
-import { maxChangedListed, type ChangeSet, type FileDiff } from '../../../shared/changes';
+import { maxChangedListed, type ChangedFile, type ChangeSet, type FileDiff } from '../../../shared/changes';
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { FilesRestored } from '../../../shared/file-history';
 import type { Clock } from '../ports/clock';
@@ -20,6 +20,12 @@ export interface ChangeReviewOptions {
   readonly clock: Clock;
   readonly newId: () => string;
 }
+
+/** A sub-agent named beside a path it changed. */
+type SubAgentMark = NonNullable<ChangedFile['by']>[number];
+
+/** How deep a walk of sub-agents goes at most (the setting allows fewer). */
+const maxSubAgentDepth = 8;
 
 /** A snapshot the journal of the shown line names, with the turn that took it. */
 interface Mark {
@@ -70,12 +76,44 @@ export class ChangeReview {
       const paths = agentPaths(marks.filter((mark) => mark.turnId === id));
       return { turnId: id, files: paths?.size ?? maxChangedListed };
     });
+    const files = range ? await this.options.changes.compare(range) : [];
+    const by = range ? this.subAgentPaths(sessionId, turnId, range.workspacePath) : new Map<string, SubAgentMark[]>();
     return {
       turnId,
       saved: range !== null,
-      files: range ? await this.options.changes.compare(range) : [],
+      files: files.map((file) => {
+        const made = by.get(file.path);
+        return made ? { ...file, by: made } : file;
+      }),
       turns: turns.filter((turn) => turn.files > 0),
     };
+  }
+
+  /**
+   * Which sub-agents changed which paths, over the sub-agents a session's calls started (in one turn, or all) and
+   * theirs: each path is named for the deepest that changed it, since those that handed the work on saw it change
+   * around their call.
+   */
+  private subAgentPaths(sessionId: string, turnId: string | null, workspacePath: string): Map<string, SubAgentMark[]> {
+    const found = new Map<string, SubAgentMark[]>();
+    const walk = (parentId: string, inTurn: string | null, depth: number): Set<string> => {
+      const below = new Set<string>();
+      if (depth > maxSubAgentDepth) return below;
+      for (const child of this.options.store.subAgents(parentId)) {
+        if (inTurn !== null && child.subAgent?.turnId !== inTurn) continue;
+        if (child.workspacePath !== workspacePath) continue;
+        const deeper = walk(child.id, null, depth + 1);
+        for (const path of agentPaths(this.marksOf(child.id, workspacePath)) ?? []) {
+          if (deeper.has(path)) continue;
+          found.set(path, [...(found.get(path) ?? []), { sessionId: child.id, title: child.title }]);
+          below.add(path);
+        }
+        for (const path of deeper) below.add(path);
+      }
+      return below;
+    };
+    walk(sessionId, turnId, 1);
+    return found;
   }
 
   async diff(sessionId: string, turnId: string | null, path: string): Promise<FileDiff> {

@@ -1,6 +1,6 @@
 /*
- * The list of changed paths in the Changes tab, virtualized: each path with its counts and a revert, the open one with
- * its diff by part.
+ * The list of changed paths in the Changes tab, virtualized: each path with its counts, the sub-agent that changed it
+ * and a revert, the open one with its diff by part.
  */
 
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -76,12 +76,15 @@ export function ChangeList({
   locked,
   onToggle,
   onRevert,
+  onOpenSession,
 }: {
   files: readonly ChangedFile[];
   open: { path: string; diff: FileDiff | null } | null;
   locked: boolean;
   onToggle: (path: string) => void;
   onRevert: (path: string, hunk: number | null) => void;
+  /** Opens the session of a sub-agent that changed a file. */
+  onOpenSession: (sessionId: string) => void;
 }) {
   const list = useRef<HTMLUListElement>(null);
   const virtualizer = useVirtualizer({
@@ -120,6 +123,17 @@ export function ChangeList({
                 <code>{file.kind === 'folder' ? `${file.path}/` : file.path}</code>
               </button>
               <span className="muted small change-counts">{countsOf(file)}</span>
+              {file.by?.map((agent) => (
+                <button
+                  key={agent.sessionId}
+                  type="button"
+                  className="link small change-by"
+                  title={`Changed by ${agent.title}: open its session`}
+                  onClick={() => onOpenSession(agent.sessionId)}
+                >
+                  by {agent.title.replace(/^Sub-agent: (.*)$/, 'sub-agent “$1”')}
+                </button>
+              ))}
               {file.reverted !== 'no' && (
                 <span
                   className="badge"

@@ -207,7 +207,14 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
       ) : files.length === 0 ? (
         <p className="muted small">No changes left: the files are as they were {turnId ? 'before this turn' : 'when the session began'}.</p>
       ) : (
-        <ChangeList files={files} open={open} locked={locked} onToggle={toggle} onRevert={(path, hunk) => void revert(path, hunk)} />
+        <ChangeList
+          files={files}
+          open={open}
+          locked={locked}
+          onToggle={toggle}
+          onRevert={(path, hunk) => void revert(path, hunk)}
+          onOpenSession={(id) => void store.select(id)}
+        />
       )}
     </section>
   );

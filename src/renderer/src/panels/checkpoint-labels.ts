@@ -38,6 +38,14 @@ export function firstWords(text: string, limit = 60): string {
   return line.length <= limit ? line : `${line.slice(0, limit - 1).trimEnd()}…`;
 }
 
+/** A call in words: the tool and its target; work handed on names the sub-agents that did it. */
+function callWords(call: ViewMessage['toolCalls'][number]): string {
+  const goal = typeof call.input === 'object' && call.input !== null && 'goal' in call.input ? call.input.goal : null;
+  if (call.tool === 'delegate' && typeof goal === 'string') return `Sub-agent “${firstWords(goal, 50)}”`;
+  if (call.tool === 'run_plan' && typeof goal === 'string') return `Plan “${firstWords(goal, 50)}”, by its sub-agents`;
+  return `${call.tool} ${firstWords(call.summary, 50)}`.trim();
+}
+
 /**
  * What happened at each checkpoint, in words a person can tell apart: the first words of the message, what the answer
  * said or asked for, the tool and its target, the answer given at a gate. In the checkpoints' order.
@@ -72,7 +80,7 @@ export function checkpointLabels(checkpoints: readonly ViewCheckpoint[], message
         const at = checkpoint.journalSeq;
         const finished = at === undefined ? [] : calls.filter((call) => call.finishedSeq !== undefined && call.finishedSeq < at);
         const call = finished.length > 0 ? finished.reduce((a, b) => ((a.finishedSeq ?? 0) > (b.finishedSeq ?? 0) ? a : b)) : calls[index];
-        return call ? `${call.tool} ${firstWords(call.summary, 50)}`.trim() : 'Tool result';
+        return call ? callWords(call) : 'Tool result';
       }
       case 'approval':
         return checkpoint.answer ? answerWords(checkpoint.answer) : 'Your answer at a gate';

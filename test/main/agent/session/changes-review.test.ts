@@ -65,9 +65,40 @@ describe('the changes the agent made', () => {
     expect(changes.files.map(({ path, change, changedSince }) => ({ path, change, changedSince }))).toEqual([
       { path: 'lines.txt', change: 'modify', changedSince: false },
     ]);
+    // Named for the sub-agent that made it, in the session's changes and its turn's.
+    const [child] = await call<Array<{ id: string; title: string }>>('session:subAgents', { sessionId });
+    expect(changes.files[0]?.by).toEqual([{ sessionId: child?.id, title: 'Sub-agent: Edit the top' }]);
+    const turnId = changes.turns[0]?.turnId ?? '';
+    expect((await call<ChangeSet>('changes:list', { sessionId, turnId })).files[0]?.by).toEqual(changes.files[0]?.by);
     // Reverted from the session that handed the work on, like any change of its own.
     await call<FilesRestored>('changes:revert', { sessionId, path: 'lines.txt' });
     expect(file('lines.txt')).toBe(original);
+  });
+
+  it('names the sub-agent that did the work, not the one that handed it on, and none for the session’s own change', async () => {
+    const { sessionId } = await setUp('sub-sub-agent');
+    files.server.enqueue(
+      { steps: [toolCall('write_file', { path: 'own.txt', content: 'the session’s own\n' }, 'w0')] },
+      { steps: [toolCall('delegate', { goal: 'Have the top edited', tools: 'read_write' }, 'd1')] },
+      { steps: [toolCall('delegate', { goal: 'Edit the top', tools: 'read_write' }, 'd2')] },
+      { steps: [toolCall('edit_file', { path: 'lines.txt', oldText: 'line 2\n', newText: 'line 2 by the agent\n' }, 'e1')] },
+      textTurn('Edited the top.'),
+      { steps: [toolCall('write_file', { path: 'notes/by-the-middle.txt', content: 'mine\n' }, 'w1')] },
+      textTurn('Had the top edited.'),
+      textTurn('Both ends edited.'),
+    );
+    await call('run:send', { sessionId, text: 'Edit both ends' });
+    await files.core.runtime?.whenIdle(sessionId);
+    const [middle] = await call<Array<{ id: string }>>('session:subAgents', { sessionId });
+    const [deepest] = await call<Array<{ id: string }>>('session:subAgents', { sessionId: middle?.id });
+    const changes = await call<ChangeSet>('changes:list', { sessionId });
+    expect(
+      Object.fromEntries(changes.files.filter((f) => f.kind === 'file').map((f) => [f.path, f.by?.map((by) => by.sessionId) ?? []])),
+    ).toEqual({
+      'lines.txt': [deepest?.id],
+      'notes/by-the-middle.txt': [middle?.id],
+      'own.txt': [],
+    });
   });
 
   it('lists every path the agent created, changed or deleted in the session, with lines added and removed', needs(bash), async () => {
