@@ -129,6 +129,7 @@ export class SessionRuntime {
         return { concurrency: subAgentConcurrency ?? 2, depth: subAgentDepth ?? 0 };
       },
       windowOf: async (choice, signal) => (await services.context.window(choice, signal)).tokens,
+      modelsOf: async (choice, signal) => (await options.providers.resolve(choice).listModels(signal)).map((model) => model.id),
       ...(options.profiles ? { inheritProfile: inheritProfile(options.profiles.store) } : {}),
     });
     // The runtime's own tool: it runs sessions of this runtime. A registry shared by two runtimes keeps the first.

@@ -53,6 +53,8 @@ export interface SubAgentsOptions {
   readonly inheritProfile?: (parentId: string, childId: string) => void;
   /** The window of a model, in tokens: a sub-agent's answer takes at most a share of its parent's. */
   readonly windowOf: (choice: ModelChoice, signal: AbortSignal) => Promise<number>;
+  /** The models an endpoint serves now, to refuse a brief that names another before a sub-agent is made for it. */
+  readonly modelsOf?: (choice: ModelChoice, signal: AbortSignal) => Promise<readonly string[]>;
 }
 
 /** The share of the parent's window one sub-agent's answer may take, and the characters a token is counted as. */
@@ -242,6 +244,7 @@ export class SubAgents {
           : `Sub-agents may hand work on at most ${allowed} levels deep; this would be ${depth}.`,
       );
     const model = this.modelFor(parent, input.model);
+    if (model && input.model !== undefined) await this.assertServed(model, context.signal);
     const turnId = journal.head(parent.id).openTurn;
     const link: SubAgentLink = {
       parentSessionId: parent.id,
@@ -266,6 +269,35 @@ export class SubAgents {
     this.options.inheritProfile?.(parent.id, session.id);
     journal.announceSession(session.id);
     return session;
+  }
+
+  /**
+   * Refuses a model the endpoint does not serve, naming those it does, so the model can pick again. An endpoint that
+   * cannot list its models now is not taken as a refusal: the sub-agent's first request says what is wrong, if anything.
+   */
+  private async assertServed(choice: ModelChoice, signal: AbortSignal): Promise<void> {
+    const { modelsOf } = this.options;
+    if (!modelsOf) return;
+    let served: readonly string[];
+    try {
+      served = await modelsOf(choice, signal);
+    } catch (error) {
+      if (signal.aborted) throw new CancelledError();
+      if (error instanceof NotFoundError) throw error;
+      return;
+    }
+    // A name that begins one served is taken as that one: Ollama's "llama3" is "llama3:latest", Anthropic's aliases
+    // name dated models.
+    if (
+      served.length === 0 ||
+      served.some((id) => id === choice.model || id.startsWith(`${choice.model}:`) || id.startsWith(`${choice.model}-`))
+    )
+      return;
+    const named = served.slice(0, 20).map((id) => `"${id}"`);
+    throw new WorkbenchError(
+      'invalid_input',
+      `The endpoint does not serve a model "${choice.model}". It serves ${named.join(', ')}${served.length > 20 ? ` and ${served.length - 20} more` : ''}; name one of them, or leave the model out to use this session's.`,
+    );
   }
 
   /**

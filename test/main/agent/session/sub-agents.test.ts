@@ -380,6 +380,34 @@ describe('sub-agents', () => {
     expect(requestsOf('Deepest')).toHaveLength(0);
   });
 
+  it('refuses a model the endpoint does not serve before any sub-agent is made, naming those it does', async () => {
+    const h = await harness();
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          {
+            steps: [
+              toolCall('delegate', { goal: 'On a small model', model: 'tiny-coder' }, 'd1'),
+              toolCall('delegate', { goal: 'On the same model', model: 'scripted-model' }, 'd2'),
+            ],
+          },
+          textTurn('One of two.'),
+        ],
+      ],
+      ['On the same model', [textTurn('Done on scripted-model.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'Go');
+    await h.runtime.whenIdle(h.sessionId);
+    expect(results(h).get('d1')).toMatchObject({
+      status: 'failed',
+      output: expect.stringContaining('The endpoint does not serve a model "tiny-coder". It serves "scripted-model"'),
+    });
+    expect(results(h).get('d2')).toMatchObject({ status: 'succeeded', output: 'Done on scripted-model.' });
+    expect(h.runtime.subAgents.of(h.sessionId).map((child) => child.model?.model)).toEqual(['scripted-model']);
+    expect(requestsOf('On the same model')[0]?.body['model']).toBe('scripted-model');
+  });
+
   it('Stop stops the whole tree, a sub-agent waiting at its gate included', async () => {
     const h = await harness();
     byAsker.scripts = new Map([
