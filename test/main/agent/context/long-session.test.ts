@@ -4,7 +4,15 @@ import { builtinTools } from '../../../../src/main/tools/builtin-tools';
 import { temporaryFolder } from '../../../helpers';
 import { LoopbackTransport } from '../../../host/loopback-transport';
 import { createNodeCore } from '../../../host/node-core';
-import { ScriptedModelServer, type ScriptedModelServerOptions } from '../../../scripted-model-server';
+import {
+  ScriptedModelServer,
+  textTurn,
+  type RecordedRequest,
+  type ScriptedModelServerOptions,
+  type ScriptedTurn,
+} from '../../../scripted-model-server';
+import { askerOf } from '../../../scripted-model-server/by-asker';
+import { toolCall } from '../harness';
 import { asksForNotes, factOf, finalAnswer, notesModel, notesTask, writeNotes } from '../../../twenty-notes';
 import { BashParser } from '../../../../src/main/shell/bash-parser';
 import { logsAnswer, logsModel, logsTask, writeLogs } from '../../../six-logs';
@@ -234,5 +242,36 @@ describe('long sessions on a small window', () => {
     // The oversized message stays in the journal; the next one is answered, the big one shortened for the model.
     await setup.run(notesTask);
     expect(setup.events().findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+  }, 60_000);
+
+  it('a sub-agent follows the chain on an 8,192-token window, compacting as any session does, and its parent holds only its answer', async () => {
+    // The parent hands the whole task on, then relays what comes back; the sub-agent is the notes model.
+    const model = (request: RecordedRequest): ScriptedTurn => {
+      if (asksForNotes(request) || askerOf(request).who !== 'parent') return notesModel(request);
+      const last = ((request.body['messages'] ?? []) as Array<{ role: string; content?: unknown }>).at(-1);
+      if (last?.role === 'tool') return textTurn(`The sub-agent followed the chain. ${String(last.content)}`);
+      return { steps: [toolCall('delegate', { goal: notesTask, returns: 'what the last note says', modelCalls: 80 }, 'd1')] };
+    };
+    const setup = await setUp({ personality: 'llama.cpp', contextWindow: 8192, fallback: model });
+    close = setup.close;
+    await setup.run('Have a sub-agent follow the notes for me.');
+    const events = setup.events();
+    expect(events.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    expect(events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('')).toContain(finalAnswer);
+    const [child] = await setup.call<Array<{ id: string }>>('session:subAgents', { sessionId: setup.sessionId });
+    const childEvents = (setup.core.core?.store.journal(child?.id ?? '') ?? []).map((entry) => entry.event);
+    expect(childEvents.findLast((event) => event.type === 'run_finished')).toMatchObject({ status: 'completed' });
+    // The sub-agent read all twenty notes within its window, compacting on the way.
+    expect(childEvents.filter((event) => event.type === 'context_compacted').length).toBeGreaterThan(0);
+    const childReads = childEvents.filter((event) => event.type === 'tool_call_requested' && event.tool === 'read_file');
+    expect(childReads.length).toBeGreaterThanOrEqual(20);
+    const chats = setup.server.requests.filter((request) => request.path === '/v1/chat/completions');
+    for (const request of chats) expect(request.promptTokens + Number(request.body['max_tokens'])).toBeLessThanOrEqual(8192);
+    // The parent never read a note: its prompts stayed small and held the answer only.
+    const parent = chats.filter((request) => askerOf(request).who === 'parent' && !asksForNotes(request));
+    expect(parent).toHaveLength(2);
+    expect(JSON.stringify(parent.map((request) => request.body['messages']))).not.toContain(factOf(1));
+    expect(Math.max(...parent.map((request) => request.promptTokens))).toBeLessThan(4_000);
+    expect(events.some((event) => event.type === 'context_compacted')).toBe(false);
   }, 60_000);
 });
