@@ -63,6 +63,10 @@ describe('sub-agents in the workbench', () => {
     const asking = page.getByRole('group', { name: 'Sub-agent', exact: true }).nth(1);
     await expectPage(asking.getByLabel('What it is doing')).toContainText('write_file summary.md');
     await expectPage(asking.getByRole('button', { name: 'Answer it' })).toBeVisible();
+    // Its work streams in its card as any turn's does: its call, as its own session shows it.
+    const work = asking.getByRole('log', { name: 'Its work, live' });
+    await expectPage(work.getByRole('region', { name: 'Tool write_file' })).toContainText('summary.md');
+    await workbench.screenshot('sub-agent-live');
     await inbox.click();
     const waiting = page.getByRole('list', { name: 'Waiting for you' });
     await expectPage(waiting).toContainText('Sub-agent: Write the summary for Survey and summarize');
@@ -87,6 +91,8 @@ describe('sub-agents in the workbench', () => {
     await expectPage(links).toHaveCount(2);
     await expectPage(links.nth(0)).toContainText('Sub-agent “Survey the notes”: answered · reads only');
     await expectPage(links.nth(1)).toContainText('Sub-agent “Write the summary”: answered · may change files');
+    // Once it has answered, its card folds to its one line.
+    await expectPage(links.nth(1).getByRole('log', { name: 'Its work, live' })).toHaveCount(0);
     await workbench.screenshot('sub-agents-answered');
     // Sub-agents are not listed with the person's sessions.
     await expectPage(page.getByRole('navigation', { name: 'Sessions' })).not.toContainText('Sub-agent');

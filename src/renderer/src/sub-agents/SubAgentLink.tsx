@@ -6,7 +6,9 @@
 import { useEffect, useState } from 'react';
 import type { Session, SessionStatus } from '../../../shared/domain';
 import type { SessionView } from '../../../shared/session-view';
+import { MessageBody } from '../conversation/MessageBody';
 import { useAppState, type AppStore } from '../store';
+import { ToolCard } from '../tool-calls/ToolCard';
 
 const statusWords: Readonly<Record<SessionStatus, string>> = {
   idle: 'about to start',
@@ -79,7 +81,8 @@ export function SubAgentLink({
   useEffect(() => {
     if (childId !== null && running && !store.getState().views[childId]) void store.reload(childId);
   }, [store, childId, running]);
-  const doing = useAppState(store, (state) => (childId !== null && running ? latestActivity(state.views[childId]) : null));
+  const live = useAppState(store, (state) => (childId !== null && running ? state.views[childId] : undefined));
+  const doing = latestActivity(live);
   // Once it has ended: how long it took and the tokens it used, its own sub-agents' included.
   const ended = child !== null && endedStatuses.has(child.status);
   const [tokens, setTokens] = useState<number | null>(null);
@@ -104,12 +107,43 @@ export function SubAgentLink({
       <button type="button" className="link" onClick={() => void store.select(child.id)}>
         {waiting ? 'Answer it' : 'Open its session'}
       </button>
-      {doing && (
-        <span className="sub-agent-doing" aria-label="What it is doing">
-          {doing}
-        </span>
-      )}
+      {live && !endedStatuses.has(child.status) && <LiveWork view={live} doing={doing} />}
     </div>
+  );
+}
+
+/** How many of its latest answers, and calls of each, a sub-agent's card shows as they stream. */
+const liveAnswers = 2;
+const liveCalls = 4;
+
+/** A working sub-agent's latest answers and calls, streaming as its own session shows them; folds away. */
+function LiveWork({ view, doing }: { view: SessionView; doing: string | null }) {
+  const recent = view.messages.filter((message) => message.role === 'assistant').slice(-liveAnswers);
+  if (recent.length === 0) return null;
+  return (
+    <details className="sub-agent-live" open>
+      <summary className="small muted">
+        Its work, live
+        {doing && (
+          <>
+            {': '}
+            <span className="sub-agent-doing" aria-label="What it is doing">
+              {doing}
+            </span>
+          </>
+        )}
+      </summary>
+      <div role="log" aria-label="Its work, live">
+        {recent.map((message) => (
+          <div key={message.id} className="sub-agent-live-message">
+            {message.text.trim() !== '' && <MessageBody text={message.text} streaming={message.state === 'streaming'} />}
+            {message.toolCalls.slice(-liveCalls).map((call) => (
+              <ToolCard key={call.id} call={call} />
+            ))}
+          </div>
+        ))}
+      </div>
+    </details>
   );
 }
 
