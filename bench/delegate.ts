@@ -6,13 +6,14 @@ import { temporaryFolder } from '../test/helpers';
 import { LoopbackTransport } from '../test/host/loopback-transport';
 import { createNodeCore } from '../test/host/node-core';
 import { ScriptedModelServer, textTurn, type ScriptedTurn } from '../test/scripted-model-server';
-import { ScriptByAsker } from '../test/scripted-model-server/by-asker';
+import { ScriptByAsker, requestText } from '../test/scripted-model-server/by-asker';
+import type { RecordedRequest } from '../test/scripted-model-server/recorded-request';
 import { scriptedSession } from './scripted-session';
 
 /*
  * Sub-agents: eight independent read-only sub-tasks, each reading one long note and answering in a line, against the
- * scripted server answering every request after a fixed 200 ms (a model's time). Three figures, each against a
- * baseline of the same run:
+ * scripted server answering every request after a fixed 200 ms (a model's time), on an app that has met the model
+ * before (a warm-up turn first). Three figures, each against a baseline of the same run:
  * - the wall time with two sub-agents at once over one at a time;
  * - the parent's largest prompt when it delegates the eight over the same eight reads done in its own context;
  * - the runtime's own cost of starting a sub-agent: from the parent's response with the call ending to the sub-agent's
@@ -21,6 +22,7 @@ import { scriptedSession } from './scripted-session';
  */
 
 const tasks = 8;
+const warmUp = 'Warm up.';
 const noteChars = 6_000;
 const modelMs = 200;
 const starts = 60;
@@ -71,7 +73,11 @@ async function runOnce(
   const byAsker = new ScriptByAsker();
   byAsker.scripts = new Map([['parent', parent], ...subTasks]);
   // The server counts no prompts: on these cores its tokenizer would slow the app down, not the server.
-  const server = await ScriptedModelServer.start({ fallback: byAsker.route, answerDelayMs: options.delayMs, countPrompts: false });
+  // A warm-up turn first, in a session of its own: what the app learns once of a model (its window, whether it calls
+  // tools) is known before the timing starts, as it is in an app that has been used.
+  const route = (request: RecordedRequest): ScriptedTurn =>
+    requestText(request).includes(warmUp) ? textTurn('Ready.') : byAsker.route(request);
+  const server = await ScriptedModelServer.start({ fallback: route, answerDelayMs: options.delayMs, countPrompts: false });
   const folder = temporaryFolder('workbench-bench-delegate-');
   const transport = new LoopbackTransport();
   transport.recordEvents = false;
@@ -87,9 +93,16 @@ async function runOnce(
     },
   });
   settings.set({ ...settings.get(), planThreshold: 50, maxIterations: 1000, subAgentConcurrency: options.concurrency });
-  const { sessionId } = await scriptedSession(transport, server.openaiBaseUrl);
+  const { sessionId, providerId } = await scriptedSession(transport, server.openaiBaseUrl);
   const runtime = core.runtime;
   if (!runtime) throw new Error('no runtime');
+  const warm = await transport.invoke('session:create', {});
+  if (!warm.ok) throw new Error(warm.error.message);
+  const warmId = (warm.value as { id: string }).id;
+  await transport.invoke('session:setModel', { sessionId: warmId, model: { providerId, model: 'scripted-model' } });
+  await transport.invoke('run:send', { sessionId: warmId, text: warmUp });
+  await runtime.whenIdle(warmId);
+  for (const provider of timed) provider.streams.length = 0;
   const started = performance.now();
   await transport.invoke('run:send', { sessionId, text: 'Survey the notes' });
   await runtime.whenIdle(sessionId);
