@@ -1,21 +1,23 @@
 /*
  * Sessions exported to a versioned document and imported again, with the checks every import has.
  */
-import { autonomySchema, busyStatuses, type Autonomy, type Session } from '../../../shared/domain';
+import { autonomySchema, busyStatuses, type Autonomy, type Session, type SubAgentLink } from '../../../shared/domain';
 import { InvalidInputError, NotFoundError, StoreError, WorkbenchError } from '../../../shared/errors';
 import { eventFormatVersion, runtimeEventSchema, type RuntimeEvent } from '../../../shared/events';
 import {
+  maxExportedSubAgents,
   sessionExportFormat,
   sessionExportSchema,
   sessionExportVersion,
   sessionFileSuffix,
   type SessionExport,
+  type SessionExportPart,
 } from '../../../shared/session-export';
 import type { CheckpointRef, CheckpointStore } from '../ports/checkpoints';
 import type { Clock } from '../ports/clock';
 import type { WorkspaceInspector } from '../ports/ports';
 import { branchLine, headsOfBranches } from './branching';
-import type { SessionStore } from '../ports/stores';
+import type { ImportedSession, SessionStore } from '../ports/stores';
 
 export interface SessionTransferOptions {
   readonly store: SessionStore;
@@ -40,38 +42,26 @@ export class SessionTransfer {
   constructor(private readonly options: SessionTransferOptions) {}
 
   exportSession(sessionId: string): { fileName: string; document: string } {
-    const { store, checkpoints, clock, appVersion } = this.options;
+    const { store, clock, appVersion } = this.options;
     const session = store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
+    // Its sub-agents, each after the session it works for, at every depth.
+    const subAgents: SessionExportPart[] = [];
+    const walk = (parentId: string): void => {
+      for (const child of store.subAgents(parentId)) {
+        if (subAgents.length >= maxExportedSubAgents) return;
+        subAgents.push(this.partOf(child));
+        walk(child.id);
+      }
+    };
+    walk(sessionId);
     const document: SessionExport = {
       format: sessionExportFormat,
       version: sessionExportVersion,
       exportedAt: clock.now(),
       appVersion,
-      session: {
-        id: session.id,
-        title: session.title,
-        workspacePath: session.workspacePath,
-        model: session.model,
-        autonomy: session.autonomy,
-        status: session.status,
-        createdAt: session.createdAt,
-        updatedAt: session.updatedAt,
-      },
-      activeBranchId: store.activeBranch(sessionId),
-      branches: store.branches(sessionId),
-      journal: store
-        .allRows(sessionId)
-        .map((row) => ({ seq: row.seq, at: row.at, branchId: row.branchId, format: row.format, event: row.event })),
-      checkpoints: checkpoints.records(sessionId).map((record) => ({
-        id: record.id,
-        parentId: record.parentId,
-        seq: record.seq,
-        createdAt: record.createdAt,
-        metadata: record.metadata,
-        appended: [...record.delta.appended],
-        ...(record.delta.state ? { state: { ...record.delta.state } } : {}),
-      })),
+      ...this.partOf(session),
+      ...(subAgents.length > 0 ? { subAgents } : {}),
     };
     const safeTitle =
       session.title
@@ -81,77 +71,148 @@ export class SessionTransfer {
     return { fileName: `${safeTitle}${sessionFileSuffix}`, document: JSON.stringify(document, null, 1) };
   }
 
+  /** One session as the export holds it: the session, its branches, its whole journal and its checkpoints. */
+  private partOf(session: Session): SessionExportPart {
+    const { store, checkpoints } = this.options;
+    return {
+      session: {
+        id: session.id,
+        title: session.title,
+        workspacePath: session.workspacePath,
+        model: session.model,
+        autonomy: session.autonomy,
+        status: session.status,
+        createdAt: session.createdAt,
+        updatedAt: session.updatedAt,
+        ...(session.subAgent ? { subAgent: session.subAgent } : {}),
+      },
+      activeBranchId: store.activeBranch(session.id),
+      branches: store.branches(session.id),
+      journal: store
+        .allRows(session.id)
+        .map((row) => ({ seq: row.seq, at: row.at, branchId: row.branchId, format: row.format, event: row.event })),
+      checkpoints: checkpoints.records(session.id).map((record) => ({
+        id: record.id,
+        parentId: record.parentId,
+        seq: record.seq,
+        createdAt: record.createdAt,
+        metadata: record.metadata,
+        appended: [...record.delta.appended],
+        ...(record.delta.state ? { state: { ...record.delta.state } } : {}),
+      })),
+    };
+  }
+
   /**
-   * Imports a session as a new one. What the file says was approved is never taken (see
-   * `session_imported`); the session starts at the lower of the file's autonomy and the default here,
-   * and keeps its workspace only when that folder exists on this machine. A notice in the
-   * conversation says what was changed.
+   * Imports a session, and the sub-agents it carries, as new ones. What the file says was approved is never taken
+   * (see `session_imported`); the session starts at the lower of the file's autonomy and the default here, and keeps
+   * its workspace only when that folder exists on this machine; its sub-agents follow it. A notice in the conversation
+   * says what was changed. The whole file is checked before anything is written, and lands in one transaction.
    */
   async importSession(text: string): Promise<Session> {
-    const { store, checkpoints, clock, newId } = this.options;
+    const { store, checkpoints, newId } = this.options;
     const document = parseDocument(text);
-    const fileRows = document.journal.map((row) => {
-      if (row.format > eventFormatVersion)
-        throw new StoreError(
-          'store_newer_version',
-          `Event ${row.seq} was written by a newer version of the app; update the app to import this session.`,
-        );
-      const parsed = runtimeEventSchema.safeParse(row.event);
-      if (!parsed.success)
-        throw new InvalidInputError(`Event ${row.seq} is not a valid event: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
-      return { seq: row.seq, at: row.at, branchId: row.branchId, event: parsed.data as RuntimeEvent };
-    });
-    checkShape(document);
+    const parts = [document, ...(document.subAgents ?? [])];
+    const rowsOf = parts.map(rowsOfPart);
+    for (const part of parts) checkShape(part);
+    // Each sub-agent works for a session that comes before it in the file: the tree is whole and has no circle.
+    const ids = new Map<string, string>([[document.session.id, newId()]]);
+    for (const part of document.subAgents ?? []) {
+      const link = part.session.subAgent;
+      if (!link) throw new InvalidInputError(`Sub-agent ${part.session.id} of the export does not say which session it works for.`);
+      if (!ids.has(link.parentSessionId))
+        throw new InvalidInputError(`Sub-agent ${part.session.id} works for a session that does not come before it in the export.`);
+      if (ids.has(part.session.id)) throw new InvalidInputError(`Two sessions of the export have the id ${part.session.id}.`);
+      ids.set(part.session.id, newId());
+    }
     const workspacePath = await this.folderHere(document.session.workspacePath);
     const defaultAutonomy = this.options.defaultAutonomy();
     const autonomy = autonomyRank(document.session.autonomy) <= autonomyRank(defaultAutonomy) ? document.session.autonomy : defaultAutonomy;
-    const heads = headsOfBranches(document.branches, fileRows);
+    const prepared = parts.map((part, index) => {
+      const link = index === 0 ? undefined : part.session.subAgent;
+      return this.prepare(part, rowsOf[index] ?? [], {
+        id: ids.get(part.session.id) ?? newId(),
+        workspacePath,
+        autonomy,
+        // A model from an endpoint not configured here falls back to the default.
+        model: part.session.model && this.options.providerExists(part.session.model.providerId) ? part.session.model : null,
+        ...(link ? { subAgent: { ...link, parentSessionId: ids.get(link.parentSessionId) ?? link.parentSessionId } } : {}),
+      });
+    });
+    return store.transaction(() => {
+      const [first] = prepared.map((part) => {
+        const session = store.importSession(part.imported);
+        const refs = new Map<string, CheckpointRef>();
+        for (const checkpoint of part.checkpoints) {
+          const parent = checkpoint.parentId === null ? null : (refs.get(checkpoint.parentId) ?? null);
+          const delta = checkpoint.state ? { appended: checkpoint.appended, state: checkpoint.state } : { appended: checkpoint.appended };
+          refs.set(checkpoint.id, checkpoints.put(parent, session.id, delta, checkpoint.metadata, checkpoint.id));
+        }
+        return session;
+      });
+      if (!first) throw new InvalidInputError('The session export holds no session.');
+      return first;
+    });
+  }
+
+  /**
+   * One session of the file as it is written here: its id, folder, autonomy and model as decided for the import, a
+   * notice ending each line the file left unfinished or the shown one when anything was changed, and a turn the file
+   * has running interrupted.
+   */
+  private prepare(
+    part: SessionExportPart,
+    fileRows: readonly ImportRow[],
+    here: {
+      id: string;
+      workspacePath: string | null;
+      autonomy: Autonomy;
+      model: SessionExportPart['session']['model'];
+      subAgent?: SubAgentLink;
+    },
+  ): { imported: ImportedSession; checkpoints: SessionExportPart['checkpoints'] } {
+    const now = this.options.clock.now();
+    const heads = headsOfBranches(part.branches, fileRows);
     const isOpen = (branchId: string): boolean => (heads.get(branchId)?.openTurn ?? null) !== null;
     const notes = importNotes({
-      open: document.branches.some((branch) => isOpen(branch.id)),
-      autonomy: { file: document.session.autonomy, here: autonomy },
-      workspace: { file: document.session.workspacePath, here: workspacePath },
+      open: part.branches.some((branch) => isOpen(branch.id)),
+      autonomy: { file: part.session.autonomy, here: here.autonomy },
+      workspace: { file: part.session.workspacePath, here: here.workspacePath },
     });
     // The notice ends the shown line, and every line with an unfinished turn, so the fold drops what the file approved.
     // An import that changed nothing gets none: its journal is the file's.
-    const now = clock.now();
     let nextSeq = fileRows.reduce((highest, row) => Math.max(highest, row.seq), -1) + 1;
     const imported: RuntimeEvent = { type: 'session_imported', message: notes.join(' ') };
-    const marks =
-      notes.length === 0 ? [] : document.branches.filter((branch) => branch.id === document.activeBranchId || isOpen(branch.id));
+    const marks = notes.length === 0 ? [] : part.branches.filter((branch) => branch.id === part.activeBranchId || isOpen(branch.id));
     const markRows = marks.map((branch) => ({ seq: nextSeq++, at: now, branchId: branch.id, event: imported }));
     // A turn the file has running or waiting is interrupted here: the person resumes or discards it.
-    const status = busyStatuses.has(document.session.status) ? 'interrupted' : document.session.status;
+    const status = busyStatuses.has(part.session.status) ? 'interrupted' : part.session.status;
     const interrupted: RuntimeEvent = { type: 'status_changed', status };
     const statusRow =
-      status === document.session.status ? [] : [{ seq: nextSeq++, at: now, branchId: document.activeBranchId, event: interrupted }];
+      status === part.session.status ? [] : [{ seq: nextSeq++, at: now, branchId: part.activeBranchId, event: interrupted }];
     const rows = [...fileRows, ...markRows, ...statusRow];
-    const id = newId();
-    return store.transaction(() => {
-      const session = store.importSession({
+    const { title, createdAt } = part.session;
+    return {
+      imported: {
         session: {
-          ...document.session,
-          id,
-          workspacePath,
-          autonomy,
-          model: document.session.model && this.options.providerExists(document.session.model.providerId) ? document.session.model : null,
+          title,
+          createdAt,
+          id: here.id,
+          workspacePath: here.workspacePath,
+          autonomy: here.autonomy,
+          model: here.model,
           status,
-          updatedAt: Math.max(document.session.updatedAt, now),
+          updatedAt: Math.max(part.session.updatedAt, now),
+          ...(here.subAgent ? { subAgent: here.subAgent } : {}),
         },
-        branches: document.branches,
-        activeBranchId: document.activeBranchId,
+        branches: part.branches,
+        activeBranchId: part.activeBranchId,
         rows,
         // Folded here from the rows as written, so nothing is replayed from disk later.
-        heads: headsOfBranches(document.branches, rows),
-      });
-      const refs = new Map<string, CheckpointRef>();
-      for (const checkpoint of document.checkpoints) {
-        const parent = checkpoint.parentId === null ? null : (refs.get(checkpoint.parentId) ?? null);
-        const delta = checkpoint.state ? { appended: checkpoint.appended, state: checkpoint.state } : { appended: checkpoint.appended };
-        refs.set(checkpoint.id, checkpoints.put(parent, id, delta, checkpoint.metadata, checkpoint.id));
-      }
-      return session;
-    });
+        heads: headsOfBranches(part.branches, rows),
+      },
+      checkpoints: part.checkpoints,
+    };
   }
 
   /** The folder as it is on this machine, or null when it is not one here. */
@@ -164,6 +225,23 @@ export class SessionTransfer {
       throw error;
     }
   }
+}
+
+type ImportRow = { seq: number; at: number; branchId: string; event: RuntimeEvent };
+
+/** A part's rows, each checked: written by this app's event format or an older one, and a valid event. */
+function rowsOfPart(part: SessionExportPart): ImportRow[] {
+  return part.journal.map((row) => {
+    if (row.format > eventFormatVersion)
+      throw new StoreError(
+        'store_newer_version',
+        `Event ${row.seq} was written by a newer version of the app; update the app to import this session.`,
+      );
+    const parsed = runtimeEventSchema.safeParse(row.event);
+    if (!parsed.success)
+      throw new InvalidInputError(`Event ${row.seq} is not a valid event: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+    return { seq: row.seq, at: row.at, branchId: row.branchId, event: parsed.data as RuntimeEvent };
+  });
 }
 
 /** What an import changed of the file, in words for the conversation's notice; empty when it changed nothing. */
@@ -217,7 +295,7 @@ function parseDocument(text: string): SessionExport {
 }
 
 /** Branches form one tree, rows belong to branches, checkpoints follow their parents. */
-function checkShape(document: SessionExport): void {
+function checkShape(document: SessionExportPart): void {
   const ids = new Set(document.branches.map((branch) => branch.id));
   if (ids.size !== document.branches.length) throw new InvalidInputError('The session export has two branches with the same id.');
   if (document.branches.filter((branch) => branch.parentId === null).length !== 1)

@@ -10,6 +10,7 @@ import { headMismatches } from '../../../head-check';
 import type { LoopbackTransport } from '../../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../../scripted-model-server';
 import { useScriptedCore } from '../../scripted-core';
+import { toolCall } from '../harness';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../../fixtures/export/${name}`, import.meta.url), 'utf8');
 
@@ -64,6 +65,46 @@ describe('session export and import', () => {
       (message) => message.role !== 'system',
     );
     expect(prompt.map((message) => message.content)).toEqual(['Q1', 'A1', 'Q2', 'A2', 'Q3']);
+  });
+
+  it('carries a session’s sub-agents with it, each linked to the call that started it, and refuses a tree that is not whole', async () => {
+    const session = await call<Session>('session:create', { title: 'Handing on' });
+    server.enqueue(
+      { steps: [toolCall('delegate', { goal: 'Look around', returns: 'what is there' }, 'd1')] },
+      textTurn('Nothing much is there.'),
+      textTurn('The sub-agent says nothing much is there.'),
+    );
+    await call('run:send', { sessionId: session.id, text: 'Have a look, through a sub-agent' });
+    await core.runtime?.whenIdle(session.id);
+    const [child] = await call<Session[]>('session:subAgents', { sessionId: session.id });
+    const exported = await call<{ document: string }>('session:export', { sessionId: session.id });
+    const document = JSON.parse(exported.document) as { subAgents?: Array<{ session: Session }> };
+    expect(document.subAgents?.map((part) => part.session.id)).toEqual([child?.id]);
+
+    const imported = await call<Session>('session:import', { document: exported.document });
+    const [copy] = await call<Session[]>('session:subAgents', { sessionId: imported.id });
+    expect(copy?.id).not.toBe(child?.id);
+    expect(copy?.subAgent).toEqual({ ...child?.subAgent, parentSessionId: imported.id });
+    expect(texts((await open(copy?.id ?? '')).view)).toEqual(texts((await open(child?.id ?? '')).view));
+    expect(texts((await open(copy?.id ?? '')).view)).toContain('assistant: Nothing much is there.');
+    expect(headMismatches((core.core as Core).db, copy?.id ?? '')).toEqual([]);
+    // Listed with the person's sessions: the copy, not its sub-agent.
+    const listed = (await call<Session[]>('session:list', {})).map((listedSession) => listedSession.id);
+    expect(listed).toContain(imported.id);
+    expect(listed).not.toContain(copy?.id);
+
+    // A sub-agent whose session is not in the file, or that comes before it, is refused, and nothing is written.
+    const count = (): unknown => (core.core as Core).db.prepare('SELECT count(*) AS n FROM sessions').get();
+    const before = count();
+    const parsed = JSON.parse(exported.document) as { subAgents: Array<{ session: Session }> };
+    const orphan = structuredClone(parsed);
+    const link = orphan.subAgents[0]?.session.subAgent;
+    if (link) link.parentSessionId = 'someone-else';
+    const unlinked = structuredClone(parsed);
+    delete unlinked.subAgents[0]?.session.subAgent;
+    for (const broken of [orphan, unlinked])
+      await expect(call('session:import', { document: JSON.stringify(broken) })).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(count()).toEqual(before);
   });
 
   it('still imports the sample exported by format 1', async () => {
