@@ -1,7 +1,7 @@
 /**
  * One life of the app in the crash harness: it recovers what the last life left (resuming
  * interrupted turns, answering gates that are open again, its sub-agents' too) until every session has finished, then
- * starts new sessions until it is killed; every other one hands its work to a sub-agent. Each line it prints is written synchronously, so the
+ * starts new sessions until it is killed; every other one hands its work on, to a sub-agent or as a plan. Each line it prints is written synchronously, so the
  * parent sees it before the next step: `committed` lines name checkpoints already in the database.
  */
 import { writeSync } from 'node:fs';
@@ -90,10 +90,14 @@ function answerSubAgentGates(sessionId: string): () => void {
   return () => clearInterval(timer);
 }
 
-/** With CRASH_CHILD_DELEGATE, every other session hands its work to a sub-agent (see the harness's model). */
+/**
+ * With CRASH_CHILD_DELEGATE, every other session hands its work on (see the harness's model): half of those to a
+ * sub-agent, half as a plan run by sub-agents.
+ */
 function taskOf(sessionId: string): string {
-  const delegates = process.env['CRASH_CHILD_DELEGATE'] === '1' && sessionId.charCodeAt(sessionId.length - 1) % 2 === 0;
-  return delegates ? `delegate ${sessionId}` : `task ${sessionId}`;
+  const code = sessionId.charCodeAt(sessionId.length - 1);
+  if (process.env['CRASH_CHILD_DELEGATE'] !== '1' || code % 2 !== 0) return `task ${sessionId}`;
+  return code % 4 === 0 ? `plan ${sessionId}` : `delegate ${sessionId}`;
 }
 
 async function waitUntilFinished(sessionId: string): Promise<string> {

@@ -22,7 +22,8 @@ type Phase = (typeof phases)[number];
 /**
  * The model's side of every session: write a file (asks), then read it and run a command (asks), then finish. A session
  * asked to delegate hands that work to a sub-agent that may write, and finishes with its answer; the sub-agent (its
- * brief names the goal) does the work.
+ * brief names the goal) does the work. A session asked to plan runs a plan of two such steps, the second after the
+ * first, then the plan's answer and check.
  */
 function answer(request: RecordedRequest): ScriptedTurn {
   const messages = request.body['messages'] as Array<{ role: string; content: unknown }>;
@@ -32,6 +33,32 @@ function answer(request: RecordedRequest): ScriptedTurn {
   const task = (goal ?? asked).replace(/[^A-Za-z0-9]/g, '-');
   const results = messages.slice(lastUser).filter((message) => message.role === 'tool').length;
   const talk = { kind: 'text' as const, text: `Working on ${task}. `.repeat(6), chunkSize: 8 };
+  // A plan's own last steps: the answer from its results, and its check.
+  if (goal?.startsWith('Write the answer to'))
+    return { chunkDelayMs: 1, steps: [{ kind: 'text', text: 'Both parts are done. ', chunkSize: 8 }] };
+  if (goal?.startsWith('Check the answer'))
+    return { chunkDelayMs: 1, steps: [{ kind: 'text', text: 'PASS: both parts are done.', chunkSize: 8 }] };
+  if (asked.startsWith('plan '))
+    return results === 0
+      ? {
+          chunkDelayMs: 1,
+          steps: [
+            talk,
+            {
+              kind: 'tool_call',
+              id: 'p',
+              name: 'run_plan',
+              arguments: JSON.stringify({
+                goal: `plan ${task}`,
+                steps: [
+                  { id: 'one', goal: `sub ${task}-1`, tools: 'read_write' },
+                  { id: 'two', goal: `sub ${task}-2`, tools: 'read_write', dependsOn: ['one'] },
+                ],
+              }),
+            },
+          ],
+        }
+      : { chunkDelayMs: 1, steps: [{ kind: 'text', text: 'The plan ran to its end. '.repeat(3), chunkSize: 8 }] };
   if (asked.startsWith('delegate '))
     return results === 0
       ? {
@@ -102,12 +129,16 @@ function check(databasePath: string, committed: ReadonlyArray<{ sessionId: strin
   return problems;
 }
 
-function countSubAgents(databasePath: string): number {
+/** The sub-agents a data folder holds, and how many of them ran a step of a plan. */
+function countSubAgents(databasePath: string): { all: number; planSteps: number } {
   const db = new BetterSqlite3(databasePath, { readonly: true });
   try {
-    return (
-      db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM sessions WHERE parent_session_id IS NOT NULL').get()?.count ?? 0
-    );
+    const count = (where: string): number =>
+      db.prepare<[], { count: number }>(`SELECT COUNT(*) AS count FROM sessions WHERE ${where}`).get()?.count ?? 0;
+    return {
+      all: count('parent_session_id IS NOT NULL'),
+      planSteps: count("parent_session_id IS NOT NULL AND json_extract(sub_agent, '$.stepId') IS NOT NULL"),
+    };
   } finally {
     db.close();
   }
@@ -121,6 +152,7 @@ interface Tally {
   sessionsFinished: number;
   checkedSteps: number;
   subAgents: number;
+  planSteps: number;
 }
 
 /** One worker: its own data folder and workspace, `count` lives killed in turn, then one that finishes everything. */
@@ -209,7 +241,9 @@ async function worker(index: number, count: number, baseUrl: string, tally: Tall
     clearTimeout(stuck);
     // Every killed tree resumed to its end: its sub-agents too.
     problems.push(...unfinishedSubAgents());
-    tally.subAgents += countSubAgents(databasePath);
+    const counted = countSubAgents(databasePath);
+    tally.subAgents += counted.all;
+    tally.planSteps += counted.planSteps;
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -226,6 +260,7 @@ async function main(): Promise<void> {
     sessionsFinished: 0,
     checkedSteps: 0,
     subAgents: 0,
+    planSteps: 0,
   };
   const started = Date.now();
   try {
@@ -252,6 +287,7 @@ async function main(): Promise<void> {
     sessions_resumed_to_end: [...killed].filter((id) => resumed.get(id)?.startsWith('completed')).length,
     sessions_finished_unkilled: tally.sessionsFinished,
     sub_agents_run: tally.subAgents,
+    of_them_plan_steps: tally.planSteps,
     problems: problems.length,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   };
