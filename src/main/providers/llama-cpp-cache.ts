@@ -54,6 +54,12 @@ export class LlamaCppPromptCache {
 
   constructor(private readonly props: LlamaCppProps) {}
 
+  /** llama-server's slots (`total_slots`, one when it does not say); null for another server, or while that is not known. */
+  async slots(signal: AbortSignal): Promise<number | null> {
+    const props = await this.props.read(signal);
+    return props ? (slotsSchema.safeParse(props).data?.total_slots ?? 1) : null;
+  }
+
   /** The fields for `request`, once what the server is is known; none while that cannot be learned. */
   async use(request: ModelRequest, signal: AbortSignal): Promise<CacheUse> {
     if (this.fieldsRefused) return nothing;

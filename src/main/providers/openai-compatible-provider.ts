@@ -319,6 +319,11 @@ export class OpenAICompatibleProvider implements ModelProvider {
     return known;
   }
 
+  /** llama-server's slots; null for another server. */
+  concurrency(signal: AbortSignal): Promise<number | null> {
+    return this.promptCache.slots(signal);
+  }
+
   /** Counts `text` with llama.cpp's `/tokenize`; on another server fails at once with a `ModelError`. */
   async countTokens(_model: string, text: string, signal: AbortSignal): Promise<number> {
     if (!(await this.hasTokenizer(signal)))

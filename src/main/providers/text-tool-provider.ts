@@ -109,6 +109,10 @@ export class ToolProtocolProvider implements ModelProvider {
     return this.inner.countTokens?.bind(this.inner);
   }
 
+  get concurrency(): ModelProvider['concurrency'] {
+    return this.inner.concurrency?.bind(this.inner);
+  }
+
   listModels(signal: AbortSignal): ReturnType<ModelProvider['listModels']> {
     return this.inner.listModels(signal);
   }

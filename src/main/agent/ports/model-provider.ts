@@ -163,4 +163,9 @@ export interface ModelProvider {
   takesImages?(model: string, signal: AbortSignal): Promise<boolean>;
   /** Counts the tokens of `text` with the server's own tokenizer (llama.cpp `/tokenize`). Throws a `ModelError` on failure. */
   countTokens?(model: string, text: string, signal: AbortSignal): Promise<number>;
+  /**
+   * How many requests the server answers at once, each keeping its own prompt cache (llama-server's slots), when it says;
+   * null when it does not. More at once than this only wait for each other and push each other's prompts out. Never throws.
+   */
+  concurrency?(signal: AbortSignal): Promise<number | null>;
 }

@@ -94,4 +94,8 @@ export class RetryingModelProvider implements ModelProvider {
   get countTokens(): ModelProvider['countTokens'] {
     return this.inner.countTokens?.bind(this.inner);
   }
+
+  get concurrency(): ModelProvider['concurrency'] {
+    return this.inner.concurrency?.bind(this.inner);
+  }
 }

@@ -129,6 +129,7 @@ export class SessionRuntime {
         return { concurrency: subAgentConcurrency ?? 2, depth: subAgentDepth ?? 0 };
       },
       windowOf: async (choice, signal) => (await services.context.window(choice, signal)).tokens,
+      serverConcurrency: async (choice, signal) => (await options.providers.resolve(choice).concurrency?.(signal)) ?? null,
       modelsOf: async (choice, signal) => (await options.providers.resolve(choice).listModels(signal)).map((model) => model.id),
       ...(options.profiles ? { inheritProfile: inheritProfile(options.profiles.store) } : {}),
     });

@@ -5,41 +5,51 @@ import { CancelledError } from '../../../shared/errors';
 
 /**
  * Slots for sub-agents running at once. A sub-agent waiting for its own sub-agents lends its slot meanwhile, so a
- * tree never waits on itself.
+ * tree never waits on itself. A sub-agent may bring a lower limit of its own (its server answers fewer at once): it
+ * waits until fewer than that run, and those with room pass it by meanwhile.
  */
 export class Slots {
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Array<{ readonly wake: () => void; readonly cap: number }> = [];
 
   constructor(private readonly limit: () => number) {}
 
-  async take(signal: AbortSignal): Promise<void> {
+  async take(signal: AbortSignal, cap = Number.POSITIVE_INFINITY): Promise<void> {
     if (signal.aborted) throw new CancelledError();
-    if (this.running < this.limit()) {
+    if (this.room(cap)) {
       this.running += 1;
       return;
     }
     await new Promise<void>((resolve, reject) => {
-      const wake = (): void => {
-        signal.removeEventListener('abort', stop);
-        resolve();
+      const entry = {
+        cap,
+        wake: (): void => {
+          signal.removeEventListener('abort', stop);
+          resolve();
+        },
       };
       const stop = (): void => {
-        const at = this.waiting.indexOf(wake);
+        const at = this.waiting.indexOf(entry);
         if (at >= 0) this.waiting.splice(at, 1);
         reject(new CancelledError());
       };
-      this.waiting.push(wake);
+      this.waiting.push(entry);
       signal.addEventListener('abort', stop, { once: true });
     });
   }
 
   give(): void {
-    // Over a limit lowered meanwhile, the slot is not passed on: fewer run from now.
-    const next = this.running > this.limit() ? undefined : this.waiting.shift();
-    // The slot passes straight to the next waiting: the count stays.
-    if (next) next();
-    else this.running = Math.max(0, this.running - 1);
+    this.running = Math.max(0, this.running - 1);
+    // The first waiting that has room now (over a limit lowered meanwhile, none: fewer run from now).
+    const next = this.waiting.findIndex((entry) => this.room(entry.cap));
+    const [entry] = next < 0 ? [] : this.waiting.splice(next, 1);
+    if (!entry) return;
+    this.running += 1;
+    entry.wake();
+  }
+
+  private room(cap: number): boolean {
+    return this.running < Math.min(this.limit(), cap);
   }
 }
 

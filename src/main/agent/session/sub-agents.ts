@@ -53,6 +53,11 @@ export interface SubAgentsOptions {
   readonly inheritProfile?: (parentId: string, childId: string) => void;
   /** The window of a model, in tokens: a sub-agent's answer takes at most a share of its parent's. */
   readonly windowOf: (choice: ModelChoice, signal: AbortSignal) => Promise<number>;
+  /**
+   * How many requests an endpoint's server answers at once with a prompt cache each (llama-server's slots), when it
+   * says: no more sub-agents run at once on it, since more would only wait and push each other's prompts out.
+   */
+  readonly serverConcurrency?: (choice: ModelChoice, signal: AbortSignal) => Promise<number | null>;
   /** The models an endpoint serves now, to refuse a brief that names another before a sub-agent is made for it. */
   readonly modelsOf?: (choice: ModelChoice, signal: AbortSignal) => Promise<readonly string[]>;
 }
@@ -179,7 +184,7 @@ export class SubAgents {
     try {
       const writing = writes ? await this.writers.take(folder, parent.id, context.signal) : null;
       try {
-        await this.slots.take(context.signal);
+        await this.slots.take(context.signal, await this.serverCap(existing?.model ?? this.modelFor(parent, input.model), context.signal));
         let holder: string | null = null;
         try {
           // Made only once it may run: a Stop while it waited leaves no sub-agent that never started.
@@ -227,8 +232,19 @@ export class SubAgents {
     this.lent.delete(parentId);
     // Stopped, the parent goes on no further: its own call gives back nothing it does not hold.
     if (signal.aborted) return;
-    await this.slots.take(signal);
+    await this.slots.take(signal, await this.serverCap(this.options.store.get(parentId)?.model ?? null, signal));
     this.holding.add(parentId);
+  }
+
+  /** The most sub-agents that run at once on a model's server, when it says; no limit of its own otherwise. */
+  private async serverCap(choice: ModelChoice | null, signal: AbortSignal): Promise<number> {
+    const { serverConcurrency } = this.options;
+    if (!choice || !serverConcurrency) return Number.POSITIVE_INFINITY;
+    try {
+      return (await serverConcurrency(choice, signal)) ?? Number.POSITIVE_INFINITY;
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
   }
 
   /** A new sub-agent's session, in the parent's folder, with its autonomy and model (or the one the brief names). */

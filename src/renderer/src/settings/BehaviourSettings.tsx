@@ -45,7 +45,12 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
             onChange={(event) => event.target.valueAsNumber >= 2 && update({ planThreshold: event.target.valueAsNumber })}
           />
         </label>
-        <label {...field('Sub-agents at once', 'How many sub-agents work at the same time, over every session')}>
+        <label
+          {...field(
+            'Sub-agents at once',
+            'How many sub-agents work at the same time, over every session; no more than a llama.cpp server has slots',
+          )}
+        >
           Sub-agents at once
           <input
             aria-label="Sub-agents at once"

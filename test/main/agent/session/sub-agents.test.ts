@@ -120,6 +120,35 @@ describe('sub-agents', () => {
     expect([...results(h).values()].map((result) => result.status)).toEqual(['succeeded', 'succeeded']);
   });
 
+  it('runs no more sub-agents at once than a llama.cpp server has slots, so they do not push each other’s prompts out', async () => {
+    const starts: Record<number, number> = {};
+    for (const total of [1, 2]) {
+      const own = await ScriptedModelServer.start({ fallback: byAsker.route, personality: 'llama.cpp', llamaSlots: { total } });
+      const h = await createHarness(own, { settings: { subAgentConcurrency: 2 } });
+      try {
+        byAsker.scripts = new Map([
+          [
+            'parent',
+            [{ steps: [toolCall('delegate', { goal: 'One' }, 'd1'), toolCall('delegate', { goal: 'Two' }, 'd2')] }, textTurn('Done.')],
+          ],
+          ['One', [slow('First answer, slowly streamed.')]],
+          ['Two', [slow('Second answer, slowly streamed.')]],
+        ]);
+        h.runtime.send(h.sessionId, 'Go');
+        await h.runtime.whenIdle(h.sessionId);
+        const [one, two] = [requestsBy(own.requests, 'One')[0]?.receivedAt ?? 0, requestsBy(own.requests, 'Two')[0]?.receivedAt ?? 0];
+        starts[total] = Math.abs(two - one);
+        expect(h.view().messages.at(-1)?.text).toBe('Done.');
+      } finally {
+        await h.close();
+        await own.close();
+      }
+    }
+    // One slot: the second waited for the first (seven chunks at 25 ms); two slots: both at once, as the setting allows.
+    expect(starts[1]).toBeGreaterThan(150);
+    expect(starts[2]).toBeLessThan(100);
+  });
+
   it('never runs two sub-agents that may write in one folder at the same time', async () => {
     const h = await harness({}, 'L2');
     byAsker.scripts = new Map([
