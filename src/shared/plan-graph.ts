@@ -86,14 +86,30 @@ export interface CheckVerdict {
   readonly why: string;
 }
 
-/** The check's verdict from its answer: a first line that starts with PASS or FAIL, then why. */
+/** A line that gives a verdict: PASS or FAIL first, after a label such as "Verdict:" at most. */
+const verdictLine = /^(?:(?:verdict|result|status|check|pass\s*\/\s*fail)\s*[:\-–—]\s*)?(pass|fail)(?:ed|es|s)?\b(?!\s*\/)[\s:.,;\-–—]*(.*)$/i;
+
+/**
+ * The check's verdict from its answer: the first of its first three lines that starts with PASS or FAIL (markdown
+ * marks taken off, a label such as "Verdict:" allowed), then why. Neither: no verdict.
+ */
 export function checkVerdictOf(answer: string): CheckVerdict {
-  const lines = answer.trim().split('\n');
-  const first = lines[0]?.trim() ?? '';
-  const word = /^[^A-Za-z]*(pass|fail)(?:ed|s)?\b[\s:.\-–—]*(.*)$/i.exec(first);
-  if (!word) return { passed: null, why: answer.trim().slice(0, 500) };
-  const why = [word[2] ?? '', ...lines.slice(1)].join('\n').trim().slice(0, 500);
-  return { passed: word[1]?.toLowerCase() === 'pass', why };
+  const lines = answer
+    .trim()
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  for (let index = 0; index < Math.min(3, lines.length); index += 1) {
+    const found = verdictLine.exec((lines[index] ?? '').replace(/[*_`#>]/g, '').trim());
+    if (!found) continue;
+    const why = [found[2] ?? '', ...lines.slice(index + 1)]
+      .join('\n')
+      .replace(/[*`]/g, '')
+      .trim()
+      .slice(0, 500);
+    return { passed: found[1]?.toLowerCase() === 'pass', why };
+  }
+  return { passed: null, why: answer.trim().slice(0, 500) };
 }
 
 /** How a plan's result says what its check found, on a line of its own (read back by the plan's card). */

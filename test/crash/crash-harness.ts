@@ -129,7 +129,7 @@ function check(databasePath: string, committed: ReadonlyArray<{ sessionId: strin
   return problems;
 }
 
-/** The sub-agents a data folder holds, and how many of them ran a step of a plan. */
+/** The sub-agents a data folder holds, and how many of them worked in a plan (its steps, its answer and its check). */
 function countSubAgents(databasePath: string): { all: number; planSteps: number } {
   const db = new BetterSqlite3(databasePath, { readonly: true });
   try {
@@ -278,6 +278,9 @@ async function main(): Promise<void> {
     if (status !== 'completed' && status !== 'completed_with_errors')
       problems.push(`session ${sessionId} was not resumed to its end (${status ?? 'never resumed'})`);
   }
+  // Enough lives hand work on that trees and plans must have been killed and resumed: a run without any tested neither.
+  if (runs >= 20 && tally.planSteps === 0) problems.push('no plan ran in any life: plans were not put to the test');
+  if (runs >= 20 && tally.subAgents === tally.planSteps) problems.push('no sub-agent outside a plan ran in any life');
   const summary = {
     runs,
     workers,
@@ -287,7 +290,7 @@ async function main(): Promise<void> {
     sessions_resumed_to_end: [...killed].filter((id) => resumed.get(id)?.startsWith('completed')).length,
     sessions_finished_unkilled: tally.sessionsFinished,
     sub_agents_run: tally.subAgents,
-    of_them_plan_steps: tally.planSteps,
+    of_them_in_plans: tally.planSteps,
     problems: problems.length,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   };

@@ -49,7 +49,11 @@ export class SessionTransfer {
     const subAgents: SessionExportPart[] = [];
     const walk = (parentId: string): void => {
       for (const child of store.subAgents(parentId)) {
-        if (subAgents.length >= maxExportedSubAgents) return;
+        if (subAgents.length >= maxExportedSubAgents)
+          throw new WorkbenchError(
+            'invalid_state',
+            `This session's sub-agents are more than an export holds (${maxExportedSubAgents}); nothing was exported.`,
+          );
         subAgents.push(this.partOf(child));
         walk(child.id);
       }
@@ -133,7 +137,8 @@ export class SessionTransfer {
       return this.prepare(part, rowsOf[index] ?? [], {
         id: ids.get(part.session.id) ?? newId(),
         workspacePath,
-        autonomy,
+        // A sub-agent starts no higher than the session it works for, nor than its own in the file.
+        autonomy: autonomyRank(part.session.autonomy) <= autonomyRank(autonomy) ? part.session.autonomy : autonomy,
         // A model from an endpoint not configured here falls back to the default.
         model: part.session.model && this.options.providerExists(part.session.model.providerId) ? part.session.model : null,
         ...(link ? { subAgent: { ...link, parentSessionId: ids.get(link.parentSessionId) ?? link.parentSessionId } } : {}),

@@ -39,11 +39,8 @@ function briefOf(plan: RunPlanInput, step: PlanStep, results: ReadonlyMap<string
   return { goal: step.goal, ...(step.returns ? { returns: step.returns } : {}), context, tools: step.tools };
 }
 
-/** What running a plan needs of the sub-agents: a step's sub-agent, and what the checks of plans before it found. */
-export interface PlanHands extends Pick<SubAgents, 'hand'> {
-  /** The verdicts of the checks of plans run earlier in the turn of this call, oldest first. */
-  checksBefore(context: ToolContext): CheckVerdict[];
-}
+/** What running a plan needs of the sub-agents: a step's sub-agent, and the plans run before it in its turn. */
+export type PlanHands = Pick<SubAgents, 'hand' | 'plansBefore'>;
 
 /** The goal of a plan's answer step and of its check, as their sub-agents' briefs name them. */
 export const answerGoal = (plan: Pick<RunPlanInput, 'goal'>): string =>
@@ -108,14 +105,16 @@ function adviceOn(verdict: CheckVerdict, replan: boolean): string {
  * were.
  */
 export async function runPlan(plan: RunPlanInput, context: ToolContext, hands: PlanHands): Promise<ToolOutcome> {
-  const before = hands.checksBefore(context);
-  const replan = before.at(-1)?.passed === false;
-  if (replan && before.at(-2)?.passed === false)
+  // After a failed check, the next plan of the turn is its one replan; none runs after that.
+  const before = hands.plansBefore(context);
+  const failedAt = before.findIndex((verdict) => verdict?.passed === false);
+  if (failedAt >= 0 && failedAt < before.length - 1)
     throw new WorkbenchError(
       'invalid_state',
-      'A plan is replanned once: the check failed after the replan too. Give the person the answer there is and say what falls short.',
+      'A plan is replanned once in a turn after its check fails, and the replan has run: give the person the answer there is and say what falls short.',
     );
-  const lead = replan ? [`${replanLine} It found: ${before.at(-1)?.why.split('\n')[0] ?? ''}`] : [];
+  const replan = failedAt >= 0;
+  const lead = replan ? [`${replanLine} It found: ${before[failedAt]?.why.split('\n')[0] ?? ''}`] : [];
   if (replan) context.emitOutput(`${lead.join('')}\n`);
   const results = await runSteps(plan, context, hands);
   const failed = plan.steps.filter((step) => results.get(step.id)?.state !== 'done').length;

@@ -3,26 +3,34 @@
  */
 import { CancelledError } from '../../../shared/errors';
 
+/** A server that answers only so many requests at once (llama-server's slots), by a key of its own (its endpoint). */
+export interface ServerLimit {
+  readonly key: string;
+  readonly cap: number;
+}
+
 /**
- * Slots for sub-agents running at once. A sub-agent waiting for its own sub-agents lends its slot meanwhile, so a
- * tree never waits on itself. A sub-agent may bring a lower limit of its own (its server answers fewer at once): it
- * waits until fewer than that run, and those with room pass it by meanwhile.
+ * Slots for sub-agents running at once, over every session. A sub-agent waiting for its own sub-agents lends its slot
+ * meanwhile, so a tree never waits on itself. A sub-agent whose server answers fewer at once also waits until fewer
+ * than that run on that server; those with room pass it by meanwhile.
  */
 export class Slots {
   private running = 0;
-  private readonly waiting: Array<{ readonly wake: () => void; readonly cap: number }> = [];
+  /** Per server with a limit, how many hold a slot on it. */
+  private readonly onServer = new Map<string, number>();
+  private readonly waiting: Array<{ readonly wake: () => void; readonly server: ServerLimit | null }> = [];
 
   constructor(private readonly limit: () => number) {}
 
-  async take(signal: AbortSignal, cap = Number.POSITIVE_INFINITY): Promise<void> {
+  async take(signal: AbortSignal, server: ServerLimit | null = null): Promise<void> {
     if (signal.aborted) throw new CancelledError();
-    if (this.room(cap)) {
-      this.running += 1;
+    if (this.room(server)) {
+      this.count(server, 1);
       return;
     }
     await new Promise<void>((resolve, reject) => {
       const entry = {
-        cap,
+        server,
         wake: (): void => {
           signal.removeEventListener('abort', stop);
           resolve();
@@ -38,18 +46,28 @@ export class Slots {
     });
   }
 
-  give(): void {
-    this.running = Math.max(0, this.running - 1);
-    // The first waiting that has room now (over a limit lowered meanwhile, none: fewer run from now).
-    const next = this.waiting.findIndex((entry) => this.room(entry.cap));
+  /** Gives back a slot taken with `server`; the first waiting that has room now takes it. */
+  give(server: ServerLimit | null = null): void {
+    this.count(server, -1);
+    // Over a limit lowered meanwhile, none: fewer run from now.
+    const next = this.waiting.findIndex((entry) => this.room(entry.server));
     const [entry] = next < 0 ? [] : this.waiting.splice(next, 1);
     if (!entry) return;
-    this.running += 1;
+    this.count(entry.server, 1);
     entry.wake();
   }
 
-  private room(cap: number): boolean {
-    return this.running < Math.min(this.limit(), cap);
+  private room(server: ServerLimit | null): boolean {
+    if (this.running >= this.limit()) return false;
+    return server === null || (this.onServer.get(server.key) ?? 0) < server.cap;
+  }
+
+  private count(server: ServerLimit | null, by: 1 | -1): void {
+    this.running = Math.max(0, this.running + by);
+    if (server === null) return;
+    const now = Math.max(0, (this.onServer.get(server.key) ?? 0) + by);
+    if (now === 0) this.onServer.delete(server.key);
+    else this.onServer.set(server.key, now);
   }
 }
 

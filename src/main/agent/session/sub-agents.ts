@@ -13,7 +13,7 @@ import type { Clock } from '../ports/clock';
 import type { SessionStore } from '../ports/stores';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
 import type { Recovery } from './recovery';
-import { FolderWriters, Slots } from './sub-agent-turns';
+import { FolderWriters, Slots, type ServerLimit } from './sub-agent-turns';
 import { delegateToolName, type TurnScheduler } from './turn-scheduler';
 
 /** What a sub-agent may do when the brief does not say, and the bounds it may ask for. */
@@ -98,12 +98,12 @@ function titleOf(goal: string): string {
  */
 export class SubAgents {
   private readonly slots: Slots;
-  /** The sub-agents holding a slot now. */
-  private readonly holding = new Set<string>();
+  /** The sub-agents holding a slot now, with the server limit it was taken under. */
+  private readonly holding = new Map<string, ServerLimit | null>();
   /** One writing sub-agent per folder at a time. */
   private readonly writers = new FolderWriters();
-  /** Per parent sub-agent, how many of its calls run sub-agents on its lent slot. */
-  private readonly lent = new Map<string, number>();
+  /** Per parent sub-agent, how many of its calls run sub-agents on its lent slot, and the limit it takes it back under. */
+  private readonly lent = new Map<string, { count: number; server: ServerLimit | null }>();
 
   constructor(private readonly options: SubAgentsOptions) {
     this.slots = new Slots(() => Math.max(1, options.limits().concurrency));
@@ -144,18 +144,20 @@ export class SubAgents {
   }
 
   /**
-   * What the checks of the plans run earlier in this call's turn found, oldest first: a plan after a failed check is a
-   * replan. Read from the checks' sub-agents, which know the turn that made them, so it holds after a stop of the app.
+   * The plans run earlier in this call's turn, oldest first, each with what its check found, or null when it made no
+   * check (its steps all failed, or its answer could not be written). Read from the plans' sub-agents, which know the
+   * turn and the call that made them, so it holds after a stop of the app.
    */
-  checksBefore(context: ToolContext): CheckVerdict[] {
+  plansBefore(context: ToolContext): Array<CheckVerdict | null> {
     const turnId = this.options.journal.head(context.sessionId).openTurn;
     if (turnId === null) return [];
-    return this.options.store
-      .subAgents(context.sessionId)
-      .filter(
-        ({ subAgent }) => subAgent?.stepId === checkStepId && subAgent.toolCallId !== context.toolCallId && subAgent.turnId === turnId,
-      )
-      .map((session) => checkVerdictOf(this.lastAnswer(session.id) ?? ''));
+    const plans = new Map<string, CheckVerdict | null>();
+    for (const { id, subAgent } of this.options.store.subAgents(context.sessionId)) {
+      if (subAgent?.stepId === undefined || subAgent.turnId !== turnId || subAgent.toolCallId === context.toolCallId) continue;
+      if (!plans.has(subAgent.toolCallId)) plans.set(subAgent.toolCallId, null);
+      if (subAgent.stepId === checkStepId) plans.set(subAgent.toolCallId, checkVerdictOf(this.lastAnswer(id) ?? ''));
+    }
+    return [...plans.values()];
   }
 
   /**
@@ -184,21 +186,22 @@ export class SubAgents {
     try {
       const writing = writes ? await this.writers.take(folder, parent.id, context.signal) : null;
       try {
-        await this.slots.take(context.signal, await this.serverCap(existing?.model ?? this.modelFor(parent, input.model), context.signal));
+        const server = await this.serverLimit(existing?.model ?? this.modelFor(parent, input.model), context.signal);
+        await this.slots.take(context.signal, server);
         let holder: string | null = null;
         try {
           // Made only once it may run: a Stop while it waited leaves no sub-agent that never started.
           child ??= await this.create(parent, input, context, stepId);
           holder = child.id;
-          this.holding.add(holder);
+          this.holding.set(holder, server);
           writing?.hand(child.id);
           if (context.signal.aborted) throw new CancelledError();
           context.emitOutput(`${existing ? 'Picking up' : 'Handing the task to'} ${child.title} (session ${child.id}).\n`);
           this.start(child, input);
           await this.finished(child.id, context.signal);
         } finally {
-          if (holder === null) this.slots.give();
-          else if (this.holding.delete(holder)) this.slots.give();
+          if (holder === null) this.slots.give(server);
+          else this.giveBack(holder);
         }
       } finally {
         writing?.release();
@@ -214,36 +217,46 @@ export class SubAgents {
    * back when the last of them has answered, not before: its other calls may still be running theirs.
    */
   private lend(parentId: string): void {
-    const count = this.lent.get(parentId);
-    if (count !== undefined) this.lent.set(parentId, count + 1);
-    else if (this.holding.delete(parentId)) {
-      this.slots.give();
-      this.lent.set(parentId, 1);
+    const lent = this.lent.get(parentId);
+    if (lent !== undefined) lent.count += 1;
+    else if (this.holding.has(parentId)) {
+      const server = this.holding.get(parentId) ?? null;
+      this.giveBack(parentId);
+      this.lent.set(parentId, { count: 1, server });
     }
   }
 
   private async takeBack(parentId: string, signal: AbortSignal): Promise<void> {
-    const count = this.lent.get(parentId);
-    if (count === undefined) return;
-    if (count > 1) {
-      this.lent.set(parentId, count - 1);
+    const lent = this.lent.get(parentId);
+    if (lent === undefined) return;
+    if (lent.count > 1) {
+      lent.count -= 1;
       return;
     }
     this.lent.delete(parentId);
     // Stopped, the parent goes on no further: its own call gives back nothing it does not hold.
     if (signal.aborted) return;
-    await this.slots.take(signal, await this.serverCap(this.options.store.get(parentId)?.model ?? null, signal));
-    this.holding.add(parentId);
+    await this.slots.take(signal, lent.server);
+    this.holding.set(parentId, lent.server);
   }
 
-  /** The most sub-agents that run at once on a model's server, when it says; no limit of its own otherwise. */
-  private async serverCap(choice: ModelChoice | null, signal: AbortSignal): Promise<number> {
+  /** Gives back the slot a sub-agent holds, if it holds one. */
+  private giveBack(holder: string): void {
+    if (!this.holding.has(holder)) return;
+    const server = this.holding.get(holder) ?? null;
+    this.holding.delete(holder);
+    this.slots.give(server);
+  }
+
+  /** The limit of a model's server on sub-agents at once, when it says (llama-server's slots); none otherwise. */
+  private async serverLimit(choice: ModelChoice | null, signal: AbortSignal): Promise<ServerLimit | null> {
     const { serverConcurrency } = this.options;
-    if (!choice || !serverConcurrency) return Number.POSITIVE_INFINITY;
+    if (!choice || !serverConcurrency) return null;
     try {
-      return (await serverConcurrency(choice, signal)) ?? Number.POSITIVE_INFINITY;
+      const cap = await serverConcurrency(choice, signal);
+      return cap === null ? null : { key: choice.providerId, cap: Math.max(1, cap) };
     } catch {
-      return Number.POSITIVE_INFINITY;
+      return null;
     }
   }
 
@@ -302,13 +315,12 @@ export class SubAgents {
       if (error instanceof NotFoundError) throw error;
       return;
     }
-    // A name that begins one served is taken as that one: Ollama's "llama3" is "llama3:latest", Anthropic's aliases
-    // name dated models.
-    if (
-      served.length === 0 ||
-      served.some((id) => id === choice.model || id.startsWith(`${choice.model}:`) || id.startsWith(`${choice.model}-`))
-    )
-      return;
+    // Ollama's "llama3" is "llama3:latest", and an Anthropic alias names a dated model ("…-20250929").
+    const meant = (id: string): boolean =>
+      id === choice.model ||
+      id === `${choice.model}:latest` ||
+      (id.startsWith(`${choice.model}-`) && /^-\d{8}$/.test(id.slice(choice.model.length)));
+    if (served.length === 0 || served.some(meant)) return;
     const named = served.slice(0, 20).map((id) => `"${id}"`);
     throw new WorkbenchError(
       'invalid_input',

@@ -6,6 +6,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef, useState } from 'react';
 import type { ChangedFile, FileDiff } from '../../../shared/changes';
+import { subAgentName } from '../sub-agents/sub-agent-name';
 import { DiffDialog, UnifiedLines } from './DiffDialog';
 
 const changeWords = { create: 'created', modify: 'changed', delete: 'deleted' } as const;
@@ -131,7 +132,7 @@ export function ChangeList({
                   title={`Changed by ${agent.title}: open its session`}
                   onClick={() => onOpenSession(agent.sessionId)}
                 >
-                  by {agent.title.replace(/^Sub-agent: (.*)$/, 'sub-agent “$1”')}
+                  by {subAgentName(agent.title).replace(/^Sub-agent/, 'sub-agent')}
                 </button>
               ))}
               {file.reverted !== 'no' && (

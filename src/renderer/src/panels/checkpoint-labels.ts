@@ -40,7 +40,8 @@ export function firstWords(text: string, limit = 60): string {
 
 /** A call in words: the tool and its target; work handed on names the sub-agents that did it. */
 function callWords(call: ViewMessage['toolCalls'][number]): string {
-  const goal = typeof call.input === 'object' && call.input !== null && 'goal' in call.input ? call.input.goal : null;
+  const ran = call.state === 'running' || call.state === 'succeeded';
+  const goal = ran && typeof call.input === 'object' && call.input !== null && 'goal' in call.input ? call.input.goal : null;
   if (call.tool === 'delegate' && typeof goal === 'string') return `Sub-agent “${firstWords(goal, 50)}”`;
   if (call.tool === 'run_plan' && typeof goal === 'string') return `Plan “${firstWords(goal, 50)}”, by its sub-agents`;
   return `${call.tool} ${firstWords(call.summary, 50)}`.trim();

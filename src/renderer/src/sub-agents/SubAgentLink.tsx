@@ -9,6 +9,7 @@ import type { SessionView } from '../../../shared/session-view';
 import { MessageBody } from '../conversation/MessageBody';
 import { useAppState, type AppStore } from '../store';
 import { ToolCard } from '../tool-calls/ToolCard';
+import { subAgentName } from './sub-agent-name';
 
 const statusWords: Readonly<Record<SessionStatus, string>> = {
   idle: 'about to start',
@@ -98,8 +99,7 @@ export function SubAgentLink({
   return (
     <div className={waiting ? 'sub-agent-link waiting small' : 'sub-agent-link small'} role="group" aria-label="Sub-agent">
       <span>
-        {child.title.replace(/^Sub-agent: /, 'Sub-agent “')}
-        {child.title.startsWith('Sub-agent: ') ? '”' : ''}: {statusWords[child.status]}
+        {subAgentName(child.title)}: {statusWords[child.status]}
         {child.subAgent?.tools === 'read_write' ? ' · may change files' : ' · reads only'}
         {ended && ` · ${seconds(child.updatedAt - child.createdAt)}`}
         {ended && tokens !== null && ` · ${tokens.toLocaleString('en-US')} tokens`}

@@ -93,6 +93,18 @@ describe('session export and import', () => {
     expect(listed).toContain(imported.id);
     expect(listed).not.toContain(copy?.id);
 
+    // A sub-agent starts no higher than its own autonomy in the file, nor than the session it works for here.
+    const autonomies = structuredClone(JSON.parse(exported.document) as { session: Session; subAgents: Array<{ session: Session }> });
+    autonomies.session.autonomy = 'L3';
+    const low = autonomies.subAgents[0]?.session;
+    if (low) low.autonomy = 'L0';
+    const lowered = await call<Session>('session:import', { document: JSON.stringify(autonomies) });
+    const [lowChild] = await call<Session[]>('session:subAgents', { sessionId: lowered.id });
+    expect([lowered.autonomy, lowChild?.autonomy]).toEqual(['L1', 'L0']);
+    if (low) low.autonomy = 'L3';
+    const capped = await call<Session>('session:import', { document: JSON.stringify(autonomies) });
+    expect((await call<Session[]>('session:subAgents', { sessionId: capped.id }))[0]?.autonomy).toBe('L1');
+
     // A sub-agent whose session is not in the file, or that comes before it, is refused, and nothing is written.
     const count = (): unknown => (core.core as Core).db.prepare('SELECT count(*) AS n FROM sessions').get();
     const before = count();

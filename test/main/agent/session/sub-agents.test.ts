@@ -693,9 +693,11 @@ describe('plans as graphs', () => {
     expect(found.get('p2')?.output).toContain('This plan was the one replan');
     expect(found.get('p3')).toMatchObject({ status: 'failed', output: expect.stringContaining('A plan is replanned once') });
     expect(h.runtime.subAgents.of(h.sessionId)).toHaveLength(8);
-    // The replan was shown as it ran, on its card.
+    // The replan says so on its card, which shows its result.
     const calls = h.view().messages.flatMap((message) => message.toolCalls);
     expect(calls.map((call) => call.tool)).toEqual(['run_plan', 'run_plan', 'run_plan']);
+    expect(calls[1]?.output.startsWith(replanLine)).toBe(true);
+    expect(calls[0]?.output).not.toContain(replanLine);
     // A new message is a new turn: its plan is a first plan again.
     h.runtime.send(h.sessionId, 'Count again');
     await h.runtime.whenIdle(h.sessionId);
@@ -703,6 +705,37 @@ describe('plans as graphs', () => {
     expect(later).not.toContain(replanLine);
     expect(later).toContain('You may replan once');
     expect(h.view().messages.at(-1)?.text).toBe('Three notes.');
+  });
+
+  it('counts a replan that could not be checked as the one replan: no plan runs after it in that turn', async () => {
+    const h = await harness();
+    const first = { goal: 'Count the notes', steps: [step('a', 'Count in a'), step('b', 'Count in b')] };
+    const again = { goal: 'Count them again', steps: [step('c', 'Fail in c'), step('d', 'Fail in d')] };
+    const failing = [{ steps: [], fault: { kind: 'status', status: 400, message: 'no such model' } } as ScriptedTurn];
+    byAsker.scripts = new Map([
+      [
+        'parent',
+        [
+          { steps: [toolCall('run_plan', first, 'p1')] },
+          { steps: [toolCall('run_plan', again, 'p2')] },
+          { steps: [toolCall('run_plan', first, 'p3')] },
+          textTurn('Could not count them all.'),
+        ],
+      ],
+      ['Count in a', [textTurn('One.')]],
+      ['Count in b', [textTurn('Two.')]],
+      ['Fail in c', failing],
+      ['Fail in d', failing],
+      [answerGoal(first), [textTurn('There are 3 notes.')]],
+      [checkGoal(first), [textTurn('**FAIL**: the hidden notes were not counted.')]],
+    ]);
+    h.runtime.send(h.sessionId, 'How many notes?');
+    await h.runtime.whenIdle(h.sessionId);
+    const found = results(h);
+    expect(found.get('p1')?.output).toContain('Check against the goal: failed: the hidden notes were not counted.');
+    expect(found.get('p2')).toMatchObject({ status: 'failed', output: expect.stringContaining(replanLine) });
+    expect(found.get('p3')).toMatchObject({ status: 'failed', output: expect.stringContaining('the replan has run') });
+    expect(requestsOf('Count in a')).toHaveLength(1);
   });
 
   it('refuses a graph with a circle, a missing step or too many steps, telling the model why, and runs nothing', async () => {
