@@ -87,7 +87,8 @@ export interface CheckVerdict {
 }
 
 /** A line that gives a verdict: PASS or FAIL first, after a label such as "Verdict:" at most. */
-const verdictLine = /^(?:(?:verdict|result|status|check|pass\s*\/\s*fail)\s*[:\-–—]\s*)?(pass|fail)(?:ed|es|s)?\b(?!\s*\/)[\s:.,;\-–—]*(.*)$/i;
+const verdictLine =
+  /^(?:(?:verdict|result|status|check|pass\s*\/\s*fail)\s*[:\-–—]\s*)?(pass|fail)(?:ed|es|s)?\b(?!\s*\/)[\s:.,;\-–—]*(.*)$/i;
 
 /**
  * The check's verdict from its answer: the first of its first three lines that starts with PASS or FAIL (markdown
@@ -102,11 +103,7 @@ export function checkVerdictOf(answer: string): CheckVerdict {
   for (let index = 0; index < Math.min(3, lines.length); index += 1) {
     const found = verdictLine.exec((lines[index] ?? '').replace(/[*_`#>]/g, '').trim());
     if (!found) continue;
-    const why = [found[2] ?? '', ...lines.slice(index + 1)]
-      .join('\n')
-      .replace(/[*`]/g, '')
-      .trim()
-      .slice(0, 500);
+    const why = [found[2] ?? '', ...lines.slice(index + 1)].join('\n').replace(/[*`]/g, '').trim().slice(0, 500);
     return { passed: found[1]?.toLowerCase() === 'pass', why };
   }
   return { passed: null, why: answer.trim().slice(0, 500) };

@@ -18,15 +18,12 @@ describe('what the check of a plan’s answer found', () => {
     expect(checkVerdictOf(answer)).toEqual({ passed, why });
   });
 
-  it.each([
-    'The answer looks right to me.',
-    'Passing notes around is how the chain works.',
-    'Pass/Fail',
-    '',
-    'One\nTwo\nThree\nPASS',
-  ])('%j gives no verdict', (answer) => {
-    expect(checkVerdictOf(answer).passed).toBeNull();
-  });
+  it.each(['The answer looks right to me.', 'Passing notes around is how the chain works.', 'Pass/Fail', '', 'One\nTwo\nThree\nPASS'])(
+    '%j gives no verdict',
+    (answer) => {
+      expect(checkVerdictOf(answer).passed).toBeNull();
+    },
+  );
 
   it('is said on a line of the plan’s result that its card reads back', () => {
     const output = `Header\n\n${checkLine({ passed: false, why: 'the hidden notes were not counted.\nAnd more.' })}\nAdvice`;
@@ -38,12 +35,26 @@ describe('what the check of a plan’s answer found', () => {
 
 describe('a plan’s graph', () => {
   it('names what keeps it from running', () => {
-    expect(graphProblem([{ id: 'a', dependsOn: ['b'] }, { id: 'b', dependsOn: ['c'] }, { id: 'c', dependsOn: ['a'] }])).toBe(
-      'the steps "a" → "b" → "c" → "a" depend on each other in a circle, so none of them could start',
-    );
-    expect(graphProblem([{ id: 'a', dependsOn: [] }, { id: 'a', dependsOn: [] }])).toContain('two steps have the id "a"');
+    expect(
+      graphProblem([
+        { id: 'a', dependsOn: ['b'] },
+        { id: 'b', dependsOn: ['c'] },
+        { id: 'c', dependsOn: ['a'] },
+      ]),
+    ).toBe('the steps "a" → "b" → "c" → "a" depend on each other in a circle, so none of them could start');
+    expect(
+      graphProblem([
+        { id: 'a', dependsOn: [] },
+        { id: 'a', dependsOn: [] },
+      ]),
+    ).toContain('two steps have the id "a"');
     expect(graphProblem([{ id: 'a:b', dependsOn: [] }])).toContain('letters, digits');
     expect(graphProblem([{ id: 'a', dependsOn: ['a'] }])).toBe('step "a" depends on itself');
-    expect(graphProblem([{ id: 'a', dependsOn: [] }, { id: 'b', dependsOn: ['a'] }])).toBeNull();
+    expect(
+      graphProblem([
+        { id: 'a', dependsOn: [] },
+        { id: 'b', dependsOn: ['a'] },
+      ]),
+    ).toBeNull();
   });
 });
