@@ -28,6 +28,7 @@ const mainLayers = [
   { name: 'secrets', files: ['src/main/secrets/**'], imports: ['**/secrets/*'] },
   { name: 'workspace', files: ['src/main/workspace/**'], imports: ['**/workspace/*'] },
   { name: 'shell', files: ['src/main/shell/**'], imports: ['**/shell/*'] },
+  { name: 'code-map', files: ['src/main/code-map/**'], imports: ['**/code-map/*'] },
   { name: 'tools', files: ['src/main/tools/**'], imports: ['**/tools/*'] },
   { name: 'models', files: ['src/main/models/**'], imports: ['**/models/*'] },
   { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },

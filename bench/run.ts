@@ -1,4 +1,5 @@
 import { runCheckpointsBench } from './checkpoints';
+import { runCodeMapBench } from './code-map';
 import { runContextBench } from './context';
 import { runDelegateBench } from './delegate';
 import { runLocalBench } from './local';
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<void>> = {
   local: runLocalBench,
   prefill: runPrefillBench,
   delegate: runDelegateBench,
+  'code-map': runCodeMapBench,
 };
 
 const name = process.argv[2];

@@ -67,6 +67,11 @@ export const orderedLayers = [
     paths: ['src/main/shell/'],
     description: 'shell commands parsed with tree-sitter-bash and judged by what they run and where they write',
   },
+  {
+    name: 'code-map',
+    paths: ['src/main/code-map/'],
+    description: "the workspace's code read with tree-sitter: definitions and references, their index, the ranked map",
+  },
   { name: 'tools', paths: ['src/main/tools/'], description: "the agent's tools, the pty and the sandbox" },
   { name: 'models', paths: ['src/main/models/'], description: 'models on this computer: GGUF files, the library, downloads' },
   {

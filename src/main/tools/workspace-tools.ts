@@ -5,7 +5,9 @@ import type { Tool } from '../agent/ports/tools';
 import type { FolderAccess } from '../workspace/folder-access';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 import { workspaceOf, type FilesOf } from './file-tool-kit';
+import { CodeMaps } from '../code-map/code-maps';
 import { listFilesTool, readFileTool, searchTool } from './file-reading-tools';
+import { symbolTools } from './symbol-tools';
 import { deleteTool, editFileTool, writeFileTool } from './file-writing-tools';
 import { findRipgrep } from './search';
 import { Trash } from './trash';
@@ -21,17 +23,20 @@ export interface WorkspaceToolOptions {
   readonly folderAccess?: FolderAccess;
 }
 
-/** The built-in file tools: list, read, search, write, edit and delete, all inside the workspace. */
+/** The built-in file tools: list, read, search, the symbol tools, write, edit and delete, all inside the workspace. */
 export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
   const ripgrep = options.ripgrep === undefined ? findRipgrep() : options.ripgrep;
   const protectedRoots = [options.dataDir];
   const trash = new Trash(join(options.dataDir, 'trash'), protectedRoots);
-  const filesOf: FilesOf = (context) =>
-    new WorkspaceFiles(workspaceOf(context), { protectedRoots, ...(options.folderAccess ? { access: options.folderAccess } : {}) });
+  const filesIn = (workspacePath: string): WorkspaceFiles =>
+    new WorkspaceFiles(workspacePath, { protectedRoots, ...(options.folderAccess ? { access: options.folderAccess } : {}) });
+  const filesOf: FilesOf = (context) => filesIn(workspaceOf(context));
+  const maps = new CodeMaps({ dataDir: options.dataDir, filesOf: filesIn });
   return [
     listFilesTool(filesOf),
     readFileTool(filesOf),
     searchTool(filesOf, ripgrep),
+    ...symbolTools(filesOf, maps),
     writeFileTool(filesOf),
     editFileTool(filesOf),
     deleteTool(filesOf, trash, options),

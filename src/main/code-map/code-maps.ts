@@ -1,0 +1,49 @@
+/*
+ * The code index of each workspace the agent works in: made on first use, cached on disk in the app's data folder.
+ */
+
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { BoundedMap } from '../../shared/bounded-map';
+import type { WorkspaceFiles } from '../workspace/workspace-files';
+import { CodeIndex } from './code-index';
+import { Tagger } from './tagger';
+
+/** Workspaces whose index is kept in memory at once; one used longer ago is read from its cache again. */
+const maxOpenIndexes = 8;
+
+export interface CodeMapsOptions {
+  /** The app's data folder: each workspace's index is cached under `code-map/` there. Null keeps them in memory. */
+  readonly dataDir: string | null;
+  /** The workspace files of a folder: how the index reads it, following no link. */
+  readonly filesOf: (workspacePath: string) => WorkspaceFiles;
+}
+
+/** The code indexes of the workspaces in use, one per workspace root, sharing one tagger (its grammars load once). */
+export class CodeMaps {
+  private readonly tagger = new Tagger();
+  private readonly indexes = new BoundedMap<string, CodeIndex>({ max: maxOpenIndexes, refreshOnRead: true });
+
+  constructor(private readonly options: CodeMapsOptions) {}
+
+  /** The index of a workspace (by the real path of its root). */
+  of(workspacePath: string): CodeIndex {
+    const files = this.options.filesOf(workspacePath);
+    const root = files.reader();
+    const realRoot = root.root;
+    root.close();
+    let index = this.indexes.get(realRoot);
+    if (!index) {
+      const { dataDir } = this.options;
+      index = new CodeIndex({
+        root: realRoot,
+        reader: () => this.options.filesOf(workspacePath).reader(),
+        tagger: this.tagger,
+        cacheFile:
+          dataDir === null ? null : join(dataDir, 'code-map', `${createHash('sha256').update(realRoot).digest('hex').slice(0, 24)}.json`),
+      });
+      this.indexes.set(realRoot, index);
+    }
+    return index;
+  }
+}
