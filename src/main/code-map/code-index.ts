@@ -3,15 +3,18 @@
  * and cached on disk between runs of the app.
  */
 
+import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { CancelledError, WorkbenchError } from '../../shared/errors';
 import { readAllSync } from '../workspace/fd-read';
 import { walk } from '../workspace/file-walk';
 import type { WorkspaceReader } from '../workspace/workspace-reader';
-import { languageOf, type DefinitionType } from './languages';
+import { codeLanguages, languageOf, type DefinitionType } from './languages';
 import { CodeGraph } from './map-rank';
-import { GrammarError, maxTaggedChars, type IndexedFile, type Tag, type Tagger } from './tagger';
+import { GrammarError, maxTaggedBytes, type IndexedFile, type Tag, type Tagger } from './tagger';
 
 export type { IndexedFile } from './tagger';
 
@@ -54,12 +57,16 @@ const tagSchema = z.object({
 });
 const cacheSchema = z.object({
   version: z.literal(cacheVersion),
+  /** The queries and grammars the tags were read with: tags read with others are read again. */
+  grammars: z.string(),
   root: z.string(),
   files: z.record(
     z.string(),
     z.object({
       size: z.number().int().nonnegative(),
       mtimeMs: z.number(),
+      ctimeMs: z.number(),
+      ino: z.number(),
       language: z.string(),
       tags: z.array(tagSchema),
       parseErrors: z.boolean(),
@@ -68,6 +75,31 @@ const cacheSchema = z.object({
 });
 
 const defaultMaxFiles = 20_000;
+
+/** What the tags depend on besides the files: the queries, and the grammars' package. */
+let grammars: string | null = null;
+function grammarsKey(): string {
+  if (grammars === null) {
+    const require = createRequire(import.meta.url);
+    const version = (require('@vscode/tree-sitter-wasm/package.json') as { version?: string }).version ?? '';
+    grammars = createHash('sha256')
+      .update(`${version}\u0000${JSON.stringify(codeLanguages)}`)
+      .digest('hex')
+      .slice(0, 32);
+  }
+  return grammars;
+}
+
+/** Waits for `promise`, or rejects with `CancelledError` as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new CancelledError());
+  return new Promise<T>((resolve, reject) => {
+    const stop = (): void => reject(new CancelledError());
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}
 /** Files tagged between two yields to the event loop, so a first index of a large tree does not hold the app up. */
 const filesPerSlice = 25;
 
@@ -83,6 +115,7 @@ export class CodeIndex {
   private graphNow: CodeGraph | null = null;
   private cacheRead = false;
   private refreshing: Promise<IndexRefresh> | null = null;
+  private readonly listeners = new Set<(done: number, total: number) => void>();
 
   constructor(private readonly options: CodeIndexOptions) {}
 
@@ -95,12 +128,18 @@ export class CodeIndex {
    * Brings the index up to the files on disk. Refreshes asked for while one runs share it. `onProgress` hears how many
    * of the files found have been looked at.
    */
-  refresh(signal?: AbortSignal, onProgress?: (done: number, total: number) => void): Promise<IndexRefresh> {
-    this.refreshing ??= this.walkAndRead(signal, onProgress).finally(() => (this.refreshing = null));
-    return this.refreshing;
+  async refresh(signal?: AbortSignal, onProgress?: (done: number, total: number) => void): Promise<IndexRefresh> {
+    if (onProgress) this.listeners.add(onProgress);
+    try {
+      // One walk for every caller, run to its end whoever stops waiting: a caller's Stop ends its own wait only.
+      this.refreshing ??= this.walkAndRead().finally(() => (this.refreshing = null));
+      return await untilAborted(this.refreshing, signal);
+    } finally {
+      if (onProgress) this.listeners.delete(onProgress);
+    }
   }
 
-  /** Reads named files again now (root-relative paths): one the agent just wrote is current before the next request. */
+  /** Reads named files again now (root-relative paths), whatever their size and times say. */
   async update(paths: readonly string[]): Promise<void> {
     this.readCache();
     const reader = this.options.reader();
@@ -120,6 +159,11 @@ export class CodeIndex {
     const file = this.files.get(path);
     if (!file) return null;
     return file.tags.filter((tag) => tag.defines !== undefined).map((tag) => ({ ...tag, path }));
+  }
+
+  /** Whether the index read a file with syntax errors (its tags are those it could read). */
+  hasParseErrors(path: string): boolean {
+    return this.files.get(path)?.parseErrors === true;
   }
 
   /** Where a name is defined, optionally of one type: exact matches, or, when none, matches in any letter case. */
@@ -173,7 +217,10 @@ export class CodeIndex {
     return exact.length > 0 ? exact : loose;
   }
 
-  private async walkAndRead(signal?: AbortSignal, onProgress?: (done: number, total: number) => void): Promise<IndexRefresh> {
+  private async walkAndRead(): Promise<IndexRefresh> {
+    const onProgress = (done: number, total: number): void => {
+      for (const listener of this.listeners) listener(done, total);
+    };
     this.readCache();
     const { root } = this.options;
     const maxFiles = this.options.maxFiles ?? defaultMaxFiles;
@@ -184,12 +231,12 @@ export class CodeIndex {
     let removed = 0;
     let truncated: boolean;
     try {
-      const walked = await walk({ start: root, root, maxEntries: maxFiles * 4, reader, ...(signal ? { signal } : {}) });
+      if (reader.root !== root) throw new WorkbenchError('invalid_state', `The workspace folder is no longer ${root}.`);
+      const walked = await walk({ start: root, root, maxEntries: maxFiles * 4, reader });
       const paths = walked.entries.filter((entry) => !entry.directory && languageOf(entry.path) !== null).map((entry) => entry.path);
       truncated = walked.truncated || paths.length > maxFiles;
       const wanted = paths.slice(0, maxFiles);
       for (let index = 0; index < wanted.length; index += 1) {
-        if (signal?.aborted) break;
         const path = wanted[index] ?? '';
         try {
           const outcome = await this.readOne(reader, path, false);
@@ -201,19 +248,17 @@ export class CodeIndex {
           notes.add(error.message);
         }
         if ((index + 1) % filesPerSlice === 0) {
-          onProgress?.(index + 1, wanted.length);
+          onProgress(index + 1, wanted.length);
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
-      onProgress?.(wanted.length, wanted.length);
-      if (!signal?.aborted) {
-        const present = new Set(wanted);
-        for (const path of [...this.files.keys()])
-          if (!present.has(path)) {
-            this.forget(path);
-            removed += 1;
-          }
-      }
+      onProgress(wanted.length, wanted.length);
+      const present = new Set(wanted);
+      for (const path of [...this.files.keys()])
+        if (!present.has(path)) {
+          this.forget(path);
+          removed += 1;
+        }
     } finally {
       reader.close();
     }
@@ -228,11 +273,25 @@ export class CodeIndex {
   private async readOne(reader: WorkspaceReader, path: string, force: boolean): Promise<'read' | 'kept' | 'gone'> {
     const known = this.files.get(path);
     const looked = reader.withPlainFile(path, (fd, info) => {
-      if (!force && known && known.size === info.size && known.mtimeMs === info.mtimeMs) return { kept: true as const };
-      if (info.size > maxTaggedChars) return null;
-      const bytes = readAllSync(fd, maxTaggedChars);
+      // A file written again in place changes its size or times; one replaced (written beside, then renamed) its inode.
+      const same =
+        known !== undefined &&
+        known.size === info.size &&
+        known.mtimeMs === info.mtimeMs &&
+        known.ctimeMs === info.ctimeMs &&
+        known.ino === info.ino;
+      if (!force && same) return { kept: true as const };
+      if (info.size > maxTaggedBytes) return null;
+      const bytes = readAllSync(fd, maxTaggedBytes);
       if (bytes.subarray(0, 8192).includes(0)) return null;
-      return { kept: false as const, text: bytes.toString('utf8'), size: info.size, mtimeMs: info.mtimeMs };
+      return {
+        kept: false as const,
+        text: bytes.toString('utf8'),
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+        ctimeMs: info.ctimeMs,
+        ino: info.ino,
+      };
     });
     if (looked === null) return 'gone';
     if (looked.kept) return 'kept';
@@ -242,6 +301,8 @@ export class CodeIndex {
     this.files.set(path, {
       size: looked.size,
       mtimeMs: looked.mtimeMs,
+      ctimeMs: looked.ctimeMs,
+      ino: looked.ino,
       language: tagged.language,
       tags: tagged.tags,
       parseErrors: tagged.parseErrors,
@@ -262,7 +323,7 @@ export class CodeIndex {
     }
     // A cache of another version, another folder or a damaged one is read as empty: the walk reads every file again.
     const parsed = cacheSchema.safeParse(raw);
-    if (!parsed.success || parsed.data.root !== root) return;
+    if (!parsed.success || parsed.data.root !== root || parsed.data.grammars !== grammarsKey()) return;
     for (const [path, file] of Object.entries(parsed.data.files)) this.files.set(path, file);
     this.graphNow = null;
   }
@@ -276,7 +337,7 @@ export class CodeIndex {
       mkdirSync(dirname(cacheFile), { recursive: true });
       const fd = openSync(temporary, 'w', 0o600);
       try {
-        writeSync(fd, JSON.stringify({ version: cacheVersion, root, files: Object.fromEntries(this.files) }));
+        writeSync(fd, JSON.stringify({ version: cacheVersion, grammars: grammarsKey(), root, files: Object.fromEntries(this.files) }));
         fsyncSync(fd);
       } finally {
         closeSync(fd);

@@ -37,7 +37,9 @@ export class CodeMaps {
       const { dataDir } = this.options;
       index = new CodeIndex({
         root: realRoot,
-        reader: () => this.options.filesOf(workspacePath).reader(),
+        // Read from the root as it was found: a workspace path that is a link pointed elsewhere later is refused, never
+        // read into this index.
+        reader: () => this.options.filesOf(realRoot).reader(),
         tagger: this.tagger,
         cacheFile:
           dataDir === null ? null : join(dataDir, 'code-map', `${createHash('sha256').update(realRoot).digest('hex').slice(0, 24)}.json`),

@@ -23,13 +23,13 @@ export interface RankedDefinition {
 }
 
 const damping = 0.85;
-const maxIterations = 40;
+/** The ranks of a walk settle when a round moves them by less than `settled` in all, or after `maxIterations`. */
+const maxIterations = 60;
 const settled = 1e-6;
 /** Names defined in more files than this say little about which file is meant (`get`, `init`, `main`). */
 const commonNameFiles = 5;
 /** Names defined in more files than this say nothing of it (`constructor`, `toString`, `then`): they make no edge. */
 const meaninglessNameFiles = 20;
-/** The ranks of a walk settle within this (in all), or after `maxIterations` rounds. */
 
 /** One name's edges: from each file that uses it to each file that defines it, with the weight of its uses. */
 interface NameEdges {
@@ -65,8 +65,6 @@ export class CodeGraph {
   private readonly pairOf = new Map<number, number>();
   private readonly definitions: GraphDefinition[] = [];
   private readonly slots: number;
-  /** The files' ranks for the last request. */
-  private lastRank: Float64Array | null = null;
 
   constructor(entries: ReadonlyArray<readonly [string, IndexedFile]>) {
     this.paths = entries.map(([path]) => path);
@@ -147,9 +145,11 @@ export class CodeGraph {
   /**
    * The definitions ranked for a request, best first, at most `limit` of them: PageRank over the files, personalized
    * towards the conversation's and the message's files; each file's rank shared out over the names it refers to, to
-   * the definitions of those names. Names the message uses weigh ten times (and their definitions rank ten times
-   * higher), references from the conversation's files fifty times, and names defined in many files or private by
-   * their look a tenth. The conversation's own files are left out: it holds them already.
+   * the definitions of those names. The conversation's and the message's files are where the walk starts again a
+   * hundred times as often as others, and files that define a name the message uses ten times; names the message uses
+   * weigh ten times (and their definitions rank ten times higher); names defined in many files or private by their
+   * look a tenth. The conversation's own files are left out: it holds them already. The same focus always gives the
+   * same map, so a prompt that holds it stays the same.
    */
   rank(focus: MapFocus = {}, limit = Number.POSITIVE_INFINITY): RankedDefinition[] {
     const chatFiles = focus.chatFiles ?? new Set<string>();
@@ -158,9 +158,8 @@ export class CodeGraph {
     const size = this.paths.length;
     if (size === 0) return [];
     const chat = Uint8Array.from(this.paths, (path) => (chatFiles.has(path) ? 1 : 0));
-    const fromFactor = (from: number): number => (chat[from] === 1 ? 50 : 1);
 
-    // The pairs' weights for this request: a name the message uses weighs ten times; the conversation's files fifty.
+    // The pairs' weights for this request: a name the message uses weighs ten times.
     const weight = Float64Array.from(this.pairWeight);
     for (const name of mentionedNames) {
       const edges = this.byName.get(name);
@@ -170,7 +169,6 @@ export class CodeGraph {
         if (pair !== undefined) weight[pair] = (weight[pair] ?? 0) + 9 * (edges.weight[index] ?? 0);
       }
     }
-    for (let pair = 0; pair < weight.length; pair += 1) weight[pair] = (weight[pair] ?? 0) * fromFactor(this.pairFrom[pair] ?? 0);
     const total = new Float64Array(size);
     for (let pair = 0; pair < weight.length; pair += 1) {
       const from = this.pairFrom[pair] ?? 0;
@@ -183,13 +181,13 @@ export class CodeGraph {
     const teleportSum = teleport.reduce((sum, value) => sum + value, 0);
     for (let index = 0; index < size; index += 1) teleport[index] = (teleport[index] ?? 0) / teleportSum;
 
-    // Each pair's share of its file's walk, and the walk of the last request to start from: it is close.
+    // Each pair's share of its file's walk.
     const share = new Float64Array(weight.length);
     for (let pair = 0; pair < weight.length; pair += 1)
       share[pair] = (damping * (weight[pair] ?? 0)) / (total[this.pairFrom[pair] ?? 0] || 1);
     const from = this.pairFrom;
     const to = this.pairTo;
-    let rank = this.lastRank ?? Float64Array.from(teleport);
+    let rank = Float64Array.from(teleport);
     for (let round = 0; round < maxIterations; round += 1) {
       const next = new Float64Array(size);
       let dangling = 0;
@@ -205,7 +203,6 @@ export class CodeGraph {
       rank = next;
       if (moved < settled) break;
     }
-    this.lastRank = rank;
 
     // Each file's rank shared out over its edges, to the definitions of the names they follow.
     const fromUses = new Float64Array(this.slots);
@@ -214,8 +211,7 @@ export class CodeGraph {
       for (let index = 0; index < edges.from.length; index += 1) {
         const from = edges.from[index] ?? 0;
         const slot = edges.slot[index] ?? 0;
-        fromUses[slot] =
-          (fromUses[slot] ?? 0) + ((rank[from] ?? 0) * (edges.weight[index] ?? 0) * asked * fromFactor(from)) / ((total[from] ?? 0) || 1);
+        fromUses[slot] = (fromUses[slot] ?? 0) + ((rank[from] ?? 0) * (edges.weight[index] ?? 0) * asked) / ((total[from] ?? 0) || 1);
       }
     }
     // Scores first, objects only for the best: a large workspace has tens of thousands of definitions.

@@ -30,12 +30,21 @@ export interface FileTags {
 export interface IndexedFile extends FileTags {
   readonly size: number;
   readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
 }
 
 /** The longest line kept as a tag's text. */
 const maxTextChars = 200;
-/** Sources longer than this are not parsed: generated or bundled code, not worth a map entry. */
-export const maxTaggedChars = 1_000_000;
+/** The longest name tagged: longer ones are generated, not written. */
+const maxNameChars = 200;
+/** The most tags kept of one file. */
+const maxTagsPerFile = 5_000;
+
+/** A string of its own, not a slice of a longer one. */
+const own = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
+/** Files larger than this (in bytes) are not parsed: generated or bundled code, not worth a map entry. */
+export const maxTaggedBytes = 1_000_000;
 
 const definitionTypes: ReadonlySet<string> = new Set<DefinitionType>([
   'function',
@@ -70,32 +79,37 @@ export class Tagger {
   async tag(path: string, source: string): Promise<FileTags | null> {
     const language = languageOf(path);
     if (!language) return null;
-    if (source.length > maxTaggedChars) return { language: language.id, tags: [], parseErrors: false };
+    if (source.length > maxTaggedBytes) return { language: language.id, tags: [], parseErrors: false };
     const { parser, query } = await this.load(language);
     const tree = parser.parse(source);
     if (!tree) return { language: language.id, tags: [], parseErrors: true };
     try {
       const lines = source.split('\n');
-      const textOf = (row: number): string => (lines[row] ?? '').trim().slice(0, maxTextChars);
+      // Copied, not sliced: a slice would keep the whole source alive for as long as the index holds the tag.
+      const textOf = (row: number): string => own((lines[row] ?? '').trim().slice(0, maxTextChars));
       const tags: Tag[] = [];
       const seen = new Set<string>();
       for (const match of query.matches(tree.rootNode)) {
+        if (tags.length >= maxTagsPerFile) break;
         const name = match.captures.find((capture) => capture.name === 'name')?.node;
         const whole = match.captures.find((capture) => capture.name !== 'name');
         if (!name || !whole) continue;
         const defines = whole.name.startsWith('definition.') ? whole.name.slice('definition.'.length) : null;
         if (defines !== null && !definitionTypes.has(defines)) continue;
-        const line = whole.node.startPosition.row + 1;
-        // One tag per name and place: patterns that overlap (a method also matched as a function) count once.
-        const key = `${name.text}\u0000${line}\u0000${defines ?? 'reference'}`;
+        if (name.text.length > maxNameChars) continue;
+        // A tag stands where its name is: a definition's annotations and modifiers before it are not its signature,
+        // and calls chained over several lines are each on their own line.
+        const row = name.startPosition.row;
+        // Once per name and place: patterns that overlap (a method also matched as a function) count once.
+        const key = `${name.text}\u0000${row}\u0000${name.startPosition.column}\u0000${defines ?? 'reference'}`;
         if (seen.has(key)) continue;
         seen.add(key);
         tags.push({
-          name: name.text,
+          name: own(name.text),
           ...(defines === null ? {} : { defines: defines as DefinitionType }),
-          line: defines === null ? name.startPosition.row + 1 : line,
+          line: row + 1,
           endLine: whole.node.endPosition.row + 1,
-          text: textOf(defines === null ? name.startPosition.row : whole.node.startPosition.row),
+          text: textOf(row),
         });
       }
       return { language: language.id, tags, parseErrors: tree.rootNode.hasError };

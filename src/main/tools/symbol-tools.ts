@@ -17,7 +17,7 @@ const pageLines = { outline: 150, symbols: 40 } as const;
 
 const pageSchema = z.number().int().min(1).max(10_000).default(1);
 const nameSchema = z.string().trim().min(1, 'Name the symbol: the name is empty.').max(200);
-const definitionTypeSchema = z.enum(['function', 'method', 'class', 'interface', 'type', 'module', 'constant']);
+const definitionTypeSchema = z.enum(['function', 'method', 'class', 'interface', 'type', 'module']);
 
 /** One page of lines, with a line that says where the page is and how to get the next. */
 function paged(head: string, lines: readonly string[], page: number, size: number): string {
@@ -30,6 +30,13 @@ function paged(head: string, lines: readonly string[], page: number, size: numbe
 }
 
 const placeOf = (tag: PlacedTag): string => `${tag.path}:${tag.line}`;
+
+/** "3 definitions of Square:", saying so when the name matched only in another letter case. */
+function headOf(found: readonly PlacedTag[], asked: string, noun: string): string {
+  const spellings = [...new Set(found.map((tag) => tag.name))];
+  const named = spellings.includes(asked) ? asked : `${spellings.join(', ')} (no exact match for ${asked}; these differ in letter case)`;
+  return `${counted(found.length, noun)} of ${named}:`;
+}
 
 /** The index of the call's workspace, brought up to the files on disk first; its progress is the call's output. */
 async function currentIndex(maps: CodeMaps, context: ToolContext): Promise<{ index: CodeIndex; notes: readonly string[] }> {
@@ -68,15 +75,18 @@ export function outlineTool(filesOf: FilesOf, maps: CodeMaps): Tool {
       const tags = index.outline(place.relative);
       if (tags === null)
         return { output: `${place.relative} could not be read as source (binary, too large, or not a plain file).`, isError: true };
-      if (tags.length === 0) return { output: `${place.relative} defines nothing the outline recognizes; use read_file.` };
-      const lines = tags.map((tag) => `${String(tag.line).padStart(5)}  ${tag.defines}  ${tag.text}`);
+      const broken = index.hasParseErrors(place.relative)
+        ? '\n[the file has syntax errors where it could not be read: the outline may miss definitions there]'
+        : '';
+      if (tags.length === 0) return { output: `${place.relative} defines nothing the outline recognizes; use read_file.${broken}` };
+      const lines = tags.map((tag) => `${`${tag.line}-${tag.endLine}`.padStart(11)}  ${tag.defines}  ${tag.text}`);
       return {
-        output: paged(
-          `${place.relative}: ${counted(tags.length, 'definition')} (line, kind, first line)`,
+        output: `${paged(
+          `${place.relative}: ${counted(tags.length, 'definition')} (lines, kind, first line)`,
           lines,
           input.page,
           pageLines.outline,
-        ),
+        )}${broken}`,
       };
     },
   });
@@ -96,21 +106,25 @@ export function findSymbolTool(maps: CodeMaps): Tool {
       const { index, notes } = await currentIndex(maps, context);
       const found = index.definitions(input.name, input.kind);
       if (found.length === 0) {
+        // Asked for one kind: say whether the name is defined as another.
+        const other = input.kind ? index.definitions(input.name) : [];
+        const kinds = [...new Set(other.map((tag) => tag.defines))];
         const like = index.similarNames(input.name, 10);
+        const hint =
+          kinds.length > 0
+            ? ` It is defined as a ${kinds.join(', a ')}: ask without kind.`
+            : like.length > 0
+              ? ` Names like it: ${like.join(', ')}.`
+              : '';
         return {
           output: withNotes(
-            `No definition of ${input.name}${input.kind ? ` as a ${input.kind}` : ''} in the ${index.size} source files indexed.${like.length > 0 ? ` Names like it: ${like.join(', ')}.` : ''}`,
+            `No definition of ${input.name}${input.kind ? ` as a ${input.kind}` : ''} in the ${index.size} source files indexed.${hint}`,
             notes,
           ),
         };
       }
       const lines = found.map((tag) => `${placeOf(tag)}  ${tag.defines}  ${tag.text}`);
-      return {
-        output: withNotes(
-          paged(`${counted(found.length, 'definition')} of ${found[0]?.name ?? input.name}:`, lines, input.page, pageLines.symbols),
-          notes,
-        ),
-      };
+      return { output: withNotes(paged(headOf(found, input.name, 'definition'), lines, input.page, pageLines.symbols), notes) };
     },
   });
 }
@@ -134,12 +148,7 @@ export function findReferencesTool(maps: CodeMaps): Tool {
       const files = new Set(found.map((tag) => tag.path)).size;
       return {
         output: withNotes(
-          paged(
-            `${counted(found.length, 'use')} of ${found[0]?.name ?? input.name} in ${counted(files, 'file')}:`,
-            lines,
-            input.page,
-            pageLines.symbols,
-          ),
+          paged(`${headOf(found, input.name, 'use').slice(0, -1)} in ${counted(files, 'file')}:`, lines, input.page, pageLines.symbols),
           notes,
         ),
       };

@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodeIndex } from '../../../src/main/code-map/code-index';
+import { CancelledError } from '../../../src/shared/errors';
 import { GrammarError, Tagger } from '../../../src/main/code-map/tagger';
 import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
 import { temporaryFolder } from '../../helpers';
@@ -70,6 +71,27 @@ describe('tags of each language', () => {
     });
     expect(await tagger.tag('notes.txt', 'plain words')).toBeNull();
   });
+
+  it('puts a definition where its name is, after its annotations, and each call of a chain on its own line', async () => {
+    const tagger = new Tagger();
+    const java = await tagger.tag(
+      'A.java',
+      'class A {\n  @Override\n  @Deprecated\n  public String toString() {\n    return sb\n      .append(1)\n      .append(2)\n      .toString();\n  }\n}\n',
+    );
+    expect(java?.tags.find((tag) => tag.defines === 'method')).toMatchObject({
+      name: 'toString',
+      line: 4,
+      endLine: 9,
+      text: 'public String toString() {',
+    });
+    expect(java?.tags.filter((tag) => !tag.defines).map((tag) => `${tag.name}:${tag.line}`)).toEqual([
+      'append:6',
+      'append:7',
+      'toString:8',
+    ]);
+    const js = await tagger.tag('a.js', 'promise\n  .then(first)\n  .then(second);\n');
+    expect(js?.tags.map((tag) => `${tag.name}:${tag.line}`)).toEqual(['then:2', 'then:3']);
+  });
 });
 
 describe('the code index of a workspace', () => {
@@ -102,15 +124,33 @@ describe('the code index of a workspace', () => {
 
   it('is kept on disk: the next start reads no file that did not change, and a changed one again', async () => {
     const { root, cacheFile, index } = workspaceWith(files);
+    // A whole second as the modification time, so it can be put back exactly below.
+    utimesSync(join(root, 'src/a.ts'), 1_700_000_000, 1_700_000_000);
     await index().refresh();
     expect(JSON.parse(readFileSync(cacheFile, 'utf8'))).toMatchObject({ version: 1 });
     const next = index();
     expect(await next.refresh()).toMatchObject({ read: 0, kept: 2 });
     expect(next.references('beta').map((tag) => `${tag.path}:${tag.line}`)).toEqual(['src/a.ts:1']);
-    // Same size, another change time: read again.
-    writeFileSync(join(root, 'src/a.ts'), 'export function alpha() { return gamma(); }\n'.slice(0, 44).padEnd(44, ' '));
-    utimesSync(join(root, 'src/a.ts'), new Date(), new Date(Date.now() + 5_000));
-    expect(await index().refresh()).toMatchObject({ read: 1, kept: 1 });
+    // The same size and its old modification time put back: the inode's change time still tells, and it is read again.
+    const before = statSync(join(root, 'src/a.ts'));
+    writeFileSync(join(root, 'src/a.ts'), 'export function alpha() { return gama(); }\n');
+    utimesSync(join(root, 'src/a.ts'), 1_700_000_000, 1_700_000_000);
+    expect(statSync(join(root, 'src/a.ts')).size).toBe(before.size);
+    expect(statSync(join(root, 'src/a.ts')).mtimeMs).toBe(before.mtimeMs);
+    const third = index();
+    expect(await third.refresh()).toMatchObject({ read: 1, kept: 1 });
+    expect(third.references('gama').map((tag) => tag.path)).toEqual(['src/a.ts']);
+  });
+
+  it('a caller that stops waiting stops only its own wait: the one walk goes on for the others', async () => {
+    const { index } = workspaceWith(files);
+    const built = index();
+    const stop = new AbortController();
+    const first = built.refresh(stop.signal);
+    const second = built.refresh();
+    stop.abort();
+    await expect(first).rejects.toBeInstanceOf(CancelledError);
+    expect(await second).toMatchObject({ read: 2, files: 2 });
   });
 
   it('a damaged cache is read as none: every file is read again, and the cache is written whole', async () => {

@@ -52,16 +52,16 @@ describe('symbol tools', () => {
     const outline = await run('outline', { path: 'src/shapes.ts' });
     expect(outline.output).toBe(
       [
-        'src/shapes.ts: 3 definitions (line, kind, first line)',
-        '    1  class  export class Square {',
-        '    2  method  area(): number {',
-        '    6  function  export function scale(value: number): number {',
+        'src/shapes.ts: 3 definitions (lines, kind, first line)',
+        '        1-5  class  export class Square {',
+        '        2-4  method  area(): number {',
+        '        6-8  function  export function scale(value: number): number {',
       ].join('\n'),
     );
     await expect(run('outline', { path: 'src' })).rejects.toThrow('is a folder');
     await expect(run('outline', { path: 'notes.md' })).rejects.toThrow('not a source file');
     await expect(run('outline', { path: 'src/missing.ts' })).rejects.toThrow('does not exist');
-    await expect(run('outline', { path: '../outside.ts' })).rejects.toThrow();
+    await expect(run('outline', { path: '../outside.ts' })).rejects.toMatchObject({ code: 'path_refused' });
   });
 
   it('find_symbol says where a name is defined, by kind when asked, and names similar ones when it finds none', async () => {
@@ -69,7 +69,12 @@ describe('symbol tools', () => {
     expect((await run('find_symbol', { name: 'scale' })).output).toBe(
       '1 definition of scale:\nsrc/shapes.ts:6  function  export function scale(value: number): number {',
     );
-    expect((await run('find_symbol', { name: 'Square', kind: 'function' })).output).toContain('No definition of Square as a function');
+    expect((await run('find_symbol', { name: 'Square', kind: 'function' })).output).toContain(
+      'No definition of Square as a function in the 2 source files indexed. It is defined as a class: ask without kind.',
+    );
+    expect((await run('find_symbol', { name: 'SCALE' })).output.split('\n')[0]).toBe(
+      '1 definition of scale (no exact match for SCALE; these differ in letter case):',
+    );
     expect((await run('find_symbol', { name: 'squ' })).output).toContain('Names like it: Square.');
     expect((await run('find_symbol', { name: '  ' })).output).toContain('the name is empty');
     // The index is kept in the data folder, for the next start.
