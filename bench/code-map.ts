@@ -14,7 +14,8 @@ import { temporaryFolder } from '../test/helpers';
  * - a later start with the index cached on disk (walk and look, read nothing), p99 over several;
  * - bringing the index up after one edited file, p99 (target under 50 ms), against reading that file;
  * - ranking and rendering the map for a request (1,024 tokens), p99 (target under 20 ms), over the graph the index
- *   keeps, and making that graph again after a change.
+ *   keeps, after three requests that are not timed (the first ones compile the ranking's code, once per run of the
+ *   app: about 30 ms and 20 ms), and making that graph again after a change.
  */
 
 const wantedFiles = 2_500;
@@ -32,7 +33,9 @@ const packages = [
   'diff',
 ];
 const edits = 40;
-const renders = 40;
+const renders = 200;
+/** Requests before the timing: the first ones pay for compiling the ranking's code, once per run of the app. */
+const warmRenders = 3;
 const opens = 8;
 /** Definitions ranked for one map: more than a map of 1,024 tokens can show. */
 const mapCandidates = 2_000;
@@ -125,12 +128,14 @@ export async function runCodeMapBench(): Promise<void> {
     const graphMs = performance.now() - graphStarted;
     const tokens = (text: string): number => Math.ceil(text.length / 3.5);
     let rendered = '';
-    for (let run = 0; run < renders; run += 1) {
-      const chat = new Set([entries[(run * 13) % entries.length]?.[0] ?? '']);
+    for (let run = -warmRenders; run < renders; run += 1) {
+      const chat = new Set([entries[(Math.abs(run) * 13) % entries.length]?.[0] ?? '']);
       const started = performance.now();
       const ranked = graph.rank({ chatFiles: chat, mentionedNames: new Set(['parse', 'createProgram']) }, mapCandidates);
-      rankTimes.push(performance.now() - started);
+      const rankedMs = performance.now() - started;
       rendered = renderMap(ranked, 1024, tokens);
+      if (run < 0) continue;
+      rankTimes.push(rankedMs);
       renderTimes.push(performance.now() - started);
     }
 
@@ -145,7 +150,7 @@ export async function runCodeMapBench(): Promise<void> {
       `after one edit: p50 ${percentile(editTimes, 50).toFixed(2)} ms, p99 ${percentile(editTimes, 99).toFixed(2)} ms (target under 50 ms); reading that file alone p99 ${percentile(readOneTimes, 99).toFixed(2)} ms`,
     );
     console.log(
-      `the map for a request (1,024 tokens, ${rendered.split('\n').length} lines): p50 ${percentile(renderTimes, 50).toFixed(2)} ms, p99 ${percentile(renderTimes, 99).toFixed(2)} ms (target under 20 ms), of it ranking p50 ${percentile(rankTimes, 50).toFixed(2)} ms; the graph after a change ${graphMs.toFixed(1)} ms`,
+      `the map for a request (1,024 tokens, ${rendered.split('\n').length} lines; ${renders} requests after ${warmRenders} not timed): p50 ${percentile(renderTimes, 50).toFixed(2)} ms, p99 ${percentile(renderTimes, 99).toFixed(2)} ms (target under 20 ms), of it ranking p50 ${percentile(rankTimes, 50).toFixed(2)} ms; the graph after a change ${graphMs.toFixed(1)} ms`,
     );
     console.log(
       JSON.stringify({

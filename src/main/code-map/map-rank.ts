@@ -26,10 +26,11 @@ const damping = 0.85;
 /** The ranks of a walk settle when a round moves them by less than `settled` in all, or after `maxIterations`. */
 const maxIterations = 60;
 const settled = 1e-6;
-/** Names defined in more files than this say little about which file is meant (`get`, `init`, `main`). */
+/**
+ * Names defined in more files than this say nothing of which file is meant (`get`, `init`, `constructor`, `then`):
+ * they make no edge, which also keeps the graph small enough to rank for every request.
+ */
 const commonNameFiles = 5;
-/** Names defined in more files than this say nothing of it (`constructor`, `toString`, `then`): they make no edge. */
-const meaninglessNameFiles = 20;
 
 /** One name's edges: from each file that uses it to each file that defines it, with the weight of its uses. */
 interface NameEdges {
@@ -98,8 +99,8 @@ export class CodeGraph {
     };
     for (const [name, counts] of uses) {
       const defined = this.definers.get(name);
-      if (!defined || defined.length > meaninglessNameFiles) continue;
-      const base = name.startsWith('_') || defined.length > commonNameFiles ? 0.1 : 1;
+      if (!defined || defined.length > commonNameFiles) continue;
+      const base = name.startsWith('_') ? 0.1 : 1;
       const from: number[] = [];
       const to: number[] = [];
       const weight: number[] = [];
@@ -147,8 +148,8 @@ export class CodeGraph {
    * towards the conversation's and the message's files; each file's rank shared out over the names it refers to, to
    * the definitions of those names. The conversation's and the message's files are where the walk starts again a
    * hundred times as often as others, and files that define a name the message uses ten times; names the message uses
-   * weigh ten times (and their definitions rank ten times higher); names defined in many files or private by their
-   * look a tenth. The conversation's own files are left out: it holds them already. The same focus always gives the
+   * weigh ten times (and their definitions rank ten times higher); names private by their look a tenth, and names
+   * defined in many files nothing. The conversation's own files are left out: it holds them already. The same focus always gives the
    * same map, so a prompt that holds it stays the same.
    */
   rank(focus: MapFocus = {}, limit = Number.POSITIVE_INFINITY): RankedDefinition[] {
