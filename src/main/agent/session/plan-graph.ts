@@ -16,7 +16,8 @@ import {
   type RunPlanInput,
 } from '../../../shared/plan-graph';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
-import type { DelegateInput, SubAgents } from './sub-agents';
+import type { DelegateInput } from './sub-agent-brief';
+import type { SubAgents } from './sub-agents';
 
 /** Room in a step's brief for the results of the steps it depends on. */
 const dependencyRoom = 7_000;
