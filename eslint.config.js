@@ -30,6 +30,7 @@ const mainLayers = [
   { name: 'shell', files: ['src/main/shell/**'], imports: ['**/shell/*'] },
   { name: 'code-map', files: ['src/main/code-map/**'], imports: ['**/code-map/*'] },
   { name: 'tools', files: ['src/main/tools/**'], imports: ['**/tools/*'] },
+  { name: 'diagnostics', files: ['src/main/diagnostics/**'], imports: ['**/diagnostics/*'] },
   { name: 'models', files: ['src/main/models/**'], imports: ['**/models/*'] },
   { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },
   { name: 'runtime', files: ['src/main/runtime/**'], imports: ['**/runtime/*'] },

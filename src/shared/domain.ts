@@ -9,6 +9,7 @@ import { budgetSettingsSchema, defaultBudgetSettings } from './budgets';
 import { archiveRetentionSchema, defaultArchiveRetention } from './retention';
 import { commandLimitsSchema, defaultCommandLimits } from './command-limits';
 import { priceFiguresSchema } from './model-prices';
+import { defaultDiagnosticsSettings, diagnosticsSettingsSchema } from './diagnostics';
 
 // The command limits have a file of their own; they are part of the settings, so they are named here too.
 export * from './command-limits';
@@ -356,6 +357,9 @@ export const mcpServerStatusSchema = z.object({
 export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
 
 /** Settings that are not secrets; persisted by the settings store. */
+/** The share of the window the repository map may take: none, or up to a quarter. */
+export const codeMapShareSchema = z.number().min(0).max(0.25);
+
 export const settingsSchema = z.object({
   version: z.literal(1),
   providers: z.array(providerEndpointSchema).max(50),
@@ -385,6 +389,10 @@ export const settingsSchema = z.object({
   compactAt: z.number().min(0.3).max(0.95).default(0.75),
   /** Room kept for the answer, in tokens (at most a quarter of the window); sent as the request's `max_tokens`. */
   answerTokens: z.number().int().min(256).max(128_000).default(4096),
+  /** The share of the window the repository map given with each message may take (at most 4,096 tokens); 0: no map. */
+  codeMapShare: codeMapShareSchema.default(0.06),
+  /** The checks of changed files by language servers: which languages, how long an edit waits, the servers allowed. */
+  diagnostics: diagnosticsSettingsSchema.default(defaultDiagnosticsSettings),
   /** Per model: the tool protocol and extended thinking. */
   modelSettings: z.array(modelSettingSchema).max(200).default([]),
   /** Days an archived (deleted) session is kept before it is purged; null: until deleted by hand. */
@@ -447,6 +455,8 @@ export const defaultSettings: Settings = {
   modelPrices: [],
   compactAt: 0.75,
   answerTokens: 4096,
+  codeMapShare: 0.06,
+  diagnostics: defaultDiagnosticsSettings,
   modelSettings: [],
   archiveRetentionDays: defaultArchiveRetention,
   defaultProfileId: 'builtin:code',

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { attachmentSchema } from './attachments';
 import { budgetAnswerSchema, budgetFigureSchema, budgetKindSchema, sessionAllowanceSchema } from './budgets';
 import { errorInfoSchema } from './errors';
+import { problemReportSchema } from './diagnostics';
 import { filesRestoredSchema } from './file-history';
 import { injectionFindingSchema, resultReviewDecisionSchema } from './guardrails';
 import {
@@ -47,6 +48,18 @@ export const planStepSchema = z.object({
 export type PlanStep = z.infer<typeof planStepSchema>;
 
 /** Every event the runtime emits and journals: one closed union, snake_case, past tense or noun. */
+/** A repository map given to the model with the person's message: the map, and how much of the workspace it shows. */
+export const givenCodeMapSchema = z.object({
+  text: z.string().max(100_000),
+  files: z.number().int().nonnegative(),
+  definitions: z.number().int().nonnegative(),
+  /** Source files the index holds. */
+  indexed: z.number().int().nonnegative(),
+  /** Its tokens, by the model's ratio. */
+  tokens: z.number().int().nonnegative(),
+});
+export type GivenCodeMap = z.infer<typeof givenCodeMapSchema>;
+
 export const runtimeEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('user_message'),
@@ -63,6 +76,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     /** The block the model reads after the person's message. */
     text: z.string().max(100_000),
     memories: z.array(z.object({ id: z.string().max(100), text: z.string().max(20_000) })).max(100),
+    /** The repository map given with it (absent when none was: off, unchanged, or not ready). */
+    codeMap: givenCodeMapSchema.optional(),
   }),
   z.object({
     type: z.literal('run_started'),
@@ -205,6 +220,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     grantId: idSchema.optional(),
   }),
   z.object({ type: z.literal('tool_output'), ...toolCallRef, text: z.string() }),
+  /** The problems language servers report in the files a call changed, given to the model with its result. */
+  z.object({ type: z.literal('problems_reported'), ...toolCallRef, report: problemReportSchema }),
   z.object({
     type: z.literal('tool_call_finished'),
     ...toolCallRef,

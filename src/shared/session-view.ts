@@ -50,6 +50,7 @@ export const emptySessionView: SessionView = {
   context: null,
   interrupted: null,
   warnings: [],
+  problems: {},
   drafting: null,
 };
 
@@ -65,6 +66,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, place: EntryPlace): 
     case 'tool_call_started':
     case 'tool_output':
     case 'tool_call_finished':
+    case 'problems_reported':
       return applyToolCallEvent(view, event, place);
     case 'tool_result_held':
     case 'tool_result_reviewed':

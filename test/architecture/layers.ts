@@ -73,6 +73,11 @@ export const orderedLayers = [
     description: "the workspace's code read with tree-sitter: definitions and references, their index, the ranked map",
   },
   { name: 'tools', paths: ['src/main/tools/'], description: "the agent's tools, the pty and the sandbox" },
+  {
+    name: 'diagnostics',
+    paths: ['src/main/diagnostics/'],
+    description: "the checks after an edit: the workspace's language servers, sandboxed, asked for the changed files' problems",
+  },
   { name: 'models', paths: ['src/main/models/'], description: 'models on this computer: GGUF files, the library, downloads' },
   {
     name: 'providers',

@@ -37,6 +37,8 @@ export interface NodeCoreOptions {
   readonly sandbox?: SandboxStatus;
   /** Builds the app's own tools as the app does (see `CoreOptions.builtinTools`). */
   readonly builtinTools?: boolean;
+  /** The environment language servers start with (see `CoreOptions.languageServerEnvironment`). */
+  readonly languageServerEnvironment?: NodeJS.ProcessEnv;
   /** Wraps the provider each turn uses (benchmarks time it). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   /** Check every answer against the contract (on for tests; the app does not, and benchmarks measure the app). */
@@ -82,6 +84,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.tools ? { tools: typeof options.tools === 'function' ? options.tools(settings) : options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.builtinTools ? { builtinTools: true } : {}),
+    ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
     launchRuntime: options.launchRuntime ?? sourceRuntime({ WORKBENCH_RUNTIME_THREADS: '1' }),
     ...(options.localModels ? { localModels: options.localModels } : {}),
@@ -102,11 +105,16 @@ export async function createCoreWithScriptedModel(options: {
   openaiBaseUrl: string;
   frameMs?: number;
   tools?: readonly Tool[];
+  /** Builds the app's own tools too, as the app does. */
+  builtinTools?: boolean;
+  languageServerEnvironment?: NodeJS.ProcessEnv;
 }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
   const transport = new LoopbackTransport();
   const { core } = await createNodeCore({
     dataDir: options.dataDir,
     transport,
+    ...(options.builtinTools ? { builtinTools: true } : {}),
+    ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
     ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
     ...(options.tools ? { tools: options.tools } : {}),
   });

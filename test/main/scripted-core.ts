@@ -20,6 +20,10 @@ export interface ScriptedCoreOptions {
   /** The data folder, given the temporary folder; the folder itself by default. */
   readonly dataDir?: (folder: string) => string;
   readonly tools?: (dataDir: string) => readonly Tool[];
+  /** Builds the app's own tools (files, symbols, the shell) too, with the code map they share. */
+  readonly builtinTools?: boolean;
+  /** The environment language servers start with: the app's own when absent. */
+  readonly languageServerEnvironment?: NodeJS.ProcessEnv;
   /** Runs on the temporary folder before the core starts (files a test needs). */
   readonly prepare?: (folder: string) => void;
   /** Creates a session first: `workspace` uses the temporary folder as its workspace. */
@@ -45,6 +49,8 @@ export function useScriptedCore(options: ScriptedCoreOptions, bind: (started: Sc
       openaiBaseUrl: server.openaiBaseUrl,
       ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
       ...(options.tools ? { tools: options.tools(dataDir) } : {}),
+      ...(options.builtinTools ? { builtinTools: true } : {}),
+      ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
     });
     let sessionId = '';
     if (options.session) {

@@ -60,8 +60,10 @@ export function formatEntry(entry: JournalEntry): string {
       return `${head}: ${event.method === 'shortened' ? `${event.cuts?.length ?? 0} older results shortened` : `${event.messages} messages summarized${event.continued ? ' as a continuation' : ''}${event.cuts?.length ? `, ${event.cuts.length} older results shortened` : ''}`} (${event.trigger}, by ${event.method}), about ${event.tokensBefore} → ${event.tokensAfter} tokens${event.note ? `: ${event.note}` : ''}`;
     case 'context_truncated':
       return `${head}: ${event.message}`;
+    case 'problems_reported':
+      return `${head}: ${event.report.errors} errors, ${event.report.warnings} warnings in ${event.report.checked.map((file) => file.path).join(', ') || 'no file checked'}${event.report.notes.length > 0 ? ` (${event.report.notes.join(' ')})` : ''}`;
     case 'memories_recalled':
-      return `${head}: ${event.memories.length} ${event.memories.length === 1 ? 'memory' : 'memories'} given with the message`;
+      return `${head}: ${event.memories.length} ${event.memories.length === 1 ? 'memory' : 'memories'} given with the message${event.codeMap ? `, and a code map of ${event.codeMap.definitions} definitions from ${event.codeMap.files} files (about ${event.codeMap.tokens} tokens)` : ''}`;
     case 'run_finished':
       return `${head}: ${event.status}${event.error ? `: ${event.error.message}` : ''}`;
     // The rest are shown as their fields.

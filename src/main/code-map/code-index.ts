@@ -114,10 +114,25 @@ export class CodeIndex {
   /** The graph of the files as they are now, made when first asked for after a change. */
   private graphNow: CodeGraph | null = null;
   private cacheRead = false;
+  /** Whether the index has held the whole workspace once (a walk to its end, or a cache of one), if not every change since. */
+  private wholeOnce = false;
   private refreshing: Promise<IndexRefresh> | null = null;
   private readonly listeners = new Set<(done: number, total: number) => void>();
 
   constructor(private readonly options: CodeIndexOptions) {}
+
+  /** The workspace root, a real path: the index's paths are relative to it. */
+  get root(): string {
+    return this.options.root;
+  }
+
+  /**
+   * Whether the index has held the whole workspace at some point: a walk ran to its end, or its cache was read. What it
+   * holds may lag behind the files while a refresh runs, but it is no first index's part.
+   */
+  get whole(): boolean {
+    return this.wholeOnce;
+  }
 
   /** How many files the index holds. */
   get size(): number {
@@ -263,6 +278,7 @@ export class CodeIndex {
       reader.close();
     }
     if (read > 0 || removed > 0) this.writeCache(notes);
+    this.wholeOnce = true;
     return { read, kept, removed, files: this.files.size, truncated, notes: [...notes] };
   }
 
@@ -326,6 +342,7 @@ export class CodeIndex {
     if (!parsed.success || parsed.data.root !== root || parsed.data.grammars !== grammarsKey()) return;
     for (const [path, file] of Object.entries(parsed.data.files)) this.files.set(path, file);
     this.graphNow = null;
+    this.wholeOnce = true;
   }
 
   /** Writes the cache whole to a file beside it, then moves it in place: a stop of the app leaves the old one or the new. */

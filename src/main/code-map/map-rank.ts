@@ -222,10 +222,11 @@ export class CodeGraph {
         scores[index] = Number.NEGATIVE_INFINITY;
         return;
       }
-      // A definition nothing refers to still ranks by its file's rank, below the ones referred to.
+      // A definition nothing refers to still ranks by its file's rank, below the ones referred to, unless the message
+      // names it: then it ranks as its file does, as if the message referred to it.
       const used = definition.slot < 0 ? 0 : (fromUses[definition.slot] ?? 0);
       const asked = mentionedNames.has(definition.tag.name) ? 10 : 1;
-      scores[index] = (used + (rank[definition.file] ?? 0) * 1e-3) * asked;
+      scores[index] = (used + (rank[definition.file] ?? 0) * (asked > 1 ? 1 : 1e-3)) * asked;
     });
     let threshold = Number.NEGATIVE_INFINITY;
     if (scores.length > limit) threshold = Float64Array.from(scores).sort()[scores.length - limit] ?? threshold;

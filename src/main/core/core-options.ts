@@ -52,6 +52,8 @@ export interface CoreOptions {
    * sandbox. The app and the terminal runner take them; tests mostly bring tools of their own (`tools`).
    */
   readonly builtinTools?: boolean;
+  /** The environment language servers start with, their PATH where they are looked for after the workspace; the app's own by default. */
+  readonly languageServerEnvironment?: NodeJS.ProcessEnv;
   /** Tools offered to the model, besides the built-in ones and those of MCP servers. */
   readonly tools?: readonly Tool[];
   /** Saves the workspace's files around calls that may change them, for time travel (on unless false). */

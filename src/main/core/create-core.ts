@@ -42,6 +42,12 @@ import { InstructionFiles } from '../workspace/instruction-files';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { BashParser } from '../shell/bash-parser';
 import { builtinTools } from '../tools/builtin-tools';
+import { CodeMaps } from '../code-map/code-maps';
+import { RepositoryMaps } from '../code-map/repository-map';
+import type { CodeMapSource } from '../agent/ports/code-map';
+import type { DiagnosticsSource } from '../agent/ports/diagnostics';
+import { Diagnostics } from '../diagnostics/diagnostics';
+import { WorkspaceFiles } from '../workspace/workspace-files';
 import { memoryTools } from '../tools/memory-tools';
 import { promptEnvironment } from '../tools/prompt-environment';
 import { commandNiceness, scrubbedEnvironment } from '../tools/run-command';
@@ -77,11 +83,27 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     const stores = openStores(db, clock);
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
-    const builtin = shell ? builtinTools({ ...builtinToolOptions(options, clock), shell, ...(sandbox ? { sandbox } : {}) }) : [];
+    // The workspaces' code indexes, which the symbol tools and the repository map share.
+    const codeMaps = shell
+      ? new CodeMaps({ dataDir: options.dataDir, filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }) })
+      : null;
+    const builtin =
+      shell && codeMaps ? builtinTools({ ...builtinToolOptions(options, clock), shell, codeMaps, ...(sandbox ? { sandbox } : {}) }) : [];
     const tools = new ToolRegistry([...builtin, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
-    const runtime = sessionRuntime({ options, clock, stores, registry, tools, files, sandbox });
+    const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
+    // The checks of changed files go with the app's own tools: the language servers read the files those tools change.
+    const diagnostics = shell
+      ? new Diagnostics({
+          settings: () => options.settings.get().diagnostics,
+          filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
+          ...(sandbox ? { sandbox } : {}),
+          ...(options.languageServerEnvironment ? { env: options.languageServerEnvironment } : {}),
+        })
+      : null;
+    if (diagnostics) owned.add(toDisposable(() => diagnostics.dispose()));
+    const runtime = sessionRuntime({ options, clock, stores, registry, tools, files, sandbox, codeMap, diagnostics });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
     owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => stores.checkpoints.compact() }));
@@ -236,10 +258,12 @@ interface RuntimeParts {
   readonly tools: ToolRegistry;
   readonly files: SqliteFileHistory | null;
   readonly sandbox: SandboxStatus | undefined;
+  readonly codeMap: CodeMapSource | null;
+  readonly diagnostics: DiagnosticsSource | null;
 }
 
 /** The runtime and the collaborators it is given: the journal, conversations, gates, context budget and system prompts. */
-function sessionRuntime({ options, clock, stores, registry, tools, files, sandbox }: RuntimeParts): SessionRuntime {
+function sessionRuntime({ options, clock, stores, registry, tools, files, sandbox, codeMap, diagnostics }: RuntimeParts): SessionRuntime {
   const { settings } = options;
   const instrument = options.instrumentProvider;
   const providers: ProviderResolver = instrument
@@ -255,9 +279,19 @@ function sessionRuntime({ options, clock, stores, registry, tools, files, sandbo
   const instructionFiles = new InstructionFiles(() => clock.now());
   const environment = promptEnvironment(sandbox);
   const limits = (): RuntimeLimits => {
-    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices, subAgentDepth, subAgentConcurrency } =
-      settings.get();
-    return { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices, subAgentDepth, subAgentConcurrency };
+    const current = settings.get();
+    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices, subAgentDepth, subAgentConcurrency } = current;
+    return {
+      planThreshold,
+      maxIterations,
+      deniedTools,
+      heldToolGroups,
+      budgets,
+      modelPrices,
+      subAgentDepth,
+      subAgentConcurrency,
+      codeMapShare: current.codeMapShare,
+    };
   };
   // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
   // nothing of the tools the person denied, as the catalogue does not.
@@ -304,6 +338,8 @@ function sessionRuntime({ options, clock, stores, registry, tools, files, sandbo
       frameMs: options.frameMs ?? 16,
       context,
       prompts: systemPrompts,
+      ...(codeMap ? { codeMap } : {}),
+      ...(diagnostics ? { diagnostics } : {}),
       newId: () => newId(clock.now()),
     },
     ...(files ? { changes: new SnapshotChanges(files, [options.dataDir]) } : {}),

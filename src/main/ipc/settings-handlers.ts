@@ -3,7 +3,8 @@
  * found.
  */
 
-import { NotFoundError } from '../../shared/errors';
+import { NotFoundError, WorkbenchError } from '../../shared/errors';
+import type { SessionStore } from '../agent/ports/stores';
 import type { SessionArchive } from '../agent/session/archive';
 import type { ProfileStore } from '../agent/rules/profiles';
 import type { SettingsStore } from '../agent/ports/settings';
@@ -14,10 +15,23 @@ export function settingsHandlers(deps: {
   readonly settings: SettingsStore;
   readonly profiles: ProfileStore;
   readonly archive: SessionArchive;
-}): Pick<Handlers, 'settings:get' | 'settings:update'> {
-  const { settings, profiles, archive } = deps;
+  readonly store: SessionStore;
+}): Pick<Handlers, 'settings:get' | 'settings:update' | 'diagnostics:allow'> {
+  const { settings, profiles, archive, store } = deps;
   return {
     'settings:get': () => settings.get(),
+    'diagnostics:allow': ({ sessionId, language, allow }) => {
+      const session = store.get(sessionId);
+      if (!session) throw new NotFoundError('Session', sessionId);
+      const { workspacePath } = session;
+      if (workspacePath === null) throw new WorkbenchError('no_workspace', 'This session has no workspace folder yet.');
+      const current = settings.get();
+      const others = current.diagnostics.allowed.filter((item) => item.workspacePath !== workspacePath || item.language !== language);
+      return settings.set({
+        ...current,
+        diagnostics: { ...current.diagnostics, allowed: allow ? [...others, { workspacePath, language }] : others },
+      });
+    },
     'settings:update': (input) => {
       const current = settings.get();
       if (input.defaultModel && !current.providers.some((provider) => provider.id === input.defaultModel?.providerId)) {

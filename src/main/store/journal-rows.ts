@@ -44,6 +44,7 @@ export function refOf(event: RuntimeEvent): string | null {
     case 'trust_grant_created':
     case 'tool_call_started':
     case 'tool_output':
+    case 'problems_reported':
     case 'tool_call_finished':
     case 'tool_result_held':
     case 'tool_result_reviewed':

@@ -21,6 +21,8 @@ export interface WorkspaceToolOptions {
   readonly now: () => number;
   /** How names are opened without following links; the platform's best by default (tests choose one). */
   readonly folderAccess?: FolderAccess;
+  /** The workspaces' code indexes, shared with the repository map; one of the tools' own when absent. */
+  readonly codeMaps?: CodeMaps;
 }
 
 /** The built-in file tools: list, read, search, the symbol tools, write, edit and delete, all inside the workspace. */
@@ -31,7 +33,7 @@ export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
   const filesIn = (workspacePath: string): WorkspaceFiles =>
     new WorkspaceFiles(workspacePath, { protectedRoots, ...(options.folderAccess ? { access: options.folderAccess } : {}) });
   const filesOf: FilesOf = (context) => filesIn(workspaceOf(context));
-  const maps = new CodeMaps({ dataDir: options.dataDir, filesOf: filesIn });
+  const maps = options.codeMaps ?? new CodeMaps({ dataDir: options.dataDir, filesOf: filesIn });
   return [
     listFilesTool(filesOf),
     readFileTool(filesOf),

@@ -7,6 +7,7 @@ import { archiveRetentionSchema } from '../retention';
 import { budgetSettingsChangeSchema, modelCallsBudgetSchema } from '../budgets';
 import {
   autonomySchema,
+  codeMapShareSchema,
   commandLimitsChangeSchema,
   contextWindowOverrideSchema,
   modelChoiceSchema,
@@ -15,6 +16,7 @@ import {
   settingsSchema,
 } from '../domain';
 import { heldToolGroupsSchema } from '../guardrails';
+import { checkedLanguageSchema, diagnosticsSettingsSchema } from '../diagnostics';
 
 /** The prices of models as an update sets them all: one price per model of an endpoint. */
 const modelPricesSchema = z
@@ -28,6 +30,11 @@ const modelPricesSchema = z
 /** The settings' channels, spread into the contract (`channels`): every field of an update is optional and checked. */
 export const settingsChannels = {
   'settings:get': { input: z.object({}).strict(), output: settingsSchema },
+  /** Lets a language's server run in a session's workspace (its code runs when it checks), or takes that back. */
+  'diagnostics:allow': {
+    input: z.object({ sessionId: z.string().min(1).max(100), language: checkedLanguageSchema, allow: z.boolean() }).strict(),
+    output: settingsSchema,
+  },
   'settings:update': {
     input: z
       .object({
@@ -45,6 +52,8 @@ export const settingsChannels = {
         modelPrices: modelPricesSchema.optional(),
         compactAt: z.number().min(0.3).max(0.95).optional(),
         answerTokens: z.number().int().min(256).max(128_000).optional(),
+        codeMapShare: codeMapShareSchema.optional(),
+        diagnostics: diagnosticsSettingsSchema.strict().optional(),
         modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
         archiveRetentionDays: archiveRetentionSchema.optional(),
         defaultProfileId: z.string().min(1).max(100).optional(),

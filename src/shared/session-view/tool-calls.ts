@@ -9,7 +9,7 @@ import { updateMessage, updateToolCall } from './updates';
 
 export type ToolCallEvent = Extract<
   RuntimeEvent,
-  { type: 'tool_call_requested' | 'tool_call_started' | 'tool_output' | 'tool_call_finished' }
+  { type: 'tool_call_requested' | 'tool_call_started' | 'tool_output' | 'tool_call_finished' | 'problems_reported' }
 >;
 
 /** A call as it is first shown: requested, with nothing printed yet. */
@@ -67,6 +67,11 @@ export function applyToolCallEvent(view: SessionView, event: ToolCallEvent, { se
           outputTotal: call.outputTotal + event.text.length,
         };
       });
+    case 'problems_reported': {
+      const problems = { ...view.problems };
+      for (const { path, errors, warnings } of event.report.checked) problems[path] = { errors, warnings };
+      return { ...updateToolCall(view, event.toolCallId, (call) => ({ ...call, problems: event.report })), problems };
+    }
     case 'tool_call_finished':
       return {
         ...updateToolCall(view, event.toolCallId, (call) => ({

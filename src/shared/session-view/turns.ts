@@ -81,7 +81,11 @@ export function applyTurnEvent(view: SessionView, event: TurnEvent, { seq, at }:
       const message = view.messages[at];
       if (!message) return view;
       const messages = [...view.messages];
-      messages[at] = { ...message, memories: event.memories.map((memory) => memory.text) };
+      messages[at] = {
+        ...message,
+        memories: event.memories.map((memory) => memory.text),
+        ...(event.codeMap ? { codeMap: event.codeMap } : {}),
+      };
       return { ...view, messages };
     }
     case 'session_imported':

@@ -3,8 +3,9 @@
 import type { Attachment } from '../attachments';
 import type { BudgetKind } from '../budgets';
 import type { ErrorInfo } from '../errors';
+import type { ProblemReport } from '../diagnostics';
 import type { ApprovalDecision, Escalation, RiskLevel, SessionStatus, WindowSource } from '../domain';
-import type { PlanStep, ToolCallStatus } from '../events';
+import type { GivenCodeMap, PlanStep, ToolCallStatus } from '../events';
 import type { InjectionSign, ResultReviewDecision } from '../guardrails';
 import type { ViewDrafting } from '../tool-call-drafts';
 
@@ -12,6 +13,8 @@ export type MessageState = 'streaming' | 'done' | 'cancelled' | 'failed' | 'inte
 export type ViewToolCallState = 'requested' | 'waiting' | 'running' | 'interrupted' | ToolCallStatus;
 
 export interface ViewToolCall {
+  /** The problems found in the files the call changed, as the model was told. */
+  readonly problems?: ProblemReport;
   readonly id: string;
   readonly tool: string;
   readonly summary: string;
@@ -92,6 +95,8 @@ export interface ViewMessage {
   readonly compaction?: ViewCompaction;
   /** Memories given to the model with a message of the person's. */
   readonly memories?: readonly string[];
+  /** The repository map given to the model with a message of the person's. */
+  readonly codeMap?: GivenCodeMap;
   /** Files attached to a message of the person's, as sent. */
   readonly attachments?: readonly Attachment[];
   /** The system prompt of the request this answer came from (`prompt:get`): what the model saw. */
@@ -209,6 +214,8 @@ export interface SessionView {
   readonly interrupted: ViewInterruption | null;
   /** Things the person should know that are not messages: a damaged checkpoint that was skipped. */
   readonly warnings: readonly string[];
+  /** Per file the agent changed and a server checked, its errors and warnings at the latest check. */
+  readonly problems: Readonly<Record<string, { readonly errors: number; readonly warnings: number }>>;
   /** The tool calls the streaming response is writing, live only (see `tool-call-drafts.ts`). */
   readonly drafting: ViewDrafting | null;
 }

@@ -322,7 +322,15 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { name: 'x', enabled: 'yes' }, code: 'invalid_input' },
   ],
   'settings:get': [{ input: { key: 'theme' }, code: 'invalid_input' }],
+  'diagnostics:allow': [
+    { input: { sessionId: unknownId, language: 'typescript', allow: true }, code: 'not_found' },
+    { input: { sessionId: unknownId, language: 'cobol', allow: true }, code: 'invalid_input' },
+    { input: { sessionId: unknownId, language: 'python' }, code: 'invalid_input' },
+  ],
   'settings:update': [
+    { input: { codeMapShare: 0.5 }, code: 'invalid_input' },
+    { input: { diagnostics: { languages: ['typescript'], timeLimitMs: 10, allowed: [] } }, code: 'invalid_input' },
+    { input: { diagnostics: { languages: ['klingon'], timeLimitMs: 10_000, allowed: [] } }, code: 'invalid_input' },
     { input: { theme: 'neon' }, code: 'invalid_input' },
     { input: { defaultModel: { providerId: unknownId, model: 'm' } }, code: 'not_found' },
     { input: { providers: [] }, code: 'invalid_input' },

@@ -117,6 +117,7 @@ class AuditFold {
       case 'reasoning_delta':
       case 'model_call_finished':
       case 'tool_output':
+      case 'problems_reported':
       case 'tool_retry_scheduled':
       case 'checkpoint_saved':
       case 'context_measured':

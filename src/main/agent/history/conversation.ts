@@ -133,6 +133,7 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
       case 'trust_grant_created':
       case 'tool_call_started':
       case 'tool_output':
+      case 'problems_reported':
       case 'tool_result_held':
       case 'tool_retry_scheduled':
       case 'checkpoint_saved':

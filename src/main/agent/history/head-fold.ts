@@ -115,6 +115,7 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'model_call_finished':
     case 'trust_grant_created':
     case 'tool_output':
+    case 'problems_reported':
     case 'files_snapshotted':
     case 'files_restored':
     case 'model_retry_scheduled':

@@ -34,6 +34,8 @@ export interface RuntimeLimits {
   readonly subAgentDepth?: number;
   /** How many sub-agents run at once, over every session (2 when absent). */
   readonly subAgentConcurrency?: number;
+  /** The share of the window the repository map may take (0: no map; none when absent); read when a turn starts. */
+  readonly codeMapShare?: number;
 }
 
 /** The tool with which the agent hands a sub-task to a sub-agent. */
@@ -237,6 +239,7 @@ export class TurnScheduler {
       ...(input.attachments ? { userAttachments: input.attachments } : {}),
       ...(base.unsavedHistory ? { unsavedHistory: base.unsavedHistory } : {}),
       planThreshold: limits.planThreshold,
+      codeMapShare: limits.codeMapShare ?? 0,
       // The profile's own budgets stand in for those of Settings where it sets them; a sub-agent has its brief's.
       maxIterations: session.subAgent
         ? session.subAgent.modelCalls

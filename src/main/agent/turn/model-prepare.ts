@@ -4,7 +4,8 @@
 import { beforeModel, openBudgetGate, reachedBudget, readsStoredFigures } from './budget-gate';
 import type { Advance, ModelInUse, TurnProgress } from './loop-state';
 import type { StepContext } from './step-context';
-import { contextNote } from '../context/recalled-memories';
+import { contextNote, conversationFiles, mapBudget } from '../context/recalled-memories';
+import type { GivenCodeMap } from '../../../shared/events';
 import type { ContextWindow } from '../../../shared/domain';
 import type { AssembledPrompt } from '../../../shared/prompt';
 import type { ToolSpec } from '../ports/model-provider';
@@ -43,6 +44,36 @@ export async function promptInUse(context: StepContext, model: ModelInUse): Prom
   return { window, assembled, tools, tokens };
 }
 
+/**
+ * The repository map for the person's message, leaning towards the files the conversation holds and those the message
+ * names; null when there is none to give (no workspace, the map off or too small for the window, the index not ready).
+ */
+async function codeMapFor(
+  context: StepContext,
+  message: string,
+  window: number,
+  tokens: (chars: number) => number,
+): Promise<{ text: string; budget: number; given: Omit<GivenCodeMap, 'tokens'> } | null> {
+  const { setup, services, writer } = context;
+  const budget = mapBudget(window, setup.codeMapShare ?? 0);
+  if (!services.codeMap || setup.workspacePath === null || budget === 0) return null;
+  const result = await services.codeMap
+    .render({
+      workspacePath: setup.workspacePath,
+      chatFiles: conversationFiles(writer.messages),
+      attachedFiles: (setup.userAttachments ?? []).map((attachment) => attachment.path),
+      message,
+      budget,
+      tokens,
+      signal: writer.signal,
+    })
+    // A map is a help, never a reason for the turn to stop: one that fails (or is stopped with the turn) is left out.
+    .catch(() => null);
+  if (result?.kind !== 'map') return null;
+  const { text, files, definitions, indexed } = result;
+  return { text, budget, given: { text, files, definitions, indexed } };
+}
+
 /** The model the turn asks now: the profile's fallback once the first could not answer. */
 export function modelInUse(context: StepContext, progress: TurnProgress): ModelInUse {
   const { setup } = context;
@@ -73,16 +104,17 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
   if (progress.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
   const { assembled, tools, tokens, window } = await promptInUse(context, model);
   const profile = setup.profile?.profile;
-  // The date when it is new to the conversation, and the memories relevant to the person's new message, go after it,
-  // once, before its first request: the system prompt stays the same from turn to turn.
+  // The date when it is new to the conversation, the memories relevant to the person's new message and the repository
+  // map made for it go after it, once, before its first request: the system prompt stays the same from turn to turn.
   if (progress.iterations === 0 && setup.userText !== null) {
     const memories = services.prompts.recall(setup.workspacePath, writer.messages);
+    const map = await codeMapFor(context, setup.userText, window.tokens, tokens);
     const note = contextNote(
-      { memories, now: services.clock.now(), startedAt: setup.sessionStartedAt ?? services.clock.now(), entries: writer.messages },
+      { memories, now: services.clock.now(), startedAt: setup.sessionStartedAt ?? services.clock.now(), entries: writer.messages, map },
       window.tokens,
       tokens,
     );
-    if (note) writer.recallMemories(note.text, note.used);
+    if (note) writer.recallMemories(note.text, note.used, note.map && map ? { ...map.given, tokens: tokens(map.text.length) } : undefined);
   }
   if (writer.signal.aborted) return stay({ kind: 'finish', status: 'cancelled' });
   const preparation = await services.context.prepare({

@@ -20,6 +20,9 @@ import type { StreamedEvent } from './delta-coalescer';
 import type { ToolRegistry } from '../ports/tools';
 import type { ModelInUse, TurnProgress } from './loop-state';
 import type { TrustStore } from '../ports/trust';
+import type { GivenCodeMap } from '../../../shared/events';
+import type { CodeMapSource } from '../ports/code-map';
+import type { DiagnosticsSource } from '../ports/diagnostics';
 
 /** Everything fixed for one turn; the model it asks first is its own `choice`, `endpoint` and `provider`. */
 export interface TurnSetup extends ModelInUse {
@@ -41,6 +44,8 @@ export interface TurnSetup extends ModelInUse {
   /** Messages of `history` not yet in any checkpoint (a session journalled before checkpoints existed). */
   readonly unsavedHistory?: readonly ConversationEntry[];
   readonly planThreshold: number;
+  /** The share of the window the repository map given with the person's message may take; 0 or absent: no map. */
+  readonly codeMapShare?: number;
   /** The model-call budget of the turn; null: off. */
   readonly maxIterations: number | null;
   /** The other budgets (off when absent), read at every check: a budget changed in Settings applies at the next one. */
@@ -89,6 +94,10 @@ export interface TurnServices {
   readonly context: ContextBudget;
   /** The system prompt of each model request, and the record of what was sent. */
   readonly prompts: SystemPrompts;
+  /** The repository map given with the person's message; none without it. */
+  readonly codeMap?: CodeMapSource;
+  /** The problems in the files a call changed, given with its result; none without it. */
+  readonly diagnostics?: DiagnosticsSource;
   newId(): string;
 }
 
@@ -126,13 +135,13 @@ export interface StepWriter {
   dropDrafts(): void;
   setStatus(status: SessionStatus): void;
   addMessage(message: ConversationEntry): void;
-  /** Gives the person's new message the memories recalled for it. */
-  recallMemories(block: string, memories: ReadonlyArray<{ readonly id: string; readonly text: string }>): void;
+  /** Gives the person's new message the memories recalled for it, and the repository map made for it. */
+  recallMemories(block: string, memories: ReadonlyArray<{ readonly id: string; readonly text: string }>, map?: GivenCodeMap): void;
   addToolResult(request: ToolCallRequest, content: string, status: ToolCallStatus): void;
   /** Saves a checkpoint of the step just taken, in the same transaction as its events. */
   checkpoint(source: 'input' | 'model' | 'tool' | 'approval' | 'compaction'): void;
-  /** Saves the workspace's files as they are now, for time travel. */
-  captureFiles(): Promise<void>;
+  /** Saves the workspace's files as they are now, for time travel; returns the paths that changed since the last save. */
+  captureFiles(): Promise<readonly string[]>;
 }
 
 /** What a step works with: the turn's setup and services, and the writer of its results. */

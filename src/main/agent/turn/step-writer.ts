@@ -3,7 +3,7 @@
  */
 import type { SessionStatus } from '../../../shared/domain';
 import { toErrorInfo, type ErrorInfo } from '../../../shared/errors';
-import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';
+import type { GivenCodeMap, RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';
 import { maxChangedListed } from '../../../shared/changes';
 import { DeltaCoalescer, mergeDrafts, mergeStreamed, type StreamedEvent } from './delta-coalescer';
 import { userMessage } from '../context/attachment-content';
@@ -146,12 +146,18 @@ export class TurnWriter implements StepWriter {
    * Gives the person's new message the memories recalled for it, once a turn: they follow it in the conversation (the
    * request joins the two into one message of the person's), and the journal says which they were.
    */
-  recallMemories(block: string, memories: ReadonlyArray<{ readonly id: string; readonly text: string }>): void {
+  recallMemories(block: string, memories: ReadonlyArray<{ readonly id: string; readonly text: string }>, codeMap?: GivenCodeMap): void {
     if (this.recalled || this.conversation.at(-1)?.role !== 'user') return;
     this.recalled = true;
     this.addMessage({ role: 'user', content: block, recalled: true });
     this.journal([
-      { type: 'memories_recalled', turnId: this.setup.turnId, text: block, memories: memories.map(({ id, text }) => ({ id, text })) },
+      {
+        type: 'memories_recalled',
+        turnId: this.setup.turnId,
+        text: block,
+        memories: memories.map(({ id, text }) => ({ id, text })),
+        ...(codeMap ? { codeMap } : {}),
+      },
     ]);
   }
 
@@ -184,15 +190,15 @@ export class TurnWriter implements StepWriter {
    * before and after every call that may change files (edit tools, commands, MCP tools alike); a
    * failure to save is reported and does not stop the turn.
    */
-  async captureFiles(): Promise<void> {
+  async captureFiles(): Promise<readonly string[]> {
     const { files, clock } = this.services;
     const { workspacePath, sessionId, turnId } = this.setup;
-    if (!files || !workspacePath) return;
+    if (!files || !workspacePath) return [];
     this.flush();
     try {
       const info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
       // A reused snapshot is journaled only as the turn's first: where its changes are compared from.
-      if (info.reused && this.filesMarked) return;
+      if (info.reused && this.filesMarked) return [];
       const turnStart = this.filesMarked ? {} : { turnStart: true as const };
       this.filesMarked = true;
       const changed = info.reused ? [] : info.changed.slice(0, maxChangedListed);
@@ -200,8 +206,10 @@ export class TurnWriter implements StepWriter {
       const { snapshotId, files: count, skipped } = info;
       this.journal([{ type: 'files_snapshotted', turnId, snapshotId, checkpointId, files: count, changed, skipped, ...turnStart }]);
       this.flush();
+      return info.reused ? [] : info.changed;
     } catch (error) {
       console.error('Could not save the workspace files:', toErrorInfo(error).message);
+      return [];
     }
   }
 

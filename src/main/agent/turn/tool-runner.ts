@@ -9,6 +9,7 @@ import { addPreviews, giveResult } from './tool-calls';
 import { withRetries } from './tool-retry';
 import type { DecidedCall, HeldResult, LoopState } from './loop-state';
 import type { StepContext } from './step-context';
+import { problemsText } from '../../../shared/diagnostics';
 
 type RunRule = 'matrix' | 'grant' | 'plan' | 'approval';
 
@@ -111,11 +112,20 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   const emitOutput = (text: string): void => writer.stream({ type: 'tool_output', turnId, toolCallId, text });
+  let captured = false;
   try {
     const outcome = await withRetries(context, call, () =>
       Promise.race([call.tool.execute(call.input, { signal, sessionId, toolCallId, workspacePath, emitOutput }), aborted]),
     );
-    return screenResult(context, call, outcome.isError ? 'failed' : 'succeeded', outcome.output, services.clock.now() - startedAt);
+    const latencyMs = services.clock.now() - startedAt;
+    let output = outcome.output;
+    if (changesFiles) {
+      // What the call changed is saved, and the problems in the files it changed are given with its result.
+      const changed = await writer.captureFiles();
+      captured = true;
+      output = await withProblems(context, toolCallId, changed, output);
+    }
+    return screenResult(context, call, outcome.isError ? 'failed' : 'succeeded', output, latencyMs);
   } catch (error) {
     if (signal.aborted) {
       giveResult(context, call, 'cancelled', 'Stopped by the user while running.', services.clock.now() - startedAt);
@@ -128,6 +138,29 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
     if (onAbort) signal.removeEventListener('abort', onAbort);
     aborted.catch(() => undefined);
     // What the call changed is saved with its result's checkpoint, even when it was stopped.
-    if (changesFiles) await writer.captureFiles();
+    if (changesFiles && !captured) await writer.captureFiles();
   }
+}
+
+/**
+ * A call's output with the problems language servers report in the files it changed, journalled for the tool card and
+ * the status bar. A check that cannot be made (no server, a server that fails) is a note, and the output stands.
+ */
+async function withProblems(context: StepContext, toolCallId: string, changed: readonly string[], output: string): Promise<string> {
+  const { setup, services, writer } = context;
+  if (!services.diagnostics || setup.workspacePath === null || changed.length === 0) return output;
+  const report = await services.diagnostics
+    .check({ workspacePath: setup.workspacePath, paths: changed, signal: writer.signal })
+    .catch((error: unknown) => ({
+      checked: [],
+      problems: [],
+      errors: 0,
+      warnings: 0,
+      notes: [`The changed files could not be checked: ${error instanceof Error ? error.message : String(error)}`],
+      unallowed: [],
+    }));
+  if (report === null || writer.signal.aborted) return output;
+  writer.journal([{ type: 'problems_reported', turnId: setup.turnId, toolCallId, report }]);
+  const text = problemsText(report);
+  return text === '' ? output : `${output}\n\n${text}`;
 }

@@ -242,6 +242,16 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
             </ul>
           </details>
         )}
+        {message.codeMap && (
+          <details className="recalled-memories code-map small muted">
+            <summary>
+              Code map given to the model with this message: {message.codeMap.definitions}{' '}
+              {message.codeMap.definitions === 1 ? 'definition' : 'definitions'} from {message.codeMap.files}{' '}
+              {message.codeMap.files === 1 ? 'file' : 'files'} of {message.codeMap.indexed} indexed, about {message.codeMap.tokens} tokens
+            </summary>
+            <pre>{message.codeMap.text}</pre>
+          </details>
+        )}
         {message.toolCalls.map((call) => (
           <ToolCard key={call.id} call={call}>
             {call.tool === 'delegate' && call.state !== 'denied' && call.state !== 'requested' && (

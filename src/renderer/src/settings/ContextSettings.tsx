@@ -20,7 +20,7 @@ export function ContextSettings({ store }: { store: AppStore }) {
   const [tokens, setTokens] = useState('');
   const field = settingField('context');
   if (!settings) return null;
-  const update = (change: Partial<Pick<Settings, 'contextWindows' | 'compactAt' | 'answerTokens'>>): void =>
+  const update = (change: Partial<Pick<Settings, 'contextWindows' | 'compactAt' | 'answerTokens' | 'codeMapShare'>>): void =>
     void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
   const chosenProvider = providerId || providers[0]?.id || '';
   const size = Number(tokens);
@@ -53,6 +53,22 @@ export function ContextSettings({ store }: { store: AppStore }) {
             value={settings.answerTokens}
             onChange={(event) => event.target.valueAsNumber >= 256 && update({ answerTokens: event.target.valueAsNumber })}
           />
+        </label>
+        <label {...field('Code map given with each message, as a share of the window (at most 4,096 tokens)', 'Code map')}>
+          Code map given with each message, as a share of the window (at most 4,096 tokens)
+          <select
+            aria-label="Code map share"
+            value={String(settings.codeMapShare)}
+            onChange={(event) => update({ codeMapShare: Number(event.target.value) })}
+          >
+            {[...new Set([0, 0.03, 0.06, 0.1, 0.15, 0.2, settings.codeMapShare])]
+              .sort((a, b) => a - b)
+              .map((share) => (
+                <option key={share} value={String(share)}>
+                  {share === 0 ? 'None' : `${Math.round(share * 100)}%`}
+                </option>
+              ))}
+          </select>
         </label>
       </div>
       <p

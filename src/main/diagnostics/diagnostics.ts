@@ -1,0 +1,378 @@
+/*
+ * The checks after an edit: the changed files grouped by language, each language's server found (the workspace's own,
+ * else one on the PATH), started once per workspace when the person allowed it, sandboxed where there is a sandbox, and
+ * asked for the files' problems within the time limit. What goes wrong with a server is a note; the edit stands.
+ */
+
+import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, extname, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Diagnostic } from 'vscode-languageserver-protocol/node';
+import {
+  checkedLanguageNames,
+  maxProblemsKept,
+  type CheckedLanguage,
+  type DiagnosticsSettings,
+  type Problem,
+  type ProblemReport,
+  type ProblemSeverity,
+} from '../../shared/diagnostics';
+import { BoundedMap } from '../../shared/bounded-map';
+import type { DiagnosticsRequest, DiagnosticsSource } from '../agent/ports/diagnostics';
+import type { WorkspaceFiles } from '../workspace/workspace-files';
+import type { SandboxStatus } from '../tools/sandbox';
+import { LanguageServer, LanguageServerError, type CheckedFile, type ServerLaunch } from './language-server';
+
+/** A language's server: the files it checks (by extension, with the language id it knows each by) and how it is started. */
+interface ServerSpec {
+  readonly language: CheckedLanguage;
+  readonly extensions: Readonly<Record<string, string>>;
+  readonly program: string;
+  readonly args: readonly string[];
+  /** Looked for in the workspace's `node_modules/.bin` before the PATH. */
+  readonly fromWorkspace: boolean;
+}
+
+const specs: readonly ServerSpec[] = [
+  {
+    language: 'typescript',
+    extensions: {
+      '.ts': 'typescript',
+      '.mts': 'typescript',
+      '.cts': 'typescript',
+      '.tsx': 'typescriptreact',
+      '.js': 'javascript',
+      '.mjs': 'javascript',
+      '.cjs': 'javascript',
+      '.jsx': 'javascriptreact',
+    },
+    program: 'typescript-language-server',
+    args: ['--stdio'],
+    fromWorkspace: true,
+  },
+  {
+    language: 'python',
+    extensions: { '.py': 'python', '.pyi': 'python' },
+    program: 'pyright-langserver',
+    args: ['--stdio'],
+    fromWorkspace: true,
+  },
+  { language: 'go', extensions: { '.go': 'go' }, program: 'gopls', args: [], fromWorkspace: false },
+  { language: 'rust', extensions: { '.rs': 'rust' }, program: 'rust-analyzer', args: [], fromWorkspace: false },
+  {
+    language: 'c',
+    extensions: { '.c': 'c', '.h': 'c', '.cc': 'cpp', '.cpp': 'cpp', '.cxx': 'cpp', '.hpp': 'cpp', '.hh': 'cpp' },
+    program: 'clangd',
+    args: [],
+    fromWorkspace: false,
+  },
+];
+
+/** The most changed files one check looks at. */
+const maxChecked = 20;
+/** The largest file sent to a server. */
+const maxFileBytes = 1_000_000;
+/** A server unused this long is stopped; the next edit starts it again. */
+const defaultIdleMs = 10 * 60_000;
+/** A server that failed this many times in a workspace is not started there again until the app starts again. */
+const maxFailures = 3;
+/** Servers kept running at once, over every workspace. */
+const maxServers = 6;
+
+export interface DiagnosticsOptions {
+  readonly settings: () => DiagnosticsSettings;
+  /** The workspace files of a folder: how changed files are read, following no link. */
+  readonly filesOf: (workspacePath: string) => WorkspaceFiles;
+  /** The OS sandbox servers run in; none when absent. */
+  readonly sandbox?: SandboxStatus;
+  /** The environment servers start with (their PATH is where they are looked for); the app's own by default. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** How long an unused server keeps running. */
+  readonly idleMs?: number;
+}
+
+/** The app's own TypeScript, for a workspace that has none of its own; null when the app carries none. */
+let appTypescript: string | null | undefined;
+function fallbackTsserver(): string | null {
+  if (appTypescript === undefined) {
+    try {
+      appTypescript = dirname(createRequire(import.meta.url).resolve('typescript/lib/tsserver.js'));
+    } catch {
+      appTypescript = null;
+    }
+  }
+  return appTypescript;
+}
+
+const severities: Record<number, ProblemSeverity> = { 1: 'error', 2: 'warning', 3: 'information', 4: 'hint' };
+const severityOrder: Record<ProblemSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
+
+/** A server's diagnostic as a problem of a file; anything it sent of the wrong shape is read as the least it can mean. */
+function problemOf(path: string, diagnostic: Diagnostic): Problem {
+  const start = diagnostic.range?.start;
+  const line = Number.isInteger(start?.line) && (start?.line ?? -1) >= 0 ? (start?.line ?? 0) + 1 : 1;
+  const column = Number.isInteger(start?.character) && (start?.character ?? -1) >= 0 ? (start?.character ?? 0) + 1 : 1;
+  const code = diagnostic.code;
+  return {
+    path,
+    line,
+    column,
+    severity: severities[diagnostic.severity ?? 1] ?? 'error',
+    message: String(diagnostic.message ?? '').slice(0, 2_000),
+    ...(typeof diagnostic.source === 'string' ? { source: diagnostic.source.slice(0, 100) } : {}),
+    ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code).slice(0, 100) } : {}),
+  };
+}
+
+interface RunningServer {
+  readonly server: LanguageServer;
+  idle: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** The language servers of the workspaces in use, and the checks of edits through them. */
+export class Diagnostics implements DiagnosticsSource {
+  private readonly servers = new BoundedMap<string, RunningServer>({
+    max: maxServers,
+    refreshOnRead: true,
+    onEvict: (_key, running) => this.stop(running),
+  });
+  /** Servers being started, so two checks at once start one. */
+  private readonly starting = new Map<string, Promise<RunningServer>>();
+  private readonly failures = new Map<string, number>();
+  /** What was said once per workspace and language (a server not found), so it is not said at every edit. */
+  private readonly told = new Set<string>();
+  private disposed = false;
+
+  constructor(private readonly options: DiagnosticsOptions) {}
+
+  async check(request: DiagnosticsRequest): Promise<ProblemReport | null> {
+    const settings = this.options.settings();
+    const deadline = performance.now() + settings.timeLimitMs;
+    const files = this.options.filesOf(request.workspacePath);
+    const reader = files.reader();
+    const root = reader.root;
+    const groups = new Map<ServerSpec, string[]>();
+    for (const path of request.paths.slice(0, maxChecked)) {
+      const spec = specs.find((candidate) => candidate.extensions[extname(path).toLowerCase()] !== undefined);
+      if (!spec || !settings.languages.includes(spec.language)) continue;
+      groups.set(spec, [...(groups.get(spec) ?? []), path]);
+    }
+    if (groups.size === 0) {
+      reader.close();
+      return null;
+    }
+    const report = { checked: [] as string[], problems: [] as Problem[], notes: [] as string[], unallowed: [] as CheckedLanguage[] };
+    try {
+      await Promise.all(
+        [...groups].map(async ([spec, paths]) => {
+          const { language, server: serverName } = checkedLanguageNames[spec.language];
+          const allowed = settings.allowed.some(
+            (item) => item.language === spec.language && (item.workspacePath === root || item.workspacePath === request.workspacePath),
+          );
+          const program = this.find(spec, root);
+          const key = `${root}\u0000${spec.language}`;
+          if (program === null) {
+            if (!this.told.has(key)) {
+              this.told.add(key);
+              report.notes.push(
+                `${language} files are not checked: ${serverName} (${spec.program}) was not found${spec.fromWorkspace ? " in the workspace's node_modules/.bin or" : ''} on the PATH.`,
+              );
+            }
+            return;
+          }
+          if (!allowed) {
+            report.unallowed.push(spec.language);
+            if (!this.told.has(`${key}\u0000allow`)) {
+              this.told.add(`${key}\u0000allow`);
+              report.notes.push(`${language} files are not checked until the person allows ${serverName} to run in this folder.`);
+            }
+            return;
+          }
+          if ((this.failures.get(key) ?? 0) >= maxFailures) return;
+          const texts: CheckedFile[] = [];
+          for (const path of paths) {
+            // A file the change deleted is not there to check.
+            const data = await reader.readFile(path, maxFileBytes + 1).catch(() => null);
+            if (data === null) continue;
+            if (data.length > maxFileBytes) {
+              report.notes.push(`${path} is not checked: it is larger than ${maxFileBytes / 1_000_000} MB.`);
+              continue;
+            }
+            texts.push({
+              uri: pathToFileURL(join(root, path)).href,
+              languageId: spec.extensions[extname(path).toLowerCase()] ?? '',
+              text: data.toString('utf8'),
+            });
+          }
+          if (texts.length === 0) return;
+          try {
+            const running = await this.serverFor(key, spec, program, root, deadline);
+            const published = await running.server.check(texts, deadline, request.signal);
+            this.touch(key, running);
+            for (const [uri, items] of published.diagnostics) {
+              const path = relative(root, fileURLToPath(uri)).split(sep).join('/');
+              report.checked.push(path);
+              for (const item of items) report.problems.push(problemOf(path, item));
+            }
+            if (published.silent.length > 0 && !request.signal.aborted)
+              report.notes.push(
+                `${serverName} said nothing of ${published.silent.length === 1 ? 'one file' : `${published.silent.length} files`} within ${Math.round(settings.timeLimitMs / 1000)} s; ${published.silent.length === 1 ? 'it is' : 'they are'} not checked this time.`,
+              );
+          } catch (error) {
+            const failures = (this.failures.get(key) ?? 0) + 1;
+            this.failures.set(key, failures);
+            this.forget(key);
+            const reason = error instanceof LanguageServerError ? error.message : error instanceof Error ? error.message : String(error);
+            report.notes.push(
+              `${language} checks failed: ${serverName} ${reason}. The change stands.${failures >= maxFailures ? ` It is not started again in this folder until the app restarts.` : ''}`,
+            );
+          }
+        }),
+      );
+    } finally {
+      reader.close();
+    }
+    const counts = new Map<string, { path: string; errors: number; warnings: number }>();
+    for (const path of report.checked) counts.set(path, { path, errors: 0, warnings: 0 });
+    for (const problem of report.problems) {
+      const count = counts.get(problem.path);
+      if (!count) continue;
+      if (problem.severity === 'error') count.errors += 1;
+      else if (problem.severity === 'warning') count.warnings += 1;
+    }
+    const all = report.problems.sort(
+      (a, b) =>
+        severityOrder[a.severity] - severityOrder[b.severity] ||
+        (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+        a.line - b.line ||
+        a.column - b.column,
+    );
+    return {
+      checked: [...counts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      problems: all.slice(0, maxProblemsKept),
+      errors: all.filter((problem) => problem.severity === 'error').length,
+      warnings: all.filter((problem) => problem.severity === 'warning').length,
+      notes: report.notes.slice(0, 20),
+      unallowed: [...new Set(report.unallowed)],
+    };
+  }
+
+  /** The language servers this workspace has, whether each was found and whether it is allowed: for the person to decide. */
+  available(workspacePath: string): Array<{ language: CheckedLanguage; program: string | null }> {
+    const reader = this.options.filesOf(workspacePath).reader();
+    const root = reader.root;
+    reader.close();
+    return specs.map((spec) => ({ language: spec.language, program: this.find(spec, root) }));
+  }
+
+  /** Stops every server. */
+  dispose(): void {
+    this.disposed = true;
+    for (const [, running] of this.servers) this.stop(running);
+    this.servers.clear();
+  }
+
+  /** Where a language's server is: the workspace's own, else the first on the PATH; null when there is none. */
+  private find(spec: ServerSpec, root: string): string | null {
+    const env = this.options.env ?? process.env;
+    const folders = [
+      ...(spec.fromWorkspace ? [join(root, 'node_modules', '.bin')] : []),
+      ...(env['PATH'] ?? '').split(delimiter).filter(Boolean),
+    ];
+    const names = process.platform === 'win32' ? [`${spec.program}.cmd`, `${spec.program}.exe`] : [spec.program];
+    for (const folder of folders)
+      for (const name of names) {
+        const candidate = join(folder, name);
+        try {
+          accessSync(candidate, constants.X_OK);
+          return candidate;
+        } catch {
+          // Not here: the next folder.
+        }
+      }
+    return null;
+  }
+
+  private async serverFor(key: string, spec: ServerSpec, program: string, root: string, deadline: number): Promise<RunningServer> {
+    const running = this.servers.get(key);
+    if (running && running.server.failed === null) return running;
+    if (running) this.forget(key);
+    let starting = this.starting.get(key);
+    if (!starting) {
+      const initializationOptions = spec.language === 'typescript' ? { tsserver: { fallbackPath: fallbackTsserver() ?? undefined } } : {};
+      starting = LanguageServer.start(this.launch(program, spec.args, root), root, initializationOptions, deadline)
+        .then((server) => {
+          const made: RunningServer = { server, idle: undefined };
+          if (this.disposed) server.dispose();
+          else this.servers.set(key, made);
+          return made;
+        })
+        .finally(() => this.starting.delete(key));
+      this.starting.set(key, starting);
+    }
+    return starting;
+  }
+
+  /** How a server is started: in the sandbox where there is one, reading everything and writing only its own /tmp, with no network. */
+  private launch(program: string, args: readonly string[], root: string): ServerLaunch {
+    const base = this.options.env ?? process.env;
+    const { sandbox } = this.options;
+    if (sandbox?.available && sandbox.kind === 'bubblewrap') {
+      const env = { ...base, HOME: '/tmp', XDG_CACHE_HOME: '/tmp/.cache' };
+      const wrapped = [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--tmpfs',
+        '/tmp',
+        // The workspace again, read-only, where a private /tmp would hide it.
+        '--ro-bind',
+        root,
+        root,
+        '--unshare-net',
+        '--unshare-pid',
+        '--die-with-parent',
+        '--chdir',
+        root,
+        program,
+        ...args,
+      ];
+      return { program: sandbox.path, args: wrapped, env, cwd: root };
+    }
+    if (sandbox?.available && sandbox.kind === 'seatbelt') {
+      const profile = [
+        '(version 1)',
+        '(allow default)',
+        '(deny file-write*)',
+        '(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders") (literal "/dev/null"))',
+        '(deny network*)',
+        '(allow network* (local unix-socket))',
+      ].join('\n');
+      return { program: sandbox.path, args: ['-p', profile, program, ...args], env: base, cwd: root };
+    }
+    return { program, args, env: base, cwd: root };
+  }
+
+  private touch(key: string, running: RunningServer): void {
+    clearTimeout(running.idle);
+    running.idle = setTimeout(() => this.forget(key), this.options.idleMs ?? defaultIdleMs);
+    running.idle.unref();
+  }
+
+  private forget(key: string): void {
+    const running = this.servers.get(key);
+    if (!running) return;
+    this.servers.delete(key);
+    this.stop(running);
+  }
+
+  private stop(running: RunningServer): void {
+    clearTimeout(running.idle);
+    running.server.dispose();
+  }
+}
