@@ -3,6 +3,7 @@
  * to here) and, on a turn's last message, the turn's figures; or a summary's divider.
  */
 
+import { CallProblems } from '../tool-calls/CallProblems';
 import { useState } from 'react';
 import type { BranchPoint } from '../../../shared/branches';
 import type { ViewMessage, ViewTurn } from '../../../shared/session-view';
@@ -254,6 +255,7 @@ function ChatMessageItem({ message, actions }: { message: ViewMessage; actions: 
         )}
         {message.toolCalls.map((call) => (
           <ToolCard key={call.id} call={call}>
+            {call.problems && <CallProblems store={store} sessionId={sessionId} report={call.problems} />}
             {call.tool === 'delegate' && call.state !== 'denied' && call.state !== 'requested' && (
               <SubAgentLink store={store} sessionId={sessionId} toolCallId={call.id} running={call.state === 'running'} />
             )}

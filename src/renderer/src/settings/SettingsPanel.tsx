@@ -16,6 +16,7 @@ import { BehaviourSettings, TrustGrantSettings } from './BehaviourSettings';
 import { BudgetSettings } from './BudgetSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
+import { CheckSettings } from './CheckSettings';
 import { PriceSettings } from './PriceSettings';
 import { EndpointSettings } from './EndpointSettings';
 import { GuardrailSettings } from './GuardrailSettings';
@@ -81,6 +82,7 @@ function Sections({ store, all }: { store: AppStore; all: boolean }) {
           <ProfileSettings store={store} />
           <BudgetSettings store={store} />
           <ToolSettings store={store} />
+          <CheckSettings store={store} />
           <McpSettings store={store} />
           <GuardrailSettings store={store} />
           <SandboxSettings store={store} />

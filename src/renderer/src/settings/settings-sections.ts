@@ -14,6 +14,7 @@ export const settingsSections = [
   { id: 'profiles', title: 'Agent profiles' },
   { id: 'budgets', title: 'Budgets' },
   { id: 'tools', title: 'Tools' },
+  { id: 'checks', title: 'Checks after edits' },
   { id: 'mcp', title: 'MCP servers' },
   { id: 'guardrails', title: 'Prompt injection' },
   { id: 'sandbox', title: 'Sandbox' },

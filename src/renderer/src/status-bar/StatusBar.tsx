@@ -44,6 +44,27 @@ function costWords(usage: SessionView['usage'], local: boolean): string {
  * The tokens of the whole session; on a local model also its speed, and its cost only when there is one (a local
  * model costs nothing), with the calls that had no price.
  */
+/**
+ * The errors and warnings language servers found in the files the agent changed in this session, at their latest check;
+ * nothing when none was checked.
+ */
+function ProblemsCount({ problems }: { problems: SessionView['problems'] }) {
+  const files = Object.entries(problems);
+  if (files.length === 0) return null;
+  const errors = files.reduce((sum, [, count]) => sum + count.errors, 0);
+  const warnings = files.reduce((sum, [, count]) => sum + count.warnings, 0);
+  const withProblems = files.filter(([, count]) => count.errors + count.warnings > 0);
+  const title =
+    withProblems.length === 0
+      ? `No problems in the ${files.length === 1 ? 'file' : `${files.length} files`} the agent changed, at their latest check`
+      : withProblems.map(([path, count]) => `${path}: ${count.errors} errors, ${count.warnings} warnings`).join('\n');
+  return (
+    <span className={errors > 0 ? 'problems-count has-errors' : 'problems-count'} role="status" aria-label="Problems" title={title}>
+      {errors === 0 && warnings === 0 ? '✓ no problems' : `✖ ${errors} · ⚠ ${warnings}`}
+    </span>
+  );
+}
+
 function TokenUsage({ usage, local }: { usage: SessionView['usage']; local: boolean }) {
   const seconds = usage.modelMs / 1000;
   const rate = seconds > 0 ? Math.round(usage.outputTokens / seconds) : 0;
@@ -123,6 +144,7 @@ export function StatusBar({
       {selectedId && <ModelPicker store={store} sessionId={selectedId} />}
       {selectedId && <AutonomyPicker store={store} sessionId={selectedId} />}
       <span className="spacer" />
+      {view && <ProblemsCount problems={view.problems} />}
       <Inbox store={store} />
       {info &&
         inBar(

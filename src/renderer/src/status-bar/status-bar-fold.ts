@@ -33,11 +33,14 @@ function useBarContents(store: AppStore): string {
   const hasContext = useAppState(store, (state) => Boolean(state.selectedId && state.views[state.selectedId]?.context));
   const hasInfo = useAppState(store, (state) => Boolean(state.info));
   const grantCount = useAppState(store, (state) => state.grants.length);
+  const problemsShown = useAppState(store, (state) =>
+    Boolean(state.selectedId && Object.keys(state.views[state.selectedId]?.problems ?? {}).length > 0),
+  );
   const endpointState = useAppState(store, (state) => {
     const providerId = state.selectedId ? effectiveModel(state, state.selectedId)?.providerId : undefined;
     return providerId ? (state.endpoints[providerId]?.state ?? '') : '';
   });
-  return `${selectedId}|${status}|${grantCount}|${hasContext ? 1 : 0}|${endpointState}|${hasInfo ? 1 : 0}`;
+  return `${selectedId}|${status}|${grantCount}|${hasContext ? 1 : 0}|${endpointState}|${hasInfo ? 1 : 0}|${problemsShown ? 1 : 0}`;
 }
 
 /**

@@ -1,0 +1,82 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it } from 'vitest';
+import { toolCall } from '../main/agent/harness';
+import { textTurn } from '../scripted-model-server';
+import { temporaryFolder } from '../helpers';
+import { useWorkbenches } from './fixture';
+
+describe('the code map and the checks after edits, as the person sees them', () => {
+  const open = useWorkbenches();
+
+  it('shows the map given with a message, lets a language server run, and shows the problems under the card and in the status bar', async () => {
+    const workbench = await open({
+      builtinTools: true,
+      languageServerEnvironment: { ...process.env, PATH: `${resolve('node_modules/.bin')}${delimiter}${process.env['PATH'] ?? ''}` },
+    });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-checks-');
+    const workspace = folder.path;
+    mkdirSync(join(workspace, 'src'), { recursive: true });
+    writeFileSync(join(workspace, 'src/cart.ts'), 'export function count(items: string[]): number {\n  return items.length;\n}\n');
+    writeFileSync(join(workspace, 'src/checkout.ts'), "import { count } from './cart';\nexport const total = count(['a']);\n");
+    const created = await host.invoke('session:create', { title: 'Checks', workspacePath: workspace });
+    if (!created.ok) throw new Error(created.error.message);
+    const sessionId = (created.value as { id: string }).id;
+    await host.invoke('session:setAutonomy', { sessionId, autonomy: 'L3' });
+    await page.reload();
+
+    server.enqueue(
+      { steps: [toolCall('edit_file', { path: 'src/cart.ts', oldText: 'return items.length;', newText: 'return items.join();' }, 'e1')] },
+      textTurn('Joined.'),
+    );
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Make count join the items');
+    await box.press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Joined.');
+
+    // The map the model was given with the message, folded under it.
+    const map = page.locator('details.code-map').first();
+    await expectPage(map).toContainText(/Code map given to the model with this message: \d+ definitions? from \d+ files? of 2 indexed/);
+    await map.locator('summary').click();
+    await expectPage(map.locator('pre')).toContainText('export function count(items: string[]): number {');
+
+    // The server waits for the person: the card says so, with the way to allow it.
+    const card = page.getByRole('region', { name: 'Tool edit_file' }).last();
+    const problems = card.getByRole('group', { name: 'Problems after this change' });
+    await expectPage(problems).toContainText('are not checked until the person allows typescript-language-server');
+    await problems.getByRole('button', { name: 'Allow typescript-language-server in this folder' }).click();
+    await expect
+      .poll(async () => {
+        const settings = await host.invoke('settings:get', {});
+        return settings.ok ? (settings.value as { diagnostics: { allowed: unknown[] } }).diagnostics.allowed : [];
+      })
+      .toEqual([{ workspacePath: workspace, language: 'typescript' }]);
+
+    server.enqueue(
+      { steps: [toolCall('edit_file', { path: 'src/cart.ts', oldText: 'return items.join();', newText: 'return items.join(", ");' }, 'e2')] },
+      textTurn('Still a string, I see.'),
+    );
+    await box.fill('Use a comma and a space');
+    await box.press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Still a string, I see.');
+    const checked = page.getByRole('region', { name: 'Tool edit_file' }).last().getByRole('group', { name: 'Problems after this change' });
+    await expectPage(checked).toContainText('1 error, 0 warnings in src/cart.ts');
+    await expectPage(checked.getByRole('list', { name: 'Problems' })).toContainText(
+      "src/cart.ts:2:3 error Type 'string' is not assignable to type 'number'.",
+    );
+    await expectPage(page.getByRole('status', { name: 'Problems' })).toHaveText('✖ 1 · ⚠ 0');
+    expect(readFileSync(join(workspace, 'src/cart.ts'), 'utf8')).toContain('items.join(", ")');
+    await workbench.screenshot('problems-under-card');
+
+    // Settings lists the server allowed in this folder, and takes it back.
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const section = page.locator('#settings-section-checks');
+    await expectPage(section.getByRole('list', { name: 'Servers you allowed' })).toContainText(`typescript-language-server in ${workspace}`);
+    await section.getByRole('button', { name: `Take back typescript-language-server in ${workspace}` }).click();
+    await expectPage(section.getByRole('list', { name: 'Servers you allowed' })).toHaveCount(0);
+    folder.remove();
+  });
+});
