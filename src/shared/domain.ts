@@ -26,6 +26,8 @@ export const limits = {
   modelNameLength: 300,
   /** An exported session document, in characters. */
   importLength: 100_000_000,
+  /** A write's or an edit's content as the person changes it at the gate (the write tools' own limit is checked after). */
+  editedContent: 10_000_000,
 } as const;
 
 export const idSchema = z

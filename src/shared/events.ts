@@ -16,6 +16,7 @@ import {
   branchReasonSchema,
   escalationSchema,
   idSchema,
+  limits,
   modelChoiceSchema,
   riskLevelSchema,
   sessionStatusSchema,
@@ -200,6 +201,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     escalation: escalationSchema.optional(),
     /** The folders a grant may cover instead of this call alone (innermost first, `` the whole workspace); absent when none. */
     folders: z.array(z.string()).optional(),
+    /** The field of `input` the person may change before approving (a write's `content`, an edit's `newText`). */
+    editableField: z.string().max(100).optional(),
   }),
   z.object({
     type: z.literal('approval_answered'),
@@ -210,6 +213,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     grantId: idSchema.optional(),
     /** The person chose to trust the call's escalation too, for the answer's duration. */
     trustEscalation: z.literal(true).optional(),
+    /** The person's own version of the call's content (a write's content, an edit's new text), which ran instead. */
+    content: z.string().max(limits.editedContent).optional(),
   }),
   z.object({ type: z.literal('trust_grant_created'), grant: trustGrantSchema }),
   z.object({

@@ -56,7 +56,9 @@ describe('the code map and the checks after edits, as the person sees them', () 
       .toEqual([{ workspacePath: workspace, language: 'typescript' }]);
 
     server.enqueue(
-      { steps: [toolCall('edit_file', { path: 'src/cart.ts', oldText: 'return items.join();', newText: 'return items.join(", ");' }, 'e2')] },
+      {
+        steps: [toolCall('edit_file', { path: 'src/cart.ts', oldText: 'return items.join();', newText: 'return items.join(", ");' }, 'e2')],
+      },
       textTurn('Still a string, I see.'),
     );
     await box.fill('Use a comma and a space');
@@ -74,9 +76,45 @@ describe('the code map and the checks after edits, as the person sees them', () 
     // Settings lists the server allowed in this folder, and takes it back.
     await page.getByRole('button', { name: 'Settings' }).click();
     const section = page.locator('#settings-section-checks');
-    await expectPage(section.getByRole('list', { name: 'Servers you allowed' })).toContainText(`typescript-language-server in ${workspace}`);
+    await expectPage(section.getByRole('list', { name: 'Servers you allowed' })).toContainText(
+      `typescript-language-server in ${workspace}`,
+    );
     await section.getByRole('button', { name: `Take back typescript-language-server in ${workspace}` }).click();
     await expectPage(section.getByRole('list', { name: 'Servers you allowed' })).toHaveCount(0);
+    folder.remove();
+  });
+
+  it('lets the person change a write at its gate before allowing it, and says on the card that their version ran', async () => {
+    const workbench = await open({ builtinTools: true });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-gate-edit-');
+    const created = await host.invoke('session:create', { title: 'Gate edit', workspacePath: folder.path });
+    if (!created.ok) throw new Error(created.error.message);
+    await page.reload();
+    server.enqueue(
+      { steps: [toolCall('write_file', { path: 'notes.md', content: '# Notes\nTODO\n' }, 'w1')] },
+      textTurn('Wrote your notes.'),
+    );
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Start my notes');
+    await box.press('Enter');
+    const gate = page.getByRole('region', { name: 'Approval needed' });
+    await gate.getByRole('button', { name: 'Edit before approving…' }).click();
+    const mine = gate.getByRole('textbox', { name: 'Your version' });
+    await expectPage(mine).toHaveValue('# Notes\nTODO\n');
+    await mine.fill('# Notes\nBuy milk.\n');
+    await expectPage(gate).toContainText('Your version runs when you allow the call.');
+    await workbench.screenshot('gate-edit');
+    await gate.getByRole('button', { name: 'Allow once' }).click();
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Wrote your notes.');
+    expect(readFileSync(join(folder.path, 'notes.md'), 'utf8')).toBe('# Notes\nBuy milk.\n');
+    const card = page.getByRole('region', { name: 'Tool write_file' }).last();
+    await expectPage(card).toContainText('You changed this before allowing it: your version ran');
+    const told = (server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>).findLast(
+      (message) => message.role === 'tool',
+    );
+    expect(told?.content).toContain('<person_version>\n# Notes\nBuy milk.\n\n</person_version>');
     folder.remove();
   });
 });

@@ -143,8 +143,14 @@ export class Diagnostics implements DiagnosticsSource {
   /** What was said once per workspace and language (a server not found), so it is not said at every edit. */
   private readonly told = new Set<string>();
   private disposed = false;
+  private started = 0;
 
   constructor(private readonly options: DiagnosticsOptions) {}
+
+  /** How many servers were started: one per workspace and language while each keeps running. */
+  get serversStarted(): number {
+    return this.started;
+  }
 
   async check(request: DiagnosticsRequest): Promise<ProblemReport | null> {
     const settings = this.options.settings();
@@ -301,6 +307,7 @@ export class Diagnostics implements DiagnosticsSource {
     let starting = this.starting.get(key);
     if (!starting) {
       const initializationOptions = spec.language === 'typescript' ? { tsserver: { fallbackPath: fallbackTsserver() ?? undefined } } : {};
+      this.started += 1;
       starting = LanguageServer.start(this.launch(program, spec.args, root), root, initializationOptions, deadline)
         .then((server) => {
           const made: RunningServer = { server, idle: undefined };
@@ -342,7 +349,7 @@ export class Diagnostics implements DiagnosticsSource {
         program,
         ...args,
       ];
-      return { program: sandbox.path, args: wrapped, env, cwd: root };
+      return { program: sandbox.path, args: wrapped, env, cwd: root, seesApp: false };
     }
     if (sandbox?.available && sandbox.kind === 'seatbelt') {
       const profile = [
@@ -353,9 +360,9 @@ export class Diagnostics implements DiagnosticsSource {
         '(deny network*)',
         '(allow network* (local unix-socket))',
       ].join('\n');
-      return { program: sandbox.path, args: ['-p', profile, program, ...args], env: base, cwd: root };
+      return { program: sandbox.path, args: ['-p', profile, program, ...args], env: base, cwd: root, seesApp: true };
     }
-    return { program, args, env: base, cwd: root };
+    return { program, args, env: base, cwd: root, seesApp: true };
   }
 
   private touch(key: string, running: RunningServer): void {

@@ -26,6 +26,11 @@ export interface ServerLaunch {
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /**
+   * Whether the server can see the app's process: it is told the app's process id so it exits when the app does. In a
+   * sandbox with its own process ids it cannot (it would take the app for gone and exit); the sandbox ends it instead.
+   */
+  readonly seesApp: boolean;
 }
 
 /** A file to check: its URI, the language id the server knows it by, and its text now. */
@@ -68,8 +73,9 @@ export class LanguageServer {
       this.published.set(params.uri, { at: performance.now(), items: params.diagnostics });
       this.changed();
     });
-    // What a server asks of its client: its settings (none: its defaults), and registrations and progress (accepted).
-    connection.onRequest('workspace/configuration', (params: { items?: unknown[] }) => (params.items ?? []).map(() => null));
+    // What a server asks of its client: its settings (empty ones: its defaults; typescript-language-server stops on a
+    // null where it asks for its formatting options), and registrations and progress (accepted).
+    connection.onRequest('workspace/configuration', (params: { items?: unknown[] }) => (params.items ?? []).map(() => ({})));
     connection.onRequest('client/registerCapability', () => null);
     connection.onRequest('client/unregisterCapability', () => null);
     connection.onRequest('window/workDoneProgress/create', () => null);
@@ -101,7 +107,7 @@ export class LanguageServer {
     try {
       await server.within(
         connection.sendRequest(InitializeRequest.type, {
-          processId: process.pid,
+          processId: launch.seesApp ? process.pid : null,
           rootUri,
           workspaceFolders: [{ uri: rootUri, name: 'workspace' }],
           initializationOptions,

@@ -69,6 +69,7 @@ export function runHandlers(deps: RunHandlerDependencies): Pick<Handlers, RunCha
       runtime.answerApproval(input.approvalId, input.decision, input.reason, {
         trustEscalation: input.trustEscalation === true,
         ...(input.folder === undefined ? {} : { folder: input.folder }),
+        ...(input.content === undefined ? {} : { content: input.content }),
       });
       return { accepted: true as const };
     },

@@ -59,6 +59,7 @@ export function writeFileTool(filesOf: FilesOf): Tool {
     description: 'Creates or replaces a text file in the workspace with the given content. Prefer edit_file to change part of a file.',
     input: z.object({ path: relativePathSchema, content: z.string().max(limits.writeBytes) }).strict(),
     risk: 'write_low',
+    editableField: 'content',
     summarize: (input) => `${input.path} (${input.content.length} characters)`,
     pathOf: (input, context) => filesOf(context).placeOf(input.path, 'write'),
     preview: async (input, context) => {
@@ -87,6 +88,7 @@ export function editFileTool(filesOf: FilesOf): Tool {
       'Replaces oldText with newText in a workspace file. oldText must match exactly once (whitespace included) unless replaceAll is true.',
     input: editInputSchema,
     risk: 'write_low',
+    editableField: 'newText',
     summarize: (input) => input.path,
     pathOf: (input, context) => filesOf(context).placeOf(input.path, 'write'),
     preview: async (input, context) => {

@@ -274,6 +274,8 @@ export const channels = {
         trustEscalation: z.literal(true).optional(),
         // A folder the gate offered: the timed or session grant covers the tool on any path in it.
         folder: z.string().max(limits.pathLength).optional(),
+        // A write's or an edit's content as the person changed it at the gate: what runs instead of the model's.
+        content: z.string().max(limits.editedContent).optional(),
       })
       .strict()
       .refine((value) => !value.trustEscalation || !['deny', 'allow_once'].includes(value.decision), {

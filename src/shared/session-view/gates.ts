@@ -44,13 +44,19 @@ export function applyGateEvent(view: SessionView, event: GateEvent): SessionView
           preview: event.preview ?? null,
           escalation: event.escalation ?? null,
           folders: event.folders ?? [],
+          editableField: event.editableField ?? null,
         },
       };
     case 'approval_answered': {
       const asked = view.pendingApproval?.approvalId === event.approvalId ? view.pendingApproval : null;
       const tool = asked?.tool ?? toolOf(view, event.toolCallId);
+      // A call the person changed at its gate says so on its card, with their version.
+      const marked =
+        event.content === undefined
+          ? view
+          : updateToolCall(view, event.toolCallId, (call) => ({ ...call, changedByPerson: event.content }));
       return {
-        ...view,
+        ...marked,
         pendingApproval: asked ? null : view.pendingApproval,
         lastAnswer: { gate: 'call', tool, decision: event.decision },
       };

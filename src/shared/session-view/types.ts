@@ -15,6 +15,8 @@ export type ViewToolCallState = 'requested' | 'waiting' | 'running' | 'interrupt
 export interface ViewToolCall {
   /** The problems found in the files the call changed, as the model was told. */
   readonly problems?: ProblemReport;
+  /** The person's own version of the call's content, changed at its gate: what ran. */
+  readonly changedByPerson?: string;
   readonly id: string;
   readonly tool: string;
   readonly summary: string;
@@ -150,6 +152,8 @@ export interface ViewApproval {
   readonly escalation: Escalation | null;
   /** The folders a grant may cover instead of this call alone, innermost first; `` is the whole workspace. */
   readonly folders: readonly string[];
+  /** The field of `input` the person may change before approving; null when the call's content cannot be changed. */
+  readonly editableField: string | null;
 }
 
 export interface ViewPlan {

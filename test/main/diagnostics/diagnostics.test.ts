@@ -48,7 +48,9 @@ function checker(
     ...(sandbox.available ? { sandbox } : {}),
   });
   opened.push(diagnostics);
-  return (paths: string[]) => diagnostics.check({ workspacePath: root, paths, signal: new AbortController().signal });
+  return Object.assign((paths: string[]) => diagnostics.check({ workspacePath: root, paths, signal: new AbortController().signal }), {
+    diagnostics,
+  });
 }
 
 describe('problems from real language servers', () => {
@@ -59,6 +61,7 @@ describe('problems from real language servers', () => {
       'src/ok.ts': 'export const ok = 1;\n',
     });
     const check = checker(root);
+    const { diagnostics } = check;
     const report = await check(['src/price.ts', 'src/ok.ts', 'README.md']);
     expect(report?.checked).toEqual([
       { path: 'src/ok.ts', errors: 0, warnings: 0 },
@@ -71,11 +74,15 @@ describe('problems from real language servers', () => {
     expect(text).toContain('Problems in the changed files (src/ok.ts, src/price.ts): 2 errors, 0 warnings.');
     expect(text).toContain("src/price.ts:3:3 error: Type 'number' is not assignable to type 'string'. (typescript 2322)");
 
-    // The same server is asked again after the file is fixed: it says the file is clean now.
+    // The same server is asked again after the file is fixed: it says the file is clean now. It lived on meanwhile,
+    // past the three seconds after which typescript-language-server looks for the app's process (in a sandbox with
+    // its own process ids it is not told one it could not see, or it would take the app for gone and exit).
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
     writeFileSync(join(root, 'src/price.ts'), 'export function price(cents: number): string {\n  return String(cents);\n}\n');
     const fixed = await check(['src/price.ts']);
     expect(fixed?.checked).toEqual([{ path: 'src/price.ts', errors: 0, warnings: 0 }]);
     expect(fixed?.notes).toEqual([]);
+    expect(diagnostics.serversStarted).toBe(1);
   });
 
   it('pyright: an operator on the wrong types', async () => {

@@ -139,6 +139,77 @@ describe('the file tools in a turn', () => {
   const gatesSince = async (from: number): Promise<JournalEntry[]> =>
     (await journal()).slice(from).filter((entry) => entry.event.type === 'approval_requested');
 
+  it('runs the person’s version of a write changed at its gate, tells the model so, and refuses a version it cannot run', async () => {
+    // The newest gate of a tool, once it is open.
+    const requested = async (tool: string, after: number) => {
+      for (;;) {
+        const found = (await journal())
+          .filter((entry) => entry.seq > after)
+          .map((entry) => entry.event)
+          .findLast(
+            (event): event is Extract<JournalEntry['event'], { type: 'approval_requested' }> =>
+              event.type === 'approval_requested' && event.tool === tool,
+          );
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    const lastSeq = async (): Promise<number> => (await journal()).at(-1)?.seq ?? 0;
+    server.reset();
+    server.enqueue(
+      { steps: [toolCall('write_file', { path: 'config.json', content: '{ "port": 80 }\n' }, 'gate-w1')] },
+      textTurn('Wrote the config.'),
+    );
+    const before = await lastSeq();
+    await transport.invoke('run:send', { sessionId, text: 'Write a config' });
+    const gate = await requested('write_file', before);
+    expect(gate.editableField).toBe('content');
+    // A version with a denial, or one the tool cannot take, is refused and the gate stays open.
+    const denied = await transport.invoke('approval:answer', { approvalId: gate.approvalId, decision: 'deny', content: 'x' });
+    expect(denied).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    const huge = await transport.invoke('approval:answer', {
+      approvalId: gate.approvalId,
+      decision: 'allow_once',
+      content: 'x'.repeat(6 * 1024 * 1024),
+    });
+    expect(huge).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringMatching(/^Your version cannot be used: /) },
+    });
+    const mine = '{ "port": 8080 }\n';
+    expect(await transport.invoke('approval:answer', { approvalId: gate.approvalId, decision: 'allow_once', content: mine })).toMatchObject(
+      { ok: true },
+    );
+    await core.runtime?.whenIdle(sessionId);
+    expect(readFileSync(join(folder.path, 'config.json'), 'utf8')).toBe(mine);
+    const told = (server.requests.at(-1)?.body['messages'] as Array<{ role: string; content: string }>).findLast(
+      (message) => message.role === 'tool',
+    );
+    expect(told?.content).toMatch(
+      /^The person changed the content you proposed before approving it; this ran with their version instead of yours:\n<person_version>\n\{ "port": 8080 \}\n\n<\/person_version>/,
+    );
+    const answered = (await journal())
+      .map((entry) => entry.event)
+      .find((event) => event.type === 'approval_answered' && event.toolCallId === gate.toolCallId);
+    expect(answered).toMatchObject({ decision: 'allow_once', content: mine });
+
+    // A command's gate has nothing to change.
+    server.reset();
+    server.enqueue({ steps: [toolCall('run_command', { command: 'echo hi' }, 'gate-c1')] }, textTurn('Ran it.'));
+    const beforeCommand = await lastSeq();
+    await transport.invoke('run:send', { sessionId, text: 'Say hi' });
+    const command = await requested('run_command', beforeCommand);
+    expect(command.editableField).toBeUndefined();
+    const refused = await transport.invoke('approval:answer', {
+      approvalId: command.approvalId,
+      decision: 'allow_once',
+      content: 'rm -rf /',
+    });
+    expect(refused).toMatchObject({ ok: false, error: { message: "Only a write's or an edit's content can be changed at its gate." } });
+    await transport.invoke('approval:answer', { approvalId: command.approvalId, decision: 'deny' });
+    await core.runtime?.whenIdle(sessionId);
+  });
+
   it('fails an edit whose text is not in the file, or is there twice, at once and without asking', async () => {
     writeFileSync(join(folder.path, 'once.txt'), 'one\n');
     writeFileSync(join(folder.path, 'twice.txt'), 'a\na\n');

@@ -78,7 +78,11 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
         resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'gate', approvalId: event.approvalId })),
       };
     case 'approval_answered': {
-      const answer = event.reason ? { decision: event.decision, reason: event.reason } : { decision: event.decision };
+      const answer = {
+        decision: event.decision,
+        ...(event.reason ? { reason: event.reason } : {}),
+        ...(event.content === undefined ? {} : { content: event.content }),
+      };
       return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'answered', answer })) };
     }
     case 'tool_call_started':

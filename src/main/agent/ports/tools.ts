@@ -55,6 +55,8 @@ export interface Tool {
    * Changes, restores and their undo cover what it did. Calls that are not read-only always are.
    */
   changesFiles?(input: unknown): boolean;
+  /** The text field of the input the person may change at the call's gate before approving it (a write's content). */
+  readonly editableField?: string;
   readonly inputJsonSchema: Record<string, unknown>;
   parse(raw: unknown): { ok: true; input: unknown } | { ok: false; message: string };
   assess(input: unknown, context: { workspacePath: string | null }): RiskAssessment;
@@ -94,6 +96,8 @@ export interface ToolDeclaration<S extends z.ZodType> {
   readonly optional?: boolean;
   /** See `Tool.changesFiles`. */
   readonly changesFiles?: (input: z.output<S>) => boolean;
+  /** See `Tool.editableField`: a string field of the input. */
+  readonly editableField?: string;
   /** Raises the risk from the arguments, or refuses the call; the base level is used without it. */
   readonly assess?: (input: z.output<S>, context: { workspacePath: string | null }) => RiskAssessment;
   /** A pattern wider than the exact arguments; it must never cover more than the approved call could do. */
@@ -170,6 +174,7 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
     ...(declaration.resumable ? { resumable: true } : {}),
     ...(declaration.optional ? { optional: true } : {}),
     ...(declaration.changesFiles ? { changesFiles: (input: unknown) => declaration.changesFiles?.(input as Input) ?? false } : {}),
+    ...(declaration.editableField === undefined ? {} : { editableField: declaration.editableField }),
     inputJsonSchema: z.toJSONSchema(declaration.input, { io: 'input' }) as Record<string, unknown>,
     parse(raw) {
       const parsed = declaration.input.safeParse(raw);

@@ -18,6 +18,8 @@ export type ApprovalAnswer = {
   readonly trustEscalation?: boolean;
   /** With a timed or session decision: the grant covers the tool on any path in this folder (one the gate offered). */
   readonly folder?: string;
+  /** The person's own version of the call's editable field (see `Tool.editableField`), run in place of the model's. */
+  readonly content?: string;
 };
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
 /** The person's answer to a flagged result held for review. */
@@ -45,6 +47,11 @@ const gateNames: Readonly<Record<GateKind, { name: string; what: string }>> = {
 interface OpenGate {
   readonly kind: GateKind;
   readonly sessionId: string;
+  /**
+   * An approval whose call's content the person may change before approving: why a version of theirs could not run
+   * (the tool's own words), or null when it can. Absent for a call whose content cannot be changed.
+   */
+  readonly editable: ((content: string) => string | null) | null;
   answer: AnyAnswer | null;
   waiter: { resolve: (answer: AnyAnswer) => void; reject: (error: Error) => void } | null;
 }
@@ -64,8 +71,8 @@ export class Gates {
   private readonly answered = new BoundedMap<string, GateKind>({ max: rememberedAnswers });
 
   /** Opens a gate: from now on it takes one answer. */
-  openGate(id: string, kind: GateKind, sessionId: string): void {
-    if (!this.open.has(id)) this.open.set(id, { kind, sessionId, answer: null, waiter: null });
+  openGate(id: string, kind: GateKind, sessionId: string, editable: ((content: string) => string | null) | null = null): void {
+    if (!this.open.has(id)) this.open.set(id, { kind, sessionId, editable, answer: null, waiter: null });
   }
 
   /** The gate's answer, once given. Stop rejects with `CancelledError` and closes the gate. */
@@ -102,7 +109,7 @@ export class Gates {
   }
 
   /** Checks an answer can be taken, without taking it. */
-  assertPending(id: string, kind: GateKind): { sessionId: string } {
+  assertPending(id: string, kind: GateKind): { sessionId: string; editable: ((content: string) => string | null) | null } {
     const gate = this.open.get(id);
     if (!gate || gate.answer) {
       if (this.answered.has(id) || gate?.answer) {
@@ -111,7 +118,7 @@ export class Gates {
       throw new NotFoundError(gateNames[kind].what, id);
     }
     if (gate.kind !== kind) throw new WorkbenchError('invalid_input', `${id} is a ${gate.kind}, not a ${kind}.`);
-    return { sessionId: gate.sessionId };
+    return { sessionId: gate.sessionId, editable: gate.editable };
   }
 
   answer<K extends GateKind>(id: string, kind: K, answer: AnswerOf<K>): void {

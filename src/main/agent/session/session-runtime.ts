@@ -158,9 +158,17 @@ export class SessionRuntime {
     approvalId: string,
     decision: ApprovalDecision,
     reason?: string,
-    options: { trustEscalation?: boolean; folder?: string } = {},
+    options: { trustEscalation?: boolean; folder?: string; content?: string } = {},
   ): void {
+    if (options.content !== undefined) {
+      if (decision === 'deny') throw new WorkbenchError('invalid_input', 'A changed version goes with an approval, not a denial.');
+      const { editable } = this.gates.assertPending(approvalId, 'approval');
+      if (!editable) throw new WorkbenchError('invalid_input', "Only a write's or an edit's content can be changed at its gate.");
+      const refused = editable(options.content);
+      if (refused !== null) throw new WorkbenchError('invalid_input', `Your version cannot be used: ${refused}`);
+    }
     this.gates.answer(approvalId, 'approval', {
+      ...(options.content === undefined ? {} : { content: options.content }),
       decision,
       ...(reason === undefined ? {} : { reason }),
       ...(options.trustEscalation ? { trustEscalation: true } : {}),

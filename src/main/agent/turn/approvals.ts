@@ -171,10 +171,20 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
         ...(call.preview === null ? {} : { preview: call.preview }),
         ...(call.assessment.escalation ? { escalation: call.assessment.escalation } : {}),
         ...(folders.length > 0 ? { folders } : {}),
+        ...(call.tool.editableField === undefined ? {} : { editableField: call.tool.editableField }),
       },
     ]);
   }
-  services.gates.openGate(approvalId, 'approval', setup.sessionId);
+  const field = call.tool.editableField;
+  const current: unknown = call.input;
+  const editable =
+    field !== undefined && typeof current === 'object' && current !== null
+      ? (content: string): string | null => {
+          const parsed = call.tool.parse({ ...(current as Record<string, unknown>), [field]: content });
+          return parsed.ok ? null : parsed.message;
+        }
+      : null;
+  services.gates.openGate(approvalId, 'approval', setup.sessionId, editable);
   writer.flush();
   return { kind: 'approval', approvalId, item, queue, fromPlan };
 }
@@ -195,7 +205,10 @@ export function takeApproval(
   journalled: boolean,
 ): LoopState {
   const { setup, services, writer } = context;
-  const { approvalId, item, queue, fromPlan } = state;
+  const { approvalId, queue, fromPlan } = state;
+  // The person's own version of a write's or an edit's content, when they changed it at the gate: the call runs with it.
+  const changed = answer.decision === 'deny' ? null : withPersonsContent(state.item, answer.content);
+  const item = changed ?? state.item;
   const { call } = item;
   const answered: RuntimeEvent = {
     type: 'approval_answered',
@@ -205,6 +218,7 @@ export function takeApproval(
     decision: answer.decision,
     ...(answer.reason ? { reason: answer.reason } : {}),
     ...(answer.trustEscalation ? { trustEscalation: true as const } : {}),
+    ...(changed?.changedByPerson ? { content: changed.changedByPerson.content } : {}),
   };
   const allowed: LoopState = { kind: 'execute', queue: [{ ...item, approved: true }, ...queue], fromPlan };
   if (answer.decision === 'deny') {
@@ -231,6 +245,21 @@ export function takeApproval(
   writer.stage(() => services.trust.create(grant));
   writer.flush();
   return allowed;
+}
+
+/**
+ * The call with the person's content in its editable field, or null when they changed nothing (or the tool has no such
+ * field, or their content is not input the tool takes: then the model's call runs as it was approved).
+ */
+function withPersonsContent(item: DecidedCall, content: string | undefined): DecidedCall | null {
+  const field = item.call.tool.editableField;
+  if (content === undefined || field === undefined) return null;
+  const current: unknown = item.call.input;
+  if (typeof current !== 'object' || current === null || (current as Record<string, unknown>)[field] === content) return null;
+  const raw = { ...(current as Record<string, unknown>), [field]: content };
+  const parsed = item.call.tool.parse(raw);
+  if (!parsed.ok) return null;
+  return { ...item, call: { ...item.call, input: parsed.input, rawInput: raw }, changedByPerson: { field, content } };
 }
 
 function grantFor({ setup, services }: StepContext, item: DecidedCall, decision: ApprovalDecision, folder?: string): TrustGrant {

@@ -36,6 +36,8 @@ export interface DecidedCall {
   readonly decision: Decision;
   /** The person allowed it at its gate. */
   readonly approved?: boolean;
+  /** The person changed its content at the gate: it runs with theirs, and the model is told so. */
+  readonly changedByPerson?: { readonly field: string; readonly content: string };
   readonly earlierGate?: EarlierGate;
 }
 

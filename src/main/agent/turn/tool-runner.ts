@@ -118,7 +118,7 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
       Promise.race([call.tool.execute(call.input, { signal, sessionId, toolCallId, workspacePath, emitOutput }), aborted]),
     );
     const latencyMs = services.clock.now() - startedAt;
-    let output = outcome.output;
+    let output = personsVersion(item) + outcome.output;
     if (changesFiles) {
       // What the call changed is saved, and the problems in the files it changed are given with its result.
       const changed = await writer.captureFiles();
@@ -140,6 +140,14 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
     // What the call changed is saved with its result's checkpoint, even when it was stopped.
     if (changesFiles && !captured) await writer.captureFiles();
   }
+}
+
+/** What the model is told first of a call the person changed at its gate: that they did, and what ran. */
+function personsVersion(item: DecidedCall): string {
+  const changed = item.changedByPerson;
+  if (!changed) return '';
+  const what = changed.field === 'content' ? 'the content' : `the ${changed.field}`;
+  return `The person changed ${what} you proposed before approving it; this ran with their version instead of yours:\n<person_version>\n${changed.content}\n</person_version>\n\n`;
 }
 
 /**

@@ -24,6 +24,15 @@ const timed: Array<{ decision: ApprovalDecision; label: string; key: string }> =
   { decision: 'allow_session', label: 'This session', key: 's' },
 ];
 
+/** The text of the call's input the person may change at the gate, or null when there is none. */
+function editableText(approval: ViewApproval): string | null {
+  const field = approval.editableField;
+  const input = approval.input;
+  if (field === null || typeof input !== 'object' || input === null) return null;
+  const value = (input as Record<string, unknown>)[field];
+  return typeof value === 'string' ? value : null;
+}
+
 /** What an escalation asks for, as the gate names it. */
 export const escalationTitles: Record<EscalationKind, string> = { network: 'Network access', no_sandbox: 'No sandbox' };
 
@@ -37,6 +46,10 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
   // What a timed or session grant covers: this call (its usual pattern), or the tool in a folder the gate offers.
   const [scope, setScope] = useState<string | null>(null);
   const scopeValue = scope === null ? 'call' : `in:${scope}`;
+  // The content the model proposed, when the person may change it here (a write's content, an edit's new text).
+  const proposed = editableText(approval);
+  const [draft, setDraft] = useState<string | null>(null);
+  const changed = draft !== null && proposed !== null && draft !== proposed;
   const answer = (decision: ApprovalDecision, trustEscalation = false): void => {
     const grant = decision !== 'deny' && decision !== 'allow_once' && !trustEscalation;
     void store.attempt(() =>
@@ -46,6 +59,7 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
         ...(trustEscalation ? { trustEscalation: true as const } : {}),
         ...(grant && scope !== null ? { folder: scope } : {}),
+        ...(decision !== 'deny' && changed ? { content: draft } : {}),
       }),
     );
   };
@@ -96,6 +110,35 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
       ) : (
         <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>
       )}
+      {proposed !== null &&
+        (draft === null ? (
+          <div className="row">
+            <button type="button" onClick={() => setDraft(proposed)}>
+              Edit before approving…
+            </button>
+          </div>
+        ) : (
+          <div className="gate-edit">
+            <label className="small" htmlFor={`edit-${approval.approvalId}`}>
+              {approval.editableField === 'content' ? 'The file’s content' : 'The new text'}, as it will be written if you allow it. The
+              model is told you changed it and sees your version.
+            </label>
+            <textarea
+              id={`edit-${approval.approvalId}`}
+              aria-label="Your version"
+              value={draft}
+              spellCheck={false}
+              rows={Math.min(20, Math.max(4, draft.split('\n').length + 1))}
+              onChange={(event) => setDraft(event.target.value)}
+            />
+            <div className="row">
+              <span className="muted small">{changed ? 'Your version runs when you allow the call.' : 'Unchanged so far.'}</span>
+              <button type="button" onClick={() => setDraft(null)}>
+                Discard my changes
+              </button>
+            </div>
+          </div>
+        ))}
       <div className="row">
         <input
           ref={reasonBox}

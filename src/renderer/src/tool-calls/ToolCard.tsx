@@ -75,6 +75,12 @@ export function ToolCard({ call, children }: { call: ViewToolCall; children?: Re
           </span>
         )}
       </button>
+      {call.changedByPerson !== undefined && (
+        <details className="tool-changed small">
+          <summary>You changed this before allowing it: your version ran</summary>
+          <pre>{call.changedByPerson}</pre>
+        </details>
+      )}
       {children}
       {denial !== null && (
         <p className="tool-denial small" aria-label="Why it did not run">
