@@ -8,7 +8,14 @@ export default defineConfig({
       outDir: 'out/main',
       externalizeDeps: true,
       // The built-in model runtime runs in a utility process of its own, from its own entry.
-      rollupOptions: { input: { index: resolve('src/main/index.ts'), 'runtime-host': resolve('src/main/runtime/runtime-host.ts') } },
+      // The code map's tagging thread is a worker of its own, from its own entry.
+      rollupOptions: {
+        input: {
+          index: resolve('src/main/index.ts'),
+          'runtime-host': resolve('src/main/runtime/runtime-host.ts'),
+          'tag-worker': resolve('src/main/code-map/tag-worker.ts'),
+        },
+      },
     },
   },
   preload: {

@@ -25,6 +25,7 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererRoot = join(here, '../renderer');
 const preloadPath = join(here, '../preload/index.cjs');
 const runtimeHostPath = join(here, 'runtime-host.js');
+const tagWorkerPath = join(here, 'tag-worker.js');
 
 protocol.registerSchemesAsPrivileged([{ scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
@@ -119,6 +120,7 @@ if (!app.requestSingleInstanceLock()) {
       // The workspace's files and the shell, whose commands run in the sandbox found on this machine.
       builtinTools: true,
       launchRuntime: utilityRuntime(utilityProcess.fork, runtimeHostPath),
+      tagWorker: { path: tagWorkerPath },
     });
     mainWindow = createWindow();
     launches.start(openTarget);

@@ -100,3 +100,23 @@ export function problemsText(report: ProblemReport): string {
   lines.push(...report.notes);
   return lines.join('\n');
 }
+
+/** A workspace's check command, chosen by the person: what the agent's `run_check` runs, and whether it runs after each turn. */
+export const checkCommandSchema = z.object({
+  workspacePath: z.string().min(1).max(4096),
+  command: z.string().trim().min(1).max(2_000),
+  /** Runs after each turn that changed files, its result shown with the turn. */
+  afterTurn: z.boolean(),
+});
+export type CheckCommand = z.infer<typeof checkCommandSchema>;
+
+/** What a run of a check command gave: passed (exit 0), failed, or stopped (by the person or its time limit). */
+export const checkResultSchema = z.object({
+  command: z.string().max(2_000),
+  status: z.enum(['passed', 'failed', 'stopped']),
+  exitCode: z.number().int().nullable(),
+  /** The end of its output, where a failure says what failed. */
+  output: z.string().max(20_000),
+  durationMs: z.number().nonnegative(),
+});
+export type CheckResult = z.infer<typeof checkResultSchema>;

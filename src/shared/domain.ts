@@ -9,7 +9,7 @@ import { budgetSettingsSchema, defaultBudgetSettings } from './budgets';
 import { archiveRetentionSchema, defaultArchiveRetention } from './retention';
 import { commandLimitsSchema, defaultCommandLimits } from './command-limits';
 import { priceFiguresSchema } from './model-prices';
-import { defaultDiagnosticsSettings, diagnosticsSettingsSchema } from './diagnostics';
+import { checkCommandSchema, defaultDiagnosticsSettings, diagnosticsSettingsSchema } from './diagnostics';
 
 // The command limits have a file of their own; they are part of the settings, so they are named here too.
 export * from './command-limits';
@@ -395,6 +395,8 @@ export const settingsSchema = z.object({
   codeMapShare: codeMapShareSchema.default(0.06),
   /** The checks of changed files by language servers: which languages, how long an edit waits, the servers allowed. */
   diagnostics: diagnosticsSettingsSchema.default(defaultDiagnosticsSettings),
+  /** The check command of each workspace the person chose one for. */
+  checkCommands: z.array(checkCommandSchema).max(200).default([]),
   /** Per model: the tool protocol and extended thinking. */
   modelSettings: z.array(modelSettingSchema).max(200).default([]),
   /** Days an archived (deleted) session is kept before it is purged; null: until deleted by hand. */
@@ -459,6 +461,7 @@ export const defaultSettings: Settings = {
   answerTokens: 4096,
   codeMapShare: 0.06,
   diagnostics: defaultDiagnosticsSettings,
+  checkCommands: [],
   modelSettings: [],
   archiveRetentionDays: defaultArchiveRetention,
   defaultProfileId: 'builtin:code',

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { attachmentSchema } from './attachments';
 import { budgetAnswerSchema, budgetFigureSchema, budgetKindSchema, sessionAllowanceSchema } from './budgets';
 import { errorInfoSchema } from './errors';
-import { problemReportSchema } from './diagnostics';
+import { checkResultSchema, problemReportSchema } from './diagnostics';
 import { filesRestoredSchema } from './file-history';
 import { injectionFindingSchema, resultReviewDecisionSchema } from './guardrails';
 import {
@@ -225,6 +225,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     grantId: idSchema.optional(),
   }),
   z.object({ type: z.literal('tool_output'), ...toolCallRef, text: z.string() }),
+  /** The workspace's check command ran after a turn that changed files: its result, shown with the turn. */
+  z.object({ type: z.literal('check_ran'), ...turnRef, result: checkResultSchema }),
   /** The problems language servers report in the files a call changed, given to the model with its result. */
   z.object({ type: z.literal('problems_reported'), ...toolCallRef, report: problemReportSchema }),
   z.object({

@@ -100,6 +100,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, place: EntryPlace): 
     case 'message_queued':
     case 'queue_cleared':
     case 'memories_recalled':
+    case 'check_ran':
     case 'session_imported':
     case 'autonomy_changed':
       return applyTurnEvent(view, event, place);

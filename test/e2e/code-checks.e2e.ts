@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
 import { temporaryFolder } from '../helpers';
+import { bash, needs } from '../platform';
 import { useWorkbenches } from './fixture';
 
 describe('the code map and the checks after edits, as the person sees them', () => {
@@ -117,4 +118,46 @@ describe('the code map and the checks after edits, as the person sees them', () 
     expect(told?.content).toContain('<person_version>\n# Notes\nBuy milk.\n\n</person_version>');
     folder.remove();
   });
+
+  it(
+    'sets the folder’s check from what the project suggests, runs it after a turn, and hands a failure to the agent',
+    needs(bash),
+    async () => {
+      const workbench = await open({ builtinTools: true });
+      const { page, server, host } = workbench;
+      await workbench.configureScriptedModel();
+      const folder = temporaryFolder('workbench-check-');
+      writeFileSync(join(folder.path, 'package.json'), JSON.stringify({ scripts: { test: 'node --test' } }));
+      const created = await host.invoke('session:create', { title: 'Check', workspacePath: folder.path });
+      if (!created.ok) throw new Error(created.error.message);
+      await host.invoke('session:setAutonomy', { sessionId: (created.value as { id: string }).id, autonomy: 'L3' });
+      await page.reload();
+
+      await page.getByRole('button', { name: 'Set a check…' }).click();
+      const form = page.getByRole('dialog', { name: 'Check of this folder' });
+      await expectPage(form.getByRole('list', { name: 'Suggested checks' })).toContainText('npm test from package.json script "test"');
+      await form.getByRole('textbox', { name: 'Check command' }).fill('test -f done.txt');
+      await form.getByRole('button', { name: 'Save check' }).click();
+      await expectPage(page.getByRole('button', { name: 'Check: test -f done.txt' })).toBeVisible();
+
+      server.enqueue({ steps: [toolCall('write_file', { path: 'notes.txt', content: 'notes\n' }, 'w1')] }, textTurn('Wrote the notes.'));
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('Write notes');
+      await box.press('Enter');
+      const failed = page.getByRole('group', { name: 'Check after the turn' }).last();
+      await expectPage(failed).toContainText('Check test -f done.txt failed (exit 1)');
+      await workbench.screenshot('check-after-turn');
+
+      server.enqueue({ steps: [toolCall('write_file', { path: 'done.txt', content: 'done\n' }, 'w2')] }, textTurn('Fixed.'));
+      await failed.locator('summary').click();
+      await failed.getByRole('button', { name: 'Ask the agent to fix this' }).click();
+      await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Fixed.');
+      await expectPage(page.getByRole('group', { name: 'Check after the turn' }).last()).toContainText('Check test -f done.txt passed');
+      const asked = (server.requests.at(-2)?.body['messages'] as Array<{ role: string; content: string }>).findLast(
+        (message) => message.role === 'user',
+      );
+      expect(asked?.content).toMatch(/^The check `test -f done\.txt` failed after your changes \(exit 1\)/);
+      folder.remove();
+    },
+  );
 });

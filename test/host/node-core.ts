@@ -1,3 +1,4 @@
+import { sourceTagWorker } from '../../src/main/code-map/worker-tagger';
 import { join } from 'node:path';
 import Conf from 'conf';
 import { defaultSettings } from '../../src/shared/domain';
@@ -87,6 +88,8 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
     launchRuntime: options.launchRuntime ?? sourceRuntime({ WORKBENCH_RUNTIME_THREADS: '1' }),
+    // As the app does: the code map parses on a thread of its own (here, from the source with tsx).
+    tagWorker: sourceTagWorker(),
     ...(options.localModels ? { localModels: options.localModels } : {}),
     modelFolders: options.modelFolders ?? { ollama: [join(options.dataDir, 'other-apps', 'ollama')], lmStudio: [] },
     ...(options.modelCatalogue ? { modelCatalogue: options.modelCatalogue } : {}),

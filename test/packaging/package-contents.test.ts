@@ -87,9 +87,13 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
   let output = '';
 
   beforeAll(async () => {
-    const built = ['out/main/index.js', 'out/main/runtime-host.js', 'out/preload/index.cjs', 'out/renderer/index.html'].every((path) =>
-      existsSync(join(projectRoot, path)),
-    );
+    const built = [
+      'out/main/index.js',
+      'out/main/runtime-host.js',
+      'out/main/tag-worker.js',
+      'out/preload/index.cjs',
+      'out/renderer/index.html',
+    ].every((path) => existsSync(join(projectRoot, path)));
     if (!built) {
       const result = spawnSync(process.execPath, [join(projectRoot, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], {
         cwd: projectRoot,
@@ -128,10 +132,12 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
 
   it('holds the built app and package.json, and none of the sources, tests, scripts, docs or the test host', () => {
     expect(files.filter(outside).sort()).toEqual(
-      // The built-in model runtime's entry, which its utility process starts, is part of the app.
+      // The built-in model runtime's entry, which its utility process starts, and the code map's tagging thread's
+      // are part of the app.
       expect.arrayContaining([
         'out/main/index.js',
         'out/main/runtime-host.js',
+        'out/main/tag-worker.js',
         'out/preload/index.cjs',
         'out/renderer/index.html',
         'package.json',

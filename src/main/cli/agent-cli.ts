@@ -5,6 +5,7 @@
  * Gates are asked at the terminal or answered by `--approve`; an escalation is never allowed without a person.
  */
 
+import { sourceTagWorker } from '../code-map/worker-tagger';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -168,6 +169,7 @@ async function main(): Promise<number> {
     secrets: new MemorySecretStore(),
     environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
     builtinTools: true,
+    tagWorker: sourceTagWorker(),
     listener: { onEntries: (id, entries) => entries.forEach((entry) => print(id, entry)), onSessionChanged: () => undefined },
     // Sessions of an earlier run left in the middle of a turn stay so: this runs one new turn.
     recoverInterrupted: false,

@@ -60,6 +60,8 @@ export function formatEntry(entry: JournalEntry): string {
       return `${head}: ${event.method === 'shortened' ? `${event.cuts?.length ?? 0} older results shortened` : `${event.messages} messages summarized${event.continued ? ' as a continuation' : ''}${event.cuts?.length ? `, ${event.cuts.length} older results shortened` : ''}`} (${event.trigger}, by ${event.method}), about ${event.tokensBefore} → ${event.tokensAfter} tokens${event.note ? `: ${event.note}` : ''}`;
     case 'context_truncated':
       return `${head}: ${event.message}`;
+    case 'check_ran':
+      return `${head}: ${event.result.command}: ${event.result.status}${event.result.exitCode === null ? '' : ` (exit ${event.result.exitCode})`}`;
     case 'problems_reported':
       return `${head}: ${event.report.errors} errors, ${event.report.warnings} warnings in ${event.report.checked.map((file) => file.path).join(', ') || 'no file checked'}${event.report.notes.length > 0 ? ` (${event.report.notes.join(' ')})` : ''}`;
     case 'memories_recalled':

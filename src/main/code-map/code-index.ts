@@ -14,7 +14,8 @@ import { walk } from '../workspace/file-walk';
 import type { WorkspaceReader } from '../workspace/workspace-reader';
 import { codeLanguages, languageOf, type DefinitionType } from './languages';
 import { CodeGraph } from './map-rank';
-import { GrammarError, maxTaggedBytes, type IndexedFile, type Tag, type Tagger } from './tagger';
+import { GrammarError, maxTaggedBytes, type IndexedFile, type Tag } from './tagger';
+import type { TagSource } from './worker-tagger';
 
 export type { IndexedFile } from './tagger';
 
@@ -39,11 +40,13 @@ export interface CodeIndexOptions {
   readonly root: string;
   /** A reader of the workspace that follows no link; a new one for each refresh, closed after it. */
   readonly reader: () => WorkspaceReader;
-  readonly tagger: Tagger;
+  readonly tagger: TagSource;
   /** Where the index is kept between runs; null keeps it in memory only. */
   readonly cacheFile: string | null;
   /** The most files indexed. */
   readonly maxFiles?: number;
+  /** Hears how far every refresh is: files looked at, of those found. */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /** The cache file's shape; one of another version is read as empty. */
@@ -234,6 +237,7 @@ export class CodeIndex {
 
   private async walkAndRead(): Promise<IndexRefresh> {
     const onProgress = (done: number, total: number): void => {
+      this.options.onProgress?.(done, total);
       for (const listener of this.listeners) listener(done, total);
     };
     this.readCache();

@@ -8,6 +8,7 @@ import { BoundedMap } from '../../shared/bounded-map';
 import type { WorkspaceFiles } from '../workspace/workspace-files';
 import { CodeIndex } from './code-index';
 import { Tagger } from './tagger';
+import type { TagSource } from './worker-tagger';
 
 /** Workspaces whose index is kept in memory at once; one used longer ago is read from its cache again. */
 const maxOpenIndexes = 8;
@@ -17,14 +18,20 @@ export interface CodeMapsOptions {
   readonly dataDir: string | null;
   /** The workspace files of a folder: how the index reads it, following no link. */
   readonly filesOf: (workspacePath: string) => WorkspaceFiles;
+  /** What tags the files: the tagging thread in the app; the main thread's own tagger when absent. */
+  readonly tagger?: TagSource;
+  /** Hears how far each workspace's index is (by the real path of its root) as it is brought up to date. */
+  readonly onProgress?: (root: string, done: number, total: number) => void;
 }
 
 /** The code indexes of the workspaces in use, one per workspace root, sharing one tagger (its grammars load once). */
 export class CodeMaps {
-  private readonly tagger = new Tagger();
+  private readonly tagger: TagSource;
   private readonly indexes = new BoundedMap<string, CodeIndex>({ max: maxOpenIndexes, refreshOnRead: true });
 
-  constructor(private readonly options: CodeMapsOptions) {}
+  constructor(private readonly options: CodeMapsOptions) {
+    this.tagger = options.tagger ?? new Tagger();
+  }
 
   /** The index of a workspace (by the real path of its root). */
   of(workspacePath: string): CodeIndex {
@@ -41,6 +48,9 @@ export class CodeMaps {
         // read into this index.
         reader: () => this.options.filesOf(realRoot).reader(),
         tagger: this.tagger,
+        ...(this.options.onProgress
+          ? { onProgress: (done: number, total: number) => this.options.onProgress?.(realRoot, done, total) }
+          : {}),
         cacheFile:
           dataDir === null ? null : join(dataDir, 'code-map', `${createHash('sha256').update(realRoot).digest('hex').slice(0, 24)}.json`),
       });

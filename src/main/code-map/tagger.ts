@@ -58,7 +58,10 @@ const definitionTypes: ReadonlySet<string> = new Set<DefinitionType>([
 
 /** A grammar that could not be loaded, or a query it does not take: the files of that language are not tagged. */
 export class GrammarError extends WorkbenchError {
-  constructor(language: string, reason: string) {
+  constructor(
+    readonly language: string,
+    readonly reason: string,
+  ) {
     super('internal', `The ${language} grammar could not be used: ${reason}`);
   }
 }

@@ -2,6 +2,7 @@
  * What the core is built from (`CoreOptions`) and what it is (`Core`): the options the app, the terminal runner and the
  * test host give `createCore`, and the parts it builds and owns.
  */
+import type { TagWorkerEntry } from '../code-map/worker-tagger';
 import type { Database } from 'better-sqlite3';
 import type { McpServerStatus, ModelCheck } from '../../shared/domain';
 import type { LocalModels, MachineInfo } from '../../shared/local-models';
@@ -52,6 +53,13 @@ export interface CoreOptions {
    * sandbox. The app and the terminal runner take them; tests mostly bring tools of their own (`tools`).
    */
   readonly builtinTools?: boolean;
+  /**
+   * The code map's tagging thread (parsing off the main thread): its built entry in the app, the TypeScript source with
+   * tsx elsewhere. Absent: files are tagged on the main thread.
+   */
+  readonly tagWorker?: TagWorkerEntry;
+  /** Hears how far a workspace's code index is while it is brought up to date (a first index of a large tree takes a while). */
+  readonly onCodeMapProgress?: (progress: { workspacePath: string; done: number; total: number }) => void;
   /** The environment language servers start with, their PATH where they are looked for after the workspace; the app's own by default. */
   readonly languageServerEnvironment?: NodeJS.ProcessEnv;
   /** Tools offered to the model, besides the built-in ones and those of MCP servers. */

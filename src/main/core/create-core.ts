@@ -44,9 +44,12 @@ import { BashParser } from '../shell/bash-parser';
 import { builtinTools } from '../tools/builtin-tools';
 import { CodeMaps } from '../code-map/code-maps';
 import { RepositoryMaps } from '../code-map/repository-map';
+import { WorkerTagger } from '../code-map/worker-tagger';
 import type { CodeMapSource } from '../agent/ports/code-map';
 import type { DiagnosticsSource } from '../agent/ports/diagnostics';
 import { Diagnostics } from '../diagnostics/diagnostics';
+import type { CheckRunner } from '../agent/ports/checks';
+import { CommandChecks, runCheckTool } from '../tools/check-command';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 import { memoryTools } from '../tools/memory-tools';
 import { promptEnvironment } from '../tools/prompt-environment';
@@ -84,12 +87,23 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
     // The workspaces' code indexes, which the symbol tools and the repository map share.
+    const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
+    if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
     const codeMaps = shell
-      ? new CodeMaps({ dataDir: options.dataDir, filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }) })
+      ? new CodeMaps({
+          dataDir: options.dataDir,
+          filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
+          ...(tagger ? { tagger } : {}),
+          ...(options.onCodeMapProgress ? { onProgress: codeMapProgress(options.onCodeMapProgress) } : {}),
+        })
       : null;
     const builtin =
       shell && codeMaps ? builtinTools({ ...builtinToolOptions(options, clock), shell, codeMaps, ...(sandbox ? { sandbox } : {}) }) : [];
-    const tools = new ToolRegistry([...builtin, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
+    // The workspace's check command runs as run_command runs any command: in the sandbox, under the command limits.
+    const runCommand = builtin.find((tool) => tool.name === 'run_command');
+    const checks = runCommand ? new CommandChecks({ runCommand, commands: () => options.settings.get().checkCommands }) : null;
+    const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
+    const tools = new ToolRegistry([...builtin, ...checkTools, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
@@ -103,7 +117,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         })
       : null;
     if (diagnostics) owned.add(toDisposable(() => diagnostics.dispose()));
-    const runtime = sessionRuntime({ options, clock, stores, registry, tools, files, sandbox, codeMap, diagnostics });
+    const runtime = sessionRuntime({ options, clock, stores, registry, tools, files, sandbox, codeMap, diagnostics, checks });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
     owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => stores.checkpoints.compact() }));
@@ -192,6 +206,23 @@ function openStores(db: Database, clock: Clock) {
 type Stores = ReturnType<typeof openStores>;
 
 /** What the built-in tools take from the core's options: limits and niceness follow Settings, as they change. */
+/** How often a workspace's indexing progress is told, at most: every file would be thousands of messages. */
+const progressEveryMs = 250;
+
+/** Progress of the code indexes, told at most every 250 ms per workspace, and always at the end. */
+function codeMapProgress(
+  tell: NonNullable<CoreOptions['onCodeMapProgress']>,
+): (workspacePath: string, done: number, total: number) => void {
+  const told = new Map<string, number>();
+  return (workspacePath, done, total) => {
+    const now = performance.now();
+    if (done < total && now - (told.get(workspacePath) ?? -Infinity) < progressEveryMs) return;
+    told.set(workspacePath, now);
+    if (done === total) told.delete(workspacePath);
+    tell({ workspacePath, done, total });
+  };
+}
+
 function builtinToolOptions(options: CoreOptions, clock: Clock) {
   return {
     dataDir: options.dataDir,
@@ -260,10 +291,22 @@ interface RuntimeParts {
   readonly sandbox: SandboxStatus | undefined;
   readonly codeMap: CodeMapSource | null;
   readonly diagnostics: DiagnosticsSource | null;
+  readonly checks: CheckRunner | null;
 }
 
 /** The runtime and the collaborators it is given: the journal, conversations, gates, context budget and system prompts. */
-function sessionRuntime({ options, clock, stores, registry, tools, files, sandbox, codeMap, diagnostics }: RuntimeParts): SessionRuntime {
+function sessionRuntime({
+  options,
+  clock,
+  stores,
+  registry,
+  tools,
+  files,
+  sandbox,
+  codeMap,
+  diagnostics,
+  checks,
+}: RuntimeParts): SessionRuntime {
   const { settings } = options;
   const instrument = options.instrumentProvider;
   const providers: ProviderResolver = instrument
@@ -340,6 +383,7 @@ function sessionRuntime({ options, clock, stores, registry, tools, files, sandbo
       prompts: systemPrompts,
       ...(codeMap ? { codeMap } : {}),
       ...(diagnostics ? { diagnostics } : {}),
+      ...(checks ? { checks } : {}),
       newId: () => newId(clock.now()),
     },
     ...(files ? { changes: new SnapshotChanges(files, [options.dataDir]) } : {}),

@@ -37,6 +37,8 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'environmentAnthropicKey'
   | 'tools'
   | 'builtinTools'
+  | 'languageServerEnvironment'
+  | 'tagWorker'
   | 'sandbox'
   | 'instrumentProvider'
   | 'launchRuntime'
@@ -147,6 +149,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       frameMs: options.frameMs ?? 16,
       onMcpChanged: (servers) => sender.send('mcp:changed', { servers }),
       onModelChecked: (check) => sender.send('model:checked', { check }),
+      onCodeMapProgress: (progress) => sender.send('code-map:progress', progress),
       onModelDownload: (download) => sender.send('local-model:progress', { download }),
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
       // Set once the core exists; archiving a session revokes its "this session" grants.

@@ -5,6 +5,8 @@
 
 import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { SessionStore } from '../agent/ports/stores';
+import { suggestCheckCommands } from '../workspace/check-commands';
+import { WorkspaceFiles } from '../workspace/workspace-files';
 import type { SessionArchive } from '../agent/session/archive';
 import type { ProfileStore } from '../agent/rules/profiles';
 import type { SettingsStore } from '../agent/ports/settings';
@@ -16,15 +18,32 @@ export function settingsHandlers(deps: {
   readonly profiles: ProfileStore;
   readonly archive: SessionArchive;
   readonly store: SessionStore;
-}): Pick<Handlers, 'settings:get' | 'settings:update' | 'diagnostics:allow'> {
+}): Pick<Handlers, 'settings:get' | 'settings:update' | 'diagnostics:allow' | 'check:suggest' | 'check:set'> {
   const { settings, profiles, archive, store } = deps;
+  const workspaceOf = (sessionId: string): string => {
+    const session = store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    if (session.workspacePath === null) throw new WorkbenchError('no_workspace', 'This session has no workspace folder yet.');
+    return session.workspacePath;
+  };
   return {
     'settings:get': () => settings.get(),
+    'check:suggest': async ({ sessionId }) => {
+      const reader = new WorkspaceFiles(workspaceOf(sessionId)).reader();
+      try {
+        return await suggestCheckCommands(reader);
+      } finally {
+        reader.close();
+      }
+    },
+    'check:set': ({ sessionId, command, afterTurn }) => {
+      const workspacePath = workspaceOf(sessionId);
+      const current = settings.get();
+      const others = current.checkCommands.filter((item) => item.workspacePath !== workspacePath);
+      return settings.set({ ...current, checkCommands: command === null ? others : [...others, { workspacePath, command, afterTurn }] });
+    },
     'diagnostics:allow': ({ sessionId, language, allow }) => {
-      const session = store.get(sessionId);
-      if (!session) throw new NotFoundError('Session', sessionId);
-      const { workspacePath } = session;
-      if (workspacePath === null) throw new WorkbenchError('no_workspace', 'This session has no workspace folder yet.');
+      const workspacePath = workspaceOf(sessionId);
       const current = settings.get();
       const others = current.diagnostics.allowed.filter((item) => item.workspacePath !== workspacePath || item.language !== language);
       return settings.set({

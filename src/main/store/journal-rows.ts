@@ -45,6 +45,7 @@ export function refOf(event: RuntimeEvent): string | null {
     case 'tool_call_started':
     case 'tool_output':
     case 'problems_reported':
+    case 'check_ran':
     case 'tool_call_finished':
     case 'tool_result_held':
     case 'tool_result_reviewed':

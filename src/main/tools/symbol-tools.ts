@@ -141,7 +141,14 @@ export function findReferencesTool(maps: CodeMaps): Tool {
     summarize: (input) => input.name,
     execute: async (input, context) => {
       const { index, notes } = await currentIndex(maps, context);
-      const found = index.references(input.name);
+      // A line that uses the name twice (`a.then(then)`) is one place to look at: listed and counted once.
+      const seenLines = new Set<string>();
+      const found = index.references(input.name).filter((tag) => {
+        const place = placeOf(tag);
+        if (seenLines.has(place)) return false;
+        seenLines.add(place);
+        return true;
+      });
       if (found.length === 0)
         return { output: withNotes(`No use of ${input.name} found in the ${index.size} source files indexed.`, notes) };
       const lines = found.map((tag) => `${placeOf(tag)}  ${tag.text}`);

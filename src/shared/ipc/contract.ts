@@ -342,6 +342,12 @@ export const events = {
   'mcp:changed': z.object({ servers: z.array(mcpServerStatusSchema) }),
   /** The active trust grants, whenever one is created or revoked. */
   'trust:changed': z.object({ grants: z.array(trustGrantSchema) }),
+  /** How far a workspace's code index is while it is brought up to date: files looked at, of those found. */
+  'code-map:progress': z.object({
+    workspacePath: z.string(),
+    done: z.number().int().nonnegative(),
+    total: z.number().int().nonnegative(),
+  }),
   /** A check of a model finished, or a turn found its server refuses tool definitions. */
   'model:checked': z.object({ check: modelCheckSchema }),
   /**

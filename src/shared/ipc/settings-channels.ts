@@ -16,7 +16,7 @@ import {
   settingsSchema,
 } from '../domain';
 import { heldToolGroupsSchema } from '../guardrails';
-import { checkedLanguageSchema, diagnosticsSettingsSchema } from '../diagnostics';
+import { checkCommandSchema, checkedLanguageSchema, diagnosticsSettingsSchema } from '../diagnostics';
 
 /** The prices of models as an update sets them all: one price per model of an endpoint. */
 const modelPricesSchema = z
@@ -30,6 +30,18 @@ const modelPricesSchema = z
 /** The settings' channels, spread into the contract (`channels`): every field of an update is optional and checked. */
 export const settingsChannels = {
   'settings:get': { input: z.object({}).strict(), output: settingsSchema },
+  /** The check commands a session's workspace suggests (its package.json, Makefile, project files, instruction files). */
+  'check:suggest': {
+    input: z.object({ sessionId: z.string().min(1).max(100) }).strict(),
+    output: z.array(z.object({ command: z.string(), from: z.string() })),
+  },
+  /** Chooses the check command of a session's workspace, and whether it runs after each turn; null: none. */
+  'check:set': {
+    input: z
+      .object({ sessionId: z.string().min(1).max(100), command: checkCommandSchema.shape.command.nullable(), afterTurn: z.boolean() })
+      .strict(),
+    output: settingsSchema,
+  },
   /** Lets a language's server run in a session's workspace (its code runs when it checks), or takes that back. */
   'diagnostics:allow': {
     input: z.object({ sessionId: z.string().min(1).max(100), language: checkedLanguageSchema, allow: z.boolean() }).strict(),

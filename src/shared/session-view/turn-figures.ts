@@ -65,6 +65,11 @@ export function turnFilesChanged(view: SessionView, event: Extract<RuntimeEvent,
   return withTurn(view, event.turnId, (turn) => ({ ...turn, changedPaths: [...turn.changedPaths, ...added] }));
 }
 
+/** The workspace's check command ran at the end of the turn. */
+export function turnChecked(view: SessionView, event: Extract<RuntimeEvent, { type: 'check_ran' }>): SessionView {
+  return withTurn(view, event.turnId, (turn) => ({ ...turn, check: event.result }));
+}
+
 /** A turn ended at `at`: its running stretch is added to its time. */
 export function turnEnded(view: SessionView, turnId: string, end: ViewTurnEnd, at: number): SessionView {
   return withTurn(view, turnId, (turn) => ({

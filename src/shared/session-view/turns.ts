@@ -7,7 +7,7 @@ import { BugError } from '../errors';
 import type { RuntimeEvent } from '../events';
 import type { EntryPlace } from './entry-place';
 import { warningsKept } from './model-context';
-import { turnEnded, turnInterrupted, turnStarted } from './turn-figures';
+import { turnChecked, turnEnded, turnInterrupted, turnStarted } from './turn-figures';
 import type { MessageState, SessionView } from './types';
 import { endTurn, interruption } from './updates';
 
@@ -22,6 +22,7 @@ export type TurnEvent = Extract<
       | 'message_queued'
       | 'queue_cleared'
       | 'memories_recalled'
+      | 'check_ran'
       | 'session_imported'
       | 'autonomy_changed';
   }
@@ -75,6 +76,8 @@ export function applyTurnEvent(view: SessionView, event: TurnEvent, { seq, at }:
       return { ...view, queued: event.text };
     case 'queue_cleared':
       return { ...view, queued: null };
+    case 'check_ran':
+      return turnChecked(view, event);
     case 'memories_recalled': {
       // Shown with the person's message they were recalled for: the turn's own, its latest.
       const at = view.messages.findLastIndex((message) => message.role === 'user' && message.turnId === event.turnId);

@@ -3,7 +3,7 @@
 import type { Attachment } from '../attachments';
 import type { BudgetKind } from '../budgets';
 import type { ErrorInfo } from '../errors';
-import type { ProblemReport } from '../diagnostics';
+import type { CheckResult, ProblemReport } from '../diagnostics';
 import type { ApprovalDecision, Escalation, RiskLevel, SessionStatus, WindowSource } from '../domain';
 import type { GivenCodeMap, PlanStep, ToolCallStatus } from '../events';
 import type { InjectionSign, ResultReviewDecision } from '../guardrails';
@@ -248,6 +248,8 @@ export interface ViewTurn {
   readonly unpricedCalls: number;
   /** The paths the agent changed in the turn (what changed before it began is someone else's, and not listed). */
   readonly changedPaths: readonly string[];
+  /** What the workspace's check command gave when it ran after the turn. */
+  readonly check?: CheckResult;
 }
 
 export interface ViewCheckpoint {

@@ -322,6 +322,15 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { name: 'x', enabled: 'yes' }, code: 'invalid_input' },
   ],
   'settings:get': [{ input: { key: 'theme' }, code: 'invalid_input' }],
+  'check:suggest': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: {}, code: 'invalid_input' },
+  ],
+  'check:set': [
+    { input: { sessionId: unknownId, command: 'npm test', afterTurn: true }, code: 'not_found' },
+    { input: { sessionId: unknownId, command: '   ', afterTurn: true }, code: 'invalid_input' },
+    { input: { sessionId: unknownId, command: 'npm test' }, code: 'invalid_input' },
+  ],
   'diagnostics:allow': [
     { input: { sessionId: unknownId, language: 'typescript', allow: true }, code: 'not_found' },
     { input: { sessionId: unknownId, language: 'cobol', allow: true }, code: 'invalid_input' },

@@ -93,5 +93,10 @@ describe('symbol tools', () => {
     expect((await run('find_references', { name: 'scale', page: 3 })).output).toContain('There is no page 3: there are 2 pages.');
     writeFileSync(join(ws, 'src', 'late.ts'), 'scale(99);\n');
     expect((await run('find_references', { name: 'scale' })).output.split('\n')[0]).toBe('62 uses of scale in 3 files:');
+    // A line that uses the name twice is one place: listed and counted once.
+    writeFileSync(join(ws, 'src', 'twice.ts'), 'export const both = scale(scale(2));\n');
+    const twice = await run('find_references', { name: 'scale', page: 2 });
+    expect(twice.output.split('\n')[0]).toBe('63 uses of scale in 4 files:');
+    expect(twice.output.match(/src\/twice\.ts:1 /g)).toHaveLength(1);
   });
 });

@@ -118,6 +118,7 @@ class AuditFold {
       case 'model_call_finished':
       case 'tool_output':
       case 'problems_reported':
+      case 'check_ran':
       case 'tool_retry_scheduled':
       case 'checkpoint_saved':
       case 'context_measured':

@@ -134,6 +134,7 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
       case 'tool_call_started':
       case 'tool_output':
       case 'problems_reported':
+      case 'check_ran':
       case 'tool_result_held':
       case 'tool_retry_scheduled':
       case 'checkpoint_saved':

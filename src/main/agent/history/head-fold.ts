@@ -120,6 +120,7 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'trust_grant_created':
     case 'tool_output':
     case 'problems_reported':
+    case 'check_ran':
     case 'files_snapshotted':
     case 'files_restored':
     case 'model_retry_scheduled':

@@ -23,6 +23,7 @@ import type { TrustStore } from '../ports/trust';
 import type { GivenCodeMap } from '../../../shared/events';
 import type { CodeMapSource } from '../ports/code-map';
 import type { DiagnosticsSource } from '../ports/diagnostics';
+import type { CheckRunner } from '../ports/checks';
 
 /** Everything fixed for one turn; the model it asks first is its own `choice`, `endpoint` and `provider`. */
 export interface TurnSetup extends ModelInUse {
@@ -98,6 +99,8 @@ export interface TurnServices {
   readonly codeMap?: CodeMapSource;
   /** The problems in the files a call changed, given with its result; none without it. */
   readonly diagnostics?: DiagnosticsSource;
+  /** The workspace's check command, run after a turn that changed files when the person asked for that. */
+  readonly checks?: CheckRunner;
   newId(): string;
 }
 

@@ -34,6 +34,8 @@ export class TurnWriter implements StepWriter {
   private currentStatus: SessionStatus = 'planning';
   /** Whether the person's message has been given its memories: once a turn. */
   private recalled = false;
+  /** Whether a call of the turn changed the workspace's files (what changed before the turn is someone else's). */
+  private changedAny = false;
   /** Whether this turn has journaled a file snapshot yet: its first one marks the files as the turn found them. */
   private filesMarked = false;
   /** Tool calls that failed (not those denied or stopped). */
@@ -136,6 +138,11 @@ export class TurnWriter implements StepWriter {
     this.journal([{ type: 'status_changed', status }]);
   }
 
+  /** Whether a call of this turn changed the workspace's files. */
+  get changedFiles(): boolean {
+    return this.changedAny;
+  }
+
   /** Adds a message to the conversation; the next checkpoint saves it. */
   addMessage(message: ConversationEntry): void {
     this.conversation.push(message);
@@ -206,6 +213,7 @@ export class TurnWriter implements StepWriter {
       const { snapshotId, files: count, skipped } = info;
       this.journal([{ type: 'files_snapshotted', turnId, snapshotId, checkpointId, files: count, changed, skipped, ...turnStart }]);
       this.flush();
+      if (turnStart.turnStart !== true && !info.reused && info.changed.length > 0) this.changedAny = true;
       return info.reused ? [] : info.changed;
     } catch (error) {
       console.error('Could not save the workspace files:', toErrorInfo(error).message);

@@ -1,6 +1,7 @@
 /*
  * One turn's loop: a switch over its states, and the only place that waits for the person.
  */
+import { checkAfterTurn } from './after-turn-check';
 import { BugError, WorkbenchError, toErrorInfo } from '../../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
 import { runCompaction } from './compaction-step';
@@ -106,6 +107,8 @@ export class Turn {
             break;
           }
           case 'finish':
+            // A turn that ends as it should, having changed files, is checked first when the person asked for that.
+            if (next.status === 'completed' && !signal.aborted) await checkAfterTurn(context, this.writer.changedFiles);
             this.finish(next);
             return;
           default: {

@@ -7,6 +7,7 @@ import { useLifetime } from '../disposables';
 import { download } from '../download';
 import { useAppState, type AppStore } from '../store';
 import { SessionAgent } from './SessionAgent';
+import { CheckControl } from './CheckControl';
 
 /** The selected session's title and workspace (with Choose folder…), its agent, History and Export. */
 export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
@@ -35,6 +36,7 @@ export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppS
           >
             Choose folder…
           </button>
+          {session.workspacePath !== null && <CheckControl store={store} sessionId={sessionId} workspacePath={session.workspacePath} />}
         </div>
         <div className="row">
           <SessionAgent store={store} sessionId={sessionId} />

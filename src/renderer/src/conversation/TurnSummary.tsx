@@ -5,6 +5,7 @@
 
 import { Fragment, type ReactNode } from 'react';
 import type { ViewTurn, ViewTurnEnd } from '../../../shared/session-view';
+import type { CheckResult } from '../../../shared/diagnostics';
 import { durationWords, tokenWords, unpricedWords, usdWords } from '../chrome/figures';
 import type { AppStore } from '../store';
 
@@ -73,13 +74,50 @@ export function TurnSummary({ store, sessionId, turnId, turn }: { store: AppStor
       : []),
   ];
   return (
-    <span className="turn-summary muted small" role="group" aria-label="Turn summary" title={details(turn)}>
-      {pieces.map((piece, index) => (
-        <Fragment key={piece.key}>
-          {index > 0 && ' · '}
-          {piece.node}
-        </Fragment>
-      ))}
-    </span>
+    <>
+      <span className="turn-summary muted small" role="group" aria-label="Turn summary" title={details(turn)}>
+        {pieces.map((piece, index) => (
+          <Fragment key={piece.key}>
+            {index > 0 && ' · '}
+            {piece.node}
+          </Fragment>
+        ))}
+      </span>
+      {turn.check && <TurnCheck store={store} sessionId={sessionId} check={turn.check} />}
+    </>
+  );
+}
+
+const checkWords: Record<CheckResult['status'], string> = { passed: 'passed', failed: 'failed', stopped: 'was stopped' };
+
+/**
+ * What the workspace's check gave after the turn, its output folded, and (when it failed) a way to hand the failure to
+ * the agent as the next message.
+ */
+function TurnCheck({ store, sessionId, check }: { store: AppStore; sessionId: string; check: CheckResult }) {
+  const tail = check.output.split('\n').slice(-60).join('\n');
+  return (
+    <details className={`turn-check turn-check-${check.status} small`} role="group" aria-label="Check after the turn">
+      <summary>
+        Check <code>{check.command}</code> {checkWords[check.status]}
+        {check.exitCode !== null && check.status !== 'passed' ? ` (exit ${check.exitCode})` : ''} in {durationWords(check.durationMs)}
+      </summary>
+      <pre>{tail}</pre>
+      {check.status === 'failed' && (
+        <button
+          type="button"
+          onClick={() =>
+            void store.attempt(() =>
+              store.call('run:send', {
+                sessionId,
+                text: `The check \`${check.command}\` failed after your changes (exit ${check.exitCode ?? '?'}). Its output ends with:\n\n\`\`\`\n${tail.slice(-6000)}\n\`\`\`\n\nPlease fix what it reports.`,
+              }),
+            )
+          }
+        >
+          Ask the agent to fix this
+        </button>
+      )}
+    </details>
   );
 }

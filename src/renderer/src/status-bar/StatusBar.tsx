@@ -3,6 +3,7 @@
  * context window and the tokens used.
  */
 
+import { IndexProgress } from './IndexProgress';
 import { busyStatuses } from '../../../shared/domain';
 import type { SessionView } from '../../../shared/session-view';
 import { unpricedWords, usdWords } from '../chrome/figures';
@@ -144,6 +145,7 @@ export function StatusBar({
       {selectedId && <ModelPicker store={store} sessionId={selectedId} />}
       {selectedId && <AutonomyPicker store={store} sessionId={selectedId} />}
       <span className="spacer" />
+      <IndexProgress store={store} />
       {view && <ProblemsCount problems={view.problems} />}
       <Inbox store={store} />
       {info &&

@@ -1,0 +1,11 @@
+/*
+ * The interface of a workspace's check command: the command the person chose, and running it.
+ */
+import type { CheckCommand, CheckResult } from '../../../shared/diagnostics';
+
+export interface CheckRunner {
+  /** The check command the person chose for a workspace, or null when they chose none. */
+  configured(workspacePath: string): CheckCommand | null;
+  /** Runs a workspace's check command (in the sandbox, under the command limits). Throws when none is chosen. */
+  run(workspacePath: string, signal: AbortSignal, onOutput?: (text: string) => void): Promise<CheckResult>;
+}

@@ -1,0 +1,92 @@
+/*
+ * A workspace's check command (the one the person chose, such as `npm run typecheck`): run as `run_command` runs a
+ * command, in the sandbox and under the command limits, by the agent's `run_check` tool and after a turn that changed
+ * files.
+ */
+
+import { z } from 'zod';
+import type { CheckCommand, CheckResult } from '../../shared/diagnostics';
+import { WorkbenchError } from '../../shared/errors';
+import type { CheckRunner } from '../agent/ports/checks';
+import { defineTool, type Tool } from '../agent/ports/tools';
+
+/** How long a check may run. */
+const checkTimeoutSeconds = 600;
+/** What is kept of a check's output: its end, where a failure says what failed. */
+const keptOutput = 20_000;
+
+/** The last `[exit code N]` line `run_command` ends a command's output with. */
+function exitCodeOf(output: string): number | null {
+  const last = [...output.matchAll(/\[exit code (-?\d+)\]/g)].at(-1)?.[1];
+  return last === undefined ? null : Number(last);
+}
+
+export interface CommandChecksOptions {
+  /** The `run_command` tool, which runs the check as it runs any command. */
+  readonly runCommand: Tool;
+  /** The check commands the person chose, read at each use. */
+  readonly commands: () => readonly CheckCommand[];
+}
+
+/** The check commands of the workspaces, run through `run_command`. */
+export class CommandChecks implements CheckRunner {
+  constructor(private readonly options: CommandChecksOptions) {}
+
+  configured(workspacePath: string): CheckCommand | null {
+    return this.options.commands().find((item) => item.workspacePath === workspacePath) ?? null;
+  }
+
+  async run(workspacePath: string, signal: AbortSignal, onOutput: (text: string) => void = () => undefined): Promise<CheckResult> {
+    const chosen = this.configured(workspacePath);
+    if (!chosen)
+      throw new WorkbenchError('invalid_state', 'No check command is set for this folder: the person chooses one in the session header.');
+    const { runCommand } = this.options;
+    const parsed = runCommand.parse({ command: chosen.command, timeoutSeconds: checkTimeoutSeconds });
+    if (!parsed.ok) throw new WorkbenchError('invalid_input', parsed.message);
+    const started = performance.now();
+    const outcome = await runCommand.execute(parsed.input, { signal, sessionId: '', toolCallId: '', workspacePath, emitOutput: onOutput });
+    const exitCode = exitCodeOf(outcome.output);
+    const stopped = signal.aborted || /\n\[stopped (after|by)/.test(outcome.output);
+    return {
+      command: chosen.command,
+      status: stopped ? 'stopped' : exitCode === 0 ? 'passed' : 'failed',
+      exitCode,
+      output: outcome.output.length > keptOutput ? `…${outcome.output.slice(-keptOutput + 1)}` : outcome.output,
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
+}
+
+/**
+ * run_check: the workspace's check command, as the person chose it. Its risk is the command's own as `run_command`
+ * judges it, at most write_low while the sandbox holds it (the person chose it); without a sandbox, as any command.
+ */
+export function runCheckTool(checks: CommandChecks, runCommand: Tool): Tool {
+  const commandOf = (workspacePath: string | null): string | null =>
+    workspacePath === null ? null : (checks.configured(workspacePath)?.command ?? null);
+  return defineTool({
+    name: 'run_check',
+    description:
+      'Runs the check the person chose for this workspace (their test, type-check or lint command) and returns its output and exit code. Run it after a change to see whether the work still passes; it fails when the person chose no check.',
+    input: z.object({}).strict(),
+    risk: 'write_low',
+    assess: (_input, context) => {
+      const command = commandOf(context.workspacePath);
+      if (command === null) return { level: 'read_only', reason: 'no check command is chosen for this folder: it only says so' };
+      const judged = runCommand.assess({ command, sandbox: 'workspace' }, context);
+      const reason = `the check the person chose for this folder: ${judged.reason}`;
+      // In the sandbox, a command the person chose asks no more than a small write (a destructive one stays so);
+      // without a sandbox, or refused, it is what run_command would make of it.
+      if (judged.refused !== undefined || judged.escalation || judged.reason.includes('no OS sandbox')) return { ...judged, reason };
+      return { level: judged.level === 'write_high' ? 'write_low' : judged.level, reason };
+    },
+    summarize: () => 'the workspace check',
+    execute: async (_input, context) => {
+      if (!context.workspacePath)
+        throw new WorkbenchError('no_workspace', 'This session has no workspace folder: ask the person to choose one.');
+      const result = await checks.run(context.workspacePath, context.signal, (text) => context.emitOutput(text));
+      const head = `The check \`${result.command}\` ${result.status === 'passed' ? 'passed' : result.status === 'failed' ? 'failed' : 'was stopped'} in ${(result.durationMs / 1000).toFixed(1)} s.`;
+      return { output: `${head}\n${result.output}`, isError: result.status !== 'passed' };
+    },
+  });
+}

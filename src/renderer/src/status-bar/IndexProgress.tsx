@@ -1,0 +1,51 @@
+/*
+ * A first index of a large workspace's code, in the status bar while it runs: how many of its files have been read.
+ */
+
+import { useState } from 'react';
+import { subscription, useDisposables } from '../disposables';
+import { useAppState, type AppStore } from '../store';
+
+/** An index shorter than this is not shown: a workspace brought up to date quickly says nothing. */
+const shownAfterMs = 700;
+
+/** "Indexing code: 1,200 of 5,000 files" for the selected session's workspace, while its index takes a while. */
+export function IndexProgress({ store }: { store: AppStore }) {
+  const workspacePath = useAppState(
+    store,
+    (state) => state.sessions.find((session) => session.id === state.selectedId)?.workspacePath ?? null,
+  );
+  const [progress, setProgress] = useState<{ workspacePath: string; done: number; total: number; shown: boolean } | null>(null);
+  useDisposables(
+    (disposables) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      disposables.add({ dispose: () => clearTimeout(timer) });
+      disposables.add(
+        subscription(
+          store.api.on['code-map:progress']((payload) => {
+            if (payload.done >= payload.total) {
+              clearTimeout(timer);
+              timer = undefined;
+              setProgress(null);
+              return;
+            }
+            setProgress((current) => ({ ...payload, shown: current?.workspacePath === payload.workspacePath && current.shown }));
+            timer ??= setTimeout(() => setProgress((current) => (current ? { ...current, shown: true } : current)), shownAfterMs);
+          }),
+        ),
+      );
+    },
+    [store],
+  );
+  if (!progress?.shown || workspacePath === null || !sameFolder(progress.workspacePath, workspacePath)) return null;
+  return (
+    <span className="index-progress small muted" role="status" aria-label="Indexing code">
+      Indexing code: {progress.done.toLocaleString('en-US')} of {progress.total.toLocaleString('en-US')} files
+    </span>
+  );
+}
+
+/** The index names a folder by its real path; the session by the path it was opened with, which may end with a slash. */
+function sameFolder(indexed: string, opened: string): boolean {
+  return indexed.replace(/[\\/]+$/, '') === opened.replace(/[\\/]+$/, '') || indexed.endsWith(opened.replace(/^.*[\\/](?=[^\\/]+$)/, '/'));
+}
