@@ -4,6 +4,9 @@
  * cannot start at all leaves the tagging to the main thread, as before.
  */
 
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WorkbenchError } from '../../shared/errors';
 import { GrammarError, Tagger, type FileTags } from './tagger';
@@ -34,15 +37,27 @@ class ThreadStopped extends WorkbenchError {
   }
 }
 
-/** Where the tagging thread's entry is, and how it is run (tsx for the TypeScript source). */
+/** Where the tagging thread's entry is: the built JavaScript, or the TypeScript source run through tsx. */
 export interface TagWorkerEntry {
   readonly path: string;
-  readonly execArgv?: readonly string[];
+  /** The entry is TypeScript: tsx's loader is registered in the thread before it is imported. */
+  readonly typescript?: boolean;
 }
 
 /** The tagging thread run from this source, with tsx: for the terminal runner and the tests. */
 export function sourceTagWorker(): TagWorkerEntry {
-  return { path: new URL('./tag-worker.ts', import.meta.url).pathname, execArgv: ['--import', 'tsx'] };
+  return { path: fileURLToPath(new URL('./tag-worker.ts', import.meta.url)), typescript: true };
+}
+
+/**
+ * A thread for an entry. A TypeScript one starts from a few lines that register tsx in the thread and then import it:
+ * `--import tsx` given to a worker does not reach the loader of its entry.
+ */
+function threadFor(entry: TagWorkerEntry): Worker {
+  if (!entry.typescript) return new Worker(entry.path);
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(entry.path).href)}); });`;
+  return new Worker(code, { eval: true });
 }
 
 /** A thread that fails this many times is not started again: the main thread tags from then on. */
@@ -62,6 +77,11 @@ export class WorkerTagger implements TagSource {
   private fallback: Tagger | null = null;
 
   constructor(private readonly entry: TagWorkerEntry) {}
+
+  /** Whether files go to the tagging thread (false once the thread could not be kept running and the main thread tags). */
+  get onThread(): boolean {
+    return this.fallback === null;
+  }
 
   async tag(path: string, source: string): Promise<FileTags | null> {
     for (;;) {
@@ -101,7 +121,7 @@ export class WorkerTagger implements TagSource {
     this.starts += 1;
     let worker: Worker;
     try {
-      worker = new Worker(this.entry.path, { execArgv: [...(this.entry.execArgv ?? [])] });
+      worker = threadFor(this.entry);
     } catch {
       return null;
     }

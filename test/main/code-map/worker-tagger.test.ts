@@ -26,6 +26,8 @@ describe('tagging on a thread of its own', () => {
       Promise.all(sources.map(([path, text]) => local.tag(path, text))),
     ]);
     expect(fromThread).toEqual(fromMain);
+    // Tagged on the thread itself, not by the main thread standing in for one that could not start.
+    expect(threaded.onThread).toBe(true);
     expect(fromThread.filter((tags) => tags !== null && tags.tags.length > 0)).toHaveLength(sources.length);
     expect(await threaded.tag('notes.txt', 'plain text')).toBeNull();
   });
@@ -40,6 +42,7 @@ describe('tagging on a thread of its own', () => {
     opened.push(tagger);
     const [path, text] = sources[0] ?? ['', ''];
     expect(await tagger.tag(path, text)).toEqual(await new Tagger().tag(path, text));
+    expect(tagger.onThread).toBe(false);
 
     const missing = new WorkerTagger({ path: join(folder.path, 'no-such-worker.mjs') });
     opened.push(missing);
