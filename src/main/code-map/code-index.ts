@@ -271,7 +271,6 @@ export class CodeIndex {
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
-      onProgress(wanted.length, wanted.length);
       const present = new Set(wanted);
       for (const path of [...this.files.keys()])
         if (!present.has(path)) {
@@ -280,6 +279,8 @@ export class CodeIndex {
         }
     } finally {
       reader.close();
+      // Said at the end whatever happened, so nothing waits on a refresh that failed.
+      onProgress(1, 1);
     }
     if (read > 0 || removed > 0) this.writeCache(notes);
     this.wholeOnce = true;

@@ -11,6 +11,8 @@ const tagger = new Tagger();
 const port = parentPort;
 if (port === null) throw new Error('The tagging thread runs as a worker thread only.');
 
+port.postMessage({ ready: true } satisfies TagReply);
+
 port.on('message', (request: TagRequest) => {
   tagger.tag(request.path, request.source).then(
     (tags) => port.postMessage({ id: request.id, tags } satisfies TagReply),

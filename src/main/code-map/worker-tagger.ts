@@ -26,13 +26,19 @@ export interface TagRequest {
 
 /** The tagging thread's answer: the tags, a grammar that could not be used, or another failure. */
 export type TagReply =
+  /** The thread is up, its entry loaded: a thread that stops after this stopped at work. */
+  | { readonly ready: true }
   | { readonly id: number; readonly tags: FileTags | null }
   | { readonly id: number; readonly grammar: { readonly language: string; readonly reason: string } }
   | { readonly id: number; readonly error: string };
 
 /** The tagging thread stopped while a file waited for it: the file is tagged again elsewhere. */
 class ThreadStopped extends WorkbenchError {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    /** It had come up: it stopped at work, not while starting. */
+    readonly wasRunning: boolean,
+  ) {
     super('internal', `The code map's tagging thread stopped: ${reason}`);
   }
 }
@@ -84,14 +90,20 @@ export class WorkerTagger implements TagSource {
   }
 
   async tag(path: string, source: string): Promise<FileTags | null> {
-    for (;;) {
+    for (let stopped = 0; ;) {
       const worker = this.fallback ? null : this.started();
       if (!worker) return (this.fallback ??= new Tagger()).tag(path, source);
       try {
-        return await this.ask(worker, path, source);
+        const tags = await this.ask(worker, path, source);
+        // A thread that works is the thread: the starts it took are forgotten.
+        this.starts = 0;
+        return tags;
       } catch (error) {
-        // The thread stopped under this file: it goes to the next thread, or (after the last) to the main thread.
         if (!(error instanceof ThreadStopped)) throw error;
+        // The thread stopped under this file: it goes to a new thread once; a file that stops two is left out of the
+        // index (as a file tree-sitter cannot read would be), so it never takes the tagging back to the main thread.
+        if (error.wasRunning) stopped += 1;
+        if (stopped >= 2) return null;
       }
     }
   }
@@ -127,6 +139,10 @@ export class WorkerTagger implements TagSource {
     }
     worker.unref();
     worker.on('message', (reply: TagReply) => {
+      if ('ready' in reply) {
+        running = true;
+        return;
+      }
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
       this.pending.delete(reply.id);
@@ -135,10 +151,11 @@ export class WorkerTagger implements TagSource {
       else if ('grammar' in reply) waiting.reject(new GrammarError(reply.grammar.language, reply.grammar.reason));
       else waiting.reject(new Error(reply.error));
     });
+    let running = false;
     const stopped = (reason: string): void => {
       if (this.worker !== worker) return;
       this.worker = null;
-      this.failPending(new ThreadStopped(reason));
+      this.failPending(new ThreadStopped(reason, running));
     };
     worker.on('error', (error) => stopped(error.message));
     worker.on('exit', (code) => stopped(`it exited with code ${code}`));

@@ -101,7 +101,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       shell && codeMaps ? builtinTools({ ...builtinToolOptions(options, clock), shell, codeMaps, ...(sandbox ? { sandbox } : {}) }) : [];
     // The workspace's check command runs as run_command runs any command: in the sandbox, under the command limits.
     const runCommand = builtin.find((tool) => tool.name === 'run_command');
-    const checks = runCommand ? new CommandChecks({ runCommand, commands: () => options.settings.get().checkCommands }) : null;
+    const checks = runCommand
+      ? new CommandChecks({ runCommand, sandboxed: sandbox?.available === true, commands: () => options.settings.get().checkCommands })
+      : null;
     const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
     const tools = new ToolRegistry([...builtin, ...checkTools, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });

@@ -19,6 +19,8 @@ import {
   type ProblemSeverity,
 } from '../../shared/diagnostics';
 import { BoundedMap } from '../../shared/bounded-map';
+import { CancelledError } from '../../shared/errors';
+import { scrubbedEnvironment } from '../tools/run-command';
 import type { DiagnosticsRequest, DiagnosticsSource } from '../agent/ports/diagnostics';
 import type { WorkspaceFiles } from '../workspace/workspace-files';
 import type { SandboxStatus } from '../tools/sandbox';
@@ -111,8 +113,11 @@ const severityOrder: Record<ProblemSeverity, number> = { error: 0, warning: 1, i
 /** A server's diagnostic as a problem of a file; anything it sent of the wrong shape is read as the least it can mean. */
 function problemOf(path: string, diagnostic: Diagnostic): Problem {
   const start = diagnostic.range?.start;
-  const line = Number.isInteger(start?.line) && (start?.line ?? -1) >= 0 ? (start?.line ?? 0) + 1 : 1;
-  const column = Number.isInteger(start?.character) && (start?.character ?? -1) >= 0 ? (start?.character ?? 0) + 1 : 1;
+  // A place a server gives that is not a line of a file (negative, fractional, past any file's length) is read as the first.
+  const place = (value: unknown): number =>
+    Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < 10_000_000 ? (value as number) + 1 : 1;
+  const line = place(start?.line);
+  const column = place(start?.character);
   const code = diagnostic.code;
   return {
     path,
@@ -213,7 +218,7 @@ export class Diagnostics implements DiagnosticsSource {
           }
           if (texts.length === 0) return;
           try {
-            const running = await this.serverFor(key, spec, program, root, deadline);
+            const running = await this.serverFor(key, spec, program, root, deadline, request.signal);
             const published = await running.server.check(texts, deadline, request.signal);
             this.touch(key, running);
             for (const [uri, items] of published.diagnostics) {
@@ -226,6 +231,8 @@ export class Diagnostics implements DiagnosticsSource {
                 `${serverName} said nothing of ${published.silent.length === 1 ? 'one file' : `${published.silent.length} files`} within ${Math.round(settings.timeLimitMs / 1000)} s; ${published.silent.length === 1 ? 'it is' : 'they are'} not checked this time.`,
               );
           } catch (error) {
+            // Stopped with the turn: no failure of the server's, and nothing to say.
+            if (error instanceof CancelledError || request.signal.aborted) return;
             const failures = (this.failures.get(key) ?? 0) + 1;
             this.failures.set(key, failures);
             this.forget(key);
@@ -259,7 +266,7 @@ export class Diagnostics implements DiagnosticsSource {
       problems: all.slice(0, maxProblemsKept),
       errors: all.filter((problem) => problem.severity === 'error').length,
       warnings: all.filter((problem) => problem.severity === 'warning').length,
-      notes: report.notes.slice(0, 20),
+      notes: report.notes.slice(0, 20).map((note) => (note.length > 1_000 ? `${note.slice(0, 999)}…` : note)),
       unallowed: [...new Set(report.unallowed)],
     };
   }
@@ -300,7 +307,14 @@ export class Diagnostics implements DiagnosticsSource {
     return null;
   }
 
-  private async serverFor(key: string, spec: ServerSpec, program: string, root: string, deadline: number): Promise<RunningServer> {
+  private async serverFor(
+    key: string,
+    spec: ServerSpec,
+    program: string,
+    root: string,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<RunningServer> {
     const running = this.servers.get(key);
     if (running && running.server.failed === null) return running;
     if (running) this.forget(key);
@@ -308,7 +322,7 @@ export class Diagnostics implements DiagnosticsSource {
     if (!starting) {
       const initializationOptions = spec.language === 'typescript' ? { tsserver: { fallbackPath: fallbackTsserver() ?? undefined } } : {};
       this.started += 1;
-      starting = LanguageServer.start(this.launch(program, spec.args, root), root, initializationOptions, deadline)
+      starting = LanguageServer.start(this.launch(program, spec.args, root), root, initializationOptions, deadline, signal)
         .then((server) => {
           const made: RunningServer = { server, idle: undefined };
           if (this.disposed) server.dispose();
@@ -323,10 +337,13 @@ export class Diagnostics implements DiagnosticsSource {
 
   /** How a server is started: in the sandbox where there is one, reading everything and writing only its own /tmp, with no network. */
   private launch(program: string, args: readonly string[], root: string): ServerLaunch {
-    const base = this.options.env ?? process.env;
+    // The environment of the agent's commands (no API keys, no tokens of the app's), with the PATH servers are found on.
+    const source = this.options.env ?? process.env;
+    const base: NodeJS.ProcessEnv = { ...scrubbedEnvironment(source), ...(source['PATH'] === undefined ? {} : { PATH: source['PATH'] }) };
     const { sandbox } = this.options;
     if (sandbox?.available && sandbox.kind === 'bubblewrap') {
-      const env = { ...base, HOME: '/tmp', XDG_CACHE_HOME: '/tmp/.cache' };
+      // Its caches go to the sandbox's own /tmp; the home folder stays readable, where the tools' own packages are.
+      const env = { ...base, XDG_CACHE_HOME: '/tmp/.cache', GOCACHE: '/tmp/.cache/go-build' };
       const wrapped = [
         '--ro-bind',
         '/',
@@ -337,12 +354,18 @@ export class Diagnostics implements DiagnosticsSource {
         '/proc',
         '--tmpfs',
         '/tmp',
+        // No sockets of the session's services (its message bus, a container daemon) to act through.
+        '--tmpfs',
+        '/run',
         // The workspace again, read-only, where a private /tmp would hide it.
         '--ro-bind',
         root,
         root,
         '--unshare-net',
         '--unshare-pid',
+        '--unshare-ipc',
+        // No terminal to type into.
+        '--new-session',
         '--die-with-parent',
         '--chdir',
         root,
@@ -358,7 +381,6 @@ export class Diagnostics implements DiagnosticsSource {
         '(deny file-write*)',
         '(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders") (literal "/dev/null"))',
         '(deny network*)',
-        '(allow network* (local unix-socket))',
       ].join('\n');
       return { program: sandbox.path, args: ['-p', profile, program, ...args], env: base, cwd: root, seesApp: true };
     }

@@ -3,11 +3,12 @@
  * told of the files an edit changed, and asked (by waiting for what it publishes) for their problems.
  */
 
+import { CancelledError } from '../../shared/errors';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   createProtocolConnection,
-  DidChangeTextDocumentNotification,
+  DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
   ExitNotification,
   InitializedNotification,
@@ -46,9 +47,20 @@ export interface PublishedProblems {
   readonly silent: readonly string[];
 }
 
+/** The file a URI names, as a path (any spelling of it gives the same key); the URI itself when it names no file. */
+function fileKey(uri: string): string {
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return uri;
+  }
+}
+
 /** A server that could not be started, stopped, or sent what is not the protocol: said to the person as it is. */
 export class LanguageServerError extends Error {}
 
+/** How long a check waits for a server to clear the files the check before closed. */
+const closeEchoMs = 300;
 /** After a file's first problems arrive, how long more may come (a server may publish syntax first, then types). */
 const settleMs = 300;
 /** What is kept of a server's error output, for the note when it fails. */
@@ -59,7 +71,10 @@ const stderrKept = 2_000;
  * every check after says so, and the owner starts another.
  */
 export class LanguageServer {
+  /** The version each file was last opened at: every check opens it again at the next. */
   private readonly documents = new Map<string, number>();
+  /** Files closed after a check whose clearing the server has not sent yet. */
+  private readonly closing = new Set<string>();
   private readonly published = new Map<string, { readonly at: number; readonly items: readonly Diagnostic[] }>();
   private readonly listeners = new Set<() => void>();
   private failure: string | null = null;
@@ -70,7 +85,17 @@ export class LanguageServer {
     private readonly connection: ProtocolConnection,
   ) {
     connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
-      this.published.set(params.uri, { at: performance.now(), items: params.diagnostics });
+      // By the file it names: servers write their URIs each their own way (`%2B` for `+`, `c%3A` for `C:`).
+      const key = fileKey(params.uri);
+      // A server clears a closed file's problems: that answers the close, not the next check.
+      if (this.closing.delete(key)) {
+        this.changed();
+        return;
+      }
+      this.published.set(key, {
+        at: performance.now(),
+        items: Array.isArray(params.diagnostics) ? params.diagnostics : [],
+      });
       this.changed();
     });
     // What a server asks of its client: its settings (empty ones: its defaults; typescript-language-server stops on a
@@ -93,7 +118,13 @@ export class LanguageServer {
    * Starts a server and initializes it for `root`. Throws `LanguageServerError` when it cannot be started, fails, or
    * does not answer by `deadline` (a time from `performance.now()`).
    */
-  static async start(launch: ServerLaunch, root: string, initializationOptions: unknown, deadline: number): Promise<LanguageServer> {
+  static async start(
+    launch: ServerLaunch,
+    root: string,
+    initializationOptions: unknown,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<LanguageServer> {
     const child = spawn(launch.program, [...launch.args], { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout = child.stdout;
     const stdin = child.stdin;
@@ -121,6 +152,7 @@ export class LanguageServer {
         }),
         deadline,
         'to start',
+        signal,
       );
       await connection.sendNotification(InitializedNotification.type, {});
     } catch (error) {
@@ -142,24 +174,26 @@ export class LanguageServer {
    */
   async check(files: readonly CheckedFile[], deadline: number, signal: AbortSignal): Promise<PublishedProblems> {
     this.throwIfFailed();
+    // A file closed by the check before is opened again once the server has cleared it (at most a moment's wait).
+    await this.until(
+      () => files.every((file) => !this.closing.has(fileKey(file.uri))),
+      Math.min(deadline, performance.now() + closeEchoMs),
+      signal,
+    );
+    for (const file of files) this.closing.delete(fileKey(file.uri));
     const sentAt = performance.now();
+    // Each file is opened for the check and closed after it: a server publishes a file's problems when it is opened
+    // (it need not again for an edit that leaves it as clean as it was), and a closed file is read from disk, so what
+    // the person or a command changes meanwhile is what the next check sees.
     for (const file of files) {
-      const version = this.documents.get(file.uri);
-      if (version === undefined) {
-        this.documents.set(file.uri, 1);
-        await this.connection.sendNotification(DidOpenTextDocumentNotification.type, {
-          textDocument: { uri: file.uri, languageId: file.languageId, version: 1, text: file.text },
-        });
-      } else {
-        this.documents.set(file.uri, version + 1);
-        await this.connection.sendNotification(DidChangeTextDocumentNotification.type, {
-          textDocument: { uri: file.uri, version: version + 1 },
-          contentChanges: [{ text: file.text }],
-        });
-      }
+      const version = (this.documents.get(file.uri) ?? 0) + 1;
+      this.documents.set(file.uri, version);
+      await this.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+        textDocument: { uri: file.uri, languageId: file.languageId, version, text: file.text },
+      });
     }
-    const fresh = (uri: string): boolean => (this.published.get(uri)?.at ?? -1) >= sentAt;
-    const latest = (): number => Math.max(...files.map((file) => this.published.get(file.uri)?.at ?? 0));
+    const fresh = (uri: string): boolean => (this.published.get(fileKey(uri))?.at ?? -1) >= sentAt;
+    const latest = (): number => Math.max(...files.map((file) => this.published.get(fileKey(file.uri))?.at ?? 0));
     await new Promise<void>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const done = (): void => {
@@ -188,8 +222,13 @@ export class LanguageServer {
     const diagnostics = new Map<string, readonly Diagnostic[]>();
     const silent: string[] = [];
     for (const file of files) {
-      if (fresh(file.uri)) diagnostics.set(file.uri, this.published.get(file.uri)?.items ?? []);
+      if (fresh(file.uri)) diagnostics.set(file.uri, this.published.get(fileKey(file.uri))?.items ?? []);
       else silent.push(file.uri);
+      this.published.delete(fileKey(file.uri));
+      this.closing.add(fileKey(file.uri));
+      await this.connection
+        .sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri: file.uri } })
+        .catch(() => undefined);
     }
     return { diagnostics, silent };
   }
@@ -216,13 +255,32 @@ export class LanguageServer {
     }
   }
 
+  /** Waits until `ready` holds, `deadline` passes, the server fails or `signal` stops it. */
+  private until(ready: () => boolean, deadline: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(look);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const look = (): void => {
+        if (ready() || this.failure !== null || signal.aborted || performance.now() >= deadline) done();
+      };
+      const timer = setTimeout(done, Math.max(0, deadline - performance.now()));
+      this.listeners.add(look);
+      signal.addEventListener('abort', done, { once: true });
+      look();
+    });
+  }
+
   private changed(): void {
     for (const listener of [...this.listeners]) listener();
   }
 
   private fail(reason: string): void {
     if (this.failure !== null) return;
-    const said = this.stderr.trim().split('\n').slice(-3).join(' ').trim();
+    const said = this.stderr.trim().split('\n').slice(-3).join(' ').trim().slice(-300);
     this.failure = said === '' ? reason : `${reason}: ${said}`;
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     this.changed();
@@ -233,9 +291,10 @@ export class LanguageServer {
   }
 
   /** Waits for `promise` until `deadline`, or until the server fails. */
-  private async within<T>(promise: Promise<T>, deadline: number, what: string): Promise<T> {
+  private async within<T>(promise: Promise<T>, deadline: number, what: string, signal?: AbortSignal): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let listener: (() => void) | undefined;
+    let stop: (() => void) | undefined;
     const seconds = Math.max(1, Math.round((deadline - performance.now()) / 1000));
     try {
       return await Promise.race([
@@ -250,11 +309,16 @@ export class LanguageServer {
           };
           this.listeners.add(listener);
           listener();
+          // Stop ends the wait at once: a server that starts slowly never holds a stopped turn.
+          stop = () => reject(new CancelledError());
+          if (signal?.aborted) stop();
+          else signal?.addEventListener('abort', stop, { once: true });
         }),
       ]);
     } finally {
       clearTimeout(timer);
       if (listener) this.listeners.delete(listener);
+      if (stop) signal?.removeEventListener('abort', stop);
     }
   }
 }

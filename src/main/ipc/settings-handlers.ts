@@ -58,7 +58,7 @@ export function settingsHandlers(deps: {
       }
       if (input.defaultProfileId !== undefined && !profiles.get(input.defaultProfileId))
         throw new NotFoundError('Profile', input.defaultProfileId);
-      const { defaultModel, budgets, ...rest } = input;
+      const { defaultModel, budgets, diagnostics, ...rest } = input;
       const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
       const saved = settings.set({
         ...current,
@@ -66,6 +66,14 @@ export function settingsHandlers(deps: {
         ...(defaultModel === undefined ? {} : { defaultModel }),
         // Budgets change one at a time: those left out stay as they are.
         ...(budgets === undefined ? {} : { budgets: { ...current.budgets, ...budgets } }),
+        ...(diagnostics === undefined
+          ? {}
+          : {
+              diagnostics: {
+                ...current.diagnostics,
+                ...Object.fromEntries(Object.entries(diagnostics).filter(([, value]) => value !== undefined)),
+              },
+            }),
       });
       // A shorter retention applies at once: what it makes due is purged now, not at the next hourly look.
       if (input.archiveRetentionDays !== undefined) archive.purgeDue();

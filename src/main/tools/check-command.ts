@@ -21,9 +21,27 @@ function exitCodeOf(output: string): number | null {
   return last === undefined ? null : Number(last);
 }
 
+/** Files that say what a check command runs: a change to one in a turn changes the check itself. */
+const definingFiles = new Set([
+  'package.json',
+  'Makefile',
+  'makefile',
+  'GNUmakefile',
+  'pyproject.toml',
+  'setup.cfg',
+  'tox.ini',
+  'noxfile.py',
+  'Cargo.toml',
+  'go.mod',
+  'justfile',
+  'Taskfile.yml',
+]);
+
 export interface CommandChecksOptions {
   /** The `run_command` tool, which runs the check as it runs any command. */
   readonly runCommand: Tool;
+  /** Whether commands run in an OS sandbox here. */
+  readonly sandboxed: boolean;
   /** The check commands the person chose, read at each use. */
   readonly commands: () => readonly CheckCommand[];
 }
@@ -34,6 +52,18 @@ export class CommandChecks implements CheckRunner {
 
   configured(workspacePath: string): CheckCommand | null {
     return this.options.commands().find((item) => item.workspacePath === workspacePath) ?? null;
+  }
+
+  unattended(workspacePath: string, changedPaths: readonly string[]): string | null {
+    const chosen = this.configured(workspacePath);
+    if (!chosen) return 'no check command is chosen for this folder';
+    if (!this.options.sandboxed) return 'commands run without an OS sandbox here, so the check runs only when you or the agent run it';
+    // The program itself, when it is a script of the workspace's (`./scripts/check.sh`).
+    const program = (chosen.command.trim().split(/\s+/)[0] ?? '').replace(/^\.\//, '');
+    const changed = changedPaths.find((path) => definingFiles.has(path.slice(path.lastIndexOf('/') + 1)) || path === program);
+    return changed === undefined
+      ? null
+      : `this turn changed ${changed}, which says what the check runs: run it yourself once you have looked`;
   }
 
   async run(workspacePath: string, signal: AbortSignal, onOutput: (text: string) => void = () => undefined): Promise<CheckResult> {
@@ -58,8 +88,8 @@ export class CommandChecks implements CheckRunner {
 }
 
 /**
- * run_check: the workspace's check command, as the person chose it. Its risk is the command's own as `run_command`
- * judges it, at most write_low while the sandbox holds it (the person chose it); without a sandbox, as any command.
+ * run_check: the workspace's check command, as the person chose it, with the risk `run_command` gives that command (a
+ * package script or a make target runs what the files say, and the agent may have changed them).
  */
 export function runCheckTool(checks: CommandChecks, runCommand: Tool): Tool {
   const commandOf = (workspacePath: string | null): string | null =>
@@ -74,11 +104,7 @@ export function runCheckTool(checks: CommandChecks, runCommand: Tool): Tool {
       const command = commandOf(context.workspacePath);
       if (command === null) return { level: 'read_only', reason: 'no check command is chosen for this folder: it only says so' };
       const judged = runCommand.assess({ command, sandbox: 'workspace' }, context);
-      const reason = `the check the person chose for this folder: ${judged.reason}`;
-      // In the sandbox, a command the person chose asks no more than a small write (a destructive one stays so);
-      // without a sandbox, or refused, it is what run_command would make of it.
-      if (judged.refused !== undefined || judged.escalation || judged.reason.includes('no OS sandbox')) return { ...judged, reason };
-      return { level: judged.level === 'write_high' ? 'write_low' : judged.level, reason };
+      return { ...judged, reason: `the check the person chose for this folder: ${judged.reason}` };
     },
     summarize: () => 'the workspace check',
     execute: async (_input, context) => {

@@ -65,7 +65,8 @@ export const settingsChannels = {
         compactAt: z.number().min(0.3).max(0.95).optional(),
         answerTokens: z.number().int().min(256).max(128_000).optional(),
         codeMapShare: codeMapShareSchema.optional(),
-        diagnostics: diagnosticsSettingsSchema.strict().optional(),
+        // One part at a time: what is left out stays as it is (an allowance given meanwhile at a tool card is kept).
+        diagnostics: diagnosticsSettingsSchema.partial().strict().optional(),
         modelSettings: z.array(modelSettingSchema.strict()).max(200).optional(),
         archiveRetentionDays: archiveRetentionSchema.optional(),
         defaultProfileId: z.string().min(1).max(100).optional(),

@@ -74,4 +74,23 @@ describe('the workspace check, by the agent and after a turn', () => {
     await send('Write notes again');
     expect(await checks()).toHaveLength(2);
   });
+
+  it('does not run by itself after a turn that changed what it runs, and says why', needs(bash), async () => {
+    await answer<Session>(scripted.transport, 'session:setAutonomy', { sessionId: scripted.sessionId, autonomy: 'L3' });
+    await answer(scripted.transport, 'check:set', { sessionId: scripted.sessionId, command: './check.sh', afterTurn: true });
+    const before = (await checks()).length;
+    scripted.server.reset();
+    scripted.server.enqueue(
+      { steps: [toolCall('write_file', { path: 'check.sh', content: '#!/bin/sh\nexit 0\n' })] },
+      textTurn('Made the check pass.'),
+    );
+    await send('Make the check pass');
+    const [held] = (await checks()).slice(before);
+    expect(held?.result).toMatchObject({
+      command: './check.sh',
+      status: 'stopped',
+      output: 'Not run after this turn: this turn changed check.sh, which says what the check runs: run it yourself once you have looked.',
+    });
+    await answer(scripted.transport, 'check:set', { sessionId: scripted.sessionId, command: null, afterTurn: false });
+  });
 });

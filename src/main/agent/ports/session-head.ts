@@ -18,7 +18,8 @@ export const callStandingSchema = z.object({
    */
   state: z.enum(['requested', 'gate', 'answered', 'running', 'finished', 'held', 'reviewed']),
   approvalId: z.string().optional(),
-  answer: z.object({ decision: approvalDecisionSchema, reason: z.string().optional() }).optional(),
+  /** The answer as journalled: what a resumed turn takes at the gate, the person's own version of the content included. */
+  answer: z.object({ decision: approvalDecisionSchema, reason: z.string().optional(), content: z.string().optional() }).optional(),
   reviewId: z.string().optional(),
   review: resultReviewDecisionSchema.optional(),
 });

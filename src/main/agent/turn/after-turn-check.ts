@@ -5,13 +5,28 @@
 import { toErrorInfo } from '../../../shared/errors';
 import type { StepContext } from './step-context';
 
-/** Runs the check when the turn changed files and the person chose one to run after each turn. Never throws. */
-export async function checkAfterTurn(context: StepContext, changedFiles: boolean): Promise<void> {
+/**
+ * Runs the check when the turn changed files and the person chose one to run after each turn; when it may not run by
+ * itself (no sandbox, or the turn changed what it runs), says why instead. Never throws.
+ */
+export async function checkAfterTurn(context: StepContext, changedPaths: readonly string[]): Promise<void> {
   const { setup, services, writer } = context;
   const { checks } = services;
-  if (!checks || !changedFiles || setup.workspacePath === null || setup.subAgent) return;
+  if (!checks || changedPaths.length === 0 || setup.workspacePath === null || setup.subAgent) return;
   const chosen = checks.configured(setup.workspacePath);
   if (!chosen?.afterTurn) return;
+  const held = checks.unattended(setup.workspacePath, changedPaths);
+  if (held !== null) {
+    const result = {
+      command: chosen.command,
+      status: 'stopped' as const,
+      exitCode: null,
+      output: `Not run after this turn: ${held}.`,
+      durationMs: 0,
+    };
+    writer.journal([{ type: 'check_ran', turnId: setup.turnId, result }]);
+    return;
+  }
   writer.setStatus('executing');
   writer.flush();
   try {

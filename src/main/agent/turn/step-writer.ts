@@ -34,8 +34,8 @@ export class TurnWriter implements StepWriter {
   private currentStatus: SessionStatus = 'planning';
   /** Whether the person's message has been given its memories: once a turn. */
   private recalled = false;
-  /** Whether a call of the turn changed the workspace's files (what changed before the turn is someone else's). */
-  private changedAny = false;
+  /** The paths the turn's calls changed (what changed before the turn is someone else's). */
+  private readonly changedInTurn = new Set<string>();
   /** Whether this turn has journaled a file snapshot yet: its first one marks the files as the turn found them. */
   private filesMarked = false;
   /** Tool calls that failed (not those denied or stopped). */
@@ -138,9 +138,9 @@ export class TurnWriter implements StepWriter {
     this.journal([{ type: 'status_changed', status }]);
   }
 
-  /** Whether a call of this turn changed the workspace's files. */
-  get changedFiles(): boolean {
-    return this.changedAny;
+  /** The paths this turn's calls changed. */
+  get changedPaths(): readonly string[] {
+    return [...this.changedInTurn];
   }
 
   /** Adds a message to the conversation; the next checkpoint saves it. */
@@ -213,7 +213,7 @@ export class TurnWriter implements StepWriter {
       const { snapshotId, files: count, skipped } = info;
       this.journal([{ type: 'files_snapshotted', turnId, snapshotId, checkpointId, files: count, changed, skipped, ...turnStart }]);
       this.flush();
-      if (turnStart.turnStart !== true && !info.reused && info.changed.length > 0) this.changedAny = true;
+      if (turnStart.turnStart !== true && !info.reused) for (const path of info.changed) this.changedInTurn.add(path);
       return info.reused ? [] : info.changed;
     } catch (error) {
       console.error('Could not save the workspace files:', toErrorInfo(error).message);

@@ -9,7 +9,7 @@ import { addPreviews, giveResult } from './tool-calls';
 import { withRetries } from './tool-retry';
 import type { DecidedCall, HeldResult, LoopState } from './loop-state';
 import type { StepContext } from './step-context';
-import { problemsText } from '../../../shared/diagnostics';
+import { problemReportSchema, problemsText } from '../../../shared/diagnostics';
 
 type RunRule = 'matrix' | 'grant' | 'plan' | 'approval';
 
@@ -164,11 +164,16 @@ async function withProblems(context: StepContext, toolCallId: string, changed: r
       problems: [],
       errors: 0,
       warnings: 0,
-      notes: [`The changed files could not be checked: ${error instanceof Error ? error.message : String(error)}`],
+      notes: [`The changed files could not be checked: ${(error instanceof Error ? error.message : String(error)).slice(0, 500)}`],
       unallowed: [],
     }));
   if (report === null || writer.signal.aborted) return output;
-  writer.journal([{ type: 'problems_reported', turnId: setup.turnId, toolCallId, report }]);
-  const text = problemsText(report);
+  // Journalled only in the shape the journal reads back: a report that is not is said as a note instead.
+  const checked = problemReportSchema.safeParse(report);
+  const saved = checked.success
+    ? checked.data
+    : { checked: [], problems: [], errors: 0, warnings: 0, notes: ['The language server’s problems could not be read.'], unallowed: [] };
+  writer.journal([{ type: 'problems_reported', turnId: setup.turnId, toolCallId, report: saved }]);
+  const text = problemsText(saved);
   return text === '' ? output : `${output}\n\n${text}`;
 }

@@ -108,7 +108,7 @@ export class Turn {
           }
           case 'finish':
             // A turn that ends as it should, having changed files, is checked first when the person asked for that.
-            if (next.status === 'completed' && !signal.aborted) await checkAfterTurn(context, this.writer.changedFiles);
+            if (next.status === 'completed' && !signal.aborted) await checkAfterTurn(context, this.writer.changedPaths);
             this.finish(next);
             return;
           default: {

@@ -16,7 +16,7 @@ export function CheckSettings({ store }: { store: AppStore }) {
   if (!settings) return null;
   const checks = settings.diagnostics;
   const update = (change: Partial<DiagnosticsSettings>): void =>
-    void store.attempt(async () => store.setSettings(await store.call('settings:update', { diagnostics: { ...checks, ...change } })));
+    void store.attempt(async () => store.setSettings(await store.call('settings:update', { diagnostics: change })));
   return (
     <SettingsSection
       id="checks"

@@ -45,7 +45,7 @@ export function IndexProgress({ store }: { store: AppStore }) {
   );
 }
 
-/** The index names a folder by its real path; the session by the path it was opened with, which may end with a slash. */
+/** The index names a folder by its real path, the session by the path it was opened with (the same but for a slash at the end). */
 function sameFolder(indexed: string, opened: string): boolean {
-  return indexed.replace(/[\\/]+$/, '') === opened.replace(/[\\/]+$/, '') || indexed.endsWith(opened.replace(/^.*[\\/](?=[^\\/]+$)/, '/'));
+  return indexed.replace(/[\\/]+$/, '') === opened.replace(/[\\/]+$/, '');
 }

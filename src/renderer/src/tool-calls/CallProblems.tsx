@@ -4,12 +4,13 @@
  */
 
 import { checkedLanguageNames, type ProblemReport } from '../../../shared/diagnostics';
-import type { AppStore } from '../store';
+import { useAppState, type AppStore } from '../store';
 
 const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** What the checks after a call found, as the model was told, with a way to let a waiting server run. */
 export function CallProblems({ store, sessionId, report }: { store: AppStore; sessionId: string; report: ProblemReport }) {
+  const sandboxed = useAppState(store, (state) => state.info?.sandbox.available === true);
   const total = report.errors + report.warnings;
   const shown = report.problems.filter((problem) => problem.severity === 'error' || problem.severity === 'warning');
   return (
@@ -46,8 +47,8 @@ export function CallProblems({ store, sessionId, report }: { store: AppStore; se
         const { language: name, server } = checkedLanguageNames[language];
         return (
           <p key={language} className="problems-allow">
-            {name} files are checked by {server}, a program of this folder&apos;s or your PATH&apos;s that runs with the folder read-only
-            (sandboxed where there is a sandbox).{' '}
+            {name} files are checked by {server}, a program of this folder&apos;s or your PATH&apos;s that runs in it
+            {sandboxed ? ', read-only and without network in the sandbox' : ' with your rights: there is no sandbox here'}.{' '}
             <button
               type="button"
               onClick={() =>

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalEntry, RuntimeEvent } from '../../../../src/shared/events';
 import { advanceHead, replayHead } from '../../../../src/main/agent/history/head-fold';
+import { callStandingSchema } from '../../../../src/main/agent/ports/session-head';
 import { SessionJournal } from '../../../../src/main/agent/history/session-journal';
 import { systemClock } from '../../../../src/main/agent/ports/clock';
 import { SqliteSessionStore } from '../../../../src/main/store/sqlite-session-store';
@@ -78,6 +79,42 @@ describe('the head of a line', () => {
       ]),
     );
     expect(finished).toEqual({ checkpointId: 'c1', openTurn: null, queued: 'next', resume: null, lastSeq: 11 });
+  });
+
+  it('keeps the person’s own version of a call’s content answered at its gate, as the store reads it back', () => {
+    const head = replayHead(
+      entries([
+        { type: 'run_started', turnId: 't1', model, providerKind: 'openai-compatible' },
+        {
+          type: 'tool_call_requested',
+          turnId: 't1',
+          toolCallId: 'x',
+          messageId: 'a1',
+          tool: 'write_file',
+          input: { path: 'a.txt', content: 'model' },
+          summary: 'a.txt',
+          risk: 'write_low',
+          riskReason: 'writes',
+        },
+        {
+          type: 'approval_requested',
+          turnId: 't1',
+          toolCallId: 'x',
+          approvalId: 'g1',
+          tool: 'write_file',
+          summary: 'a.txt',
+          input: {},
+          risk: 'write_low',
+          reason: 'r',
+          editableField: 'content',
+        },
+        { type: 'approval_answered', turnId: 't1', toolCallId: 'x', approvalId: 'g1', decision: 'allow_once', content: 'mine' },
+      ]),
+    );
+    const call = head.resume?.at === 'tools' ? head.resume.calls[0] : undefined;
+    expect(call?.answer).toEqual({ decision: 'allow_once', content: 'mine' });
+    // What the store keeps is read back through its schema: the version must survive it, or a resumed turn runs the model's.
+    expect(callStandingSchema.parse(call).answer?.content).toBe('mine');
   });
 
   it('starts a branch from its own first event: its checkpoint, nothing running, nothing queued', () => {
