@@ -15,7 +15,7 @@ import type { LocalModels } from '../../shared/local-models';
 import { defaultCatalogue } from '../../shared/model-catalogue';
 import { systemClock, type Clock } from '../agent/ports/clock';
 import { newId } from '../agent/ports/ids';
-import type { ProviderResolver } from '../agent/ports/ports';
+import type { ProviderResolver, RuntimeListener } from '../agent/ports/ports';
 import { ToolRegistry } from '../agent/ports/tools';
 import { Gates } from '../agent/rules/gates';
 import { ContextBudget } from '../agent/context/prompt-builder';
@@ -119,7 +119,29 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         })
       : null;
     if (diagnostics) owned.add(toDisposable(() => diagnostics.dispose()));
-    const runtime = sessionRuntime({ options, clock, stores, registry, tools, files, sandbox, codeMap, diagnostics, checks });
+    // A language server runs while a session works in its folder: one whose last session was deleted or moved to
+    // another folder is stopped.
+    const listener: RuntimeListener = diagnostics
+      ? {
+          ...options.listener,
+          onSessionChanged: (change) => {
+            options.listener.onSessionChanged(change);
+            if (diagnostics.running > 0) diagnostics.keepOnly(stores.store.list().flatMap((session) => session.workspacePath ?? []));
+          },
+        }
+      : options.listener;
+    const runtime = sessionRuntime({
+      options: { ...options, listener },
+      clock,
+      stores,
+      registry,
+      tools,
+      files,
+      sandbox,
+      codeMap,
+      diagnostics,
+      checks,
+    });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
     owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => stores.checkpoints.compact() }));
@@ -141,7 +163,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       checkpoints: stores.checkpoints,
       trust: stores.trust,
       runtime,
-      listener: options.listener,
+      listener,
       clock,
       retention: () => options.settings.get().archiveRetentionDays,
       collectFileContents: () => {

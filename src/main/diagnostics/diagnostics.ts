@@ -4,7 +4,7 @@
  * asked for the files' problems within the time limit. What goes wrong with a server is a note; the edit stands.
  */
 
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -105,6 +105,24 @@ function fallbackTsserver(): string | null {
     }
   }
   return appTypescript;
+}
+
+/** The folders bubblewrap's private /tmp and /run would hide that these programs need: their `node_modules`, or their folder. */
+function hiddenByTmpfs(paths: ReadonlyArray<string | null>): string[] {
+  const folders = new Set<string>();
+  for (const path of paths) {
+    if (path === null) continue;
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch {
+      continue;
+    }
+    if (!/^\/(tmp|run)\//.test(real)) continue;
+    const modules = real.lastIndexOf(`${sep}node_modules${sep}`);
+    folders.add(modules >= 0 ? real.slice(0, modules + `${sep}node_modules`.length) : dirname(real));
+  }
+  return [...folders];
 }
 
 const severities: Record<number, ProblemSeverity> = { 1: 'error', 2: 'warning', 3: 'information', 4: 'hint' };
@@ -279,6 +297,26 @@ export class Diagnostics implements DiagnosticsSource {
     return specs.map((spec) => ({ language: spec.language, program: this.find(spec, root) }));
   }
 
+  /** How many servers run now. */
+  get running(): number {
+    return this.servers.size;
+  }
+
+  /** Stops the servers of every folder but these (the folders sessions work in); a folder that cannot be opened is let go. */
+  keepOnly(workspacePaths: readonly string[]): void {
+    const roots = new Set<string>();
+    for (const path of new Set(workspacePaths)) {
+      try {
+        const reader = this.options.filesOf(path).reader();
+        roots.add(reader.root);
+        reader.close();
+      } catch {
+        // A folder that is gone keeps no server.
+      }
+    }
+    for (const [key] of [...this.servers]) if (!roots.has(key.slice(0, key.indexOf('\u0000')))) this.forget(key);
+  }
+
   /** Stops every server. */
   dispose(): void {
     this.disposed = true;
@@ -357,10 +395,11 @@ export class Diagnostics implements DiagnosticsSource {
         // No sockets of the session's services (its message bus, a container daemon) to act through.
         '--tmpfs',
         '/run',
-        // The workspace again, read-only, where a private /tmp would hide it.
+        // The workspace again, read-only, where a private /tmp would hide it, and so the server's own package.
         '--ro-bind',
         root,
         root,
+        ...hiddenByTmpfs([program, fallbackTsserver()]).flatMap((folder) => ['--ro-bind', folder, folder]),
         '--unshare-net',
         '--unshare-pid',
         '--unshare-ipc',

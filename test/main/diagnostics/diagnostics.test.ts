@@ -105,6 +105,21 @@ describe('problems from real language servers', () => {
     }
   });
 
+  it('a server runs while a session works in its folder, and stops when none does', async () => {
+    const root = workspace({ 'a.ts': 'export const a: number = "x";\n' });
+    const other = workspace({ 'b.ts': 'export const b = 1;\n' });
+    const check = checker(root);
+    expect((await check(['a.ts']))?.errors).toBe(1);
+    expect(check.diagnostics.running).toBe(1);
+    check.diagnostics.keepOnly([root, other]);
+    expect(check.diagnostics.running).toBe(1);
+    check.diagnostics.keepOnly([other]);
+    expect(check.diagnostics.running).toBe(0);
+    // The next edit there starts it again.
+    expect((await check(['a.ts']))?.errors).toBe(1);
+    expect(check.diagnostics.serversStarted).toBe(2);
+  });
+
   it('pyright: an operator on the wrong types', async () => {
     const root = workspace({ 'app/total.py': 'def total(count: int) -> int:\n    return count + "items"\n' });
     const report = await checker(root)(['app/total.py']);
@@ -165,6 +180,18 @@ describe('a server that cannot be used gives a note, never a stuck or failed edi
     expect(report?.problems).toEqual([]);
     expect(report?.notes).toHaveLength(1);
     expect(report?.notes[0]).toMatch(note);
+  });
+
+  it('a server installed under /tmp, outside the workspace, is still there inside the sandbox', async () => {
+    const root = workspace({ 'a.ts': 'export const a = 1;\n' });
+    const elsewhere = workspace({});
+    installFakeServer(elsewhere, 'dies-after-start');
+    const report = await checker(root, {
+      env: { ...noServers, PATH: `${join(elsewhere, 'node_modules', '.bin')}${delimiter}${noServers['PATH'] ?? ''}` },
+    })(['a.ts']);
+    // It ran (and died at the file, as it does): not "execvp … No such file", which is a private /tmp hiding it.
+    expect(report?.notes[0]).toMatch(/typescript-language-server (it exited with code 9|its connection closed)/);
+    expect(report?.notes[0]).not.toMatch(/execvp|No such file/);
   });
 
   it('stops trying a server that failed three times in a folder', async () => {

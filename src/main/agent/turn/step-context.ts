@@ -145,6 +145,8 @@ export interface StepWriter {
   checkpoint(source: 'input' | 'model' | 'tool' | 'approval' | 'compaction'): void;
   /** Saves the workspace's files as they are now, for time travel; returns the paths that changed since the last save. */
   captureFiles(): Promise<readonly string[]>;
+  /** Saves the workspace's files now and says what changed; the save is journalled on `announce` (after the call's result). */
+  snapshotFiles(): Promise<{ readonly changed: readonly string[]; announce(): void }>;
 }
 
 /** What a step works with: the turn's setup and services, and the writer of its results. */

@@ -9,6 +9,7 @@ import { DeltaCoalescer, mergeDrafts, mergeStreamed, type StreamedEvent } from '
 import { userMessage } from '../context/attachment-content';
 import type { ConversationEntry } from '../context/context-view';
 import type { ToolCallRequest } from '../ports/model-provider';
+import type { FileSnapshotInfo } from '../ports/ports';
 import type { StepWriter, TurnServices, TurnSetup } from './step-context';
 
 type CheckpointSource = 'input' | 'model' | 'tool' | 'approval' | 'compaction';
@@ -195,30 +196,53 @@ export class TurnWriter implements StepWriter {
   /**
    * Saves the workspace's files as they are now, as the state at the newest checkpoint. Runs
    * before and after every call that may change files (edit tools, commands, MCP tools alike); a
-   * failure to save is reported and does not stop the turn.
+   * failure to save is reported and does not stop the turn. Returns the paths that changed.
    */
   async captureFiles(): Promise<readonly string[]> {
+    const snapshot = await this.snapshotFiles();
+    snapshot.announce();
+    return snapshot.changed;
+  }
+
+  /**
+   * Saves the workspace's files as they are now and says which paths changed, but journals the save only on
+   * `announce`: after a call's result and its checkpoint, so the change is the step's that made it.
+   */
+  async snapshotFiles(): Promise<{ readonly changed: readonly string[]; announce(): void }> {
     const { files, clock } = this.services;
     const { workspacePath, sessionId, turnId } = this.setup;
-    if (!files || !workspacePath) return [];
+    const nothing = { changed: [], announce: () => undefined };
+    if (!files || !workspacePath) return nothing;
     this.flush();
+    let info: FileSnapshotInfo;
     try {
-      const info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
+      info = await files.capture({ sessionId, workspacePath, id: this.services.newId(), at: clock.now(), kind: 'step' });
+    } catch (error) {
+      console.error('Could not save the workspace files:', toErrorInfo(error).message);
+      return nothing;
+    }
+    let announced = false;
+    const announce = (): void => {
+      if (announced) return;
+      announced = true;
       // A reused snapshot is journaled only as the turn's first: where its changes are compared from.
-      if (info.reused && this.filesMarked) return [];
+      if (info.reused && this.filesMarked) return;
       const turnStart = this.filesMarked ? {} : { turnStart: true as const };
       this.filesMarked = true;
       const changed = info.reused ? [] : info.changed.slice(0, maxChangedListed);
       const checkpointId = this.head?.checkpointId ?? null;
       const { snapshotId, files: count, skipped } = info;
-      this.journal([{ type: 'files_snapshotted', turnId, snapshotId, checkpointId, files: count, changed, skipped, ...turnStart }]);
-      this.flush();
+      try {
+        this.journal([{ type: 'files_snapshotted', turnId, snapshotId, checkpointId, files: count, changed, skipped, ...turnStart }]);
+        this.flush();
+      } catch (error) {
+        console.error('Could not save the workspace files:', toErrorInfo(error).message);
+        return;
+      }
       if (turnStart.turnStart !== true && !info.reused) for (const path of info.changed) this.changedInTurn.add(path);
-      return info.reused ? [] : info.changed;
-    } catch (error) {
-      console.error('Could not save the workspace files:', toErrorInfo(error).message);
-      return [];
-    }
+    };
+    // The paths this save found changed since the one before (the turn's first save compares with what came before it).
+    return { changed: info.reused || !this.filesMarked ? [] : info.changed, announce };
   }
 
   /** The conversation as saved at the newest checkpoint, when every message is saved. */

@@ -112,7 +112,9 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   const emitOutput = (text: string): void => writer.stream({ type: 'tool_output', turnId, toolCallId, text });
-  let captured = false;
+  // The files as the call left them, saved before its result is given (their problems go with it) and journalled after
+  // it, so the change belongs to the call's own step.
+  let saved: { announce(): void } | null = null;
   try {
     const outcome = await withRetries(context, call, () =>
       Promise.race([call.tool.execute(call.input, { signal, sessionId, toolCallId, workspacePath, emitOutput }), aborted]),
@@ -120,10 +122,9 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
     const latencyMs = services.clock.now() - startedAt;
     let output = personsVersion(item) + outcome.output;
     if (changesFiles) {
-      // What the call changed is saved, and the problems in the files it changed are given with its result.
-      const changed = await writer.captureFiles();
-      captured = true;
-      output = await withProblems(context, toolCallId, changed, output);
+      const snapshot = await writer.snapshotFiles();
+      saved = snapshot;
+      output = await withProblems(context, toolCallId, snapshot.changed, output);
     }
     return screenResult(context, call, outcome.isError ? 'failed' : 'succeeded', output, latencyMs);
   } catch (error) {
@@ -138,7 +139,8 @@ async function runCall(context: StepContext, item: DecidedCall, rule: RunRule): 
     if (onAbort) signal.removeEventListener('abort', onAbort);
     aborted.catch(() => undefined);
     // What the call changed is saved with its result's checkpoint, even when it was stopped.
-    if (changesFiles && !captured) await writer.captureFiles();
+    if (saved) saved.announce();
+    else if (changesFiles) await writer.captureFiles();
   }
 }
 

@@ -3,6 +3,7 @@
  */
 
 import { useState } from 'react';
+import type { Disposable } from '../../../shared/lifecycle';
 import { subscription, useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
 
@@ -18,19 +19,21 @@ export function IndexProgress({ store }: { store: AppStore }) {
   const [progress, setProgress] = useState<{ workspacePath: string; done: number; total: number; shown: boolean } | null>(null);
   useDisposables(
     (disposables) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      disposables.add({ dispose: () => clearTimeout(timer) });
+      let timer: Disposable | null = null;
       disposables.add(
         subscription(
           store.api.on['code-map:progress']((payload) => {
             if (payload.done >= payload.total) {
-              clearTimeout(timer);
-              timer = undefined;
+              if (timer) void disposables.release(timer);
+              timer = null;
               setProgress(null);
               return;
             }
             setProgress((current) => ({ ...payload, shown: current?.workspacePath === payload.workspacePath && current.shown }));
-            timer ??= setTimeout(() => setProgress((current) => (current ? { ...current, shown: true } : current)), shownAfterMs);
+            timer ??= disposables.timeout(() => {
+              timer = null;
+              setProgress((current) => (current ? { ...current, shown: true } : current));
+            }, shownAfterMs);
           }),
         ),
       );
