@@ -110,35 +110,9 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
       ) : (
         <pre className="tool-input">{JSON.stringify(approval.input, null, 2)}</pre>
       )}
-      {proposed !== null &&
-        (draft === null ? (
-          <div className="row">
-            <button type="button" onClick={() => setDraft(proposed)}>
-              Edit before approving…
-            </button>
-          </div>
-        ) : (
-          <div className="gate-edit">
-            <label className="small" htmlFor={`edit-${approval.approvalId}`}>
-              {approval.editableField === 'content' ? 'The file’s content' : 'The new text'}, as it will be written if you allow it. The
-              model is told you changed it and sees your version.
-            </label>
-            <textarea
-              id={`edit-${approval.approvalId}`}
-              aria-label="Your version"
-              value={draft}
-              spellCheck={false}
-              rows={Math.min(20, Math.max(4, draft.split('\n').length + 1))}
-              onChange={(event) => setDraft(event.target.value)}
-            />
-            <div className="row">
-              <span className="muted small">{changed ? 'Your version runs when you allow the call.' : 'Unchanged so far.'}</span>
-              <button type="button" onClick={() => setDraft(null)}>
-                Discard my changes
-              </button>
-            </div>
-          </div>
-        ))}
+      {proposed !== null && (
+        <GateEdit approvalId={approval.approvalId} field={approval.editableField} proposed={proposed} draft={draft} onDraft={setDraft} />
+      )}
       <div className="row">
         <input
           ref={reasonBox}
@@ -200,5 +174,50 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         </div>
       )}
     </section>
+  );
+}
+
+/** The content the model proposed, for the person to change before allowing the call: closed, or open in a text box. */
+function GateEdit({
+  approvalId,
+  field,
+  proposed,
+  draft,
+  onDraft,
+}: {
+  approvalId: string;
+  field: string | null;
+  proposed: string;
+  draft: string | null;
+  onDraft: (draft: string | null) => void;
+}) {
+  const changed = draft !== null && draft !== proposed;
+  return draft === null ? (
+    <div className="row">
+      <button type="button" onClick={() => onDraft(proposed)}>
+        Edit before approving…
+      </button>
+    </div>
+  ) : (
+    <div className="gate-edit">
+      <label className="small" htmlFor={`edit-${approvalId}`}>
+        {field === 'content' ? 'The file’s content' : 'The new text'}, as it will be written if you allow it. The model is told you changed
+        it and sees your version.
+      </label>
+      <textarea
+        id={`edit-${approvalId}`}
+        aria-label="Your version"
+        value={draft}
+        spellCheck={false}
+        rows={Math.min(20, Math.max(4, draft.split('\n').length + 1))}
+        onChange={(event) => onDraft(event.target.value)}
+      />
+      <div className="row">
+        <span className="muted small">{changed ? 'Your version runs when you allow the call.' : 'Unchanged so far.'}</span>
+        <button type="button" onClick={() => onDraft(null)}>
+          Discard my changes
+        </button>
+      </div>
+    </div>
   );
 }
