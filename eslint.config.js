@@ -29,6 +29,7 @@ const mainLayers = [
   { name: 'workspace', files: ['src/main/workspace/**'], imports: ['**/workspace/*'] },
   { name: 'shell', files: ['src/main/shell/**'], imports: ['**/shell/*'] },
   { name: 'code-map', files: ['src/main/code-map/**'], imports: ['**/code-map/*'] },
+  { name: 'git', files: ['src/main/git/**'], imports: ['**/git/*'] },
   { name: 'tools', files: ['src/main/tools/**'], imports: ['**/tools/*'] },
   { name: 'diagnostics', files: ['src/main/diagnostics/**'], imports: ['**/diagnostics/*'] },
   { name: 'models', files: ['src/main/models/**'], imports: ['**/models/*'] },

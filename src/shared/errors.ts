@@ -40,6 +40,10 @@ export const errorCodeSchema = z.enum([
   'download_failed',
   /** The disk has no room for what was to be written. */
   'disk_full',
+  /** Git is not on this computer, or is older than the app can use. */
+  'git_unavailable',
+  /** A git command failed: a locked index, a hook that refused a commit, a conflict, a name git cannot use. */
+  'git_failed',
   'cancelled',
   'iteration_limit',
   'path_refused',

@@ -72,6 +72,11 @@ export const orderedLayers = [
     paths: ['src/main/code-map/'],
     description: "the workspace's code read with tree-sitter: definitions and references, their index, the ranked map",
   },
+  {
+    name: 'git',
+    paths: ['src/main/git/'],
+    description: "the person's git, run with arguments and no shell: repositories, their status, commits of named paths, branches",
+  },
   { name: 'tools', paths: ['src/main/tools/'], description: "the agent's tools, the pty and the sandbox" },
   {
     name: 'diagnostics',

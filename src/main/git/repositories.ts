@@ -1,0 +1,86 @@
+/*
+ * The repositories of the workspaces the app works in: each found once and kept, and each one's figures for the
+ * session header.
+ */
+
+import { existsSync } from 'node:fs';
+import { BoundedMap } from '../../shared/bounded-map';
+import { toErrorInfo } from '../../shared/errors';
+import type { GitView } from '../../shared/git';
+import type { GitAvailability, GitProgram } from './git-program';
+import { findRepository, GitRepository } from './repository';
+
+/** How long "not a repository" is believed before git is asked again (the person may run `git init`). */
+const noneKeptMs = 10_000;
+
+interface Found {
+  readonly repository: GitRepository | null;
+  readonly at: number;
+}
+
+/** The workspaces' repositories, found once each; the header's figures are one `git status`. */
+export class Repositories {
+  private readonly found = new BoundedMap<string, Found>({ max: 64, refreshOnRead: true });
+
+  constructor(
+    readonly git: GitProgram,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Whether git is there and new enough. */
+  availability(): Promise<GitAvailability> {
+    return this.git.check();
+  }
+
+  /** The repository a folder is in, or null when it is in none. Throws a `GitError` when git is missing or refuses it. */
+  async of(folder: string, signal?: AbortSignal): Promise<GitRepository | null> {
+    const known = this.found.get(folder);
+    if (known?.repository && existsSync(known.repository.place.gitDir)) return known.repository;
+    if (known && known.repository === null && this.now() - known.at < noneKeptMs) return null;
+    const place = await findRepository(this.git, folder, signal);
+    const repository = place ? new GitRepository(this.git, place, folder) : null;
+    this.found.set(folder, { repository, at: this.now() });
+    return repository;
+  }
+
+  /** The commit checked out in a folder's repository, when it is known already (no process is started): for checkpoints. */
+  headOf(folder: string): { commit: string | null; branch: string | null } | null {
+    const repository = this.found.get(folder)?.repository;
+    return repository ? repository.head() : null;
+  }
+
+  /** A folder's branch, upstream and changed files, as the header shows them. */
+  async view(folder: string | null, signal?: AbortSignal): Promise<GitView> {
+    if (folder === null) return { kind: 'none' };
+    const availability = await this.git.check();
+    if (!availability.available) return { kind: 'unavailable', reason: availability.reason };
+    try {
+      const repository = await this.of(folder, signal);
+      if (!repository) return { kind: 'none' };
+      const status = await repository.status(signal);
+      let staged = 0;
+      let untracked = 0;
+      let conflicted = 0;
+      for (const entry of status.entries) {
+        if (entry.kind === 'untracked') untracked += 1;
+        else if (entry.kind === 'conflicted') conflicted += 1;
+        else if (entry.staged !== '.') staged += 1;
+      }
+      return {
+        kind: 'repository',
+        root: repository.place.root,
+        branch: status.branch,
+        commit: status.commit,
+        upstream: status.upstream,
+        ahead: status.ahead,
+        behind: status.behind,
+        changed: status.entries.length,
+        staged,
+        untracked,
+        conflicted,
+      };
+    } catch (error) {
+      return { kind: 'unavailable', reason: toErrorInfo(error).message };
+    }
+  }
+}
