@@ -2,6 +2,7 @@
  * What the core is built from (`CoreOptions`) and what it is (`Core`): the options the app, the terminal runner and the
  * test host give `createCore`, and the parts it builds and owns.
  */
+import type { Repositories } from '../git/repositories';
 import type { TagWorkerEntry } from '../code-map/worker-tagger';
 import type { Database } from 'better-sqlite3';
 import type { McpServerStatus, ModelCheck } from '../../shared/domain';
@@ -62,6 +63,8 @@ export interface CoreOptions {
   readonly onCodeMapProgress?: (progress: { workspacePath: string; done: number; total: number }) => void;
   /** The environment language servers start with, their PATH where they are looked for after the workspace; the app's own by default. */
   readonly languageServerEnvironment?: NodeJS.ProcessEnv;
+  /** The environment git runs with, its PATH where git is found; the app's own by default (tests take git away). */
+  readonly gitEnvironment?: NodeJS.ProcessEnv;
   /** Tools offered to the model, besides the built-in ones and those of MCP servers. */
   readonly tools?: readonly Tool[];
   /** Saves the workspace's files around calls that may change them, for time travel (on unless false). */
@@ -125,6 +128,8 @@ export interface Core {
   readonly local: LocalRuntimeProvider | null;
   /** The OS sandbox the built-in tools' commands run in, as given or detected; undefined when none was asked about. */
   readonly sandbox: SandboxStatus | undefined;
+  /** The workspaces' git repositories, found with the person's git. */
+  readonly repositories: Repositories;
   /** Stops every turn, MCP server and timer, and closes the database. */
   close(): Promise<void>;
 }

@@ -42,6 +42,9 @@ import { InstructionFiles } from '../workspace/instruction-files';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { BashParser } from '../shell/bash-parser';
 import { builtinTools } from '../tools/builtin-tools';
+import { gitTools } from '../tools/git-tools';
+import { GitProgram } from '../git/git-program';
+import { Repositories } from '../git/repositories';
 import { CodeMaps } from '../code-map/code-maps';
 import { RepositoryMaps } from '../code-map/repository-map';
 import { WorkerTagger } from '../code-map/worker-tagger';
@@ -78,6 +81,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // The shell's parser is loaded before the database opens: nothing is held while it loads.
   const shell = options.builtinTools ? await loadShellParser() : null;
   const sandbox = options.sandbox ?? (options.builtinTools ? detectSandbox() : undefined);
+  const repositories = new Repositories(new GitProgram('git', options.gitEnvironment ?? process.env), () => clock.now());
+  // The git tools are offered where git is: without it the model would only be told, call after call, that it is missing.
+  const gitAvailable = shell ? (await repositories.availability()).available : false;
   const databasePath = join(options.dataDir, 'workbench.sqlite');
   const { db } = openDatabase(databasePath);
   const owned = new DisposableStore();
@@ -105,7 +111,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       ? new CommandChecks({ runCommand, sandboxed: sandbox?.available === true, commands: () => options.settings.get().checkCommands })
       : null;
     const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
-    const tools = new ToolRegistry([...builtin, ...checkTools, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
+    // A commit that names no paths commits the session's changes; the runtime is made below, and only asked once it exists.
+    const agentChanges = async (sessionId: string): Promise<string[]> => {
+      if (!busyRuntime) return [];
+      const changes = await busyRuntime.listChanges(sessionId, null);
+      return changes.files.filter((file) => file.kind === 'file' && file.reverted !== 'whole').map((file) => file.path);
+    };
+    const git = gitAvailable ? gitTools({ repositories, agentChanges }) : [];
+    const tools = new ToolRegistry([...builtin, ...checkTools, ...git, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
@@ -191,6 +204,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       clock,
       local,
       sandbox,
+      repositories,
       close: () => owned.dispose(),
     };
   } catch (error) {
