@@ -3,6 +3,7 @@
  * never journalled.
  */
 
+import { gitCommitSchema } from './git';
 import { z } from 'zod';
 import { attachmentSchema } from './attachments';
 import { budgetAnswerSchema, budgetFigureSchema, budgetKindSchema, sessionAllowanceSchema } from './budgets';
@@ -278,6 +279,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     parentId: idSchema.nullable(),
     seq: z.number().int().nonnegative(),
     source: z.enum(['input', 'model', 'tool', 'approval', 'compaction']),
+    /** The commit checked out in the workspace's repository when it was saved (absent outside a repository). */
+    head: z.string().max(64).optional(),
   }),
   /** What the next model request takes of the window, counted before it was sent. */
   z.object({
@@ -357,6 +360,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
      */
     turnStart: z.literal(true).optional(),
   }),
+  /** The agent's changes were committed with git from Changes (the whole session's, or one turn's): shown in History. */
+  z.object({ type: z.literal('git_committed'), turnId: idSchema.nullable(), commit: gitCommitSchema }),
   /** Files were brought back to a checkpoint, a change was reverted from Changes, or either was undone. */
   z.object({
     type: z.literal('files_restored'),

@@ -23,6 +23,12 @@ export const filePreviewSchema = z.object({
   /** The snapshot the files would come from; null when no snapshot of files exists at that point. */
   snapshotId: z.string().nullable(),
   changes: z.array(fileChangeSchema),
+  /**
+   * The commit the workspace had checked out at the checkpoint and the one it has now, when they differ: a restore
+   * brings back files and never moves HEAD, so the files may then differ from the commit checked out. Absent when HEAD
+   * has not moved, or outside a repository.
+   */
+  headMoved: z.object({ then: z.string(), now: z.string().nullable() }).optional(),
 });
 export type FilePreview = z.infer<typeof filePreviewSchema>;
 

@@ -37,8 +37,8 @@ export type GitView = z.infer<typeof gitViewSchema>;
 export const commitMessageSchema = z
   .string()
   .max(20_000)
-  .refine((text) => text.trim() !== '', 'Write a commit message: it is empty.')
-  .refine((text) => !text.includes('\0'), 'A commit message cannot hold NUL bytes.');
+  .refine((text) => text.trim() !== '', 'it is empty: write one')
+  .refine((text) => !text.includes('\0'), 'it cannot hold NUL bytes');
 
 /** A commit made by the app: which, on what branch, of which paths, with what the hooks said. */
 export const gitCommitSchema = z.object({

@@ -31,6 +31,7 @@ export const emptySessionView: SessionView = {
   pendingBudget: null,
   plan: null,
   queued: null,
+  commits: [],
   checkpoints: [],
   lastAnswer: null,
   lastRestore: null,
@@ -85,6 +86,7 @@ function applyEvent(view: SessionView, event: RuntimeEvent, place: EntryPlace): 
     case 'checkpoint_recovered':
     case 'files_snapshotted':
     case 'files_restored':
+    case 'git_committed':
       return applyCheckpointEvent(view, event, place);
     case 'context_measured':
     case 'context_compacted':

@@ -84,6 +84,7 @@ export function formatEntry(entry: JournalEntry): string {
     case 'checkpoint_saved':
     case 'files_snapshotted':
     case 'files_restored':
+    case 'git_committed':
     case 'session_imported':
     case 'message_queued':
     case 'queue_cleared':

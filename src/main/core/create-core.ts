@@ -154,6 +154,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       codeMap,
       diagnostics,
       checks,
+      repositories: gitAvailable ? repositories : null,
     });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
@@ -330,6 +331,8 @@ interface RuntimeParts {
   readonly codeMap: CodeMapSource | null;
   readonly diagnostics: DiagnosticsSource | null;
   readonly checks: CheckRunner | null;
+  /** The workspaces' repositories when git is there: checkpoints record HEAD, and Changes commits. */
+  readonly repositories: Repositories | null;
 }
 
 /** The runtime and the collaborators it is given: the journal, conversations, gates, context budget and system prompts. */
@@ -344,6 +347,7 @@ function sessionRuntime({
   codeMap,
   diagnostics,
   checks,
+  repositories,
 }: RuntimeParts): SessionRuntime {
   const { settings } = options;
   const instrument = options.instrumentProvider;
@@ -422,6 +426,7 @@ function sessionRuntime({
       ...(codeMap ? { codeMap } : {}),
       ...(diagnostics ? { diagnostics } : {}),
       ...(checks ? { checks } : {}),
+      ...(repositories ? { git: repositories } : {}),
       newId: () => newId(clock.now()),
     },
     ...(files ? { changes: new SnapshotChanges(files, [options.dataDir]) } : {}),
@@ -433,5 +438,6 @@ function sessionRuntime({
     },
     providerExists: (providerId) => registry.list().some((provider) => provider.id === providerId),
     profiles: { store: profiles, defaultId: () => settings.get().defaultProfileId },
+    ...(repositories ? { git: repositories } : {}),
   });
 }

@@ -202,6 +202,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     archive: core.archive,
     models: core.models,
     terminals,
+    repositories: core.repositories,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

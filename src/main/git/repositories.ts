@@ -6,9 +6,11 @@
 import { existsSync } from 'node:fs';
 import { BoundedMap } from '../../shared/bounded-map';
 import { toErrorInfo } from '../../shared/errors';
-import type { GitView } from '../../shared/git';
-import type { GitAvailability, GitProgram } from './git-program';
-import { findRepository, GitRepository } from './repository';
+import type { GitCommit, GitView } from '../../shared/git';
+import { GitError, type GitAvailability, type GitProgram } from './git-program';
+import type { GitCommitter } from '../agent/ports/git';
+import { commitPaths } from './git-commit';
+import { findRepository, GitRepository, locateRepository, readHead } from './repository';
 
 /** How long "not a repository" is believed before git is asked again (the person may run `git init`). */
 const noneKeptMs = 10_000;
@@ -19,7 +21,7 @@ interface Found {
 }
 
 /** The workspaces' repositories, found once each; the header's figures are one `git status`. */
-export class Repositories {
+export class Repositories implements GitCommitter {
   private readonly found = new BoundedMap<string, Found>({ max: 64, refreshOnRead: true });
 
   constructor(
@@ -43,10 +45,17 @@ export class Repositories {
     return repository;
   }
 
-  /** The commit checked out in a folder's repository, when it is known already (no process is started): for checkpoints. */
-  headOf(folder: string): { commit: string | null; branch: string | null } | null {
-    const repository = this.found.get(folder)?.repository;
-    return repository ? repository.head() : null;
+  /** The commit checked out in a folder's repository, read from its files (no process is started): for checkpoints. */
+  headOf(folder: string): string | null {
+    const place = locateRepository(folder);
+    return place ? readHead(place).commit : null;
+  }
+
+  /** Commits these paths of a workspace (relative to it), leaving the rest of the index as it was. */
+  async commit(folder: string, paths: readonly string[], message: string, signal?: AbortSignal): Promise<GitCommit> {
+    const repository = await this.of(folder, signal);
+    if (!repository) throw new GitError('git_failed', 'The workspace is not in a git repository.');
+    return commitPaths(repository, { paths, message, ...(signal ? { signal } : {}) });
   }
 
   /** A folder's branch, upstream and changed files, as the header shows them. */

@@ -5,7 +5,7 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, posix, resolve } from 'node:path';
+import { dirname, isAbsolute, join, posix, resolve } from 'node:path';
 import { unsafeGitName } from '../../shared/git';
 import { GitError, type GitProgram, type GitResult, type GitRunOptions } from './git-program';
 import { parseStatus, type ParsedStatus } from './git-status';
@@ -38,6 +38,39 @@ export async function findRepository(git: GitProgram, folder: string, signal?: A
   }
   const [root = '', gitDir = '', commonDir = '', prefix = ''] = result.stdout.toString('utf8').split('\n');
   return { root, gitDir, commonDir: isAbsolute(commonDir) ? commonDir : resolve(folder, commonDir), prefix };
+}
+
+/**
+ * The git folders of the repository a folder is in, found by looking for `.git` upwards as git does (a linked
+ * worktree's `.git` is a file naming its folder), without starting a process; null when there is none.
+ */
+export function locateRepository(folder: string): Pick<RepositoryPlace, 'gitDir' | 'commonDir'> | null {
+  let current = resolve(folder);
+  for (;;) {
+    const dotGit = join(current, '.git');
+    try {
+      const found = statSync(dotGit);
+      if (found.isDirectory()) return { gitDir: dotGit, commonDir: dotGit };
+      if (found.isFile()) {
+        const named = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        if (named) {
+          const gitDir = resolve(current, named);
+          let commonDir = gitDir;
+          try {
+            commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+          } catch {
+            // A submodule's git folder has no commondir: it is its own.
+          }
+          return { gitDir, commonDir };
+        }
+      }
+    } catch {
+      // No .git here: look in the folder above.
+    }
+    const parent = dirname(current);
+    if (parent === current) return null;
+    current = parent;
+  }
 }
 
 /** The commit checked out and its branch, read from the git folder's files (no process): null where it cannot be told. */

@@ -3,6 +3,7 @@
  * database could not be opened.
  */
 
+import type { Repositories } from '../git/repositories';
 import { WorkbenchError } from '../../shared/errors';
 import type { AppInfo } from '../../shared/ipc/contract';
 import { channelNames } from '../../shared/ipc/contract';
@@ -33,6 +34,7 @@ import { sessionHandlers } from './session-handlers';
 import { workspaceHandlers, type FolderPicker } from './workspace-handlers';
 import { runHandlers } from './run-handlers';
 import { terminalHandlers } from './terminal-handlers';
+import { gitHandlers } from './git-handlers';
 import type { PersonTerminals } from '../tools/person-terminals';
 import { providerHandlers } from './provider-handlers';
 
@@ -65,6 +67,8 @@ export interface HandlerDependencies {
   readonly models: LocalModelManager;
   /** The person's own terminals. */
   readonly terminals: PersonTerminals;
+  /** The workspaces' git repositories. */
+  readonly repositories: Repositories;
 }
 
 /**
@@ -78,6 +82,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     ...workspaceHandlers({ ...deps, dataDir: deps.appInfo.dataDir }),
     ...runHandlers(deps),
     ...terminalHandlers(deps),
+    ...gitHandlers(deps),
     ...providerHandlers(deps),
     ...settingsHandlers(deps),
     ...memoryHandlers(deps),

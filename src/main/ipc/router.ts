@@ -50,6 +50,7 @@ const fieldLabels: Readonly<Record<string, string>> = {
   model: 'model name',
   path: 'folder',
   text: 'message',
+  message: 'commit message',
   title: 'title',
 };
 

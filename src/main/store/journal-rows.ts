@@ -26,6 +26,7 @@ export function refOf(event: RuntimeEvent): string | null {
     case 'files_restored':
       return event.restoreId;
     // Events found by their session and place alone.
+    case 'git_committed':
     case 'autonomy_changed':
     case 'branch_started':
     case 'checkpoint_recovered':

@@ -31,6 +31,7 @@ import { providerChannels } from './provider-channels';
 import { settingsChannels } from './settings-channels';
 import { profileChannels } from './profile-channels';
 import { budgetChannels } from './budget-channels';
+import { gitChannels } from './git-channels';
 import { archiveChannels, archiveEntrySchema } from './archive-channels';
 import { localModelChannels, localModelEvents } from './local-model-channels';
 import { terminalChannels, terminalEvents } from './terminal-channels';
@@ -322,6 +323,7 @@ export const channels = {
   ...profileChannels,
   ...archiveChannels,
   ...budgetChannels,
+  ...gitChannels,
   ...localModelChannels,
   ...terminalChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;

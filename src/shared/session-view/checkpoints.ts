@@ -8,7 +8,7 @@ import type { SessionView } from './types';
 
 export type CheckpointEvent = Extract<
   RuntimeEvent,
-  { type: 'checkpoint_saved' | 'checkpoint_recovered' | 'files_snapshotted' | 'files_restored' }
+  { type: 'checkpoint_saved' | 'checkpoint_recovered' | 'files_snapshotted' | 'files_restored' | 'git_committed' }
 >;
 
 /** The view after one event of a checkpoint or of the files it holds. */
@@ -63,6 +63,21 @@ export function applyCheckpointEvent(view: SessionView, event: CheckpointEvent, 
           undoOf: event.undoOf,
           of: event.of ?? 'restore',
         },
+      };
+    case 'git_committed':
+      return {
+        ...view,
+        commits: [
+          ...view.commits,
+          {
+            commit: event.commit.commit,
+            branch: event.commit.branch,
+            subject: event.commit.subject,
+            paths: event.commit.paths,
+            turnId: event.turnId,
+            at,
+          },
+        ],
       };
     default: {
       const unhandled: never = event;

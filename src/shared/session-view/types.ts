@@ -178,6 +178,8 @@ export interface SessionView {
   readonly pendingBudget: ViewBudgetGate | null;
   readonly plan: ViewPlan | null;
   readonly queued: string | null;
+  /** Commits of the agent's changes made from Changes, oldest first. */
+  readonly commits: ReadonlyArray<ViewCommit>;
   /** Every saved checkpoint, oldest first: the timeline. */
   readonly checkpoints: ReadonlyArray<ViewCheckpoint>;
   /** The person's newest answer at a gate, until the checkpoint saved after it takes it. */
@@ -284,4 +286,15 @@ export interface ViewInterruption {
   } | null;
   readonly approval: ViewApproval | null;
   readonly queued: string | null;
+}
+
+/** A commit of the agent's changes made from Changes, as History lists it. */
+export interface ViewCommit {
+  readonly commit: string;
+  readonly branch: string | null;
+  readonly subject: string;
+  readonly paths: readonly string[];
+  /** The turn whose changes it took, or null for the whole session's. */
+  readonly turnId: string | null;
+  readonly at: number;
 }

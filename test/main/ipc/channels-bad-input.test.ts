@@ -249,6 +249,20 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { terminalId: unknownId, cols: 80, rows: 10_000 }, code: 'invalid_input' },
   ],
   'terminal:close': [{ input: { terminalId: '' }, code: 'invalid_input' }],
+  'git:view': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: unknownId, path: '/' }, code: 'invalid_input' },
+  ],
+  'git:draft': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: unknownId, turnId: 5 }, code: 'invalid_input' },
+  ],
+  'git:commit': [
+    { input: { sessionId: unknownId, message: 'x' }, code: 'not_found' },
+    { input: { sessionId: unknownId, message: '   ' }, code: 'invalid_input' },
+    { input: { sessionId: unknownId, message: 'a\u0000b' }, code: 'invalid_input' },
+    { input: { sessionId: unknownId }, code: 'invalid_input' },
+  ],
   'trust:list': [{ input: { all: true }, code: 'invalid_input' }],
   'trust:revoke': [
     { input: { grantId: unknownId }, code: 'not_found' },

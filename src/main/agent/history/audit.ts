@@ -126,6 +126,7 @@ class AuditFold {
       case 'context_truncated':
       case 'files_snapshotted':
       case 'files_restored':
+      case 'git_committed':
       case 'session_imported':
       case 'message_queued':
       case 'queue_cleared':

@@ -142,6 +142,7 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
       case 'context_truncated':
       case 'files_snapshotted':
       case 'files_restored':
+      case 'git_committed':
       case 'session_imported':
       case 'message_queued':
       case 'queue_cleared':

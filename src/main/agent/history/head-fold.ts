@@ -123,6 +123,7 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'check_ran':
     case 'files_snapshotted':
     case 'files_restored':
+    case 'git_committed':
     case 'model_retry_scheduled':
     case 'tool_retry_scheduled':
     case 'context_measured':

@@ -2,6 +2,9 @@
  * The agent runtime as the rest of the app sees it: sessions, turns, versions, time travel, changes and recovery
  * behind one face.
  */
+import type { GitCommitter } from '../ports/git';
+import type { GitCommit } from '../../../shared/git';
+import { SessionCommits, type CommitDraft } from './session-commits';
 import type { Attachment } from '../../../shared/attachments';
 import type { ApprovalDecision, Branch } from '../../../shared/domain';
 import type { BranchPoint, SessionTreeNode } from '../../../shared/branches';
@@ -50,6 +53,8 @@ export interface SessionRuntimeOptions {
   readonly providerExists: (providerId: string) => boolean;
   /** Agent profiles, and the id of the one sessions use when none is chosen. */
   readonly profiles?: { readonly store: ProfileStore; readonly defaultId: () => string | null };
+  /** Commits of the agent's changes from Changes; none without git. */
+  readonly git?: GitCommitter;
 }
 
 /**
@@ -66,6 +71,7 @@ export class SessionRuntime {
   private readonly versions: Versions;
   private readonly timeTravel: TimeTravel;
   private readonly changeReview: ChangeReview | null;
+  private readonly commits: SessionCommits | null;
   private readonly recovery: Recovery;
   /** The `delegate` tool and the sessions of sub-agents. */
   readonly subAgents: SubAgents;
@@ -110,10 +116,25 @@ export class SessionRuntime {
       clock,
       newId,
       ...(files ? { files } : {}),
+      ...(options.git ? { git: options.git } : {}),
     });
     this.changeReview =
       files && options.changes
         ? new ChangeReview({ store, turns: this.turns, journal, clock, newId, files, changes: options.changes })
+        : null;
+    const review = this.changeReview;
+    const git = options.git;
+    this.commits =
+      review && git
+        ? new SessionCommits({
+            store,
+            journal,
+            git,
+            providers: options.providers,
+            changes: (sessionId, turnId) => review.list(sessionId, turnId),
+            diff: (sessionId, turnId, path) => review.diff(sessionId, turnId, path),
+            assertIdle: (sessionId) => this.turns.assertIdle(sessionId),
+          })
         : null;
     this.recovery = new Recovery({ store, turns: this.turns, conversations, journal });
     this.subAgents = new SubAgents({
@@ -226,6 +247,16 @@ export class SessionRuntime {
   diffChange = (sessionId: string, turnId: string | null, path: string): Promise<FileDiff> => this.review().diff(sessionId, turnId, path);
   revertChange = (sessionId: string, turnId: string | null, path: string, hunks: readonly number[] | null): Promise<FilesRestored> =>
     this.review().revert(sessionId, turnId, path, hunks);
+
+  // Commits of the agent's changes.
+  draftCommit = (sessionId: string, turnId: string | null, signal: AbortSignal): Promise<CommitDraft> =>
+    this.committer().draft(sessionId, turnId, signal);
+  commitChanges = (sessionId: string, turnId: string | null, message: string): Promise<GitCommit> =>
+    this.committer().commit(sessionId, turnId, message);
+  private committer(): SessionCommits {
+    if (!this.commits) throw new WorkbenchError('git_unavailable', 'Commits need git and saved files; neither is set up here.');
+    return this.commits;
+  }
   private review(): ChangeReview {
     if (!this.changeReview)
       throw new WorkbenchError('invalid_state', 'Files are not saved in this setup, so there are no changes to review.');

@@ -1,6 +1,7 @@
 /*
  * Time travel over files: a checkpoint's files previewed, restored, and the restore undone.
  */
+import type { GitHeads } from '../ports/git';
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { RuntimeEvent } from '../../../shared/events';
 import type { FilePreview, FilesRestored, RestoreMode } from '../../../shared/file-history';
@@ -20,6 +21,8 @@ export interface TimeTravelOptions {
   readonly files?: FileHistory;
   readonly clock: Clock;
   readonly newId: () => string;
+  /** The commit a workspace has checked out now, to compare with the one each checkpoint recorded. */
+  readonly git?: GitHeads;
 }
 
 /**
@@ -35,10 +38,16 @@ export class TimeTravel {
 
   /** What restoring a checkpoint's files would change, file by file, conflicts marked. */
   async preview(sessionId: string, checkpointId: string): Promise<FilePreview> {
-    const { workspacePath, snapshotId } = this.filesAt(sessionId, checkpointId);
+    const { workspacePath, snapshotId, head } = this.filesAt(sessionId, checkpointId);
     const files = this.options.files;
-    if (!files || snapshotId === null || workspacePath === null) return { snapshotId: null, changes: [] };
-    return { snapshotId, changes: await files.preview({ workspacePath, targetId: snapshotId, expectedId: files.latest(sessionId) }) };
+    const now = workspacePath === null ? null : (this.options.git?.headOf(workspacePath) ?? null);
+    const headMoved = head !== null && head !== now ? { headMoved: { then: head, now } } : {};
+    if (!files || snapshotId === null || workspacePath === null) return { snapshotId: null, changes: [], ...headMoved };
+    return {
+      snapshotId,
+      changes: await files.preview({ workspacePath, targetId: snapshotId, expectedId: files.latest(sessionId) }),
+      ...headMoved,
+    };
   }
 
   /**
@@ -145,7 +154,10 @@ export class TimeTravel {
    * before the next checkpoint, or, when the agent changed nothing until later, the first one after
    * (the files were as it found them). Null when no files were ever saved on this line.
    */
-  private filesAt(sessionId: string, checkpointId: string): { workspacePath: string | null; snapshotId: string | null } {
+  private filesAt(
+    sessionId: string,
+    checkpointId: string,
+  ): { workspacePath: string | null; snapshotId: string | null; head: string | null } {
     const { store } = this.options;
     const session = store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
@@ -157,6 +169,7 @@ export class TimeTravel {
     return {
       workspacePath: session.workspacePath,
       snapshotId: snapshot?.event.type === 'files_snapshotted' ? snapshot.event.snapshotId : null,
+      head: row.event.type === 'checkpoint_saved' ? (row.event.head ?? null) : null,
     };
   }
 }

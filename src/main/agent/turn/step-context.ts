@@ -1,4 +1,5 @@
 /* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
+import type { GitHeads } from '../ports/git';
 import type { Autonomy, ModelPrice, SessionStatus, SubAgentLink } from '../../../shared/domain';
 import type { Attachment } from '../../../shared/attachments';
 import type { ErrorInfo } from '../../../shared/errors';
@@ -101,6 +102,8 @@ export interface TurnServices {
   readonly diagnostics?: DiagnosticsSource;
   /** The workspace's check command, run after a turn that changed files when the person asked for that. */
   readonly checks?: CheckRunner;
+  /** The commit the workspace has checked out, recorded with each checkpoint; none outside a repository. */
+  readonly git?: GitHeads;
   newId(): string;
 }
 

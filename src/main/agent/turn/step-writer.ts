@@ -187,7 +187,19 @@ export class TurnWriter implements StepWriter {
     const appended = this.unsaved;
     this.unsaved = [];
     this.head = { checkpointId, seq };
-    this.journal([{ type: 'checkpoint_saved', turnId: setup.turnId, checkpointId, parentId: parent?.checkpointId ?? null, seq, source }]);
+    // The commit checked out, read from the repository's files (no process): a restore's preview says when it moved since.
+    const head = setup.workspacePath ? (services.git?.headOf(setup.workspacePath) ?? null) : null;
+    this.journal([
+      {
+        type: 'checkpoint_saved',
+        turnId: setup.turnId,
+        checkpointId,
+        parentId: parent?.checkpointId ?? null,
+        seq,
+        source,
+        ...(head === null ? {} : { head }),
+      },
+    ]);
     const state = { status: this.currentStatus, turnId: setup.turnId, iteration: this.iterations() };
     const parentRef = parent ? { threadId: setup.sessionId, checkpointId: parent.checkpointId } : null;
     this.stage(() => services.checkpoints.put(parentRef, setup.sessionId, { appended, state }, { source, step: seq }, checkpointId));
