@@ -1,6 +1,6 @@
 /*
- * The header of the selected session: its title, its workspace folder with Choose folder…, its agent, History and
- * Export.
+ * The header of the selected session: its title, its workspace folder with Choose folder… and its git branch, its
+ * agent, History and Export.
  */
 
 import { useLifetime } from '../disposables';
@@ -8,6 +8,7 @@ import { download } from '../download';
 import { useAppState, type AppStore } from '../store';
 import { SessionAgent } from './SessionAgent';
 import { CheckControl } from './CheckControl';
+import { GitBadge } from './GitBadge';
 
 /** The selected session's title and workspace (with Choose folder…), its agent, History and Export. */
 export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
@@ -36,6 +37,7 @@ export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppS
           >
             Choose folder…
           </button>
+          {session.workspacePath !== null && <GitBadge store={store} sessionId={sessionId} />}
           {session.workspacePath !== null && <CheckControl store={store} sessionId={sessionId} workspacePath={session.workspacePath} />}
         </div>
         <div className="row">

@@ -1,6 +1,6 @@
 /*
- * The Changes tab: the files the agent created, changed or deleted in the session or a turn, with their diffs and
- * reverts that can be undone.
+ * The Changes tab: the files the agent created, changed or deleted in the session or a turn, with their diffs,
+ * reverts that can be undone, and a commit of them.
  */
 
 import { useEffect, useState } from 'react';
@@ -9,6 +9,7 @@ import { firstWords } from './checkpoint-labels';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
 import { ChangeList } from './ChangeList';
+import { CommitDialog } from './CommitDialog';
 
 /** What came of a revert or an undo: said above the list, with Undo after a revert that changed something. */
 interface ChangesMessage {
@@ -71,11 +72,14 @@ function ChangesHead({
   turnId,
   turnLabel,
   onTurn,
+  onCommit,
 }: {
   set: ChangeSet | null;
   turnId: string | null;
   turnLabel: (id: string, index: number) => string;
   onTurn: (turnId: string | null) => void;
+  /** Opens the commit form; absent while it cannot be used (the agent is working, or nothing is left to commit). */
+  onCommit: (() => void) | null;
 }) {
   const files = set?.files ?? [];
   const added = files.reduce((sum, file) => sum + (file.added ?? 0), 0);
@@ -99,6 +103,11 @@ function ChangesHead({
           {files.length} {files.length === 1 ? 'path' : 'paths'} · +{added} −{removed}
         </span>
       )}
+      {onCommit && (
+        <button type="button" onClick={onCommit}>
+          Commit…
+        </button>
+      )}
     </div>
   );
 }
@@ -114,6 +123,7 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
   const [set, setSet] = useState<ChangeSet | null>(null);
   const [open, setOpen] = useState<{ path: string; diff: FileDiff | null } | null>(null);
   const { working, message, setMessage, revert, undo } = useReverts(store, sessionId, turnId);
+  const [committing, setCommitting] = useState(false);
   const busy = view ? view.status === 'planning' || view.status === 'executing' || view.status === 'waiting_approval' : true;
 
   useEffect(() => {
@@ -183,8 +193,27 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
         onTurn={(next) => {
           setTurnId(next);
           setOpen(null);
+          setCommitting(false);
         }}
+        onCommit={!locked && files.some((file) => file.kind === 'file' && file.reverted !== 'whole') ? () => setCommitting(true) : null}
       />
+      {committing && (
+        <CommitDialog
+          store={store}
+          sessionId={sessionId}
+          turnId={turnId}
+          paths={files.filter((file) => file.kind === 'file' && file.reverted !== 'whole').map((file) => file.path)}
+          onDone={(made) => {
+            setCommitting(false);
+            if (made)
+              setMessage({
+                text: `Committed ${made.commit.slice(0, 7)} on ${made.branch ?? 'a detached HEAD'}: ${made.subject}${made.hookOutput ? ` (hooks: ${firstWords(made.hookOutput, 120)})` : ''}`,
+                restoreId: null,
+                error: false,
+              });
+          }}
+        />
+      )}
       {message && (
         <p className={message.error ? 'notice notice-error small' : 'notice small'} role="status">
           {message.text}{' '}

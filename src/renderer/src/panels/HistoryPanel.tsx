@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionTreeNode } from '../../../shared/branches';
 import { busyStatuses } from '../../../shared/domain';
 import type { FilePreview, RestoreMode } from '../../../shared/file-history';
-import type { ViewCheckpoint, ViewMessage } from '../../../shared/session-view';
+import type { ViewCheckpoint, ViewCommit, ViewMessage } from '../../../shared/session-view';
 import { checkpointLabels, firstWords } from './checkpoint-labels';
 import { useAppState, type AppStore } from '../store';
 
@@ -25,6 +25,7 @@ function changedWords(paths: readonly string[]): string {
 
 const noCheckpoints: readonly ViewCheckpoint[] = [];
 const noMessages: readonly ViewMessage[] = [];
+const noCommits: readonly ViewCommit[] = [];
 
 /** Restoring one checkpoint: what to bring back, and a preview of the files that would change. */
 function RestoreDialog({
@@ -82,6 +83,13 @@ function RestoreDialog({
       </fieldset>
       {effectiveMode !== 'files' && (
         <p className="muted small">The conversation continues from this step as a new version; the current one is kept.</p>
+      )}
+      {effectiveMode !== 'conversation' && preview?.headMoved && (
+        <p className="notice small" role="note">
+          Git's HEAD has moved since this step (then {preview.headMoved.then.slice(0, 7)}, now{' '}
+          {preview.headMoved.now?.slice(0, 7) ?? 'no commit'}). A restore brings back files only: HEAD, the branch and .git stay as they
+          are, so the restored files will show as changes against the commit checked out.
+        </p>
       )}
       {effectiveMode !== 'conversation' && (
         <div aria-label="Files that will change">
@@ -197,6 +205,12 @@ function TreeNode({ store, sessionId, node }: { store: AppStore; sessionId: stri
 /** The session's checkpoints (each can be restored) and its tree of versions. */
 export function HistoryContent({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const checkpoints = useAppState(store, (state) => state.views[sessionId]?.checkpoints ?? noCheckpoints);
+  const commits = useAppState(store, (state) => state.views[sessionId]?.commits ?? noCommits);
+  // Each commit shows after the last step saved before it.
+  const commitsAfter = (index: number): readonly ViewCommit[] => {
+    const next = checkpoints[index + 1];
+    return commits.filter((commit) => commit.at >= (checkpoints[index]?.at ?? 0) && (next === undefined || commit.at < next.at));
+  };
   const messages = useAppState(store, (state) => state.views[sessionId]?.messages ?? noMessages);
   const labels = useMemo(() => checkpointLabels(checkpoints, messages), [checkpoints, messages]);
   const lastSeq = useAppState(store, (state) => state.views[sessionId]?.lastSeq ?? -1);
@@ -250,6 +264,18 @@ export function HistoryContent({ store, sessionId }: { store: AppStore; sessionI
                 onClose={() => setRestoring(null)}
               />
             )}
+            {commitsAfter(index).map((commit) => (
+              <div key={commit.commit} className="timeline-row timeline-commit" aria-label={`Commit ${commit.commit.slice(0, 7)}`}>
+                <span className="step-number muted small">⎇</span>
+                <span className="step-label" title={commit.paths.join('\n')}>
+                  Committed {commit.commit.slice(0, 7)} on {commit.branch ?? 'a detached HEAD'}: {firstWords(commit.subject, 60)}
+                </span>
+                <span className="muted small">{new Date(commit.at).toLocaleTimeString()}</span>
+                <span className="small">
+                  {commit.paths.length} {commit.paths.length === 1 ? 'file' : 'files'}
+                </span>
+              </div>
+            ))}
           </li>
         ))}
       </ol>

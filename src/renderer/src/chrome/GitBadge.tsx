@@ -1,0 +1,87 @@
+/*
+ * The session header's git figures: the branch (or the detached commit), ahead and behind its upstream, and how many
+ * files differ from the commit; read again after each step of the agent, when the window comes back, and every few
+ * seconds while it is shown (the person changes files too).
+ */
+
+import { useState } from 'react';
+import type { GitView } from '../../../shared/git';
+import { useDisposables } from '../disposables';
+import { useAppState, type AppStore } from '../store';
+
+/** How often the figures are read again while the window is shown. */
+const refreshMs = 5000;
+
+/** "3 changed", "1 changed, 1 conflicted". */
+function changedWords(view: Extract<GitView, { kind: 'repository' }>): string {
+  if (view.changed === 0) return 'clean';
+  return `${view.changed} changed${view.conflicted > 0 ? `, ${view.conflicted} conflicted` : ''}`;
+}
+
+/** What the badge says on hover: each figure in words. */
+function details(view: Extract<GitView, { kind: 'repository' }>): string {
+  const where = view.branch === null ? `HEAD detached at ${view.commit ?? 'no commit'}` : `Branch ${view.branch}`;
+  const upstream =
+    view.upstream === null
+      ? 'no upstream'
+      : `${view.ahead ?? 0} ahead of and ${view.behind ?? 0} behind ${view.upstream} (as of the last fetch)`;
+  return `${where}, ${upstream}. ${view.changed} changed files: ${view.staged} staged, ${view.untracked} untracked, ${view.conflicted} conflicted. Repository: ${view.root}`;
+}
+
+/** The git badge of a session's header; nothing outside a repository. */
+export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: string }) {
+  const [view, setView] = useState<GitView | null>(null);
+  // A step of the agent, a restore or a commit may change the figures: each reads them again.
+  const steps = useAppState(store, (state) => {
+    const session = state.views[sessionId];
+    return session
+      ? `${session.checkpoints.length}:${session.commits.length}:${session.lastRestore?.restoreId ?? ''}:${session.status}`
+      : '';
+  });
+  const workspacePath = useAppState(store, (state) => state.sessions.find((session) => session.id === sessionId)?.workspacePath ?? null);
+  useDisposables(
+    (disposables) => {
+      let reading = false;
+      const read = (): void => {
+        if (reading || disposables.isDisposed) return;
+        reading = true;
+        store
+          .call('git:view', { sessionId })
+          .then((next) => {
+            if (!disposables.isDisposed) setView(next);
+          })
+          // The figures are a convenience: a failed read leaves the last ones (the session may have gone).
+          .catch(() => undefined)
+          .finally(() => {
+            reading = false;
+          });
+      };
+      read();
+      disposables.interval(() => {
+        if (document.visibilityState === 'visible') read();
+      }, refreshMs);
+      disposables.listen(window, 'focus', read);
+    },
+    [store, sessionId, steps, workspacePath],
+  );
+  if (view === null || view.kind === 'none') return null;
+  if (view.kind === 'unavailable')
+    return (
+      <span className="git-badge muted small" role="status" title={view.reason}>
+        git: {view.reason}
+      </span>
+    );
+  const where = view.branch ?? `detached ${view.commit?.slice(0, 7) ?? ''}`;
+  return (
+    <span className="git-badge" role="status" aria-label={`Git: ${details(view)}`} title={details(view)}>
+      <span className="git-branch">⎇ {where}</span>
+      {view.upstream !== null && (view.ahead ?? 0) + (view.behind ?? 0) > 0 && (
+        <span className="git-ahead muted small">
+          {(view.ahead ?? 0) > 0 ? ` ↑${view.ahead}` : ''}
+          {(view.behind ?? 0) > 0 ? ` ↓${view.behind}` : ''}
+        </span>
+      )}
+      <span className="git-changed muted small"> · {changedWords(view)}</span>
+    </span>
+  );
+}

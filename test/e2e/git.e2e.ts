@@ -1,0 +1,62 @@
+import { expect as expectPage } from 'playwright/test';
+import { describe, expect, it } from 'vitest';
+import { toolCall } from '../main/agent/harness';
+import { git, write } from '../main/git/git-fixtures';
+import { textTurn } from '../scripted-model-server';
+import { temporaryFolder } from '../helpers';
+import { useWorkbenches } from './fixture';
+
+describe('git in the window', () => {
+  const open = useWorkbenches();
+
+  it("shows the branch in the header, and commits the agent's changes from Changes with a drafted message", async () => {
+    const workbench = await open({ builtinTools: true });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-git-');
+    const workspace = folder.path;
+    git(workspace, 'init', '--quiet', '--initial-branch=main');
+    git(workspace, 'config', 'user.name', 'Test Person');
+    git(workspace, 'config', 'user.email', 'person@example.invalid');
+    write(workspace, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    git(workspace, 'add', '--all');
+    git(workspace, 'commit', '--quiet', '--message', 'first');
+    const created = await host.invoke('session:create', { title: 'Git', workspacePath: workspace });
+    if (!created.ok) throw new Error(created.error.message);
+    const sessionId = (created.value as { id: string }).id;
+    await host.invoke('session:setAutonomy', { sessionId, autonomy: 'L3' });
+    await page.reload();
+
+    const badge = page.getByRole('status', { name: /^Git: / });
+    await expectPage(badge).toContainText('⎇ main');
+    await expectPage(badge).toContainText('clean');
+
+    server.enqueue({ steps: [toolCall('write_file', { path: 'a.txt', content: 'a by the agent\n' }, 'w1')] }, textTurn('Changed a.'));
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Change a');
+    await box.press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Changed a.');
+    // The person's own edit, made outside the app: the header sees it too.
+    write(workspace, { 'b.txt': 'b by the person\n' });
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expectPage(badge).toContainText('2 changed');
+
+    await page.getByRole('tab', { name: 'Changes' }).click();
+    server.enqueue(textTurn('Give a.txt the agent’s text'));
+    await page.getByRole('button', { name: 'Commit…' }).click();
+    const dialog = page.getByRole('dialog', { name: "Commit the agent's changes" });
+    await expectPage(dialog.getByRole('textbox', { name: 'Commit message' })).toHaveValue('Give a.txt the agent’s text');
+    await expectPage(dialog.getByRole('list', { name: 'Files to commit' })).toHaveText('a.txt');
+    await dialog.getByRole('textbox', { name: 'Commit message' }).fill('Give a.txt the agent’s text\n\nReviewed in Changes.');
+    await dialog.getByRole('button', { name: 'Commit', exact: true }).click();
+    await expectPage(page.getByRole('status').filter({ hasText: /^Committed [0-9a-f]{7} on main: Give a\.txt/ })).toBeVisible();
+
+    expect(git(workspace, 'log', '--format=%B', '-1').trim()).toBe('Give a.txt the agent’s text\n\nReviewed in Changes.');
+    expect(git(workspace, 'status', '--porcelain').trimEnd()).toBe(' M b.txt');
+    await expectPage(badge).toContainText('1 changed');
+
+    await page.getByRole('tab', { name: 'History' }).click();
+    await expectPage(page.getByLabel(/^Commit [0-9a-f]{7}$/)).toContainText('on main: Give a.txt the agent’s text');
+    folder.remove();
+  });
+});
