@@ -3,7 +3,7 @@
  * never journalled.
  */
 
-import { gitCommitSchema } from './git';
+import { bringBackResultSchema, gitCommitSchema, worktreeSchema } from './git';
 import { z } from 'zod';
 import { attachmentSchema } from './attachments';
 import { budgetAnswerSchema, budgetFigureSchema, budgetKindSchema, sessionAllowanceSchema } from './budgets';
@@ -362,6 +362,12 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
   }),
   /** The agent's changes were committed with git from Changes (the whole session's, or one turn's): shown in History. */
   z.object({ type: z.literal('git_committed'), turnId: idSchema.nullable(), commit: gitCommitSchema }),
+  /** The session was given its own worktree when it was made: it works there, on its own branch. */
+  z.object({ type: z.literal('worktree_created'), worktree: worktreeSchema }),
+  /** The session's worktree changes were brought back to the person's folder. */
+  z.object({ type: z.literal('worktree_brought_back'), result: bringBackResultSchema }),
+  /** The session's worktree was removed (its branch too, when `branchDeleted`). */
+  z.object({ type: z.literal('worktree_removed'), branchDeleted: z.boolean() }),
   /** Files were brought back to a checkpoint, a change was reverted from Changes, or either was undone. */
   z.object({
     type: z.literal('files_restored'),

@@ -59,3 +59,51 @@ export function unsafeGitName(name: string): string | null {
   if (/[\0\n\r]/.test(name)) return 'the name holds a line break or a NUL byte';
   return null;
 }
+
+/** A session's own worktree: a branch checked out in a folder the app owns, made from the person's folder. */
+export const worktreeSchema = z.object({
+  /** The folder the session was made from (its work goes back there). */
+  mainPath: z.string(),
+  /** The top of that folder's repository. */
+  mainRoot: z.string(),
+  /** The top of the worktree. */
+  root: z.string(),
+  branch: z.string(),
+  /** The commit the worktree was made at: changes are counted from it. */
+  base: z.string(),
+});
+export type Worktree = z.infer<typeof worktreeSchema>;
+
+/** What bringing one path back would do: apply the session's version, merge both, or stop at a conflict. */
+export const bringBackFileSchema = z.object({
+  /** Relative to the repository's top. */
+  path: z.string(),
+  change: z.enum(['create', 'modify', 'delete']),
+  /**
+   * `apply`: the main folder has it as the worktree started, so the session's version goes there. `merge`: both
+   * changed it, in different places; merged cleanly. `conflict`: both changed the same lines, or one deleted what the
+   * other changed, or it is binary. `same`: the main folder has it as the session left it already.
+   */
+  outcome: z.enum(['apply', 'merge', 'conflict', 'same']),
+  reason: z.string().optional(),
+});
+export type BringBackFile = z.infer<typeof bringBackFileSchema>;
+
+export const bringBackPlanSchema = z.object({
+  files: z.array(bringBackFileSchema),
+  /** The worktree's changes as they are now, to tell later whether work was added since it was brought back. */
+  fingerprint: z.string(),
+});
+export type BringBackPlan = z.infer<typeof bringBackPlanSchema>;
+
+export const bringBackResultSchema = z.object({
+  written: z.array(z.string()),
+  deleted: z.array(z.string()),
+  merged: z.array(z.string()),
+  /** Conflicts written with git's conflict markers (both versions inside), when the person asked for them. */
+  withMarkers: z.array(z.string()),
+  /** Conflicts left as the main folder has them. */
+  skipped: z.array(z.string()),
+  fingerprint: z.string(),
+});
+export type BringBackResult = z.infer<typeof bringBackResultSchema>;

@@ -32,6 +32,7 @@ export const emptySessionView: SessionView = {
   plan: null,
   queued: null,
   commits: [],
+  worktree: null,
   checkpoints: [],
   lastAnswer: null,
   lastRestore: null,
@@ -87,6 +88,9 @@ function applyEvent(view: SessionView, event: RuntimeEvent, place: EntryPlace): 
     case 'files_snapshotted':
     case 'files_restored':
     case 'git_committed':
+    case 'worktree_created':
+    case 'worktree_brought_back':
+    case 'worktree_removed':
       return applyCheckpointEvent(view, event, place);
     case 'context_measured':
     case 'context_compacted':

@@ -63,6 +63,8 @@ export interface CoreOptions {
   readonly onCodeMapProgress?: (progress: { workspacePath: string; done: number; total: number }) => void;
   /** The environment language servers start with, their PATH where they are looked for after the workspace; the app's own by default. */
   readonly languageServerEnvironment?: NodeJS.ProcessEnv;
+  /** Where session worktrees are made: a folder of the app's beside its data folder (`<dataDir>-worktrees`) by default. */
+  readonly worktreesDir?: string;
   /** The environment git runs with, its PATH where git is found; the app's own by default (tests take git away). */
   readonly gitEnvironment?: NodeJS.ProcessEnv;
   /** Tools offered to the model, besides the built-in ones and those of MCP servers. */

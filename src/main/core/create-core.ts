@@ -45,6 +45,7 @@ import { builtinTools } from '../tools/builtin-tools';
 import { gitTools } from '../tools/git-tools';
 import { GitProgram } from '../git/git-program';
 import { Repositories } from '../git/repositories';
+import { Worktrees } from '../git/worktrees';
 import { CodeMaps } from '../code-map/code-maps';
 import { RepositoryMaps } from '../code-map/repository-map';
 import { WorkerTagger } from '../code-map/worker-tagger';
@@ -438,6 +439,12 @@ function sessionRuntime({
     },
     providerExists: (providerId) => registry.list().some((provider) => provider.id === providerId),
     profiles: { store: profiles, defaultId: () => settings.get().defaultProfileId },
-    ...(repositories ? { git: repositories } : {}),
+    ...(repositories
+      ? {
+          git: repositories,
+          // Beside the data folder, not in it: the tools never write into the app's data.
+          worktrees: new Worktrees(repositories.git, options.worktreesDir ?? `${options.dataDir}-worktrees`, [options.dataDir]),
+        }
+      : {}),
   });
 }

@@ -8,7 +8,15 @@ import type { SessionRuntime } from '../agent/session/session-runtime';
 import type { Repositories } from '../git/repositories';
 import type { Handlers } from './router';
 
-type GitChannel = 'git:view' | 'git:draft' | 'git:commit';
+type GitChannel =
+  | 'git:view'
+  | 'git:draft'
+  | 'git:commit'
+  | 'git:worktreeSession'
+  | 'git:worktree'
+  | 'git:bringBackPlan'
+  | 'git:bringBack'
+  | 'git:removeWorktree';
 
 /** How long a drafted message may take before the person is told to write one. */
 const draftTimeoutMs = 120_000;
@@ -35,6 +43,27 @@ export function gitHandlers(deps: {
     'git:commit': async (input) => {
       sessionOf(input.sessionId);
       return runtime.commitChanges(input.sessionId, input.turnId ?? null, input.message);
+    },
+    'git:worktreeSession': (input) =>
+      runtime.worktrees().createSession({ workspacePath: input.workspacePath, ...(input.title ? { title: input.title } : {}) }),
+    'git:worktree': async (input) => {
+      sessionOf(input.sessionId);
+      const state = runtime.worktrees().stateOf(input.sessionId);
+      if (!state) return { worktree: null, removed: false, unmerged: false };
+      return { worktree: state.worktree, removed: state.removed, unmerged: await runtime.worktrees().unmerged(input.sessionId) };
+    },
+    'git:bringBackPlan': async (input) => {
+      sessionOf(input.sessionId);
+      return runtime.worktrees().plan(input.sessionId);
+    },
+    'git:bringBack': async (input) => {
+      sessionOf(input.sessionId);
+      return runtime.worktrees().bringBack(input.sessionId, input.withMarkers);
+    },
+    'git:removeWorktree': async (input) => {
+      sessionOf(input.sessionId);
+      await runtime.worktrees().remove(input.sessionId, input.deleteBranch);
+      return {};
     },
   };
 }

@@ -27,6 +27,9 @@ export function refOf(event: RuntimeEvent): string | null {
       return event.restoreId;
     // Events found by their session and place alone.
     case 'git_committed':
+    case 'worktree_created':
+    case 'worktree_brought_back':
+    case 'worktree_removed':
     case 'autonomy_changed':
     case 'branch_started':
     case 'checkpoint_recovered':

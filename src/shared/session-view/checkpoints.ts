@@ -8,7 +8,17 @@ import type { SessionView } from './types';
 
 export type CheckpointEvent = Extract<
   RuntimeEvent,
-  { type: 'checkpoint_saved' | 'checkpoint_recovered' | 'files_snapshotted' | 'files_restored' | 'git_committed' }
+  {
+    type:
+      | 'checkpoint_saved'
+      | 'checkpoint_recovered'
+      | 'files_snapshotted'
+      | 'files_restored'
+      | 'git_committed'
+      | 'worktree_created'
+      | 'worktree_brought_back'
+      | 'worktree_removed';
+  }
 >;
 
 /** The view after one event of a checkpoint or of the files it holds. */
@@ -79,6 +89,21 @@ export function applyCheckpointEvent(view: SessionView, event: CheckpointEvent, 
           },
         ],
       };
+    case 'worktree_created':
+      return {
+        ...view,
+        worktree: {
+          branch: event.worktree.branch,
+          root: event.worktree.root,
+          mainPath: event.worktree.mainPath,
+          broughtBack: null,
+          removed: false,
+        },
+      };
+    case 'worktree_brought_back':
+      return view.worktree ? { ...view, worktree: { ...view.worktree, broughtBack: event.result.fingerprint } } : view;
+    case 'worktree_removed':
+      return view.worktree ? { ...view, worktree: { ...view.worktree, removed: true } } : view;
     default: {
       const unhandled: never = event;
       throw new BugError(`The checkpoints' fold has no case for ${JSON.stringify(unhandled)}.`);

@@ -178,6 +178,8 @@ export interface SessionView {
   readonly pendingBudget: ViewBudgetGate | null;
   readonly plan: ViewPlan | null;
   readonly queued: string | null;
+  /** The session's own worktree, when it was given one. */
+  readonly worktree: ViewWorktree | null;
   /** Commits of the agent's changes made from Changes, oldest first. */
   readonly commits: ReadonlyArray<ViewCommit>;
   /** Every saved checkpoint, oldest first: the timeline. */
@@ -297,4 +299,14 @@ export interface ViewCommit {
   /** The turn whose changes it took, or null for the whole session's. */
   readonly turnId: string | null;
   readonly at: number;
+}
+
+/** A session's own worktree as the header shows it. */
+export interface ViewWorktree {
+  readonly branch: string;
+  readonly root: string;
+  readonly mainPath: string;
+  /** The worktree's changes as they were when last brought back; null before that. */
+  readonly broughtBack: string | null;
+  readonly removed: boolean;
 }

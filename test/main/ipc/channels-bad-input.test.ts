@@ -257,6 +257,21 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: unknownId }, code: 'not_found' },
     { input: { sessionId: unknownId, turnId: 5 }, code: 'invalid_input' },
   ],
+  'git:worktreeSession': [
+    { input: { workspacePath: '' }, code: 'invalid_input' },
+    { input: { workspacePath: 'a\u0000b' }, code: 'invalid_input' },
+    { input: {}, code: 'invalid_input' },
+  ],
+  'git:worktree': [{ input: { sessionId: unknownId }, code: 'not_found' }],
+  'git:bringBackPlan': [{ input: { sessionId: unknownId }, code: 'not_found' }],
+  'git:bringBack': [
+    { input: { sessionId: unknownId, withMarkers: false }, code: 'not_found' },
+    { input: { sessionId: unknownId }, code: 'invalid_input' },
+  ],
+  'git:removeWorktree': [
+    { input: { sessionId: unknownId, deleteBranch: true }, code: 'not_found' },
+    { input: { sessionId: unknownId, deleteBranch: 'yes' }, code: 'invalid_input' },
+  ],
   'git:commit': [
     { input: { sessionId: unknownId, message: 'x' }, code: 'not_found' },
     { input: { sessionId: unknownId, message: '   ' }, code: 'invalid_input' },

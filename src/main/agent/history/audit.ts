@@ -127,6 +127,9 @@ class AuditFold {
       case 'files_snapshotted':
       case 'files_restored':
       case 'git_committed':
+      case 'worktree_created':
+      case 'worktree_brought_back':
+      case 'worktree_removed':
       case 'session_imported':
       case 'message_queued':
       case 'queue_cleared':

@@ -143,6 +143,9 @@ export function conversationFromJournal(entries: readonly JournalEntry[]): Conve
       case 'files_snapshotted':
       case 'files_restored':
       case 'git_committed':
+      case 'worktree_created':
+      case 'worktree_brought_back':
+      case 'worktree_removed':
       case 'session_imported':
       case 'message_queued':
       case 'queue_cleared':

@@ -124,6 +124,9 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'files_snapshotted':
     case 'files_restored':
     case 'git_committed':
+    case 'worktree_created':
+    case 'worktree_brought_back':
+    case 'worktree_removed':
     case 'model_retry_scheduled':
     case 'tool_retry_scheduled':
     case 'context_measured':

@@ -2,7 +2,8 @@
  * The agent runtime as the rest of the app sees it: sessions, turns, versions, time travel, changes and recovery
  * behind one face.
  */
-import type { GitCommitter } from '../ports/git';
+import type { GitCommitter, WorktreeMaker } from '../ports/git';
+import { SessionWorktrees } from './session-worktrees';
 import type { GitCommit } from '../../../shared/git';
 import { SessionCommits, type CommitDraft } from './session-commits';
 import type { Attachment } from '../../../shared/attachments';
@@ -55,6 +56,8 @@ export interface SessionRuntimeOptions {
   readonly profiles?: { readonly store: ProfileStore; readonly defaultId: () => string | null };
   /** Commits of the agent's changes from Changes; none without git. */
   readonly git?: GitCommitter;
+  /** Worktrees of the person's repositories for sessions of their own; none without git. */
+  readonly worktrees?: WorktreeMaker;
 }
 
 /**
@@ -72,6 +75,7 @@ export class SessionRuntime {
   private readonly timeTravel: TimeTravel;
   private readonly changeReview: ChangeReview | null;
   private readonly commits: SessionCommits | null;
+  private readonly sessionWorktrees: SessionWorktrees | null;
   private readonly recovery: Recovery;
   /** The `delegate` tool and the sessions of sub-agents. */
   readonly subAgents: SubAgents;
@@ -136,6 +140,16 @@ export class SessionRuntime {
             assertIdle: (sessionId) => this.turns.assertIdle(sessionId),
           })
         : null;
+    const maker = options.worktrees;
+    this.sessionWorktrees = maker
+      ? new SessionWorktrees({
+          store,
+          journal,
+          worktrees: maker,
+          createSession: (input) => this.sessions.create(input),
+          assertIdle: (sessionId) => this.turns.assertIdle(sessionId),
+        })
+      : null;
     this.recovery = new Recovery({ store, turns: this.turns, conversations, journal });
     this.subAgents = new SubAgents({
       store,
@@ -253,6 +267,11 @@ export class SessionRuntime {
     this.committer().draft(sessionId, turnId, signal);
   commitChanges = (sessionId: string, turnId: string | null, message: string): Promise<GitCommit> =>
     this.committer().commit(sessionId, turnId, message);
+  /** Sessions in worktrees of their own; throws where git is not there. */
+  worktrees(): SessionWorktrees {
+    if (!this.sessionWorktrees) throw new WorkbenchError('git_unavailable', 'Worktrees need git, which is not on this computer.');
+    return this.sessionWorktrees;
+  }
   private committer(): SessionCommits {
     if (!this.commits) throw new WorkbenchError('git_unavailable', 'Commits need git and saved files; neither is set up here.');
     return this.commits;

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import type { GitView } from '../../../shared/git';
 import { useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
+import { WorktreeControl } from './WorktreeControl';
 
 /** How often the figures are read again while the window is shown. */
 const refreshMs = 5000;
@@ -73,15 +74,18 @@ export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: str
     );
   const where = view.branch ?? `detached ${view.commit?.slice(0, 7) ?? ''}`;
   return (
-    <span className="git-badge" role="status" aria-label={`Git: ${details(view)}`} title={details(view)}>
-      <span className="git-branch">⎇ {where}</span>
-      {view.upstream !== null && (view.ahead ?? 0) + (view.behind ?? 0) > 0 && (
-        <span className="git-ahead muted small">
-          {(view.ahead ?? 0) > 0 ? ` ↑${view.ahead}` : ''}
-          {(view.behind ?? 0) > 0 ? ` ↓${view.behind}` : ''}
-        </span>
-      )}
-      <span className="git-changed muted small"> · {changedWords(view)}</span>
-    </span>
+    <>
+      <span className="git-badge" role="status" aria-label={`Git: ${details(view)}`} title={details(view)}>
+        <span className="git-branch">⎇ {where}</span>
+        {view.upstream !== null && (view.ahead ?? 0) + (view.behind ?? 0) > 0 && (
+          <span className="git-ahead muted small">
+            {(view.ahead ?? 0) > 0 ? ` ↑${view.ahead}` : ''}
+            {(view.behind ?? 0) > 0 ? ` ↓${view.behind}` : ''}
+          </span>
+        )}
+        <span className="git-changed muted small"> · {changedWords(view)}</span>
+      </span>
+      <WorktreeControl store={store} sessionId={sessionId} inRepository />
+    </>
   );
 }

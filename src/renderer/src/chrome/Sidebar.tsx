@@ -9,10 +9,13 @@ import type { Session } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { groupSessions, type SessionGroup } from './session-groups';
 import { statusLabel } from './status';
+import { archiveSession, WorktreeDelete } from './WorktreeDelete';
+import type { Worktree } from '../../../shared/git';
 
 function SessionItem({ store, session, selected }: { store: AppStore; session: Session; selected: boolean }) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(session.title);
+  const [deleting, setDeleting] = useState<{ worktree: Worktree; unmerged: boolean } | null>(null);
   const item = useRef<HTMLLIElement>(null);
   // The selected session is always in sight: selected by a key, or shown again by the search, the list scrolls to it.
   useEffect(() => {
@@ -68,20 +71,27 @@ function SessionItem({ store, session, selected }: { store: AppStore; session: S
           aria-label={`Delete ${session.title}`}
           title="Delete (it can be restored from Settings › Archived sessions until it is purged)"
           onClick={() => {
-            // It is archived, not removed, so it is undone from Settings rather than confirmed first.
+            // It is archived, not removed, so it is undone from Settings rather than confirmed first; only a worktree of
+            // its own asks first, since that folder would go for good.
             void store.attempt(async () => {
-              const archived = await store.call('session:delete', { sessionId: session.id });
-              const until = archived.purgeAt === null ? '' : ` until ${new Date(archived.purgeAt).toLocaleDateString()}`;
-              store.notify({
-                kind: 'info',
-                text: `“${session.title}” was archived: restore it from Settings › Archived sessions${until}.`,
-              });
+              const found = await store.call('git:worktree', { sessionId: session.id }).catch(() => null);
+              if (found?.worktree && !found.removed) setDeleting({ worktree: found.worktree, unmerged: found.unmerged });
+              else await archiveSession(store, session);
             });
           }}
         >
           ✕
         </button>
       </div>
+      {deleting && (
+        <WorktreeDelete
+          store={store}
+          session={session}
+          worktree={deleting.worktree}
+          unmerged={deleting.unmerged}
+          onCancel={() => setDeleting(null)}
+        />
+      )}
     </li>
   );
 }
