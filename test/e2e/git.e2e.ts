@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it } from 'vitest';
 import { toolCall } from '../main/agent/harness';
@@ -57,6 +59,63 @@ describe('git in the window', () => {
 
     await page.getByRole('tab', { name: 'History' }).click();
     await expectPage(page.getByLabel(/^Commit [0-9a-f]{7}$/)).toContainText('on main: Give a.txt the agent’s text');
+    folder.remove();
+  });
+
+  it('starts a session in a worktree of its own, brings its work back, and deletes it with its worktree', async () => {
+    const workbench = await open({ builtinTools: true });
+    const { page, server, host } = workbench;
+    await workbench.configureScriptedModel();
+    const folder = temporaryFolder('workbench-git-');
+    const workspace = folder.path;
+    git(workspace, 'init', '--quiet', '--initial-branch=main');
+    git(workspace, 'config', 'user.name', 'Test Person');
+    git(workspace, 'config', 'user.email', 'person@example.invalid');
+    write(workspace, { 'notes.txt': 'notes\n' });
+    git(workspace, 'add', '--all');
+    git(workspace, 'commit', '--quiet', '--message', 'first');
+    const created = await host.invoke('session:create', { title: 'Main', workspacePath: workspace });
+    if (!created.ok) throw new Error(created.error.message);
+    await page.reload();
+
+    await page.getByRole('button', { name: 'New session in a worktree' }).click();
+    const badge = page.getByRole('status', { name: /^Git: / });
+    await expectPage(badge).toContainText('⎇ workbench/session-');
+    const workspaceText = await page.getByLabel('Workspace').locator('code.path').textContent();
+    expect(workspaceText).not.toBe(workspace);
+    const listed = await host.invoke('session:list', {});
+    const sessions = listed.ok ? (listed.value as Array<{ id: string; workspacePath: string | null }>) : [];
+    const inWorktree = sessions.find((session) => session.workspacePath !== workspace);
+    if (!inWorktree?.workspacePath) throw new Error('no worktree session');
+    await host.invoke('session:setAutonomy', { sessionId: inWorktree.id, autonomy: 'L3' });
+
+    server.enqueue(
+      { steps: [toolCall('write_file', { path: 'notes.txt', content: 'notes from the worktree\n' }, 'w1')] },
+      textTurn('Noted.'),
+    );
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Add to the notes');
+    await box.press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Noted.');
+    expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('notes\n');
+
+    await page.getByRole('button', { name: 'Bring back…' }).click();
+    const dialog = page.getByRole('dialog', { name: "Bring back the session's work" });
+    await expectPage(dialog.getByRole('list', { name: 'Files to bring back' })).toContainText(
+      'notes.txt (modify) comes back as the session left it',
+    );
+    await dialog.getByRole('button', { name: 'Bring back', exact: true }).click();
+    await expectPage(dialog.getByRole('status')).toHaveText('Brought back: 1 written.');
+    expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('notes from the worktree\n');
+    await page.keyboard.press('Escape');
+
+    const title = (await page.locator('.session-heading').textContent()) ?? '';
+    await page.getByRole('button', { name: `Delete ${title}` }).click();
+    const choice = page.getByRole('group', { name: `Delete ${title}` });
+    await expectPage(choice).toContainText('Its work is in your folder already.');
+    await choice.getByRole('button', { name: 'Delete with its worktree' }).click();
+    await expect.poll(() => existsSync(inWorktree.workspacePath ?? '')).toBe(false);
+    expect(git(workspace, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
     folder.remove();
   });
 });
