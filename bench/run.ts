@@ -2,6 +2,7 @@ import { runCheckpointsBench } from './checkpoints';
 import { runCodeMapBench } from './code-map';
 import { runContextBench } from './context';
 import { runDelegateBench } from './delegate';
+import { runGitBench } from './git';
 import { runLocalBench } from './local';
 import { runPrefillBench } from './prefill';
 import { runPromptBench } from './prompt';
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<void>> = {
   prefill: runPrefillBench,
   delegate: runDelegateBench,
   'code-map': runCodeMapBench,
+  git: runGitBench,
 };
 
 const name = process.argv[2];

@@ -121,6 +121,8 @@ export function WorktreeControl({
   const worktree = useAppState(store, (state) => state.views[sessionId]?.worktree ?? null);
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId) ?? null);
   const [open, setOpen] = useState(false);
+  // Checking out a large repository takes seconds: the button says it is under way.
+  const [making, setMaking] = useState(false);
   const anchor = useRef<HTMLButtonElement>(null);
   if (worktree && !worktree.removed)
     return (
@@ -147,15 +149,19 @@ export function WorktreeControl({
     <button
       type="button"
       title="A new session on a branch of its own, checked out in a folder of the app's: its changes do not touch this folder until you bring them back"
-      onClick={() =>
-        void store.attempt(async () => {
-          const created = await store.call('git:worktreeSession', { workspacePath });
-          store.upsertSession(created);
-          await store.select(created.id);
-        })
-      }
+      disabled={making}
+      onClick={() => {
+        setMaking(true);
+        void store
+          .attempt(async () => {
+            const created = await store.call('git:worktreeSession', { workspacePath });
+            store.upsertSession(created);
+            await store.select(created.id);
+          })
+          .finally(() => setMaking(false));
+      }}
     >
-      New session in a worktree
+      {making ? 'Making the worktree…' : 'New session in a worktree'}
     </button>
   );
 }
