@@ -40,6 +40,8 @@ export interface NodeCoreOptions {
   readonly builtinTools?: boolean;
   /** The environment language servers start with (see `CoreOptions.languageServerEnvironment`). */
   readonly languageServerEnvironment?: NodeJS.ProcessEnv;
+  /** The environment git runs with (see `CoreOptions.gitEnvironment`). */
+  readonly gitEnvironment?: NodeJS.ProcessEnv;
   /** Wraps the provider each turn uses (benchmarks time it). */
   readonly instrumentProvider?: (provider: ModelProvider) => ModelProvider;
   /** Check every answer against the contract (on for tests; the app does not, and benchmarks measure the app). */
@@ -86,6 +88,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.builtinTools ? { builtinTools: true } : {}),
     ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
+    ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),
     launchRuntime: options.launchRuntime ?? sourceRuntime({ WORKBENCH_RUNTIME_THREADS: '1' }),
     // As the app does: the code map parses on a thread of its own (here, from the source with tsx).
@@ -111,6 +114,7 @@ export async function createCoreWithScriptedModel(options: {
   /** Builds the app's own tools too, as the app does. */
   builtinTools?: boolean;
   languageServerEnvironment?: NodeJS.ProcessEnv;
+  gitEnvironment?: NodeJS.ProcessEnv;
 }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
   const transport = new LoopbackTransport();
   const { core } = await createNodeCore({
@@ -118,6 +122,7 @@ export async function createCoreWithScriptedModel(options: {
     transport,
     ...(options.builtinTools ? { builtinTools: true } : {}),
     ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
+    ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
     ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
     ...(options.tools ? { tools: options.tools } : {}),
   });

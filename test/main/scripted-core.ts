@@ -24,6 +24,8 @@ export interface ScriptedCoreOptions {
   readonly builtinTools?: boolean;
   /** The environment language servers start with: the app's own when absent. */
   readonly languageServerEnvironment?: NodeJS.ProcessEnv;
+  /** The environment git runs with: the app's own when absent (a PATH without git takes it away). */
+  readonly gitEnvironment?: NodeJS.ProcessEnv;
   /** Runs on the temporary folder before the core starts (files a test needs). */
   readonly prepare?: (folder: string) => void;
   /** Creates a session first: `workspace` uses the temporary folder as its workspace. */
@@ -51,6 +53,7 @@ export function useScriptedCore(options: ScriptedCoreOptions, bind: (started: Sc
       ...(options.tools ? { tools: options.tools(dataDir) } : {}),
       ...(options.builtinTools ? { builtinTools: true } : {}),
       ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
+      ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
     });
     let sessionId = '';
     if (options.session) {

@@ -38,6 +38,8 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'tools'
   | 'builtinTools'
   | 'languageServerEnvironment'
+  | 'gitEnvironment'
+  | 'worktreesDir'
   | 'tagWorker'
   | 'sandbox'
   | 'instrumentProvider'

@@ -43,6 +43,12 @@ describe('commits from Changes', () => {
     );
     await answer(scripted.transport, 'run:send', { sessionId, text: 'Change a and add new' });
     await scripted.core.runtime?.whenIdle(sessionId);
+    const offered = (scripted.server.requests.at(0)?.body['tools'] as Array<{ function: { name: string } }>).map(
+      (tool) => tool.function.name,
+    );
+    expect(offered).toEqual(
+      expect.arrayContaining(['git_status', 'git_diff', 'git_log', 'git_show', 'git_commit', 'git_branch', 'git_switch']),
+    );
     // The person's own work: an unstaged edit and a staged new file.
     write(folder, { 'b.txt': 'b by the person\n', 'mine.txt': 'staged by the person\n' });
     git(folder, 'add', 'mine.txt');

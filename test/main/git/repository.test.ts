@@ -118,6 +118,11 @@ describe("the app's own git calls run none of the repository's programs", () => 
     expect(diff).toContain('+two');
     for (const name of ['fsmonitor', 'pager', 'external', 'textconv', 'clean', 'smudge'])
       expect(existsSync(marker(name)), name).toBe(false);
+    // A commit runs the person's hooks and filters, as their own commit would, but never the fsmonitor or the pager.
+    git(folder, 'config', '--unset', 'filter.evil.clean');
+    git(folder, 'config', '--unset', 'filter.evil.smudge');
+    await commitPaths(found, { paths: ['a.txt'], message: 'two' });
+    for (const name of ['fsmonitor', 'pager', 'external', 'textconv']) expect(existsSync(marker(name)), name).toBe(false);
     // The same status by the person's own git runs the fsmonitor: the settings above are what stopped it.
     git(folder, 'status', '--porcelain');
     expect(existsSync(marker('fsmonitor'))).toBe(true);
@@ -195,6 +200,7 @@ describe('commits of named paths', () => {
     await expect(commitPaths(found, { paths: ['README.md'], message: 'nothing' })).rejects.toThrow(/Nothing to commit/);
     await expect(commitPaths(found, { paths: ['-a'], message: 'option' })).rejects.toMatchObject({ code: 'invalid_input' });
     await expect(commitPaths(found, { paths: ['../x'], message: 'outside' })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(commitPaths(found, { paths: ['a.txt\nb.txt'], message: 'newline' })).rejects.toMatchObject({ code: 'invalid_input' });
     expect(git(folder, 'log', '--format=%s').trim()).toBe('first');
     expect(git(folder, 'status', '--porcelain').trim()).toBe('M a.txt');
   });

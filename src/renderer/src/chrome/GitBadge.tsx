@@ -68,8 +68,8 @@ export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: str
   if (view === null || view.kind === 'none') return null;
   if (view.kind === 'unavailable')
     return (
-      <span className="git-badge muted small" role="status" title={view.reason}>
-        git: {view.reason}
+      <span className="git-badge muted small" role="status" aria-label={`Git: ${view.reason}`} title={view.reason}>
+        {/^Git was not found/.test(view.reason) ? 'no git' : /too old/.test(view.reason) ? 'git too old' : 'git: cannot read'}
       </span>
     );
   const where = view.branch ?? `detached ${view.commit?.slice(0, 7) ?? ''}`;
