@@ -14,6 +14,8 @@ const stepSchema = z
     returns: z.string().trim().max(1_000).optional(),
     dependsOn: z.array(z.string()).default([]),
     tools: z.enum(['read_only', 'read_write']).default('read_only'),
+    /** A writing step in a git worktree of its own (see the delegate tool's `worktree`). */
+    worktree: z.boolean().optional(),
   })
   .strict();
 export type PlanStep = z.output<typeof stepSchema>;

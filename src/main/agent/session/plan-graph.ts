@@ -37,7 +37,13 @@ function briefOf(plan: RunPlanInput, step: PlanStep, results: ReadonlyMap<string
     `This is step "${step.id}" of a plan for: ${plan.goal.slice(0, 500)}`,
     ...(known.length > 0 ? ['', 'Results of the steps it depends on:', ...known] : []),
   ].join('\n');
-  return { goal: step.goal, ...(step.returns ? { returns: step.returns } : {}), context, tools: step.tools };
+  return {
+    goal: step.goal,
+    ...(step.returns ? { returns: step.returns } : {}),
+    context,
+    tools: step.tools,
+    ...(step.worktree && step.tools === 'read_write' ? { worktree: true } : {}),
+  };
 }
 
 /** What running a plan needs of the sub-agents: a step's sub-agent, and the plans run before it in its turn. */
@@ -208,7 +214,8 @@ export function runPlanTool(hands: PlanHands): Tool {
     name: runPlanToolName,
     description:
       'Runs a plan as a graph of sub-tasks, each by a sub-agent: steps with an id, a goal, what it returns, the step ids ' +
-      'it needs (dependsOn), and tools "read_write" if it changes files. Ready steps run in parallel; then one more writes ' +
+      'it needs (dependsOn), and tools "read_write" if it changes files (with worktree: true, in a git checkout of its own, ' +
+      'so writing steps run in parallel too). Ready steps run in parallel; then one more writes ' +
       'the answer from their results and another checks it against the goal. Returns the answer, the check and each step.',
     input: runPlanInputSchema,
     risk: 'read_only',

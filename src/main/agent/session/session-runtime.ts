@@ -167,6 +167,7 @@ export class SessionRuntime {
       serverConcurrency: async (choice, signal) => (await options.providers.resolve(choice).concurrency?.(signal)) ?? null,
       modelsOf: async (choice, signal) => (await options.providers.resolve(choice).listModels(signal)).map((model) => model.id),
       ...(options.profiles ? { inheritProfile: inheritProfile(options.profiles.store) } : {}),
+      ...(options.worktrees ? { worktrees: options.worktrees } : {}),
     });
     // The runtime's own tool: it runs sessions of this runtime. A registry shared by two runtimes keeps the first.
     if (!services.tools.get(delegateToolName)) {

@@ -26,6 +26,19 @@ export interface WorktreeState {
   readonly removed: boolean;
 }
 
+/** A session's worktree as its journal tells, or null when it works in the person's folder. */
+export function worktreeStateOf(store: SessionStore, sessionId: string): WorktreeState | null {
+  const made = store.nearest(sessionId, 'after', -1, ['worktree_created']);
+  if (made?.event.type !== 'worktree_created') return null;
+  const back = store.nearest(sessionId, 'before', Number.MAX_SAFE_INTEGER, ['worktree_brought_back']);
+  const removed = store.nearest(sessionId, 'after', made.seq, ['worktree_removed']) !== null;
+  return {
+    worktree: made.event.worktree,
+    broughtBack: back?.event.type === 'worktree_brought_back' ? back.event.result.fingerprint : null,
+    removed,
+  };
+}
+
 /** A branch name from a session's title: `workbench/fix-the-login-4f2a`. */
 export function branchFor(title: string | undefined, suffix: string): string {
   const words = (title ?? '')
@@ -63,15 +76,7 @@ export class SessionWorktrees {
   stateOf(sessionId: string): WorktreeState | null {
     const { store } = this.options;
     if (!store.get(sessionId)) throw new NotFoundError('Session', sessionId);
-    const made = store.nearest(sessionId, 'after', -1, ['worktree_created']);
-    if (made?.event.type !== 'worktree_created') return null;
-    const back = store.nearest(sessionId, 'before', Number.MAX_SAFE_INTEGER, ['worktree_brought_back']);
-    const removed = store.nearest(sessionId, 'after', made.seq, ['worktree_removed']) !== null;
-    return {
-      worktree: made.event.worktree,
-      broughtBack: back?.event.type === 'worktree_brought_back' ? back.event.result.fingerprint : null,
-      removed,
-    };
+    return worktreeStateOf(store, sessionId);
   }
 
   /** Whether the session's worktree holds work not brought back. */

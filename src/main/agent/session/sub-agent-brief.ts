@@ -14,6 +14,11 @@ export const delegateInputSchema = z
     returns: z.string().trim().max(briefBounds.returns).optional(),
     context: z.string().trim().max(briefBounds.context).optional(),
     tools: z.enum(['read_only', 'read_write']).default('read_only'),
+    /**
+     * With tools "read_write": the sub-agent works in a git worktree of its own, so writers run in parallel; its
+     * changes come back to this folder when it finishes, conflicts left in its worktree for the person.
+     */
+    worktree: z.boolean().optional(),
     model: z.string().trim().min(1).max(200).optional(),
     answerChars: z.number().int().min(200).max(briefBounds.answerChars).optional(),
     modelCalls: z.number().int().min(1).max(briefBounds.modelCalls).optional(),

@@ -11,7 +11,9 @@ import type { SessionJournal } from '../history/session-journal';
 import type { Clock } from '../ports/clock';
 import type { SessionStore } from '../ports/stores';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
+import type { WorktreeMaker } from '../ports/git';
 import type { Recovery } from './recovery';
+import { branchFor, worktreeStateOf } from './session-worktrees';
 import { briefText, delegateInputSchema, subAgentDefaults, titleOf, type DelegateInput } from './sub-agent-brief';
 import { FolderWriters, Slots, type ServerLimit } from './sub-agent-turns';
 import { delegateToolName, type TurnScheduler } from './turn-scheduler';
@@ -43,6 +45,8 @@ export interface SubAgentsOptions {
   readonly serverConcurrency?: (choice: ModelChoice, signal: AbortSignal) => Promise<number | null>;
   /** The models an endpoint serves now, to refuse a brief that names another before a sub-agent is made for it. */
   readonly modelsOf?: (choice: ModelChoice, signal: AbortSignal) => Promise<readonly string[]>;
+  /** Worktrees for writing sub-agents that ask for one; none without git. */
+  readonly worktrees?: WorktreeMaker;
 }
 
 /** The share of the parent's window one sub-agent's answer may take, and the characters a token is counted as. */
@@ -76,7 +80,8 @@ export class SubAgents {
         'Hands a self-contained sub-task to a sub-agent with a fresh context of its own, and returns only its answer. ' +
         'Use it for work that would fill your context: surveying many files, searching widely, reviewing. Give the goal, ' +
         'what to return, and anything it must know (it sees nothing of this conversation). Sub-agents read only unless ' +
-        'tools is "read_write". Several calls in one response run in parallel.',
+        'tools is "read_write". Several calls in one response run in parallel; writers wait for each other, unless each ' +
+        'has worktree: true (in a git repository), which gives it a checkout of its own whose changes come back when it ends.',
       input: delegateInputSchema,
       // Handing work on changes nothing by itself: every call the sub-agent makes is decided at its own gates, by the
       // same rules and autonomy, so a sub-agent that may write asks for each write as this session would.
@@ -141,9 +146,12 @@ export class SubAgents {
     // Sub-agents that may write never work in one folder at the same time (a writer's own sub-agents take its turn).
     const folder = (existing ?? parent).workspacePath ?? '';
     const writes = (existing?.subAgent?.tools ?? input.tools) === 'read_write';
+    // One in a worktree of its own writes elsewhere: it waits for nobody, and takes the folder only to bring its work back.
+    const isolated = writes && (existing ? worktreeStateOf(this.options.store, existing.id) !== null : input.worktree === true);
     let child: Session | null = existing;
+    let broughtBack = '';
     try {
-      const writing = writes ? await this.writers.take(folder, parent.id, context.signal) : null;
+      const writing = writes && !isolated ? await this.writers.take(folder, parent.id, context.signal) : null;
       try {
         const server = await this.serverLimit(existing?.model ?? this.modelFor(parent, input.model), context.signal);
         await this.slots.take(context.signal, server);
@@ -158,6 +166,7 @@ export class SubAgents {
           context.emitOutput(`${existing ? 'Picking up' : 'Handing the task to'} ${child.title} (session ${child.id}).\n`);
           this.start(child, input);
           await this.finished(child.id, context.signal);
+          if (isolated) broughtBack = await this.bringBack(child.id, parent, context.signal);
         } finally {
           if (holder === null) this.slots.give(server);
           else this.giveBack(holder);
@@ -168,7 +177,40 @@ export class SubAgents {
     } finally {
       await this.takeBack(parent.id, context.signal);
     }
-    return this.answerOf(child.id);
+    const answer = this.answerOf(child.id);
+    return broughtBack === '' ? answer : { ...answer, output: `${answer.output}\n\n${broughtBack}` };
+  }
+
+  /**
+   * A sub-agent's worktree brought back to its parent's folder once it finished (taking that folder as a writer
+   * would): what applies cleanly is written, a conflict is left in the worktree for the person, who brings it back with
+   * markers from the sub-agent's session. A worktree with nothing left over is removed. Said in a line for the parent.
+   */
+  private async bringBack(childId: string, parent: Session, signal: AbortSignal): Promise<string> {
+    const { store, journal, worktrees } = this.options;
+    const state = worktreeStateOf(store, childId);
+    if (!state || state.removed || !worktrees || parent.workspacePath === null) return '';
+    const writing = await this.writers.take(parent.workspacePath, parent.id, signal);
+    try {
+      const result = await worktrees.bringBack(state.worktree, false);
+      journal.append(childId, [{ type: 'worktree_brought_back', result }]);
+      const applied = [...result.written, ...result.deleted, ...result.merged];
+      const words = [
+        applied.length > 0 ? `Its changes came back to this folder: ${applied.join(', ')}.` : 'It left no changes to bring back.',
+      ];
+      if (result.skipped.length > 0)
+        words.push(
+          `Conflicts with this folder were left in its worktree (branch ${state.worktree.branch}): ${result.skipped.join(', ')}. ` +
+            "The person can bring them back with conflict markers from the sub-agent's session.",
+        );
+      else {
+        await worktrees.remove(state.worktree, true);
+        journal.append(childId, [{ type: 'worktree_removed', branchDeleted: true }]);
+      }
+      return words.join(' ');
+    } finally {
+      writing.release();
+    }
   }
 
   /**
@@ -244,10 +286,17 @@ export class SubAgents {
       modelCalls: input.modelCalls ?? subAgentDefaults.modelCalls,
       answerChars: await this.answerBound(parent, input.answerChars ?? subAgentDefaults.answerChars, context.signal),
     };
+    const isolated = input.tools === 'read_write' && input.worktree === true;
+    if (isolated && (!this.options.worktrees || parent.workspacePath === null))
+      throw new WorkbenchError('invalid_input', 'A worktree needs git and a folder in a git repository: ask without "worktree".');
+    const made =
+      isolated && this.options.worktrees && parent.workspacePath !== null
+        ? await this.options.worktrees.create(parent.workspacePath, branchFor(titleOf(input.goal), newId().slice(-4).toLowerCase()))
+        : null;
     const session = store.create({
       id: newId(),
       title: titleOf(input.goal),
-      workspacePath: parent.workspacePath,
+      workspacePath: made?.workspacePath ?? parent.workspacePath,
       model,
       autonomy: parent.autonomy,
       createdAt: clock.now(),
@@ -256,6 +305,7 @@ export class SubAgents {
     // The same agent: its profile (its instructions, its fallback) and the tools switched off for the parent.
     this.options.inheritProfile?.(parent.id, session.id);
     journal.announceSession(session.id);
+    if (made) journal.append(session.id, [{ type: 'worktree_created', worktree: made.worktree }]);
     return session;
   }
 
@@ -323,8 +373,8 @@ export class SubAgents {
     if (turns.isBusy(child.id)) return;
     const session = store.get(child.id);
     if (!session) throw new NotFoundError('Session', child.id);
-    // Nothing journalled yet (made just before the app stopped): its brief is sent now.
-    if (journal.head(child.id).lastSeq < 0) {
+    // No turn yet (made just before the app stopped, or only its worktree journalled): its brief is sent now.
+    if (journal.head(child.id).lastSeq < 0 || store.nearest(child.id, 'after', -1, ['run_started']) === null) {
       turns.start(child.id, { text: briefText(input, session.subAgent?.answerChars ?? subAgentDefaults.answerChars) });
       return;
     }
