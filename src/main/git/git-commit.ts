@@ -33,8 +33,14 @@ export async function commitPaths(repository: GitRepository, request: CommitRequ
     changed.set(entry.path, entry);
     if (entry.from !== undefined) changed.set(entry.from, entry);
   }
+  // A folder named stands for the changed files in it, each named to git on its own: adding the folder itself would
+  // stage every change under it, the person's partly staged files too. `` is the repository's top: everything.
   const named = [...new Set(request.paths.map((path) => repository.fromRoot(path)))];
-  const committed = named.filter((path) => changed.has(path) || [...changed.keys()].some((other) => other.startsWith(`${path}/`)));
+  const committed = [
+    ...new Set(
+      named.flatMap((path) => [...changed.keys()].filter((other) => path === '' || other === path || other.startsWith(`${path}/`))),
+    ),
+  ].sort();
   if (committed.length === 0)
     throw new GitError('git_failed', 'Nothing to commit: the files named are as the last commit has them (or git ignores them).');
   const conflicted = committed.filter((path) => changed.get(path)?.kind === 'conflicted');
@@ -43,7 +49,7 @@ export async function commitPaths(repository: GitRepository, request: CommitRequ
       'git_failed',
       `${conflicted.join(', ')} ${conflicted.length === 1 ? 'has' : 'have'} unresolved conflicts: resolve them first.`,
     );
-  const untracked = committed.filter((path) => changed.get(path)?.kind === 'untracked' || !changed.has(path));
+  const untracked = committed.filter((path) => changed.get(path)?.kind === 'untracked');
   const folder = await mkdtemp(join(tmpdir(), 'workbench-commit-'));
   try {
     const messageFile = join(folder, 'message');
@@ -60,7 +66,7 @@ export async function commitPaths(repository: GitRepository, request: CommitRequ
     let output: { stdout: Buffer; stderr: string };
     try {
       output = await repository.runRaw(
-        ['commit', '--only', `--file=${messageFile}`, '--cleanup=strip', '--pathspec-from-file=-', '--pathspec-file-nul'],
+        ['commit', '--only', `--file=${messageFile}`, '--cleanup=whitespace', '--pathspec-from-file=-', '--pathspec-file-nul'],
         { atRoot: true, programs: 'hooks', input: pathList, ...signal },
       );
     } catch (error) {

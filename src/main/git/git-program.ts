@@ -9,6 +9,9 @@ import { WorkbenchError } from '../../shared/errors';
 /** The oldest git the app works with: `switch` (2.23) and `--end-of-options` (2.24) are used. */
 export const minimumGitVersion: readonly [number, number] = [2, 25];
 
+/** How long a stopped git has to remove its locks and end before it is killed. */
+const stopGraceMs = 5_000;
+
 /** A git command that failed, or git missing: the message says what happened and what to do. */
 export class GitError extends WorkbenchError {}
 
@@ -70,9 +73,18 @@ const redirecting = [
  * empty command is not run).
  */
 export function safeConfigArguments(programs: ProgramsAllowed, filters: readonly string[]): string[] {
-  const settings = ['core.fsmonitor=false', 'core.pager=cat', 'core.quotePath=false', 'color.ui=false', 'advice.detachedHead=false'];
+  // No signature checks either: `log.showSignature` would run the configured gpg.program on every signed commit shown.
+  const settings = [
+    'core.fsmonitor=false',
+    'core.pager=cat',
+    'core.quotePath=false',
+    'color.ui=false',
+    'advice.detachedHead=false',
+    'log.showSignature=false',
+  ];
   if (programs === 'none') {
-    settings.push('core.hooksPath=/dev/null');
+    // A partial clone fetches missing objects on demand through the remote's transport (core.sshCommand and the like).
+    settings.push('core.hooksPath=/dev/null', 'protocol.allow=never');
     for (const name of filters)
       settings.push(`filter.${name}.clean=`, `filter.${name}.smudge=`, `filter.${name}.process=`, `filter.${name}.required=false`);
   }
@@ -91,7 +103,7 @@ export function gitEnvironment(programs: ProgramsAllowed, source: NodeJS.Process
     // No editor is ever opened: messages come with -F.
     GIT_EDITOR: ':',
     // Reads take no lock on the index, so a person's own git is never told the index is locked (as VS Code does).
-    ...(programs === 'none' ? { GIT_OPTIONAL_LOCKS: '0' } : {}),
+    ...(programs === 'none' ? { GIT_OPTIONAL_LOCKS: '0', GIT_NO_LAZY_FETCH: '1' } : {}),
   };
 }
 
@@ -167,25 +179,38 @@ export class GitProgram {
         reject(new WorkbenchError('cancelled', 'Stopped before git ran.'));
         return;
       }
+      // A group of its own, so a stop reaches the hooks git runs too.
+      const group = process.platform !== 'win32';
       const child = spawn(this.program, args, {
         cwd,
         env: gitEnvironment(programs, this.baseEnv),
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
+        detached: group,
       });
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
       let stderr = '';
       let ended: string | null = null;
+      let killer: NodeJS.Timeout | null = null;
+      const signal = (name: NodeJS.Signals): void => {
+        try {
+          if (group && child.pid !== undefined) process.kill(-child.pid, name);
+          else child.kill(name);
+        } catch {
+          // Gone already.
+        }
+      };
+      // SIGTERM first: git removes its lock files when it is told to stop, and SIGKILL would leave index.lock behind.
       const stop = (why: string): void => {
         ended ??= why;
-        child.kill('SIGKILL');
+        signal('SIGTERM');
+        killer ??= setTimeout(() => signal('SIGKILL'), stopGraceMs);
       };
-      const timer = setTimeout(
-        () => stop(`git did not finish within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s`),
-        options.timeoutMs ?? 60_000,
-      );
+      // Calls that run the person's hooks have no time limit of the app's: a long pre-commit check is theirs to run.
+      const limit = options.timeoutMs ?? (programs === 'hooks' ? null : 60_000);
+      const timer = limit === null ? null : setTimeout(() => stop(`git did not finish within ${Math.round(limit / 1000)} s`), limit);
       const onAbort = (): void => stop('stopped');
       options.signal?.addEventListener('abort', onAbort, { once: true });
       child.stdout.on('data', (chunk: Buffer) => {
@@ -204,7 +229,8 @@ export class GitProgram {
       child.stdin.on('error', () => undefined);
       child.stdin.end(options.input ?? '');
       const finish = (): void => {
-        clearTimeout(timer);
+        if (timer) clearTimeout(timer);
+        if (killer) clearTimeout(killer);
         options.signal?.removeEventListener('abort', onAbort);
       };
       child.on('error', (error) => {

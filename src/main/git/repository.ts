@@ -122,6 +122,40 @@ export function checkedRevision(revision: string): string {
   return revision;
 }
 
+/**
+ * What `git config -z --show-origin --list` says (records `file:<path>`, then `key\nvalue`): the filter drivers'
+ * names, and the files the configuration came from or an include names. Throws for a name `-c` could not state.
+ */
+export function readConfigList(output: string, cwd: string): { names: string[]; files: string[] } {
+  const records = output.split('\0');
+  const names = new Set<string>();
+  const files = new Set<string>();
+  for (let index = 0; index + 1 < records.length; index += 2) {
+    const origin = records[index] ?? '';
+    const entry = records[index + 1] ?? '';
+    const newline = entry.indexOf('\n');
+    const key = (newline < 0 ? entry : entry.slice(0, newline)).toLowerCase();
+    const value = newline < 0 ? '' : entry.slice(newline + 1);
+    const file = origin.startsWith('file:') ? resolve(cwd, origin.slice('file:'.length)) : null;
+    if (file) files.add(file);
+    const filter = /^filter\.(.+)\.(clean|smudge|process)$/.exec(entry.slice(0, newline < 0 ? undefined : newline));
+    if (filter?.[1]) {
+      // A name git's -c cannot state cannot be switched off: refuse rather than run it.
+      if (filter[1].includes('='))
+        throw new GitError(
+          'git_failed',
+          `The repository's configuration names a filter ("${filter[1]}") the app cannot switch off; nothing was run.`,
+        );
+      names.add(filter[1]);
+    }
+    if (/^include(if\..*)?\.path$/.test(key) && value !== '') {
+      const named = value.startsWith('~/') ? join(homedir(), value.slice(2)) : value;
+      files.add(isAbsolute(named) ? named : resolve(file ? dirname(file) : cwd, named));
+    }
+  }
+  return { names: [...names], files: [...files] };
+}
+
 /** The configuration files whose change may add a filter driver (checked by time, so the list is read again). */
 function configFiles(place: RepositoryPlace): string[] {
   const xdg = process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config');
@@ -148,7 +182,7 @@ function stamp(files: readonly string[]): string {
 
 /** A repository as seen from one workspace folder. */
 export class GitRepository {
-  private filters: { stamp: string; names: readonly string[] } | null = null;
+  private filters: { stamp: string; names: readonly string[]; files: readonly string[] } | null = null;
 
   constructor(
     private readonly git: GitProgram,
@@ -172,9 +206,16 @@ export class GitRepository {
     return result.stdout.toString('utf8') + (result.truncated ? '\n[cut: the output was longer]' : '');
   }
 
-  /** The branch, upstream and changed paths: one `git status`. */
+  /**
+   * The branch, upstream and changed paths: one `git status`. A submodule counts as changed when it has moved to
+   * another commit, not for its own uncommitted files: looking at those would run a status inside it, under its own
+   * configuration (its filter drivers), which the app does not read.
+   */
   async status(signal?: AbortSignal): Promise<ParsedStatus> {
-    const output = await this.run(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], signal ? { signal } : {});
+    const output = await this.run(
+      ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=dirty'],
+      signal ? { signal } : {},
+    );
     return parseStatus(output);
   }
 
@@ -194,30 +235,21 @@ export class GitRepository {
     return path.startsWith(this.place.prefix) ? path.slice(this.place.prefix.length) : null;
   }
 
-  /** The names of the filter drivers the configuration defines, read again when a configuration file changes. */
+  /**
+   * The names of the filter drivers the configuration defines, read again when any file it was read from changes: the
+   * usual files, every file an include brought in, every file an include names (made later, it counts then), and HEAD
+   * (an `includeIf "onbranch:…"` follows it).
+   */
   private async filterNames(): Promise<readonly string[]> {
-    const current = stamp(configFiles(this.place));
+    const current = stamp([...configFiles(this.place), ...(this.filters?.files ?? []), join(this.place.gitDir, 'HEAD')]);
     if (this.filters?.stamp === current) return this.filters.names;
-    const result = await this.git.run(
-      this.folder,
-      ['config', '--name-only', '--get-regexp', String.raw`^filter\..*\.(clean|smudge|process)$`],
-      {
-        allowFailure: true,
-      },
-    );
-    const names = new Set<string>();
-    for (const line of result.stdout.toString('utf8').split('\n')) {
-      const name = line.slice('filter.'.length, line.lastIndexOf('.'));
-      if (!line.startsWith('filter.') || name === '') continue;
-      // A name git's -c cannot state cannot be switched off: refuse rather than run it.
-      if (name.includes('='))
-        throw new GitError(
-          'git_failed',
-          `The repository's configuration names a filter ("${name}") the app cannot switch off; nothing was run.`,
-        );
-      names.add(name);
-    }
-    this.filters = { stamp: current, names: [...names] };
-    return this.filters.names;
+    const result = await this.git.run(this.folder, ['config', '-z', '--show-origin', '--list'], { allowFailure: true });
+    const { names, files } = readConfigList(result.stdout.toString('utf8'), this.folder);
+    this.filters = {
+      stamp: stamp([...configFiles(this.place), ...files, join(this.place.gitDir, 'HEAD')]),
+      names,
+      files,
+    };
+    return names;
   }
 }

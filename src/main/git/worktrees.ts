@@ -12,24 +12,33 @@ import { join, resolve } from 'node:path';
 import type { BringBackFile, BringBackPlan, BringBackResult, Worktree } from '../../shared/git';
 import type { WorktreeMaker } from '../agent/ports/git';
 import { WorkspaceFiles } from '../workspace/workspace-files';
+import { protectedReason } from '../workspace/workspace-paths';
 import { GitError, type GitProgram } from './git-program';
 import { checkedBranch } from './git-commit';
 import { findRepository, GitRepository } from './repository';
 
-/** A file read from one side: its bytes and mode, or null when it is not there. */
+/** A plain file read from one side: its bytes and mode. */
 interface Side {
   readonly data: Buffer;
   readonly mode: number;
 }
 
-const isBinary = (data: Buffer): boolean => data.subarray(0, 8000).includes(0);
-const same = (a: Side | null, b: Side | null): boolean => (a === null ? b === null : b !== null && a.data.equals(b.data));
+/** What one side has at a path: a plain file, nothing, or something else (a link, a folder, a submodule), never followed. */
+type Found = Side | null | 'other';
 
-/** The file at a path of a folder, or null when there is none (a link or a folder counts as none: never followed). */
-function readSide(root: string, path: string): Side | null {
+const isBinary = (data: Buffer): boolean => data.subarray(0, 8000).includes(0);
+/** The same file on two sides: the same bytes, and the same mode where both modes are known. */
+const same = (a: Found, b: Found, withMode = true): boolean =>
+  a === null || a === 'other' || b === null || b === 'other'
+    ? a === b && a !== 'other'
+    : a.data.equals(b.data) && (!withMode || a.mode === b.mode);
+const plain = (found: Found): found is Side => found !== null && found !== 'other';
+
+function readSide(root: string, path: string): Found {
   const absolute = join(root, path);
   const found = lstatSync(absolute, { throwIfNoEntry: false });
-  if (!found?.isFile()) return null;
+  if (!found) return null;
+  if (!found.isFile()) return 'other';
   return { data: readFileSync(absolute), mode: found.mode & 0o777 };
 }
 
@@ -75,7 +84,17 @@ export class Worktrees implements WorktreeMaker {
       const base = await this.baseSide(repository, worktree.base, path);
       const theirs = readSide(worktree.root, path);
       const ours = readSide(worktree.mainRoot, path);
-      files.push({ path, change, ...(await this.outcomeOf(base, ours, theirs)) });
+      const refused = protectedReason(path);
+      files.push({
+        path,
+        change,
+        ...(refused && !same(ours, theirs)
+          ? {
+              outcome: 'conflict' as const,
+              reason: `a file the agent may not write (${refused.replace(/\.$/, '')}): copy it over yourself`,
+            }
+          : await this.outcomeOf(base, ours, theirs)),
+      });
     }
     return { files, fingerprint: await this.fingerprint(repository, worktree.base, changed) };
   }
@@ -98,28 +117,46 @@ export class Worktrees implements WorktreeMaker {
     };
     for (const file of plan.files) {
       if (file.outcome === 'same') continue;
-      const theirs = readSide(worktree.root, file.path);
-      if (file.outcome === 'apply') {
-        if (theirs === null) {
-          if (files.removeFile(file.path)) result.deleted.push(file.path);
-        } else {
-          files.put(file.path, theirs.data, theirs.mode);
-          result.written.push(file.path);
+      try {
+        const theirs = readSide(worktree.root, file.path);
+        if (file.outcome === 'apply' && theirs !== 'other') {
+          if (theirs === null) {
+            if (files.removeFile(file.path)) result.deleted.push(file.path);
+          } else {
+            files.put(file.path, theirs.data, theirs.mode);
+            result.written.push(file.path);
+          }
+          continue;
         }
-        continue;
+        const base = await this.baseSide(repository, worktree.base, file.path);
+        const ours = readSide(worktree.mainRoot, file.path);
+        // Only text on all three sides is merged: a binary file, a link or a deletion stays a conflict, never forced.
+        const mergeable =
+          plain(base) && plain(ours) && plain(theirs) && !isBinary(base.data) && !isBinary(ours.data) && !isBinary(theirs.data);
+        const merged =
+          mergeable && (file.outcome === 'merge' || withMarkers) ? await this.merge(base, ours, theirs, worktree.branch) : null;
+        if (file.outcome === 'merge' && merged?.conflicts === 0 && plain(ours)) {
+          files.put(file.path, merged.data, ours.mode);
+          result.merged.push(file.path);
+        } else if (
+          withMarkers &&
+          merged &&
+          plain(ours) &&
+          file.outcome === 'conflict' &&
+          file.reason?.startsWith('a file the agent may not write') !== true
+        ) {
+          files.put(file.path, merged.data, ours.mode);
+          result.withMarkers.push(file.path);
+        } else result.skipped.push(file.path);
+      } catch {
+        // One file that cannot be brought back (gone meanwhile, refused on the way) is left, and the others go on.
+        result.skipped.push(file.path);
       }
-      const base = await this.baseSide(repository, worktree.base, file.path);
-      const ours = readSide(worktree.mainRoot, file.path);
-      const merged = base && ours && theirs ? await this.merge(base, ours, theirs, worktree.branch) : null;
-      if (file.outcome === 'merge' && merged && merged.conflicts === 0) {
-        files.put(file.path, merged.data, ours?.mode ?? 0o644);
-        result.merged.push(file.path);
-      } else if (withMarkers && merged && ours) {
-        files.put(file.path, merged.data, ours.mode);
-        result.withMarkers.push(file.path);
-      } else result.skipped.push(file.path);
     }
-    return { ...result, fingerprint: plan.fingerprint };
+    // What was left out is not counted as brought back: the worktree still holds work until it is.
+    const repositoryChanges = await this.changedPaths(repository, worktree.base);
+    const broughtBack = repositoryChanges.filter((entry) => !result.skipped.includes(entry.path));
+    return { ...result, fingerprint: await this.fingerprint(repository, worktree.base, broughtBack) };
   }
 
   /** Whether the worktree holds changes (committed or not) that are not as they were when last brought back. */
@@ -149,9 +186,12 @@ export class Worktrees implements WorktreeMaker {
 
   /** Paths that differ from the base commit in the worktree: tracked ones from git's diff, and new untracked files. */
   private async changedPaths(repository: GitRepository, base: string): Promise<Array<{ path: string; change: BringBackFile['change'] }>> {
-    const diff = await repository.run(['diff', '--name-status', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', base, '--'], {
-      atRoot: true,
-    });
+    const diff = await repository.run(
+      ['diff', '--name-status', '-z', '--no-renames', '--ignore-submodules=dirty', '--no-ext-diff', '--no-textconv', base, '--'],
+      {
+        atRoot: true,
+      },
+    );
     const fields = diff.split('\0');
     const found: Array<{ path: string; change: BringBackFile['change'] }> = [];
     for (let index = 0; index + 1 < fields.length; index += 2) {
@@ -170,9 +210,12 @@ export class Worktrees implements WorktreeMaker {
     return shown.exitCode === 0 ? { data: shown.stdout, mode: 0o644 } : null;
   }
 
-  private async outcomeOf(base: Side | null, ours: Side | null, theirs: Side | null): Promise<Pick<BringBackFile, 'outcome' | 'reason'>> {
+  private async outcomeOf(base: Side | null, ours: Found, theirs: Found): Promise<Pick<BringBackFile, 'outcome' | 'reason'>> {
+    if (ours === 'other' || theirs === 'other')
+      return { outcome: 'conflict', reason: 'not a plain file on one side (a link, a folder or a submodule): bring it over yourself' };
     if (same(ours, theirs)) return { outcome: 'same' };
-    if (same(ours, base)) return { outcome: 'apply' };
+    // The base's mode is not read: the file's bytes tell whether the person changed it.
+    if (same(ours, base, false)) return { outcome: 'apply' };
     if (!base) return { outcome: 'conflict', reason: 'both made this file, with different contents' };
     if (!ours) return { outcome: 'conflict', reason: 'deleted in your folder, changed by the session' };
     if (!theirs) return { outcome: 'conflict', reason: 'changed in your folder, deleted by the session' };
@@ -213,7 +256,7 @@ export class Worktrees implements WorktreeMaker {
     for (const { path } of [...changed].sort((a, b) => (a.path < b.path ? -1 : 1))) {
       hash.update(`\0${path}\0`);
       const side = readSide(repository.place.root, path);
-      hash.update(side ? side.data : Buffer.from('(deleted)'));
+      hash.update(plain(side) ? Buffer.concat([side.data, Buffer.from(`\0${side.mode}`)]) : `(${side ?? 'deleted'})`);
     }
     return hash.digest('hex');
   }

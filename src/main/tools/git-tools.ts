@@ -119,6 +119,8 @@ function gitDiffTool(repositories: Repositories): Tool {
       const repository = await repositoryOf(repositories, context);
       const args = [
         'diff',
+        // Not into submodules' own work trees: that would run their configuration's programs (see `status`).
+        '--ignore-submodules=dirty',
         '--no-ext-diff',
         '--no-textconv',
         '--no-color',

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,14 +84,17 @@ describe('the header figures', () => {
     expect(view.kind === 'unavailable' && view.reason).toMatch(/Git was not found on this computer/);
   });
 
-  it('counts a submodule that changed and a path that is not UTF-8', async () => {
+  it('counts a submodule moved to another commit (not its own uncommitted files) and a path that is not UTF-8', async () => {
     const inner = repository({ 'lib.txt': 'lib\n' });
     const folder = repository();
     git(folder, '-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', inner, 'vendor/lib');
     git(folder, 'commit', '--quiet', '--message', 'add the submodule');
+    // Uncommitted inside the submodule: not looked at (its own configuration could name programs).
     write(join(folder, 'vendor', 'lib'), { 'lib.txt': 'changed inside\n' });
-    writeFileSync(join(folder, Buffer.from([0x6e, 0xe9, 0x2e, 0x74, 0x78, 0x74]).toString('latin1')), 'latin-1 name\n');
     const found = await opened(folder);
+    expect((await found.status()).entries).toEqual([]);
+    git(join(folder, 'vendor', 'lib'), '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--all', '--message', 'moved');
+    writeFileSync(join(folder, Buffer.from([0x6e, 0xe9, 0x2e, 0x74, 0x78, 0x74]).toString('latin1')), 'latin-1 name\n');
     const status = await found.status();
     expect(status.entries.find((entry) => entry.path === 'vendor/lib')).toMatchObject({ submodule: true, unstaged: 'M' });
     expect(status.entries.filter((entry) => entry.kind === 'untracked')).toHaveLength(1);
@@ -129,6 +133,57 @@ describe("the app's own git calls run none of the repository's programs", () => 
   });
 });
 
+describe('the configuration cannot slip a program in another way', () => {
+  it('a signature check, a lazy fetch of a partial clone, and a filter added later through an include run nothing', async () => {
+    const folder = repository({ 'a.txt': 'one\n' });
+    const marker = (name: string): string => join(folder, `${name}-ran`);
+    const program = (name: string): string => `sh -c 'touch "${marker(name)}"; cat'`;
+    // A commit with a signature, shown with log.showSignature set: git would ask gpg.program to check it.
+    const tree = git(folder, 'rev-parse', 'HEAD^{tree}').trim();
+    const parent = git(folder, 'rev-parse', 'HEAD').trim();
+    const signed = [
+      `tree ${tree}`,
+      `parent ${parent}`,
+      'author A <a@example.invalid> 1700000000 +0000',
+      'committer A <a@example.invalid> 1700000000 +0000',
+      'gpgsig -----BEGIN PGP SIGNATURE-----',
+      ' ',
+      ' iQEzBAABCAAdFiEE',
+      ' -----END PGP SIGNATURE-----',
+      '',
+      'signed',
+      '',
+    ].join('\n');
+    const id = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], { cwd: folder, input: signed, encoding: 'utf8' }).trim();
+    git(folder, 'update-ref', 'refs/heads/main', id);
+    git(folder, 'config', 'log.showSignature', 'true');
+    git(folder, 'config', 'gpg.program', program('gpg'));
+    // A partial clone's missing object would be fetched through the remote's ssh command.
+    git(folder, 'config', 'core.repositoryformatversion', '1');
+    git(folder, 'config', 'extensions.partialClone', 'origin');
+    git(folder, 'config', 'remote.origin.url', 'ssh://example.invalid/repository.git');
+    git(folder, 'config', 'core.sshCommand', program('ssh'));
+    const found = await opened(folder);
+    expect(await found.run(['log', '-1', '--format=%s'])).toBe('signed\n');
+    await found.run(['show', '--no-ext-diff', '--no-textconv', 'HEAD']);
+    await found.runRaw(['cat-file', 'blob', '0123456789012345678901234567890123456789'], { allowFailure: true });
+    // A filter defined later in a file an include names (one the agent could write) is switched off too.
+    git(folder, 'config', 'include.path', '../filters.cfg');
+    await found.status();
+    // (A script: in a configuration file `;` starts a comment.)
+    write(folder, { 'late.sh': `#!/bin/sh\ntouch "${marker('late')}"\ncat\n` });
+    chmodSync(join(folder, 'late.sh'), 0o755);
+    write(folder, { '.gitattributes': '*.txt filter=late\n', 'filters.cfg': `[filter "late"]\n\tclean = ${join(folder, 'late.sh')}\n` });
+    write(folder, { 'a.txt': 'one\ntwo\n' });
+    await found.status();
+    await found.run(['diff', '--no-ext-diff', '--no-textconv']);
+    for (const name of ['gpg', 'ssh', 'late']) expect(existsSync(marker(name)), name).toBe(false);
+    // The person's own git runs the late filter: the switch above is what stopped it.
+    git(folder, 'add', 'a.txt');
+    expect(existsSync(marker('late'))).toBe(true);
+  });
+});
+
 describe('commits of named paths', () => {
   it("commits the agent's files and leaves the person's staged and unstaged changes as they were", async () => {
     const folder = repository({ 'agent.txt': 'old\n', 'person-staged.txt': 'old\n', 'person-unstaged.txt': 'old\n' });
@@ -143,7 +198,7 @@ describe('commits of named paths', () => {
 
     const commit = await commitPaths(found, { paths: ['agent.txt', 'agent new.txt'], message: 'Agent work\n\nTwo files.' });
 
-    expect(commit).toMatchObject({ branch: 'main', subject: 'Agent work', paths: ['agent.txt', 'agent new.txt'] });
+    expect(commit).toMatchObject({ branch: 'main', subject: 'Agent work', paths: ['agent new.txt', 'agent.txt'] });
     expect(git(folder, 'show', '--name-only', '--format=%s', 'HEAD').trim().split('\n')).toEqual([
       'Agent work',
       '',
@@ -153,6 +208,27 @@ describe('commits of named paths', () => {
     expect(git(folder, 'diff', '--cached', '--name-only').trim()).toBe('person-staged.txt');
     expect(git(folder, 'diff', '--name-only').trim()).toBe('person-unstaged.txt');
     expect(readFileSync(join(folder, 'person-unstaged.txt'), 'utf8')).toBe('unstaged\n');
+  });
+
+  it("commits a folder's changed files one by one, keeps a message's # lines, and a refused commit leaves the person's staging", async () => {
+    const folder = repository({ 'dir/tracked.txt': 'one\ntwo\n', 'other.txt': 'o\n' });
+    const hook = join(folder, '.git', 'hooks', 'pre-commit');
+    writeFileSync(hook, '#!/bin/sh\nexit 1\n');
+    chmodSync(hook, 0o755);
+    // The person staged one line of tracked.txt, and left another unstaged.
+    write(folder, { 'dir/tracked.txt': 'ONE\ntwo\n' });
+    git(folder, 'add', 'dir/tracked.txt');
+    write(folder, { 'dir/tracked.txt': 'ONE\nTWO\n', 'dir/new.txt': 'new\n' });
+    const staged = git(folder, 'diff', '--cached');
+    const found = await opened(folder);
+    await expect(commitPaths(found, { paths: ['dir'], message: 'refused' })).rejects.toMatchObject({ code: 'git_failed' });
+    expect(git(folder, 'diff', '--cached')).toBe(staged);
+    expect(git(folder, 'status', '--porcelain', '--untracked-files=all').trimEnd()).toBe('MM dir/tracked.txt\n?? dir/new.txt');
+
+    rmSync(hook);
+    const commit = await commitPaths(found, { paths: ['.'], message: '#123 fix the parser\n\n# not a comment either' });
+    expect(commit.paths).toEqual(['dir/new.txt', 'dir/tracked.txt']);
+    expect(git(folder, 'log', '-1', '--format=%B').trim()).toBe('#123 fix the parser\n\n# not a comment either');
   });
 
   it('commits from a workspace below the top of the repository with paths relative to it', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -85,6 +85,29 @@ describe('session worktrees', () => {
     expect(result).toMatchObject({ merged: ['list.txt'], skipped: ['gone.txt'] });
     expect(readFileSync(join(main, 'list.txt'), 'utf8')).toBe('A\nb\nc\nd\ne\nF\n');
     expect(readFileSync(join(main, 'gone.txt'), 'utf8')).toBe('changed here\n');
+  });
+
+  it('leaves binary files, links and files the agent may not write as conflicts, goes on past them, and counts them as not brought back', async () => {
+    const { main, worktrees } = setUp({ 'image.bin': 'a\u0000b', 'link-me.txt': 'text\n', 'plain.txt': 'p\n' });
+    const { worktree } = await worktrees.create(main, 'session/odd');
+    write(worktree.root, { 'image.bin': 'a\u0000session', '.env': 'SECRET=1\n', 'plain.txt': 'p by the session\n' });
+    rmSync(join(worktree.root, 'link-me.txt'));
+    symlinkSync('/etc/passwd', join(worktree.root, 'link-me.txt'));
+    write(main, { 'image.bin': 'a\u0000person' });
+    const plan = await worktrees.plan(worktree);
+    expect(plan.files.map((file) => [file.path, file.outcome])).toEqual([
+      ['image.bin', 'conflict'],
+      ['link-me.txt', 'conflict'],
+      ['plain.txt', 'apply'],
+      ['.env', 'conflict'],
+    ]);
+    const result = await worktrees.bringBack(worktree, true);
+    expect(result).toMatchObject({ written: ['plain.txt'], skipped: ['image.bin', 'link-me.txt', '.env'], withMarkers: [] });
+    expect(readFileSync(join(main, 'image.bin'), 'utf8')).toBe('a\u0000person');
+    expect(readFileSync(join(main, 'link-me.txt'), 'utf8')).toBe('text\n');
+    expect(existsSync(join(main, '.env'))).toBe(false);
+    // What was left there is still work not brought back: deleting the worktree would lose it.
+    expect(await worktrees.unmerged(worktree, result.fingerprint)).toBe(true);
   });
 
   it('removes a worktree and its branch when asked', async () => {

@@ -31,7 +31,9 @@ function details(view: Extract<GitView, { kind: 'repository' }>): string {
 
 /** The git badge of a session's header; nothing outside a repository. */
 export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: string }) {
-  const [view, setView] = useState<GitView | null>(null);
+  // Kept with the session it was read for: another session's figures are never shown while its own are read.
+  const [read, setRead] = useState<{ sessionId: string; view: GitView } | null>(null);
+  const view = read?.sessionId === sessionId ? read.view : null;
   // A step of the agent, a restore or a commit may change the figures: each reads them again.
   const steps = useAppState(store, (state) => {
     const session = state.views[sessionId];
@@ -49,7 +51,7 @@ export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: str
         store
           .call('git:view', { sessionId })
           .then((next) => {
-            if (!disposables.isDisposed) setView(next);
+            if (!disposables.isDisposed) setRead({ sessionId, view: next });
           })
           // The figures are a convenience: a failed read leaves the last ones (the session may have gone).
           .catch(() => undefined)

@@ -37,6 +37,8 @@ function BringBack({ store, sessionId, mainPath }: { store: AppStore; sessionId:
   const [result, setResult] = useState<BringBackResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [working, setWorking] = useState(false);
+  // Each bring back, done or failed, is followed by the plan read again.
+  const [runs, setRuns] = useState(0);
   useEffect(() => {
     let live = true;
     store
@@ -50,7 +52,7 @@ function BringBack({ store, sessionId, mainPath }: { store: AppStore; sessionId:
     return () => {
       live = false;
     };
-  }, [store, sessionId, result]);
+  }, [store, sessionId, runs]);
   const run = (withMarkers: boolean): void => {
     setWorking(true);
     setError(null);
@@ -58,7 +60,10 @@ function BringBack({ store, sessionId, mainPath }: { store: AppStore; sessionId:
       .call('git:bringBack', { sessionId, withMarkers })
       .then(setResult)
       .catch((failure: unknown) => setError(errorMessage(failure)))
-      .finally(() => setWorking(false));
+      .finally(() => {
+        setWorking(false);
+        setRuns((count) => count + 1);
+      });
   };
   const files = plan?.files.filter((file) => file.outcome !== 'same') ?? [];
   const conflicts = files.filter((file) => file.outcome === 'conflict');

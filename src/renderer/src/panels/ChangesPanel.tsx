@@ -124,6 +124,8 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
   const [open, setOpen] = useState<{ path: string; diff: FileDiff | null } | null>(null);
   const { working, message, setMessage, revert, undo } = useReverts(store, sessionId, turnId);
   const [committing, setCommitting] = useState(false);
+  // The commit form belongs to the session it was opened for.
+  useEffect(() => setCommitting(false), [sessionId]);
   const busy = view ? view.status === 'planning' || view.status === 'executing' || view.status === 'waiting_approval' : true;
 
   useEffect(() => {
@@ -199,6 +201,7 @@ export function ChangesContent({ store, sessionId }: { store: AppStore; sessionI
       />
       {committing && (
         <CommitDialog
+          key={`${sessionId}:${turnId ?? ''}`}
           store={store}
           sessionId={sessionId}
           turnId={turnId}

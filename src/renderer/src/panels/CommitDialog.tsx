@@ -34,6 +34,14 @@ export function CommitDialog({
   const [committing, setCommitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const typed = useRef(false);
+  // A draft that arrives after the form closed goes nowhere.
+  const live = useRef(true);
+  useEffect(() => {
+    live.current = true;
+    return () => {
+      live.current = false;
+    };
+  }, []);
   const scope = turnId === null ? { sessionId } : { sessionId, turnId };
 
   const askDraft = (): void => {
@@ -42,24 +50,35 @@ export function CommitDialog({
     store
       .call('git:draft', scope)
       .then((next) => {
+        if (!live.current) return;
         setDraft({ paths: next.paths, changedSince: next.changedSince });
         // What the person wrote meanwhile is theirs: a draft never writes over it.
         if (!typed.current) setMessage(next.message);
       })
-      .catch((failure: unknown) => setError(`No message was drafted: ${errorMessage(failure)} Write one below.`))
-      .finally(() => setDrafting(false));
+      .catch((failure: unknown) => {
+        if (live.current) setError(`No message was drafted: ${errorMessage(failure)} Write one below.`);
+      })
+      .finally(() => {
+        if (live.current) setDrafting(false);
+      });
   };
-  // A draft is asked for when the form opens.
-  useEffect(askDraft, [store, sessionId, turnId]);
+  // A draft is asked for when the form opens (it is made anew for another session or turn).
+  useEffect(askDraft, []);
 
   const commit = (): void => {
     setCommitting(true);
     setError(null);
     store
       .call('git:commit', { ...scope, message })
-      .then((made) => onDone(made))
-      .catch((failure: unknown) => setError(errorMessage(failure)))
-      .finally(() => setCommitting(false));
+      .then((made) => {
+        if (live.current) onDone(made);
+      })
+      .catch((failure: unknown) => {
+        if (live.current) setError(errorMessage(failure));
+      })
+      .finally(() => {
+        if (live.current) setCommitting(false);
+      });
   };
 
   const shown = draft?.paths ?? paths;
