@@ -39,6 +39,46 @@ export function worktreeStateOf(store: SessionStore, sessionId: string): Worktre
   };
 }
 
+/**
+ * A finished sub-agent's worktree brought back to its parent's folder: what applies cleanly is written, a conflict is
+ * left in the worktree for the person, who brings it back with markers from the sub-agent's session. A worktree with
+ * nothing left over is removed, its branch too. Said in a line for the parent; nothing when it has no worktree.
+ */
+export async function bringBackSubAgent(
+  parts: { readonly store: SessionStore; readonly journal: SessionJournal; readonly worktrees: WorktreeMaker },
+  childId: string,
+): Promise<string> {
+  const { store, journal, worktrees } = parts;
+  const state = worktreeStateOf(store, childId);
+  if (!state || state.removed) return '';
+  const result = await worktrees.bringBack(state.worktree, false);
+  journal.append(childId, [{ type: 'worktree_brought_back', result }]);
+  const applied = [...result.written, ...result.deleted, ...result.merged];
+  const words = [applied.length > 0 ? `Its changes came back to this folder: ${applied.join(', ')}.` : 'It left no changes to bring back.'];
+  if (result.skipped.length > 0)
+    words.push(
+      `Conflicts with this folder were left in its worktree (branch ${state.worktree.branch}): ${result.skipped.join(', ')}. ` +
+        "The person can bring them back with conflict markers from the sub-agent's session.",
+    );
+  else {
+    await worktrees.remove(state.worktree, true);
+    journal.append(childId, [{ type: 'worktree_removed', branchDeleted: true }]);
+  }
+  return words.join(' ');
+}
+
+/** The worktree a writing sub-agent asked for, made from its parent's folder; refused plainly where there can be none. */
+export async function subAgentWorktree(
+  worktrees: WorktreeMaker | undefined,
+  parentFolder: string | null,
+  title: string,
+  suffix: string,
+): Promise<{ worktree: Worktree; workspacePath: string }> {
+  if (!worktrees || parentFolder === null)
+    throw new WorkbenchError('invalid_input', 'A worktree needs git and a folder in a git repository: ask without "worktree".');
+  return worktrees.create(parentFolder, branchFor(title, suffix));
+}
+
 /** A branch name from a session's title: `workbench/fix-the-login-4f2a`. */
 export function branchFor(title: string | undefined, suffix: string): string {
   const words = (title ?? '')

@@ -13,7 +13,7 @@ import type { SessionStore } from '../ports/stores';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
 import type { WorktreeMaker } from '../ports/git';
 import type { Recovery } from './recovery';
-import { branchFor, worktreeStateOf } from './session-worktrees';
+import { bringBackSubAgent, subAgentWorktree, worktreeStateOf } from './session-worktrees';
 import { briefText, delegateInputSchema, subAgentDefaults, titleOf, type DelegateInput } from './sub-agent-brief';
 import { FolderWriters, Slots, type ServerLimit } from './sub-agent-turns';
 import { delegateToolName, type TurnScheduler } from './turn-scheduler';
@@ -181,33 +181,13 @@ export class SubAgents {
     return broughtBack === '' ? answer : { ...answer, output: `${answer.output}\n\n${broughtBack}` };
   }
 
-  /**
-   * A sub-agent's worktree brought back to its parent's folder once it finished (taking that folder as a writer
-   * would): what applies cleanly is written, a conflict is left in the worktree for the person, who brings it back with
-   * markers from the sub-agent's session. A worktree with nothing left over is removed. Said in a line for the parent.
-   */
+  /** A finished sub-agent's worktree brought back to its parent's folder, taking that folder as a writer would. */
   private async bringBack(childId: string, parent: Session, signal: AbortSignal): Promise<string> {
     const { store, journal, worktrees } = this.options;
-    const state = worktreeStateOf(store, childId);
-    if (!state || state.removed || !worktrees || parent.workspacePath === null) return '';
+    if (!worktrees || parent.workspacePath === null) return '';
     const writing = await this.writers.take(parent.workspacePath, parent.id, signal);
     try {
-      const result = await worktrees.bringBack(state.worktree, false);
-      journal.append(childId, [{ type: 'worktree_brought_back', result }]);
-      const applied = [...result.written, ...result.deleted, ...result.merged];
-      const words = [
-        applied.length > 0 ? `Its changes came back to this folder: ${applied.join(', ')}.` : 'It left no changes to bring back.',
-      ];
-      if (result.skipped.length > 0)
-        words.push(
-          `Conflicts with this folder were left in its worktree (branch ${state.worktree.branch}): ${result.skipped.join(', ')}. ` +
-            "The person can bring them back with conflict markers from the sub-agent's session.",
-        );
-      else {
-        await worktrees.remove(state.worktree, true);
-        journal.append(childId, [{ type: 'worktree_removed', branchDeleted: true }]);
-      }
-      return words.join(' ');
+      return await bringBackSubAgent({ store, journal, worktrees }, childId);
     } finally {
       writing.release();
     }
@@ -286,12 +266,9 @@ export class SubAgents {
       modelCalls: input.modelCalls ?? subAgentDefaults.modelCalls,
       answerChars: await this.answerBound(parent, input.answerChars ?? subAgentDefaults.answerChars, context.signal),
     };
-    const isolated = input.tools === 'read_write' && input.worktree === true;
-    if (isolated && (!this.options.worktrees || parent.workspacePath === null))
-      throw new WorkbenchError('invalid_input', 'A worktree needs git and a folder in a git repository: ask without "worktree".');
     const made =
-      isolated && this.options.worktrees && parent.workspacePath !== null
-        ? await this.options.worktrees.create(parent.workspacePath, branchFor(titleOf(input.goal), newId().slice(-4).toLowerCase()))
+      input.tools === 'read_write' && input.worktree === true
+        ? await subAgentWorktree(this.options.worktrees, parent.workspacePath, titleOf(input.goal), newId().slice(-4).toLowerCase())
         : null;
     const session = store.create({
       id: newId(),
