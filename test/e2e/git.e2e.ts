@@ -29,7 +29,7 @@ describe('git in the window', () => {
     await host.invoke('session:setAutonomy', { sessionId, autonomy: 'L3' });
     await page.reload();
 
-    const badge = page.getByRole('status', { name: /^Git: / });
+    const badge = page.getByRole('button', { name: /^Git: / });
     await expectPage(badge).toContainText('⎇ main');
     await expectPage(badge).toContainText('clean');
 
@@ -78,9 +78,11 @@ describe('git in the window', () => {
     if (!created.ok) throw new Error(created.error.message);
     await page.reload();
 
-    await page.getByRole('button', { name: 'New session in a worktree' }).click();
-    const badge = page.getByRole('status', { name: /^Git: / });
+    const badge = page.getByRole('button', { name: /^Git: / });
+    await badge.click();
+    await page.getByRole('dialog', { name: 'Git' }).getByRole('button', { name: 'New session in a worktree' }).click();
     await expectPage(badge).toContainText('⎇ workbench/session-');
+    await expectPage(badge).toContainText('worktree');
     const workspaceText = await page.getByLabel('Workspace').locator('code.path').textContent();
     expect(workspaceText).not.toBe(workspace);
     const listed = await host.invoke('session:list', {});
@@ -99,8 +101,8 @@ describe('git in the window', () => {
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Noted.');
     expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('notes\n');
 
-    await page.getByRole('button', { name: 'Bring back…' }).click();
-    const dialog = page.getByRole('dialog', { name: "Bring back the session's work" });
+    await badge.click();
+    const dialog = page.getByRole('region', { name: "Bring back the session's work" });
     await expectPage(dialog.getByRole('list', { name: 'Files to bring back' })).toContainText(
       'notes.txt (modify) comes back as the session left it',
     );

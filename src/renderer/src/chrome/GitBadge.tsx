@@ -1,14 +1,17 @@
 /*
  * The session header's git figures: the branch (or the detached commit), ahead and behind its upstream, and how many
  * files differ from the commit; read again after each step of the agent, when the window comes back, and every few
- * seconds while it is shown (the person changes files too).
+ * seconds while it is shown (the person changes files too). It opens the session's worktree: a new session in one, or
+ * this session's work brought back.
  */
 
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { counted } from '../../../shared/counts';
 import type { GitView } from '../../../shared/git';
 import { useDisposables } from '../disposables';
 import { useAppState, type AppStore } from '../store';
-import { WorktreeControl } from './WorktreeControl';
+import { Popover } from './Popover';
+import { WorktreePanel } from './WorktreeControl';
 
 /** How often the figures are read again while the window is shown. */
 const refreshMs = 5000;
@@ -26,13 +29,19 @@ function details(view: Extract<GitView, { kind: 'repository' }>): string {
     view.upstream === null
       ? 'no upstream'
       : `${view.ahead ?? 0} ahead of and ${view.behind ?? 0} behind ${view.upstream} (as of the last fetch)`;
-  return `${where}, ${upstream}. ${view.changed} changed files: ${view.staged} staged, ${view.untracked} untracked, ${view.conflicted} conflicted. Repository: ${view.root}`;
+  return `${where}, ${upstream}. ${counted(view.changed, 'changed file')}: ${view.staged} staged, ${view.untracked} untracked, ${view.conflicted} conflicted. Repository: ${view.root}`;
 }
 
 /** The git badge of a session's header; nothing outside a repository. */
 export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: string }) {
   // Kept with the session it was read for: another session's figures are never shown while its own are read.
   const [read, setRead] = useState<{ sessionId: string; view: GitView } | null>(null);
+  const [open, setOpen] = useState(false);
+  const anchor = useRef<HTMLButtonElement>(null);
+  const inWorktree = useAppState(store, (state) => {
+    const worktree = state.views[sessionId]?.worktree;
+    return worktree !== undefined && worktree !== null && !worktree.removed;
+  });
   const view = read?.sessionId === sessionId ? read.view : null;
   // A step of the agent, a restore or a commit may change the figures: each reads them again.
   const steps = useAppState(store, (state) => {
@@ -77,7 +86,15 @@ export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: str
   const where = view.branch ?? `detached ${view.commit?.slice(0, 7) ?? ''}`;
   return (
     <>
-      <span className="git-badge" role="status" aria-label={`Git: ${details(view)}`} title={details(view)}>
+      <button
+        ref={anchor}
+        type="button"
+        className="git-badge"
+        aria-expanded={open}
+        aria-label={`Git: ${details(view)}`}
+        title={details(view)}
+        onClick={() => setOpen(!open)}
+      >
         <span className="git-branch">⎇ {where}</span>
         {view.upstream !== null && (view.ahead ?? 0) + (view.behind ?? 0) > 0 && (
           <span className="git-ahead muted small">
@@ -85,9 +102,15 @@ export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: str
             {(view.behind ?? 0) > 0 ? ` ↓${view.behind}` : ''}
           </span>
         )}
+        {inWorktree && <span className="muted small"> · worktree</span>}
         <span className="git-changed muted small"> · {changedWords(view)}</span>
-      </span>
-      <WorktreeControl store={store} sessionId={sessionId} inRepository />
+      </button>
+      {open && (
+        <Popover anchor={anchor} onClose={() => setOpen(false)} className="git-popover" role="dialog" label="Git">
+          <p className="small">{details(view)}</p>
+          <WorktreePanel store={store} sessionId={sessionId} />
+        </Popover>
+      )}
     </>
   );
 }

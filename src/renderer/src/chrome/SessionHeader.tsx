@@ -37,7 +37,7 @@ export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppS
           >
             Choose folder…
           </button>
-          {session.workspacePath !== null && <GitBadge store={store} sessionId={sessionId} />}
+          {session.workspacePath !== null && <GitBadge key={sessionId} store={store} sessionId={sessionId} />}
           {session.workspacePath !== null && <CheckControl store={store} sessionId={sessionId} workspacePath={session.workspacePath} />}
         </div>
         <div className="row">

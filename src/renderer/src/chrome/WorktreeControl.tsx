@@ -1,14 +1,13 @@
 /*
- * A session's own worktree in its header: which branch it works on, and Bring back… (what would happen to each file,
- * conflicts shown, then the work applied to the person's folder); for a session in the person's repository, a way to
- * start a new session in a worktree of its own.
+ * A session's own worktree in the git popover of its header: which branch it works on, and Bring back (what would
+ * happen to each file, conflicts shown, then the work applied to the person's folder); for a session in the person's
+ * repository, a way to start a new session in a worktree of its own.
  */
 
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { BringBackPlan, BringBackResult } from '../../../shared/git';
 import { errorMessage } from '../client';
 import { useAppState, type AppStore } from '../store';
-import { Popover } from './Popover';
 
 const outcomeWords = {
   apply: 'comes back as the session left it',
@@ -112,61 +111,47 @@ function BringBack({ store, sessionId, mainPath }: { store: AppStore; sessionId:
   );
 }
 
-/** The header's worktree control: the session's worktree and Bring back…, or a new session in a worktree. */
-export function WorktreeControl({
-  store,
-  sessionId,
-  inRepository,
-}: {
-  store: AppStore;
-  sessionId: string;
-  /** Whether the session's folder is in a git repository (a worktree can be made of it). */
-  inRepository: boolean;
-}) {
+/** The git popover's worktree part: this session's worktree with Bring back, or a new session in a worktree. */
+export function WorktreePanel({ store, sessionId }: { store: AppStore; sessionId: string }) {
   const worktree = useAppState(store, (state) => state.views[sessionId]?.worktree ?? null);
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId) ?? null);
-  const [open, setOpen] = useState(false);
   // Checking out a large repository takes seconds: the button says it is under way.
   const [making, setMaking] = useState(false);
-  const anchor = useRef<HTMLButtonElement>(null);
-  if (worktree && !worktree.removed)
+  if (worktree?.removed) return <p className="muted small">This session's worktree was removed.</p>;
+  if (worktree)
     return (
-      <>
-        <button ref={anchor} type="button" aria-expanded={open} title={`Worktree at ${worktree.root}`} onClick={() => setOpen(!open)}>
-          Bring back…
-        </button>
-        {open && (
-          <Popover
-            anchor={anchor}
-            onClose={() => setOpen(false)}
-            className="bring-back-popover"
-            role="dialog"
-            label="Bring back the session's work"
-          >
-            <BringBack store={store} sessionId={sessionId} mainPath={worktree.mainPath} />
-          </Popover>
-        )}
-      </>
+      <section className="stack" aria-label="Bring back the session's work">
+        <h4>Worktree</h4>
+        <p className="small">
+          This session works on branch <code>{worktree.branch}</code> in <code>{worktree.root}</code>, apart from your folder.
+        </p>
+        <BringBack store={store} sessionId={sessionId} mainPath={worktree.mainPath} />
+      </section>
     );
-  if (!inRepository || !session?.workspacePath || worktree) return null;
+  if (!session?.workspacePath || session.subAgent) return null;
   const workspacePath = session.workspacePath;
   return (
-    <button
-      type="button"
-      title="A new session on a branch of its own, checked out in a folder of the app's: its changes do not touch this folder until you bring them back"
-      disabled={making}
-      onClick={() => {
-        setMaking(true);
-        void store
-          .attempt(async () => {
-            const created = await store.call('git:worktreeSession', { workspacePath });
-            store.upsertSession(created);
-            await store.select(created.id);
-          })
-          .finally(() => setMaking(false));
-      }}
-    >
-      {making ? 'Making the worktree…' : 'New session in a worktree'}
-    </button>
+    <section className="stack">
+      <p className="muted small">
+        A new session on a branch of its own, checked out in a folder of the app’s at the commit checked out here: its changes do not touch
+        this folder until you bring them back. Your uncommitted changes stay here.
+      </p>
+      <button
+        type="button"
+        disabled={making}
+        onClick={() => {
+          setMaking(true);
+          void store
+            .attempt(async () => {
+              const created = await store.call('git:worktreeSession', { workspacePath });
+              store.upsertSession(created);
+              await store.select(created.id);
+            })
+            .finally(() => setMaking(false));
+        }}
+      >
+        {making ? 'Making the worktree…' : 'New session in a worktree'}
+      </button>
+    </section>
   );
 }
