@@ -93,7 +93,18 @@ describe('the header figures', () => {
     write(join(folder, 'vendor', 'lib'), { 'lib.txt': 'changed inside\n' });
     const found = await opened(folder);
     expect((await found.status()).entries).toEqual([]);
-    git(join(folder, 'vendor', 'lib'), '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--all', '--message', 'moved');
+    git(
+      join(folder, 'vendor', 'lib'),
+      '-c',
+      'user.name=T',
+      '-c',
+      'user.email=t@example.invalid',
+      'commit',
+      '--quiet',
+      '--all',
+      '--message',
+      'moved',
+    );
     writeFileSync(join(folder, Buffer.from([0x6e, 0xe9, 0x2e, 0x74, 0x78, 0x74]).toString('latin1')), 'latin-1 name\n');
     const status = await found.status();
     expect(status.entries.find((entry) => entry.path === 'vendor/lib')).toMatchObject({ submodule: true, unstaged: 'M' });
@@ -154,7 +165,11 @@ describe('the configuration cannot slip a program in another way', () => {
       'signed',
       '',
     ].join('\n');
-    const id = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], { cwd: folder, input: signed, encoding: 'utf8' }).trim();
+    const id = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], {
+      cwd: folder,
+      input: signed,
+      encoding: 'utf8',
+    }).trim();
     git(folder, 'update-ref', 'refs/heads/main', id);
     git(folder, 'config', 'log.showSignature', 'true');
     git(folder, 'config', 'gpg.program', program('gpg'));
