@@ -84,6 +84,24 @@ describe('the header figures', () => {
     expect(view.kind === 'unavailable' && view.reason).toMatch(/Git was not found on this computer/);
   });
 
+  it('says a git older than 2.25 is too old, and one that does not say its version is not git', async () => {
+    const folder = repository();
+    const fake = (output: string): string => {
+      const path = join(folder, `fake-git-${Math.random().toString(36).slice(2)}`);
+      writeFileSync(path, `#!/bin/sh\necho "${output}"\n`);
+      chmodSync(path, 0o755);
+      return path;
+    };
+    expect(await new Repositories(new GitProgram(fake('git version 2.20.1'))).view(folder)).toEqual({
+      kind: 'unavailable',
+      reason: 'Git 2.20.1 is too old: the app needs git 2.25 or newer.',
+    });
+    expect(await new Repositories(new GitProgram(fake('hello'))).view(folder)).toMatchObject({
+      kind: 'unavailable',
+      reason: expect.stringContaining('did not say which git it is'),
+    });
+  });
+
   it('counts a submodule moved to another commit (not its own uncommitted files) and a path that is not UTF-8', async () => {
     const inner = repository({ 'lib.txt': 'lib\n' });
     const folder = repository();
