@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,10 @@ describe('sessions in worktrees of their own', () => {
     const text = readFileSync(join(main, 'shared.txt'), 'utf8');
     expect(text).toContain('TWO by the first');
     expect(text).toContain('two by the second');
+
+    // A new session with no folder named opens in the person's folder, not in the last session's worktree.
+    const plain = await answer<Session>(scripted.transport, 'session:create', {});
+    expect(plain.workspacePath).toBe(realpathSync(main));
 
     // Deleting the first with its worktree removes the folder and the branch, and the journal says so.
     await answer(scripted.transport, 'git:removeWorktree', { sessionId: first.id, deleteBranch: true });

@@ -175,10 +175,15 @@ export class Sessions {
 
   /** The folder of the most recently changed session that has one, when it still exists and is a folder. */
   private async lastFolderUsed(): Promise<string | null> {
-    const recent = this.options.store
+    const { store } = this.options;
+    const last = store
       .list()
       .filter((session) => session.workspacePath !== null)
-      .sort((a, b) => b.updatedAt - a.updatedAt)[0]?.workspacePath;
+      .sort((a, b) => b.updatedAt - a.updatedAt)[0];
+    if (!last) return null;
+    // A session in a worktree of its own worked for the person's folder: that is the folder used, not the app's copy.
+    const made = store.nearest(last.id, 'after', -1, ['worktree_created']);
+    const recent = made?.event.type === 'worktree_created' ? made.event.worktree.mainPath : last.workspacePath;
     if (!recent) return null;
     try {
       return await this.options.workspaces.resolveFolder(recent);
