@@ -242,11 +242,19 @@ class ScriptWalk implements ScriptSite {
     return current;
   }
 
-  /** The command lines inside `$(…)`, backticks and `<(…)` in a node: they run too. */
+  /**
+   * The command lines inside `$(…)`, backticks and `<(…)` in a node: they run too. So may one in an indirect
+   * expansion's variable (see `evaluatesIndirection`), which is only known when it runs.
+   */
   substitutions(node: SyntaxNode, state: ShellState): void {
     const stack: SyntaxNode[] = [node];
     while (stack.length > 0) {
       const current = stack.pop() as SyntaxNode;
+      if (current.type === 'expansion' && evaluatesIndirection(current.text))
+        this.add(
+          'destructive',
+          `${current.text} reads the variable another one names when it runs, and bash runs a command substitution in an array subscript of that name`,
+        );
       if (current.type === 'command_substitution' || current.type === 'process_substitution') {
         this.sequence(current, state);
         // `>(sh)`: what the outer command writes there is read as code.
@@ -357,4 +365,15 @@ export function walkScript(
     if (error instanceof RangeError) return { level: 'destructive', reasons: ['the command cannot be judged: it is nested too deep'] };
     throw error;
   }
+}
+
+/**
+ * Whether an expansion is bash's indirection `${!name}` (with or without an operator after it): bash reads the
+ * variable whose name `name` holds, and evaluates an array subscript in that name as arithmetic, where a command
+ * substitution runs (`v='a[$(touch x)]'; ls ${!v}` runs touch). Listing variable names (`${!pre*}`, `${!pre@}`) or an
+ * array's keys (`${!a[@]}`) reads no value as code.
+ */
+export function evaluatesIndirection(text: string): boolean {
+  if (!text.startsWith('${!')) return false;
+  return !/^\$\{![A-Za-z_][A-Za-z0-9_]*(?:[*@]|\[[*@]\])\}$/.test(text);
 }

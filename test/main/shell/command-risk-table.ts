@@ -6,6 +6,7 @@ import type { RiskLevel } from '../../../src/shared/domain';
  */
 export const riskTable: ReadonlyArray<readonly [RiskLevel, string, string]> = [
   ['read_only', 'ls -la', 'lists files'],
+  ['read_only', 'echo ${!BASH*} ${!arr[@]}', 'lists variable names and array keys: no value read as code'],
   ['read_only', 'cat README.md', 'prints a file'],
   ['read_only', 'head -n 20 src/index.ts', 'prints part of a file'],
   ['read_only', 'tail -f log.txt', 'follows a file'],
@@ -317,6 +318,10 @@ export const riskTable: ReadonlyArray<readonly [RiskLevel, string, string]> = [
   ['destructive', '$CMD --flag', 'the program name comes from the environment'],
   ['destructive', '$(which rm) file', 'the program name is computed'],
   ['destructive', '${!x} foo', 'the program name is an indirect expansion'],
+  ['destructive', 'ls ${!v}', 'an indirect expansion can run a command held in an array subscript'],
+  ['destructive', 'echo "${!v:-none}"', 'an indirect expansion in quotes, with a default'],
+  ['destructive', 'x=${!v}; ls', 'an indirect expansion in an assignment'],
+  ['destructive', 'echo ${!1}', 'an indirect expansion of a positional parameter'],
   ['destructive', '"$TOOL" run', 'the program name comes from the environment'],
   ['destructive', 'eval "$CMD"', 'runs a command line from the environment'],
   ['destructive', 'eval $(cat cmd.txt)', 'runs a computed command line'],
