@@ -14,7 +14,7 @@ import { clip, programName, readsCode, redirect, type ScriptSite } from './scrip
 import { LineFunctions } from './line-functions';
 import { ShellState, type ShellValue, type WordValue } from './shell-state';
 import { TargetLookup } from './target-lookup';
-import { evaluate, type WordEnvironment } from './shell-words';
+import { evaluate, evaluatesIndirection, indirectionRisk, type WordEnvironment } from './shell-words';
 import { wordEffects, type WordEffects } from './word-effects';
 
 export type { CommandRisk } from './runner-risk';
@@ -250,11 +250,10 @@ class ScriptWalk implements ScriptSite {
     const stack: SyntaxNode[] = [node];
     while (stack.length > 0) {
       const current = stack.pop() as SyntaxNode;
-      if (current.type === 'expansion' && evaluatesIndirection(current.text))
-        this.add(
-          'destructive',
-          `${current.text} reads the variable another one names when it runs, and bash runs a command substitution in an array subscript of that name`,
-        );
+      if (current.type === 'expansion' && evaluatesIndirection(current.text)) {
+        const risk = indirectionRisk(current, state, this.environment);
+        if (risk) this.add(risk.level, risk.reason);
+      }
       if (current.type === 'command_substitution' || current.type === 'process_substitution') {
         this.sequence(current, state);
         // `>(sh)`: what the outer command writes there is read as code.
@@ -365,15 +364,4 @@ export function walkScript(
     if (error instanceof RangeError) return { level: 'destructive', reasons: ['the command cannot be judged: it is nested too deep'] };
     throw error;
   }
-}
-
-/**
- * Whether an expansion is bash's indirection `${!name}` (with or without an operator after it): bash reads the
- * variable whose name `name` holds, and evaluates an array subscript in that name as arithmetic, where a command
- * substitution runs (`v='a[$(touch x)]'; ls ${!v}` runs touch). Listing variable names (`${!pre*}`, `${!pre@}`) or an
- * array's keys (`${!a[@]}`) reads no value as code.
- */
-export function evaluatesIndirection(text: string): boolean {
-  if (!text.startsWith('${!')) return false;
-  return !/^\$\{![A-Za-z_][A-Za-z0-9_]*(?:[*@]|\[[*@]\])\}$/.test(text);
 }

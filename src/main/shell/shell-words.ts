@@ -271,3 +271,38 @@ export function evaluate(node: SyntaxNode, state: ShellState, environment: WordE
 export function onlyText(value: WordValue): string | null {
   return value.kind === 'known' && value.values.length === 1 ? (value.values[0] as ShellValue).text : null;
 }
+
+/**
+ * Whether an expansion is bash's indirection `${!name}` (with or without an operator after it): bash reads the
+ * variable whose name `name` holds, and evaluates an array subscript in that name as arithmetic, where a command
+ * substitution runs (`v='a[$(touch x)]'; ls ${!v}` runs touch). Listing variable names (`${!pre*}`, `${!pre@}`) or an
+ * array's keys (`${!a[@]}`) reads no value as code.
+ */
+export function evaluatesIndirection(text: string): boolean {
+  if (!text.startsWith('${!')) return false;
+  return !/^\$\{![A-Za-z_][A-Za-z0-9_]*(?:[*@]|\[[*@]\])\}$/.test(text);
+}
+
+/**
+ * What an indirection may run, judged as arithmetic is: the name it reads is held by a variable whose values are
+ * known (set earlier in the line) and plain, nothing; unknown, or holding `$`, at least a high write (what it expands
+ * to is only known when it runs); holding a command substitution or a backtick, destructive (it runs a command).
+ */
+export function indirectionRisk(
+  node: SyntaxNode,
+  state: ShellState,
+  environment: WordEnvironment,
+): { level: 'write_high' | 'destructive'; reason: string } | null {
+  const name = node.namedChildren.find((child) => child?.type === 'variable_name' || child?.type === 'special_variable_name');
+  const value = name ? variable(name.text, state, environment) : null;
+  if (!value || value.kind === 'computed')
+    return {
+      level: 'write_high',
+      reason: `${node.text} reads the variable another one names, only known when it runs (bash runs a command in an array subscript there)`,
+    };
+  if (value.values.some((item) => /\$\(|`|[<>]\(/.test(item.text)))
+    return { level: 'destructive', reason: `${node.text} reads a name whose array subscript runs a command` };
+  if (value.values.some((item) => item.text.includes('$')))
+    return { level: 'write_high', reason: `${node.text} reads a name that expands a variable in its subscript when it runs` };
+  return null;
+}
