@@ -8,16 +8,11 @@ import type { GitCommit, GitView } from '../../../src/shared/git';
 import { textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
 import { answer, useScriptedCore, type ScriptedCore } from '../scripted-core';
-import { git, write } from './git-fixtures';
+import { git, initRepository, write } from './git-fixtures';
 
 /** The workspace is a repository whose first commit holds a.txt and b.txt; the app's data folder is ignored. */
 function prepare(folder: string): void {
-  git(folder, 'init', '--quiet', '--initial-branch=main');
-  git(folder, 'config', 'user.name', 'Test Person');
-  git(folder, 'config', 'user.email', 'person@example.invalid');
-  write(folder, { '.gitignore': 'data/\n', 'a.txt': 'a\n', 'b.txt': 'b\n' });
-  git(folder, 'add', '--all');
-  git(folder, 'commit', '--quiet', '--message', 'first');
+  initRepository(folder, { '.gitignore': 'data/\n', 'a.txt': 'a\n', 'b.txt': 'b\n' });
 }
 
 describe('commits from Changes', () => {

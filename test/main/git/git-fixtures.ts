@@ -22,9 +22,8 @@ export function write(folder: string, files: Record<string, string>): void {
   }
 }
 
-/** A new repository on branch `main` with these files committed, and a function that removes it. */
-export function makeRepository(files: Record<string, string> = { 'README.md': '# project\n' }): { folder: string; remove: () => void } {
-  const folder = mkdtempSync(join(tmpdir(), 'workbench-git-'));
+/** Makes a folder a repository on branch `main` with these files in a first commit. */
+export function initRepository(folder: string, files: Record<string, string>): void {
   git(folder, 'init', '--quiet', '--initial-branch=main');
   git(folder, 'config', 'user.name', 'Test Person');
   git(folder, 'config', 'user.email', 'person@example.invalid');
@@ -32,5 +31,11 @@ export function makeRepository(files: Record<string, string> = { 'README.md': '#
   write(folder, files);
   git(folder, 'add', '--all');
   git(folder, 'commit', '--quiet', '--message', 'first');
+}
+
+/** A new repository on branch `main` with these files committed, and a function that removes it. */
+export function makeRepository(files: Record<string, string> = { 'README.md': '# project\n' }): { folder: string; remove: () => void } {
+  const folder = mkdtempSync(join(tmpdir(), 'workbench-git-'));
+  initRepository(folder, files);
   return { folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
 }

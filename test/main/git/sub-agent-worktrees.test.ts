@@ -7,17 +7,12 @@ import { ScriptByAsker, requestsOf } from '../../scripted-model-server/by-asker'
 import { textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
 import { answer, useScriptedCore, type ScriptedCore } from '../scripted-core';
-import { git, write } from './git-fixtures';
+import { git, initRepository } from './git-fixtures';
 
 const byAsker = new ScriptByAsker();
 
 function prepare(folder: string): void {
-  git(folder, 'init', '--quiet', '--initial-branch=main');
-  git(folder, 'config', 'user.name', 'Test Person');
-  git(folder, 'config', 'user.email', 'person@example.invalid');
-  write(folder, { '.gitignore': 'data/\ndata-worktrees/\n', 'shared.txt': 'one\ntwo\nthree\n' });
-  git(folder, 'add', '--all');
-  git(folder, 'commit', '--quiet', '--message', 'first');
+  initRepository(folder, { '.gitignore': 'data/\ndata-worktrees/\n', 'shared.txt': 'one\ntwo\nthree\n' });
 }
 
 const slow = (text: string) => textTurn(text, { chunkSize: 2, chunkDelayMs: 40 });

@@ -8,15 +8,10 @@ import type { BringBackPlan, BringBackResult, Worktree } from '../../../src/shar
 import { textTurn } from '../../scripted-model-server';
 import { toolCall } from '../agent/harness';
 import { answer, useScriptedCore, type ScriptedCore } from '../scripted-core';
-import { git, write } from './git-fixtures';
+import { git, initRepository } from './git-fixtures';
 
 function prepare(folder: string): void {
-  git(folder, 'init', '--quiet', '--initial-branch=main');
-  git(folder, 'config', 'user.name', 'Test Person');
-  git(folder, 'config', 'user.email', 'person@example.invalid');
-  write(folder, { '.gitignore': 'data/\ndata-worktrees/\n', 'shared.txt': 'one\ntwo\nthree\n' });
-  git(folder, 'add', '--all');
-  git(folder, 'commit', '--quiet', '--message', 'first');
+  initRepository(folder, { '.gitignore': 'data/\ndata-worktrees/\n', 'shared.txt': 'one\ntwo\nthree\n' });
 }
 
 describe('sessions in worktrees of their own', () => {
