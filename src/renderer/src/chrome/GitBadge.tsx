@@ -54,9 +54,17 @@ export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: str
   useDisposables(
     (disposables) => {
       let reading = false;
+      // Asked again while a read is under way (a focus right after a change): read once more when it ends, since the
+      // read under way may have started before the change.
+      let again = false;
       const read = (): void => {
-        if (reading || disposables.isDisposed) return;
+        if (disposables.isDisposed) return;
+        if (reading) {
+          again = true;
+          return;
+        }
         reading = true;
+        again = false;
         store
           .call('git:view', { sessionId })
           .then((next) => {
@@ -66,6 +74,7 @@ export function GitBadge({ store, sessionId }: { store: AppStore; sessionId: str
           .catch(() => undefined)
           .finally(() => {
             reading = false;
+            if (again) read();
           });
       };
       read();
