@@ -44,6 +44,7 @@ import { BashParser } from '../shell/bash-parser';
 import { builtinTools } from '../tools/builtin-tools';
 import { gitTools } from '../tools/git-tools';
 import { GitProgram } from '../git/git-program';
+import { readRepositoryPrograms } from '../git/repository-programs';
 import { Repositories } from '../git/repositories';
 import { Worktrees } from '../git/worktrees';
 import { CodeMaps } from '../code-map/code-maps';
@@ -105,7 +106,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         })
       : null;
     const builtin =
-      shell && codeMaps ? builtinTools({ ...builtinToolOptions(options, clock), shell, codeMaps, ...(sandbox ? { sandbox } : {}) }) : [];
+      shell && codeMaps
+        ? builtinTools({
+            ...builtinToolOptions(options, clock),
+            shell,
+            codeMaps,
+            ...(sandbox ? { sandbox } : {}),
+            // A line that runs git is judged with what the repository would start (its settings, its hooks).
+            ...(gitAvailable
+              ? { repositoryPrograms: (folder: string) => readRepositoryPrograms(folder, 'git', options.gitEnvironment ?? process.env) }
+              : {}),
+          })
+        : [];
     // The workspace's check command runs as run_command runs any command: in the sandbox, under the command limits.
     const runCommand = builtin.find((tool) => tool.name === 'run_command');
     const checks = runCommand

@@ -18,6 +18,19 @@ export interface CommandPlace {
   /** The person's home folder and name, for `~` and `$HOME`. */
   readonly home: string;
   readonly user: string;
+  /**
+   * The programs the git repository at a folder names in its own files (its configuration, its hooks), which a git
+   * command run there would start; absent where that is not looked at (no git). Asked only for lines that run git.
+   */
+  readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
+}
+
+/** A program a repository names for git to run: a setting (`core.fsmonitor`) or a hook (`hooks/pre-commit`). */
+export interface RepositoryProgram {
+  /** Where the repository names it, as the person would look for it. */
+  readonly source: string;
+  /** The git commands that start it, or every one. */
+  readonly verbs: readonly string[] | 'every';
 }
 
 export type TargetKind = 'inside' | 'scratch' | 'harmless' | 'outside' | 'protected';

@@ -20,6 +20,7 @@ import {
   shells,
   systemChangers,
 } from './program-sets';
+import type { RepositoryProgram } from './command-targets';
 import { argTargets } from './write-targets';
 
 /** What judging one program needs from the command around it. */
@@ -33,6 +34,13 @@ export interface ProgramSite {
   nested(text: string | null, what: string): Finding[];
   /** Findings for words this one runs as a command (`env`, `timeout`, `xargs`). */
   runs(words: readonly Arg[], what: string): Finding[];
+  /**
+   * The programs the repository a git command works in names for git to run (its configuration, its hooks), from the
+   * folder the line is in or the one given (`-C`, `--git-dir`); null when that folder is only known when it runs.
+   */
+  repositoryPrograms(at: Arg | undefined): readonly RepositoryProgram[] | null;
+  /** Whether the command runs in an OS sandbox: without one, a program the repository names runs with the person's rights. */
+  readonly sandboxed: boolean;
 }
 
 /** The words after a runner's own options: options stop at the first word that is not one, as for POSIX tools. */
@@ -84,6 +92,21 @@ const runsCommandOption: Readonly<Record<string, readonly string[]>> = {
 const commandSetting =
   /^[\w.-]*\.(pager|editor|sshcommand|fsmonitor|hookspath|external|textconv|helper|command|program|askpass|driver|cmd|tool)$/i;
 
+/**
+ * What a git command risks through the programs its repository names: at least a high-risk write, destructive without
+ * a sandbox (the program runs with the person's rights). A repository in a folder only known when it runs may name any.
+ */
+function repositoryFindings(verb: string, programs: readonly RepositoryProgram[] | null, site: ProgramSite): Finding[] {
+  const level = site.sandboxed ? 'write_high' : 'destructive';
+  if (programs === null)
+    return [finding(level, `git ${verb} works in a repository only known when it runs, whose configuration may name programs git runs`)];
+  const started = programs.filter((program) => program.verbs === 'every' || program.verbs.includes(verb));
+  if (started.length === 0) return [];
+  const named = started.slice(0, 3).map((program) => program.source);
+  const more = started.length > 3 ? ` and ${started.length - 3} more` : '';
+  return [finding(level, `git${verb ? ` ${verb}` : ''} runs programs the repository names (${named.join('; ')}${more})`)];
+}
+
 function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   const parsed = parseArgs(args, ['-C', '-c', '--git-dir', '--work-tree', '--namespace']);
   const findings: Finding[] = [];
@@ -101,6 +124,7 @@ function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   }
   const words = parsed.operands.map((arg) => arg.text ?? '');
   const verb = words[0] ?? '';
+  findings.push(...repositoryFindings(verb, site.repositoryPrograms(parsed.values.get('-C') ?? parsed.values.get('--git-dir')), site));
   const rest = args.slice(args.findIndex((arg) => arg.text === verb) + 1);
   const sub = parseArgs(rest, ['-m', '-b', '-B', '-o', '-c', '-C', '--message', '--file', '-F', '-f', '--output', '--output-directory']);
   const flag = (...flags: string[]) => hasAny(sub, ...flags);

@@ -7,7 +7,7 @@ import { maxRisk, type RiskLevel } from '../../shared/domain';
 import { ShellSyntaxError, type BashParser, type SyntaxNode } from './bash-parser';
 import { afterBuiltin, changedFolder, changesFolder, holdsOutput, isName, loaderVariables } from './builtin-effects';
 import { argOf, type Arg, type Finding } from './command-args';
-import type { CommandPlace, TargetJudge } from './command-targets';
+import type { CommandPlace, RepositoryProgram, TargetJudge } from './command-targets';
 import { programOf, programRisk, type ProgramSite } from './program-risk';
 import { runnerRisk, summarize, type CommandRisk } from './runner-risk';
 import { clip, programName, readsCode, redirect, type ScriptSite } from './script-io';
@@ -287,11 +287,25 @@ class ScriptWalk implements ScriptSite {
     return [{ level: maxRisk([inner.level, 'write_high']), reason: `${what} runs code: ${inner.reasons.join('; ') || 'a command'}` }];
   }
 
+  /** The programs of the repository (or repositories: the folder may be one of several) a git command works in. */
+  private repositoryPrograms(state: ShellState, at: Arg | undefined): readonly RepositoryProgram[] | null {
+    const lookup = this.place.repositoryPrograms;
+    if (!lookup) return [];
+    const folders = state.cwd;
+    if (folders === null) return null;
+    const given = at === undefined ? null : at.value.kind === 'known' ? at.value.values.map((value) => value.text) : undefined;
+    if (given === undefined) return null;
+    const places = given === null ? folders : folders.flatMap((folder) => given.map((text) => resolve(folder, text)));
+    return places.flatMap((folder) => lookup(folder));
+  }
+
   private site(state: ShellState): ProgramSite {
     return {
       target: (arg, verb, from) => this.targetFindings(arg, verb, state, from),
       nested: (text, what) => this.nested(text, what),
       runs: (words, what) => runnerRisk(words, what, this.site(state), this.depth >= maxDepth),
+      repositoryPrograms: (at) => this.repositoryPrograms(state, at),
+      sandboxed: this.place.sandbox !== null,
     };
   }
 

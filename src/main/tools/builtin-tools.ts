@@ -5,6 +5,7 @@
 import type { CommandLimits } from '../../shared/domain';
 import type { Tool } from '../agent/ports/tools';
 import type { BashParser } from '../shell/bash-parser';
+import type { RepositoryProgram } from '../shell/command-targets';
 import { runCommandTool } from './run-command';
 import type { SandboxStatus } from './sandbox';
 import { workspaceTools, type WorkspaceToolOptions } from './workspace-tools';
@@ -16,6 +17,7 @@ export function builtinTools(
     readonly sandbox?: SandboxStatus;
     readonly commandNiceness?: () => number;
     readonly commandLimits?: () => CommandLimits;
+    readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
   },
 ): Tool[] {
   return [
@@ -26,6 +28,7 @@ export function builtinTools(
       ...(options.commandNiceness ? { niceness: options.commandNiceness } : {}),
       ...(options.commandLimits ? { limits: options.commandLimits } : {}),
       protectedFolders: [options.dataDir],
+      ...(options.repositoryPrograms ? { repositoryPrograms: options.repositoryPrograms } : {}),
     }),
   ];
 }

@@ -9,6 +9,7 @@ import { WorkbenchError } from '../../shared/errors';
 import { defineTool, type Tool } from '../agent/ports/tools';
 import type { BashParser } from '../shell/bash-parser';
 import { CommandAssessor, commandPlace, currentUser } from '../shell/command-risk';
+import type { RepositoryProgram } from '../shell/command-targets';
 import { commandTrustCovers, commandTrustPattern } from '../shell/trust-pattern';
 import { limitNote, outputLimitNote, resourceLimitsFor } from './command-limits';
 import { runInPty } from './pty-runner';
@@ -69,6 +70,8 @@ export interface RunCommandOptions {
   readonly niceness?: () => number;
   /** The resources a command may use, asked as each starts; the defaults unless said. */
   readonly limits?: () => CommandLimits;
+  /** What the git repository at a folder would start (its settings, its hooks): a line running git is judged with it. */
+  readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
 }
 
 /** How much lower than the app's the settings put the agent's commands' CPU priority. */
@@ -113,7 +116,17 @@ export function runCommandTool(options: RunCommandOptions): Tool {
         options.protectedFolders ?? [],
         user,
       );
-      const risk = assessor.assess(input.command, place);
+      const lookup = options.repositoryPrograms;
+      // Each folder's repository read once for this line, afresh for the next: the agent may have changed it between.
+      const read = new Map<string, readonly RepositoryProgram[]>();
+      const programs = lookup
+        ? (folder: string): readonly RepositoryProgram[] => {
+            const known = read.get(folder) ?? lookup(folder);
+            read.set(folder, known);
+            return known;
+          }
+        : undefined;
+      const risk = assessor.assess(input.command, programs ? { ...place, repositoryPrograms: programs } : place);
       const reason = risk.reasons.join('; ');
       // Without an OS sandbox every command already runs with the person's rights and the network, so asking for
       // network or no sandbox asks for nothing more: it is not an escalation, and every command is at least write_high.
