@@ -42,6 +42,11 @@ export interface CoreOptions {
   /** Hears every journalled event and every change to a session's row. */
   readonly listener: RuntimeListener;
   readonly clock?: Clock;
+  /**
+   * The monotonic clock deadlines (grants, gates) follow within a run, with the wall clock: `performance.now` unless
+   * given (a test whose clock is simulated gives the same time twice).
+   */
+  readonly monotonic?: () => number;
   /** How long streamed pieces are gathered before one journal write. */
   readonly frameMs?: number;
   readonly retryPolicy?: RetryPolicy;

@@ -34,6 +34,7 @@ import { SqliteModelCheckStore } from '../store/sqlite-model-checks';
 import { SqliteProfileStore } from '../store/sqlite-profile-store';
 import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
 import { SqliteSessionStore } from '../store/sqlite-session-store';
+import { SqliteSteadyTime } from '../store/sqlite-steady-time';
 import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
@@ -91,7 +92,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const owned = new DisposableStore();
   owned.add(toDisposable(() => void db.close()));
   try {
-    const stores = openStores(db, clock);
+    const stores = openStores(db, clock, options.monotonic);
+    // Where steady time stands is kept at close (the database closes after), so a restart goes on from it.
+    owned.add(toDisposable(() => stores.steady.save()));
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
     // The workspaces' code indexes, which the symbol tools and the repository map share.
@@ -243,11 +246,13 @@ async function loadShellParser(): Promise<BashParser> {
 }
 
 /** The SQLite stores of one database. */
-function openStores(db: Database, clock: Clock) {
+function openStores(db: Database, clock: Clock, monotonic?: () => number) {
+  const steady = new SqliteSteadyTime(db, () => clock.now(), monotonic);
   return {
+    steady,
     store: new SqliteSessionStore(db),
     checkpoints: new SqliteCheckpointStore(db, () => clock.now()),
-    trust: new SqliteTrustStore(db),
+    trust: new SqliteTrustStore(db, steady),
     accounting: new SqliteAccountingStore(db),
     memory: new SqliteMemoryStore(db, clock),
     profiles: new SqliteProfileStore(db, clock),

@@ -379,6 +379,19 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 16,
+    description: "steady time for deadlines, and each timed grant's end on it",
+    up(db) {
+      db.exec(`
+        -- One row: where steady time stood and the wall clock's time then. Steady time starts at the wall clock's
+        -- time, so a grant kept from before ends on it where its wall-clock end said.
+        CREATE TABLE steady_time (id INTEGER PRIMARY KEY CHECK (id = 1), steady INTEGER NOT NULL, wall INTEGER NOT NULL) STRICT;
+        ALTER TABLE trust_grants ADD COLUMN deadline INTEGER;
+        UPDATE trust_grants SET deadline = expires_at WHERE expires_at IS NOT NULL;
+      `);
+    },
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

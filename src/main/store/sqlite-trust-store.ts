@@ -5,6 +5,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { escalationKindSchema, grantPatternSchema, riskLevelSchema, type TrustGrant } from '../../shared/domain';
 import { NotFoundError } from '../../shared/errors';
+import type { SteadyClock } from '../agent/ports/clock';
 import type { TrustStore } from '../agent/ports/trust';
 
 interface GrantRow {
@@ -19,6 +20,8 @@ interface GrantRow {
   revoked_at: number | null;
   description: string;
   escalation: string | null;
+  /** Where the grant ends on steady time: null for one without an end (a session's). */
+  deadline: number | null;
 }
 
 function toGrant(row: GrantRow): TrustGrant {
@@ -40,10 +43,11 @@ function toGrant(row: GrantRow): TrustGrant {
 /**
  * Trust grants in SQLite, so they survive a restart and still fail closed at their expiry. The
  * grants not revoked are read once and kept (every call's decision asks for them); a change here
- * reads them again, and expiry is checked against the clock on every ask.
+ * reads them again, and expiry is checked on every ask: by the wall clock, and on steady time, so that
+ * setting the clock back revives no grant (within a run or across a restart).
  */
 export class SqliteTrustStore implements TrustStore {
-  private unrevoked: TrustGrant[] | null = null;
+  private unrevoked: { grant: TrustGrant; deadline: number | null }[] | null = null;
 
   private readonly statements: {
     insert: Statement<[GrantRow]>;
@@ -52,10 +56,13 @@ export class SqliteTrustStore implements TrustStore {
     revoke: Statement<[number, string]>;
   };
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly steady: SteadyClock,
+  ) {
     this.statements = {
       insert: db.prepare(
-        'INSERT INTO trust_grants (id, tool, pattern, workspace_path, max_risk, session_id, created_at, expires_at, revoked_at, description, escalation) VALUES (@id, @tool, @pattern, @workspace_path, @max_risk, @session_id, @created_at, @expires_at, @revoked_at, @description, @escalation)',
+        'INSERT INTO trust_grants (id, tool, pattern, workspace_path, max_risk, session_id, created_at, expires_at, revoked_at, description, escalation, deadline) VALUES (@id, @tool, @pattern, @workspace_path, @max_risk, @session_id, @created_at, @expires_at, @revoked_at, @description, @escalation, @deadline)',
       ),
       get: db.prepare('SELECT * FROM trust_grants WHERE id = ?'),
       unrevoked: db.prepare('SELECT * FROM trust_grants WHERE revoked_at IS NULL ORDER BY created_at, id'),
@@ -78,17 +85,25 @@ export class SqliteTrustStore implements TrustStore {
       revoked_at: grant.revokedAt,
       description: grant.description,
       escalation: grant.escalation ?? null,
+      // As long on steady time as it is on the wall clock from its making.
+      deadline: grant.expiresAt === null ? null : Math.ceil(this.steady.now() + Math.max(0, grant.expiresAt - grant.createdAt)),
     });
     return grant;
   }
 
   listActive(now: number): TrustGrant[] {
-    this.unrevoked ??= this.statements.unrevoked.all().map(toGrant);
-    return this.unrevoked.filter((grant) => grant.expiresAt === null || grant.expiresAt > now);
+    this.unrevoked ??= this.statements.unrevoked.all().map((row) => ({ grant: toGrant(row), deadline: row.deadline }));
+    const steadyNow = this.unrevoked.some((kept) => kept.deadline !== null) ? this.steady.now() : 0;
+    return this.unrevoked
+      .filter(
+        ({ grant, deadline }) =>
+          grant.expiresAt === null || (grant.expiresAt > now && (deadline === null || deadline > steadyNow)),
+      )
+      .map((kept) => kept.grant);
   }
 
   forgetSession(sessionId: string): void {
-    if (this.unrevoked?.some((grant) => grant.sessionId === sessionId)) this.unrevoked = null;
+    if (this.unrevoked?.some(({ grant }) => grant.sessionId === sessionId)) this.unrevoked = null;
   }
 
   find(grantId: string): TrustGrant | null {

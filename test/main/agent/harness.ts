@@ -241,6 +241,8 @@ export async function createHarness(
     settings,
     secrets: new EncryptedFileSecretStore(join(folder.path, 'secrets.json'), memoryKeyCipher()),
     clock,
+    // Deadlines follow the test's clock alone: time moves when the test moves it.
+    monotonic: () => clock.now(),
     retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
     idleTimeoutMs: 5_000,
     frameMs: 5,

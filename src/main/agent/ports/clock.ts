@@ -23,3 +23,13 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+/**
+ * Time for deadlines (a grant's end, a gate's): milliseconds that only go forward. Within a run of the app it follows
+ * the monotonic clock, or the wall clock where that runs faster (the computer slept); across restarts it goes on from
+ * where it stood, by the wall clock only forward. Setting the clock back extends no deadline; setting it forward only
+ * brings one nearer.
+ */
+export interface SteadyClock {
+  now(): number;
+}

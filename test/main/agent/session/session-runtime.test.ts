@@ -13,6 +13,7 @@ import { ConfSettingsStore } from '../../../../src/main/settings/conf-settings-s
 import { openDatabase } from '../../../../src/main/store/database';
 import { SqliteSessionStore } from '../../../../src/main/store/sqlite-session-store';
 import { SqliteAccountingStore } from '../../../../src/main/store/sqlite-accounting-store';
+import { SqliteSteadyTime } from '../../../../src/main/store/sqlite-steady-time';
 import { SqliteTrustStore } from '../../../../src/main/store/sqlite-trust-store';
 import { SqliteCheckpointStore } from '../../../../src/main/store/sqlite-checkpoint-store';
 import { ToolRegistry } from '../../../../src/main/agent/ports/tools';
@@ -78,7 +79,7 @@ describe('SessionRuntime against the scripted server and a real database', () =>
       conversations: new ConversationStore(checkpoints, store),
       turn: {
         tools: new ToolRegistry(),
-        trust: new SqliteTrustStore(db),
+        trust: new SqliteTrustStore(db, new SqliteSteadyTime(db)),
         accounting: new SqliteAccountingStore(db),
         checkpoints,
         gates: new Gates(),
