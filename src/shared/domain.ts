@@ -328,6 +328,12 @@ export const modelCheckSchema = z.object({
 export type ModelCheck = z.infer<typeof modelCheckSchema>;
 
 /** One MCP server, as in the common `mcpServers` configuration: a command to start (stdio) or a URL (streamable HTTP). */
+/**
+ * Whether the person trusts a server's own marks on its tools: only then does a tool it marks read-only run as one.
+ * A mark is the server's word, not a fact; a tool of a server not trusted is at least a low-risk write.
+ */
+const mcpTrustedSchema = z.boolean().default(false);
+
 export const mcpServerConfigSchema = z.union([
   z
     .object({
@@ -336,10 +342,16 @@ export const mcpServerConfigSchema = z.union([
       env: z.record(z.string(), z.string().max(10_000)).default({}),
       cwd: z.string().max(4096).optional(),
       disabled: z.boolean().default(false),
+      trusted: mcpTrustedSchema,
     })
     .strict(),
   z
-    .object({ url: httpUrlSchema, headers: z.record(z.string(), z.string().max(10_000)).default({}), disabled: z.boolean().default(false) })
+    .object({
+      url: httpUrlSchema,
+      headers: z.record(z.string(), z.string().max(10_000)).default({}),
+      disabled: z.boolean().default(false),
+      trusted: mcpTrustedSchema,
+    })
     .strict(),
 ]);
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;

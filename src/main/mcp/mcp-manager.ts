@@ -81,6 +81,7 @@ class Connection {
             annotations: tool.annotations,
           },
           () => this.client,
+          this.config.trusted,
         ),
       );
       for (const tool of tools) this.tools.add(toDisposable(this.options.registry.register(tool)));

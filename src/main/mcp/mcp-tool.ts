@@ -21,10 +21,14 @@ export function namespacedName(server: string, tool: string): string {
   return `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }
 
-/** Risk of an MCP tool: write_high unless the server says it only reads; destructive if it says so. */
-export function mcpRisk(annotations: McpToolDescription['annotations']): RiskLevel {
+/**
+ * Risk of an MCP tool: write_high unless the server says it only reads; destructive if it says so. A read-only mark
+ * counts only for a server the person trusts: otherwise such a tool is a low-risk write (asked for at L1, never tried
+ * twice), since the mark is the server's own word.
+ */
+export function mcpRisk(annotations: McpToolDescription['annotations'], trusted: boolean): RiskLevel {
   if (annotations?.destructiveHint === true) return 'destructive';
-  if (annotations?.readOnlyHint === true) return 'read_only';
+  if (annotations?.readOnlyHint === true) return trusted ? 'read_only' : 'write_low';
   return 'write_high';
 }
 
@@ -41,9 +45,9 @@ function contentText(content: unknown): string {
 }
 
 /** An MCP server's tool as a tool of the registry. Its input is checked by the server, against its own schema. */
-export function mcpTool(server: string, description: McpToolDescription, client: () => Client | null): Tool {
+export function mcpTool(server: string, description: McpToolDescription, client: () => Client | null, trusted = false): Tool {
   const name = namespacedName(server, description.name);
-  const risk = mcpRisk(description.annotations);
+  const risk = mcpRisk(description.annotations, trusted);
   return {
     name,
     group: server,
@@ -58,8 +62,10 @@ export function mcpTool(server: string, description: McpToolDescription, client:
       level: risk,
       reason:
         risk === 'read_only'
-          ? `${server} marks ${description.name} read-only`
-          : `${description.name} is a tool of the MCP server ${server}`,
+          ? `${server} marks ${description.name} read-only, and you trust its marks`
+          : risk === 'write_low'
+            ? `${server} marks ${description.name} read-only, but its marks are not trusted (Settings → MCP servers)`
+            : `${description.name} is a tool of the MCP server ${server}`,
     }),
     trustPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),
     exactPattern: (input) => ({ kind: 'exact', arguments: canonicalJson(input) }),

@@ -95,10 +95,7 @@ export class SqliteTrustStore implements TrustStore {
     this.unrevoked ??= this.statements.unrevoked.all().map((row) => ({ grant: toGrant(row), deadline: row.deadline }));
     const steadyNow = this.unrevoked.some((kept) => kept.deadline !== null) ? this.steady.now() : 0;
     return this.unrevoked
-      .filter(
-        ({ grant, deadline }) =>
-          grant.expiresAt === null || (grant.expiresAt > now && (deadline === null || deadline > steadyNow)),
-      )
+      .filter(({ grant, deadline }) => grant.expiresAt === null || (grant.expiresAt > now && (deadline === null || deadline > steadyNow)))
       .map((kept) => kept.grant);
   }
 

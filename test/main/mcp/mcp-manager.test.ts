@@ -5,7 +5,7 @@ import { ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { McpManager } from '../../../src/main/mcp/mcp-manager';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
-const config = { command: process.execPath, args: [everything, 'stdio'], env: {}, disabled: false };
+const config = { command: process.execPath, args: [everything, 'stdio'], env: {}, disabled: false, trusted: false };
 
 async function until<T>(check: () => T | null | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
   const started = Date.now();
@@ -49,13 +49,25 @@ describe('MCP servers', () => {
     const names = registry.list().map((tool) => tool.name);
     expect(names).toContain('everything__echo');
     expect(names).toContain('everything__get-sum');
-    expect(registry.get('everything__echo')?.baseRisk).toBe('read_only');
+    // The server marks echo read-only; its marks are not trusted yet, so echo is a low-risk write, asked for at L1.
+    const echo = registry.get('everything__echo');
+    expect(echo?.baseRisk).toBe('write_low');
+    expect(echo?.assess({ message: 'x' }, { workspacePath: null }).reason).toContain('not trusted');
     expect(registry.get('everything__gzip-file-as-resource')?.baseRisk).toBe('write_high');
     expect(registry.specs().find((spec) => spec.name === 'everything__echo')?.inputSchema).toMatchObject({
       type: 'object',
       properties: { message: expect.any(Object) },
     });
     expect(changes.some((statuses) => statuses[0]?.state === 'starting')).toBe(true);
+  });
+
+  it("a server the person trusts has its read-only marks count; its other tools' risk is the same either way", async () => {
+    await manager.configure({ everything: { ...config, trusted: true } });
+    expect(registry.get('everything__echo')?.baseRisk).toBe('read_only');
+    expect(registry.get('everything__gzip-file-as-resource')?.baseRisk).toBe('write_high');
+    // Trust taken back: the server starts again with its tools at their untrusted risk.
+    await manager.configure({ everything: config });
+    await until(() => registry.get('everything__echo')?.baseRisk === 'write_low', 'echo to lose its read-only mark');
   });
 
   it('calls a tool, and reports a tool error as a failed result', async () => {
@@ -95,7 +107,7 @@ describe('MCP servers', () => {
   });
 
   it('says why a server cannot start, and keeps trying', async () => {
-    await manager.configure({ broken: { command: '/no/such/program', args: [], env: {}, disabled: false } });
+    await manager.configure({ broken: { command: '/no/such/program', args: [], env: {}, disabled: false, trusted: false } });
     expect(manager.statuses()[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/ENOENT|spawn/) });
     await until(() => (manager.statuses()[0]?.restarts ?? 0) >= 1, 'a retry');
   });
@@ -105,7 +117,7 @@ describe('MCP servers', () => {
       files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
       remote: { url: 'https://mcp.example.com/mcp' },
     });
-    expect(parsed['files']).toMatchObject({ command: 'npx', env: {}, disabled: false });
+    expect(parsed['files']).toMatchObject({ command: 'npx', env: {}, disabled: false, trusted: false });
     expect(mcpServersSchema.safeParse({ 'bad name!': { command: 'x' } }).success).toBe(false);
     expect(mcpServersSchema.safeParse({ x: { command: 'x', url: 'http://a' } }).success).toBe(false);
     expect(mcpServersSchema.safeParse({ x: { url: 'file:///etc/passwd' } }).success).toBe(false);
@@ -128,7 +140,7 @@ describe('an MCP server over streamable HTTP', () => {
     const registry = new ToolRegistry();
     const manager = new McpManager({ registry, onChanged: () => undefined, backoff: { firstMs: 100, maxMs: 1000 } });
     try {
-      await manager.configure({ remote: { url: `http://127.0.0.1:${port}/mcp`, headers: {}, disabled: false } });
+      await manager.configure({ remote: { url: `http://127.0.0.1:${port}/mcp`, headers: {}, disabled: false, trusted: false } });
       expect(manager.statuses()[0]).toMatchObject({ name: 'remote', transport: 'http', state: 'running' });
       expect(await call(registry.get('remote__echo') as Tool, { message: 'over http' })).toEqual({
         output: 'Echo: over http',

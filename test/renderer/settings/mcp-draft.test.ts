@@ -38,8 +38,12 @@ describe('the MCP server form', () => {
     ).toEqual({
       ok: true,
       name: 'remote',
-      config: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, disabled: false },
+      config: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, disabled: false, trusted: false },
     });
+    // Trust in the server's marks is kept through the form: off unless ticked, and shown again when edited.
+    const trusted = readMcpDraft(draft({ name: 'marks', command: 'uvx', trusted: true }), []);
+    expect(trusted).toMatchObject({ ok: true, config: { trusted: true } });
+    if (trusted.ok) expect(draftOfServer('marks', trusted.config).trusted).toBe(true);
     expect(readMcpDraft(draft({ name: 'here', command: 'uvx', cwd: '/srv/tools' }), [])).toMatchObject({
       ok: true,
       config: { cwd: '/srv/tools' },

@@ -88,6 +88,14 @@ export function McpServerForm({
       ) : (
         <UrlFields draft={draft} problems={problems} change={change} />
       )}
+      <label className="row small">
+        <input type="checkbox" checked={draft.trusted} onChange={(event) => change({ trusted: event.target.checked })} />
+        Trust this server’s read-only marks
+      </label>
+      <p className="muted small">
+        A tool the server marks read-only then runs without asking from L1 on. Otherwise it counts as a low-risk write: the mark is the
+        server’s own word.
+      </p>
       <div className="row">
         <button type="submit" className="primary" disabled={saving}>
           {editing ? 'Save server' : 'Add server'}

@@ -145,6 +145,7 @@ export function McpSettings({ store }: { store: AppStore }) {
             <span className="muted small">
               {server.transport} · {counted(server.tools.length, 'tool')}
               {server.restarts > 0 ? ` · restarted ${server.restarts}×` : ''}
+              {configs[server.name]?.trusted ? ' · read-only marks trusted' : ''}
             </span>
             {server.error && <span className="error small">{server.error}</span>}
             <span className="spacer" />

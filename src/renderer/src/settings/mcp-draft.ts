@@ -22,10 +22,22 @@ export interface McpDraft {
   readonly cwd: string;
   readonly url: string;
   readonly headers: readonly KeyValueRow[];
+  /** The person trusts the server's marks on its tools (a tool marked read-only then runs as one). */
+  readonly trusted: boolean;
 }
 
 /** An empty form: a command, with one empty argument to fill. */
-export const emptyMcpDraft: McpDraft = { name: '', transport: 'stdio', command: '', args: [''], env: [], cwd: '', url: '', headers: [] };
+export const emptyMcpDraft: McpDraft = {
+  name: '',
+  transport: 'stdio',
+  command: '',
+  args: [''],
+  env: [],
+  cwd: '',
+  url: '',
+  headers: [],
+  trusted: false,
+};
 
 /**
  * Where a problem is: `name`, `command`, `cwd`, `url`, `args.<row>`, or `env.<row>.key`, `env.<row>.value`,
@@ -42,10 +54,12 @@ const rows = (record: Readonly<Record<string, string>>): KeyValueRow[] => Object
 
 /** The form showing a server already set up, to change it. */
 export function draftOfServer(name: string, config: McpServerConfig): McpDraft {
-  if ('url' in config) return { ...emptyMcpDraft, name, transport: 'http', url: config.url, headers: rows(config.headers) };
+  if ('url' in config)
+    return { ...emptyMcpDraft, name, transport: 'http', url: config.url, headers: rows(config.headers), trusted: config.trusted };
   return {
     ...emptyMcpDraft,
     name,
+    trusted: config.trusted,
     command: config.command,
     args: config.args.length > 0 ? config.args : [''],
     env: rows(config.env),
@@ -100,12 +114,12 @@ export function readMcpDraft(draft: McpDraft, taken: readonly string[]): McpDraf
     });
     const env = readRows('env', draft.env, problems);
     const cwd = draft.cwd.trim();
-    config = { command, args, env, ...(cwd === '' ? {} : { cwd }) };
+    config = { command, args, env, ...(cwd === '' ? {} : { cwd }), trusted: draft.trusted };
   } else {
     const url = draft.url.trim();
     if (url === '') problems['url'] = 'Enter the server’s address, such as https://example.com/mcp.';
     else if (!mcpServerConfigSchema.safeParse({ url }).success) problems['url'] = 'The address must start with http:// or https://.';
-    config = { url, headers: readRows('headers', draft.headers, problems) };
+    config = { url, headers: readRows('headers', draft.headers, problems), trusted: draft.trusted };
   }
   if (Object.keys(problems).length > 0) return { ok: false, problems };
   const parsed = mcpServerConfigSchema.safeParse(config);
