@@ -19,6 +19,7 @@ import { LaunchQueue, launchTarget, targetFor, type LaunchTarget } from './elect
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
+import type { SenderInfo } from './ipc/router';
 import { utilityRuntime } from './electron/utility-runtime';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -93,11 +94,13 @@ if (!app.requestSingleInstanceLock()) {
       new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }),
     );
     const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), safeStorageCipher(safeStorage, process.platform));
+    const transport = new ElectronIpcTransport(ipcMain, () => BrowserWindow.getAllWindows().map((window) => window.webContents));
+    const isTrustedSender = (sender: SenderInfo): boolean => sender.isMainFrame && isAppUrl(sender.url);
     core = await createWorkbenchCore({
       dataDir,
       appVersion: app.getVersion(),
-      transport: new ElectronIpcTransport(ipcMain, () => BrowserWindow.getAllWindows().map((window) => window.webContents)),
-      isTrustedSender: (sender) => sender.isMainFrame && isAppUrl(sender.url),
+      transport,
+      isTrustedSender,
       settings,
       secrets,
       folderPicker: {
@@ -122,6 +125,8 @@ if (!app.requestSingleInstanceLock()) {
       launchRuntime: utilityRuntime(utilityProcess.fork, runtimeHostPath),
       tagWorker: { path: tagWorkerPath },
     });
+    const workbench = core;
+    transport.onDroppedPath(isTrustedSender, (path) => workbench.rememberChosenPath(path));
     mainWindow = createWindow();
     launches.start(openTarget);
     app.on('activate', () => {

@@ -6,7 +6,7 @@
  */
 
 import { contextBridge, ipcRenderer, webUtils } from 'electron';
-import { createBridge } from '../shared/ipc/bridge';
+import { createBridge, droppedPathChannel } from '../shared/ipc/bridge';
 
 contextBridge.exposeInMainWorld(
   'workbench',
@@ -19,12 +19,17 @@ contextBridge.exposeInMainWorld(
         ipcRenderer.removeListener(event, wrapped);
       };
     },
+    // Main is told of a dropped item's path here, from the drop's own file (a page cannot make one with a path of its
+    // choosing), before the page has it: main accepts a path the window names only if the person chose it.
     pathForFile: (file) => {
+      let path: string | null;
       try {
-        return webUtils.getPathForFile(file) || null;
+        path = webUtils.getPathForFile(file) || null;
       } catch {
-        return null;
+        path = null;
       }
+      if (path !== null) ipcRenderer.send(droppedPathChannel, path);
+      return path;
     },
   }),
 );

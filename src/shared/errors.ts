@@ -15,6 +15,8 @@ export const errorCodeSchema = z.enum([
   'not_found',
   'session_busy',
   'no_workspace',
+  /** A path the window named that the person never chose in the app (a dialog, a drop, a recent folder, a launch). */
+  'path_not_chosen',
   'no_model',
   'store_unavailable',
   'store_newer_version',

@@ -81,15 +81,20 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
       clients.add(client);
       client.on('close', () => clients.delete(client));
       client.on('message', (data) => {
-        let message: { id?: unknown; channel?: unknown; payload?: unknown };
+        let message: { id?: unknown; channel?: unknown; payload?: unknown; dropped?: unknown };
         try {
           message = JSON.parse(String(data)) as typeof message;
         } catch {
           return;
         }
+        // A drop's path, as the preload tells main of it (not a channel: the page's bridge has no function for it).
+        if (typeof message.dropped === 'string' && message.dropped.length <= 4096) {
+          core.rememberChosenPath(message.dropped);
+          return;
+        }
         if (typeof message.id !== 'number' || typeof message.channel !== 'string') return;
         const id = message.id;
-        void transport.invoke(message.channel, message.payload, { url: origin, isMainFrame: true }).then((result) => {
+        void transport.invokeFromPage(message.channel, message.payload, { url: origin, isMainFrame: true }).then((result) => {
           if (client.readyState === client.OPEN) client.send(JSON.stringify({ id, result }));
         });
       });

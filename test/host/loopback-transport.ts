@@ -13,6 +13,11 @@ export class LoopbackTransport implements IpcTransport {
   private readonly listeners = new Set<(event: EventName, payload: unknown) => void>();
   readonly sent: Array<{ event: EventName; payload: unknown }> = [];
   recordEvents = true;
+  /**
+   * Test code stands for the person: a path it names to a channel that takes one (a workspace, a model file) counts as
+   * chosen in a dialog, through this. The page's own calls (`invokeFromPage`) get no such help: main checks them.
+   */
+  chooser: ((path: string) => void) | null = null;
 
   handle(channel: ChannelName, handler: (sender: SenderInfo, payload: unknown) => Promise<IpcResult<unknown>>): Disposable {
     this.handlers.set(channel, handler);
@@ -24,8 +29,23 @@ export class LoopbackTransport implements IpcTransport {
     for (const listener of this.listeners) listener(event, payload);
   }
 
-  /** Calls a channel the way a renderer would; an unknown channel gets a typed error. */
+  /** Calls a channel as test code, the paths it names chosen as the person would in a dialog (see `chooser`). */
   async invoke(channel: string, payload: unknown, sender: SenderInfo = trustedSender): Promise<IpcResult<unknown>> {
+    if (this.chooser && payload !== null && typeof payload === 'object') {
+      const fields = payload as { workspacePath?: unknown; path?: unknown };
+      const path =
+        channel === 'session:create'
+          ? fields.workspacePath
+          : ['workspace:set', 'local-model:addFile'].includes(channel)
+            ? fields.path
+            : undefined;
+      if (typeof path === 'string' && path !== '') this.chooser(path);
+    }
+    return this.invokeFromPage(channel, payload, sender);
+  }
+
+  /** Calls a channel the way the renderer does; an unknown channel gets a typed error. */
+  async invokeFromPage(channel: string, payload: unknown, sender: SenderInfo = trustedSender): Promise<IpcResult<unknown>> {
     const handler = this.handlers.get(channel);
     if (!handler) return { ok: false, error: { code: 'unknown_channel', message: `There is no channel ${JSON.stringify(channel)}.` } };
     return handler(sender, payload);

@@ -102,6 +102,8 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     // a version manager's start) would make every terminal test wait on it.
     terminalEnvironment: { ...process.env, HOME: join(options.dataDir, 'home') },
   });
+  // Test code names folders as the person would pick them in a dialog; the page's own calls are checked as in the app.
+  if (options.transport instanceof LoopbackTransport) options.transport.chooser = (path) => core.rememberChosenPath(path);
   return { core, settings };
 }
 

@@ -51,7 +51,12 @@ Object.defineProperty(window, 'workbench', {
     },
     // A page cannot give a dropped File a path on disk; Electron's webUtils does. A test names the path a dropped
     // item's name stands for (`window.testDropPaths`), and the bridge answers it as the preload would.
-    pathForFile: (file: File) => (window as unknown as { testDropPaths?: Record<string, string> }).testDropPaths?.[file.name] ?? null,
+    // Main is told of the path before the page has it, as the preload does, so the page may name it next.
+    pathForFile: (file: File) => {
+      const path = (window as unknown as { testDropPaths?: Record<string, string> }).testDropPaths?.[file.name] ?? null;
+      if (path !== null && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ dropped: path }));
+      return path;
+    },
   }),
   writable: false,
   configurable: false,

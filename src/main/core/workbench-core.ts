@@ -21,6 +21,7 @@ import type { SandboxStatus } from '../tools/sandbox';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { PersonTerminals } from '../tools/person-terminals';
 import { createCore, type Core, type CoreOptions } from './create-core';
+import { ChosenPaths } from '../ipc/chosen-paths';
 import { openLaunchPath } from './launch-path';
 
 /** The core's own options (see `CoreOptions`), and what serving it over IPC takes besides. */
@@ -86,6 +87,11 @@ export interface WorkbenchCore extends Disposable {
    * what it told.
    */
   openLaunchPath(path: string): Promise<EventPayload<'launch:opened'>>;
+  /**
+   * Notes a path the person chose outside the page: dropped on the window (the preload tells it, from the drop's own
+   * file), so the window may then name it.
+   */
+  rememberChosenPath(path: string): void;
   /** Resolves when every running turn has ended and the database is closed. */
   close(): Promise<void>;
 }
@@ -109,9 +115,12 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     sandbox: sandboxInfo(options.sandbox),
   };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
+  const chosenPaths = new ChosenPaths();
   const finish = (info: AppInfo, core: Core | null, open: (path: string) => Promise<Session>): WorkbenchCore => {
     const close = (): Promise<void> => owned.dispose();
     const openPath = async (path: string): Promise<EventPayload<'launch:opened'>> => {
+      // Given by the system (the command line, a file manager): the person chose it.
+      chosenPaths.remember(path);
       const opened = await open(path).then(
         (session) => ({ session }),
         (error: unknown) => ({ path, error: toErrorInfo(error) }),
@@ -119,7 +128,17 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       sender.send('launch:opened', opened);
       return opened;
     };
-    return { info, core, runtime: core?.runtime ?? null, mcp: core?.mcp ?? null, batcher, openLaunchPath: openPath, dispose: close, close };
+    return {
+      info,
+      core,
+      runtime: core?.runtime ?? null,
+      mcp: core?.mcp ?? null,
+      batcher,
+      openLaunchPath: openPath,
+      rememberChosenPath: (path) => chosenPaths.remember(path),
+      dispose: close,
+      close,
+    };
   };
 
   // The grant row is written right after its event is journalled; it is announced once it is there.
@@ -205,6 +224,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     models: core.models,
     terminals,
     repositories: core.repositories,
+    chosenPaths,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

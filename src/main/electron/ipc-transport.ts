@@ -3,6 +3,8 @@
  * every live window.
  */
 
+import { limits } from '../../shared/domain';
+import { droppedPathChannel } from '../../shared/ipc/bridge';
 import type { ChannelName, EventName, IpcResult } from '../../shared/ipc/contract';
 import type { Disposable, IpcTransport, SenderInfo } from '../ipc/router';
 
@@ -10,6 +12,8 @@ import type { Disposable, IpcTransport, SenderInfo } from '../ipc/router';
 export interface IpcMainLike {
   handle(channel: string, listener: (event: IpcInvokeEventLike, payload: unknown) => Promise<unknown>): void;
   removeHandler(channel: string): void;
+  on(channel: string, listener: (event: IpcInvokeEventLike, payload: unknown) => void): void;
+  removeListener(channel: string, listener: (event: IpcInvokeEventLike, payload: unknown) => void): void;
 }
 
 export interface IpcInvokeEventLike {
@@ -22,6 +26,11 @@ export interface WebContentsLike {
   send(channel: string, payload: unknown): void;
 }
 
+function senderOf(event: IpcInvokeEventLike): SenderInfo {
+  const frame = event.senderFrame;
+  return { url: frame?.url ?? '', isMainFrame: frame !== null && frame === event.sender.mainFrame };
+}
+
 /** Requests through `ipcMain.handle`, events to every live window's webContents. */
 export class ElectronIpcTransport implements IpcTransport {
   constructor(
@@ -30,13 +39,22 @@ export class ElectronIpcTransport implements IpcTransport {
   ) {}
 
   handle(channel: ChannelName, handler: (sender: SenderInfo, payload: unknown) => Promise<IpcResult<unknown>>): Disposable {
-    this.ipcMain.handle(channel, (event, payload) => {
-      const frame = event.senderFrame;
-      const sender: SenderInfo = { url: frame?.url ?? '', isMainFrame: frame !== null && frame === event.sender.mainFrame };
-      // Results resolve as data: Electron would keep only `message` of a thrown error.
-      return handler(sender, payload);
-    });
+    // Results resolve as data: Electron would keep only `message` of a thrown error.
+    this.ipcMain.handle(channel, (event, payload) => handler(senderOf(event), payload));
     return { dispose: () => this.ipcMain.removeHandler(channel) };
+  }
+
+  /**
+   * Hears the paths the preload says were dropped on the window (see `droppedPathChannel`), from a sender `trusted`
+   * accepts; anything else (another frame, not a path) is ignored.
+   */
+  onDroppedPath(trusted: (sender: SenderInfo) => boolean, remember: (path: string) => void): Disposable {
+    const listener = (event: IpcInvokeEventLike, payload: unknown): void => {
+      if (typeof payload !== 'string' || payload === '' || payload.length > limits.pathLength || payload.includes('\0')) return;
+      if (trusted(senderOf(event))) remember(payload);
+    };
+    this.ipcMain.on(droppedPathChannel, listener);
+    return { dispose: () => this.ipcMain.removeListener(droppedPathChannel, listener) };
   }
 
   send(event: EventName, payload: unknown): void {

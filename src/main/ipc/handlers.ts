@@ -18,6 +18,7 @@ import type { TrustStore } from '../agent/ports/trust';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { Trash } from '../tools/trash';
+import type { ChosenPaths } from './chosen-paths';
 import type { Handlers } from './router';
 import type { SessionTransfer } from '../agent/history/session-transfer';
 import type { MemoryStore } from '../agent/ports/memory';
@@ -69,6 +70,8 @@ export interface HandlerDependencies {
   readonly terminals: PersonTerminals;
   /** The workspaces' git repositories. */
   readonly repositories: Repositories;
+  /** The paths the person chose (dialogs, drops, launches): the only ones the window may name for main to open. */
+  readonly chosenPaths: ChosenPaths;
 }
 
 /**
@@ -88,7 +91,11 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     ...memoryHandlers(deps),
     ...profileHandlers(deps),
     ...createArchiveHandlers(deps),
-    ...localModelHandlers({ models: deps.models, pickFile: deps.folderPicker.pickFile?.bind(deps.folderPicker) }),
+    ...localModelHandlers({
+      models: deps.models,
+      pickFile: deps.folderPicker.pickFile?.bind(deps.folderPicker),
+      chosenPaths: deps.chosenPaths,
+    }),
   };
 }
 

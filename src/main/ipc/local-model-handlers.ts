@@ -4,6 +4,7 @@
  */
 
 import type { LocalModelManager } from '../models/local-model-manager';
+import type { ChosenPaths } from './chosen-paths';
 import type { Handlers } from './router';
 
 type LocalModelChannel = Extract<keyof Handlers, `local-model:${string}`>;
@@ -15,15 +16,24 @@ export type ModelFilePicker = () => Promise<string | null>;
 export function localModelHandlers(deps: {
   readonly models: LocalModelManager;
   readonly pickFile: ModelFilePicker | undefined;
+  /** The paths the person chose: a model file the window names must be one the file dialog returned. */
+  readonly chosenPaths: ChosenPaths;
 }): Pick<Handlers, LocalModelChannel> {
-  const { models, pickFile } = deps;
+  const { models, pickFile, chosenPaths } = deps;
   return {
     'local-model:list': () => [...models.library.list()],
     'local-model:machine': () => models.machine(),
     'local-model:catalogue': () => models.choices(),
     'local-model:candidates': () => models.library.candidates(),
-    'local-model:pickFile': async () => ({ path: pickFile ? await pickFile() : null }),
-    'local-model:addFile': (input) => models.library.add(input.path, 'file'),
+    'local-model:pickFile': async () => {
+      const path = pickFile ? await pickFile() : null;
+      if (path !== null) chosenPaths.remember(path);
+      return { path };
+    },
+    'local-model:addFile': (input) => {
+      chosenPaths.require(input.path, 'model file');
+      return models.library.add(input.path, 'file');
+    },
     'local-model:addCandidate': (input) => models.library.addCandidate(input.path),
     'local-model:remove': (input) => ({ removed: true as const, ...models.library.remove(input.id) }),
     'local-model:downloads': () => models.downloader.list(),

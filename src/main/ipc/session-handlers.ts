@@ -10,6 +10,7 @@ import type { SessionStore } from '../agent/ports/stores';
 import type { SessionTransfer } from '../agent/history/session-transfer';
 import type { SessionArchive } from '../agent/session/archive';
 import type { SessionRuntime } from '../agent/session/session-runtime';
+import type { ChosenPaths } from './chosen-paths';
 import type { Handlers } from './router';
 
 type SessionChannel =
@@ -46,6 +47,13 @@ export interface SessionHandlerDependencies {
   readonly transfer: SessionTransfer;
   /** Deleted sessions, kept until restored or purged. */
   readonly archive: SessionArchive;
+  /** The paths the person chose: a workspace the window names must be one, or a session's already. */
+  readonly chosenPaths: ChosenPaths;
+}
+
+/** The workspaces sessions have: the recent folders the window offers. */
+export function knownWorkspaces(store: SessionStore): string[] {
+  return store.list().flatMap((session) => (session.workspacePath === null ? [] : [session.workspacePath]));
 }
 
 /** The handlers of sessions, their versions (edits, retries, branches), checkpoints and changes. */
@@ -58,7 +66,10 @@ export function sessionHandlers(deps: SessionHandlerDependencies): Pick<Handlers
   };
   return {
     'session:list': () => store.list(),
-    'session:create': (input) => runtime.sessions.create(input),
+    'session:create': (input) => {
+      if (typeof input.workspacePath === 'string') deps.chosenPaths.require(input.workspacePath, 'folder', knownWorkspaces(store));
+      return runtime.sessions.create(input);
+    },
     'session:rename': (input) => runtime.sessions.rename(input.sessionId, input.title),
     // Deleting archives: nothing is removed until the retention period ends or the person deletes it from Settings.
     'session:delete': (input) => deps.archive.archive(input.sessionId),

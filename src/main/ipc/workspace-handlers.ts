@@ -13,7 +13,9 @@ import { listFolder } from '../workspace/folder-listing';
 import { recentFolders } from '../workspace/recent-folders';
 import { findInWorkspace, peekFile } from '../workspace/workspace-peek';
 import { WorkspaceFiles } from '../workspace/workspace-files';
+import type { ChosenPaths } from './chosen-paths';
 import type { Handlers } from './router';
+import { knownWorkspaces } from './session-handlers';
 
 type WorkspaceChannel =
   | 'workspace:set'
@@ -41,6 +43,8 @@ export interface WorkspaceHandlerDependencies {
   readonly trash: Trash;
   /** The app's data folder, whose `commands` folder holds the person's commands for every workspace. */
   readonly dataDir: string;
+  /** The paths the person chose: a workspace the window names must be one, or a session's already. */
+  readonly chosenPaths: ChosenPaths;
 }
 
 /** The handlers of a session's workspace folder (the Files panel, the file picker, recent folders) and of the trash. */
@@ -53,7 +57,10 @@ export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Hand
     return session.workspacePath;
   };
   return {
-    'workspace:set': (input) => runtime.sessions.setWorkspace(input.sessionId, input.path),
+    'workspace:set': (input) => {
+      deps.chosenPaths.require(input.path, 'folder', knownWorkspaces(store));
+      return runtime.sessions.setWorkspace(input.sessionId, input.path);
+    },
     'workspace:list': (input) => listFolder(workspaceOf(input.sessionId), input.path),
     'workspace:find': (input) => findInWorkspace(new WorkspaceFiles(workspaceOf(input.sessionId)), input.query, input.limit),
     'workspace:read': (input) => peekFile(new WorkspaceFiles(workspaceOf(input.sessionId)), input.path),
@@ -62,7 +69,12 @@ export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Hand
       if (!session) throw new NotFoundError('Session', input.sessionId);
       return loadCustomCommands({ workspacePath: session.workspacePath, dataDir: deps.dataDir });
     },
-    'workspace:pick': (input) => runtime.sessions.pickWorkspace(input.sessionId, () => deps.folderPicker.pickFolder()),
+    'workspace:pick': (input) =>
+      runtime.sessions.pickWorkspace(input.sessionId, async () => {
+        const picked = await deps.folderPicker.pickFolder();
+        if (picked !== null) deps.chosenPaths.remember(picked);
+        return picked;
+      }),
     'workspace:recent': () => recentFolders(store.list(), (path) => deps.workspaces.resolveFolder(path)),
     'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),
     'trash:restore': async (input) => {

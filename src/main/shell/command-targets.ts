@@ -7,6 +7,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { protectedReason } from '../workspace/workspace-paths';
 import type { ShellValue } from './shell-state';
+import { isWithin } from '../workspace/path-case';
 
 /** Where a command runs, which decides where its writes land. */
 export interface CommandPlace {
@@ -111,7 +112,7 @@ export class TargetJudge {
       const relativePath = relative(root, absolute).split(sep).join('/');
       const reason = protectedReason(relativePath);
       if (reason) return { kind: 'protected', detail: reason };
-      if ((this.place.protectedFolders ?? []).some((folder) => within(resolve(folder), absolute)))
+      if ((this.place.protectedFolders ?? []).some((folder) => isWithin(resolve(folder), absolute)))
         return { kind: 'protected', detail: "it is the app's own data" };
       return { kind: 'inside', detail: absolute };
     }

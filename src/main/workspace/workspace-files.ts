@@ -3,7 +3,7 @@
  * following links, reads, and writes renamed into place.
  */
 import { closeSync, lstatSync, mkdirSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join, relative as relativeTo, sep } from 'node:path';
+import { join } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
 import { defaultFolderAccess, type FolderAccess, type OpenFolder } from './folder-access';
 import { checkFolder, failure, kindOf, makeFolders, openPlainFile, readFound, writeThenRename, type EntryKind } from './found-entry';
@@ -13,6 +13,7 @@ import { notUtf8Error } from './utf8-text';
 import { gitFolderReason, protectedReason } from './workspace-paths';
 import { WorkspaceReader } from './workspace-reader';
 import { WorkspaceWalk, type Found } from './workspace-walk';
+import { isWithin } from './path-case';
 
 export type { EntryKind } from './found-entry';
 
@@ -42,11 +43,6 @@ export interface Replacement {
   readonly after: string;
   /** Hard links the replaced file had; its other names keep the old content. */
   readonly links: number;
-}
-
-function inside(root: string, candidate: string): boolean {
-  const fromRoot = relativeTo(root, candidate);
-  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
 }
 
 /**
@@ -103,7 +99,8 @@ export class WorkspaceFiles {
     for (const protectedRoot of this.options.protectedRoots ?? []) {
       // A protected folder that does not exist yet is compared as given (asked without a throw, which costs more than the call).
       const real = lstatSync(protectedRoot, { throwIfNoEntry: false }) ? realpathSync.native(protectedRoot) : protectedRoot;
-      if (inside(real, absolute)) throw new PathRefusedError(requested, "it is inside the app's own data folder.");
+      // By the file system's case rules: `.Data/x` is inside `.data` where case is ignored.
+      if (isWithin(real, absolute)) throw new PathRefusedError(requested, "it is inside the app's own data folder.");
     }
   }
 

@@ -7,6 +7,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
 import { currentNamingPlatform, PathRefusedError, workspaceSegments, type NamingPlatform } from './path-text';
+import { isWithin } from './path-case';
 
 export { PathRefusedError } from './path-text';
 
@@ -135,7 +136,7 @@ export async function resolveWorkspacePath(workspaceRoot: string, requested: str
       } catch {
         // A protected folder that does not exist yet is compared as given.
       }
-      if (inside(realProtected, absolute)) throw new PathRefusedError(requested, "it is inside the app's own data folder.");
+      if (isWithin(realProtected, absolute)) throw new PathRefusedError(requested, "it is inside the app's own data folder.");
     }
   }
   return { absolute, relative: relativePath, exists: kind !== 'missing', kind };

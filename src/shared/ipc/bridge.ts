@@ -5,6 +5,12 @@
 import { channelNames, eventNames } from './contract';
 import type { ChannelInput, ChannelName, ChannelOutput, EventName, EventPayload, IpcResult } from './contract';
 
+/**
+ * The message by which the preload tells main of a path dropped on the window. Not a channel of the contract: the
+ * page's bridge has no function that sends it, so only a real drop can.
+ */
+export const droppedPathChannel = 'workbench:dropped-path';
+
 /** The API the preload exposes at `window.workbench`, derived from the contract. */
 export interface WorkbenchBridge {
   readonly invoke: { readonly [K in ChannelName]: (input: ChannelInput<K>) => Promise<IpcResult<ChannelOutput<K>>> };
