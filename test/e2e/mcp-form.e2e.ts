@@ -39,7 +39,13 @@ describe('the MCP server form in Settings', () => {
     await expectPage(item).toContainText(/\d+ tools/);
     const fromForm = await stored(workbench);
     expect(fromForm).toEqual({
-      everything: { command: process.execPath, args: [everything, 'stdio'], env: { GREETING: 'hello world' }, disabled: false },
+      everything: {
+        command: process.execPath,
+        args: [everything, 'stdio'],
+        env: { GREETING: 'hello world' },
+        disabled: false,
+        trusted: false,
+      },
     });
     // The form is empty again, for the next one.
     await expectPage(form.getByLabel('Name', { exact: true })).toHaveValue('');

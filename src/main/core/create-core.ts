@@ -93,8 +93,11 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   owned.add(toDisposable(() => void db.close()));
   try {
     const stores = openStores(db, clock, options.monotonic);
-    // Where steady time stands is kept at close (the database closes after), so a restart goes on from it.
+    // Where steady time stands is kept at close (the database closes after), so a restart goes on from it; and every
+    // few seconds while a timed grant is there (reading the grants moves and keeps it), so that after a crash a clock set
+    // back meanwhile gives no grant back the time the app sat idle.
     owned.add(toDisposable(() => stores.steady.save()));
+    owned.interval(() => stores.trust.listActive(clock.now()), 2_000);
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
     // The workspaces' code indexes, which the symbol tools and the repository map share.

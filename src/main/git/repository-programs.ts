@@ -60,10 +60,11 @@ const hookVerbs: Readonly<Record<string, readonly string[] | 'every'>> = {
   'post-receive': ['push'],
   'post-update': ['push'],
   'sendemail-validate': ['send-email'],
-  // A reference moved, the index written (a status refreshes it), or the repository tidied after a change.
+  // A reference moved, or the index written (a status refreshes it): almost any command.
   'reference-transaction': 'every',
   'post-index-change': 'every',
-  'pre-auto-gc': 'every',
+  // The repository tidied (`gc --auto`) after commands that write objects.
+  'pre-auto-gc': ['gc', 'commit', 'merge', 'pull', 'fetch', 'rebase', 'am', 'cherry-pick', 'revert', 'receive-pack'],
 };
 
 const booleanValue = /^(true|false|yes|no|on|off|1|0|)$/i;
@@ -164,7 +165,7 @@ export function readRepositoryPrograms(folder: string, program = 'git', env: Nod
     listed !== null
       ? readScopedConfig(listed).filter((entry) => entry.scope === 'local' || entry.scope === 'worktree')
       : // Before git 2.26 (no --show-scope): the repository's own files asked for by name.
-        (run(['config', '--local', '-z', '--list']) ?? '')
+        (run(['config', '--local', '--includes', '-z', '--list']) ?? '')
           .split('\0')
           .filter((entry) => entry !== '')
           .map((entry) => {
@@ -182,21 +183,42 @@ export function readRepositoryPrograms(folder: string, program = 'git', env: Nod
     const verbs = settingVerbs(entry.key, entry.value);
     if (verbs) programs.push({ source: `${entry.key} in the repository's configuration`, verbs });
   }
-  // The repository's hooks folder, or the one its own configuration names; a hooks folder the person's global
-  // configuration names holds their own hooks.
+  // The repository's hooks folder, or the one its own configuration names. A hooks folder the person's global
+  // configuration names holds their own hooks, unless it is a relative one: that is a folder of each repository's.
+  const globalPath = hooksPath === null ? lastOutside(listed, 'core.hookspath') : null;
+  const named = hooksPath ?? globalPath;
   const hooksFolder =
-    hooksPath === null
-      ? join(commonDir, 'hooks')
-      : hooksPath.startsWith('~/')
-        ? join(homedir(), hooksPath.slice(2))
-        : resolve(hooksBase, hooksPath);
-  const globalHooks = hooksPath === null && entriesOutside(listed, 'core.hookspath');
-  if (!globalHooks) programs.push(...hooksIn(hooksFolder));
-  return programs;
+    named === null ? join(commonDir, 'hooks') : named.startsWith('~/') ? join(homedir(), named.slice(2)) : resolve(hooksBase, named);
+  const theirOwn = globalPath !== null && (isAbsolute(globalPath) || globalPath.startsWith('~/'));
+  if (!theirOwn) programs.push(...hooksIn(hooksFolder));
+  return withAliases(programs, listed === null ? entries : readScopedConfig(listed));
 }
 
-/** Whether a setting is made in the person's own configuration (global or system) and not the repository's. */
-function entriesOutside(listed: string | null, key: string): boolean {
-  if (listed === null) return false;
-  return readScopedConfig(listed).some((entry) => entry.key.toLowerCase() === key && entry.scope !== 'local' && entry.scope !== 'worktree');
+/**
+ * Programs reached through an alias too: `alias.c = commit` (in any configuration) runs what `commit` runs, so a
+ * program of `commit` is one of `c` as well.
+ */
+function withAliases(programs: RepositoryProgram[], entries: readonly { key: string; value: string }[]): RepositoryProgram[] {
+  const aliases = new Map<string, string>();
+  for (const entry of entries) {
+    const alias = /^alias\.(.+)$/i.exec(entry.key)?.[1];
+    const target = entry.value.trim().split(/\s+/)[0];
+    if (alias && target && !target.startsWith('!')) aliases.set(alias, target);
+  }
+  if (aliases.size === 0) return programs;
+  return programs.map((program) => {
+    if (program.verbs === 'every') return program;
+    const verbs = program.verbs;
+    const through = [...aliases].filter(([, target]) => verbs.includes(target)).map(([alias]) => alias);
+    return through.length === 0 ? program : { ...program, verbs: [...verbs, ...through] };
+  });
+}
+
+/** The value the person's own configuration (global or system) gives a setting, the last one counting; null if none. */
+function lastOutside(listed: string | null, key: string): string | null {
+  if (listed === null) return null;
+  const values = readScopedConfig(listed).filter(
+    (entry) => entry.key.toLowerCase() === key && entry.scope !== 'local' && entry.scope !== 'worktree',
+  );
+  return values.at(-1)?.value ?? null;
 }

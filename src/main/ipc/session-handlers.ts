@@ -92,7 +92,8 @@ export function sessionHandlers(deps: SessionHandlerDependencies): Pick<Handlers
     },
     'session:export': (input) => deps.transfer.exportSession(input.sessionId),
     'session:import': async (input) => {
-      const session = await deps.transfer.importSession(input.document);
+      // The file's folder is kept only where the person chose it here, or a session has it already.
+      const session = await deps.transfer.importSession(input.document, (path) => deps.chosenPaths.has(path, knownWorkspaces(store)));
       runtime.announceSession(session.id);
       return session;
     },

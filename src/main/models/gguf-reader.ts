@@ -144,7 +144,9 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
     throw invalid(`${label} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   });
   try {
-    const size = (await file.stat()).size;
+    const found = await file.stat();
+    if (!found.isFile()) throw invalid(`${label} is a folder or a device, not a GGUF model file.`);
+    const size = found.size;
     const truncated = (needed: number): WorkbenchError =>
       invalid(
         `${label} is truncated: it ends at ${size.toLocaleString('en')} bytes where its header needs ${needed.toLocaleString('en')}.`,

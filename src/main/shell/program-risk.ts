@@ -124,7 +124,10 @@ function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {
   }
   const words = parsed.operands.map((arg) => arg.text ?? '');
   const verb = words[0] ?? '';
-  findings.push(...repositoryFindings(verb, site.repositoryPrograms(parsed.values.get('-C') ?? parsed.values.get('--git-dir')), site));
+  // Several places (`-C a -C b`, `-C a --git-dir=b`) chain as git reads them: not followed, the repository is unknown.
+  const places = args.filter((arg) => arg.text !== null && /^(-C|--git-dir|--work-tree)/.test(arg.text)).length;
+  const at = parsed.values.get('-C') ?? parsed.values.get('--git-dir');
+  findings.push(...repositoryFindings(verb, places > 1 ? null : site.repositoryPrograms(at), site));
   const rest = args.slice(args.findIndex((arg) => arg.text === verb) + 1);
   const sub = parseArgs(rest, ['-m', '-b', '-B', '-o', '-c', '-C', '--message', '--file', '-F', '-f', '--output', '--output-directory']);
   const flag = (...flags: string[]) => hasAny(sub, ...flags);

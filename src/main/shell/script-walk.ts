@@ -2,6 +2,7 @@
  * Walks a parsed command line statement by statement, following what it runs (pipes, substitutions, `sh -c`,
  * functions), to judge it as a whole.
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { maxRisk, type RiskLevel } from '../../shared/domain';
 import { ShellSyntaxError, type BashParser, type SyntaxNode } from './bash-parser';
@@ -18,6 +19,14 @@ import { evaluate, evaluatesIndirection, indirectionRisk, type WordEnvironment }
 import { wordEffects, type WordEffects } from './word-effects';
 
 export type { CommandRisk } from './runner-risk';
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** How deep commands that run commands (`sh -c "eval '…'"`) are followed before the line counts as destructive. */
 const maxDepth = 6;
@@ -296,6 +305,8 @@ class ScriptWalk implements ScriptSite {
     const given = at === undefined ? null : at.value.kind === 'known' ? at.value.values.map((value) => value.text) : undefined;
     if (given === undefined) return null;
     const places = given === null ? folders : folders.flatMap((folder) => given.map((text) => resolve(folder, text)));
+    // A folder not there yet (made earlier in the line, say) cannot be read now: what it would run is unknown.
+    if (places.some((folder) => !isFolder(folder))) return null;
     return places.flatMap((folder) => lookup(folder));
   }
 

@@ -134,6 +134,30 @@ describe('git commands judged by the programs the repository names', () => {
     expect(judge('git st', folder).reasons.join('; ')).toContain('alias.st');
     expect(judge('git co main', folder).reasons.join('; ')).not.toContain('alias');
     expect(judge('git status', folder).level).toBe('read_only');
+    // A plain alias runs what its command runs: a commit hook reaches `git c` too.
+    git(folder, 'config', 'alias.c', 'commit');
+    writeFileSync(join(folder, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n');
+    chmodSync(join(folder, '.git', 'hooks', 'pre-commit'), 0o755);
+    expect(judge('git c -m x', folder).reasons.join('; ')).toContain('pre-commit');
+  });
+
+  it('a hook that only tidies after a commit does not reach a status; places chained or not there yet are unknown', () => {
+    const folder = repository('tidy');
+    writeFileSync(join(folder, '.git', 'hooks', 'pre-auto-gc'), '#!/bin/sh\n');
+    chmodSync(join(folder, '.git', 'hooks', 'pre-auto-gc'), 0o755);
+    expect(judge('git status', folder).level).toBe('read_only');
+    expect(judge('git commit -m x', folder).reasons.join('; ')).toContain('pre-auto-gc');
+    expect(judge('git -C . -C . status', folder).reasons.join('; ')).toContain('only known when it runs');
+    expect(judge('git -C not-made-yet status', folder).reasons.join('; ')).toContain('only known when it runs');
+  });
+
+  it("a relative hooks folder in the person's global configuration is each repository's own folder", () => {
+    const folder = repository('relative-hooks');
+    write(folder, { '.githooks/pre-commit': '#!/bin/sh\n' });
+    chmodSync(join(folder, '.githooks', 'pre-commit'), 0o755);
+    writeFileSync(join(home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
+    expect(judge('git commit -m x', folder).reasons.join('; ')).toContain('pre-commit');
+    rmSync(join(home, '.gitconfig'));
   });
 
   it('a folder in no repository, or git missing, names nothing', () => {

@@ -130,6 +130,8 @@ describe('every IPC channel under random and malformed payloads', () => {
     const created = await transport.invokeFromPage('session:create', { workspacePath: folder.path });
     if (!created.ok) throw new Error(created.error.message);
     sessionId = (created.value as { id: string }).id;
+    // Payloads name it now and then, so they meet the session's state past the "not found".
+    oddStrings.push(sessionId, folder.path);
     // Another connection to the database: its data_version moves when the app's connection commits anything.
     watcher = new BetterSqlite3(join(folder.path, 'workbench.sqlite'), { readonly: true });
   });

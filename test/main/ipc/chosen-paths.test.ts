@@ -75,6 +75,27 @@ describe('paths the window names', () => {
     expect((await sessions()).find((session) => session.id === sessionId)?.workspacePath).toBe(dropped);
   });
 
+  it('an imported session keeps its folder only where the person chose it, so a file cannot name one', async () => {
+    const [own] = (await sessions()).filter((session) => session.workspacePath !== null);
+    if (!own) throw new Error('no session with a folder');
+    const exported = await transport.invokeFromPage('session:export', { sessionId: own.id });
+    if (!exported.ok) throw new Error(exported.error.message);
+    const document = JSON.parse((exported.value as { document: string }).document) as { session: { workspacePath: string } };
+    // Its own folder (a session has it): kept.
+    const same = await transport.invokeFromPage('session:import', { document: JSON.stringify(document) });
+    expect(same).toMatchObject({ ok: true, value: { workspacePath: own.workspacePath } });
+    // A folder that exists but was never chosen: the session comes without one, and the folder stays refused.
+    const secret = folder('secret-keys');
+    document.session.workspacePath = secret;
+    const other = await transport.invokeFromPage('session:import', { document: JSON.stringify(document) });
+    expect(other).toMatchObject({ ok: true, value: { workspacePath: null } });
+    const imported = (other.ok ? other.value : null) as Session | null;
+    expect(await transport.invokeFromPage('workspace:set', { sessionId: imported?.id, path: secret })).toMatchObject({
+      ok: false,
+      error: { code: 'path_not_chosen' },
+    });
+  });
+
   it('a chosen folder reached through a link is the same choice', async () => {
     const real = folder('real-project');
     const link = join(root, 'link-to-project');

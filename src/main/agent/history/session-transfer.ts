@@ -110,10 +110,11 @@ export class SessionTransfer {
   /**
    * Imports a session, and the sub-agents it carries, as new ones. What the file says was approved is never taken
    * (see `session_imported`); the session starts at the lower of the file's autonomy and the default here, and keeps
-   * its workspace only when that folder exists on this machine; its sub-agents follow it. A notice in the conversation
-   * says what was changed. The whole file is checked before anything is written, and lands in one transaction.
+   * its workspace only when that folder exists on this machine (and `keepFolder` accepts it: the window's file cannot
+   * name a folder the person never chose); its sub-agents follow it. A notice in the conversation says what was changed.
+   * The whole file is checked before anything is written, and lands in one transaction.
    */
-  async importSession(text: string): Promise<Session> {
+  async importSession(text: string, keepFolder: (path: string) => boolean = () => true): Promise<Session> {
     const { store, checkpoints, newId } = this.options;
     const document = parseDocument(text);
     const parts = [document, ...(document.subAgents ?? [])];
@@ -129,7 +130,8 @@ export class SessionTransfer {
       if (ids.has(part.session.id)) throw new InvalidInputError(`Two sessions of the export have the id ${part.session.id}.`);
       ids.set(part.session.id, newId());
     }
-    const workspacePath = await this.folderHere(document.session.workspacePath);
+    const found = await this.folderHere(document.session.workspacePath);
+    const workspacePath = found !== null && keepFolder(found) ? found : null;
     const defaultAutonomy = this.options.defaultAutonomy();
     const autonomy = autonomyRank(document.session.autonomy) <= autonomyRank(defaultAutonomy) ? document.session.autonomy : defaultAutonomy;
     const prepared = parts.map((part, index) => {
