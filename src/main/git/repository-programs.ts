@@ -33,6 +33,7 @@ const diffVerbs = [
   'checkout',
   'restore',
   'commit',
+  'cat-file',
 ];
 const editorVerbs = ['commit', 'merge', 'pull', 'rebase', 'tag', 'notes', 'revert', 'cherry-pick', 'am', 'config', 'add', 'var'];
 const mergeVerbs = ['merge', 'pull', 'rebase', 'cherry-pick', 'revert', 'stash', 'checkout', 'switch', 'am', 'apply'];
@@ -87,9 +88,10 @@ export function settingVerbs(key: string, value: string): readonly string[] | 'e
   )
     return networkVerbs;
   if (/^remote\..+\.(url|pushurl)$/.test(name)) return /^ext::/i.test(value.trim()) ? networkVerbs : null;
-  if (name === 'gpg.program' || /^gpg\..+\.program$/.test(name)) return signingVerbs;
+  if (name === 'gpg.program' || /^gpg\..+\.program$/.test(name) || name === 'gpg.ssh.defaultkeycommand') return signingVerbs;
+  if (/^url\..+\.(insteadof|pushinsteadof)$/.test(name)) return /^ext::/i.test(key.slice(4)) ? networkVerbs : null;
   if (/^submodule\..+\.update$/.test(name)) return value.trim().startsWith('!') ? ['submodule'] : null;
-  if (/^(difftool|mergetool)\..+\.cmd$/.test(name)) return [name.split('.')[0] ?? 'difftool'];
+  if (/^(difftool|mergetool)\..+\.(cmd|path)$/.test(name)) return [name.split('.')[0] ?? 'difftool'];
   if (/^browser\..+\.(cmd|path)$/.test(name) || name === 'web.browser') return ['help', 'instaweb', 'web--browse'];
   if (name === 'core.hookspath') return null;
   const alias = /^alias\.(.+)$/.exec(name);
@@ -125,11 +127,13 @@ function hooksIn(folder: string): RepositoryProgram[] {
   }
   const found: RepositoryProgram[] = [];
   for (const name of names) {
-    const verbs = hookVerbs[name];
+    // Git for Windows runs any hook file there, `.exe` or not, and the file system has no execute bits to ask.
+    const windows = process.platform === 'win32';
+    const verbs = hookVerbs[windows ? name.replace(/\.exe$/i, '') : name];
     if (!verbs) continue;
     try {
       const file = statSync(join(folder, name));
-      if (file.isFile() && (file.mode & 0o111) !== 0) found.push({ source: `the hook ${join(folder, name)}`, verbs });
+      if (file.isFile() && (windows || (file.mode & 0o111) !== 0)) found.push({ source: `the hook ${join(folder, name)}`, verbs });
     } catch {
       // A broken link: git cannot run it either.
     }

@@ -50,9 +50,13 @@ function quietStat(path: string): Stats | undefined {
   }
 }
 
-/** A path as compared on its file system: in one case where the file system ignores case. */
+/**
+ * A path as compared on its file system: in one case, and in one Unicode form (an accented letter written as one
+ * character or as a letter and a mark), where the file system ignores case, as macOS's and Windows' do, and
+ * macOS's the form too.
+ */
 export function comparablePath(path: string, caseIgnored: boolean): string {
-  return caseIgnored ? path.toLowerCase() : path;
+  return caseIgnored ? path.normalize('NFC').toLowerCase() : path;
 }
 
 /**

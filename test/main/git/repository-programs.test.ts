@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../../src/shared/events';
-import { readRepositoryPrograms } from '../../../src/main/git/repository-programs';
+import { readRepositoryPrograms, settingVerbs } from '../../../src/main/git/repository-programs';
 import { BashParser } from '../../../src/main/shell/bash-parser';
 import { assessCommand, commandPlace, type CommandPlace } from '../../../src/main/shell/command-risk';
 import { answer, useScriptedCore, type ScriptedCore } from '../scripted-core';
@@ -158,6 +158,18 @@ describe('git commands judged by the programs the repository names', () => {
     writeFileSync(join(home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
     expect(judge('git commit -m x', folder).reasons.join('; ')).toContain('pre-commit');
     rmSync(join(home, '.gitconfig'));
+  });
+
+  it('knows which settings name programs, and which commands start them', () => {
+    expect(settingVerbs('url.ext::sh -c touch% x.insteadOf', 'https://example.com/repo')).toContain('fetch');
+    expect(settingVerbs('url.https://mirror.example/.insteadOf', 'https://example.com/')).toBeNull();
+    expect(settingVerbs('gpg.ssh.defaultKeyCommand', 'sh ./key.sh')).toContain('commit');
+    expect(settingVerbs('mergetool.mine.path', './tool')).toEqual(['mergetool']);
+    expect(settingVerbs('diff.img.textconv', 'exiftool')).toContain('cat-file');
+    expect(settingVerbs('core.fsmonitor', 'true')).toBeNull();
+    expect(settingVerbs('remote.origin.url', 'ext::sh -c evil')).toContain('fetch');
+    expect(settingVerbs('remote.origin.url', 'https://example.com/repo.git')).toBeNull();
+    expect(settingVerbs('user.name', 'Someone')).toBeNull();
   });
 
   it('a folder in no repository, or git missing, names nothing', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mcpServersSchema } from '../../../src/shared/domain';
-import { draftOfServer, emptyMcpDraft, readMcpDraft, type McpDraft } from '../../../src/renderer/src/settings/mcp-draft';
+import { draftOfServer, emptyMcpDraft, keepGrantedTrust, readMcpDraft, type McpDraft } from '../../../src/renderer/src/settings/mcp-draft';
 
 const draft = (change: Partial<McpDraft>): McpDraft => ({ ...emptyMcpDraft, ...change });
 
@@ -107,5 +107,24 @@ describe('the MCP server form', () => {
     });
     expect(readMcpDraft(draftOfServer('remote', http), [])).toEqual({ ok: true, name: 'remote', config: http });
     expect(draftOfServer('bare', mcpServersSchema.parse({ bare: { command: 'x' } })['bare']!).args).toEqual(['']);
+  });
+
+  it('JSON keeps trust in a server only where it was given to that same server', () => {
+    const server = { command: 'uvx', args: ['tool'], env: {}, disabled: false, trusted: true };
+    const current = { trusted: server, plain: { ...server, trusted: false } };
+    const { servers, untrusted } = keepGrantedTrust(
+      {
+        trusted: server,
+        plain: { ...server, trusted: true },
+        moved: { ...server, args: ['other-tool'], trusted: true },
+        renamedCommand: { ...server, command: 'npx' },
+      },
+      { ...current, moved: server },
+    );
+    expect(servers['trusted']?.trusted).toBe(true);
+    expect(servers['plain']?.trusted).toBe(false);
+    expect(servers['moved']?.trusted).toBe(false);
+    expect(servers['renamedCommand']?.trusted).toBe(false);
+    expect(untrusted).toEqual(['plain', 'moved', 'renamedCommand']);
   });
 });

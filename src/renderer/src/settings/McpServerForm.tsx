@@ -35,7 +35,9 @@ export function McpServerForm({
   const reading = readMcpDraft(draft, taken);
   const problems = tried && !reading.ok ? reading.problems : {};
   const change = (next: Partial<McpDraft>): void => {
-    setDraft({ ...draft, ...next });
+    // Another command or address is another server: trust in the old one's marks does not pass to it.
+    const relaunched = ['transport', 'command', 'args', 'env', 'cwd', 'url', 'headers'].some((field) => field in next);
+    setDraft({ ...draft, ...next, ...(relaunched && next.trusted === undefined ? { trusted: false } : {}) });
     setFailure(null);
   };
   const title = editing ? `Edit ${editing}` : 'Add an MCP server';

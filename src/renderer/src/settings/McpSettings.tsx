@@ -9,7 +9,7 @@ import { mcpServersSchema, type McpServerConfig, type McpServerStatus, type Sett
 import { errorMessage } from '../client';
 import { subscription, useDisposables } from '../disposables';
 import type { AppStore } from '../store';
-import { draftOfServer, emptyMcpDraft } from './mcp-draft';
+import { draftOfServer, emptyMcpDraft, keepGrantedTrust } from './mcp-draft';
 import { McpServerForm } from './McpServerForm';
 import { SettingsSection, settingField } from './SettingsSection';
 
@@ -205,7 +205,15 @@ export function McpSettings({ store }: { store: AppStore }) {
               typed.current = true;
               setJson({ text });
             }}
-            onSave={configure}
+            onSave={async (next) => {
+              const { servers: kept, untrusted } = keepGrantedTrust(next, configs);
+              await configure(kept);
+              if (untrusted.length > 0)
+                store.notify({
+                  kind: 'info',
+                  text: `Saved without trusting the marks of ${untrusted.join(', ')}: trust a server in its form (Edit).`,
+                });
+            }}
           />
         )}
         <button

@@ -126,3 +126,29 @@ export function readMcpDraft(draft: McpDraft, taken: readonly string[]): McpDraf
   if (!parsed.success) return { ok: false, problems: { form: parsed.error.issues[0]?.message ?? 'This server cannot be saved.' } };
   return { ok: true, name, config: parsed.data };
 }
+
+/** A server's launch (what runs, or where it is reached), without the switches: trust in its marks is trust in it. */
+function launchOf(config: McpServerConfig): string {
+  const { disabled: _disabled, trusted: _trusted, ...launch } = config;
+  return JSON.stringify(launch);
+}
+
+/**
+ * Servers saved as JSON keep a trust in their marks only where it was already given to the same server (the same
+ * command or URL): a pasted snippet cannot make its own server trusted, which only the form's switch does. Returns the
+ * servers to save and the names whose trust was not taken.
+ */
+export function keepGrantedTrust(
+  next: Readonly<Record<string, McpServerConfig>>,
+  current: Readonly<Record<string, McpServerConfig>>,
+): { servers: Record<string, McpServerConfig>; untrusted: string[] } {
+  const servers: Record<string, McpServerConfig> = {};
+  const untrusted: string[] = [];
+  for (const [name, config] of Object.entries(next)) {
+    const before = current[name];
+    const granted = before !== undefined && before.trusted && launchOf(before) === launchOf(config);
+    if (config.trusted && !granted) untrusted.push(name);
+    servers[name] = { ...config, trusted: config.trusted && granted };
+  }
+  return { servers, untrusted };
+}
