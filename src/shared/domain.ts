@@ -78,6 +78,33 @@ export const grantDurationsMs: Readonly<Record<'allow_5m' | 'allow_30m' | 'allow
 };
 
 /**
+ * How long an approval gate waits at each autonomy level before it ends unanswered (seconds; null: it waits until
+ * answered), and what then happens: the call is denied, or the turn stops. Off by default.
+ */
+export const gateTimeoutSchema = z.object({
+  seconds: z.object({
+    L0: z.number().int().min(5).max(86_400).nullable(),
+    L1: z.number().int().min(5).max(86_400).nullable(),
+    L2: z.number().int().min(5).max(86_400).nullable(),
+    L3: z.number().int().min(5).max(86_400).nullable(),
+  }),
+  action: z.enum(['deny', 'stop']),
+});
+export type GateTimeout = z.infer<typeof gateTimeoutSchema>;
+export const defaultGateTimeout: GateTimeout = { seconds: { L0: null, L1: null, L2: null, L3: null }, action: 'deny' };
+
+/** A gate's time limit as journalled with it: when it ends (steady time, for the app; wall time, to show) and how. */
+export const gateDeadlineSchema = z.object({
+  seconds: z.number().int().positive(),
+  action: z.enum(['deny', 'stop']),
+  /** On the app's steady time (see `SteadyClock`): what the gate is held to, across restarts too. */
+  steadyAt: z.number(),
+  /** On the wall clock when the gate opened: what the window counts down to. */
+  wallAt: z.number(),
+});
+export type GateDeadline = z.infer<typeof gateDeadlineSchema>;
+
+/**
  * What a call asks for beyond what its tool may do by default: a command run with the network, or outside the OS sandbox.
  * Ordered by reach: `no_sandbox` includes everything `network` allows.
  */
@@ -419,6 +446,8 @@ export const settingsSchema = z.object({
   subAgentConcurrency: z.number().int().min(1).max(8).default(2),
   /** How deep sub-agents may hand work on: 1, the agent's own sub-agents only; 0, no delegation. */
   subAgentDepth: z.number().int().min(0).max(4).default(2),
+  /** How long approval gates wait at each autonomy level, and what happens when one ends unanswered. */
+  gateTimeout: gateTimeoutSchema.default(defaultGateTimeout),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -460,6 +489,7 @@ export const defaultSettings: Settings = {
   maxIterations: 25,
   subAgentConcurrency: 2,
   subAgentDepth: 2,
+  gateTimeout: defaultGateTimeout,
   budgets: defaultBudgetSettings,
   deniedTools: [],
   heldToolGroups: [...defaultHeldToolGroups],

@@ -13,6 +13,7 @@ import { filesRestoredSchema } from './file-history';
 import { injectionFindingSchema, resultReviewDecisionSchema } from './guardrails';
 import {
   approvalDecisionSchema,
+  gateDeadlineSchema,
   autonomySchema,
   branchReasonSchema,
   escalationSchema,
@@ -204,6 +205,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     folders: z.array(z.string()).optional(),
     /** The field of `input` the person may change before approving (a write's `content`, an edit's `newText`). */
     editableField: z.string().max(100).optional(),
+    /** The gate ends unanswered at this time (Settings → Behaviour → gate time limit); absent: it waits until answered. */
+    deadline: gateDeadlineSchema.optional(),
   }),
   z.object({
     type: z.literal('approval_answered'),
@@ -216,6 +219,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     trustEscalation: z.literal(true).optional(),
     /** The person's own version of the call's content (a write's content, an edit's new text), which ran instead. */
     content: z.string().max(limits.editedContent).optional(),
+    /** No answer came before the gate's deadline: the app answered, as the setting said. */
+    timedOut: z.literal(true).optional(),
   }),
   z.object({ type: z.literal('trust_grant_created'), grant: trustGrantSchema }),
   z.object({

@@ -51,7 +51,7 @@ export function formatEntry(entry: JournalEntry): string {
           : ''
       }`;
     case 'approval_answered':
-      return `${head}: ${event.decision}${event.reason ? ` (${event.reason})` : ''}`;
+      return `${head}: ${event.decision}${event.timedOut ? ' (timed out)' : ''}${event.reason ? ` (${event.reason})` : ''}`;
     case 'plan_proposed':
       return `${head}: ${event.purpose} (${event.steps.length} steps, max ${event.maxRisk}${event.needsApproval ? ', needs approval' : ''})`;
     case 'context_measured':

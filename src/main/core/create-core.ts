@@ -397,6 +397,7 @@ function sessionRuntime({
       subAgentDepth,
       subAgentConcurrency,
       codeMapShare: current.codeMapShare,
+      gateTimeout: current.gateTimeout,
     };
   };
   // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
@@ -440,6 +441,7 @@ function sessionRuntime({
       ...(files ? { files } : {}),
       gates: new Gates(),
       clock,
+      steady: stores.steady,
       journal,
       frameMs: options.frameMs ?? 16,
       context,

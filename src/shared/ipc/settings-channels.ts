@@ -10,6 +10,7 @@ import {
   codeMapShareSchema,
   commandLimitsChangeSchema,
   contextWindowOverrideSchema,
+  gateTimeoutSchema,
   modelChoiceSchema,
   modelPriceSchema,
   modelSettingSchema,
@@ -72,6 +73,7 @@ export const settingsChannels = {
         defaultProfileId: z.string().min(1).max(100).optional(),
         subAgentConcurrency: settingsSchema.shape.subAgentConcurrency.unwrap().optional(),
         subAgentDepth: settingsSchema.shape.subAgentDepth.unwrap().optional(),
+        gateTimeout: gateTimeoutSchema.extend({ seconds: gateTimeoutSchema.shape.seconds.strict() }).strict().optional(),
       })
       .strict(),
     output: settingsSchema,

@@ -45,6 +45,9 @@ export function applyGateEvent(view: SessionView, event: GateEvent): SessionView
           escalation: event.escalation ?? null,
           folders: event.folders ?? [],
           editableField: event.editableField ?? null,
+          deadline: event.deadline
+            ? { wallAt: event.deadline.wallAt, seconds: event.deadline.seconds, action: event.deadline.action }
+            : null,
         },
       };
     case 'approval_answered': {

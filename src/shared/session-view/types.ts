@@ -154,6 +154,8 @@ export interface ViewApproval {
   readonly folders: readonly string[];
   /** The field of `input` the person may change before approving; null when the call's content cannot be changed. */
   readonly editableField: string | null;
+  /** When the gate ends unanswered (wall clock, to count down to) and what then happens; null: it waits until answered. */
+  readonly deadline: { readonly wallAt: number; readonly seconds: number; readonly action: 'deny' | 'stop' } | null;
 }
 
 export interface ViewPlan {

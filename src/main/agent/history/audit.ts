@@ -171,7 +171,8 @@ class AuditFold {
     Object.assign(row, {
       answer: event.decision,
       answerReason: event.reason ?? null,
-      decidedBy: person,
+      // A gate whose time ran out was answered by the setting, not by the person.
+      decidedBy: event.timedOut ? { kind: 'person', id: null, label: 'Nobody: the gate timed out' } : person,
       decidedAt: at,
       grantId: event.grantId ?? null,
     });

@@ -75,13 +75,19 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'approval_requested':
       return {
         ...next,
-        resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'gate', approvalId: event.approvalId })),
+        resume: withCall(head.resume, event.toolCallId, (call) => ({
+          ...call,
+          state: 'gate',
+          approvalId: event.approvalId,
+          ...(event.deadline ? { deadline: event.deadline } : {}),
+        })),
       };
     case 'approval_answered': {
       const answer = {
         decision: event.decision,
         ...(event.reason ? { reason: event.reason } : {}),
         ...(event.content === undefined ? {} : { content: event.content }),
+        ...(event.timedOut ? { timedOut: true as const } : {}),
       };
       return { ...next, resume: withCall(head.resume, event.toolCallId, (call) => ({ ...call, state: 'answered', answer })) };
     }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { budgetFigureSchema, budgetKindSchema } from '../../../shared/budgets';
-import { approvalDecisionSchema } from '../../../shared/domain';
+import { approvalDecisionSchema, gateDeadlineSchema } from '../../../shared/domain';
 import { resultReviewDecisionSchema } from '../../../shared/guardrails';
 
 /** How a call of the response being worked through stands. */
@@ -19,7 +19,16 @@ export const callStandingSchema = z.object({
   state: z.enum(['requested', 'gate', 'answered', 'running', 'finished', 'held', 'reviewed']),
   approvalId: z.string().optional(),
   /** The answer as journalled: what a resumed turn takes at the gate, the person's own version of the content included. */
-  answer: z.object({ decision: approvalDecisionSchema, reason: z.string().optional(), content: z.string().optional() }).optional(),
+  answer: z
+    .object({
+      decision: approvalDecisionSchema,
+      reason: z.string().optional(),
+      content: z.string().optional(),
+      timedOut: z.literal(true).optional(),
+    })
+    .optional(),
+  /** The gate's time limit, as journalled with it. */
+  deadline: gateDeadlineSchema.optional(),
   reviewId: z.string().optional(),
   review: resultReviewDecisionSchema.optional(),
 });

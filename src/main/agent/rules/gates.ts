@@ -20,6 +20,8 @@ export type ApprovalAnswer = {
   readonly folder?: string;
   /** The person's own version of the call's editable field (see `Tool.editableField`), run in place of the model's. */
   readonly content?: string;
+  /** No answer came before the gate's deadline: the app gave this one, as the setting said. */
+  readonly timedOut?: true;
 };
 export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
 /** The person's answer to a flagged result held for review. */
@@ -69,6 +71,8 @@ const rememberedAnswers = 500;
 export class Gates {
   private readonly open = new Map<string, OpenGate>();
   private readonly answered = new BoundedMap<string, GateKind>({ max: rememberedAnswers });
+  /** Gates whose time ran out, so an answer after that is told so. */
+  private readonly timedOut = new BoundedMap<string, true>({ max: rememberedAnswers });
 
   /** Opens a gate: from now on it takes one answer. */
   openGate(id: string, kind: GateKind, sessionId: string, editable: ((content: string) => string | null) | null = null): void {
@@ -113,6 +117,11 @@ export class Gates {
     const gate = this.open.get(id);
     if (!gate || gate.answer) {
       if (this.answered.has(id) || gate?.answer) {
+        if (this.timedOut.has(id))
+          throw new WorkbenchError(
+            'already_answered',
+            `This ${gateNames[kind].name} timed out before your answer: it was answered as the setting says.`,
+          );
         throw new WorkbenchError('already_answered', `This ${gateNames[kind].name} was already answered.`);
       }
       throw new NotFoundError(gateNames[kind].what, id);
@@ -131,6 +140,18 @@ export class Gates {
     } else {
       gate.answer = answer;
     }
+  }
+
+  /**
+   * Answers a gate whose time ran out, unless the person answered first: whichever comes first is the answer, and the
+   * other is told the gate was answered. Returns whether this answer was taken.
+   */
+  expire<K extends GateKind>(id: string, kind: K, answer: AnswerOf<K>): boolean {
+    const gate = this.open.get(id);
+    if (!gate || gate.answer || gate.kind !== kind) return false;
+    this.timedOut.set(id, true);
+    this.answer(id, kind, answer);
+    return true;
   }
 
   /** A session's turn ended: the gates it left open close. */

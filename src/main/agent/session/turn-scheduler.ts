@@ -4,7 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Attachment } from '../../../shared/attachments';
 import { defaultBudgetSettings, type BudgetSettings, type SessionAllowance } from '../../../shared/budgets';
-import type { ModelChoice, ModelPrice, Session } from '../../../shared/domain';
+import type { GateTimeout, ModelChoice, ModelPrice, Session } from '../../../shared/domain';
 import { sessionAllowanceOf } from '../turn/budget-gate';
 import { NotFoundError, WorkbenchError } from '../../../shared/errors';
 import type { RuntimeEvent } from '../../../shared/events';
@@ -28,6 +28,8 @@ export interface RuntimeLimits {
   readonly budgets?: BudgetSettings;
   /** Tool groups whose flagged results are held for the person; read at every result. */
   readonly heldToolGroups?: readonly string[];
+  /** How long approval gates wait at each autonomy level; read as each opens. */
+  readonly gateTimeout?: GateTimeout;
   /** The person's prices per model; read at every model call. */
   readonly modelPrices?: readonly ModelPrice[];
   /** How deep sub-agents may hand work on (0: no delegation); read when a turn starts. */
@@ -258,6 +260,7 @@ export class TurnScheduler {
       profile: profiled,
       fallback: this.fallbackFor(profiled, choice),
       heldToolGroups: () => this.options.limits().heldToolGroups,
+      gateTimeout: () => this.options.limits().gateTimeout,
       prices: () => this.options.limits().modelPrices ?? [],
       budgets: () => {
         const { modelCalls: _modelCalls, ...own } = profiled?.profile.limits ?? {};

@@ -15,6 +15,7 @@ import {
 import type { PlanStep, RuntimeEvent } from '../../../shared/events';
 import type { ApprovalAnswer, PlanAnswer } from '../rules/gates';
 import { decide, type Decision, type PolicyContext } from '../rules/policy';
+import { gateDeadline } from './gate-deadline';
 import { giveResult } from './tool-calls';
 import type { Tool } from '../ports/tools';
 import type { DecidedCall, LoopState, PreparedCall } from './loop-state';
@@ -154,6 +155,8 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
   const { call } = item;
   const approvalId = item.earlierGate?.approvalId ?? services.newId();
   writer.setStatus('waiting_approval');
+  // A gate opened again after a restart keeps its deadline; a new one gets the one its autonomy level has now.
+  const deadline = item.earlierGate ? item.earlierGate.deadline : gateDeadline(context);
   if (!item.earlierGate) {
     // A grant may cover a folder only where a grant may be made at all: not for a destructive call or an escalation.
     const folders = call.assessment.level === 'destructive' || call.assessment.escalation ? [] : call.tool.grantFolders(call.input, setup);
@@ -172,6 +175,7 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
         ...(call.assessment.escalation ? { escalation: call.assessment.escalation } : {}),
         ...(folders.length > 0 ? { folders } : {}),
         ...(call.tool.editableField === undefined ? {} : { editableField: call.tool.editableField }),
+        ...(deadline ? { deadline } : {}),
       },
     ]);
   }
@@ -186,7 +190,7 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
       : null;
   services.gates.openGate(approvalId, 'approval', setup.sessionId, editable);
   writer.flush();
-  return { kind: 'approval', approvalId, item, queue, fromPlan };
+  return { kind: 'approval', approvalId, item, queue, fromPlan, ...(deadline ? { deadline } : {}) };
 }
 
 /**
@@ -200,7 +204,7 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
  */
 export function takeApproval(
   context: StepContext,
-  state: Pick<Extract<LoopState, { kind: 'approval' }>, 'approvalId' | 'item' | 'queue' | 'fromPlan'>,
+  state: Pick<Extract<LoopState, { kind: 'approval' }>, 'approvalId' | 'item' | 'queue' | 'fromPlan' | 'deadline'>,
   answer: ApprovalAnswer,
   journalled: boolean,
 ): LoopState {
@@ -219,12 +223,19 @@ export function takeApproval(
     ...(answer.reason ? { reason: answer.reason } : {}),
     ...(answer.trustEscalation ? { trustEscalation: true as const } : {}),
     ...(changed?.changedByPerson ? { content: changed.changedByPerson.content } : {}),
+    ...(answer.timedOut ? { timedOut: true as const } : {}),
   };
   const allowed: LoopState = { kind: 'execute', queue: [{ ...item, approved: true }, ...queue], fromPlan };
   if (answer.decision === 'deny') {
     if (!journalled) {
       writer.journal([answered]);
       writer.checkpoint('approval');
+    }
+    if (answer.timedOut) {
+      giveResult(context, call, 'denied', `Not run: ${answer.reason ?? 'no answer came in time'}, so it was denied.`, 0);
+      // The setting may stop the turn there: the calls after it are not run, as when the person stops it.
+      if (state.deadline?.action === 'stop') return { kind: 'finish', status: 'cancelled' };
+      return { kind: 'execute', queue, fromPlan };
     }
     giveResult(context, call, 'denied', `Not run: the user denied this call${answer.reason ? `: ${answer.reason}` : '.'}`, 0);
     return { kind: 'execute', queue, fromPlan };

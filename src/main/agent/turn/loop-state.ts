@@ -4,7 +4,7 @@ import type { InjectionSign } from '../../../shared/guardrails';
 import type { ToolCallStatus } from '../../../shared/events';
 import type { BudgetReached } from '../rules/budget-tally';
 import type { ApprovalAnswer } from '../rules/gates';
-import type { ModelChoice, ProviderKind } from '../../../shared/domain';
+import type { GateDeadline, ModelChoice, ProviderKind } from '../../../shared/domain';
 import type { Prepared } from '../context/prompt-builder';
 import type { ModelProvider, ThinkingBlock, ToolCallRequest } from '../ports/model-provider';
 import type { CallTokens } from '../ports/accounting';
@@ -28,6 +28,8 @@ export interface PreparedCall {
 export interface EarlierGate {
   readonly approvalId: string;
   readonly answer: ApprovalAnswer | null;
+  /** Its time limit as journalled: a gate opened again after a restart keeps it, on steady time. */
+  readonly deadline?: GateDeadline;
 }
 
 /** A call that can run, with what the rules decided for it. */
@@ -77,6 +79,8 @@ export type LoopState =
       readonly item: DecidedCall;
       readonly queue: readonly DecidedCall[];
       readonly fromPlan: boolean;
+      /** When the gate ends unanswered, and how; absent: it waits until answered. */
+      readonly deadline?: GateDeadline;
     }
   /** Flagged results wait for the person, the first one first; `then` is where the loop goes after the last. */
   | { readonly kind: 'review'; readonly held: readonly HeldResult[]; readonly then: LoopState }

@@ -150,7 +150,9 @@ function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
         continue;
       }
       const known = standing.get(call.request.id);
-      const earlierGate = known?.approvalId ? { approvalId: known.approvalId, answer: known.answer ?? null } : undefined;
+      const earlierGate = known?.approvalId
+        ? { approvalId: known.approvalId, answer: known.answer ?? null, ...(known.deadline ? { deadline: known.deadline } : {}) }
+        : undefined;
       if (!earlierGate) {
         runnable.push({ call: decidable, decision });
         continue;

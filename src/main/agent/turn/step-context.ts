@@ -1,6 +1,6 @@
 /* What a turn's steps share: what is fixed for the turn, what it uses, and where they write what they did. */
 import type { GitHeads } from '../ports/git';
-import type { Autonomy, ModelPrice, SessionStatus, SubAgentLink } from '../../../shared/domain';
+import type { Autonomy, GateTimeout, ModelPrice, SessionStatus, SubAgentLink } from '../../../shared/domain';
 import type { Attachment } from '../../../shared/attachments';
 import type { ErrorInfo } from '../../../shared/errors';
 import type { RuntimeEvent, ToolCallDraftEvent, ToolCallStatus } from '../../../shared/events';
@@ -8,7 +8,7 @@ import type { BudgetSettings, SessionAllowance } from '../../../shared/budgets';
 import type { AccountingStore } from '../ports/accounting';
 import type { BudgetTally } from '../rules/budget-tally';
 import type { CheckpointStore } from '../ports/checkpoints';
-import type { Clock } from '../ports/clock';
+import type { Clock, SteadyClock } from '../ports/clock';
 import type { Gates } from '../rules/gates';
 import type { ConversationEntry } from '../context/context-view';
 import type { ToolCallRequest } from '../ports/model-provider';
@@ -64,6 +64,8 @@ export interface TurnSetup extends ModelInUse {
    * change anything, and `delegate` where it would go deeper than the settings allow. A call to one is refused saying so.
    */
   readonly outOfReach?: () => readonly string[];
+  /** How long approval gates wait at each autonomy level, read as each opens (none when absent: gates wait until answered). */
+  readonly gateTimeout?: () => GateTimeout | undefined;
   /** The tool groups whose flagged results are held for the person (`defaultHeldToolGroups` when absent), read at each result. */
   readonly heldToolGroups?: () => readonly string[] | undefined;
   /** The person's prices per model (none when absent), read at every model call: a price set while the turn runs counts from its next call. */
@@ -89,6 +91,8 @@ export interface TurnServices {
   readonly files?: FileHistory;
   readonly gates: Gates;
   readonly clock: Clock;
+  /** Time that cannot be turned back, for gates' deadlines; the clock's own time when absent. */
+  readonly steady?: SteadyClock;
   readonly journal: SessionJournal;
   /** How long streamed pieces are gathered before one journal write and one message out. */
   readonly frameMs: number;

@@ -57,7 +57,13 @@ export async function runNextCalls(context: StepContext, state: Extract<LoopStat
   }
   // A gate opened before the app stopped is answered there (or was): nothing decided since runs its call instead.
   const earlier = item.approved ? undefined : item.earlierGate;
-  if (earlier?.answer) return takeApproval(context, { approvalId: earlier.approvalId, item, queue: rest, fromPlan }, earlier.answer, true);
+  if (earlier?.answer)
+    return takeApproval(
+      context,
+      { approvalId: earlier.approvalId, item, queue: rest, fromPlan, ...(earlier.deadline ? { deadline: earlier.deadline } : {}) },
+      earlier.answer,
+      true,
+    );
   if (item.approved || (!earlier && item.decision.action === 'run')) {
     const held = await runCall(context, item, ruleOf(item, fromPlan, false));
     return afterReviews(context, [held], { kind: 'execute', queue: rest, fromPlan });

@@ -4,6 +4,7 @@
 import { checkAfterTurn } from './after-turn-check';
 import { BugError, WorkbenchError, toErrorInfo } from '../../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
+import { waitAtGate } from './gate-deadline';
 import { runCompaction } from './compaction-step';
 import { waitAtBudget } from './budget-gate';
 import { BudgetTally } from '../rules/budget-tally';
@@ -93,7 +94,7 @@ export class Turn {
             break;
           case 'approval': {
             const state = next;
-            next = takeApproval(context, state, await this.waiting(() => services.gates.wait(state.approvalId, 'approval', signal)), false);
+            next = takeApproval(context, state, await this.waiting(() => waitAtGate(context, state, signal)), false);
             break;
           }
           case 'review': {

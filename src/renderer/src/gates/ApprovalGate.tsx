@@ -13,6 +13,7 @@ import { modalOpen } from '../chrome/top-layer';
 import { useDisposables } from '../disposables';
 import type { AppStore } from '../store';
 import { DiffView } from '../tool-calls/DiffView';
+import { GateCountdown } from './GateCountdown';
 import { PlanSteps } from '../sub-agents/PlanSteps';
 import { RiskBadge } from '../tool-calls/ToolCard';
 
@@ -96,6 +97,7 @@ export function ApprovalGate({ store, approval }: { store: AppStore; approval: V
         <strong>Approve {approval.tool}?</strong>
         <RiskBadge risk={approval.risk} />
         <span className="muted small">{approval.reason}</span>
+        <GateCountdown deadline={approval.deadline} />
       </header>
       {escalation && (
         <p className="gate-escalation" role="note" aria-label="Escalation">

@@ -3,7 +3,7 @@
  * commands' CPU priority, the theme) and the Trust grants section.
  */
 
-import type { Autonomy, Settings } from '../../../shared/domain';
+import type { Autonomy, GateTimeout, Settings } from '../../../shared/domain';
 import { useAppState, type AppStore } from '../store';
 import { AutonomyOptions } from '../status-bar/AutonomyOptions';
 import { DefaultModelSettings } from './DefaultModelSettings';
@@ -17,7 +17,10 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
   if (!settings) return null;
   const update = (
     change: Partial<
-      Pick<Settings, 'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority' | 'subAgentConcurrency' | 'subAgentDepth'>
+      Pick<
+        Settings,
+        'defaultAutonomy' | 'planThreshold' | 'theme' | 'commandPriority' | 'subAgentConcurrency' | 'subAgentDepth' | 'gateTimeout'
+      >
     >,
   ): void => void store.attempt(async () => store.setSettings(await store.call('settings:update', change)));
   return (
@@ -45,6 +48,7 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
             onChange={(event) => event.target.valueAsNumber >= 2 && update({ planThreshold: event.target.valueAsNumber })}
           />
         </label>
+        <GateTimeoutFields timeout={settings.gateTimeout} field={field} onChange={(gateTimeout) => update({ gateTimeout })} />
         <label
           {...field(
             'Sub-agents at once',
@@ -103,6 +107,79 @@ export function BehaviourSettings({ store }: { store: AppStore }) {
         </label>
       </div>
     </SettingsSection>
+  );
+}
+
+/** The time limits a gate may be given, in seconds: none, or a few minutes to an hour. */
+const gateLimits: ReadonlyArray<{ seconds: number | null; label: string }> = [
+  { seconds: null, label: 'Until answered' },
+  { seconds: 60, label: '1 minute' },
+  { seconds: 5 * 60, label: '5 minutes' },
+  { seconds: 15 * 60, label: '15 minutes' },
+  { seconds: 30 * 60, label: '30 minutes' },
+  { seconds: 60 * 60, label: '1 hour' },
+];
+
+/** How long an approval gate waits at each autonomy level, and what happens when it ends unanswered. */
+function GateTimeoutFields({
+  timeout,
+  field,
+  onChange,
+}: {
+  timeout: GateTimeout;
+  field: ReturnType<typeof settingField>;
+  onChange: (timeout: GateTimeout) => void;
+}) {
+  const levels: ReadonlyArray<{ level: Autonomy; name: string }> = [
+    { level: 'L0', name: 'L0 observe' },
+    { level: 'L1', name: 'L1 recommend' },
+    { level: 'L2', name: 'L2 assisted' },
+    { level: 'L3', name: 'L3 supervised' },
+  ];
+  return (
+    <fieldset
+      className="gate-timeouts"
+      {...field('How long a gate waits', 'Gate time limit per autonomy level: after it, the call is denied or the turn stops')}
+    >
+      <legend>How long a gate waits for your answer</legend>
+      {levels.map(({ level, name }) => {
+        const seconds = timeout.seconds[level];
+        const listed = gateLimits.some((limit) => limit.seconds === seconds);
+        return (
+          <label key={level} className="row small">
+            {name}
+            <select
+              aria-label={`Gate time limit at ${level}`}
+              value={seconds === null ? '' : String(seconds)}
+              onChange={(event) =>
+                onChange({
+                  ...timeout,
+                  seconds: { ...timeout.seconds, [level]: event.target.value === '' ? null : Number(event.target.value) },
+                })
+              }
+            >
+              {gateLimits.map((limit) => (
+                <option key={limit.label} value={limit.seconds === null ? '' : String(limit.seconds)}>
+                  {limit.label}
+                </option>
+              ))}
+              {!listed && seconds !== null && <option value={String(seconds)}>{seconds} seconds</option>}
+            </select>
+          </label>
+        );
+      })}
+      <label className="row small">
+        When no answer comes in time
+        <select
+          aria-label="When a gate times out"
+          value={timeout.action}
+          onChange={(event) => onChange({ ...timeout, action: event.target.value as GateTimeout['action'] })}
+        >
+          <option value="deny">Deny the call; the agent goes on</option>
+          <option value="stop">Deny the call and stop the turn</option>
+        </select>
+      </label>
+    </fieldset>
   );
 }
 

@@ -5,6 +5,7 @@
 import { useRef, useState, type RefObject } from 'react';
 import type { Session } from '../../../shared/domain';
 import { usePopover } from '../chrome/top-layer';
+import { GateCountdown } from '../gates/GateCountdown';
 import { useAppState, type AppStore } from '../store';
 
 /** Every session waiting for an answer, whichever is shown: a badge, and the list one click away. */
@@ -35,6 +36,7 @@ export function Inbox({ store }: { store: AppStore }) {
       </button>
       {open && (
         <InboxList
+          store={store}
           anchor={button}
           waiting={waiting}
           sessions={sessions}
@@ -51,12 +53,14 @@ export function Inbox({ store }: { store: AppStore }) {
 
 /** The sessions waiting, on the top layer under the Inbox button. */
 function InboxList({
+  store,
   anchor,
   waiting,
   sessions,
   onClose,
   onSelect,
 }: {
+  store: AppStore;
   anchor: RefObject<HTMLElement | null>;
   waiting: readonly Session[];
   sessions: readonly Session[];
@@ -64,6 +68,8 @@ function InboxList({
   onSelect: (sessionId: string) => void;
 }) {
   const popover = usePopover<HTMLUListElement>(anchor, onClose);
+  // The time left at each gate with a limit, for the sessions whose view is loaded in this window.
+  const deadlines = useAppState(store, (state) => state.views);
   // A sub-agent that asks is named with the session it works for.
   const titles = new Map(sessions.map((session) => [session.id, session.title]));
   return (
@@ -76,7 +82,8 @@ function InboxList({
           </button>
           {session.subAgent && (
             <span className="muted small"> for {titles.get(session.subAgent.parentSessionId) ?? 'another session'}</span>
-          )}
+          )}{' '}
+          <GateCountdown deadline={deadlines[session.id]?.pendingApproval?.deadline ?? null} compact />
         </li>
       ))}
     </ul>
