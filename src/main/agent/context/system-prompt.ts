@@ -2,9 +2,12 @@
  * The system prompt's parts (profile, environment, project instructions, memory, tools), each within its share of
  * the window.
  */
+import { BoundedMap } from '../../../shared/bounded-map';
 import type { Autonomy } from '../../../shared/domain';
 import type { AssembledPrompt, Memory, PromptPart, PromptPartKind } from '../../../shared/prompt';
 import { toolGroupLabel, toolGroupOf, type ToolGroup } from '../../../shared/tool-groups';
+import type { InjectionSign } from '../../../shared/guardrails';
+import { detectInjectionSigns } from '../rules/injection-signs';
 
 /** An instruction file of the project, as read: its path as shown, and its text (empty when it was skipped, with why in `notes`). */
 export interface InstructionFile {
@@ -137,6 +140,26 @@ const memoryOrigin = (memory: Memory): string => {
     : `remembered by the agent on ${when}${memory.sessionId ? ` in session ${memory.sessionId}` : ''}, for ${where}`;
 };
 
+/** What screening found in texts seen lately: the same files and memories go into every call's prompt. */
+const screenedTexts = new BoundedMap<string, readonly InjectionSign[]>({ max: 200 });
+
+/** The signs of a prompt injection in a text given to the model with the prompt, each text screened once. */
+function screened(text: string): readonly InjectionSign[] {
+  const known = screenedTexts.get(text);
+  if (known) return known;
+  const signs = detectInjectionSigns(text);
+  screenedTexts.set(text, signs);
+  return signs;
+}
+
+/** The signs found, in a few words each: the first three. */
+function signsWords(signs: readonly InjectionSign[]): string {
+  return signs
+    .slice(0, 3)
+    .map((sign) => sign.explanation.replace(/\.$/, ''))
+    .join('; ');
+}
+
 /**
  * The system prompt of one model call, from the profile, the environment, the tools by group, the project's
  * instruction files (nearest first) and the memories relevant to the request, each part within its budget of the
@@ -167,6 +190,12 @@ export function assembleSystemPrompt(input: AssembleInput): Omit<AssembledPrompt
   let left = budgets.instructions;
   for (const file of input.instructions?.files ?? []) {
     if (file.text.trim() === '') continue;
+    // Screened whole, as a tool's result is: one with the signs of a prompt injection is not given to the model.
+    const signs = screened(file.text);
+    if (signs.length > 0) {
+      notes.push(`${file.path} was left out: it carries signs of a prompt injection (${signsWords(signs)}). Read it before you trust it.`);
+      continue;
+    }
     if (left < smallestUseful) {
       notes.push(`${file.path} was left out: the instructions took their whole budget of ${budgets.instructions} tokens.`);
       continue;
@@ -179,6 +208,11 @@ export function assembleSystemPrompt(input: AssembleInput): Omit<AssembledPrompt
   left = budgets.memory;
   let leftOut = 0;
   for (const memory of input.memories) {
+    const signs = screened(memory.text);
+    if (signs.length > 0) {
+      notes.push(`A memory was left out: it carries signs of a prompt injection (${signsWords(signs)}). See it in the Memory panel.`);
+      continue;
+    }
     const cost = input.tokens(memory.text.length + 3);
     if (cost > left) {
       leftOut += 1;

@@ -16,7 +16,7 @@ import {
   type RunPlanInput,
 } from '../../../shared/plan-graph';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
-import type { DelegateInput } from './sub-agent-brief';
+import { briefHold, type DelegateInput } from './sub-agent-brief';
 import type { SubAgents } from './sub-agents';
 
 /** Room in a step's brief for the results of the steps it depends on. */
@@ -225,9 +225,10 @@ export function runPlanTool(hands: PlanHands): Tool {
     // A plan with steps that may write is approved as a whole first, as any writing call is at its level; each write
     // is asked for again at its sub-agent's own gate, by the same rules.
     assess: (plan) =>
-      plan.steps.some((step) => step.tools === 'read_write')
+      briefHold([plan.goal, ...plan.steps.flatMap((step) => [step.goal, step.returns])]) ??
+      (plan.steps.some((step) => step.tools === 'read_write')
         ? { level: 'write_low', reason: 'run_plan runs a plan with steps that may change files' }
-        : { level: 'read_only', reason: 'run_plan runs a plan of read-only steps' },
+        : { level: 'read_only', reason: 'run_plan runs a plan of read-only steps' }),
     summarize: (plan) => `${plan.steps.length} steps: ${plan.goal.split('\n')[0]?.slice(0, 160) ?? ''}`,
     execute: (plan, context) => runPlan(plan, context, hands),
   });

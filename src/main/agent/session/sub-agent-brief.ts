@@ -3,6 +3,8 @@
  * becomes in the sub-agent's session.
  */
 import { z } from 'zod';
+import type { RiskAssessment } from '../ports/tools';
+import { detectInjectionSigns } from '../rules/injection-signs';
 
 /** What a sub-agent may do when the brief does not say, and the bounds it may ask for. */
 export const subAgentDefaults = { modelCalls: 15, answerChars: 4_000 } as const;
@@ -48,4 +50,20 @@ export function briefText(input: DelegateInput, answerChars: number): string {
 export function titleOf(goal: string): string {
   const line = goal.split('\n')[0]?.trim() ?? '';
   return `Sub-agent: ${line.length > 60 ? `${line.slice(0, 59)}…` : line}`;
+}
+
+/**
+ * A brief's signs of a prompt injection (the parent model may have copied one from what it read): such a brief waits
+ * for the person at a gate whatever the autonomy, as a destructive call does, and the gate says why. Null when clean.
+ */
+export function briefHold(parts: readonly (string | undefined)[]): RiskAssessment | null {
+  const signs = detectInjectionSigns(parts.filter((part): part is string => part !== undefined).join('\n\n'));
+  if (signs.length === 0) return null;
+  return {
+    level: 'destructive',
+    reason: `the brief carries signs of a prompt injection, so it waits for you: ${signs
+      .slice(0, 3)
+      .map((sign) => sign.explanation)
+      .join(' ')}`,
+  };
 }

@@ -14,7 +14,7 @@ import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../po
 import type { WorktreeMaker } from '../ports/git';
 import type { Recovery } from './recovery';
 import { bringBackSubAgent, subAgentWorktree, worktreeStateOf } from './session-worktrees';
-import { briefText, delegateInputSchema, subAgentDefaults, titleOf, type DelegateInput } from './sub-agent-brief';
+import { briefHold, briefText, delegateInputSchema, subAgentDefaults, titleOf, type DelegateInput } from './sub-agent-brief';
 import { FolderWriters, Slots, type ServerLimit } from './sub-agent-turns';
 import { delegateToolName, type TurnScheduler } from './turn-scheduler';
 
@@ -90,13 +90,14 @@ export class SubAgents {
       optional: true,
       // What a sub-agent that may write changes is saved around its call, so the parent's Changes and restores cover it.
       changesFiles: (input) => input.tools === 'read_write',
-      assess: (input) => ({
-        level: 'read_only',
-        reason:
-          input.tools === 'read_write'
-            ? 'delegate hands on work; each change the sub-agent makes is asked for at its own gate, as the rules say'
-            : 'delegate hands on reading work to a read-only sub-agent',
-      }),
+      assess: (input) =>
+        briefHold([input.goal, input.returns, input.context]) ?? {
+          level: 'read_only',
+          reason:
+            input.tools === 'read_write'
+              ? 'delegate hands on work; each change the sub-agent makes is asked for at its own gate, as the rules say'
+              : 'delegate hands on reading work to a read-only sub-agent',
+        },
       summarize: (input) => `${input.tools === 'read_write' ? '(may write) ' : ''}${input.goal.split('\n')[0]?.slice(0, 160) ?? ''}`,
       execute: (input, context) => this.hand(input, context),
     });
