@@ -6,6 +6,7 @@
  */
 
 import { z } from 'zod';
+import { injectionSignSchema } from './guardrails';
 
 /** At most this much text is attached from one file (or one line range of it). */
 export const attachmentTextLimitBytes = 256 * 1024;
@@ -80,6 +81,8 @@ export const attachmentSchema = z.discriminatedUnion('kind', [
     /** Bytes of the attached text. */
     size: z.number().int().nonnegative(),
     text: z.string(),
+    /** Signs of a prompt injection found in the whole text: the chip is marked, and the model told to read it as data. */
+    injection: z.array(injectionSignSchema).max(50).optional(),
   }),
   z.object({
     kind: z.literal('image'),

@@ -16,6 +16,7 @@ import {
   type LineRange,
 } from '../../shared/attachments';
 import { WorkbenchError } from '../../shared/errors';
+import { detectInjectionSigns } from '../agent/rules/injection-signs';
 import { looksBinaryFd, readAllSync, readLinesFromFd } from './fd-read';
 import type { FolderAccess } from './folder-access';
 import { losslessText } from './utf8-text';
@@ -109,6 +110,13 @@ async function fromWorkspace(files: WorkspaceFiles, path: string, range: LineRan
   });
 }
 
+/** A text attachment with the signs of a prompt injection its whole text carries, if any. */
+function screened(attachment: Attachment): Attachment {
+  if (attachment.kind !== 'text') return attachment;
+  const signs = detectInjectionSigns(attachment.text);
+  return signs.length === 0 ? attachment : { ...attachment, injection: signs };
+}
+
 /** A dropped file's name without any folders a renderer may have put in it. */
 function droppedName(name: string): string {
   return basename(name.replace(/\\/g, '/')) || 'dropped file';
@@ -133,14 +141,16 @@ export async function readAttachments(requests: readonly AttachmentRequest[], co
         files ??= new WorkspaceFiles(context.workspacePath, context.access ? { access: context.access } : {});
         const attachment = await fromWorkspace(files, request.path, request.range);
         const key = `${attachment.path}#${attachment.kind === 'text' && attachment.range ? rangeText(attachment.range) : ''}`;
-        if (!seen.has(key)) attachments.push(attachment);
+        if (!seen.has(key)) attachments.push(screened(attachment));
         seen.add(key);
         break;
       }
       case 'dropped_text': {
         const name = droppedName(request.name);
         checkedText(name, request.text);
-        attachments.push({ kind: 'text', path: name, source: 'dropped', size: Buffer.byteLength(request.text), text: request.text });
+        attachments.push(
+          screened({ kind: 'text', path: name, source: 'dropped', size: Buffer.byteLength(request.text), text: request.text }),
+        );
         break;
       }
       case 'dropped_image': {

@@ -125,7 +125,18 @@ export function AttachmentChips({ attachments }: { attachments: readonly Attachm
   return (
     <div className="attachment-chips" aria-label="Attached files">
       {attachments.map((attachment, index) => (
-        <button key={index} type="button" className="attachment-chip" title="Show what was attached" onClick={() => setShown(attachment)}>
+        <button
+          key={index}
+          type="button"
+          className={attachment.kind === 'text' && attachment.injection ? 'attachment-chip flagged' : 'attachment-chip'}
+          title={
+            attachment.kind === 'text' && attachment.injection
+              ? `Signs of a prompt injection: ${attachment.injection.map((sign) => sign.explanation).join(' ')} The model was told to read it as data.`
+              : 'Show what was attached'
+          }
+          onClick={() => setShown(attachment)}
+        >
+          {attachment.kind === 'text' && attachment.injection ? '⚠ ' : ''}
           {attachmentLabel(attachment)}
         </button>
       ))}
