@@ -151,6 +151,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     steps: z.array(planStepSchema),
     maxRisk: riskLevelSchema,
     needsApproval: z.boolean(),
+    /** The plan's gate ends unanswered at this time (as a call's gate does); absent: it waits until answered. */
+    deadline: gateDeadlineSchema.optional(),
   }),
   z.object({
     type: z.literal('plan_answered'),
@@ -158,6 +160,8 @@ export const runtimeEventSchema = z.discriminatedUnion('type', [
     planId: idSchema,
     answer: z.enum(['approve', 'reject', 'refine']),
     text: z.string().optional(),
+    /** No answer came before the gate's deadline: the plan was rejected, as the setting said. */
+    timedOut: z.literal(true).optional(),
   }),
   /**
    * A budget was reached: the turn waits at a gate until the person goes on with more (`step`) or stops. `figure` and

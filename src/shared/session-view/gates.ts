@@ -22,6 +22,9 @@ export function applyGateEvent(view: SessionView, event: GateEvent): SessionView
           steps: event.steps,
           maxRisk: event.maxRisk,
           state: event.needsApproval ? 'waiting' : 'running',
+          deadline: event.deadline
+            ? { wallAt: event.deadline.wallAt, seconds: event.deadline.seconds, action: event.deadline.action }
+            : null,
         },
       };
     case 'plan_answered': {

@@ -164,6 +164,8 @@ export interface ViewPlan {
   readonly steps: readonly PlanStep[];
   readonly maxRisk: RiskLevel;
   readonly state: 'waiting' | 'running' | 'rejected' | 'refining' | 'finished';
+  /** When the plan's gate ends unanswered, as a call's gate does; null: it waits until answered. */
+  readonly deadline: ViewApproval['deadline'];
 }
 
 /** What a session looks like to the person: the fold of its journal. */

@@ -39,6 +39,9 @@ type EventOf<T extends RuntimeEvent['type']> = Extract<RuntimeEvent, { type: T }
 
 const key = (turnId: string, toolCallId: string): string => `${turnId}\0${toolCallId}`;
 
+/** Who answered a gate whose time ran out: the setting, for nobody did. */
+const timedOut = { kind: 'person', id: null, label: 'Nobody: the gate timed out' } as const;
+
 /** What the audit remembers while it reads a journal, and the rows so far. */
 class AuditFold {
   private readonly out: AuditRow[] = [];
@@ -172,7 +175,7 @@ class AuditFold {
       answer: event.decision,
       answerReason: event.reason ?? null,
       // A gate whose time ran out was answered by the setting, not by the person.
-      decidedBy: event.timedOut ? { kind: 'person', id: null, label: 'Nobody: the gate timed out' } : person,
+      decidedBy: event.timedOut ? timedOut : person,
       decidedAt: at,
       grantId: event.grantId ?? null,
     });
@@ -190,7 +193,8 @@ class AuditFold {
     const row = this.plans.get(event.planId);
     if (event.answer === 'approve') this.approvedPlan.set(event.turnId, event.planId);
     else this.refusedPlanTurns.add(event.turnId);
-    if (row) Object.assign(row, { answer: event.answer, answerReason: event.text ?? null, decidedBy: person, decidedAt: at });
+    const decidedBy = event.timedOut ? timedOut : person;
+    if (row) Object.assign(row, { answer: event.answer, answerReason: event.text ?? null, decidedBy, decidedAt: at });
   }
 
   /** A call that started: a row of its own unless its gate's row already says it was allowed. */

@@ -66,7 +66,17 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     }
     case 'plan_proposed':
       if (head.resume?.at !== 'tools') return next;
-      return { ...next, resume: { ...head.resume, plan: { planId: event.planId, state: event.needsApproval ? 'waiting' : 'ran' } } };
+      return {
+        ...next,
+        resume: {
+          ...head.resume,
+          plan: {
+            planId: event.planId,
+            state: event.needsApproval ? 'waiting' : 'ran',
+            ...(event.deadline ? { deadline: event.deadline } : {}),
+          },
+        },
+      };
     case 'plan_answered': {
       if (head.resume?.at !== 'tools' || head.resume.plan?.planId !== event.planId) return next;
       const state = event.answer === 'approve' ? 'approved' : event.answer === 'reject' ? 'rejected' : 'refined';

@@ -39,6 +39,8 @@ export const planStandingSchema = z.object({
   /** `ran`: every step could run without asking. */
   state: z.enum(['waiting', 'approved', 'rejected', 'refined', 'ran']),
   text: z.string().optional(),
+  /** The plan gate's time limit, as journalled with it. */
+  deadline: gateDeadlineSchema.optional(),
 });
 export type PlanStanding = z.infer<typeof planStandingSchema>;
 

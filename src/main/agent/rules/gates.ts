@@ -23,7 +23,12 @@ export type ApprovalAnswer = {
   /** No answer came before the gate's deadline: the app gave this one, as the setting said. */
   readonly timedOut?: true;
 };
-export type PlanAnswer = { readonly answer: 'approve' | 'reject' | 'refine'; readonly text?: string };
+export type PlanAnswer = {
+  readonly answer: 'approve' | 'reject' | 'refine';
+  readonly text?: string;
+  /** No answer came before the plan gate's deadline: the app rejected it, as the setting said. */
+  readonly timedOut?: true;
+};
 /** The person's answer to a flagged result held for review. */
 export type ReviewAnswer = { readonly decision: ResultReviewDecision };
 

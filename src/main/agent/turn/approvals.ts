@@ -9,6 +9,7 @@ import {
   maxRisk,
   type ApprovalDecision,
   type EscalationKind,
+  type GateDeadline,
   type GrantPattern,
   type TrustGrant,
 } from '../../../shared/domain';
@@ -78,9 +79,10 @@ export function decideCalls(context: StepContext, calls: readonly PreparedCall[]
   const needsApproval = runnable.some((item) => item.decision.action === 'ask');
   const risks = steps.map((step) => step.risk);
   const plan = { type: 'plan_proposed', turnId: setup.turnId, planId, purpose: purpose || counted(steps.length, 'step'), steps } as const;
-  writer.journal([{ ...plan, maxRisk: maxRisk(risks), needsApproval }]);
+  const deadline = needsApproval ? gateDeadline(context) : undefined;
+  writer.journal([{ ...plan, maxRisk: maxRisk(risks), needsApproval, ...(deadline ? { deadline } : {}) }]);
   if (!needsApproval) return { kind: 'execute', queue: runnable, fromPlan: true };
-  return waitForPlan(context, planId, runnable);
+  return waitForPlan(context, planId, runnable, deadline);
 }
 
 /**
@@ -106,12 +108,12 @@ export function decideAgain(context: StepContext, queue: readonly DecidedCall[])
 }
 
 /** Opens the plan's gate; the loop waits there. */
-export function waitForPlan(context: StepContext, planId: string, runnable: readonly DecidedCall[]): LoopState {
+export function waitForPlan(context: StepContext, planId: string, runnable: readonly DecidedCall[], deadline?: GateDeadline): LoopState {
   const { setup, services, writer } = context;
   services.gates.openGate(planId, 'plan', setup.sessionId);
   writer.setStatus('waiting_approval');
   writer.flush();
-  return { kind: 'plan', planId, runnable };
+  return { kind: 'plan', planId, runnable, ...(deadline ? { deadline } : {}) };
 }
 
 /** The note a call gets when its plan will not run. */
@@ -131,12 +133,14 @@ export function takePlanAnswer(context: StepContext, state: Extract<LoopState, {
       planId: state.planId,
       answer: answer.answer,
       ...(answer.text ? { text: answer.text } : {}),
+      ...(answer.timedOut ? { timedOut: true as const } : {}),
     },
   ]);
   writer.checkpoint('approval');
   if (answer.answer === 'approve') return { kind: 'execute', queue: state.runnable.map(approvedInPlan), fromPlan: true };
-  const note = planRefusal(answer);
+  const note = answer.timedOut ? `Not run: ${answer.text ?? 'no answer came in time'}, so the plan was rejected.` : planRefusal(answer);
   for (const item of state.runnable) giveResult(context, item.call, 'denied', note, 0);
+  if (answer.timedOut && state.deadline?.action === 'stop') return { kind: 'finish', status: 'cancelled' };
   return { kind: 'model' };
 }
 

@@ -5,7 +5,7 @@
 
 import type { GateDeadline } from '../../../shared/domain';
 import { CancelledError } from '../../../shared/errors';
-import type { ApprovalAnswer } from '../rules/gates';
+import type { ApprovalAnswer, PlanAnswer } from '../rules/gates';
 import type { LoopState } from './loop-state';
 import type { StepContext } from './step-context';
 
@@ -48,14 +48,43 @@ function limitWords(seconds: number): string {
  * Waits at a call's gate for the person's answer, or until its deadline on steady time: then the gate is answered
  * with a denial (the setting's action says whether the turn stops too). Whichever comes first is taken.
  */
-export async function waitAtGate(
+export function waitAtGate(
   context: StepContext,
   state: Pick<Extract<LoopState, { kind: 'approval' }>, 'approvalId' | 'deadline'>,
   signal: AbortSignal,
 ): Promise<ApprovalAnswer> {
+  const { approvalId, deadline } = state;
+  if (!deadline) return context.services.gates.wait(approvalId, 'approval', signal);
+  const reason = `no answer came within ${limitWords(deadline.seconds)}`;
+  return withDeadline(context, deadline, signal, {
+    wait: () => context.services.gates.wait(approvalId, 'approval', signal),
+    expire: () => context.services.gates.expire(approvalId, 'approval', { decision: 'deny', reason, timedOut: true }),
+  });
+}
+
+/** Waits at a plan's gate for the person's answer, or until its deadline: then the plan is rejected. */
+export function waitAtPlan(
+  context: StepContext,
+  state: Pick<Extract<LoopState, { kind: 'plan' }>, 'planId' | 'deadline'>,
+  signal: AbortSignal,
+): Promise<PlanAnswer> {
+  const { planId, deadline } = state;
+  if (!deadline) return context.services.gates.wait(planId, 'plan', signal);
+  const text = `no answer came within ${limitWords(deadline.seconds)}`;
+  return withDeadline(context, deadline, signal, {
+    wait: () => context.services.gates.wait(planId, 'plan', signal),
+    expire: () => context.services.gates.expire(planId, 'plan', { answer: 'reject', text, timedOut: true }),
+  });
+}
+
+/** Waits for a gate's answer while a ticker answers it at its deadline (unless the person answered first). */
+async function withDeadline<T>(
+  context: StepContext,
+  deadline: GateDeadline,
+  signal: AbortSignal,
+  gate: { wait: () => Promise<T>; expire: () => boolean },
+): Promise<T> {
   const { services } = context;
-  const { deadline, approvalId } = state;
-  if (!deadline) return services.gates.wait(approvalId, 'approval', signal);
   const ticking = new AbortController();
   const now = (): number => services.steady?.now() ?? services.clock.now();
   const expire = async (): Promise<void> => {
@@ -63,15 +92,11 @@ export async function waitAtGate(
     // sleep of the computer, and steady time moves with the clock the turn is given.
     for (let left = deadline.steadyAt - now(); left > 0; left = deadline.steadyAt - now())
       await pause(Math.min(left, 1_000), ticking.signal);
-    services.gates.expire(approvalId, 'approval', {
-      decision: 'deny',
-      reason: `no answer came within ${limitWords(deadline.seconds)}`,
-      timedOut: true,
-    });
+    if (!signal.aborted) gate.expire();
   };
   void expire().catch(() => undefined);
   try {
-    return await services.gates.wait(approvalId, 'approval', signal);
+    return await gate.wait();
   } finally {
     ticking.abort();
   }

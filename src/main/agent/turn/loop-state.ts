@@ -69,7 +69,13 @@ export type LoopState =
   /** A response's calls, to be decided (and shown as a plan when there are enough of them). */
   | { readonly kind: 'decide'; readonly calls: readonly PreparedCall[]; readonly purpose: string }
   /** A plan waits for the person. */
-  | { readonly kind: 'plan'; readonly planId: string; readonly runnable: readonly DecidedCall[] }
+  | {
+      readonly kind: 'plan';
+      readonly planId: string;
+      readonly runnable: readonly DecidedCall[];
+      /** When the plan's gate ends unanswered, and how; absent: it waits until answered. */
+      readonly deadline?: GateDeadline;
+    }
   /** Calls to run in order; consecutive read-only ones that may run go together. */
   | { readonly kind: 'execute'; readonly queue: readonly DecidedCall[]; readonly fromPlan: boolean }
   /** One call waits at its gate; `queue` comes after it. */

@@ -169,7 +169,7 @@ function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
     if (plan === null) return after({ kind: 'execute', queue: [...resumed, ...runnable], fromPlan: false });
     switch (plan.state) {
       case 'waiting':
-        return waitForPlan(context, plan.planId, runnable);
+        return waitForPlan(context, plan.planId, runnable, plan.deadline);
       case 'approved':
         // A step that had a gate of its own (a grant it rested on was revoked) is answered there, not by the plan.
         return after({

@@ -4,7 +4,7 @@
 import { checkAfterTurn } from './after-turn-check';
 import { BugError, WorkbenchError, toErrorInfo } from '../../../shared/errors';
 import { decideCalls, takeApproval, takePlanAnswer } from './approvals';
-import { waitAtGate } from './gate-deadline';
+import { waitAtGate, waitAtPlan } from './gate-deadline';
 import { runCompaction } from './compaction-step';
 import { waitAtBudget } from './budget-gate';
 import { BudgetTally } from '../rules/budget-tally';
@@ -50,7 +50,6 @@ export class Turn {
 
   async run(): Promise<void> {
     const { context, writer } = this;
-    const { services } = context;
     const signal = this.controller.signal;
     let next: LoopState;
     const advance = (step: Advance): LoopState => {
@@ -86,7 +85,7 @@ export class Turn {
             break;
           case 'plan': {
             const state = next;
-            next = takePlanAnswer(context, state, await this.waiting(() => services.gates.wait(state.planId, 'plan', signal)));
+            next = takePlanAnswer(context, state, await this.waiting(() => waitAtPlan(context, state, signal)));
             break;
           }
           case 'execute':

@@ -12,6 +12,7 @@ import { useAppState, type AppStore } from '../store';
 import { escalationTitles } from './ApprovalGate';
 import { RiskBadge, toolStateLabel } from '../tool-calls/ToolCard';
 import { useAltKeys } from './alt-keys';
+import { GateCountdown } from './GateCountdown';
 
 const finished: ReadonlySet<ViewToolCallState> = new Set(['succeeded', 'failed', 'denied', 'cancelled', 'interrupted']);
 const icons: Partial<Record<ViewToolCallState, string>> = {
@@ -97,6 +98,7 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
       <header className="row">
         <strong>{planTitle(plan)}</strong>
         <RiskBadge risk={plan.maxRisk} />
+        {plan.state === 'waiting' && <GateCountdown deadline={plan.deadline} />}
       </header>
       <progress aria-label="Plan progress" max={plan.steps.length} value={done} />
       <span className="muted small">

@@ -120,6 +120,37 @@ describe('gate time limits', () => {
     expect(gateOf(harness).at(-1)).toMatchObject({ type: 'approval_answered', timedOut: true });
   });
 
+  it("a plan's gate has the same limit: unanswered, the plan is rejected and the model told why", async () => {
+    harness = await createHarness(server, { settings: { gateTimeout: timeout(60) } });
+    server.enqueue(
+      {
+        steps: [
+          toolCall('write_note', { name: 'a', text: 't' }, 'p1'),
+          toolCall('write_note', { name: 'b', text: 't' }, 'p2'),
+          toolCall('write_note', { name: 'c', text: 't' }, 'p3'),
+        ],
+      },
+      textTurn('The plan was not approved in time.'),
+    );
+    harness.runtime.send(harness.sessionId, 'Write three notes');
+    const waiting = await harness.until((view) => view.plan?.state === 'waiting', 'the plan');
+    expect(waiting.plan?.deadline).toMatchObject({ seconds: 60, action: 'deny' });
+    harness.clock.advance(61 * second);
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.log).toEqual([]);
+    const answered = harness.store
+      .journal(harness.sessionId)
+      .map((entry) => entry.event)
+      .find((event) => event.type === 'plan_answered');
+    expect(answered).toMatchObject({ answer: 'reject', timedOut: true, text: 'no answer came within 1 minute' });
+    const toolMessages = (server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>).filter(
+      (message) => message.role === 'tool',
+    );
+    expect(toolMessages.map((message) => message.content)).toEqual(
+      Array(3).fill('Not run: no answer came within 1 minute, so the plan was rejected.'),
+    );
+  });
+
   it('off (the default), a gate waits however long it takes', async () => {
     harness = await createHarness(server);
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Done.'));
