@@ -146,7 +146,12 @@ function hooksIn(folder: string): RepositoryProgram[] {
  * too). Nothing when the folder is in no repository, git is missing, or git refuses the repository (it would refuse
  * to run the command too). Synchronous: it is asked while a command line is judged, only for lines that run git.
  */
-export function readRepositoryPrograms(folder: string, program = 'git', env: NodeJS.ProcessEnv = process.env): RepositoryProgram[] {
+export function readRepositoryPrograms(
+  folder: string,
+  program = 'git',
+  env: NodeJS.ProcessEnv = process.env,
+  depth = 0,
+): RepositoryProgram[] {
   const run = (args: readonly string[]): string | null => {
     const result = spawnSync(program, ['--no-pager', ...args], {
       cwd: folder,
@@ -195,7 +200,72 @@ export function readRepositoryPrograms(folder: string, program = 'git', env: Nod
     named === null ? join(commonDir, 'hooks') : named.startsWith('~/') ? join(homedir(), named.slice(2)) : resolve(hooksBase, named);
   const theirOwn = globalPath !== null && (isAbsolute(globalPath) || globalPath.startsWith('~/'));
   if (!theirOwn) programs.push(...hooksIn(hooksFolder));
-  return withAliases(programs, listed === null ? entries : readScopedConfig(listed));
+  const own = withAliases(programs, listed === null ? entries : readScopedConfig(listed));
+  return depth >= maxSubmoduleDepth ? own : [...own, ...submodulePrograms(commonDir, program, env, depth)];
+}
+
+/** How deep submodules of submodules are read, and how many of them in all. */
+const maxSubmoduleDepth = 2;
+const maxSubmodules = 16;
+
+/** Commands of the superproject that run git inside its submodules too (a status asks each for its own). */
+const submoduleVerbs = [
+  'status',
+  'diff',
+  'commit',
+  'add',
+  'submodule',
+  'checkout',
+  'switch',
+  'pull',
+  'fetch',
+  'push',
+  'merge',
+  'rebase',
+  'reset',
+  'restore',
+  'clone',
+  'grep',
+  'ls-files',
+];
+
+/**
+ * The programs of a repository's submodules (their git folders under `modules/`, which have a configuration and hooks
+ * of their own), for the commands of the superproject that reach into them. More than can be read counts as naming
+ * programs.
+ */
+function submodulePrograms(commonDir: string, program: string, env: NodeJS.ProcessEnv, depth: number): RepositoryProgram[] {
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (found.length > maxSubmodules) return;
+      const path = join(folder, name);
+      try {
+        if (!statSync(path).isDirectory()) continue;
+        // A module's git folder; a name with a slash is folders on the way to one.
+        if (statSync(join(path, 'HEAD'), { throwIfNoEntry: false })?.isFile()) found.push(path);
+        else walk(path);
+      } catch {
+        // Gone meanwhile, or unreadable: git could not use it either.
+      }
+    }
+  };
+  walk(join(commonDir, 'modules'));
+  if (found.length > maxSubmodules)
+    return [{ source: `more than ${maxSubmodules} submodules, whose configuration is not read`, verbs: submoduleVerbs }];
+  return found.flatMap((gitDir) =>
+    readRepositoryPrograms(gitDir, program, env, depth + 1).flatMap((inner): RepositoryProgram[] => {
+      const verbs = inner.verbs === 'every' ? submoduleVerbs : inner.verbs.filter((verb) => submoduleVerbs.includes(verb));
+      const reach = verbs.includes('submodule') ? verbs : [...verbs, 'submodule'];
+      return [{ source: `${inner.source} (the submodule at ${gitDir})`, verbs: reach }];
+    }),
+  );
 }
 
 /**

@@ -127,6 +127,20 @@ describe('git commands judged by the programs the repository names', () => {
     expect(judge('cd evil.git && git log', outer).level).toBe('write_high');
   });
 
+  it("a submodule's own configuration and hooks count for the commands that reach into it", () => {
+    const library = repository('library');
+    const top = repository('superproject');
+    git(top, '-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', library, 'lib');
+    git(top, 'commit', '--quiet', '-m', 'add lib');
+    expect(judge('git status', top).level).toBe('read_only');
+    git(join(top, 'lib'), 'config', 'core.fsmonitor', 'touch ran-in-submodule');
+    const judged = judge('git status', top);
+    expect(judged.level).toBe('write_high');
+    expect(judged.reasons.join('; ')).toContain('the submodule at');
+    // A log reads the superproject alone.
+    expect(judge('git log', top).level).toBe('read_only');
+  });
+
   it('an alias that starts a shell counts for its own name only', () => {
     const folder = repository('aliases');
     git(folder, 'config', 'alias.st', '!touch ran-by-alias');
