@@ -8,7 +8,14 @@ import type { Clock } from '../ports/clock';
 import { isMessage, type ConversationEntry } from './context-view';
 import type { MemoryStore } from '../ports/memory';
 import type { ToolSpec } from '../ports/model-provider';
-import { assembleSystemPrompt, localDate, type AssembleInput, type InstructionSet, type PromptEnvironment } from './system-prompt';
+import {
+  assembleSystemPrompt,
+  localDate,
+  screened,
+  type AssembleInput,
+  type InstructionSet,
+  type PromptEnvironment,
+} from './system-prompt';
 
 /** Where the parts of a system prompt come from that the agent layer cannot read itself. */
 export interface PromptSources {
@@ -86,7 +93,8 @@ export class SystemPrompts {
     const key = `${workspacePath ?? ''}\u0000${request}`;
     const version = memory.version();
     if (this.retrieved?.key === key && this.retrieved.version === version) return this.retrieved.memories;
-    const memories = memory.relevant(workspacePath, request, memoriesConsidered);
+    // A memory with the signs of a prompt injection (saved before memories were screened, or by hand) is not recalled.
+    const memories = memory.relevant(workspacePath, request, memoriesConsidered).filter((found) => screened(found.text).length === 0);
     this.retrieved = { key, version, memories };
     return memories;
   }

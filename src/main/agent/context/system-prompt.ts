@@ -144,7 +144,7 @@ const memoryOrigin = (memory: Memory): string => {
 const screenedTexts = new BoundedMap<string, readonly InjectionSign[]>({ max: 200 });
 
 /** The signs of a prompt injection in a text given to the model with the prompt, each text screened once. */
-function screened(text: string): readonly InjectionSign[] {
+export function screened(text: string): readonly InjectionSign[] {
   const known = screenedTexts.get(text);
   if (known) return known;
   const signs = detectInjectionSigns(text);
