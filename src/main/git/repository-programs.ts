@@ -151,6 +151,8 @@ export function readRepositoryPrograms(
   program = 'git',
   env: NodeJS.ProcessEnv = process.env,
   depth = 0,
+  /** How many more submodules may be read, over the whole tree: one count shared by every level. */
+  budget: { left: number } = { left: maxSubmodules },
 ): RepositoryProgram[] {
   const run = (args: readonly string[]): string | null => {
     const result = spawnSync(program, ['--no-pager', ...args], {
@@ -201,7 +203,7 @@ export function readRepositoryPrograms(
   const theirOwn = globalPath !== null && (isAbsolute(globalPath) || globalPath.startsWith('~/'));
   if (!theirOwn) programs.push(...hooksIn(hooksFolder));
   const own = withAliases(programs, listed === null ? entries : readScopedConfig(listed));
-  return depth >= maxSubmoduleDepth ? own : [...own, ...submodulePrograms(commonDir, program, env, depth)];
+  return depth >= maxSubmoduleDepth ? own : [...own, ...submodulePrograms(commonDir, program, env, depth, budget)];
 }
 
 /** How deep submodules of submodules are read, and how many of them in all. */
@@ -234,7 +236,13 @@ const submoduleVerbs = [
  * of their own), for the commands of the superproject that reach into them. More than can be read counts as naming
  * programs.
  */
-function submodulePrograms(commonDir: string, program: string, env: NodeJS.ProcessEnv, depth: number): RepositoryProgram[] {
+function submodulePrograms(
+  commonDir: string,
+  program: string,
+  env: NodeJS.ProcessEnv,
+  depth: number,
+  budget: { left: number },
+): RepositoryProgram[] {
   const found: string[] = [];
   const walk = (folder: string): void => {
     let names: string[];
@@ -244,7 +252,7 @@ function submodulePrograms(commonDir: string, program: string, env: NodeJS.Proce
       return;
     }
     for (const name of names) {
-      if (found.length > maxSubmodules) return;
+      if (found.length > budget.left) return;
       const path = join(folder, name);
       try {
         if (!statSync(path).isDirectory()) continue;
@@ -257,10 +265,11 @@ function submodulePrograms(commonDir: string, program: string, env: NodeJS.Proce
     }
   };
   walk(join(commonDir, 'modules'));
-  if (found.length > maxSubmodules)
+  if (found.length > budget.left)
     return [{ source: `more than ${maxSubmodules} submodules, whose configuration is not read`, verbs: submoduleVerbs }];
+  budget.left -= found.length;
   return found.flatMap((gitDir) =>
-    readRepositoryPrograms(gitDir, program, env, depth + 1).flatMap((inner): RepositoryProgram[] => {
+    readRepositoryPrograms(gitDir, program, env, depth + 1, budget).flatMap((inner): RepositoryProgram[] => {
       const verbs = inner.verbs === 'every' ? submoduleVerbs : inner.verbs.filter((verb) => submoduleVerbs.includes(verb));
       const reach = verbs.includes('submodule') ? verbs : [...verbs, 'submodule'];
       return [{ source: `${inner.source} (the submodule at ${gitDir})`, verbs: reach }];

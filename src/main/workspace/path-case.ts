@@ -51,12 +51,13 @@ function quietStat(path: string): Stats | undefined {
 }
 
 /**
- * A path as compared on its file system: in one case, and in one Unicode form (an accented letter written as one
- * character or as a letter and a mark), where the file system ignores case, as macOS's and Windows' do, and
- * macOS's the form too.
+ * A path as compared on its file system: in one case where the file system ignores case, as macOS's and Windows' do,
+ * and on macOS in one Unicode form too (an accented letter written as one character or as a letter and a mark).
  */
-export function comparablePath(path: string, caseIgnored: boolean): string {
-  return caseIgnored ? path.normalize('NFC').toLowerCase() : path;
+export function comparablePath(path: string, caseIgnored: boolean, platform: NodeJS.Platform = process.platform): string {
+  if (!caseIgnored) return path;
+  // Only macOS's file systems take both forms of a name as one; on Windows they are two names.
+  return (platform === 'darwin' ? path.normalize('NFC') : path).toLowerCase();
 }
 
 /**

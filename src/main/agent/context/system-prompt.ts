@@ -143,11 +143,15 @@ const memoryOrigin = (memory: Memory): string => {
 /** What screening found in texts seen lately: the same files and memories go into every call's prompt. */
 const screenedTexts = new BoundedMap<string, readonly InjectionSign[]>({ max: 200 });
 
-/** The signs of a prompt injection in a text given to the model with the prompt, each text screened once. */
+/**
+ * The signs of a prompt injection in a text given to the model with the prompt (an instruction file, a memory), each
+ * text screened once. Such a text is written to instruct the model, so words addressed to it are no sign here; hidden
+ * text, encoded payloads, asking it to ignore the person or to send data away are.
+ */
 export function screened(text: string): readonly InjectionSign[] {
   const known = screenedTexts.get(text);
   if (known) return known;
-  const signs = detectInjectionSigns(text);
+  const signs = detectInjectionSigns(text).filter((sign) => sign.kind !== 'instructions_to_model');
   screenedTexts.set(text, signs);
   return signs;
 }

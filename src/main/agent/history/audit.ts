@@ -40,7 +40,7 @@ type EventOf<T extends RuntimeEvent['type']> = Extract<RuntimeEvent, { type: T }
 const key = (turnId: string, toolCallId: string): string => `${turnId}\0${toolCallId}`;
 
 /** Who answered a gate whose time ran out: the setting, for nobody did. */
-const timedOut = { kind: 'person', id: null, label: 'Nobody: the gate timed out' } as const;
+const timedOut = { kind: 'rule', id: null, label: 'Nobody: the gate timed out' } as const;
 
 /** What the audit remembers while it reads a journal, and the rows so far. */
 class AuditFold {

@@ -3,7 +3,7 @@
  * heads stored before it are computed again.
  */
 import type { JournalEntry, RuntimeEvent } from '../../../shared/events';
-import { emptyHead, type CallStanding, type ResumeState, type SessionHead } from '../ports/session-head';
+import { emptyHead, type CallStanding, type PlanStanding, type ResumeState, type SessionHead } from '../ports/session-head';
 
 function withCall(resume: ResumeState | null, toolCallId: string, change: (call: CallStanding) => CallStanding): ResumeState | null {
   if (resume?.at !== 'tools') return resume;
@@ -80,7 +80,15 @@ export function advanceHead(head: SessionHead, seq: number, event: RuntimeEvent)
     case 'plan_answered': {
       if (head.resume?.at !== 'tools' || head.resume.plan?.planId !== event.planId) return next;
       const state = event.answer === 'approve' ? 'approved' : event.answer === 'reject' ? 'rejected' : 'refined';
-      return { ...next, resume: { ...head.resume, plan: { planId: event.planId, state, ...(event.text ? { text: event.text } : {}) } } };
+      const plan: PlanStanding = {
+        planId: event.planId,
+        state,
+        ...(event.text ? { text: event.text } : {}),
+        // A time-out keeps what the deadline said: a resumed turn ends as the setting said.
+        ...(head.resume.plan.deadline ? { deadline: head.resume.plan.deadline } : {}),
+        ...(event.timedOut ? { timedOut: true as const } : {}),
+      };
+      return { ...next, resume: { ...head.resume, plan } };
     }
     case 'approval_requested':
       return {

@@ -41,6 +41,8 @@ export const planStandingSchema = z.object({
   text: z.string().optional(),
   /** The plan gate's time limit, as journalled with it. */
   deadline: gateDeadlineSchema.optional(),
+  /** Rejected because no answer came before the deadline. */
+  timedOut: z.literal(true).optional(),
 });
 export type PlanStanding = z.infer<typeof planStandingSchema>;
 

@@ -181,6 +181,11 @@ function resumeAt(input: ResumeInput): (context: StepContext) => LoopState {
         return after({ kind: 'execute', queue: [...resumed, ...runnable], fromPlan: true });
       case 'rejected':
       case 'refined': {
+        if (plan.timedOut) {
+          const timedOut = `Not run: ${plan.text ?? 'no answer came in time'}, so the plan was rejected.`;
+          for (const item of runnable) giveResult(context, item.call, 'denied', timedOut, 0);
+          return plan.deadline?.action === 'stop' ? { kind: 'finish', status: 'cancelled' } : after({ kind: 'model' });
+        }
         const note = planRefusal(
           plan.state === 'rejected'
             ? { answer: 'reject', ...(plan.text ? { text: plan.text } : {}) }

@@ -16,7 +16,16 @@ export function clockWords(totalSeconds: number): string {
 }
 
 /** The time left at a gate with a limit, counted down each second; nothing for a gate that waits until answered. */
-export function GateCountdown({ deadline, compact = false }: { deadline: ViewApproval['deadline']; compact?: boolean }) {
+export function GateCountdown({
+  deadline,
+  compact = false,
+  plan = false,
+}: {
+  deadline: ViewApproval['deadline'];
+  compact?: boolean;
+  /** A plan's gate: a plan is rejected, not denied. */
+  plan?: boolean;
+}) {
   const [now, setNow] = useState(Date.now());
   useDisposables(
     (disposables) => {
@@ -28,7 +37,8 @@ export function GateCountdown({ deadline, compact = false }: { deadline: ViewApp
   );
   if (!deadline) return null;
   const left = (deadline.wallAt - now) / 1000;
-  const then = deadline.action === 'stop' ? 'denied and the turn stops' : 'denied';
+  const ended = plan ? 'rejected' : 'denied';
+  const then = deadline.action === 'stop' ? `${ended} and the turn stops` : ended;
   const text = left > 0 ? `${compact ? '' : 'Without an answer, '}${then} in ${clockWords(left)}` : `No answer in time: ${then}`;
   return (
     <span className="gate-countdown" role="timer" aria-live="off" aria-label={`Gate time limit: ${text}`}>

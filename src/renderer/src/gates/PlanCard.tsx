@@ -98,7 +98,7 @@ export function PlanCard({ store, sessionId, plan }: { store: AppStore; sessionI
       <header className="row">
         <strong>{planTitle(plan)}</strong>
         <RiskBadge risk={plan.maxRisk} />
-        {plan.state === 'waiting' && <GateCountdown deadline={plan.deadline} />}
+        {plan.state === 'waiting' && <GateCountdown deadline={plan.deadline} plan />}
       </header>
       <progress aria-label="Plan progress" max={plan.steps.length} value={done} />
       <span className="muted small">

@@ -83,7 +83,15 @@ function InboxList({
           {session.subAgent && (
             <span className="muted small"> for {titles.get(session.subAgent.parentSessionId) ?? 'another session'}</span>
           )}{' '}
-          <GateCountdown deadline={deadlines[session.id]?.pendingApproval?.deadline ?? null} compact />
+          {deadlines[session.id]?.pendingApproval ? (
+            <GateCountdown deadline={deadlines[session.id]?.pendingApproval?.deadline ?? null} compact />
+          ) : (
+            <GateCountdown
+              deadline={deadlines[session.id]?.plan?.state === 'waiting' ? (deadlines[session.id]?.plan?.deadline ?? null) : null}
+              compact
+              plan
+            />
+          )}
         </li>
       ))}
     </ul>

@@ -151,6 +151,24 @@ describe('gate time limits', () => {
     );
   });
 
+  it('a plan unanswered with the limit set to stop ends the turn', async () => {
+    harness = await createHarness(server, { settings: { gateTimeout: timeout(60, 'stop') } });
+    server.enqueue({
+      steps: [
+        toolCall('write_note', { name: 'a', text: 't' }, 'q1'),
+        toolCall('write_note', { name: 'b', text: 't' }, 'q2'),
+        toolCall('write_note', { name: 'c', text: 't' }, 'q3'),
+      ],
+    });
+    harness.runtime.send(harness.sessionId, 'Write three notes');
+    await harness.until((view) => view.plan?.state === 'waiting', 'the plan');
+    harness.clock.advance(61 * second);
+    await harness.runtime.whenIdle(harness.sessionId);
+    expect(harness.log).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+    expect(harness.view().status).toBe('cancelled');
+  });
+
   it('off (the default), a gate waits however long it takes', async () => {
     harness = await createHarness(server);
     server.enqueue({ steps: [toolCall('write_note', { name: 'n', text: 't' })] }, textTurn('Done.'));
