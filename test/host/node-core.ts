@@ -38,6 +38,8 @@ export interface NodeCoreOptions {
   readonly sandbox?: SandboxStatus;
   /** Builds the app's own tools as the app does (see `CoreOptions.builtinTools`). */
   readonly builtinTools?: boolean;
+  /** How folders are trusted: every folder (the default here, for tests of other things), or as the app does, asking. */
+  readonly folderTrust?: 'ask' | 'trust_all';
   /** The environment language servers start with (see `CoreOptions.languageServerEnvironment`). */
   readonly languageServerEnvironment?: NodeJS.ProcessEnv;
   /** The environment git runs with (see `CoreOptions.gitEnvironment`). */
@@ -87,6 +89,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.tools ? { tools: typeof options.tools === 'function' ? options.tools(settings) : options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.builtinTools ? { builtinTools: true } : {}),
+    folderTrust: options.folderTrust ?? 'trust_all',
     ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
     ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
     ...(options.instrumentProvider ? { instrumentProvider: options.instrumentProvider } : {}),

@@ -36,6 +36,8 @@ const usage = `Usage: npm run agent -- --workspace DIR --endpoint URL --model MO
                                        port 11434 without /v1, else openai-compatible)
   --autonomy L0|L1|L2|L3               what runs without asking (default L1)
   --approve ask|deny|allow_once|...    how gates are answered (default: ask on a terminal, deny otherwise)
+  --trust-folder                       trust the workspace folder's authors: its instruction files are given to the model
+                                       and autonomy is not capped (kept in --data's trust file; asked on a terminal)
   --data DIR                           keep the session database here (default: a temporary folder, removed after)
   --sub-agents N                       how many sub-agents run at once (default 2)
   --sub-agent-depth N                  how deep sub-agents may hand work on; 0 turns delegation off (default 2)
@@ -60,6 +62,7 @@ async function main(): Promise<number> {
       approve: { type: 'string' },
       data: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'trust-folder': { type: 'boolean', default: false },
       'sub-agents': { type: 'string', default: '2' },
       'sub-agent-depth': { type: 'string', default: '2' },
       help: { type: 'boolean', default: false },
@@ -177,6 +180,17 @@ async function main(): Promise<number> {
   runtime = core.runtime;
   const { store } = core;
   sessions = store;
+  // A folder is trusted before it can steer the agent: said on the command line, asked on a terminal, else restricted.
+  const trust = core.folderTrust;
+  if (trust && values['trust-folder'] && !trust.stateOf(workspace).trusted) trust.decide(workspace, 'trust');
+  else if (trust && !trust.stateOf(workspace).decided && questions) {
+    const reply = await questions.question(`Do you trust the authors of ${workspace}? Its instruction files steer the agent. [y/n]: `);
+    trust.decide(workspace, reply.trim().toLowerCase().startsWith('y') ? 'trust' : 'restrict');
+  }
+  if (trust && !trust.stateOf(workspace).trusted)
+    console.error(
+      `${workspace} is not trusted: restricted mode (its instruction files are not given to the model, autonomy is L1 at most). Pass --trust-folder to trust it.`,
+    );
   const endpoint = core.providers.save({ kind: kind.data, name: 'headless', baseUrl: values.endpoint });
   const { id: sessionId } = await runtime.sessions.create({
     title: prompt.slice(0, 60),

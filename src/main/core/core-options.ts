@@ -2,6 +2,7 @@
  * What the core is built from (`CoreOptions`) and what it is (`Core`): the options the app, the terminal runner and the
  * test host give `createCore`, and the parts it builds and owns.
  */
+import type { FolderTrustStore } from '../workspace/folder-trust-store';
 import type { Repositories } from '../git/repositories';
 import type { TagWorkerEntry } from '../code-map/worker-tagger';
 import type { Database } from 'better-sqlite3';
@@ -92,6 +93,13 @@ export interface CoreOptions {
   readonly recoverInterrupted?: boolean;
   /** Told when archiving a session revoked its "this session" grants. */
   readonly onTrustChanged?: () => void;
+  /**
+   * How folders are trusted: `ask` (the app) keeps the person's decisions in the data folder's trust file and runs a
+   * folder nobody decided restricted; `trust_all` trusts every folder (tests of other things, which open their own).
+   */
+  readonly folderTrust?: 'ask' | 'trust_all';
+  /** The person's trust in folders changed (a decision at the prompt, in Settings, or the trust file edited). */
+  readonly onFolderTrustChanged?: () => void;
   /** Starts the built-in runtime's process ("This computer"); without it, endpoints of kind `local` cannot answer. */
   readonly launchRuntime?: RuntimeLauncher;
   /** The models the built-in runtime can load. */
@@ -137,6 +145,8 @@ export interface Core {
   readonly sandbox: SandboxStatus | undefined;
   /** The workspaces' git repositories, found with the person's git. */
   readonly repositories: Repositories;
+  /** The person's trust in folders; null when every folder is trusted (`folderTrust: 'trust_all'`). */
+  readonly folderTrust: FolderTrustStore | null;
   /** Stops every turn, MCP server and timer, and closes the database. */
   close(): Promise<void>;
 }

@@ -39,7 +39,9 @@ import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
 import { FolderInspector } from '../workspace/folder-inspector';
-import { InstructionFiles } from '../workspace/instruction-files';
+import { InstructionFiles, withheldInstructions } from '../workspace/instruction-files';
+import { FolderTrustStore } from '../workspace/folder-trust-store';
+import { isRestricted } from '../agent/ports/folder-trust';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { BashParser } from '../shell/bash-parser';
 import { builtinTools } from '../tools/builtin-tools';
@@ -93,6 +95,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   owned.add(toDisposable(() => void db.close()));
   try {
     const stores = openStores(db, clock, options.monotonic);
+    const folderTrust =
+      options.folderTrust === 'trust_all' ? null : new FolderTrustStore(join(options.dataDir, 'folder-trust.json'), () => clock.now());
+    const restricted = (workspacePath: string): boolean => isRestricted(folderTrust ?? undefined, workspacePath);
     // Where steady time stands is kept at close (the database closes after), so a restart goes on from it; and every
     // few seconds while a timed grant is there (reading the grants moves and keeps it), so that after a crash a clock set
     // back meanwhile gives no grant back the time the app sat idle.
@@ -122,12 +127,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
             ...(gitAvailable
               ? { repositoryPrograms: (folder: string) => readRepositoryPrograms(folder, 'git', options.gitEnvironment ?? process.env) }
               : {}),
+            restricted,
           })
         : [];
     // The workspace's check command runs as run_command runs any command: in the sandbox, under the command limits.
     const runCommand = builtin.find((tool) => tool.name === 'run_command');
     const checks = runCommand
-      ? new CommandChecks({ runCommand, sandboxed: sandbox?.available === true, commands: () => options.settings.get().checkCommands })
+      ? new CommandChecks({
+          runCommand,
+          sandboxed: sandbox?.available === true,
+          commands: () => options.settings.get().checkCommands,
+          restricted,
+        })
       : null;
     const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
     // A commit that names no paths commits the session's changes; the runtime is made below, and only asked once it exists.
@@ -148,6 +159,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
           filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
           ...(sandbox ? { sandbox } : {}),
           ...(options.languageServerEnvironment ? { env: options.languageServerEnvironment } : {}),
+          restricted,
         })
       : null;
     if (diagnostics) owned.add(toDisposable(() => diagnostics.dispose()));
@@ -174,6 +186,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       diagnostics,
       checks,
       repositories: gitAvailable ? repositories : null,
+      folderTrust,
     });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
@@ -225,6 +238,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       local,
       sandbox,
       repositories,
+      folderTrust,
       close: () => owned.dispose(),
     };
   } catch (error) {
@@ -354,6 +368,7 @@ interface RuntimeParts {
   readonly checks: CheckRunner | null;
   /** The workspaces' repositories when git is there: checkpoints record HEAD, and Changes commits. */
   readonly repositories: Repositories | null;
+  readonly folderTrust: FolderTrustStore | null;
 }
 
 /** The runtime and the collaborators it is given: the journal, conversations, gates, context budget and system prompts. */
@@ -369,6 +384,7 @@ function sessionRuntime({
   diagnostics,
   checks,
   repositories,
+  folderTrust,
 }: RuntimeParts): SessionRuntime {
   const { settings } = options;
   const instrument = options.instrumentProvider;
@@ -423,7 +439,14 @@ function sessionRuntime({
     },
   });
   const systemPrompts = new SystemPrompts({
-    sources: { instructions: (workspacePath) => instructionFiles.load(workspacePath), environment: () => environment },
+    sources: {
+      // A folder the person does not trust steers nothing: its instruction files are found, named, and not given.
+      instructions: async (workspacePath) => {
+        const set = await instructionFiles.load(workspacePath);
+        return isRestricted(folderTrust ?? undefined, workspacePath) ? withheldInstructions(set) : set;
+      },
+      environment: () => environment,
+    },
     memory,
     records: prompts,
     clock,
@@ -450,6 +473,7 @@ function sessionRuntime({
       ...(diagnostics ? { diagnostics } : {}),
       ...(checks ? { checks } : {}),
       ...(repositories ? { git: repositories } : {}),
+      ...(folderTrust ? { folderTrust } : {}),
       newId: () => newId(clock.now()),
     },
     ...(files ? { changes: new SnapshotChanges(files, [options.dataDir]) } : {}),

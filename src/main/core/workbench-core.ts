@@ -50,6 +50,7 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'modelFolders'
   | 'machineInfo'
   | 'freeDiskBytes'
+  | 'folderTrust'
 > {
   readonly appVersion: string;
   readonly transport: IpcTransport;
@@ -225,6 +226,10 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     terminals,
     repositories: core.repositories,
     chosenPaths,
+    folderTrust: core.folderTrust,
+    onFolderTrustChanged: () => {
+      if (core.folderTrust) sender.send('folder-trust:changed', core.folderTrust.list());
+    },
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

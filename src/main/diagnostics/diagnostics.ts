@@ -46,6 +46,11 @@ export interface DiagnosticsOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** How long an unused server keeps running. */
   readonly idleMs?: number;
+  /**
+   * Whether a folder runs restricted (the person does not trust it): its own programs never start, so a server is
+   * looked for on the PATH only (not in its `node_modules/.bin`), and TypeScript's is the app's, not the folder's.
+   */
+  readonly restricted?: (workspacePath: string) => boolean;
 }
 
 const severities: Record<number, ProblemSeverity> = { 1: 'error', 2: 'warning', 3: 'information', 4: 'hint' };
@@ -122,13 +127,15 @@ export class Diagnostics implements DiagnosticsSource {
           const allowed = settings.allowed.some(
             (item) => item.language === spec.language && (item.workspacePath === root || item.workspacePath === request.workspacePath),
           );
-          const program = this.find(spec, root);
-          const key = `${root}\u0000${spec.language}`;
+          const restricted = this.options.restricted?.(root) === true;
+          const program = this.find(spec, root, restricted);
+          // A server started for the folder as trusted is not the one it gets restricted, nor the other way round.
+          const key = `${root}\u0000${spec.language}${restricted ? '\u0000restricted' : ''}`;
           if (program === null) {
             if (!this.told.has(key)) {
               this.told.add(key);
               report.notes.push(
-                `${language} files are not checked: ${serverName} (${spec.program}) was not found${spec.fromWorkspace ? " in the workspace's node_modules/.bin or" : ''} on the PATH.`,
+                `${language} files are not checked: ${serverName} (${spec.program}) was not found${spec.fromWorkspace && !restricted ? " in the workspace's node_modules/.bin or" : ''} on the PATH${spec.fromWorkspace && restricted ? " (the folder's own is not used: the folder is not trusted)" : ''}.`,
               );
             }
             return;
@@ -159,7 +166,7 @@ export class Diagnostics implements DiagnosticsSource {
           }
           if (texts.length === 0) return;
           try {
-            const running = await this.serverFor(key, spec, program, root, deadline, request.signal);
+            const running = await this.serverFor(key, spec, program, root, deadline, request.signal, restricted);
             const published = await running.server.check(texts, deadline, request.signal);
             this.touch(key, running);
             for (const [uri, items] of published.diagnostics) {
@@ -217,7 +224,7 @@ export class Diagnostics implements DiagnosticsSource {
     const reader = this.options.filesOf(workspacePath).reader();
     const root = reader.root;
     reader.close();
-    return specs.map((spec) => ({ language: spec.language, program: this.find(spec, root) }));
+    return specs.map((spec) => ({ language: spec.language, program: this.find(spec, root, this.options.restricted?.(root) === true) }));
   }
 
   /** How many servers run now. */
@@ -247,11 +254,11 @@ export class Diagnostics implements DiagnosticsSource {
     this.servers.clear();
   }
 
-  /** Where a language's server is: the workspace's own, else the first on the PATH; null when there is none. */
-  private find(spec: ServerSpec, root: string): string | null {
+  /** Where a language's server is: the workspace's own (unless it runs restricted), else the first on the PATH; null when there is none. */
+  private find(spec: ServerSpec, root: string, restricted: boolean): string | null {
     const env = this.options.env ?? process.env;
     const folders = [
-      ...(spec.fromWorkspace ? [join(root, 'node_modules', '.bin')] : []),
+      ...(spec.fromWorkspace && !restricted ? [join(root, 'node_modules', '.bin')] : []),
       ...(env['PATH'] ?? '').split(delimiter).filter(Boolean),
     ];
     const names = process.platform === 'win32' ? [`${spec.program}.cmd`, `${spec.program}.exe`] : [spec.program];
@@ -275,13 +282,17 @@ export class Diagnostics implements DiagnosticsSource {
     root: string,
     deadline: number,
     signal: AbortSignal,
+    restricted: boolean,
   ): Promise<RunningServer> {
     const running = this.servers.get(key);
     if (running && running.server.failed === null) return running;
     if (running) this.forget(key);
     let starting = this.starting.get(key);
     if (!starting) {
-      const initializationOptions = spec.language === 'typescript' ? { tsserver: { fallbackPath: fallbackTsserver() ?? undefined } } : {};
+      const own = fallbackTsserver() ?? undefined;
+      // The TypeScript server prefers the folder's own TypeScript to its fallback; in a folder not trusted it is told the app's.
+      const initializationOptions =
+        spec.language === 'typescript' ? { tsserver: restricted && own ? { path: own, fallbackPath: own } : { fallbackPath: own } } : {};
       this.started += 1;
       starting = LanguageServer.start(
         serverLaunch({

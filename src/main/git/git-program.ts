@@ -126,8 +126,8 @@ export class GitProgram {
   private availability: Promise<GitAvailability> | null = null;
 
   constructor(
-    private readonly program = 'git',
-    private readonly baseEnv: NodeJS.ProcessEnv = process.env,
+    readonly program = 'git',
+    readonly baseEnv: NodeJS.ProcessEnv = process.env,
   ) {}
 
   /** Whether git is there and new enough, asked once. */

@@ -38,6 +38,8 @@ import { terminalHandlers } from './terminal-handlers';
 import { gitHandlers } from './git-handlers';
 import type { PersonTerminals } from '../tools/person-terminals';
 import { providerHandlers } from './provider-handlers';
+import { folderTrustHandlers } from './folder-trust-handlers';
+import type { FolderTrustStore } from '../workspace/folder-trust-store';
 
 export type { FolderPicker } from './workspace-handlers';
 
@@ -72,6 +74,10 @@ export interface HandlerDependencies {
   readonly repositories: Repositories;
   /** The paths the person chose (dialogs, drops, launches): the only ones the window may name for main to open. */
   readonly chosenPaths: ChosenPaths;
+  /** The person's trust in folders; null where every folder is trusted. */
+  readonly folderTrust: FolderTrustStore | null;
+  /** Tells every window the folder trust decisions changed. */
+  readonly onFolderTrustChanged: () => void;
 }
 
 /**
@@ -91,6 +97,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     ...memoryHandlers(deps),
     ...profileHandlers(deps),
     ...createArchiveHandlers(deps),
+    ...folderTrustHandlers({ ...deps, dataDir: deps.appInfo.dataDir }),
     ...localModelHandlers({
       models: deps.models,
       pickFile: deps.folderPicker.pickFile?.bind(deps.folderPicker),

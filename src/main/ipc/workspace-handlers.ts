@@ -14,6 +14,7 @@ import { recentFolders } from '../workspace/recent-folders';
 import { findInWorkspace, peekFile } from '../workspace/workspace-peek';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 import type { ChosenPaths } from './chosen-paths';
+import { isRestricted, type FolderTrustSource } from '../agent/ports/folder-trust';
 import type { Handlers } from './router';
 import { knownWorkspaces } from './session-handlers';
 
@@ -45,6 +46,8 @@ export interface WorkspaceHandlerDependencies {
   readonly dataDir: string;
   /** The paths the person chose: a workspace the window names must be one, or a session's already. */
   readonly chosenPaths: ChosenPaths;
+  /** The person's trust in folders: a folder not trusted offers none of its own commands. None: every folder is trusted. */
+  readonly folderTrust?: FolderTrustSource | null;
 }
 
 /** The handlers of a session's workspace folder (the Files panel, the file picker, recent folders) and of the trash. */
@@ -64,10 +67,23 @@ export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Hand
     'workspace:list': (input) => listFolder(workspaceOf(input.sessionId), input.path),
     'workspace:find': (input) => findInWorkspace(new WorkspaceFiles(workspaceOf(input.sessionId)), input.query, input.limit),
     'workspace:read': (input) => peekFile(new WorkspaceFiles(workspaceOf(input.sessionId)), input.path),
-    'commands:list': (input) => {
+    'commands:list': async (input) => {
       const session = store.get(input.sessionId);
       if (!session) throw new NotFoundError('Session', input.sessionId);
-      return loadCustomCommands({ workspacePath: session.workspacePath, dataDir: deps.dataDir });
+      const list = await loadCustomCommands({ workspacePath: session.workspacePath, dataDir: deps.dataDir });
+      if (!isRestricted(deps.folderTrust ?? undefined, session.workspacePath)) return list;
+      const own = list.commands.filter((command) => command.source === 'workspace').length;
+      return {
+        ...list,
+        commands: list.commands.filter((command) => command.source !== 'workspace'),
+        notes:
+          own === 0
+            ? list.notes
+            : [
+                ...list.notes,
+                `This folder's ${own} own ${own === 1 ? 'command is' : 'commands are'} not offered: the folder is not trusted.`,
+              ],
+      };
     },
     'workspace:pick': (input) =>
       runtime.sessions.pickWorkspace(input.sessionId, async () => {

@@ -24,6 +24,8 @@ export interface CommandPlace {
    * command run there would start; absent where that is not looked at (no git). Asked only for lines that run git.
    */
   readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
+  /** The workspace is a folder the person does not trust: a program its repository names is destructive, sandbox or not. */
+  readonly untrusted?: boolean;
 }
 
 /** A program a repository names for git to run: a setting (`core.fsmonitor`) or a hook (`hooks/pre-commit`). */

@@ -41,6 +41,8 @@ export interface ProgramSite {
   repositoryPrograms(at: Arg | undefined): readonly RepositoryProgram[] | null;
   /** Whether the command runs in an OS sandbox: without one, a program the repository names runs with the person's rights. */
   readonly sandboxed: boolean;
+  /** Whether the workspace is a folder the person does not trust: what its repository names is then destructive. */
+  readonly untrusted?: boolean;
 }
 
 /** The words after a runner's own options: options stop at the first word that is not one, as for POSIX tools. */
@@ -97,14 +99,15 @@ const commandSetting =
  * a sandbox (the program runs with the person's rights). A repository in a folder only known when it runs may name any.
  */
 function repositoryFindings(verb: string, programs: readonly RepositoryProgram[] | null, site: ProgramSite): Finding[] {
-  const level = site.sandboxed ? 'write_high' : 'destructive';
+  const level = site.sandboxed && site.untrusted !== true ? 'write_high' : 'destructive';
   if (programs === null)
     return [finding(level, `git ${verb} works in a repository only known when it runs, whose configuration may name programs git runs`)];
   const started = programs.filter((program) => program.verbs === 'every' || program.verbs.includes(verb));
   if (started.length === 0) return [];
   const named = started.slice(0, 3).map((program) => program.source);
   const more = started.length > 3 ? ` and ${started.length - 3} more` : '';
-  return [finding(level, `git${verb ? ` ${verb}` : ''} runs programs the repository names (${named.join('; ')}${more})`)];
+  const why = site.untrusted === true ? ', in a folder you have not trusted' : '';
+  return [finding(level, `git${verb ? ` ${verb}` : ''} runs programs the repository names (${named.join('; ')}${more})${why}`)];
 }
 
 function gitRisk(args: readonly Arg[], site: ProgramSite): Finding[] {

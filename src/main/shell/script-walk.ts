@@ -317,6 +317,7 @@ class ScriptWalk implements ScriptSite {
       runs: (words, what) => runnerRisk(words, what, this.site(state), this.depth >= maxDepth),
       repositoryPrograms: (at) => this.repositoryPrograms(state, at),
       sandboxed: this.place.sandbox !== null,
+      ...(this.place.untrusted ? { untrusted: true } : {}),
     };
   }
 

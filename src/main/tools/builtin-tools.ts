@@ -18,6 +18,8 @@ export function builtinTools(
     readonly commandNiceness?: () => number;
     readonly commandLimits?: () => CommandLimits;
     readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
+    /** Whether a workspace is a folder the person does not trust. */
+    readonly restricted?: (workspacePath: string) => boolean;
   },
 ): Tool[] {
   return [
@@ -29,6 +31,7 @@ export function builtinTools(
       ...(options.commandLimits ? { limits: options.commandLimits } : {}),
       protectedFolders: [options.dataDir],
       ...(options.repositoryPrograms ? { repositoryPrograms: options.repositoryPrograms } : {}),
+      ...(options.restricted ? { restricted: options.restricted } : {}),
     }),
   ];
 }

@@ -44,6 +44,8 @@ export interface CommandChecksOptions {
   readonly sandboxed: boolean;
   /** The check commands the person chose, read at each use. */
   readonly commands: () => readonly CheckCommand[];
+  /** Whether a folder runs restricted (the person does not trust it): its check never runs by itself. */
+  readonly restricted?: (workspacePath: string) => boolean;
 }
 
 /** The check commands of the workspaces, run through `run_command`. */
@@ -57,6 +59,8 @@ export class CommandChecks implements CheckRunner {
   unattended(workspacePath: string, changedPaths: readonly string[]): string | null {
     const chosen = this.configured(workspacePath);
     if (!chosen) return 'no check command is chosen for this folder';
+    if (this.options.restricted?.(workspacePath))
+      return 'this folder is not trusted (restricted mode), so its check runs only when you or the agent run it';
     if (!this.options.sandboxed) return 'commands run without an OS sandbox here, so the check runs only when you or the agent run it';
     // The program itself, when it is a script of the workspace's (`./scripts/check.sh`).
     const program = (chosen.command.trim().split(/\s+/)[0] ?? '').replace(/^\.\//, '');

@@ -72,6 +72,8 @@ export interface RunCommandOptions {
   readonly limits?: () => CommandLimits;
   /** What the git repository at a folder would start (its settings, its hooks): a line running git is judged with it. */
   readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
+  /** Whether a workspace is a folder the person does not trust: git programs its repository names are then destructive. */
+  readonly restricted?: (workspacePath: string) => boolean;
 }
 
 /** How much lower than the app's the settings put the agent's commands' CPU priority. */
@@ -126,7 +128,12 @@ export function runCommandTool(options: RunCommandOptions): Tool {
             return known;
           }
         : undefined;
-      const risk = assessor.assess(input.command, programs ? { ...place, repositoryPrograms: programs } : place);
+      const untrusted = context.workspacePath !== null && options.restricted?.(context.workspacePath) === true;
+      const risk = assessor.assess(input.command, {
+        ...place,
+        ...(programs ? { repositoryPrograms: programs } : {}),
+        ...(untrusted ? { untrusted } : {}),
+      });
       const reason = risk.reasons.join('; ');
       // Without an OS sandbox every command already runs with the person's rights and the network, so asking for
       // network or no sandbox asks for nothing more: it is not an escalation, and every command is at least write_high.

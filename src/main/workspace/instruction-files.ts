@@ -289,3 +289,20 @@ function above(root: string): Candidate[] {
   });
   return out;
 }
+
+/**
+ * The instructions of a folder the person does not trust: none given to the model, each file named in a note so the
+ * prompt view says what was held back and why.
+ */
+export function withheldInstructions(set: InstructionSet): InstructionSet {
+  if (set.files.length === 0) return set;
+  const names = set.files.map((file) => file.path);
+  const shown = names.length > 4 ? `${names.slice(0, 4).join(', ')} and ${names.length - 4} more` : names.join(', ');
+  return {
+    files: [],
+    notes: [
+      ...set.notes,
+      `The project's instruction files (${shown}) were not given to the model: this folder is not trusted (restricted mode). Trust it to use them.`,
+    ],
+  };
+}

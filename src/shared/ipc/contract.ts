@@ -35,6 +35,7 @@ import { gitChannels } from './git-channels';
 import { archiveChannels, archiveEntrySchema } from './archive-channels';
 import { localModelChannels, localModelEvents } from './local-model-channels';
 import { terminalChannels, terminalEvents } from './terminal-channels';
+import { folderTrustChannels, folderTrustEvents } from './folder-trust-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -326,6 +327,7 @@ export const channels = {
   ...gitChannels,
   ...localModelChannels,
   ...terminalChannels,
+  ...folderTrustChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {
@@ -359,6 +361,7 @@ export const events = {
   'launch:opened': z.union([z.object({ session: sessionSchema }), z.object({ path: z.string(), error: errorInfoSchema })]),
   ...localModelEvents,
   ...terminalEvents,
+  ...folderTrustEvents,
 } as const satisfies Record<string, z.ZodType>;
 
 export type Channels = typeof channels;

@@ -11,6 +11,7 @@ import type { ModelProvider } from '../../../src/main/agent/ports/model-provider
 import { runCommandTool } from '../../../src/main/tools/run-command';
 import type { SessionRuntime } from '../../../src/main/agent/session/session-runtime';
 import { createCore } from '../../../src/main/core/create-core';
+import type { FolderTrustStore } from '../../../src/main/workspace/folder-trust-store';
 import { EncryptedFileSecretStore } from '../../../src/main/secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from '../../../src/main/settings/conf-settings-store';
 import { SqliteAccountingStore } from '../../../src/main/store/sqlite-accounting-store';
@@ -198,6 +199,8 @@ export interface Harness {
   /** The types of everything announced, journal entries and drafts, in the order they were. */
   readonly announced: string[];
   readonly settings: ConfSettingsStore;
+  /** The person's trust in folders, with `folderTrust: 'ask'`; null when every folder is trusted. */
+  readonly folderTrust: FolderTrustStore | null;
   readonly releaseSlow: () => void;
   readonly sessionId: string;
   view(sessionId?: string): SessionView;
@@ -223,6 +226,8 @@ export async function createHarness(
     extraTools?: (log: string[]) => Tool[];
     /** Wraps the provider each turn uses: a stream a provider of another shape would send. */
     instrumentProvider?: (provider: ModelProvider) => ModelProvider;
+    /** Folders asked about as the app does (the test's folder then runs restricted until decided); every folder trusted unless said. */
+    folderTrust?: 'ask';
   } = {},
 ): Promise<Harness> {
   const folder = options.folder ?? temporaryFolder();
@@ -247,6 +252,7 @@ export async function createHarness(
     idleTimeoutMs: 5_000,
     frameMs: 5,
     tools: [...tools, ...(options.extraTools?.(log) ?? [])],
+    folderTrust: options.folderTrust ?? 'trust_all',
     // The workspace is the data folder here; these tests do not save files for time travel.
     fileHistory: false,
     ...(options.anthropicKey === undefined ? {} : { environmentAnthropicKey: options.anthropicKey }),
@@ -290,6 +296,7 @@ export async function createHarness(
     drafts,
     announced,
     settings,
+    folderTrust: core.folderTrust,
     releaseSlow: release,
     sessionId,
     view,
@@ -308,6 +315,7 @@ export async function createHarness(
         clock,
         ...(options.anthropicKey === undefined ? {} : { anthropicKey: options.anthropicKey }),
         ...(options.extraTools ? { extraTools: options.extraTools } : {}),
+        ...(options.folderTrust ? { folderTrust: options.folderTrust } : {}),
       }),
     // Writes the abandoned turns still try fail on the closed handle, as they would in a dead process.
     crash: () => db.close(),
@@ -323,7 +331,12 @@ export async function createHarness(
  * Registers the usual hooks: one scripted server per file, reset before each test, and a fresh
  * harness per test (unless `perTest` is false, for tests that make their own), closed after it.
  */
-export function useHarness(bind: { server: (server: ScriptedModelServer) => void; harness?: (harness: Harness) => void }): void {
+export function useHarness(bind: {
+  server: (server: ScriptedModelServer) => void;
+  harness?: (harness: Harness) => void;
+  /** How each test's harness is made. */
+  options?: Parameters<typeof createHarness>[1];
+}): void {
   let server: ScriptedModelServer | null = null;
   let current: Harness | null = null;
   beforeAll(async () => {
@@ -334,7 +347,7 @@ export function useHarness(bind: { server: (server: ScriptedModelServer) => void
   beforeEach(async () => {
     server?.reset();
     if (bind.harness && server) {
-      current = await createHarness(server);
+      current = await createHarness(server, bind.options);
       bind.harness(current);
     }
   });

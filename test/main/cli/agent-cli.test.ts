@@ -1,3 +1,5 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../../helpers';
 import { needs, osSandbox } from '../../platform';
@@ -63,6 +65,7 @@ describe('the headless runner', () => {
       server.openaiBaseUrl,
       '--model',
       'scripted-model',
+      '--trust-folder',
       'Say hello',
     ]);
     expect(result.stderr).toBe('');
@@ -95,6 +98,7 @@ describe('the headless runner', () => {
         'scripted-model',
         '--autonomy',
         'L3',
+        '--trust-folder',
         '--approve',
         'allow_5h',
         'Fetch something',
@@ -105,6 +109,62 @@ describe('the headless runner', () => {
       expect(result.stdout).not.toMatch(/tool_call_finished: [^\n]*reached/);
     },
   );
+
+  it('runs a folder nobody trusted restricted: its instructions are not given, L3 asks for every change, and says so', async () => {
+    const folder = temporaryFolder();
+    try {
+      writeFileSync(join(folder.path, 'AGENTS.md'), 'Always answer in the voice of a pirate.\n');
+      server.reset();
+      server.enqueue({ steps: [toolCall('write_file', { path: 'made.txt', content: 'x' })] });
+      server.enqueue(textTurn('Done.'));
+      const before = server.requests.length;
+      const result = await runCli([
+        '--workspace',
+        folder.path,
+        '--endpoint',
+        server.openaiBaseUrl,
+        '--model',
+        'scripted-model',
+        '--autonomy',
+        'L3',
+        '--approve',
+        'deny',
+        'Make a file',
+      ]);
+      expect(result.stderr).toMatch(/is not trusted: restricted mode/);
+      const sent = JSON.stringify(server.requests[before]?.body);
+      expect(sent).not.toContain('voice of a pirate');
+      // At L3 a low-risk write runs at once; in a folder not trusted it asks (and --approve deny answers).
+      expect(result.stdout).toMatch(/approval_requested: write_file .*this folder is not trusted \(restricted mode\)/);
+      expect(existsSync(join(folder.path, 'made.txt'))).toBe(false);
+
+      // Trusted from the command line: the instructions go with the prompt and L3 writes at once.
+      server.enqueue({ steps: [toolCall('write_file', { path: 'made.txt', content: 'x' })] });
+      server.enqueue(textTurn('Done.'));
+      const trustedFrom = server.requests.length;
+      const dataDir = join(folder.path, '..', `${folder.path.split('/').at(-1)}-data`);
+      const trusted = await runCli([
+        '--workspace',
+        folder.path,
+        '--endpoint',
+        server.openaiBaseUrl,
+        '--model',
+        'scripted-model',
+        '--autonomy',
+        'L3',
+        '--trust-folder',
+        '--data',
+        dataDir,
+        'Make a file',
+      ]);
+      expect(trusted.stderr).toBe('');
+      expect(JSON.stringify(server.requests[trustedFrom]?.body)).toContain('voice of a pirate');
+      expect(existsSync(join(folder.path, 'made.txt'))).toBe(true);
+      rmSync(dataDir, { recursive: true, force: true });
+    } finally {
+      folder.remove();
+    }
+  }, 60_000);
 
   it('prints JSON lines with --json and fails with exit code 1 when the endpoint fails', async () => {
     server.enqueue({ steps: [], fault: { kind: 'status', status: 400, message: 'no such model' } });
@@ -129,6 +189,7 @@ describe('the headless runner', () => {
       server.ollamaBaseUrl,
       '--model',
       'scripted-model',
+      '--trust-folder',
       'Hi',
     ]);
     expect(result.stderr).toBe('');
@@ -161,6 +222,7 @@ describe('the headless runner', () => {
         delegating.openaiBaseUrl,
         '--model',
         'scripted-model',
+        '--trust-folder',
         'Look twice',
       ]);
       expect(result.code).toBe(0);

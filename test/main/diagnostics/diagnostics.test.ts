@@ -33,7 +33,7 @@ function workspace(files: Record<string, string>): string {
 
 function checker(
   root: string,
-  options: { env?: NodeJS.ProcessEnv; settings?: Partial<DiagnosticsSettings>; allow?: CheckedLanguage[] } = {},
+  options: { env?: NodeJS.ProcessEnv; settings?: Partial<DiagnosticsSettings>; allow?: CheckedLanguage[]; restricted?: boolean } = {},
 ) {
   const sandbox = detectSandbox();
   const diagnostics = new Diagnostics({
@@ -44,6 +44,7 @@ function checker(
     }),
     filesOf: (path) => new WorkspaceFiles(path),
     env: options.env ?? serversOnPath,
+    ...(options.restricted ? { restricted: () => true } : {}),
     // As the app runs them: in the sandbox, where this machine has one.
     ...(sandbox.available ? { sandbox } : {}),
   });
@@ -180,6 +181,18 @@ describe('a server that cannot be used gives a note, never a stuck or failed edi
     expect(report?.problems).toEqual([]);
     expect(report?.notes).toHaveLength(1);
     expect(report?.notes[0]).toMatch(note);
+  });
+
+  it("never starts a folder's own server where the folder is not trusted: only one on the PATH", async () => {
+    const root = workspace({ 'a.ts': 'export const a = 1;\n' });
+    installFakeServer(root, 'exits');
+    const report = await checker(root, { env: noServers, restricted: true })(['a.ts']);
+    expect(report?.notes).toEqual([
+      "TypeScript and JavaScript files are not checked: typescript-language-server (typescript-language-server) was not found on the PATH (the folder's own is not used: the folder is not trusted).",
+    ]);
+    // The same folder trusted starts its own (which fails, as this one does).
+    const trusted = await checker(root, { env: noServers })(['a.ts']);
+    expect(trusted?.notes[0]).toMatch(/typescript-language-server (it exited with code 3|its connection closed)/);
   });
 
   it('a server installed under /tmp, outside the workspace, is still there inside the sandbox', async () => {

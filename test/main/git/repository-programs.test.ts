@@ -53,6 +53,16 @@ describe('git commands judged by the programs the repository names', () => {
     expect(judge('git status', armed).level).toBe('read_only');
   });
 
+  it('in a folder the person has not trusted, a program the repository names is destructive even in the sandbox', () => {
+    const armed = repository('armed-untrusted');
+    git(armed, 'config', 'core.pager', 'sh ./pager.sh');
+    const judged = assessCommand(shell, 'git log', { ...place(armed), untrusted: true });
+    expect(judged.level).toBe('destructive');
+    expect(judged.reasons.join('; ')).toMatch(/core\.pager in the repository's configuration.*in a folder you have not trusted/);
+    // What names nothing stays as it was: trust is about what the folder brings, not about git itself.
+    expect(assessCommand(shell, 'git status', { ...place(repository('plain-untrusted')), untrusted: true }).level).toBe('read_only');
+  });
+
   it("the person's own settings (global) are theirs and do not count; an include of the repository's does", () => {
     const folder = repository('global-pager');
     writeFileSync(join(home, '.gitconfig'), '[core]\n\tpager = less -FRX\n[diff "img"]\n\ttextconv = exiftool\n');

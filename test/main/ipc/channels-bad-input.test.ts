@@ -249,6 +249,25 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { terminalId: unknownId, cols: 80, rows: 10_000 }, code: 'invalid_input' },
   ],
   'terminal:close': [{ input: { terminalId: '' }, code: 'invalid_input' }],
+  'folder-trust:get': [
+    { input: { sessionId: unknownId }, code: 'not_found' },
+    { input: { sessionId: '' }, code: 'invalid_input' },
+  ],
+  'folder-trust:decide': [
+    { input: { sessionId: unknownId, decision: 'trust' }, code: 'not_found' },
+    { input: { sessionId: 'x', decision: 'always' }, code: 'invalid_input' },
+  ],
+  'folder-trust:list': [{ input: { extra: 1 }, code: 'invalid_input' }],
+  'folder-trust:set': [
+    { input: { path: '/never/decided', scope: 'folder', trusted: true }, code: 'not_found' },
+    { input: { path: '/x', scope: 'everything', trusted: true }, code: 'invalid_input' },
+    { input: { path: huge, scope: 'folder', trusted: true }, code: 'invalid_input' },
+  ],
+  'folder-trust:forget': [
+    { input: { path: '/never/decided', scope: 'tree' }, code: 'invalid_input' },
+    { input: { path: '', scope: 'tree' }, code: 'invalid_input' },
+  ],
+  'folder-trust:pick': [{ input: { path: '/etc' }, code: 'invalid_input' }],
   'git:view': [
     { input: { sessionId: unknownId }, code: 'not_found' },
     { input: { sessionId: unknownId, path: '/' }, code: 'invalid_input' },
@@ -443,7 +462,7 @@ describe('every IPC channel refuses bad input with a typed error and no side eff
     folder = temporaryFolder();
     writeFileSync(join(folder.path, 'a-file.txt'), 'not a folder');
     transport = new LoopbackTransport();
-    core = (await createNodeCore({ dataDir: folder.path, transport })).core;
+    core = (await createNodeCore({ dataDir: folder.path, transport, folderTrust: 'ask' })).core;
     const provider = await transport.invoke('provider:save', {
       kind: 'openai-compatible',
       name: 'Local',

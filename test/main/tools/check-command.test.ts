@@ -14,6 +14,18 @@ describe('when the check may run after a turn by itself', () => {
     ).toBeNull();
   });
 
+  it('never by itself in a folder the person has not trusted', () => {
+    const checks = new CommandChecks({
+      runCommand,
+      sandboxed: true,
+      commands: () => chosen('npm test'),
+      restricted: (path) => path === '/w',
+    });
+    expect(checks.unattended('/w', ['src/a.ts'])).toBe(
+      'this folder is not trusted (restricted mode), so its check runs only when you or the agent run it',
+    );
+  });
+
   it('not after a turn that changed what it runs: a project file, or the script it is', () => {
     const checks = new CommandChecks({ runCommand, sandboxed: true, commands: () => chosen('./scripts/check.sh --all') });
     expect(checks.unattended('/w', ['src/a.ts', 'package.json'])).toMatch(

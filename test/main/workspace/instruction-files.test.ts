@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InstructionFiles, maxInstructionBytes } from '../../../src/main/workspace/instruction-files';
+import { InstructionFiles, maxInstructionBytes, withheldInstructions } from '../../../src/main/workspace/instruction-files';
 import { temporaryFolder } from '../../helpers';
 import { needs, posixFiles, symlinks } from '../../platform';
 
@@ -112,6 +112,16 @@ describe("a workspace's instruction files", () => {
     const set = await files.load(join(folder.path, 'repo/app'));
     expect(set.files.map((file) => file.text)).toEqual(['App rules.']);
     expect(set.notes).toContain('../AGENTS.md is a link: instruction files are not read through links.');
+  });
+
+  it('are named and held back, none given, for a folder not trusted', async () => {
+    for (const name of ['AGENTS.md', 'CLAUDE.md', '.cursorrules', 'GEMINI.md', 'CONVENTIONS.md']) write(name, `Rules of ${name}.`);
+    const held = withheldInstructions(await files.load(folder.path));
+    expect(held.files).toEqual([]);
+    expect(held.notes).toEqual([
+      "The project's instruction files (AGENTS.md, CLAUDE.md, GEMINI.md, CONVENTIONS.md and 1 more) were not given to the model: this folder is not trusted (restricted mode). Trust it to use them.",
+    ]);
+    expect(withheldInstructions({ files: [], notes: [] })).toEqual({ files: [], notes: [] });
   });
 
   it('finds nothing, and says nothing, for a folder that is gone', async () => {

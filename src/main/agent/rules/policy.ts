@@ -3,6 +3,7 @@
  */
 import type { Autonomy, RiskLevel, TrustGrant } from '../../../shared/domain';
 import { escalationCovers, riskRank } from '../../../shared/domain';
+import { restrictedAutonomy } from '../../../shared/folder-trust';
 import type { RiskAssessment, Tool } from '../ports/tools';
 
 /** The autonomy matrix of the design: what runs at once, what asks. Destructive always asks. */
@@ -31,7 +32,19 @@ export interface PolicyContext {
   /** Tools this session may not use whatever the person allows (a read-only sub-agent's writers): a built-in denial. */
   readonly outOfReach?: readonly string[];
   readonly grants: readonly TrustGrant[];
+  /**
+   * The session's folder is not trusted: it runs restricted, at autonomy L1 at most, and no grant counts, so every
+   * change asks.
+   */
+  readonly restricted?: boolean;
 }
+
+/** The autonomy that decides: the session's, capped at L1 in a folder the person does not trust. */
+export function effectiveAutonomy(autonomy: Autonomy, restricted: boolean | undefined): Autonomy {
+  return restricted && riskOfAutonomy(autonomy) > riskOfAutonomy(restrictedAutonomy) ? restrictedAutonomy : autonomy;
+}
+
+const riskOfAutonomy = (autonomy: Autonomy): number => Number(autonomy.slice(1));
 
 /** A grant counts only while it is neither revoked nor expired; a session grant only in its session. */
 export function grantIsActive(grant: TrustGrant, now: number, sessionId: string | null): boolean {
@@ -87,11 +100,13 @@ export function decide(tool: Tool, input: unknown, assessment: RiskAssessment, c
     };
   if (context.deniedTools.includes(tool.name))
     return { action: 'deny', rule: 'user_denial', reason: `You have denied ${tool.name} in Settings.` };
-  const grant = coveringGrant(tool, input, assessment, context);
+  const grant = context.restricted ? null : coveringGrant(tool, input, assessment, context);
   if (grant) return { action: 'run', rule: 'grant', reason: `Trusted: ${grant.description}`, grantId: grant.id };
   if (assessment.escalation)
     return { action: 'ask', rule: 'escalation', reason: `${assessment.reason}; ${assessment.escalation.reason}: always asked first` };
-  const cell = assessment.level === 'destructive' ? 'ask' : autonomyMatrix[context.autonomy][assessment.level];
-  if (cell === 'run') return { action: 'run', rule: 'matrix', reason: `${assessment.reason}; autonomy ${context.autonomy} runs it.` };
-  return { action: 'ask', rule: 'matrix', reason: `${assessment.reason}; autonomy ${context.autonomy} asks first.` };
+  const autonomy = effectiveAutonomy(context.autonomy, context.restricted);
+  const cell = assessment.level === 'destructive' ? 'ask' : autonomyMatrix[autonomy][assessment.level];
+  const capped = autonomy === context.autonomy ? '' : ' (this folder is not trusted: every change asks)';
+  if (cell === 'run') return { action: 'run', rule: 'matrix', reason: `${assessment.reason}; autonomy ${autonomy}${capped} runs it.` };
+  return { action: 'ask', rule: 'matrix', reason: `${assessment.reason}; autonomy ${autonomy}${capped} asks first.` };
 }

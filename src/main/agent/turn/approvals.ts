@@ -21,6 +21,7 @@ import { giveResult } from './tool-calls';
 import type { Tool } from '../ports/tools';
 import type { DecidedCall, LoopState, PreparedCall } from './loop-state';
 import type { StepContext } from './step-context';
+import { isRestricted } from '../ports/folder-trust';
 
 /** How a grant's description names the escalation it covers. */
 const escalationLabel: Readonly<Record<EscalationKind, string>> = { network: 'with network access', no_sandbox: 'outside the sandbox' };
@@ -30,8 +31,10 @@ const timedDecisions: ReadonlySet<ApprovalDecision> = new Set(['allow_5m', 'allo
 export function policyContext({ setup, services }: StepContext): PolicyContext {
   const now = services.clock.now();
   const { autonomy, sessionId, workspacePath } = setup;
+  const restricted = isRestricted(services.folderTrust, workspacePath);
   return {
     autonomy,
+    ...(restricted ? { restricted } : {}),
     sessionId,
     workspacePath,
     now,
@@ -174,7 +177,9 @@ export function openCallGate(context: StepContext, item: DecidedCall, queue: rea
         summary: call.summary,
         input: call.rawInput,
         risk: call.assessment.level,
-        reason: call.assessment.reason,
+        reason: isRestricted(services.folderTrust, setup.workspacePath)
+          ? `${call.assessment.reason}; this folder is not trusted (restricted mode): every change asks, and no grant counts here`
+          : call.assessment.reason,
         ...(call.preview === null ? {} : { preview: call.preview }),
         ...(call.assessment.escalation ? { escalation: call.assessment.escalation } : {}),
         ...(folders.length > 0 ? { folders } : {}),

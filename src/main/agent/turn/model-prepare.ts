@@ -3,7 +3,7 @@
  */
 import { beforeModel, openBudgetGate, reachedBudget, readsStoredFigures } from './budget-gate';
 import type { Advance, ModelInUse, TurnProgress } from './loop-state';
-import type { StepContext } from './step-context';
+import { autonomyNow, type StepContext } from './step-context';
 import { contextNote, conversationFiles, mapBudget } from '../context/recalled-memories';
 import type { GivenCodeMap } from '../../../shared/events';
 import type { ContextWindow } from '../../../shared/domain';
@@ -34,7 +34,7 @@ export async function promptInUse(context: StepContext, model: ModelInUse): Prom
   const assembled = await services.prompts.assemble({
     ...(profile ? { profile } : {}),
     workspacePath: setup.workspacePath,
-    autonomy: setup.autonomy,
+    autonomy: autonomyNow(context).autonomy,
     tools,
     entries: writer.messages,
     window: window.tokens,

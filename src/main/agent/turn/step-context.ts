@@ -25,6 +25,8 @@ import type { GivenCodeMap } from '../../../shared/events';
 import type { CodeMapSource } from '../ports/code-map';
 import type { DiagnosticsSource } from '../ports/diagnostics';
 import type { CheckRunner } from '../ports/checks';
+import { isRestricted, type FolderTrustSource } from '../ports/folder-trust';
+import { effectiveAutonomy } from '../rules/policy';
 
 /** Everything fixed for one turn; the model it asks first is its own `choice`, `endpoint` and `provider`. */
 export interface TurnSetup extends ModelInUse {
@@ -108,6 +110,11 @@ export interface TurnServices {
   readonly checks?: CheckRunner;
   /** The commit the workspace has checked out, recorded with each checkpoint; none outside a repository. */
   readonly git?: GitHeads;
+  /**
+   * The person's trust in folders, read at every decision and every prompt: a session in a folder not trusted runs
+   * restricted (autonomy L1 at most, no grant counts, the folder's instruction files not given). None: every folder is trusted.
+   */
+  readonly folderTrust?: FolderTrustSource;
   newId(): string;
 }
 
@@ -165,4 +172,10 @@ export interface StepContext {
   readonly budget: BudgetTally;
   /** The turn's progress as the loop holds it: read here, changed only by the loop (see `Advance`). */
   progress(): TurnProgress;
+}
+
+/** The autonomy a turn's decisions and prompt go by now: the session's, capped at L1 while its folder is not trusted. */
+export function autonomyNow({ setup, services }: Pick<StepContext, 'setup' | 'services'>): { autonomy: Autonomy; restricted: boolean } {
+  const restricted = isRestricted(services.folderTrust, setup.workspacePath);
+  return { autonomy: effectiveAutonomy(setup.autonomy, restricted), restricted };
 }

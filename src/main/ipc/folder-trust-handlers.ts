@@ -1,0 +1,80 @@
+/*
+ * The IPC handlers of folder trust: what a session's folder would bring, the person's answer, the decisions in Settings.
+ */
+
+import { NotFoundError } from '../../shared/errors';
+import type { FolderTrustList, FolderTrustState } from '../../shared/folder-trust';
+import type { SessionStore } from '../agent/ports/stores';
+import type { Repositories } from '../git/repositories';
+import type { FolderTrustStore } from '../workspace/folder-trust-store';
+import type { FolderPicker } from './workspace-handlers';
+import { surveyFolder } from './folder-survey';
+import type { Handlers } from './router';
+
+type FolderTrustChannel =
+  'folder-trust:get' | 'folder-trust:decide' | 'folder-trust:list' | 'folder-trust:set' | 'folder-trust:forget' | 'folder-trust:pick';
+
+export interface FolderTrustHandlerDependencies {
+  readonly store: SessionStore;
+  /** The decisions; null where every folder is trusted (then nothing is asked and nothing kept). */
+  readonly folderTrust: FolderTrustStore | null;
+  readonly repositories: Repositories;
+  readonly folderPicker: FolderPicker;
+  readonly dataDir: string;
+  /** Tells every window the decisions changed. */
+  readonly onFolderTrustChanged: () => void;
+}
+
+const everyFolderTrusted = (path: string): FolderTrustState => ({ path, trusted: true, decided: true, by: null });
+
+export function folderTrustHandlers(deps: FolderTrustHandlerDependencies): Pick<Handlers, FolderTrustChannel> {
+  const { folderTrust } = deps;
+  const folderOf = (sessionId: string): string | null => {
+    const session = deps.store.get(sessionId);
+    if (!session) throw new NotFoundError('Session', sessionId);
+    return session.workspacePath;
+  };
+  const list = (): FolderTrustList => folderTrust?.list() ?? { folders: [], problem: null, file: '' };
+  const changed = <T>(result: T): T => {
+    deps.onFolderTrustChanged();
+    return result;
+  };
+  return {
+    'folder-trust:get': async (input) => {
+      const path = folderOf(input.sessionId);
+      if (path === null) return { state: null, survey: null };
+      const available = await deps.repositories.availability();
+      const survey = await surveyFolder(path, {
+        dataDir: deps.dataDir,
+        ...(available.available ? { git: { program: deps.repositories.git.program, env: deps.repositories.git.baseEnv } } : {}),
+      });
+      return { state: folderTrust?.stateOf(path) ?? everyFolderTrusted(path), survey };
+    },
+    'folder-trust:decide': (input) => {
+      const path = folderOf(input.sessionId);
+      if (path === null) throw new NotFoundError('Workspace folder of session', input.sessionId);
+      if (!folderTrust) return everyFolderTrusted(path);
+      return changed(folderTrust.decide(path, input.decision));
+    },
+    'folder-trust:list': () => list(),
+    'folder-trust:set': (input) => {
+      // Only a folder already decided: the window names no new path for main to trust.
+      const known = list().folders.some((entry) => entry.path === input.path && entry.scope === input.scope);
+      if (!folderTrust || !known) throw new NotFoundError('Folder trust decision', input.path);
+      folderTrust.put(input);
+      return changed(list());
+    },
+    'folder-trust:forget': (input) => {
+      if (!folderTrust) throw new NotFoundError('Folder trust decision', input.path);
+      folderTrust.forget(input.path, input.scope);
+      return changed(list());
+    },
+    'folder-trust:pick': async () => {
+      if (!folderTrust) return list();
+      const picked = await deps.folderPicker.pickFolder();
+      if (picked === null) return list();
+      folderTrust.put({ path: picked, scope: 'tree', trusted: true });
+      return changed(list());
+    },
+  };
+}

@@ -1,0 +1,173 @@
+/*
+ * The person's trust in folders, kept in a small JSON file of the data folder that may be read and edited by hand.
+ */
+
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { InvalidInputError } from '../../shared/errors';
+import {
+  folderTrustFileSchema,
+  maxFolderTrustEntries,
+  type FolderTrustDecision,
+  type FolderTrustEntry,
+  type FolderTrustList,
+  type FolderTrustState,
+} from '../../shared/folder-trust';
+import type { FolderTrustSource } from '../agent/ports/folder-trust';
+import { isWithin, samePath } from './path-case';
+
+/** A folder's real path where it can be found (links followed), else the path as given. */
+function realFolder(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Whether an entry's decision covers a folder: its own folder, or (a tree) any folder under it too. */
+const covers = (entry: FolderTrustEntry, folder: string): boolean =>
+  entry.scope === 'tree' ? isWithin(entry.path, folder) : samePath(entry.path, folder);
+
+/**
+ * The trust file: read again whenever it changed on disk (the person may edit it while the app runs), written whole
+ * through a file beside it and a rename, so a crash leaves the old file or the new one. A file that cannot be used
+ * (not JSON, not of the schema) trusts nothing: every folder runs restricted, the problem is said in Settings, and the
+ * file is left as it is until the person decides again, when it is set aside (never deleted) and a new one written.
+ */
+export class FolderTrustStore implements FolderTrustSource {
+  private entries: FolderTrustEntry[] = [];
+  private problem: string | null = null;
+  /** The size and time of the file as last read; null when there was none. */
+  private seen: string | null = null;
+  private loaded = false;
+
+  constructor(
+    readonly file: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  stateOf(workspacePath: string): FolderTrustState {
+    this.refresh();
+    const folder = realFolder(workspacePath);
+    const by = this.nearest(folder);
+    return { path: folder, trusted: by?.trusted === true, decided: by !== null, by };
+  }
+
+  list(): FolderTrustList {
+    this.refresh();
+    return { folders: [...this.entries], problem: this.problem, file: this.file };
+  }
+
+  /** The person's answer at the trust prompt for a workspace folder. */
+  decide(workspacePath: string, decision: FolderTrustDecision): FolderTrustState {
+    this.refresh();
+    const folder = realFolder(workspacePath);
+    const at = this.now();
+    if (decision === 'trust_parent') {
+      const parent = dirname(folder);
+      if (parent === folder) throw new InvalidInputError(`${folder} has no parent folder to trust.`);
+      // Trusting the parent trusts this folder: a decision of its own not to is taken back.
+      this.save(
+        [
+          ...this.entries.filter(
+            (entry) => !(entry.scope === 'folder' && samePath(entry.path, folder)) && !sameEntry(entry, parent, 'tree'),
+          ),
+        ].concat({
+          path: parent,
+          trusted: true,
+          scope: 'tree',
+          decidedAt: at,
+        }),
+      );
+    } else {
+      this.put({ path: folder, trusted: decision === 'trust', scope: 'folder' });
+    }
+    return this.stateOf(folder);
+  }
+
+  /** Adds or replaces the decision for a folder (and, as a tree, the folders under it). */
+  put(entry: Omit<FolderTrustEntry, 'decidedAt'>): void {
+    this.refresh();
+    const path = realFolder(entry.path);
+    this.save([...this.entries.filter((other) => !sameEntry(other, path, entry.scope)), { ...entry, path, decidedAt: this.now() }]);
+  }
+
+  /** Takes back a decision: the folder is asked about again at its next use. */
+  forget(path: string, scope: FolderTrustEntry['scope']): void {
+    this.refresh();
+    const kept = this.entries.filter((entry) => !sameEntry(entry, path, scope));
+    if (kept.length === this.entries.length) throw new InvalidInputError(`No decision is kept for ${path}.`);
+    this.save(kept);
+  }
+
+  /** The decision that counts for a folder: the one of the nearest folder; for the same folder, its own over a tree's. */
+  private nearest(folder: string): FolderTrustEntry | null {
+    let best: FolderTrustEntry | null = null;
+    for (const entry of this.entries) {
+      if (!covers(entry, folder)) continue;
+      if (
+        best === null ||
+        entry.path.length > best.path.length ||
+        (entry.path.length === best.path.length && entry.scope === 'folder' && best.scope === 'tree')
+      )
+        best = entry;
+    }
+    return best;
+  }
+
+  private refresh(): void {
+    let stamp: string | null;
+    try {
+      const info = statSync(this.file);
+      stamp = `${info.size}:${info.mtimeMs}:${info.ino}`;
+    } catch {
+      stamp = null;
+    }
+    if (this.loaded && stamp === this.seen) return;
+    this.loaded = true;
+    this.seen = stamp;
+    if (stamp === null) {
+      this.entries = [];
+      this.problem = null;
+      return;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(this.file, 'utf8'));
+    } catch (error) {
+      this.unusable(`it is not JSON (${(error as Error).message})`);
+      return;
+    }
+    const parsed = folderTrustFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      this.unusable(`${issue?.path.join('.') || 'the file'}: ${issue?.message ?? 'not as expected'}`);
+      return;
+    }
+    this.entries = parsed.data.folders;
+    this.problem = null;
+  }
+
+  private unusable(why: string): void {
+    this.entries = [];
+    this.problem = `The folder trust file ${this.file} could not be used (${why}), so no folder is trusted. It was left as it is; a new decision sets it aside and writes a new one.`;
+  }
+
+  private save(entries: FolderTrustEntry[]): void {
+    if (entries.length > maxFolderTrustEntries)
+      throw new InvalidInputError(`At most ${maxFolderTrustEntries} folders are kept: take back some decisions in Settings first.`);
+    mkdirSync(dirname(this.file), { recursive: true });
+    if (this.problem !== null) renameSync(this.file, `${this.file}.invalid-${this.now()}`);
+    const text = `${JSON.stringify({ version: 1, folders: entries }, null, 2)}\n`;
+    const partial = `${this.file}.partial`;
+    writeFileSync(partial, text, { mode: 0o600 });
+    renameSync(partial, this.file);
+    this.loaded = false;
+    this.refresh();
+  }
+}
+
+function sameEntry(entry: FolderTrustEntry, path: string, scope: FolderTrustEntry['scope']): boolean {
+  return entry.scope === scope && samePath(entry.path, path);
+}
