@@ -34,6 +34,8 @@ const host = await startTestHost({
   dataDir,
   folderPicker: { pickFolder: async () => values.workspace ?? process.cwd() },
   builtinTools: true,
+  // As the app: a folder is asked about before it can steer the agent.
+  folderTrust: 'ask',
 });
 const providers = await host.invoke('provider:list', {});
 if (providers.ok && (providers.value as unknown[]).length === 0) {

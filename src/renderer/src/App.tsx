@@ -8,6 +8,7 @@
 import { useState } from 'react';
 import { useApprovalNotifications } from './chrome/approval-notifications';
 import { InterruptedBanner } from './chrome/InterruptedBanner';
+import { FolderTrustPrompt } from './chrome/FolderTrustPrompt';
 import { NoticeBar } from './chrome/NoticeBar';
 import { SessionHeader } from './chrome/SessionHeader';
 import { ShortcutsDialog } from './chrome/ShortcutsDialog';
@@ -116,6 +117,7 @@ function SessionMain({ store, layout, setLayout, sessionId, setup }: LayoutProps
       <SessionHeader store={store} sessionId={sessionId} onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })} />
       <SubAgentBar store={store} sessionId={sessionId} />
       <NoticeBar store={store} />
+      <FolderTrustPrompt store={store} sessionId={sessionId} />
       <RestoreBar store={store} sessionId={sessionId} />
       {setup.shown && (
         <ModelSetup

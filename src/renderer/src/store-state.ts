@@ -1,6 +1,7 @@
 /*
  * The shape of the renderer's state (`AppState`), and what it is before anything is loaded.
  */
+import type { FolderTrustList } from '../../shared/folder-trust';
 import type { ModelCheck, ModelInfo, Session, Settings, TrustGrant } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
@@ -56,6 +57,8 @@ export interface AppState {
    * undo, a revert, a file put back from the trash). The Files tree reads the folder again at each.
    */
   readonly filesChanged: Readonly<Record<string, number>>;
+  /** The folder trust decisions as last announced (null until one changes): what shows a folder's trust reads again at each. */
+  readonly folderTrust: FolderTrustList | null;
 }
 
 /** The state before anything is loaded. */
@@ -80,4 +83,5 @@ export const initialState: AppState = {
   freshRestores: {},
   sessionList: defaultSessionListView,
   filesChanged: {},
+  folderTrust: null,
 };

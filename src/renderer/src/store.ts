@@ -95,6 +95,7 @@ export class AppStore implements Disposable {
       subscription(api.on['session:events']((payload) => this.applyEntries(payload.sessionId, payload.entries, payload.drafts))),
     );
     this.lifetime.add(subscription(api.on['trust:changed']((payload) => this.set((state) => ({ ...state, grants: payload.grants })))));
+    this.lifetime.add(subscription(api.on['folder-trust:changed']((list) => this.set((state) => ({ ...state, folderTrust: list })))));
     this.lifetime.add(subscription(api.on['model:checked']((payload) => this.putCheck(payload.check))));
     this.lifetime.add(
       subscription(

@@ -43,6 +43,7 @@ function stateWith(
     mentions: {},
     freshRestores: {},
     sessionList: { query: '', folded: [] },
+    folderTrust: null,
     filesChanged: {},
   };
 }

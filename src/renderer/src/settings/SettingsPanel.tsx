@@ -31,6 +31,7 @@ import { sectionElementId, settingsSections, type SettingsSectionId } from './se
 import { ThinkingSettings } from './ThinkingSettings';
 import { ToolSettings } from './ToolSettings';
 import { TrashSettings } from './TrashSettings';
+import { FolderTrustSettings } from './FolderTrustSettings';
 
 const allSections: readonly SettingsSectionId[] = settingsSections.map((section) => section.id);
 
@@ -79,6 +80,7 @@ function Sections({ store, all }: { store: AppStore; all: boolean }) {
           <ThinkingSettings store={store} />
           <BehaviourSettings store={store} />
           <TrustGrantSettings store={store} />
+          <FolderTrustSettings store={store} />
           <ProfileSettings store={store} />
           <BudgetSettings store={store} />
           <ToolSettings store={store} />

@@ -11,6 +11,7 @@ export const settingsSections = [
   { id: 'thinking', title: 'Extended thinking' },
   { id: 'behaviour', title: 'Behaviour' },
   { id: 'trust', title: 'Trust grants' },
+  { id: 'folders', title: 'Trusted folders' },
   { id: 'profiles', title: 'Agent profiles' },
   { id: 'budgets', title: 'Budgets' },
   { id: 'tools', title: 'Tools' },
