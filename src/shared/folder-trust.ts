@@ -18,11 +18,25 @@ export type FolderTrustEntry = z.infer<typeof folderTrustEntrySchema>;
 
 export const maxFolderTrustEntries = 1_000;
 
-/** The trust file as it is kept: a version, then the decisions. */
+/**
+ * An instruction file the person read and let the model have though it carries the signs of a prompt injection: that
+ * file with that content only (a change to it holds it back again).
+ */
+export const releasedFileSchema = z
+  .object({
+    path: z.string().min(1).max(4096),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    releasedAt: z.number().int().nonnegative(),
+  })
+  .strict();
+export type ReleasedFile = z.infer<typeof releasedFileSchema>;
+
+/** The trust file as it is kept: a version, then the decisions, then the instruction files let through. */
 export const folderTrustFileSchema = z
   .object({
     version: z.literal(1),
     folders: z.array(folderTrustEntrySchema).max(maxFolderTrustEntries),
+    released: z.array(releasedFileSchema).max(maxFolderTrustEntries).default([]),
   })
   .strict();
 export type FolderTrustFile = z.infer<typeof folderTrustFileSchema>;
@@ -46,7 +60,15 @@ export type FolderTrustDecision = z.infer<typeof folderTrustDecisionSchema>;
 export const folderSurveySchema = z.object({
   path: z.string(),
   /** The instruction files that would go into the system prompt, nearest first, and the signs of an injection in each. */
-  instructionFiles: z.array(z.object({ path: z.string(), scope: z.string().optional(), signs: z.array(z.string()) })),
+  instructionFiles: z.array(
+    z.object({
+      path: z.string(),
+      scope: z.string().optional(),
+      signs: z.array(z.string()),
+      /** A file with signs the person let the model have as it is now. */
+      released: z.boolean(),
+    }),
+  ),
   /** The MCP servers the folder's own configuration files name, with what each would start or reach. */
   mcpServers: z.array(z.object({ name: z.string(), from: z.string(), launch: z.string() })),
   /** The check commands the folder suggests (the person chooses one before any runs). */

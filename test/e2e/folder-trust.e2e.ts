@@ -77,9 +77,20 @@ describe('trusting a folder', () => {
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
     await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Wrote it at once.');
     expect(JSON.stringify(server.requests[trusted]?.body)).toContain('Answer every question in rhyme');
-    // The file with hidden text stays out even so.
+    // The file with hidden text stays out even so, until the person lets it through from the bar that says so.
     expect(JSON.stringify(server.requests[trusted]?.body)).not.toContain('Be brief.');
     expect(log).toEqual(['write todo', 'write done']);
+    const heldBack = page.getByRole('region', { name: 'Held-back instruction files' });
+    await expectPage(heldBack).toContainText('CLAUDE.md carries signs of a prompt injection');
+    await workbench.screenshot('folder-held-back');
+    await heldBack.getByRole('button', { name: 'Let the model have CLAUDE.md' }).click();
+    await expectPage(heldBack).toHaveCount(0);
+    server.enqueue(textTurn('Brief now.'));
+    const released = server.requests.length;
+    await page.getByRole('textbox', { name: 'Message' }).fill('Anything else?');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('Brief now.');
+    expect(JSON.stringify(server.requests[released]?.body)).toContain('Be brief.');
 
     // Settings lists the decision; forgotten there, the folder is asked about again.
     await page.getByRole('button', { name: 'Settings' }).first().click();

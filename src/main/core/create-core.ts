@@ -39,7 +39,7 @@ import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
 import { FolderInspector } from '../workspace/folder-inspector';
-import { InstructionFiles, withheldInstructions } from '../workspace/instruction-files';
+import { InstructionFiles, withReleases, withheldInstructions } from '../workspace/instruction-files';
 import { FolderTrustStore } from '../workspace/folder-trust-store';
 import { isRestricted } from '../agent/ports/folder-trust';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
@@ -102,7 +102,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     // few seconds while a timed grant is there (reading the grants moves and keeps it), so that after a crash a clock set
     // back meanwhile gives no grant back the time the app sat idle.
     owned.add(toDisposable(() => stores.steady.save()));
-    owned.interval(() => stores.trust.listActive(clock.now()), 2_000);
+    owned.interval(() => {
+      // A database closed under it (a crash, as the harness plays one) has no grants to read.
+      if (db.open) stores.trust.listActive(clock.now());
+    }, 2_000);
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
     // The workspaces' code indexes, which the symbol tools and the repository map share.
@@ -443,7 +446,8 @@ function sessionRuntime({
       // A folder the person does not trust steers nothing: its instruction files are found, named, and not given.
       instructions: async (workspacePath) => {
         const set = await instructionFiles.load(workspacePath);
-        return isRestricted(folderTrust ?? undefined, workspacePath) ? withheldInstructions(set) : set;
+        if (!folderTrust) return set;
+        return isRestricted(folderTrust, workspacePath) ? withheldInstructions(set) : withReleases(set, workspacePath, folderTrust);
       },
       environment: () => environment,
     },

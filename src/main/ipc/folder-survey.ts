@@ -10,7 +10,8 @@ import { readRepositoryPrograms } from '../git/repository-programs';
 import { readProjectServers } from '../mcp/project-servers';
 import { suggestCheckCommands } from '../workspace/check-commands';
 import { loadCustomCommands } from '../workspace/command-files';
-import { InstructionFiles } from '../workspace/instruction-files';
+import { InstructionFiles, withReleases } from '../workspace/instruction-files';
+import type { FolderTrustSource } from '../agent/ports/folder-trust';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 
 const maxListed = 50;
@@ -20,12 +21,15 @@ export interface SurveyOptions {
   readonly dataDir: string;
   /** The person's git and its environment, to ask what the repository would start; none: not asked. */
   readonly git?: { readonly program: string; readonly env: NodeJS.ProcessEnv };
+  /** The files the person let through though they carry signs; none: none was. */
+  readonly trust?: Pick<FolderTrustSource, 'isReleased'>;
 }
 
 /** What a folder would bring. Nothing is run: files are read without following links, and git only reads configuration. */
 export async function surveyFolder(path: string, options: SurveyOptions): Promise<FolderSurvey> {
   const notes: string[] = [];
-  const instructions = await new InstructionFiles().load(path);
+  const loaded = await new InstructionFiles().load(path);
+  const instructions = options.trust ? withReleases(loaded, path, options.trust) : loaded;
   notes.push(...instructions.notes);
   const files = new WorkspaceFiles(path, { protectedRoots: [options.dataDir] });
   const reader = files.reader();
@@ -51,6 +55,7 @@ export async function surveyFolder(path: string, options: SurveyOptions): Promis
         path: file.path,
         ...(file.scope ? { scope: file.scope } : {}),
         signs: screened(file.text).map((sign) => sign.explanation),
+        released: file.released === true,
       })),
       mcpServers: servers.servers.slice(0, maxListed),
       checkCommands,

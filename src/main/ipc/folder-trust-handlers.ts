@@ -3,7 +3,9 @@
  */
 
 import { NotFoundError } from '../../shared/errors';
-import type { FolderTrustList, FolderTrustState } from '../../shared/folder-trust';
+import type { FolderSurvey, FolderTrustList, FolderTrustState } from '../../shared/folder-trust';
+import { screened } from '../agent/context/system-prompt';
+import { InstructionFiles, instructionDigest, instructionFilePath } from '../workspace/instruction-files';
 import type { SessionStore } from '../agent/ports/stores';
 import type { Repositories } from '../git/repositories';
 import type { FolderTrustStore } from '../workspace/folder-trust-store';
@@ -12,7 +14,13 @@ import { surveyFolder } from './folder-survey';
 import type { Handlers } from './router';
 
 type FolderTrustChannel =
-  'folder-trust:get' | 'folder-trust:decide' | 'folder-trust:list' | 'folder-trust:set' | 'folder-trust:forget' | 'folder-trust:pick';
+  | 'folder-trust:get'
+  | 'folder-trust:decide'
+  | 'folder-trust:release'
+  | 'folder-trust:list'
+  | 'folder-trust:set'
+  | 'folder-trust:forget'
+  | 'folder-trust:pick';
 
 export interface FolderTrustHandlerDependencies {
   readonly store: SessionStore;
@@ -34,21 +42,33 @@ export function folderTrustHandlers(deps: FolderTrustHandlerDependencies): Pick<
     if (!session) throw new NotFoundError('Session', sessionId);
     return session.workspacePath;
   };
+  const look = async (sessionId: string): Promise<{ state: FolderTrustState | null; survey: FolderSurvey | null }> => {
+    const path = folderOf(sessionId);
+    if (path === null) return { state: null, survey: null };
+    const available = await deps.repositories.availability();
+    const survey = await surveyFolder(path, {
+      dataDir: deps.dataDir,
+      ...(available.available ? { git: { program: deps.repositories.git.program, env: deps.repositories.git.baseEnv } } : {}),
+      ...(folderTrust ? { trust: folderTrust } : {}),
+    });
+    return { state: folderTrust?.stateOf(path) ?? everyFolderTrusted(path), survey };
+  };
   const list = (): FolderTrustList => folderTrust?.list() ?? { folders: [], problem: null, file: '' };
   const changed = <T>(result: T): T => {
     deps.onFolderTrustChanged();
     return result;
   };
   return {
-    'folder-trust:get': async (input) => {
+    'folder-trust:get': (input) => look(input.sessionId),
+    'folder-trust:release': async (input) => {
       const path = folderOf(input.sessionId);
-      if (path === null) return { state: null, survey: null };
-      const available = await deps.repositories.availability();
-      const survey = await surveyFolder(path, {
-        dataDir: deps.dataDir,
-        ...(available.available ? { git: { program: deps.repositories.git.program, env: deps.repositories.git.baseEnv } } : {}),
-      });
-      return { state: folderTrust?.stateOf(path) ?? everyFolderTrusted(path), survey };
+      if (path === null || !folderTrust) throw new NotFoundError('Instruction file', input.path);
+      const file = (await new InstructionFiles().load(path)).files.find((candidate) => candidate.path === input.path);
+      // Only a file the folder has, as it is now, and one that is held back: the window names no other file.
+      if (!file || screened(file.text).length === 0) throw new NotFoundError('Held-back instruction file', input.path);
+      folderTrust.release(instructionFilePath(path, file.path), instructionDigest(file.text));
+      deps.onFolderTrustChanged();
+      return look(input.sessionId);
     },
     'folder-trust:decide': (input) => {
       const path = folderOf(input.sessionId);

@@ -12,6 +12,7 @@ import {
   type FolderTrustEntry,
   type FolderTrustList,
   type FolderTrustState,
+  type ReleasedFile,
 } from '../../shared/folder-trust';
 import type { FolderTrustSource } from '../agent/ports/folder-trust';
 import { isWithin, samePath } from './path-case';
@@ -37,6 +38,7 @@ const covers = (entry: FolderTrustEntry, folder: string): boolean =>
  */
 export class FolderTrustStore implements FolderTrustSource {
   private entries: FolderTrustEntry[] = [];
+  private released: ReleasedFile[] = [];
   private problem: string | null = null;
   /** The size and time of the file as last read; null when there was none. */
   private seen: string | null = null;
@@ -101,6 +103,18 @@ export class FolderTrustStore implements FolderTrustSource {
     this.save(kept);
   }
 
+  isReleased(path: string, sha256: string): boolean {
+    this.refresh();
+    return this.released.some((file) => file.sha256 === sha256 && samePath(file.path, path));
+  }
+
+  /** Lets the model have an instruction file (its absolute path) with this content, though it carries signs of an injection. */
+  release(path: string, sha256: string): void {
+    this.refresh();
+    const kept = this.released.filter((file) => !samePath(file.path, path));
+    this.save(this.entries, [...kept, { path, sha256, releasedAt: this.now() }]);
+  }
+
   /** The decision that counts for a folder: the one of the nearest folder; for the same folder, its own over a tree's. */
   private nearest(folder: string): FolderTrustEntry | null {
     let best: FolderTrustEntry | null = null;
@@ -129,6 +143,7 @@ export class FolderTrustStore implements FolderTrustSource {
     this.seen = stamp;
     if (stamp === null) {
       this.entries = [];
+      this.released = [];
       this.problem = null;
       return;
     }
@@ -146,20 +161,24 @@ export class FolderTrustStore implements FolderTrustSource {
       return;
     }
     this.entries = parsed.data.folders;
+    this.released = parsed.data.released;
     this.problem = null;
   }
 
   private unusable(why: string): void {
     this.entries = [];
+    this.released = [];
     this.problem = `The folder trust file ${this.file} could not be used (${why}), so no folder is trusted. It was left as it is; a new decision sets it aside and writes a new one.`;
   }
 
-  private save(entries: FolderTrustEntry[]): void {
+  private save(entries: FolderTrustEntry[], released: ReleasedFile[] = this.released): void {
     if (entries.length > maxFolderTrustEntries)
       throw new InvalidInputError(`At most ${maxFolderTrustEntries} folders are kept: take back some decisions in Settings first.`);
+    // The oldest files let through are forgotten first: held back again, they are asked about again.
+    const kept = released.slice(-maxFolderTrustEntries);
     mkdirSync(dirname(this.file), { recursive: true });
     if (this.problem !== null) renameSync(this.file, `${this.file}.invalid-${this.now()}`);
-    const text = `${JSON.stringify({ version: 1, folders: entries }, null, 2)}\n`;
+    const text = `${JSON.stringify({ version: 1, folders: entries, released: kept }, null, 2)}\n`;
     const partial = `${this.file}.partial`;
     writeFileSync(partial, text, { mode: 0o600 });
     renameSync(partial, this.file);

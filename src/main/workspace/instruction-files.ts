@@ -5,9 +5,11 @@
 
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, parse } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, join, parse, resolve } from 'node:path';
 import { BoundedMap } from '../../shared/bounded-map';
-import type { InstructionFile, InstructionSet } from '../agent/context/system-prompt';
+import { screened, type InstructionFile, type InstructionSet } from '../agent/context/system-prompt';
+import type { FolderTrustSource } from '../agent/ports/folder-trust';
 import { readAllSync } from './fd-read';
 import { losslessText } from './utf8-text';
 import { WorkspaceFiles } from './workspace-files';
@@ -305,4 +307,31 @@ export function withheldInstructions(set: InstructionSet): InstructionSet {
       `The project's instruction files (${shown}) were not given to the model: this folder is not trusted (restricted mode). Trust it to use them.`,
     ],
   };
+}
+
+/** An instruction file's content, as a release names it: a change to the file holds it back again. */
+export const instructionDigest = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Where an instruction file shown as `path` (`AGENTS.md`, `../AGENTS.md`) of a workspace is. */
+export function instructionFilePath(workspacePath: string, path: string): string {
+  let root = workspacePath;
+  try {
+    root = realpathSync(workspacePath);
+  } catch {
+    // A folder gone: the path as given.
+  }
+  return resolve(root, path);
+}
+
+/**
+ * Marks the files the person let the model have as they are now, though they carry the signs of a prompt injection;
+ * the others stay as they were, for the prompt's screening to hold back.
+ */
+export function withReleases(set: InstructionSet, workspacePath: string, trust: Pick<FolderTrustSource, 'isReleased'>): InstructionSet {
+  const files = set.files.map((file) =>
+    screened(file.text).length > 0 && trust.isReleased(instructionFilePath(workspacePath, file.path), instructionDigest(file.text))
+      ? { ...file, released: true }
+      : file,
+  );
+  return { ...set, files };
 }

@@ -25,6 +25,14 @@ export const folderTrustChannels = {
     input: z.object({ sessionId: sessionIdSchema, decision: folderTrustDecisionSchema }).strict(),
     output: folderTrustStateSchema,
   },
+  /**
+   * Lets the model have one of the folder's instruction files (named as the survey shows it) that carries the signs of a
+   * prompt injection, as it is now; the folder as it then is, and what it brings.
+   */
+  'folder-trust:release': {
+    input: z.object({ sessionId: sessionIdSchema, path: z.string().min(1).max(4096) }).strict(),
+    output: z.object({ state: folderTrustStateSchema.nullable(), survey: folderSurveySchema.nullable() }),
+  },
   /** The decisions kept, for Settings, and what is wrong with the trust file if it could not be used. */
   'folder-trust:list': { input: z.object({}).strict(), output: folderTrustListSchema },
   /** Changes a kept decision (trusted or not) of a folder already in the list. */

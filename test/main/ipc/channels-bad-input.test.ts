@@ -257,6 +257,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: unknownId, decision: 'trust' }, code: 'not_found' },
     { input: { sessionId: 'x', decision: 'always' }, code: 'invalid_input' },
   ],
+  'folder-trust:release': [
+    { input: { sessionId: unknownId, path: 'AGENTS.md' }, code: 'not_found' },
+    { input: { sessionId: 'x', path: '' }, code: 'invalid_input' },
+  ],
   'folder-trust:list': [{ input: { extra: 1 }, code: 'invalid_input' }],
   'folder-trust:set': [
     { input: { path: '/never/decided', scope: 'folder', trusted: true }, code: 'not_found' },

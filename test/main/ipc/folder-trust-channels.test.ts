@@ -114,6 +114,18 @@ describe('folder trust over IPC', () => {
     expect(changes).toHaveLength(3);
   });
 
+  it('lets a held-back instruction file through as it is now, and holds it back again once it changes', async () => {
+    const { project, transport, sessionId } = await setup();
+    // A file with no signs is not held back: there is nothing to let through.
+    expect((await transport.invoke('folder-trust:release', { sessionId, path: 'AGENTS.md' })).ok).toBe(false);
+    expect((await transport.invoke('folder-trust:release', { sessionId, path: '../../data/secrets.json' })).ok).toBe(false);
+    const released = await call<{ survey: FolderSurvey }>(transport, 'folder-trust:release', { sessionId, path: 'CLAUDE.md' });
+    expect(released.survey.instructionFiles.find((file) => file.path === 'CLAUDE.md')).toMatchObject({ released: true });
+    writeFileSync(join(project, 'CLAUDE.md'), `${readFileSync(join(project, 'CLAUDE.md'), 'utf8')}One more line.\n`);
+    const changed = await call<{ survey: FolderSurvey }>(transport, 'folder-trust:get', { sessionId });
+    expect(changed.survey.instructionFiles.find((file) => file.path === 'CLAUDE.md')).toMatchObject({ released: false });
+  });
+
   it('a window cannot trust a folder it names: only a decided one is changed, or one the person picks in a dialog', async () => {
     const { base, transport } = await setup();
     const named = await transport.invoke('folder-trust:set', { path: base, scope: 'tree', trusted: true });

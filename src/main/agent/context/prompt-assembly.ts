@@ -249,7 +249,13 @@ function sameInstructions(a: InstructionSet | null, b: InstructionSet | null): b
     a.notes.every((note, index) => note === b.notes[index]) &&
     a.files.every((file, index) => {
       const other = b.files[index];
-      return other !== undefined && file.path === other.path && file.text === other.text && file.scope === other.scope;
+      return (
+        other !== undefined &&
+        file.path === other.path &&
+        file.text === other.text &&
+        file.scope === other.scope &&
+        file.released === other.released
+      );
     })
   );
 }

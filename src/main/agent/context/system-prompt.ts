@@ -16,6 +16,8 @@ export interface InstructionFile {
   readonly text: string;
   /** Where it applies, when not to the whole workspace: `files under src/`. */
   readonly scope?: string;
+  /** The person read it and let the model have it as it is, though it carries signs of a prompt injection. */
+  readonly released?: boolean;
 }
 
 export interface InstructionSet {
@@ -195,9 +197,11 @@ export function assembleSystemPrompt(input: AssembleInput): Omit<AssembledPrompt
   for (const file of input.instructions?.files ?? []) {
     if (file.text.trim() === '') continue;
     // Screened whole, as a tool's result is: one with the signs of a prompt injection is not given to the model.
-    const signs = screened(file.text);
+    const signs = file.released ? [] : screened(file.text);
     if (signs.length > 0) {
-      notes.push(`${file.path} was left out: it carries signs of a prompt injection (${signsWords(signs)}). Read it before you trust it.`);
+      notes.push(
+        `${file.path} was left out: it carries signs of a prompt injection (${signsWords(signs)}). Read it; the bar above the conversation lets the model have it.`,
+      );
       continue;
     }
     if (left < smallestUseful) {

@@ -45,7 +45,27 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
 
   if (workspacePath === null || !known || known.sessionId !== sessionId || known.workspacePath !== workspacePath) return null;
   const { state, survey } = known;
-  if (state.trusted) return null;
+  const release = (path: string): void =>
+    void store.attempt(async () => {
+      const { state: next, survey: nextSurvey } = await store.call('folder-trust:release', { sessionId, path });
+      if (next && nextSurvey) setKnown({ ...known, state: next, survey: nextSurvey });
+    });
+  const held = survey.instructionFiles.filter((file) => file.signs.length > 0 && !file.released);
+  if (state.trusted)
+    return held.length === 0 ? null : (
+      <section className="folder-restricted" role="region" aria-label="Held-back instruction files">
+        <span>
+          <strong>Held back.</strong> {held.map((file) => file.path).join(', ')} {held.length === 1 ? 'carries' : 'carry'} signs of a prompt
+          injection ({held[0]?.signs[0]?.replace(/\.$/, '')}) and {held.length === 1 ? 'is' : 'are'} not given to the model. Read{' '}
+          {held.length === 1 ? 'it' : 'them'} in Files first.
+        </span>
+        {held.map((file) => (
+          <button key={file.path} type="button" onClick={() => release(file.path)} aria-label={`Let the model have ${file.path}`}>
+            Let the model have {held.length === 1 ? 'it' : file.path}
+          </button>
+        ))}
+      </section>
+    );
 
   const decide = (decision: FolderTrustDecision): void => {
     setBusy(true);
@@ -80,7 +100,7 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
         instruction files are shown here but not given to the model, its own commands and check are not run by themselves, and autonomy is
         at most L1, so every change asks.
       </p>
-      <FolderBrings survey={survey} />
+      <FolderBrings survey={survey} onRelease={release} />
       <div className="row">
         <button type="button" className="primary" disabled={busy} onClick={() => decide('trust')}>
           Trust this folder
@@ -97,7 +117,7 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
 }
 
 /** The list of what a folder brings, by kind; a kind it does not bring is not listed. */
-function FolderBrings({ survey }: { survey: FolderSurvey }) {
+function FolderBrings({ survey, onRelease }: { survey: FolderSurvey; onRelease: (path: string) => void }) {
   const nothing =
     survey.instructionFiles.length +
       survey.mcpServers.length +
@@ -117,17 +137,28 @@ function FolderBrings({ survey }: { survey: FolderSurvey }) {
                 <li key={file.path}>
                   <code>{file.path}</code>
                   {file.scope ? <span className="muted"> ({file.scope})</span> : null}
-                  {file.signs.length > 0 && (
-                    <span className="warning" role="note">
-                      {' '}
-                      ⚠{' '}
-                      {file.signs
-                        .slice(0, 2)
-                        .map((sign) => sign.replace(/\.$/, ''))
-                        .join('; ')}
-                      : held back even once trusted
-                    </span>
+                  {file.signs.length > 0 && !file.released && (
+                    <>
+                      <span className="warning" role="note">
+                        {' '}
+                        ⚠{' '}
+                        {file.signs
+                          .slice(0, 2)
+                          .map((sign) => sign.replace(/\.$/, ''))
+                          .join('; ')}
+                        : held back, trusted or not, until you let it through
+                      </span>{' '}
+                      <button
+                        type="button"
+                        className="link"
+                        onClick={() => onRelease(file.path)}
+                        aria-label={`Let the model have ${file.path}`}
+                      >
+                        Let the model have it
+                      </button>
+                    </>
                   )}
+                  {file.signs.length > 0 && file.released && <span className="muted"> (its signs read and let through by you)</span>}
                 </li>
               ))}
             </ul>
