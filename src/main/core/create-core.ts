@@ -41,6 +41,10 @@ import { SqliteFileHistory } from '../workspace/file-history';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { InstructionFiles, withReleases, withheldInstructions } from '../workspace/instruction-files';
 import { FolderTrustStore } from '../workspace/folder-trust-store';
+import { isWithin } from '../workspace/path-case';
+import { BoundedMap } from '../../shared/bounded-map';
+import { worktreeStateOf } from '../agent/session/session-worktrees';
+import type { SessionStore } from '../agent/ports/stores';
 import { isRestricted } from '../agent/ports/folder-trust';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { BashParser } from '../shell/bash-parser';
@@ -96,7 +100,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   try {
     const stores = openStores(db, clock, options.monotonic);
     const folderTrust =
-      options.folderTrust === 'trust_all' ? null : new FolderTrustStore(join(options.dataDir, 'folder-trust.json'), () => clock.now());
+      options.folderTrust === 'trust_all'
+        ? null
+        : new FolderTrustStore(
+            join(options.dataDir, 'folder-trust.json'),
+            () => clock.now(),
+            worktreeOrigins(stores.store, worktreesFolder(options)),
+          );
     const restricted = (workspacePath: string): boolean => isRestricted(folderTrust ?? undefined, workspacePath);
     // Where steady time stands is kept at close (the database closes after), so a restart goes on from it; and every
     // few seconds while a timed grant is there (reading the grants moves and keeps it), so that after a crash a clock set
@@ -358,6 +368,31 @@ function modelsAndProviders(options: CoreOptions, db: Database, clock: Clock, ow
   return { models, registry, local: runtimeProvider };
 }
 
+/** Where the app makes worktrees: beside the data folder, not in it (the tools never write into the app's data). */
+const worktreesFolder = (options: CoreOptions): string => options.worktreesDir ?? `${options.dataDir}-worktrees`;
+
+/**
+ * The folder a workspace stands for where trust is asked: a worktree the app made (for a session or a sub-agent) stands
+ * for the folder it was made from, so it is trusted as that folder is; any other folder stands for itself.
+ */
+function worktreeOrigins(store: SessionStore, worktreesDir: string): (workspacePath: string) => string {
+  const origins = new BoundedMap<string, string>({ max: 256 });
+  return (workspacePath) => {
+    if (!isWithin(worktreesDir, workspacePath)) return workspacePath;
+    const known = origins.get(workspacePath);
+    if (known !== undefined) return known;
+    for (const session of store.list()) {
+      if (session.workspacePath !== workspacePath) continue;
+      const made = worktreeStateOf(store, session.id);
+      if (made) {
+        origins.set(workspacePath, made.worktree.mainPath);
+        return made.worktree.mainPath;
+      }
+    }
+    return workspacePath;
+  };
+}
+
 interface RuntimeParts {
   readonly options: CoreOptions;
   readonly clock: Clock;
@@ -493,7 +528,7 @@ function sessionRuntime({
       ? {
           git: repositories,
           // Beside the data folder, not in it: the tools never write into the app's data.
-          worktrees: new Worktrees(repositories.git, options.worktreesDir ?? `${options.dataDir}-worktrees`, [options.dataDir]),
+          worktrees: new Worktrees(repositories.git, worktreesFolder(options), [options.dataDir]),
         }
       : {}),
   });

@@ -47,11 +47,13 @@ export class FolderTrustStore implements FolderTrustSource {
   constructor(
     readonly file: string,
     private readonly now: () => number = Date.now,
+    /** The folder a workspace stands for: a worktree the app made stands for the folder it was made from. */
+    private readonly standsFor: (workspacePath: string) => string = (path) => path,
   ) {}
 
   stateOf(workspacePath: string): FolderTrustState {
     this.refresh();
-    const folder = realFolder(workspacePath);
+    const folder = realFolder(this.standsFor(workspacePath));
     const by = this.nearest(folder);
     return { path: folder, trusted: by?.trusted === true, decided: by !== null, by };
   }
@@ -64,7 +66,7 @@ export class FolderTrustStore implements FolderTrustSource {
   /** The person's answer at the trust prompt for a workspace folder. */
   decide(workspacePath: string, decision: FolderTrustDecision): FolderTrustState {
     this.refresh();
-    const folder = realFolder(workspacePath);
+    const folder = realFolder(this.standsFor(workspacePath));
     const at = this.now();
     if (decision === 'trust_parent') {
       const parent = dirname(folder);

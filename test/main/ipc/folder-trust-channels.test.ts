@@ -126,6 +126,25 @@ describe('folder trust over IPC', () => {
     expect(changed.survey.instructionFiles.find((file) => file.path === 'CLAUDE.md')).toMatchObject({ released: false });
   });
 
+  it('trusts a worktree the app made as the folder it was made from, and asks about it as that folder', async () => {
+    const { project, transport, sessionId } = await setup();
+    const side = await call<{ id: string; workspacePath: string }>(transport, 'git:worktreeSession', {
+      workspacePath: project,
+      title: 'Side',
+    });
+    expect(side.workspacePath).not.toBe(project);
+    expect((await call<{ state: FolderTrustState }>(transport, 'folder-trust:get', { sessionId: side.id })).state).toMatchObject({
+      path: project,
+      trusted: false,
+      decided: false,
+    });
+    await call(transport, 'folder-trust:decide', { sessionId, decision: 'trust' });
+    expect((await call<{ state: FolderTrustState }>(transport, 'folder-trust:get', { sessionId: side.id })).state).toMatchObject({
+      path: project,
+      trusted: true,
+    });
+  });
+
   it('a window cannot trust a folder it names: only a decided one is changed, or one the person picks in a dialog', async () => {
     const { base, transport } = await setup();
     const named = await transport.invoke('folder-trust:set', { path: base, scope: 'tree', trusted: true });
