@@ -11,7 +11,8 @@ export const folderTrustEntrySchema = z
     trusted: z.boolean(),
     /** `folder`: this folder only; `tree`: this folder and every folder under it (a parent the person trusts). */
     scope: z.enum(['folder', 'tree']),
-    decidedAt: z.number().int().nonnegative(),
+    /** When the person decided; an entry written by hand may leave it out. */
+    decidedAt: z.number().int().nonnegative().default(0),
   })
   .strict();
 export type FolderTrustEntry = z.infer<typeof folderTrustEntrySchema>;
@@ -49,6 +50,8 @@ export const folderTrustStateSchema = z.object({
   decided: z.boolean(),
   /** The decision that counts (the nearest one), when there is one. */
   by: folderTrustEntrySchema.nullable(),
+  /** The folder above that the prompt may offer to trust as a whole; null where none may be (the root, the temporary folder). */
+  parent: z.string().nullable(),
 });
 export type FolderTrustState = z.infer<typeof folderTrustStateSchema>;
 
@@ -67,6 +70,8 @@ export const folderSurveySchema = z.object({
       signs: z.array(z.string()),
       /** A file with signs the person let the model have as it is now. */
       released: z.boolean(),
+      /** Its content as read for this survey: a release names it, so a file changed since it was read is not let through. */
+      sha256: z.string(),
     }),
   ),
   /** The MCP servers the folder's own configuration files name, with what each would start or reach. */

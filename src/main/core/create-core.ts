@@ -6,7 +6,8 @@
  * core.
  */
 
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { modelSettingOf } from '../../shared/domain';
 import { WorkbenchError, toErrorInfo } from '../../shared/errors';
@@ -106,6 +107,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
             join(options.dataDir, 'folder-trust.json'),
             () => clock.now(),
             worktreeOrigins(stores.store, worktreesFolder(options)),
+            // Where others make folders: anyone (the temporary folder, the folder of every person's home), or the app.
+            [tmpdir(), dirname(homedir()), options.dataDir, worktreesFolder(options)],
           );
     const restricted = (workspacePath: string): boolean => isRestricted(folderTrust ?? undefined, workspacePath);
     // Where steady time stands is kept at close (the database closes after), so a restart goes on from it; and every
@@ -115,6 +118,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     owned.interval(() => {
       // A database closed under it (a crash, as the harness plays one) has no grants to read.
       if (db.open) stores.trust.listActive(clock.now());
+      // The trust file edited by hand (or by the terminal runner on the same data folder) is shown as it now is.
+      if (folderTrust?.refresh()) options.onFolderTrustChanged?.();
     }, 2_000);
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
@@ -381,13 +386,17 @@ function worktreeOrigins(store: SessionStore, worktreesDir: string): (workspaceP
     if (!isWithin(worktreesDir, workspacePath)) return workspacePath;
     const known = origins.get(workspacePath);
     if (known !== undefined) return known;
-    for (const session of store.list()) {
-      if (session.workspacePath !== workspacePath) continue;
-      const made = worktreeStateOf(store, session.id);
+    // The sessions and their sub-agents (a writing sub-agent's worktree is its own session's folder), breadth first.
+    const queue = store.list();
+    for (let seen = 0; seen < queue.length && seen < 10_000; seen += 1) {
+      const session = queue[seen];
+      if (!session) break;
+      const made = session.workspacePath === workspacePath ? worktreeStateOf(store, session.id) : null;
       if (made) {
         origins.set(workspacePath, made.worktree.mainPath);
         return made.worktree.mainPath;
       }
+      queue.push(...store.subAgents(session.id));
     }
     return workspacePath;
   };
@@ -528,7 +537,9 @@ function sessionRuntime({
       ? {
           git: repositories,
           // Beside the data folder, not in it: the tools never write into the app's data.
-          worktrees: new Worktrees(repositories.git, worktreesFolder(options), [options.dataDir]),
+          worktrees: new Worktrees(repositories.git, worktreesFolder(options), [options.dataDir], (folder) =>
+            isRestricted(folderTrust ?? undefined, folder),
+          ),
         }
       : {}),
   });

@@ -144,6 +144,8 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
 
   // The grant row is written right after its event is journalled; it is announced once it is there.
   let announceTrust = (): void => undefined;
+  // Set once the core exists: the folder trust decisions, whenever they change.
+  let announceFolderTrust = (): void => undefined;
   // Set once the person's terminals exist.
   let endTerminals = (_sessionId: string): void => undefined;
   const listener: RuntimeListener = {
@@ -176,6 +178,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       environmentAnthropicKey: options.environmentAnthropicKey ?? null,
       // Set once the core exists; archiving a session revokes its "this session" grants.
       onTrustChanged: () => announceTrust(),
+      onFolderTrustChanged: () => announceFolderTrust(),
     });
   } catch (error) {
     const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
@@ -188,6 +191,10 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   owned.add(toDisposable(() => core.close()));
   const { trust } = core;
   announceTrust = () => sender.send('trust:changed', { grants: trust.listActive(clock.now()) });
+  const { folderTrust } = core;
+  announceFolderTrust = () => {
+    if (folderTrust) sender.send('folder-trust:changed', folderTrust.list());
+  };
   // The sandbox the core's own tools run their commands in, detected when none was given.
   const appInfo: AppInfo = { ...baseInfo, sandbox: sandboxInfo(core.sandbox), startupError: null };
   const workspaces = new FolderInspector();
@@ -227,9 +234,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     repositories: core.repositories,
     chosenPaths,
     folderTrust: core.folderTrust,
-    onFolderTrustChanged: () => {
-      if (core.folderTrust) sender.send('folder-trust:changed', core.folderTrust.list());
-    },
+    onFolderTrustChanged: () => announceFolderTrust(),
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

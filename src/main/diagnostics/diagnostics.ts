@@ -140,6 +140,15 @@ export class Diagnostics implements DiagnosticsSource {
             }
             return;
           }
+          if (restricted && spec.language === 'typescript' && fallbackTsserver() === null) {
+            if (!this.told.has(key)) {
+              this.told.add(key);
+              report.notes.push(
+                `${language} files are not checked: this folder is not trusted, and the app has no TypeScript of its own to check them with (the folder's own is not run).`,
+              );
+            }
+            return;
+          }
           if (!allowed) {
             report.unallowed.push(spec.language);
             if (!this.told.has(`${key}\u0000allow`)) {
@@ -292,7 +301,12 @@ export class Diagnostics implements DiagnosticsSource {
       const own = fallbackTsserver() ?? undefined;
       // The TypeScript server prefers the folder's own TypeScript to its fallback; in a folder not trusted it is told the app's.
       const initializationOptions =
-        spec.language === 'typescript' ? { tsserver: restricted && own ? { path: own, fallbackPath: own } : { fallbackPath: own } } : {};
+        spec.language === 'typescript'
+          ? { tsserver: restricted && own ? { path: own, fallbackPath: own } : { fallbackPath: own } }
+          : // rust-analyzer builds a crate's build scripts and proc macros (its own code) unless told not to.
+            spec.language === 'rust' && restricted
+            ? { cargo: { buildScripts: { enable: false } }, procMacro: { enable: false } }
+            : {};
       this.started += 1;
       starting = LanguageServer.start(
         serverLaunch({

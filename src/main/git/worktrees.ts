@@ -50,6 +50,8 @@ export class Worktrees implements WorktreeMaker {
     private readonly folder: string,
     /** Folders bringing back never writes into (the app's data). */
     private readonly protectedRoots: readonly string[] = [],
+    /** Whether a folder is one the person does not trust: its repository's hooks and filters do not run for a new worktree. */
+    private readonly restricted: (folder: string) => boolean = () => false,
   ) {}
 
   /**
@@ -69,8 +71,10 @@ export class Worktrees implements WorktreeMaker {
     mkdirSync(this.folder, { recursive: true });
     const root = join(this.folder, branch.replace(/[^A-Za-z0-9._-]+/g, '-'));
     if (existsSync(root)) throw new GitError('git_failed', `The folder ${root} exists already.`);
-    // Checkout hooks run, as for the person's own `git worktree add` (LFS fills its files that way).
-    await main.run(['worktree', 'add', '-b', branch, '--end-of-options', root, base], { programs: 'hooks', atRoot: true });
+    // Checkout hooks run, as for the person's own `git worktree add` (LFS fills its files that way); not those of a folder
+    // the person has not trusted, whose hooks and filters are its own programs.
+    const programs = this.restricted(mainPath) ? 'none' : 'hooks';
+    await main.run(['worktree', 'add', '-b', branch, '--end-of-options', root, base], { programs, atRoot: true });
     const worktree: Worktree = { mainPath, mainRoot: place.root, root, branch, base };
     return { worktree, workspacePath: place.prefix === '' ? root : resolve(root, place.prefix) };
   }

@@ -10,7 +10,7 @@ import { readRepositoryPrograms } from '../git/repository-programs';
 import { readProjectServers } from '../mcp/project-servers';
 import { suggestCheckCommands } from '../workspace/check-commands';
 import { loadCustomCommands } from '../workspace/command-files';
-import { InstructionFiles, withReleases } from '../workspace/instruction-files';
+import { InstructionFiles, instructionDigest, withReleases } from '../workspace/instruction-files';
 import type { FolderTrustSource } from '../agent/ports/folder-trust';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 
@@ -56,6 +56,7 @@ export async function surveyFolder(path: string, options: SurveyOptions): Promis
         ...(file.scope ? { scope: file.scope } : {}),
         signs: screened(file.text).map((sign) => sign.explanation),
         released: file.released === true,
+        sha256: instructionDigest(file.text),
       })),
       mcpServers: servers.servers.slice(0, maxListed),
       checkCommands,

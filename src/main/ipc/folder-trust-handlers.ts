@@ -2,7 +2,7 @@
  * The IPC handlers of folder trust: what a session's folder would bring, the person's answer, the decisions in Settings.
  */
 
-import { NotFoundError } from '../../shared/errors';
+import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { FolderSurvey, FolderTrustList, FolderTrustState } from '../../shared/folder-trust';
 import { screened } from '../agent/context/system-prompt';
 import { InstructionFiles, instructionDigest, instructionFilePath } from '../workspace/instruction-files';
@@ -33,7 +33,7 @@ export interface FolderTrustHandlerDependencies {
   readonly onFolderTrustChanged: () => void;
 }
 
-const everyFolderTrusted = (path: string): FolderTrustState => ({ path, trusted: true, decided: true, by: null });
+const everyFolderTrusted = (path: string): FolderTrustState => ({ path, trusted: true, decided: true, by: null, parent: null });
 
 export function folderTrustHandlers(deps: FolderTrustHandlerDependencies): Pick<Handlers, FolderTrustChannel> {
   const { folderTrust } = deps;
@@ -64,8 +64,11 @@ export function folderTrustHandlers(deps: FolderTrustHandlerDependencies): Pick<
       const path = folderOf(input.sessionId);
       if (path === null || !folderTrust) throw new NotFoundError('Instruction file', input.path);
       const file = (await new InstructionFiles().load(path)).files.find((candidate) => candidate.path === input.path);
-      // Only a file the folder has, as it is now, and one that is held back: the window names no other file.
+      // Only a file the folder has, and one that is held back: the window names no other file.
       if (!file || screened(file.text).length === 0) throw new NotFoundError('Held-back instruction file', input.path);
+      // As the person read it: a file that changed since is shown again first, not let through unseen.
+      if (instructionDigest(file.text) !== input.sha256)
+        throw new WorkbenchError('invalid_state', `${input.path} changed since it was shown: read it again before you let it through.`);
       folderTrust.release(instructionFilePath(path, file.path), instructionDigest(file.text));
       deps.onFolderTrustChanged();
       return look(input.sessionId);

@@ -70,20 +70,13 @@ export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Hand
     'commands:list': async (input) => {
       const session = store.get(input.sessionId);
       if (!session) throw new NotFoundError('Session', input.sessionId);
-      const list = await loadCustomCommands({ workspacePath: session.workspacePath, dataDir: deps.dataDir });
-      if (!isRestricted(deps.folderTrust ?? undefined, session.workspacePath)) return list;
-      const own = list.commands.filter((command) => command.source === 'workspace').length;
-      return {
-        ...list,
-        commands: list.commands.filter((command) => command.source !== 'workspace'),
-        notes:
-          own === 0
-            ? list.notes
-            : [
-                ...list.notes,
-                `This folder's ${own} own ${own === 1 ? 'command is' : 'commands are'} not offered: the folder is not trusted.`,
-              ],
-      };
+      const where = { workspacePath: session.workspacePath, dataDir: deps.dataDir };
+      if (!isRestricted(deps.folderTrust ?? undefined, session.workspacePath)) return loadCustomCommands(where);
+      // The folder's own are left out before names are matched: one of them never hides a command of the person's.
+      const [list, all] = await Promise.all([loadCustomCommands({ ...where, workspaceCommands: false }), loadCustomCommands(where)]);
+      const own = all.commands.filter((command) => command.source === 'workspace').length;
+      const note = `This folder's ${own} own ${own === 1 ? 'command is' : 'commands are'} not offered: the folder is not trusted.`;
+      return own === 0 ? list : { ...list, notes: [...list.notes, note] };
     },
     'workspace:pick': (input) =>
       runtime.sessions.pickWorkspace(input.sessionId, async () => {

@@ -235,7 +235,12 @@ function readerOf(folder: string): WorkspaceReader | null {
  * a link, at most `commandFileLimitBytes` of it; a file that cannot be used is left out with a note, never thrown.
  * Also says which instruction files the workspace's root holds, for `/init`.
  */
-export async function loadCustomCommands(where: { workspacePath: string | null; dataDir: string }): Promise<CustomCommandList> {
+export async function loadCustomCommands(where: {
+  workspacePath: string | null;
+  dataDir: string;
+  /** Whether the workspace's own commands are read (not for a folder the person does not trust); true unless said. */
+  workspaceCommands?: boolean;
+}): Promise<CustomCommandList> {
   const notes: string[] = [];
   const all: CustomCommand[] = [];
   let instructionFiles: string[] | null = null;
@@ -246,8 +251,9 @@ export async function loadCustomCommands(where: { workspacePath: string | null; 
     try {
       const rootNames = new Set((await workspace.list('').catch(() => [])).map((entry) => entry.name));
       instructionFiles = instructionFileNames.filter((name) => rootNames.has(name));
-      for (const folder of workspaceCommandFolders)
-        all.push(...(await readFolder({ reader: workspace, folder, source: 'workspace', shown: folder }, notes)));
+      if (where.workspaceCommands !== false)
+        for (const folder of workspaceCommandFolders)
+          all.push(...(await readFolder({ reader: workspace, folder, source: 'workspace', shown: folder }, notes)));
     } finally {
       workspace.close();
     }

@@ -2,8 +2,9 @@
  * The person's trust in folders, kept in a small JSON file of the data folder that may be read and edited by hand.
  */
 
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { InvalidInputError } from '../../shared/errors';
 import {
   folderTrustFileSchema,
@@ -49,13 +50,26 @@ export class FolderTrustStore implements FolderTrustSource {
     private readonly now: () => number = Date.now,
     /** The folder a workspace stands for: a worktree the app made stands for the folder it was made from. */
     private readonly standsFor: (workspacePath: string) => string = (path) => path,
+    /**
+     * Folders never trusted as a parent from the prompt, where anyone (the temporary folder) or the app (its data, its
+     * worktrees) makes folders: trusting one would trust what others put there. The root is never one either.
+     */
+    private readonly refusedParents: readonly string[] = [],
   ) {}
+
+  /** The parent of a workspace's folder that the prompt may offer to trust, or null where none may be. */
+  parentOf(workspacePath: string): string | null {
+    const folder = realFolder(this.standsFor(workspacePath));
+    const parent = dirname(folder);
+    if (parent === folder || dirname(parent) === parent) return null;
+    return this.refusedParents.some((refused) => samePath(realFolder(refused), parent)) ? null : parent;
+  }
 
   stateOf(workspacePath: string): FolderTrustState {
     this.refresh();
     const folder = realFolder(this.standsFor(workspacePath));
     const by = this.nearest(folder);
-    return { path: folder, trusted: by?.trusted === true, decided: by !== null, by };
+    return { path: folder, trusted: by?.trusted === true, decided: by !== null, by, parent: this.parentOf(folder) };
   }
 
   list(): FolderTrustList {
@@ -69,15 +83,12 @@ export class FolderTrustStore implements FolderTrustSource {
     const folder = realFolder(this.standsFor(workspacePath));
     const at = this.now();
     if (decision === 'trust_parent') {
-      const parent = dirname(folder);
-      if (parent === folder) throw new InvalidInputError(`${folder} has no parent folder to trust.`);
-      // Trusting the parent trusts this folder: a decision of its own not to is taken back.
+      const parent = this.parentOf(folder);
+      if (parent === null)
+        throw new InvalidInputError(`The folder above ${folder} cannot be trusted as a whole: trust this folder alone instead.`);
+      // Trusting the parent trusts this folder: a decision of its own not to (for it, or for everything under it) is taken back.
       this.save(
-        [
-          ...this.entries.filter(
-            (entry) => !(entry.scope === 'folder' && samePath(entry.path, folder)) && !sameEntry(entry, parent, 'tree'),
-          ),
-        ].concat({
+        [...this.entries.filter((entry) => !samePath(entry.path, folder) && !sameEntry(entry, parent, 'tree'))].concat({
           path: parent,
           trusted: true,
           scope: 'tree',
@@ -132,7 +143,8 @@ export class FolderTrustStore implements FolderTrustSource {
     return best;
   }
 
-  private refresh(): void {
+  /** Reads the file again if it changed on disk since it was last read; whether it had. */
+  refresh(): boolean {
     let stamp: string | null;
     try {
       const info = statSync(this.file);
@@ -140,31 +152,38 @@ export class FolderTrustStore implements FolderTrustSource {
     } catch {
       stamp = null;
     }
-    if (this.loaded && stamp === this.seen) return;
+    if (this.loaded && stamp === this.seen) return false;
     this.loaded = true;
     this.seen = stamp;
     if (stamp === null) {
       this.entries = [];
       this.released = [];
       this.problem = null;
-      return;
+      return true;
     }
     let raw: unknown;
     try {
       raw = JSON.parse(readFileSync(this.file, 'utf8'));
     } catch (error) {
       this.unusable(`it is not JSON (${(error as Error).message})`);
-      return;
+      return true;
     }
     const parsed = folderTrustFileSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       this.unusable(`${issue?.path.join('.') || 'the file'}: ${issue?.message ?? 'not as expected'}`);
-      return;
+      return true;
     }
-    this.entries = parsed.data.folders;
-    this.released = parsed.data.released;
+    // A path written by hand is taken as a whole path, without a trailing separator or a `..`: `/a/` is the folder `/a`.
+    const relative = [...parsed.data.folders, ...parsed.data.released].find((entry) => !isAbsolute(entry.path));
+    if (relative) {
+      this.unusable(`${JSON.stringify(relative.path)} is not a whole path from the root`);
+      return true;
+    }
+    this.entries = parsed.data.folders.map((entry) => ({ ...entry, path: resolve(entry.path) }));
+    this.released = parsed.data.released.map((file) => ({ ...file, path: resolve(file.path) }));
     this.problem = null;
+    return true;
   }
 
   private unusable(why: string): void {
@@ -181,8 +200,15 @@ export class FolderTrustStore implements FolderTrustSource {
     mkdirSync(dirname(this.file), { recursive: true });
     if (this.problem !== null) renameSync(this.file, `${this.file}.invalid-${this.now()}`);
     const text = `${JSON.stringify({ version: 1, folders: entries, released: kept }, null, 2)}\n`;
-    const partial = `${this.file}.partial`;
-    writeFileSync(partial, text, { mode: 0o600 });
+    // A name of its own, so two processes on one data folder (the app, the terminal runner) never write one partial file.
+    const partial = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.partial`;
+    const fd = openSync(partial, 'w', 0o600);
+    try {
+      writeFileSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(partial, this.file);
     this.loaded = false;
     this.refresh();

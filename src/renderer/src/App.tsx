@@ -117,7 +117,7 @@ function SessionMain({ store, layout, setLayout, sessionId, setup }: LayoutProps
       <SessionHeader store={store} sessionId={sessionId} onShowHistory={() => setLayout({ rightOpen: true, rightTab: 'history' })} />
       <SubAgentBar store={store} sessionId={sessionId} />
       <NoticeBar store={store} />
-      <FolderTrustPrompt store={store} sessionId={sessionId} />
+      <FolderTrustPrompt key={sessionId} store={store} sessionId={sessionId} />
       <RestoreBar store={store} sessionId={sessionId} />
       {setup.shown && (
         <ModelSetup

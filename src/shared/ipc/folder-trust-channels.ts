@@ -30,7 +30,7 @@ export const folderTrustChannels = {
    * prompt injection, as it is now; the folder as it then is, and what it brings.
    */
   'folder-trust:release': {
-    input: z.object({ sessionId: sessionIdSchema, path: z.string().min(1).max(4096) }).strict(),
+    input: z.object({ sessionId: sessionIdSchema, path: z.string().min(1).max(4096), sha256: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
     output: z.object({ state: folderTrustStateSchema.nullable(), survey: folderSurveySchema.nullable() }),
   },
   /** The decisions kept, for Settings, and what is wrong with the trust file if it could not be used. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../../src/shared/events';
 import { readRepositoryPrograms, settingVerbs } from '../../../src/main/git/repository-programs';
 import { BashParser } from '../../../src/main/shell/bash-parser';
+import { runCommandTool } from '../../../src/main/tools/run-command';
 import { assessCommand, commandPlace, type CommandPlace } from '../../../src/main/shell/command-risk';
 import { answer, useScriptedCore, type ScriptedCore } from '../scripted-core';
 import { toolCall } from '../agent/harness';
@@ -61,6 +62,24 @@ describe('git commands judged by the programs the repository names', () => {
     expect(judged.reasons.join('; ')).toMatch(/core\.pager in the repository's configuration.*in a folder you have not trusted/);
     // What names nothing stays as it was: trust is about what the folder brings, not about git itself.
     expect(assessCommand(shell, 'git status', { ...place(repository('plain-untrusted')), untrusted: true }).level).toBe('read_only');
+  });
+
+  it('run_command asks whether the folder is trusted, and judges what its repository names by that', () => {
+    const armed = repository('armed-tool');
+    git(armed, 'config', 'core.pager', 'sh ./pager.sh');
+    let trusted = false;
+    const tool = runCommandTool({
+      shell,
+      // What the tool is told of the sandbox; nothing runs here.
+      sandbox: { available: true, kind: 'bubblewrap', path: '/usr/bin/bwrap' },
+      repositoryPrograms: (folder) => readRepositoryPrograms(folder, 'git', env),
+      restricted: (workspace) => workspace === armed && !trusted,
+    });
+    const judged = tool.assess({ command: 'git log' }, { workspacePath: armed });
+    expect(judged.level).toBe('destructive');
+    expect(judged.reason).toMatch(/in a folder you have not trusted/);
+    trusted = true;
+    expect(tool.assess({ command: 'git log' }, { workspacePath: armed }).level).toBe('write_high');
   });
 
   it("the person's own settings (global) are theirs and do not count; an include of the repository's does", () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,6 +30,21 @@ describe('session worktrees', () => {
     expect(git(worktree.root, 'branch', '--show-current').trim()).toBe('session/one');
     await expect(worktrees.create(main, 'session/one')).rejects.toThrow(/exists already/);
     await expect(worktrees.create(main, '--force')).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+
+  it("runs the repository's checkout hook for a new worktree only where the person trusts the folder", async () => {
+    const { main, folder } = setUp({ 'a.txt': 'a\n' });
+    const marker = join(folder, 'hook-ran');
+    const hook = join(main, '.git', 'hooks', 'post-checkout');
+    writeFileSync(hook, `#!/bin/sh\necho "$PWD" >> '${marker}'\n`);
+    chmodSync(hook, 0o755);
+    let trusted = false;
+    const worktrees = new Worktrees(new GitProgram(), folder, [], (path) => path === main && !trusted);
+    await worktrees.create(main, 'session/untrusted');
+    expect(existsSync(marker)).toBe(false);
+    trusted = true;
+    await worktrees.create(main, 'session/trusted');
+    expect(readFileSync(marker, 'utf8')).toContain('session-trusted');
   });
 
   it('brings two sessions back that changed the same file: the first applies, the second shows the conflict and loses nothing', async () => {

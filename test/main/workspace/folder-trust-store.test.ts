@@ -99,7 +99,42 @@ describe('the folder trust file', () => {
     expect(readFileSync(join(folder.path, 'data', aside[0] ?? ''), 'utf8')).toBe('not json at all');
   });
 
-  it('refuses a parent of the root folder', () => {
-    expect(() => store().decide('/', 'trust_parent')).toThrow(/has no parent folder/);
+  it('never trusts as a whole the root, or a folder where others make folders', () => {
+    const trust = new FolderTrustStore(
+      file,
+      () => time,
+      (path) => path,
+      [join(folder.path, 'code')],
+    );
+    expect(() => trust.decide('/', 'trust_parent')).toThrow(/cannot be trusted as a whole/);
+    expect(() => trust.decide('/etc', 'trust_parent')).toThrow(/cannot be trusted as a whole/);
+    expect(trust.stateOf(project).parent).toBeNull();
+    expect(() => trust.decide(project, 'trust_parent')).toThrow(/cannot be trusted as a whole/);
+    expect(trust.stateOf(join(project, 'sub')).parent).toBe(project);
+    expect(trust.list().folders).toEqual([]);
+  });
+
+  it("trusting the parent takes back the folder's own restriction, for it or for everything under it", () => {
+    const trust = store();
+    trust.put({ path: project, trusted: false, scope: 'tree' });
+    trust.decide(project, 'trust_parent');
+    expect(trust.stateOf(project)).toMatchObject({ trusted: true });
+    expect(trust.stateOf(join(project, 'sub'))).toMatchObject({ trusted: true });
+  });
+
+  it('takes paths written by hand as whole paths: a trailing separator or a dot changes nothing, a relative path is refused', () => {
+    mkdirSync(join(folder.path, 'data'), { recursive: true });
+    const write = (folders: unknown[]): void => writeFileSync(file, JSON.stringify({ version: 1, folders }));
+    // The folder's own "restricted" beats its parent's trust, however the parent was written.
+    write([
+      { path: `${join(folder.path, 'code')}/./`, trusted: true, scope: 'tree' },
+      { path: project, trusted: false, scope: 'folder' },
+    ]);
+    const trust = store();
+    expect(trust.stateOf(project)).toMatchObject({ trusted: false, decided: true });
+    expect(trust.stateOf(join(project, 'sub'))).toMatchObject({ trusted: true });
+    write([{ path: '.', trusted: true, scope: 'tree' }]);
+    expect(trust.stateOf(project)).toMatchObject({ trusted: false, decided: false });
+    expect(trust.list().problem).toMatch(/"\." is not a whole path from the root/);
   });
 });

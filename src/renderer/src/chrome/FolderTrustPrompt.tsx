@@ -16,7 +16,6 @@ interface Known {
 
 /** The last part of a path, for a button's words. */
 const lastName = (path: string): string => path.split(/[\\/]/).filter(Boolean).at(-1) ?? path;
-const parentOf = (path: string): string => path.replace(/[\\/][^\\/]+[\\/]?$/, '') || '/';
 
 /**
  * Asks whether the person trusts the authors of the session's folder the first time it is used, showing what it would
@@ -45,9 +44,9 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
 
   if (workspacePath === null || !known || known.sessionId !== sessionId || known.workspacePath !== workspacePath) return null;
   const { state, survey } = known;
-  const release = (path: string): void =>
+  const release = (path: string, sha256: string): void =>
     void store.attempt(async () => {
-      const { state: next, survey: nextSurvey } = await store.call('folder-trust:release', { sessionId, path });
+      const { state: next, survey: nextSurvey } = await store.call('folder-trust:release', { sessionId, path, sha256 });
       if (next && nextSurvey) setKnown({ ...known, state: next, survey: nextSurvey });
     });
   const held = survey.instructionFiles.filter((file) => file.signs.length > 0 && !file.released);
@@ -60,7 +59,12 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
           {held.length === 1 ? 'it' : 'them'} in Files first.
         </span>
         {held.map((file) => (
-          <button key={file.path} type="button" onClick={() => release(file.path)} aria-label={`Let the model have ${file.path}`}>
+          <button
+            key={file.path}
+            type="button"
+            onClick={() => release(file.path, file.sha256)}
+            aria-label={`Let the model have ${file.path}`}
+          >
             Let the model have {held.length === 1 ? 'it' : file.path}
           </button>
         ))}
@@ -91,7 +95,6 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
       </section>
     );
 
-  const parent = parentOf(state.path);
   return (
     <section className="folder-trust" role="region" aria-label="Trust this folder">
       <h3>Do you trust the authors of {lastName(state.path)}?</h3>
@@ -105,9 +108,11 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
         <button type="button" className="primary" disabled={busy} onClick={() => decide('trust')}>
           Trust this folder
         </button>
-        <button type="button" disabled={busy} onClick={() => decide('trust_parent')} title={parent}>
-          Trust everything in {lastName(parent)}
-        </button>
+        {state.parent !== null && (
+          <button type="button" disabled={busy} onClick={() => decide('trust_parent')} title={state.parent}>
+            Trust everything in {lastName(state.parent)}
+          </button>
+        )}
         <button type="button" disabled={busy} onClick={() => decide('restrict')}>
           Keep restricted
         </button>
@@ -117,7 +122,7 @@ export function FolderTrustPrompt({ store, sessionId }: { store: AppStore; sessi
 }
 
 /** The list of what a folder brings, by kind; a kind it does not bring is not listed. */
-function FolderBrings({ survey, onRelease }: { survey: FolderSurvey; onRelease: (path: string) => void }) {
+function FolderBrings({ survey, onRelease }: { survey: FolderSurvey; onRelease: (path: string, sha256: string) => void }) {
   const nothing =
     survey.instructionFiles.length +
       survey.mcpServers.length +
@@ -151,7 +156,7 @@ function FolderBrings({ survey, onRelease }: { survey: FolderSurvey; onRelease: 
                       <button
                         type="button"
                         className="link"
-                        onClick={() => onRelease(file.path)}
+                        onClick={() => onRelease(file.path, file.sha256)}
                         aria-label={`Let the model have ${file.path}`}
                       >
                         Let the model have it
