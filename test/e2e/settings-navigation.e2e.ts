@@ -120,7 +120,7 @@ describe('the sections of Settings and its search', () => {
     await search.press('Escape');
     await expectPage(search).toHaveValue('');
     await expectPage(dialog.getByLabel('Theme')).toBeVisible();
-    await expectPage(list.getByRole('button')).toHaveCount(18);
+    await expectPage(list.getByRole('button')).toHaveCount(19);
     expect(await page.evaluate(() => CSS.highlights.get('settings-search')?.size ?? 0)).toBe(0);
     await search.press('Escape');
     await expectPage(dialog).toHaveCount(0);
