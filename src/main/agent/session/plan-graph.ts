@@ -16,7 +16,7 @@ import {
   type RunPlanInput,
 } from '../../../shared/plan-graph';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
-import { briefHold, type DelegateInput } from './sub-agent-brief';
+import { briefHold, screenedResults, type DelegateInput } from './sub-agent-brief';
 import type { SubAgents } from './sub-agents';
 
 /** Room in a step's brief for the results of the steps it depends on. */
@@ -35,7 +35,7 @@ function briefOf(plan: RunPlanInput, step: PlanStep, results: ReadonlyMap<string
   });
   const context = [
     `This is step "${step.id}" of a plan for: ${plan.goal.slice(0, 500)}`,
-    ...(known.length > 0 ? ['', 'Results of the steps it depends on:', ...known] : []),
+    ...(known.length > 0 ? ['', 'Results of the steps it depends on:', ...screenedResults(known)] : []),
   ].join('\n');
   return {
     goal: step.goal,
@@ -76,7 +76,12 @@ function answerBrief(plan: RunPlanInput, results: ReadonlyMap<string, StepResult
   return {
     goal: answerGoal(plan),
     returns: 'The answer to the goal, complete, as the person who set the goal should read it.',
-    context: [`The goal, in full: ${plan.goal}`, '', 'The results of the steps:', ...resultLines(plan, results, dependencyRoom)].join('\n'),
+    context: [
+      `The goal, in full: ${plan.goal}`,
+      '',
+      'The results of the steps:',
+      ...screenedResults(resultLines(plan, results, dependencyRoom)),
+    ].join('\n'),
     tools: 'read_only',
   };
 }
@@ -88,7 +93,7 @@ function checkBrief(plan: RunPlanInput, answer: string): DelegateInput {
     returns:
       'On the first line PASS if the answer meets the goal, or FAIL if it does not; then, in a few lines, why: what is ' +
       'missing or wrong. Read the files it names where that settles a doubt.',
-    context: [`The goal, in full: ${plan.goal}`, '', 'The answer written for it:', answer].join('\n'),
+    context: [`The goal, in full: ${plan.goal}`, '', 'The answer written for it:', ...screenedResults([answer])].join('\n'),
     tools: 'read_only',
   };
 }
