@@ -134,11 +134,11 @@ export const phraseRules: readonly PhraseRule[] = [
 ];
 
 /**
- * At most this many anchors of one rule are looked at: a text made of nothing but anchors stays cheap. What is checked
- * is what the model is given (16,000 characters), which holds fewer anchors than this, so padding a result with
- * anchors cannot hide a phrase after them.
+ * At most this many anchors of one rule are looked at: a text made of nothing but anchors stays cheap. A tool's result
+ * is checked as the model is given it (16,000 characters), which holds fewer; a longer text (an attachment, a file of
+ * instructions) with more is a sign in itself, so padding it with anchors cannot hide a phrase after them.
  */
-const anchorsPerRule = 20_000;
+export const anchorsPerRule = 20_000;
 
 export interface PhraseMatch {
   readonly rule: PhraseRule;
@@ -155,11 +155,8 @@ export function findPhrases(text: string, perRule = 3): PhraseMatch[] {
     anchorPattern.lastIndex = 0;
     let anchors = 0;
     let matched = 0;
-    for (
-      let hit = anchorPattern.exec(text);
-      hit !== null && anchors < anchorsPerRule && matched < perRule;
-      hit = anchorPattern.exec(text)
-    ) {
+    let hit = anchorPattern.exec(text);
+    for (; hit !== null && anchors < anchorsPerRule && matched < perRule; hit = anchorPattern.exec(text)) {
       anchors += 1;
       if (hit[0].length === 0) anchorPattern.lastIndex += 1;
       const window = text.slice(hit.index, hit.index + windowCharacters);
@@ -172,6 +169,15 @@ export function findPhrases(text: string, perRule = 3): PhraseMatch[] {
       // The next match starts after this one, so one phrase is one sign.
       anchorPattern.lastIndex = Math.max(anchorPattern.lastIndex, hit.index + at[0].length);
     }
+    if (hit !== null && anchors >= anchorsPerRule && matched < perRule)
+      found.push({
+        rule: {
+          ...rule,
+          explanation: `More than ${anchorsPerRule.toLocaleString('en')} of the words one sign starts from, too many to check each: text padded so that a phrase goes unseen.`,
+        },
+        offset: hit.index,
+        text: text.slice(hit.index, hit.index + 160),
+      });
   }
   return found;
 }
