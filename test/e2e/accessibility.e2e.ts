@@ -61,7 +61,12 @@ describe('accessibility', () => {
     const workspace = temporaryFolder('workbench-a11y-e2e-');
     folders.push(workspace);
     writeFileSync(join(workspace.path, 'notes.md'), '# Notes\n\nThe owls are not what they seem.\n');
-    const workbench = await open({ tools: testTools(log).tools, folderPicker: { pickFolder: async () => workspace.path } });
+    const workbench = await open({
+      tools: testTools(log).tools,
+      folderPicker: { pickFolder: async () => workspace.path },
+      // As the app: the folder is asked about, and the prompt is scanned too.
+      folderTrust: 'ask',
+    });
     const { page, server } = workbench;
     const found: string[] = [];
     const scan = async (screen: string, show: () => Promise<void>, hide: () => Promise<void>): Promise<void> => {
@@ -87,6 +92,14 @@ describe('accessibility', () => {
     await workbench.configureScriptedModel();
     await page.getByRole('button', { name: '+ New session' }).first().click();
     await page.getByRole('button', { name: 'Choose folder…' }).click();
+    const trustPrompt = page.getByRole('region', { name: 'Trust this folder' });
+    await expectPage(trustPrompt).toBeVisible();
+    await scan('folder trust prompt', nothing, nothing);
+    await trustPrompt.getByRole('button', { name: 'Keep restricted' }).click();
+    await scan('restricted mode', nothing, nothing);
+    await page.getByRole('region', { name: 'Restricted mode' }).getByRole('button', { name: 'Review and trust…' }).click();
+    await trustPrompt.getByRole('button', { name: 'Trust this folder' }).click();
+    await expectPage(trustPrompt).toHaveCount(0);
     server.enqueue(textTurn('Here is **what I found**:\n\n- one\n- two\n\n```ts\nconst a = 1;\n```'));
     await page.getByRole('textbox', { name: 'Message' }).fill('Look around');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
