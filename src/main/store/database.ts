@@ -2,14 +2,25 @@
  * Opens the app's SQLite database and migrates its schema, after a backup; folds its write-ahead log back on a timer.
  */
 
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { StoreError } from '../../shared/errors';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
+import { StoreError, toErrorInfo } from '../../shared/errors';
+import { conversionBackupPath, convertToEncrypted, databaseFileState, recoverConversion, type ConversionStep } from './database-conversion';
+import { applyKey, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
 
 export interface OpenDatabaseOptions {
   readonly migrations?: readonly Migration[];
   readonly now?: () => number;
+  /**
+   * Keeps the database's key. With a keeper whose system can keep keys, a new database is made encrypted and a plain
+   * one is converted in place; without one (or where the system keeps none) the database stays plain and says why.
+   */
+  readonly keys?: DatabaseKeyKeeper;
+  /** Told before each step of a conversion of a plain database (tests stop there, as a crash would). */
+  readonly onConversionStep?: (step: ConversionStep) => void;
 }
 
 export interface OpenedDatabase {
@@ -18,22 +29,8 @@ export interface OpenedDatabase {
   /** Copy taken before migrating an existing database, if a migration ran. */
   readonly backupPath: string | null;
   readonly schemaVersion: number;
-}
-
-const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1');
-
-function assertLooksLikeSqlite(path: string): void {
-  if (!existsSync(path) || statSync(path).size === 0) return;
-  const header = Buffer.alloc(sqliteHeader.length);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, header, 0, header.length, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (!header.equals(sqliteHeader)) {
-    throw new StoreError('store_corrupt', `The database file ${path} is not a SQLite database (it may be damaged). It was left untouched.`);
-  }
+  /** Whether the file is encrypted at rest, and if not, why. */
+  readonly encryption: DatabaseEncryption;
 }
 
 function isCorruption(error: unknown): boolean {
@@ -41,16 +38,96 @@ function isCorruption(error: unknown): boolean {
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
 }
 
+/** The newest backup kept beside the database (the migrations' copies), which the person may put back. */
+function newestBackup(path: string): string | null {
+  const folder = dirname(path);
+  const prefix = `${basename(path)}.backup-`;
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.startsWith(prefix));
+  } catch {
+    return null;
+  }
+  const dated = names.map((name) => ({ path: join(folder, name), at: statSync(join(folder, name)).mtimeMs })).sort((a, b) => b.at - a.at);
+  return dated[0]?.path ?? null;
+}
+
+/** A database that cannot be opened for want of its key: the file is never touched, and a backup is named if one is kept. */
+function keyError(code: 'store_key_missing' | 'store_key_wrong', path: string, why: string, cause?: unknown): StoreError {
+  const backup = newestBackup(path);
+  const offer = backup
+    ? ` A backup is kept at ${backup}: to go back to it, quit the app and put it in place of ${basename(path)} (keep the current file if its key may come back).`
+    : '';
+  return new StoreError(code, `The database ${path} cannot be opened: ${why} The file was left untouched.${offer}`, {
+    ...(cause === undefined ? {} : { cause }),
+    ...(backup ? { backupPath: backup } : {}),
+  });
+}
+
+/** The key of an encrypted database, or a typed error saying why there is none. */
+function keyOfEncrypted(path: string, keys: DatabaseKeyKeeper | undefined): Buffer {
+  if (!keys) throw keyError('store_key_missing', path, 'it is encrypted and no key was given to open it.');
+  const keeping = keys.keeping();
+  if (!keeping.available) throw keyError('store_key_missing', path, `it is encrypted and its key cannot be read here: ${keeping.reason}`);
+  let key: Buffer | null;
+  try {
+    key = keys.read();
+  } catch (error) {
+    throw keyError('store_key_missing', path, `it is encrypted and its key could not be read (${toErrorInfo(error).message}).`, error);
+  }
+  if (!key) throw keyError('store_key_missing', path, 'it is encrypted and the key this system kept for it is gone.');
+  return key;
+}
+
 /**
- * Opens the profile database in WAL mode and brings its schema up to date. An existing database is
- * copied aside before any migration runs. A database from a newer app or a damaged file is refused
- * with a typed error and left as it was.
+ * Finds the key to open the database with, converting a plain one in place: null when it stays plain, with the reason.
+ * A conversion that fails leaves the plain database as it was (the app keeps working) and is tried at the next start.
+ */
+function prepareKey(path: string, options: OpenDatabaseOptions): { key: Buffer | null; encryption: DatabaseEncryption } {
+  recoverConversion(path);
+  const state = databaseFileState(path);
+  const keys = options.keys;
+  if (state === 'opaque') return { key: keyOfEncrypted(path, keys), encryption: { encrypted: true } };
+  if (!keys) return { key: null, encryption: { encrypted: false, reason: 'not encrypted: no key keeper was given' } };
+  const keeping = keys.keeping();
+  if (!keeping.available) return { key: null, encryption: { encrypted: false, reason: `not encrypted: ${keeping.reason}` } };
+  let key: Buffer;
+  try {
+    key = keys.read() ?? keys.create();
+  } catch (error) {
+    // A key kept but unreadable is never replaced: encrypted backups may need it.
+    return {
+      key: null,
+      encryption: { encrypted: false, reason: `not encrypted: its key could not be read (${toErrorInfo(error).message})` },
+    };
+  }
+  if (state === 'absent') return { key, encryption: { encrypted: true } };
+  try {
+    convertToEncrypted(path, key, options.onConversionStep);
+    return { key, encryption: { encrypted: true } };
+  } catch (error) {
+    recoverConversion(path);
+    const reason = `not encrypted yet: converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
+    console.error(`The database ${path} could not be encrypted:`, error);
+    return { key: null, encryption: { encrypted: false, reason } };
+  }
+}
+
+/**
+ * Opens the profile database in WAL mode and brings its schema up to date. With a key keeper, the database is encrypted
+ * at rest (a plain one is converted first, see `convertToEncrypted`). An existing database is copied aside before any
+ * migration runs (encrypted as it is). A database from a newer app, a damaged file or one whose key is missing or wrong
+ * is refused with a typed error and left as it was.
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): OpenedDatabase {
   const steps = options.migrations ?? defaultMigrations;
   const target = steps.at(-1)?.version ?? latestSchemaVersion;
   const now = options.now ?? Date.now;
-  assertLooksLikeSqlite(path);
+  const state = databaseFileState(path);
+  if (state === 'opaque' && !options.keys && !existsSync(conversionBackupPath(path))) {
+    throw new StoreError('store_corrupt', `The database file ${path} is not a SQLite database (it may be damaged). It was left untouched.`);
+  }
+  const { key, encryption } = prepareKey(path, options);
   let db: Database;
   try {
     db = new BetterSqlite3(path);
@@ -62,6 +139,21 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     throw new StoreError('store_unavailable', `The database file ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
   }
   try {
+    if (key) {
+      applyKey(db, key);
+      try {
+        db.prepare('SELECT count(*) FROM sqlite_schema').get();
+      } catch (error) {
+        if (isCorruption(error))
+          throw keyError(
+            'store_key_wrong',
+            path,
+            'the key this system keeps does not open it (the key changed, or the file is damaged).',
+            error,
+          );
+        throw error;
+      }
+    }
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > target) {
       throw new StoreError(
@@ -89,7 +181,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
         db.pragma(`user_version = ${step.version}`);
       })();
     }
-    return { db, path, backupPath, schemaVersion: target };
+    return { db, path, backupPath, schemaVersion: target, encryption };
   } catch (error) {
     db.close();
     if (error instanceof StoreError) throw error;

@@ -116,6 +116,8 @@ export const appInfoSchema = z.object({
   secretsEncrypted: z.boolean(),
   /** Whether shell commands run in an OS sandbox, said plainly. */
   sandbox: z.object({ available: z.boolean(), description: z.string() }),
+  /** Whether the database is encrypted at rest, said plainly ("not encrypted: this system offers no keychain"). */
+  databaseEncryption: z.object({ encrypted: z.boolean(), description: z.string() }),
   startupError: errorInfoSchema.extend({ backupPath: z.string().optional() }).nullable(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
