@@ -38,6 +38,11 @@ function isCorruption(error: unknown): boolean {
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
 }
 
+function isSqliteError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
 /** The newest backup kept beside the database (the migrations' copies), which the person may put back. */
 function newestBackup(path: string): string | null {
   const folder = dirname(path);
@@ -144,7 +149,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
       try {
         db.prepare('SELECT count(*) FROM sqlite_schema').get();
       } catch (error) {
-        if (isCorruption(error))
+        // Pages the key does not decrypt read as garbage: "not a database", "unsupported file format", "malformed".
+        if (isSqliteError(error))
           throw keyError(
             'store_key_wrong',
             path,
@@ -166,6 +172,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // 16 MB of pages kept in memory: on an encrypted database each page read from the file is decrypted again.
+    db.pragma('cache_size = -16384');
     // Checkpoints run off the hot path (see startCheckpointer), not inside the commit of a step.
     db.pragma('wal_autocheckpoint = 0');
 
