@@ -151,7 +151,14 @@ export const channels = {
   'session:discard': { input: z.object(sessionRef).strict(), output: z.object({ queued: z.string().nullable() }) },
   'session:tree': { input: z.object(sessionRef).strict(), output: sessionTreeNodeSchema.nullable() },
   /** The whole session, every branch included, as a versioned JSON document. */
-  'session:export': { input: z.object(sessionRef).strict(), output: z.object({ fileName: z.string(), document: z.string() }) },
+  /**
+   * What looks like a secret (API keys, tokens, private keys, `.env` values) is redacted unless `raw` is asked for;
+   * `redacted` counts what was.
+   */
+  'session:export': {
+    input: z.object({ ...sessionRef, raw: z.boolean().optional() }).strict(),
+    output: z.object({ fileName: z.string(), document: z.string(), redacted: z.number().int().min(0) }),
+  },
   'session:import': { input: z.object({ document: z.string().min(2).max(limits.importLength) }).strict(), output: sessionSchema },
 
   /**
