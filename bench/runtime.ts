@@ -155,8 +155,18 @@ export async function runRuntimeBench(): Promise<void> {
   const server = await RemoteScriptedServer.start({ countPrompts: false });
   const base = await baseline(server);
   const runtime = await throughRuntime(server);
-  // The same session on a database encrypted at rest, in the same run.
-  const encrypted = process.env['RUNTIME_BENCH_PROFILE'] ? null : await throughRuntime(server, true);
+  // The same session on a database encrypted at rest, in the same run: plain and encrypted in turns, twice, and the
+  // run with the lower p99 of each compared (one pause of the machine's other work would otherwise decide it).
+  let encrypted: number[] | null = null;
+  let plain = runtime;
+  if (!process.env['RUNTIME_BENCH_PROFILE']) {
+    const encryptedRuns = [await throughRuntime(server, true)];
+    const plainRuns = [runtime, await throughRuntime(server)];
+    encryptedRuns.push(await throughRuntime(server, true));
+    const lowest = (runs: number[][]): number[] => runs.reduce((best, run) => (percentile(run, 99) < percentile(best, 99) ? run : best));
+    encrypted = lowest(encryptedRuns);
+    plain = lowest(plainRuns);
+  }
   await server.close();
   const baseP50 = percentile(base, 50);
   const overhead = runtime.map((gap) => Math.max(0, gap - baseP50));
@@ -166,10 +176,10 @@ export async function runRuntimeBench(): Promise<void> {
   console.log(
     `runtime gap between streams: p50 ${percentile(runtime, 50).toFixed(3)} ms, p99 ${percentile(runtime, 99).toFixed(3)} ms over ${runtime.length} steps`,
   );
-  const encryptedRatio = encrypted ? percentile(encrypted, 99) / percentile(runtime, 99) : null;
+  const encryptedRatio = encrypted ? percentile(encrypted, 99) / percentile(plain, 99) : null;
   if (encrypted && encryptedRatio !== null)
     console.log(
-      `runtime gap on an encrypted database: p50 ${percentile(encrypted, 50).toFixed(3)} ms, p99 ${percentile(encrypted, 99).toFixed(3)} ms, p99 ×${encryptedRatio.toFixed(2)} the plain one`,
+      `runtime gap, encrypted database against plain (the better of two runs each): p99 ${percentile(encrypted, 99).toFixed(3)} ms against ${percentile(plain, 99).toFixed(3)} ms, ×${encryptedRatio.toFixed(2)}`,
     );
   if (process.env['RUNTIME_BENCH_DETAIL']) {
     const shape = [10, 25, 50, 75, 90, 95, 98, 99, 99.5, 100].map((p) => `p${p} ${percentile(runtime, p).toFixed(2)}`).join(', ');
@@ -185,7 +195,7 @@ export async function runRuntimeBench(): Promise<void> {
       ...(encrypted && encryptedRatio !== null
         ? {
             encrypted_gap_p99_ms: Number(percentile(encrypted, 99).toFixed(3)),
-            plain_gap_p99_ms: Number(percentile(runtime, 99).toFixed(3)),
+            plain_gap_p99_ms: Number(percentile(plain, 99).toFixed(3)),
             encrypted_vs_plain_gap_p99: Number(encryptedRatio.toFixed(3)),
           }
         : {}),
