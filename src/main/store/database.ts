@@ -84,11 +84,25 @@ function keyOfEncrypted(path: string, keys: DatabaseKeyKeeper | undefined): Buff
   return key;
 }
 
+/** The schema version of a plain database file; 0 when it cannot be read (opening it says why). */
+function plainSchemaVersion(path: string): number {
+  try {
+    const db = new BetterSqlite3(path, { fileMustExist: true });
+    try {
+      return db.pragma('user_version', { simple: true }) as number;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Finds the key to open the database with, converting a plain one in place: null when it stays plain, with the reason.
  * A conversion that fails leaves the plain database as it was (the app keeps working) and is tried at the next start.
  */
-function prepareKey(path: string, options: OpenDatabaseOptions): { key: Buffer | null; encryption: DatabaseEncryption } {
+function prepareKey(path: string, target: number, options: OpenDatabaseOptions): { key: Buffer | null; encryption: DatabaseEncryption } {
   recoverConversion(path);
   const state = databaseFileState(path);
   const keys = options.keys;
@@ -107,6 +121,8 @@ function prepareKey(path: string, options: OpenDatabaseOptions): { key: Buffer |
     };
   }
   if (state === 'absent') return { key, encryption: { encrypted: true } };
+  // A database of a newer app is left as it is: opening it refuses it below.
+  if (plainSchemaVersion(path) > target) return { key: null, encryption: { encrypted: false, reason: 'not encrypted' } };
   try {
     convertToEncrypted(path, key, options.onConversionStep);
     return { key, encryption: { encrypted: true } };
@@ -132,7 +148,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   if (state === 'opaque' && !options.keys && !existsSync(conversionBackupPath(path))) {
     throw new StoreError('store_corrupt', `The database file ${path} is not a SQLite database (it may be damaged). It was left untouched.`);
   }
-  const { key, encryption } = prepareKey(path, options);
+  const { key, encryption } = prepareKey(path, target, options);
   let db: Database;
   try {
     db = new BetterSqlite3(path);

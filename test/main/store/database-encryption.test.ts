@@ -187,6 +187,17 @@ describe('the database encrypted at rest', () => {
     expect(readFileSync(keyPath, 'utf8')).toBe('');
   });
 
+  it('leaves a plain database of a newer app as it was, unconverted', () => {
+    openDatabase(path).db.close();
+    const newer = new BetterSqlite3(path);
+    newer.pragma(`user_version = ${latestSchemaVersion + 5}`);
+    newer.close();
+    const before = digest(path);
+    expect(() => openDatabase(path, { keys: keys() })).toThrow(expect.objectContaining({ code: 'store_newer_version' }));
+    expect(digest(path)).toBe(before);
+    expect(isPlainSqlite(path)).toBe(true);
+  });
+
   it("keeps a migration's backup of an encrypted database encrypted", () => {
     openDatabase(path, { keys: keys() }).db.close();
     const next: Migration = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Session } from '../../../../src/shared/domain';
 import type { JournalEntry } from '../../../../src/shared/events';
 import { emptySessionView, reduceSessionView } from '../../../../src/shared/session-view';
-import { redactSecrets } from '../../../../src/main/agent/history/secret-redaction';
+import { redactSecrets, redactValue } from '../../../../src/main/agent/history/secret-redaction';
 import type { LoopbackTransport } from '../../../host/loopback-transport';
 import { textTurn, type ScriptedModelServer } from '../../../scripted-model-server';
 import { useScriptedCore } from '../../scripted-core';
@@ -79,6 +79,14 @@ describe('secrets in an exported session', () => {
     const exported = await call<{ document: string; redacted: number }>('session:export', { sessionId: session.id, raw: true });
     expect(exported.redacted).toBe(0);
     for (const secret of [anthropicKey, openaiKey, githubToken, awsKey, 'hunter2hunter2']) expect(exported.document).toContain(secret);
+  });
+});
+
+describe('redactValue', () => {
+  it("keeps an attached image's bytes whole, even where a run of them looks like a key", () => {
+    const image = `${'QUJD'.repeat(100)}+AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q/${'QUJD'.repeat(100)}`;
+    const value = { kind: 'image', data: image, caption: 'key AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q' };
+    expect(redactValue(value)).toEqual({ value: { ...value, caption: 'key [REDACTED]' }, count: 1 });
   });
 });
 
