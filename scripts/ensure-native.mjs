@@ -76,7 +76,7 @@ if (first.missing) {
   process.exit(1);
 }
 if (
-  !/NODE_MODULE_VERSION|different Node\.js version|invalid ELF|wrong ELF|Module did not self-register|Cannot find module|was compiled against|ERR_DLOPEN_FAILED/i.test(
+  !/NODE_MODULE_VERSION|different Node\.js version|invalid ELF|wrong ELF|Module did not self-register|Cannot find module|Could not locate the bindings file|was compiled against|ERR_DLOPEN_FAILED/i.test(
     first.detail,
   )
 ) {
