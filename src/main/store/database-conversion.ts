@@ -3,8 +3,8 @@
  * verified; and puts back what a conversion stopped part way (a crash, a power cut) left.
  */
 
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError } from '../../shared/errors';
 import { applyKey } from './database-key';
@@ -106,6 +106,7 @@ function verifyEncrypted(path: string, key: Buffer, expected: RowCounts): void {
  */
 export function recoverConversion(path: string): boolean {
   removeWithSidecars(workPath(path));
+  for (const backup of schemaBackups(path)) removeWithSidecars(workPath(backup));
   const backup = conversionBackupPath(path);
   rmSync(`${backup}.partial`, { force: true });
   if (!existsSync(backup)) return false;
@@ -162,4 +163,58 @@ export function convertToEncrypted(path: string, key: Buffer, onStep: (step: Con
   onStep('drop_backup');
   rmSync(backup, { force: true });
   syncFolder(path);
+}
+
+/** The copies taken before a schema change (`<path>.backup-v<version>-<time>`), whole files only. */
+export function schemaBackups(path: string): string[] {
+  const prefix = `${basename(path)}.backup-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.startsWith(prefix) && !/\.(encrypting|partial)(-wal|-shm|-journal)?$|-(wal|shm|journal)$/.test(name))
+    .map((name) => join(dirname(path), name));
+}
+
+/**
+ * Encrypts in place, with the database's key, the plain copies taken before a schema change (by versions of the app
+ * before encryption, or while the system had no keychain): each is copied, the copy encrypted and verified, then renamed
+ * over it. A copy that cannot be encrypted stays as it was. Says how many were encrypted.
+ */
+export function encryptPlainBackups(path: string, key: Buffer): number {
+  let encrypted = 0;
+  for (const backup of schemaBackups(path)) {
+    if (databaseFileState(backup) !== 'plain') continue;
+    const work = workPath(backup);
+    try {
+      removeWithSidecars(work);
+      copyFileSync(backup, work);
+      let counts: RowCounts;
+      const plain = new BetterSqlite3(work);
+      try {
+        plain.pragma('journal_mode = DELETE');
+        counts = rowCounts(plain);
+      } finally {
+        plain.close();
+      }
+      const copy = new BetterSqlite3(work);
+      try {
+        applyKey(copy, key, 'rekey');
+      } finally {
+        copy.close();
+      }
+      syncFile(work);
+      verifyEncrypted(work, key, counts);
+      renameSync(work, backup);
+      syncFolder(backup);
+      encrypted += 1;
+    } catch (error) {
+      removeWithSidecars(work);
+      console.error(`The backup ${backup} could not be encrypted; it stays as it was:`, error);
+    }
+  }
+  return encrypted;
 }

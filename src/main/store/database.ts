@@ -2,12 +2,20 @@
  * Opens the app's SQLite database and migrates its schema, after a backup; folds its write-ahead log back on a timer.
  */
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, toErrorInfo } from '../../shared/errors';
-import { conversionBackupPath, convertToEncrypted, databaseFileState, recoverConversion, type ConversionStep } from './database-conversion';
+import {
+  conversionBackupPath,
+  convertToEncrypted,
+  databaseFileState,
+  encryptPlainBackups,
+  recoverConversion,
+  schemaBackups,
+  type ConversionStep,
+} from './database-conversion';
 import { applyKey, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
 
@@ -45,16 +53,9 @@ function isSqliteError(error: unknown): boolean {
 
 /** The newest backup kept beside the database (the migrations' copies), which the person may put back. */
 function newestBackup(path: string): string | null {
-  const folder = dirname(path);
-  const prefix = `${basename(path)}.backup-`;
-  let names: string[];
-  try {
-    names = readdirSync(folder).filter((name) => name.startsWith(prefix));
-  } catch {
-    return null;
-  }
-  const dated = names.map((name) => ({ path: join(folder, name), at: statSync(join(folder, name)).mtimeMs })).sort((a, b) => b.at - a.at);
-  return dated[0]?.path ?? null;
+  // Named `<file>.backup-v<version>-<time>`: the time it was taken is in its name.
+  const takenAt = (backup: string): number => Number(/-(\d+)$/.exec(backup)?.[1] ?? 0);
+  return schemaBackups(path).sort((a, b) => takenAt(b) - takenAt(a))[0] ?? null;
 }
 
 /** A database that cannot be opened for want of its key: the file is never touched, and a backup is named if one is kept. */
@@ -175,6 +176,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
           );
         throw error;
       }
+      // The key opens it: copies taken before a schema change while it was plain are encrypted with it too.
+      encryptPlainBackups(path, key);
     }
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > target) {

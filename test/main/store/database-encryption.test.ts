@@ -154,6 +154,12 @@ describe('the database encrypted at rest', () => {
     openDatabase(path, { keys: keys() }).db.close();
     // A migration's copy of the database, kept beside it.
     writeFileSync(`${path}.backup-v${latestSchemaVersion}-1`, readFileSync(path));
+    // An older plain copy, from before the database was encrypted.
+    const plainBackup = `${path}.backup-v2-0`;
+    const plain = new BetterSqlite3(plainBackup);
+    plain.exec('CREATE TABLE sessions (title TEXT)');
+    plain.close();
+    const plainBefore = digest(plainBackup);
     const before = digest(path);
     // Another key than the one the database was made with.
     const otherSystem = new CipherKeptDatabaseKey(join(folder.path, 'other.key'), keychain);
@@ -170,6 +176,24 @@ describe('the database encrypted at rest', () => {
       message: expect.stringContaining(`A backup is kept at ${path}.backup-v${latestSchemaVersion}-1`),
     });
     expect(digest(path)).toBe(before);
+    // Nothing is encrypted with a key that does not open the database.
+    expect(digest(plainBackup)).toBe(plainBefore);
+  });
+
+  it('encrypts, with the key, the plain copies taken before a schema change, which then open with it', () => {
+    plainDatabaseWithSession();
+    const backup = `${path}.backup-v3-100`;
+    const source = new BetterSqlite3(path);
+    source.prepare('VACUUM INTO ?').run(backup);
+    source.close();
+    expect(isPlainSqlite(backup)).toBe(true);
+    openDatabase(path, { keys: keys() }).db.close();
+    expect(isPlainSqlite(backup)).toBe(false);
+    expect(readFileSync(backup).includes('Secret plans')).toBe(false);
+    const copy = openDatabase(backup, { keys: keys() });
+    expect(titles(copy.db)).toEqual(['Secret plans']);
+    copy.db.close();
+    expect(readdirSync(folder.path).filter((name) => name.includes('encrypting'))).toEqual([]);
   });
 
   it('refuses a missing key (no keychain, or the key file gone) and never overwrites the database', () => {
