@@ -191,7 +191,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    // 16 MB of pages kept in memory: on an encrypted database each page read from the file is decrypted again.
+    // 16 MB of pages kept in memory, said here rather than left to how SQLite was built (its default there is about the
+    // same): on an encrypted database each page read from the file is decrypted again.
     db.pragma('cache_size = -16384');
     // Checkpoints run off the hot path (see startCheckpointer), not inside the commit of a step.
     db.pragma('wal_autocheckpoint = 0');
