@@ -11,7 +11,8 @@ const sessionFileExtension = 'workbench-session.json';
 
 /** Native modules: loaded with dlopen or spawned, which cannot happen inside an asar archive. */
 export const unpackedModules = [
-  'node_modules/better-sqlite3/**',
+  // SQLite with SQLCipher's encryption (better-sqlite3-multiple-ciphers): the database is encrypted at rest.
+  'node_modules/better-sqlite3-multiple-ciphers/**',
   // node-pty spawns its helper (spawn-helper on macOS, the conpty/winpty agents on Windows) from here.
   'node_modules/node-pty/**',
   // The built-in runtime's prebuilt llama.cpp binaries: the addon and the shared libraries beside it.
@@ -45,9 +46,9 @@ const config: Configuration = {
     // Docs, and the TypeScript sources and declarations some packages ship beside their JavaScript.
     '!**/node_modules/**/*.{md,markdown,ts,cts,mts,tsx,tsbuildinfo}',
     // Native sources and build leftovers: the built .node files are what is loaded.
-    '!**/node_modules/better-sqlite3/{deps,src}/**',
-    '!**/node_modules/better-sqlite3/build/Release/{obj,obj.target,.deps}/**',
-    '!**/node_modules/better-sqlite3/build/Release/{*.a,test_extension.node}',
+    '!**/node_modules/better-sqlite3-multiple-ciphers/{deps,src}/**',
+    '!**/node_modules/better-sqlite3-multiple-ciphers/build/Release/{obj,obj.target,.deps}/**',
+    '!**/node_modules/better-sqlite3-multiple-ciphers/build/Release/{*.a,test_extension.node}',
     '!**/node_modules/node-pty/{src,deps,scripts,typings}/**',
     '!**/node_modules/node-pty/prebuilds/**',
     'node_modules/node-pty/prebuilds/${platform}-${arch}/**',

@@ -6,6 +6,7 @@ import type { CheckpointRef } from '../src/main/agent/ports/checkpoints';
 import { openDatabase } from '../src/main/store/database';
 import { SqliteCheckpointStore } from '../src/main/store/sqlite-checkpoint-store';
 import { temporaryFolder } from '../test/helpers';
+import { testDatabaseKeys } from '../test/host/test-keychain';
 
 /*
  * The same conversation (one 1 KB message appended per step) checkpointed after every step by our
@@ -33,10 +34,12 @@ interface Result {
   restoreVsParse: number;
 }
 
-function ours(n: number): Result {
+/** Our store at `n` steps, on a plain database or on one encrypted at rest (SQLCipher), as the app opens it. */
+function ours(n: number, encrypted = false): Result {
   const folder = temporaryFolder('workbench-bench-cp-');
   const path = join(folder.path, 'workbench.sqlite');
-  const { db } = openDatabase(path);
+  const { db, encryption } = openDatabase(path, encrypted ? { keys: testDatabaseKeys(folder.path) } : {});
+  if (encryption.encrypted !== encrypted) throw new Error(`the database was to be ${encrypted ? 'encrypted' : 'plain'}`);
   const store = new SqliteCheckpointStore(db);
   const writes: number[] = [];
   const refs: CheckpointRef[] = [];
@@ -121,6 +124,17 @@ export async function runCheckpointsBench(): Promise<void> {
     peers.push(peer);
     console.log(`SqliteSaver at ${n}: storage ×${peer.storageRatio.toFixed(2)}, write p99 ${peer.writeP99.toFixed(3)} ms`);
   }
+  // The same 5,000 steps on an encrypted database against a plain one, in turns, the best of three of each.
+  const plainP99: number[] = [];
+  const encryptedP99: number[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    plainP99.push(ours(5000).writeP99);
+    encryptedP99.push(ours(5000, true).writeP99);
+  }
+  const encryptedRatio = Math.min(...encryptedP99) / Math.min(...plainP99);
+  console.log(
+    `encrypted at rest at 5000: write p99 ${Math.min(...encryptedP99).toFixed(3)} ms against ${Math.min(...plainP99).toFixed(3)} ms plain, ×${encryptedRatio.toFixed(2)}`,
+  );
   const at5000 = results.find((result) => result.n === 5000) as Result;
   const at1000 = results.find((result) => result.n === 1000) as Result;
   const peer1000 = peers.find((peer) => peer.n === 1000) as { storageRatio: number; writeP99: number };
@@ -137,6 +151,9 @@ export async function runCheckpointsBench(): Promise<void> {
       sqlitesaver_storage_ratio: round(peer1000.storageRatio),
       write_p99_ms_at_n_peer: round(at1000.writeP99),
       sqlitesaver_write_p99_ms: round(peer1000.writeP99),
+      encrypted_write_p99_ms: round(Math.min(...encryptedP99)),
+      plain_write_p99_ms: round(Math.min(...plainP99)),
+      encrypted_vs_plain_write_p99: round(encryptedRatio),
     }),
   );
 }

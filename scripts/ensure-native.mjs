@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 /*
- * Makes sure the native modules (better-sqlite3, node-pty) are built for the runtime about to load
- * them: Node for the tests, Electron for the app. They are checked by loading them in that runtime
- * and rebuilt only when the check fails, so `npm start` and `npm test` work in either order.
+ * Makes sure the native modules are built for the runtime about to load them: Node for the tests,
+ * Electron for the app. The app's are better-sqlite3-multiple-ciphers (SQLite with SQLCipher's
+ * encryption) and node-pty; the tests and benchmarks also load the plain better-sqlite3 (LangGraph's
+ * SqliteSaver, and reading database files from outside), under Node only. They are checked by loading
+ * them in that runtime and rebuilt only when the check fails, so `npm start` and `npm test` work in
+ * either order.
  *   node scripts/ensure-native.mjs node|electron
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const modules = ['better-sqlite3', 'node-pty'];
 const target = process.argv[2];
 if (target !== 'node' && target !== 'electron') {
   console.error('Usage: node scripts/ensure-native.mjs node|electron');
   process.exit(2);
 }
+const sqliteModules = target === 'node' ? ['better-sqlite3-multiple-ciphers', 'better-sqlite3'] : ['better-sqlite3-multiple-ciphers'];
+const modules = [...sqliteModules, 'node-pty'];
 
-const probe = "const Database = require('better-sqlite3'); new Database(':memory:').close(); require('node-pty');";
+const probe = [...sqliteModules.map((name) => `new (require(${JSON.stringify(name)}))(':memory:').close();`), "require('node-pty');"].join(
+  ' ',
+);
 
 function electronBinary() {
   try {
@@ -50,9 +56,9 @@ function rebuild(runtime) {
       npm_config_target: version,
       npm_config_disturl: 'https://electronjs.org/headers',
     });
-    console.log(`Rebuilding ${modules.join(' and ')} for Electron ${version}…`);
+    console.log(`Rebuilding ${modules.join(', ')} for Electron ${version}…`);
   } else {
-    console.log(`Rebuilding ${modules.join(' and ')} for Node ${process.version}…`);
+    console.log(`Rebuilding ${modules.join(', ')} for Node ${process.version}…`);
   }
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const result = spawnSync(npm, ['rebuild', ...modules], { env, stdio: 'inherit', shell: process.platform === 'win32' });
@@ -70,7 +76,7 @@ if (first.missing) {
   process.exit(1);
 }
 if (
-  !/NODE_MODULE_VERSION|different Node\.js version|invalid ELF|wrong ELF|Module did not self-register|Cannot find module|was compiled against|ERR_DLOPEN_FAILED/i.test(
+  !/NODE_MODULE_VERSION|different Node\.js version|invalid ELF|wrong ELF|Module did not self-register|Cannot find module|Could not locate the bindings file|was compiled against|ERR_DLOPEN_FAILED/i.test(
     first.detail,
   )
 ) {

@@ -16,6 +16,7 @@ import { ElectronIpcTransport } from './electron/ipc-transport';
 import { safeStorageCipher } from './electron/safe-storage-cipher';
 import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile } from './electron/window-options';
 import { LaunchQueue, launchTarget, targetFor, type LaunchTarget } from './electron/launch-args';
+import { CipherKeptDatabaseKey } from './secrets/cipher-kept-database-key';
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
@@ -93,7 +94,10 @@ if (!app.requestSingleInstanceLock()) {
     const settings = new ConfSettingsStore(
       new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }),
     );
-    const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), safeStorageCipher(safeStorage, process.platform));
+    const keychain = safeStorageCipher(safeStorage, process.platform);
+    const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), keychain);
+    // The database's key, kept encrypted by the keychain; where there is none, the database stays plain and says so.
+    const databaseKeys = new CipherKeptDatabaseKey(join(dataDir, 'database.key'), keychain);
     const transport = new ElectronIpcTransport(ipcMain, () => BrowserWindow.getAllWindows().map((window) => window.webContents));
     const isTrustedSender = (sender: SenderInfo): boolean => sender.isMainFrame && isAppUrl(sender.url);
     core = await createWorkbenchCore({
@@ -103,6 +107,7 @@ if (!app.requestSingleInstanceLock()) {
       isTrustedSender,
       settings,
       secrets,
+      databaseKeys,
       folderPicker: {
         pickFolder: async () => {
           const options = { title: 'Choose a workspace folder', properties: ['openDirectory' as const, 'createDirectory' as const] };

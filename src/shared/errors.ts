@@ -21,6 +21,10 @@ export const errorCodeSchema = z.enum([
   'store_unavailable',
   'store_newer_version',
   'store_corrupt',
+  /** The database is encrypted and this system has no key for it (no keychain, or the kept key is gone). */
+  'store_key_missing',
+  /** The database is encrypted and the key this system keeps does not open it. */
+  'store_key_wrong',
   'secret_storage_unavailable',
   'model_connection_failed',
   'model_rate_limited',
@@ -108,7 +112,15 @@ export class NotFoundError extends WorkbenchError {
 
 export class ModelError extends WorkbenchError {}
 
-export class StoreError extends WorkbenchError {}
+export class StoreError extends WorkbenchError {
+  /** A backup of the database the person may put back, when one is kept beside it. */
+  readonly backupPath: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { retryable?: boolean; cause?: unknown; detail?: string; backupPath?: string }) {
+    super(code, message, options);
+    this.backupPath = options?.backupPath;
+  }
+}
 
 export class CancelledError extends WorkbenchError {
   constructor(message = 'Stopped by the user.') {

@@ -12,6 +12,8 @@ import type { JournalEntry } from '../../src/shared/events';
 import { emptySessionView, reduceSessionView } from '../../src/shared/session-view';
 import { LoopbackTransport } from '../host/loopback-transport';
 import { createNodeCore } from '../host/node-core';
+import { testDatabaseKeys } from '../host/test-keychain';
+import { crashEncrypted } from './crash-database';
 import { BashParser } from '../../src/main/shell/bash-parser';
 
 const shell = await BashParser.load();
@@ -28,6 +30,7 @@ const { core, settings } = await createNodeCore({
   dataDir,
   transport,
   frameMs: 1,
+  ...(crashEncrypted ? { databaseKeys: testDatabaseKeys(dataDir) } : {}),
   tools: builtinTools({ shell, dataDir, newId: () => newId(), now: () => Date.now() }),
 });
 

@@ -4,15 +4,16 @@
  * gate waits, and while a sub-agent streams or waits at its gate), `CRASH_RUNS` times (200 by default). After each kill it checks the database
  * (`PRAGMA integrity_check`, every checkpoint the child reported as committed is there and intact,
  * the journal has no gaps, every head row equals a replay of its journal), and the next life of the app must resume the killed session and finish
- * it. Prints the counts; exits non-zero on any failure.
+ * it. The database is encrypted at rest, as the app makes it where the system has a keychain (`CRASH_PLAIN=1`: plain).
+ * Prints the counts; exits non-zero on any failure.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { SqliteCheckpointStore } from '../../src/main/store/sqlite-checkpoint-store';
 import { headMismatches } from '../head-check';
 import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '../scripted-model-server';
+import { crashEncrypted, encryptionProblem, openCheckedDatabase } from './crash-database';
 import { startLife } from './life';
 
 const runs = Number(process.env['CRASH_RUNS'] ?? 200);
@@ -98,7 +99,9 @@ function answer(request: RecordedRequest): ScriptedTurn {
 /** What must hold after a kill. Returns the problems found. */
 function check(databasePath: string, committed: ReadonlyArray<{ sessionId: string; checkpointId: string; seq: number }>): string[] {
   const problems: string[] = [];
-  const db = new BetterSqlite3(databasePath);
+  const encryption = encryptionProblem(databasePath);
+  if (encryption) problems.push(encryption);
+  const db = openCheckedDatabase(databasePath);
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') problems.push(`integrity_check: ${String(integrity)}`);
@@ -131,7 +134,7 @@ function check(databasePath: string, committed: ReadonlyArray<{ sessionId: strin
 
 /** The sub-agents a data folder holds, and how many of them worked in a plan (its steps, its answer and its check). */
 function countSubAgents(databasePath: string): { all: number; planSteps: number } {
-  const db = new BetterSqlite3(databasePath, { readonly: true });
+  const db = openCheckedDatabase(databasePath, true);
   try {
     const count = (where: string): number =>
       db.prepare<[], { count: number }>(`SELECT COUNT(*) AS count FROM sessions WHERE ${where}`).get()?.count ?? 0;
@@ -165,7 +168,7 @@ async function worker(index: number, count: number, baseUrl: string, tally: Tall
   const databasePath = join(dataDir, 'workbench.sqlite');
   const { killedAt, problems, killed, resumed } = tally;
   const unfinishedSubAgents = (): string[] => {
-    const db = new BetterSqlite3(databasePath, { readonly: true });
+    const db = openCheckedDatabase(databasePath, true);
     try {
       return db
         .prepare<[], { id: string; status: string }>(
@@ -283,6 +286,7 @@ async function main(): Promise<void> {
   if (runs >= 20 && tally.subAgents === tally.planSteps) problems.push('no sub-agent outside a plan ran in any life');
   const summary = {
     runs,
+    database: crashEncrypted ? 'encrypted' : 'plain',
     workers,
     killed_while: tally.killedAt,
     committed_steps_checked: tally.checkedSteps,

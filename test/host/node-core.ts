@@ -16,6 +16,7 @@ import { createWorkbenchCore, type WorkbenchCore } from '../../src/main/core/wor
 import { sourceRuntime } from '../../src/main/runtime/runtime-process';
 import type { RuntimeLauncher } from '../../src/main/runtime/runtime-protocol';
 import type { LocalModels } from '../../src/shared/local-models';
+import type { DatabaseKeyKeeper } from '../../src/main/store/database-key';
 import { LoopbackTransport } from './loopback-transport';
 import { memoryKeyCipher } from './test-cipher';
 import type { MachineInfo } from '../../src/shared/local-models';
@@ -33,6 +34,8 @@ export interface NodeCoreOptions {
   readonly idleTimeoutMs?: number;
   readonly discoveryCandidates?: readonly DiscoveryCandidate[];
   readonly cipher?: SecretCipher;
+  /** Keeps the database's key: the database is then encrypted at rest, as in the app (plain without one). */
+  readonly databaseKeys?: DatabaseKeyKeeper;
   /** The tools, or how to make them from the settings (so command limits and niceness follow Settings, as in the app). */
   readonly tools?: readonly Tool[] | ((settings: ConfSettingsStore) => readonly Tool[]);
   readonly sandbox?: SandboxStatus;
@@ -79,6 +82,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     isTrustedSender: options.isTrustedSender ?? ((sender) => sender.isMainFrame),
     settings,
     secrets,
+    ...(options.databaseKeys ? { databaseKeys: options.databaseKeys } : {}),
     folderPicker: options.folderPicker ?? { pickFolder: async () => null },
     validateOutputs: options.validateOutputs ?? true,
     ...(options.clock ? { clock: options.clock } : {}),

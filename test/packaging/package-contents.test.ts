@@ -152,9 +152,19 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
   it('holds the production dependencies and no development ones', () => {
     const packages = new Set(files.filter((path) => path.startsWith('node_modules/')).map((path) => path.split('/').slice(1, 3).join('/')));
     const has = (name: string): boolean => [...packages].some((entry) => entry === name || entry.startsWith(`${name}/`));
-    for (const name of ['better-sqlite3', 'node-pty', 'zod', 'openai', '@anthropic-ai/sdk', 'web-tree-sitter', 'node-llama-cpp'])
+    for (const name of [
+      'better-sqlite3-multiple-ciphers',
+      'node-pty',
+      'zod',
+      'openai',
+      '@anthropic-ai/sdk',
+      'web-tree-sitter',
+      'node-llama-cpp',
+    ])
       expect(has(name), name).toBe(true);
     for (const name of [
+      // The plain SQLite binding is for the tests and benchmarks only: the app opens its database with the one above.
+      'better-sqlite3',
       'electron',
       'electron-builder',
       'vitest',
@@ -169,7 +179,7 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
 
   it('keeps the native modules outside the archive, where they can be loaded', () => {
     for (const native of [
-      'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'node_modules/better-sqlite3-multiple-ciphers/build/Release/better_sqlite3.node',
       'node_modules/node-pty/build/Release/pty.node',
     ]) {
       expect(statFile(join(resources, 'app.asar'), native)).toMatchObject({ unpacked: true });
@@ -197,6 +207,6 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
     expect(files).toContain('node_modules/tree-sitter-bash/tree-sitter-bash.wasm');
     expect(files).toContain('node_modules/web-tree-sitter/web-tree-sitter.wasm');
     expect(files.filter((path) => /^node_modules\/tree-sitter-bash\/(src|prebuilds|bindings)\//.test(path))).toEqual([]);
-    expect(files.filter((path) => /^node_modules\/(better-sqlite3|node-pty)\/(src|deps)\//.test(path))).toEqual([]);
+    expect(files.filter((path) => /^node_modules\/(better-sqlite3-multiple-ciphers|node-pty)\/(src|deps)\//.test(path))).toEqual([]);
   });
 });

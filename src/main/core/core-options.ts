@@ -6,6 +6,7 @@ import type { FolderTrustStore } from '../workspace/folder-trust-store';
 import type { Repositories } from '../git/repositories';
 import type { TagWorkerEntry } from '../code-map/worker-tagger';
 import type { Database } from 'better-sqlite3';
+import type { DatabaseEncryption, DatabaseKeyKeeper } from '../store/database-key';
 import type { McpServerStatus, ModelCheck } from '../../shared/domain';
 import type { LocalModels, MachineInfo } from '../../shared/local-models';
 import type { CatalogueEntry, DownloadView } from '../../shared/model-catalogue';
@@ -40,6 +41,11 @@ export interface CoreOptions {
   readonly dataDir: string;
   readonly settings: SettingsStore;
   readonly secrets: SecretStore;
+  /**
+   * Keeps the database's key (the system's keychain in the app): the database is then encrypted at rest. Without one,
+   * or where the system keeps no key, the database stays plain and `Core.encryption` says why.
+   */
+  readonly databaseKeys?: DatabaseKeyKeeper;
   /** Hears every journalled event and every change to a session's row. */
   readonly listener: RuntimeListener;
   readonly clock?: Clock;
@@ -121,6 +127,8 @@ export interface Core {
   readonly databasePath: string;
   /** The database itself, for the checks and tests that read it directly. */
   readonly db: Database;
+  /** Whether the database is encrypted at rest, and if not, why. */
+  readonly encryption: DatabaseEncryption;
   readonly store: SqliteSessionStore;
   readonly checkpoints: SqliteCheckpointStore;
   readonly trust: SqliteTrustStore;

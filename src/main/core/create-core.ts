@@ -95,7 +95,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // The git tools are offered where git is: without it the model would only be told, call after call, that it is missing.
   const gitAvailable = shell ? (await repositories.availability()).available : false;
   const databasePath = join(options.dataDir, 'workbench.sqlite');
-  const { db } = openDatabase(databasePath);
+  const { db, encryption } = openDatabase(databasePath, options.databaseKeys ? { keys: options.databaseKeys } : {});
   const owned = new DisposableStore();
   owned.add(toDisposable(() => void db.close()));
   try {
@@ -243,6 +243,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     return {
       databasePath,
       db,
+      encryption,
       ...stores,
       providers: registry,
       tools,

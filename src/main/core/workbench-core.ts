@@ -7,7 +7,7 @@
 
 import { join } from 'node:path';
 import type { Session } from '../../shared/domain';
-import { WorkbenchError, toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import { StoreError, WorkbenchError, toErrorInfo, type ErrorInfo } from '../../shared/errors';
 import type { AppInfo, EventPayload } from '../../shared/ipc/contract';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import { systemClock } from '../agent/ports/clock';
@@ -18,6 +18,7 @@ import { createHandlers, createUnavailableHandlers, type FolderPicker } from '..
 import { EventSender, registerHandlers, type IpcTransport, type SenderInfo } from '../ipc/router';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { SandboxStatus } from '../tools/sandbox';
+import type { DatabaseEncryption } from '../store/database-key';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { PersonTerminals } from '../tools/person-terminals';
 import { createCore, type Core, type CoreOptions } from './create-core';
@@ -30,6 +31,7 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'dataDir'
   | 'settings'
   | 'secrets'
+  | 'databaseKeys'
   | 'clock'
   | 'frameMs'
   | 'retryPolicy'
@@ -73,6 +75,13 @@ function sandboxInfo(status: SandboxStatus | undefined): AppInfo['sandbox'] {
     available: false,
     description: `Commands run without an OS sandbox (${status && !status.available ? status.reason : 'none was found'}), so every command asks at L0 to L2.`,
   };
+}
+
+/** What the window says of the database's encryption at rest. */
+function encryptionInfo(encryption: DatabaseEncryption): AppInfo['databaseEncryption'] {
+  if (encryption.encrypted)
+    return { encrypted: true, description: "Encrypted at rest (SQLCipher), with a key kept by this system's keychain." };
+  return { encrypted: false, description: `The database is ${encryption.reason}.` };
 }
 
 export interface WorkbenchCore extends Disposable {
@@ -182,7 +191,13 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     });
   } catch (error) {
     const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
-    const appInfo: AppInfo = { ...baseInfo, startupError: info };
+    // A backup the person may put back (a database whose key is missing or wrong names the newest one).
+    const backupPath = error instanceof StoreError ? error.backupPath : undefined;
+    const appInfo: AppInfo = {
+      ...baseInfo,
+      databaseEncryption: { encrypted: false, description: 'The database could not be opened.' },
+      startupError: { ...info, ...(backupPath ? { backupPath } : {}) },
+    };
     owned.add(registerHandlers(options.transport, createUnavailableHandlers(appInfo), routerOptions));
     return finish(appInfo, null, async () => {
       throw new WorkbenchError(info.code, `Nothing can be opened: ${info.message}`);
@@ -196,7 +211,12 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     if (folderTrust) sender.send('folder-trust:changed', folderTrust.list());
   };
   // The sandbox the core's own tools run their commands in, detected when none was given.
-  const appInfo: AppInfo = { ...baseInfo, sandbox: sandboxInfo(core.sandbox), startupError: null };
+  const appInfo: AppInfo = {
+    ...baseInfo,
+    sandbox: sandboxInfo(core.sandbox),
+    databaseEncryption: encryptionInfo(core.encryption),
+    startupError: null,
+  };
   const workspaces = new FolderInspector();
   const terminals = owned.add(
     new PersonTerminals(

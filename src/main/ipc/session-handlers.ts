@@ -90,7 +90,7 @@ export function sessionHandlers(deps: SessionHandlerDependencies): Pick<Handlers
       existing(input.sessionId);
       return runtime.tree(input.sessionId);
     },
-    'session:export': (input) => deps.transfer.exportSession(input.sessionId),
+    'session:export': (input) => deps.transfer.exportSession(input.sessionId, { raw: input.raw === true }),
     'session:import': async (input) => {
       // The file's folder is kept only where the person chose it here, or a session has it already.
       const session = await deps.transfer.importSession(input.document, (path) => deps.chosenPaths.has(path, knownWorkspaces(store)));

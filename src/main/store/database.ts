@@ -2,14 +2,33 @@
  * Opens the app's SQLite database and migrates its schema, after a backup; folds its write-ahead log back on a timer.
  */
 
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { StoreError } from '../../shared/errors';
+import { existsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
+import { StoreError, toErrorInfo } from '../../shared/errors';
+import {
+  conversionBackupPath,
+  convertToEncrypted,
+  databaseFileState,
+  encryptPlainBackups,
+  recoverConversion,
+  schemaBackups,
+  type ConversionStep,
+} from './database-conversion';
+import { applyKey, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
 
 export interface OpenDatabaseOptions {
   readonly migrations?: readonly Migration[];
   readonly now?: () => number;
+  /**
+   * Keeps the database's key. With a keeper whose system can keep keys, a new database is made encrypted and a plain
+   * one is converted in place; without one (or where the system keeps none) the database stays plain and says why.
+   */
+  readonly keys?: DatabaseKeyKeeper;
+  /** Told before each step of a conversion of a plain database (tests stop there, as a crash would). */
+  readonly onConversionStep?: (step: ConversionStep) => void;
 }
 
 export interface OpenedDatabase {
@@ -18,22 +37,8 @@ export interface OpenedDatabase {
   /** Copy taken before migrating an existing database, if a migration ran. */
   readonly backupPath: string | null;
   readonly schemaVersion: number;
-}
-
-const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1');
-
-function assertLooksLikeSqlite(path: string): void {
-  if (!existsSync(path) || statSync(path).size === 0) return;
-  const header = Buffer.alloc(sqliteHeader.length);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, header, 0, header.length, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (!header.equals(sqliteHeader)) {
-    throw new StoreError('store_corrupt', `The database file ${path} is not a SQLite database (it may be damaged). It was left untouched.`);
-  }
+  /** Whether the file is encrypted at rest, and if not, why. */
+  readonly encryption: DatabaseEncryption;
 }
 
 function isCorruption(error: unknown): boolean {
@@ -41,16 +46,110 @@ function isCorruption(error: unknown): boolean {
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
 }
 
+function isSqliteError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
+/** The newest backup kept beside the database (the migrations' copies), which the person may put back. */
+function newestBackup(path: string): string | null {
+  // Named `<file>.backup-v<version>-<time>`: the time it was taken is in its name.
+  const takenAt = (backup: string): number => Number(/-(\d+)$/.exec(backup)?.[1] ?? 0);
+  return schemaBackups(path).sort((a, b) => takenAt(b) - takenAt(a))[0] ?? null;
+}
+
+/** A database that cannot be opened for want of its key: the file is never touched, and a backup is named if one is kept. */
+function keyError(code: 'store_key_missing' | 'store_key_wrong', path: string, why: string, cause?: unknown): StoreError {
+  const backup = newestBackup(path);
+  const offer = backup
+    ? ` A backup is kept at ${backup}: to go back to it, quit the app and put it in place of ${basename(path)} (keep the current file if its key may come back).`
+    : '';
+  return new StoreError(code, `The database ${path} cannot be opened: ${why} The file was left untouched.${offer}`, {
+    ...(cause === undefined ? {} : { cause }),
+    ...(backup ? { backupPath: backup } : {}),
+  });
+}
+
+/** The key of an encrypted database, or a typed error saying why there is none. */
+function keyOfEncrypted(path: string, keys: DatabaseKeyKeeper | undefined): Buffer {
+  if (!keys) throw keyError('store_key_missing', path, 'it is encrypted and no key was given to open it.');
+  const keeping = keys.keeping();
+  if (!keeping.available) throw keyError('store_key_missing', path, `it is encrypted and its key cannot be read here: ${keeping.reason}`);
+  let key: Buffer | null;
+  try {
+    key = keys.read();
+  } catch (error) {
+    throw keyError('store_key_missing', path, `it is encrypted and its key could not be read (${toErrorInfo(error).message}).`, error);
+  }
+  if (!key) throw keyError('store_key_missing', path, 'it is encrypted and the key this system kept for it is gone.');
+  return key;
+}
+
+/** The schema version of a plain database file; 0 when it cannot be read (opening it says why). */
+function plainSchemaVersion(path: string): number {
+  try {
+    const db = new BetterSqlite3(path, { fileMustExist: true });
+    try {
+      return db.pragma('user_version', { simple: true }) as number;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
 /**
- * Opens the profile database in WAL mode and brings its schema up to date. An existing database is
- * copied aside before any migration runs. A database from a newer app or a damaged file is refused
- * with a typed error and left as it was.
+ * Finds the key to open the database with, converting a plain one in place: null when it stays plain, with the reason.
+ * A conversion that fails leaves the plain database as it was (the app keeps working) and is tried at the next start.
+ */
+function prepareKey(path: string, target: number, options: OpenDatabaseOptions): { key: Buffer | null; encryption: DatabaseEncryption } {
+  recoverConversion(path);
+  const state = databaseFileState(path);
+  const keys = options.keys;
+  if (state === 'opaque') return { key: keyOfEncrypted(path, keys), encryption: { encrypted: true } };
+  if (!keys) return { key: null, encryption: { encrypted: false, reason: 'not encrypted: no key keeper was given' } };
+  const keeping = keys.keeping();
+  if (!keeping.available) return { key: null, encryption: { encrypted: false, reason: `not encrypted: ${keeping.reason}` } };
+  let key: Buffer;
+  try {
+    key = keys.read() ?? keys.create();
+  } catch (error) {
+    // A key kept but unreadable is never replaced: encrypted backups may need it.
+    return {
+      key: null,
+      encryption: { encrypted: false, reason: `not encrypted: its key could not be read (${toErrorInfo(error).message})` },
+    };
+  }
+  if (state === 'absent') return { key, encryption: { encrypted: true } };
+  // A database of a newer app is left as it is: opening it refuses it below.
+  if (plainSchemaVersion(path) > target) return { key: null, encryption: { encrypted: false, reason: 'not encrypted' } };
+  try {
+    convertToEncrypted(path, key, options.onConversionStep);
+    return { key, encryption: { encrypted: true } };
+  } catch (error) {
+    recoverConversion(path);
+    const reason = `not encrypted yet: converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
+    console.error(`The database ${path} could not be encrypted:`, error);
+    return { key: null, encryption: { encrypted: false, reason } };
+  }
+}
+
+/**
+ * Opens the profile database in WAL mode and brings its schema up to date. With a key keeper, the database is encrypted
+ * at rest (a plain one is converted first, see `convertToEncrypted`). An existing database is copied aside before any
+ * migration runs (encrypted as it is). A database from a newer app, a damaged file or one whose key is missing or wrong
+ * is refused with a typed error and left as it was.
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): OpenedDatabase {
   const steps = options.migrations ?? defaultMigrations;
   const target = steps.at(-1)?.version ?? latestSchemaVersion;
   const now = options.now ?? Date.now;
-  assertLooksLikeSqlite(path);
+  const state = databaseFileState(path);
+  if (state === 'opaque' && !options.keys && !existsSync(conversionBackupPath(path))) {
+    throw new StoreError('store_corrupt', `The database file ${path} is not a SQLite database (it may be damaged). It was left untouched.`);
+  }
+  const { key, encryption } = prepareKey(path, target, options);
   let db: Database;
   try {
     db = new BetterSqlite3(path);
@@ -62,6 +161,24 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     throw new StoreError('store_unavailable', `The database file ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
   }
   try {
+    if (key) {
+      applyKey(db, key);
+      try {
+        db.prepare('SELECT count(*) FROM sqlite_schema').get();
+      } catch (error) {
+        // Pages the key does not decrypt read as garbage: "not a database", "unsupported file format", "malformed".
+        if (isSqliteError(error))
+          throw keyError(
+            'store_key_wrong',
+            path,
+            'the key this system keeps does not open it (the key changed, or the file is damaged).',
+            error,
+          );
+        throw error;
+      }
+      // The key opens it: copies taken before a schema change while it was plain are encrypted with it too.
+      encryptPlainBackups(path, key);
+    }
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > target) {
       throw new StoreError(
@@ -74,6 +191,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // 16 MB of pages kept in memory, said here rather than left to how SQLite was built (its default there is about the
+    // same): on an encrypted database each page read from the file is decrypted again.
+    db.pragma('cache_size = -16384');
     // Checkpoints run off the hot path (see startCheckpointer), not inside the commit of a step.
     db.pragma('wal_autocheckpoint = 0');
 
@@ -89,7 +209,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
         db.pragma(`user_version = ${step.version}`);
       })();
     }
-    return { db, path, backupPath, schemaVersion: target };
+    return { db, path, backupPath, schemaVersion: target, encryption };
   } catch (error) {
     db.close();
     if (error instanceof StoreError) throw error;

@@ -117,6 +117,8 @@ export const appInfoSchema = z.object({
   secretsEncrypted: z.boolean(),
   /** Whether shell commands run in an OS sandbox, said plainly. */
   sandbox: z.object({ available: z.boolean(), description: z.string() }),
+  /** Whether the database is encrypted at rest, said plainly ("not encrypted: this system offers no keychain"). */
+  databaseEncryption: z.object({ encrypted: z.boolean(), description: z.string() }),
   startupError: errorInfoSchema.extend({ backupPath: z.string().optional() }).nullable(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
@@ -150,7 +152,14 @@ export const channels = {
   'session:discard': { input: z.object(sessionRef).strict(), output: z.object({ queued: z.string().nullable() }) },
   'session:tree': { input: z.object(sessionRef).strict(), output: sessionTreeNodeSchema.nullable() },
   /** The whole session, every branch included, as a versioned JSON document. */
-  'session:export': { input: z.object(sessionRef).strict(), output: z.object({ fileName: z.string(), document: z.string() }) },
+  /**
+   * What looks like a secret (API keys, tokens, private keys, `.env` values) is redacted unless `raw` is asked for;
+   * `redacted` counts what was.
+   */
+  'session:export': {
+    input: z.object({ ...sessionRef, raw: z.boolean().optional() }).strict(),
+    output: z.object({ fileName: z.string(), document: z.string(), redacted: z.number().int().min(0) }),
+  },
   'session:import': { input: z.object({ document: z.string().min(2).max(limits.importLength) }).strict(), output: sessionSchema },
 
   /**

@@ -17,6 +17,7 @@ import type { CheckpointRef, CheckpointStore } from '../ports/checkpoints';
 import type { Clock } from '../ports/clock';
 import type { WorkspaceInspector } from '../ports/ports';
 import { branchLine, headsOfBranches } from './branching';
+import { redactValue } from './secret-redaction';
 import type { ImportedSession, SessionStore } from '../ports/stores';
 
 export interface SessionTransferOptions {
@@ -41,7 +42,11 @@ export interface SessionTransferOptions {
 export class SessionTransfer {
   constructor(private readonly options: SessionTransferOptions) {}
 
-  exportSession(sessionId: string): { fileName: string; document: string } {
+  /**
+   * The session as a document. What looks like a secret (API keys, tokens, private keys, `.env` values) is replaced with
+   * a marker unless `raw` is asked for; `redacted` says how many were.
+   */
+  exportSession(sessionId: string, options: { raw?: boolean } = {}): { fileName: string; document: string; redacted: number } {
     const { store, clock, appVersion } = this.options;
     const session = store.get(sessionId);
     if (!session) throw new NotFoundError('Session', sessionId);
@@ -59,7 +64,7 @@ export class SessionTransfer {
       }
     };
     walk(sessionId);
-    const document: SessionExport = {
+    const whole: SessionExport = {
       format: sessionExportFormat,
       version: sessionExportVersion,
       exportedAt: clock.now(),
@@ -67,12 +72,13 @@ export class SessionTransfer {
       ...this.partOf(session),
       ...(subAgents.length > 0 ? { subAgents } : {}),
     };
+    const { value: document, count: redacted } = options.raw ? { value: whole, count: 0 } : redactValue(whole);
     const safeTitle =
       session.title
         .replace(/[^A-Za-z0-9 _-]+/g, '')
         .trim()
         .slice(0, 60) || 'session';
-    return { fileName: `${safeTitle}${sessionFileSuffix}`, document: JSON.stringify(document, null, 1) };
+    return { fileName: `${safeTitle}${sessionFileSuffix}`, document: JSON.stringify(document, null, 1), redacted };
   }
 
   /** One session as the export holds it: the session, its branches, its whole journal and its checkpoints. */

@@ -3,17 +3,15 @@
  * agent, History and Export.
  */
 
-import { useLifetime } from '../disposables';
-import { download } from '../download';
 import { useAppState, type AppStore } from '../store';
 import { SessionAgent } from './SessionAgent';
 import { CheckControl } from './CheckControl';
 import { GitBadge } from './GitBadge';
+import { ExportControl } from './ExportControl';
 
 /** The selected session's title and workspace (with Choose folder…), its agent, History and Export. */
 export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppStore; sessionId: string; onShowHistory: () => void }) {
   const session = useAppState(store, (state) => state.sessions.find((candidate) => candidate.id === sessionId));
-  const lifetime = useLifetime();
   if (!session) return null;
   return (
     <div className="session-header">
@@ -45,17 +43,7 @@ export function SessionHeader({ store, sessionId, onShowHistory }: { store: AppS
           <button type="button" onClick={onShowHistory}>
             History
           </button>
-          <button
-            type="button"
-            onClick={() =>
-              void store.attempt(async () => {
-                const { fileName, document: text } = await store.call('session:export', { sessionId });
-                download(lifetime.current, fileName, text);
-              })
-            }
-          >
-            Export
-          </button>
+          <ExportControl store={store} sessionId={sessionId} />
         </div>
       </div>
     </div>

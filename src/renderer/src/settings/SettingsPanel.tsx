@@ -17,6 +17,7 @@ import { BudgetSettings } from './BudgetSettings';
 import { CommandLimitsSettings } from './CommandLimitsSettings';
 import { ContextSettings } from './ContextSettings';
 import { CheckSettings } from './CheckSettings';
+import { DatabaseEncryptionNote } from './DatabaseEncryptionNote';
 import { PriceSettings } from './PriceSettings';
 import { EndpointSettings } from './EndpointSettings';
 import { GuardrailSettings } from './GuardrailSettings';
@@ -63,6 +64,7 @@ function DataSettings({ store }: { store: AppStore }) {
       <p className="small" {...field('API keys', keys)}>
         {keys}
       </p>
+      <DatabaseEncryptionNote info={info} />
     </SettingsSection>
   );
 }

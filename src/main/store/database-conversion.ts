@@ -1,0 +1,220 @@
+/*
+ * Converts a plain database into an encrypted one in place, with a plain backup kept until the encrypted file is
+ * verified; and puts back what a conversion stopped part way (a crash, a power cut) left.
+ */
+
+import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
+import { StoreError } from '../../shared/errors';
+import { applyKey } from './database-key';
+
+/** The steps of a conversion, in order; each is told before it runs (tests stop there, as a crash would). */
+export const conversionSteps = ['fold_log', 'back_up', 'copy', 'encrypt_copy', 'verify_copy', 'replace', 'verify', 'drop_backup'] as const;
+export type ConversionStep = (typeof conversionSteps)[number];
+
+/** The plain copy kept while a conversion runs: its presence at a start means the conversion did not finish. */
+export const conversionBackupPath = (path: string): string => `${path}.unencrypted-backup`;
+const workPath = (path: string): string => `${path}.encrypting`;
+const sidecars = ['-wal', '-shm', '-journal'] as const;
+
+const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** What a database file is: absent or empty, a plain SQLite file, or something else (encrypted, or damaged). */
+export function databaseFileState(path: string): 'absent' | 'plain' | 'opaque' {
+  if (!existsSync(path) || statSync(path).size === 0) return 'absent';
+  const header = Buffer.alloc(sqliteHeader.length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return header.equals(sqliteHeader) ? 'plain' : 'opaque';
+}
+
+function removeWithSidecars(path: string): void {
+  for (const file of [path, ...sidecars.map((suffix) => `${path}${suffix}`)]) rmSync(file, { force: true });
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncFolder(path: string): void {
+  if (process.platform === 'win32') return;
+  const fd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Copies a file whole or not at all: to a temporary name, flushed, then renamed into place. */
+function durableCopy(from: string, to: string): void {
+  const partial = `${to}.partial`;
+  copyFileSync(from, partial);
+  syncFile(partial);
+  renameSync(partial, to);
+  syncFolder(to);
+}
+
+/** Rows of every table, by table: what must be the same before and after. */
+type RowCounts = Record<string, number>;
+
+function rowCounts(db: BetterSqlite3.Database): RowCounts {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  const counts: RowCounts = {};
+  for (const table of tables)
+    counts[table] = db
+      .prepare(`SELECT count(*) FROM "${table.replaceAll('"', '""')}"`)
+      .pluck()
+      .get() as number;
+  return counts;
+}
+
+/** Opens an encrypted file with the key and checks it whole against the plain rows; throws when it does not hold them. */
+function verifyEncrypted(path: string, key: Buffer, expected: RowCounts): void {
+  if (databaseFileState(path) !== 'opaque') throw new StoreError('store_unavailable', `${path} was not encrypted.`);
+  const db = new BetterSqlite3(path);
+  try {
+    applyKey(db, key);
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok')
+      throw new StoreError('store_corrupt', `The encrypted copy of the database failed its integrity check: ${String(integrity)}.`);
+    const counts = rowCounts(db);
+    if (JSON.stringify(counts) !== JSON.stringify(expected))
+      throw new StoreError('store_corrupt', 'The encrypted copy of the database does not hold the same rows as the plain one.');
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Puts back what a conversion stopped part way left: the work copy is dropped, and when the plain backup is still there
+ * (the conversion never finished), it replaces whatever the database file became. The backup is only ever written whole
+ * and the app writes nothing to the database while converting, so it holds everything. Says whether it put one back.
+ */
+export function recoverConversion(path: string): boolean {
+  removeWithSidecars(workPath(path));
+  for (const backup of schemaBackups(path)) removeWithSidecars(workPath(backup));
+  const backup = conversionBackupPath(path);
+  rmSync(`${backup}.partial`, { force: true });
+  if (!existsSync(backup)) return false;
+  durableCopy(backup, `${path}.restoring`);
+  for (const suffix of sidecars) rmSync(`${path}${suffix}`, { force: true });
+  renameSync(`${path}.restoring`, path);
+  syncFolder(path);
+  rmSync(backup, { force: true });
+  return true;
+}
+
+/**
+ * Encrypts the plain database at `path` with the key, in place. The write-ahead log is folded in first; a plain backup
+ * is written whole; a copy is encrypted (SQLCipher's rekey needs a rollback journal, so not in WAL mode) and verified
+ * (integrity, and the same rows in every table); it then replaces the file in one rename, is verified again where it
+ * now lies, and only then is the backup removed. A crash at any point leaves either the plain file as it was or the
+ * backup, which `recoverConversion` puts back at the next start. Throws when a step fails; the caller then recovers.
+ */
+export function convertToEncrypted(path: string, key: Buffer, onStep: (step: ConversionStep) => void = () => undefined): void {
+  onStep('fold_log');
+  let counts: RowCounts;
+  const plain = new BetterSqlite3(path);
+  try {
+    plain.pragma('wal_checkpoint(TRUNCATE)');
+    plain.pragma('journal_mode = DELETE');
+    counts = rowCounts(plain);
+  } finally {
+    plain.close();
+  }
+  onStep('back_up');
+  const backup = conversionBackupPath(path);
+  durableCopy(path, backup);
+  onStep('copy');
+  const work = workPath(path);
+  removeWithSidecars(work);
+  copyFileSync(path, work);
+  onStep('encrypt_copy');
+  const copy = new BetterSqlite3(work);
+  try {
+    applyKey(copy, key, 'rekey');
+    copy.pragma('journal_mode = WAL');
+  } finally {
+    copy.close();
+  }
+  syncFile(work);
+  onStep('verify_copy');
+  verifyEncrypted(work, key, counts);
+  onStep('replace');
+  for (const suffix of sidecars) rmSync(`${path}${suffix}`, { force: true });
+  renameSync(work, path);
+  syncFolder(path);
+  onStep('verify');
+  verifyEncrypted(path, key, counts);
+  onStep('drop_backup');
+  rmSync(backup, { force: true });
+  syncFolder(path);
+}
+
+/** The copies taken before a schema change (`<path>.backup-v<version>-<time>`), whole files only. */
+export function schemaBackups(path: string): string[] {
+  const prefix = `${basename(path)}.backup-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.startsWith(prefix) && !/\.(encrypting|partial)(-wal|-shm|-journal)?$|-(wal|shm|journal)$/.test(name))
+    .map((name) => join(dirname(path), name));
+}
+
+/**
+ * Encrypts in place, with the database's key, the plain copies taken before a schema change (by versions of the app
+ * before encryption, or while the system had no keychain): each is copied, the copy encrypted and verified, then renamed
+ * over it. A copy that cannot be encrypted stays as it was. Says how many were encrypted.
+ */
+export function encryptPlainBackups(path: string, key: Buffer): number {
+  let encrypted = 0;
+  for (const backup of schemaBackups(path)) {
+    if (databaseFileState(backup) !== 'plain') continue;
+    const work = workPath(backup);
+    try {
+      removeWithSidecars(work);
+      copyFileSync(backup, work);
+      let counts: RowCounts;
+      const plain = new BetterSqlite3(work);
+      try {
+        plain.pragma('journal_mode = DELETE');
+        counts = rowCounts(plain);
+      } finally {
+        plain.close();
+      }
+      const copy = new BetterSqlite3(work);
+      try {
+        applyKey(copy, key, 'rekey');
+      } finally {
+        copy.close();
+      }
+      syncFile(work);
+      verifyEncrypted(work, key, counts);
+      renameSync(work, backup);
+      syncFolder(backup);
+      encrypted += 1;
+    } catch (error) {
+      removeWithSidecars(work);
+      console.error(`The backup ${backup} could not be encrypted; it stays as it was:`, error);
+    }
+  }
+  return encrypted;
+}
