@@ -258,8 +258,10 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { sessionId: 'x', decision: 'always' }, code: 'invalid_input' },
   ],
   'folder-trust:release': [
-    { input: { sessionId: unknownId, path: 'AGENTS.md' }, code: 'not_found' },
-    { input: { sessionId: 'x', path: '' }, code: 'invalid_input' },
+    { input: { sessionId: unknownId, path: 'AGENTS.md', sha256: 'a'.repeat(64) }, code: 'not_found' },
+    { input: { sessionId: 'x', path: 'AGENTS.md' }, code: 'invalid_input' },
+    { input: { sessionId: 'x', path: 'AGENTS.md', sha256: 'not-a-digest' }, code: 'invalid_input' },
+    { input: { sessionId: 'x', path: '', sha256: 'a'.repeat(64) }, code: 'invalid_input' },
   ],
   'folder-trust:list': [{ input: { extra: 1 }, code: 'invalid_input' }],
   'folder-trust:set': [
