@@ -65,6 +65,7 @@ transport.onEvent((event, payload) => {
       phase('checkpoint');
     } else if (item.type === 'text_delta') phase('streaming');
     else if (item.type === 'tool_call_started') phase('tool');
+    else if (item.type === 'tool_output') phase('output');
     else if (item.type === 'approval_requested') {
       phase('approval');
       answerSoon(item.approvalId);

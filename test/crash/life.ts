@@ -21,10 +21,12 @@ export function startLife(
   onLine: (line: string, life: Life) => void,
   once = false,
   delegate = false,
+  /** More of the child's environment (`CRASH_PLAIN: '1'`: a plain database, for a test host that opens it without a key). */
+  env: NodeJS.ProcessEnv = {},
 ): Life {
   const child = spawn(process.execPath, ['--import', 'tsx', childPath, dataDir, baseUrl, workspace], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...(once ? { CRASH_CHILD_ONCE: '1' } : {}), ...(delegate ? { CRASH_CHILD_DELEGATE: '1' } : {}) },
+    env: { ...process.env, ...(once ? { CRASH_CHILD_ONCE: '1' } : {}), ...(delegate ? { CRASH_CHILD_DELEGATE: '1' } : {}), ...env },
   });
   const lines: string[] = [];
   let buffer = '';

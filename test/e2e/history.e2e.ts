@@ -229,9 +229,19 @@ describe('versions, checkpoints and recovery in the workbench', () => {
     );
     await workbench.restartAfter(async () => {
       // Another life of the app runs the turn and is killed with SIGKILL while the command runs.
-      const life = startLife(workbench.dataDir, server.openaiBaseUrl, workspace, (line, self) => {
-        if (line.startsWith('phase tool')) setTimeout(() => self.kill(), 300);
-      });
+      // Killed once the command's first output is journalled, so the banner has it to show. The life's database is plain,
+      // as the test host that opens it next has no key.
+      const life = startLife(
+        workbench.dataDir,
+        server.openaiBaseUrl,
+        workspace,
+        (line, self) => {
+          if (line.startsWith('phase output')) self.kill();
+        },
+        false,
+        false,
+        { CRASH_PLAIN: '1' },
+      );
       await life.exited;
     });
     await page.getByRole('button', { name: /^task / }).click();
