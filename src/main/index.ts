@@ -129,6 +129,11 @@ if (!app.requestSingleInstanceLock()) {
       builtinTools: true,
       launchRuntime: utilityRuntime(utilityProcess.fork, runtimeHostPath),
       tagWorker: { path: tagWorkerPath },
+      // After a backup of the database was put back, while nothing of the database is open: start again on it.
+      relaunch: () => {
+        app.relaunch();
+        app.exit(0);
+      },
     });
     const workbench = core;
     transport.onDroppedPath(isTrustedSender, (path) => workbench.rememberChosenPath(path));

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect as expectPage } from 'playwright/test';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { CipherKeptDatabaseKey } from '../../src/main/secrets/cipher-kept-database-key';
+import { latestSchemaVersion } from '../../src/main/store/migrations';
 import type { SecretCipher } from '../../src/main/secrets/encrypted-file-secret-store';
 import { temporaryFolder } from '../helpers';
 import { testKeychain } from '../host/test-keychain';
@@ -55,5 +56,39 @@ describe('encryption at rest and redacted exports in the window', () => {
     await page.getByRole('button', { name: 'Settings' }).click();
     await expectPage(page.getByLabel('Database encryption')).toHaveText('The database is not encrypted: this system offers no keychain.');
     await expectPage(page.getByLabel('Database encryption').locator('strong')).toBeVisible();
+  });
+
+  it('offers to put back a backup of the database that opens when the database cannot be opened, and starts again on it', async () => {
+    let relaunched = 0;
+    const workbench = await open({ databaseKeys: keysIn(testKeychain()), relaunch: () => (relaunched += 1) });
+    const { page } = workbench;
+    const databasePath = join(workbench.dataDir, 'workbench.sqlite');
+    const backupPath = `${databasePath}.backup-v${latestSchemaVersion}-1700000000000`;
+    expect(await workbench.host.invoke('session:create', { title: 'Kept in the backup', workspacePath: null })).toMatchObject({ ok: true });
+    // A migration's copy of the database, as the app keeps beside it.
+    await workbench.restartAfter(async () => writeFileSync(backupPath, readFileSync(databasePath)));
+    expect(await workbench.host.invoke('session:create', { title: 'Made after the backup', workspacePath: null })).toMatchObject({
+      ok: true,
+    });
+    // The file's first page damaged while the app was closed.
+    await workbench.restartAfter(async () => {
+      const bytes = readFileSync(databasePath);
+      bytes.fill(0, 0, 4096);
+      writeFileSync(databasePath, bytes);
+    });
+
+    await expectPage(page.getByRole('heading', { name: 'Your data could not be opened' })).toBeVisible();
+    await expectPage(page.getByRole('alert')).toContainText('A backup taken 2023-11-14T22:13:20.000Z opens');
+    await expectPage(page.getByText(backupPath)).toBeVisible();
+    await page.getByRole('button', { name: 'Put the backup back' }).click();
+    const done = page.getByRole('status');
+    await expectPage(done).toContainText('The backup is back in place. The database that could not be opened was kept as');
+    await expectPage(done).toContainText('workbench.sqlite.unopened-');
+    await expectPage(done).toContainText('The app starts again');
+    await expect.poll(() => relaunched).toBe(1);
+
+    await workbench.restart();
+    await expectPage(page.getByText('Kept in the backup').first()).toBeVisible();
+    await expectPage(page.getByText('Made after the backup')).toHaveCount(0);
   });
 });

@@ -59,6 +59,8 @@ export interface NodeCoreOptions {
   readonly modelFolders?: ModelFolders;
   readonly machineInfo?: () => MachineInfo;
   readonly freeDiskBytes?: (folder: string) => Promise<number>;
+  /** Starts the app again after a backup of the database was put back (the app's own restarts the process). */
+  readonly relaunch?: () => void;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.modelCatalogue ? { modelCatalogue: options.modelCatalogue } : {}),
     ...(options.machineInfo ? { machineInfo: options.machineInfo } : {}),
     ...(options.freeDiskBytes ? { freeDiskBytes: options.freeDiskBytes } : {}),
+    ...(options.relaunch ? { relaunch: options.relaunch } : {}),
     // The person's terminals read no rc file of this machine's home: a slow or locked one (a shell killed in the middle of
     // a version manager's start) would make every terminal test wait on it.
     terminalEnvironment: { ...process.env, HOME: join(options.dataDir, 'home') },

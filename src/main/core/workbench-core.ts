@@ -2,7 +2,8 @@
  * The core served over IPC (`createWorkbenchCore`): the handlers of every channel on a transport, and the journal's
  * events sent out once per frame.
  *
- * When the database cannot be opened, every channel but `app:info` refuses, so the window can say why.
+ * When the database cannot be opened, every channel but `app:info` and `app:restoreBackup` refuses, so the window can
+ * say why and offer the backup that opens.
  */
 
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ import type { DatabaseEncryption } from '../store/database-key';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { PersonTerminals } from '../tools/person-terminals';
 import { createCore, type Core, type CoreOptions } from './create-core';
+import { backupRestorer } from './backup-restore';
 import { ChosenPaths } from '../ipc/chosen-paths';
 import { openLaunchPath } from './launch-path';
 
@@ -62,6 +64,8 @@ export interface WorkbenchCoreOptions extends Pick<
   readonly validateOutputs?: boolean;
   /** The environment the person's terminals start with: the app's own by default. */
   readonly terminalEnvironment?: NodeJS.ProcessEnv;
+  /** Starts the app again (after a backup of the database was put back); without it the person does. */
+  readonly relaunch?: () => void;
 }
 
 /** What the window says of the sandbox commands run in. */
@@ -174,7 +178,14 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   };
   let core: Core;
   try {
-    const { transport: _transport, isTrustedSender: _trusted, folderPicker: _picker, validateOutputs: _validate, ...own } = options;
+    const {
+      transport: _transport,
+      isTrustedSender: _trusted,
+      folderPicker: _picker,
+      validateOutputs: _validate,
+      relaunch: _relaunch,
+      ...own
+    } = options;
     core = await createCore({
       ...own,
       listener,
@@ -198,7 +209,14 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       databaseEncryption: { encrypted: false, description: 'The database could not be opened.' },
       startupError: { ...info, ...(backupPath ? { backupPath } : {}) },
     };
-    owned.add(registerHandlers(options.transport, createUnavailableHandlers(appInfo), routerOptions));
+    const restore = backupRestorer({
+      databasePath,
+      backupPath,
+      keys: options.databaseKeys,
+      now: () => clock.now(),
+      relaunch: options.relaunch,
+    });
+    owned.add(registerHandlers(options.transport, createUnavailableHandlers(appInfo, restore), routerOptions));
     return finish(appInfo, null, async () => {
       throw new WorkbenchError(info.code, `Nothing can be opened: ${info.message}`);
     });

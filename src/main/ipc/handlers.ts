@@ -87,6 +87,9 @@ export interface HandlerDependencies {
 export function createHandlers(deps: HandlerDependencies): Handlers {
   return {
     'app:info': () => deps.appInfo,
+    'app:restoreBackup': () => {
+      throw new WorkbenchError('invalid_state', 'The database is open: there is no backup to put back.');
+    },
     ...sessionHandlers(deps),
     ...workspaceHandlers({ ...deps, dataDir: deps.appInfo.dataDir }),
     ...runHandlers(deps),
@@ -106,11 +109,14 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
   };
 }
 
-/** Handlers for when the database could not be opened: the app can say why, and nothing else runs. */
-export function createUnavailableHandlers(appInfo: AppInfo): Handlers {
+/**
+ * Handlers for when the database could not be opened: the app can say why and put back the backup it named, and
+ * nothing else runs.
+ */
+export function createUnavailableHandlers(appInfo: AppInfo, restoreBackup: Handlers['app:restoreBackup']): Handlers {
   const refuse = (): never => {
     throw new WorkbenchError('store_unavailable', appInfo.startupError?.message ?? 'The database is not available.');
   };
   const handlers = Object.fromEntries(channelNames.map((name) => [name, refuse])) as unknown as Record<string, () => never>;
-  return { ...handlers, 'app:info': () => appInfo } as unknown as Handlers;
+  return { ...handlers, 'app:info': () => appInfo, 'app:restoreBackup': restoreBackup } as unknown as Handlers;
 }

@@ -57,7 +57,7 @@ function syncFolder(path: string): void {
 }
 
 /** Copies a file whole or not at all: to a temporary name, flushed, then renamed into place. */
-function durableCopy(from: string, to: string): void {
+export function durableCopy(from: string, to: string): void {
   const partial = `${to}.partial`;
   copyFileSync(from, partial);
   syncFile(partial);

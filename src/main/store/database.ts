@@ -3,7 +3,6 @@
  */
 
 import { existsSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, toErrorInfo } from '../../shared/errors';
@@ -13,10 +12,10 @@ import {
   databaseFileState,
   encryptPlainBackups,
   recoverConversion,
-  schemaBackups,
   type ConversionStep,
 } from './database-conversion';
 import { applyKey, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
+import { restorableBackups } from './database-restore';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
 
 export interface OpenDatabaseOptions {
@@ -51,37 +50,40 @@ function isSqliteError(error: unknown): boolean {
   return typeof code === 'string' && code.startsWith('SQLITE_');
 }
 
-/** The newest backup kept beside the database (the migrations' copies), which the person may put back. */
-function newestBackup(path: string): string | null {
-  // Named `<file>.backup-v<version>-<time>`: the time it was taken is in its name.
-  const takenAt = (backup: string): number => Number(/-(\d+)$/.exec(backup)?.[1] ?? 0);
-  return schemaBackups(path).sort((a, b) => takenAt(b) - takenAt(a))[0] ?? null;
-}
-
-/** A database that cannot be opened for want of its key: the file is never touched, and a backup is named if one is kept. */
-function keyError(code: 'store_key_missing' | 'store_key_wrong', path: string, why: string, cause?: unknown): StoreError {
-  const backup = newestBackup(path);
+/**
+ * A database that cannot be opened (its key missing or wrong, or the file damaged): the file is never touched, and the
+ * newest backup kept beside it that opens now (plainly, or with `key`) is named, for the person to put back.
+ */
+function unopenedError(
+  code: 'store_key_missing' | 'store_key_wrong' | 'store_corrupt',
+  path: string,
+  why: string,
+  options: { readonly key: Buffer | null; readonly newestSchema: number; readonly cause?: unknown },
+): StoreError {
+  const backup = restorableBackups(path, options.key, options.newestSchema)[0];
   const offer = backup
-    ? ` A backup is kept at ${backup}: to go back to it, quit the app and put it in place of ${basename(path)} (keep the current file if its key may come back).`
+    ? ` A backup taken ${new Date(backup.takenAt).toISOString()} opens: it can be put back in its place, and this file is then kept beside it as it is.`
     : '';
   return new StoreError(code, `The database ${path} cannot be opened: ${why} The file was left untouched.${offer}`, {
-    ...(cause === undefined ? {} : { cause }),
-    ...(backup ? { backupPath: backup } : {}),
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
+    ...(backup ? { backupPath: backup.path } : {}),
   });
 }
 
 /** The key of an encrypted database, or a typed error saying why there is none. */
-function keyOfEncrypted(path: string, keys: DatabaseKeyKeeper | undefined): Buffer {
-  if (!keys) throw keyError('store_key_missing', path, 'it is encrypted and no key was given to open it.');
+function keyOfEncrypted(path: string, keys: DatabaseKeyKeeper | undefined, newestSchema: number): Buffer {
+  const missing = (why: string, cause?: unknown): StoreError =>
+    unopenedError('store_key_missing', path, why, { key: null, newestSchema, ...(cause === undefined ? {} : { cause }) });
+  if (!keys) throw missing('it is encrypted and no key was given to open it.');
   const keeping = keys.keeping();
-  if (!keeping.available) throw keyError('store_key_missing', path, `it is encrypted and its key cannot be read here: ${keeping.reason}`);
+  if (!keeping.available) throw missing(`it is encrypted and its key cannot be read here: ${keeping.reason}`);
   let key: Buffer | null;
   try {
     key = keys.read();
   } catch (error) {
-    throw keyError('store_key_missing', path, `it is encrypted and its key could not be read (${toErrorInfo(error).message}).`, error);
+    throw missing(`it is encrypted and its key could not be read (${toErrorInfo(error).message}).`, error);
   }
-  if (!key) throw keyError('store_key_missing', path, 'it is encrypted and the key this system kept for it is gone.');
+  if (!key) throw missing('it is encrypted and the key this system kept for it is gone.');
   return key;
 }
 
@@ -107,7 +109,7 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
   recoverConversion(path);
   const state = databaseFileState(path);
   const keys = options.keys;
-  if (state === 'opaque') return { key: keyOfEncrypted(path, keys), encryption: { encrypted: true } };
+  if (state === 'opaque') return { key: keyOfEncrypted(path, keys, target), encryption: { encrypted: true } };
   if (!keys) return { key: null, encryption: { encrypted: false, reason: 'not encrypted: no key keeper was given' } };
   const keeping = keys.keeping();
   if (!keeping.available) return { key: null, encryption: { encrypted: false, reason: `not encrypted: ${keeping.reason}` } };
@@ -147,7 +149,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   const now = options.now ?? Date.now;
   const state = databaseFileState(path);
   if (state === 'opaque' && !options.keys && !existsSync(conversionBackupPath(path))) {
-    throw new StoreError('store_corrupt', `The database file ${path} is not a SQLite database (it may be damaged). It was left untouched.`);
+    throw unopenedError('store_corrupt', path, 'it is not a SQLite database (it may be damaged).', { key: null, newestSchema: target });
   }
   const { key, encryption } = prepareKey(path, target, options);
   let db: Database;
@@ -155,9 +157,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     db = new BetterSqlite3(path);
   } catch (error) {
     if (isCorruption(error))
-      throw new StoreError('store_corrupt', `The database file ${path} is damaged and cannot be opened. It was left untouched.`, {
-        cause: error,
-      });
+      throw unopenedError('store_corrupt', path, 'the file is damaged.', { key, newestSchema: target, cause: error });
     throw new StoreError('store_unavailable', `The database file ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
   }
   try {
@@ -168,11 +168,15 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
       } catch (error) {
         // Pages the key does not decrypt read as garbage: "not a database", "unsupported file format", "malformed".
         if (isSqliteError(error))
-          throw keyError(
+          throw unopenedError(
             'store_key_wrong',
             path,
             'the key this system keeps does not open it (the key changed, or the file is damaged).',
-            error,
+            {
+              key,
+              newestSchema: target,
+              cause: error,
+            },
           );
         throw error;
       }
@@ -214,7 +218,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     db.close();
     if (error instanceof StoreError) throw error;
     if (isCorruption(error))
-      throw new StoreError('store_corrupt', `The database file ${path} is damaged. It was left untouched.`, { cause: error });
+      throw unopenedError('store_corrupt', path, 'the file is damaged.', { key, newestSchema: target, cause: error });
     throw new StoreError('store_unavailable', `The database ${path} could not be prepared: ${(error as Error).message}`, { cause: error });
   }
 }

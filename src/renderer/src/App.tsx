@@ -198,7 +198,14 @@ export function App({ store }: { store: AppStore }) {
     );
   if (info.startupError)
     return info.startupError.code.startsWith('store_') ? (
-      <StartupError title="Your data could not be opened" message={info.startupError.message} detail={`Database: ${info.databasePath}`} />
+      <StartupError
+        title="Your data could not be opened"
+        message={info.startupError.message}
+        detail={`Database: ${info.databasePath}`}
+        {...(info.startupError.backupPath === undefined
+          ? {}
+          : { backupPath: info.startupError.backupPath, restoreBackup: () => store.call('app:restoreBackup', {}) })}
+      />
     ) : (
       <StartupError title="The app could not start" message={info.startupError.message} />
     );

@@ -36,6 +36,7 @@ import { archiveChannels, archiveEntrySchema } from './archive-channels';
 import { localModelChannels, localModelEvents } from './local-model-channels';
 import { terminalChannels, terminalEvents } from './terminal-channels';
 import { folderTrustChannels, folderTrustEvents } from './folder-trust-channels';
+import { appChannels } from './app-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -125,6 +126,7 @@ export type AppInfo = z.infer<typeof appInfoSchema>;
 
 export const channels = {
   'app:info': { input: noInput, output: appInfoSchema },
+  ...appChannels,
 
   'session:list': { input: noInput, output: z.array(sessionSchema) },
   'session:create': {

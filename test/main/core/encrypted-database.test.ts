@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
+import { latestSchemaVersion } from '../../../src/main/store/migrations';
 import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
 import type { SecretCipher } from '../../../src/main/secrets/encrypted-file-secret-store';
 import { temporaryFolder } from '../../helpers';
@@ -23,10 +24,10 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) folder.remove();
 });
 
-async function start(dataDir: string, keychain: SecretCipher): Promise<LoopbackTransport> {
+async function start(dataDir: string, keychain: SecretCipher, relaunch?: () => void): Promise<LoopbackTransport> {
   const transport = new LoopbackTransport();
   const databaseKeys = new CipherKeptDatabaseKey(join(dataDir, 'database.key'), keychain);
-  cores.push((await createNodeCore({ dataDir, transport, databaseKeys })).core);
+  cores.push((await createNodeCore({ dataDir, transport, databaseKeys, ...(relaunch ? { relaunch } : {}) })).core);
   return transport;
 }
 
@@ -56,6 +57,68 @@ describe('the app on an encrypted database', () => {
       value: { startupError: { code: 'store_key_missing', message: expect.stringContaining('cannot be opened') } },
     });
     expect(await locked.invoke('session:list', {})).toMatchObject({ ok: false, error: { code: 'store_unavailable' } });
+    expect(createHash('sha256').update(readFileSync(databasePath)).digest('hex')).toBe(before);
+  });
+
+  it('offers the backup that opens when the database cannot be opened, puts it back once, and starts again on it', async () => {
+    const folder = temporaryFolder();
+    folders.push(folder);
+    const keychain = memoryKeyCipher();
+    const databasePath = join(folder.path, 'workbench.sqlite');
+    const first = await start(folder.path, keychain);
+    expect(await first.invoke('session:create', { title: 'Before the damage', workspacePath: null })).toMatchObject({ ok: true });
+    for (const core of cores.splice(0)) await core.close();
+    // A migration's copy, as the app keeps beside the database; then a session it does not have, and a damaged first page.
+    const backupPath = `${databasePath}.backup-v${latestSchemaVersion}-1700000000000`;
+    writeFileSync(backupPath, readFileSync(databasePath));
+    const second = await start(folder.path, keychain);
+    expect(await second.invoke('session:create', { title: 'Lost with the damage', workspacePath: null })).toMatchObject({ ok: true });
+    for (const core of cores.splice(0)) await core.close();
+    const bytes = readFileSync(databasePath);
+    bytes.fill(0, 0, 4096);
+    writeFileSync(databasePath, bytes);
+    const damaged = createHash('sha256').update(bytes).digest('hex');
+
+    let relaunched = 0;
+    const broken = await start(folder.path, keychain, () => (relaunched += 1));
+    expect(await broken.invoke('app:info', {})).toMatchObject({
+      ok: true,
+      value: { startupError: { code: 'store_key_wrong', backupPath } },
+    });
+    const restored = await broken.invoke('app:restoreBackup', {});
+    expect(restored).toMatchObject({
+      ok: true,
+      value: { relaunching: true, setAsidePath: expect.stringContaining('workbench.sqlite.unopened-') },
+    });
+    const setAside = restored.ok ? (restored.value as { setAsidePath: string }).setAsidePath : '';
+    expect(createHash('sha256').update(readFileSync(setAside)).digest('hex')).toBe(damaged);
+    expect(existsSync(backupPath)).toBe(true);
+    // Once: a second answer would set the restored copy aside in turn.
+    expect(await broken.invoke('app:restoreBackup', {})).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
+    await vi.waitFor(() => expect(relaunched).toBe(1));
+    for (const core of cores.splice(0)) await core.close();
+
+    const restarted = await start(folder.path, keychain);
+    expect(await restarted.invoke('session:list', {})).toMatchObject({ ok: true, value: [{ title: 'Before the damage' }] });
+  });
+
+  it('puts nothing back where no backup opens, and says so', async () => {
+    const folder = temporaryFolder();
+    folders.push(folder);
+    const first = await start(folder.path, memoryKeyCipher());
+    expect(await first.invoke('session:create', { title: 'Only here', workspacePath: null })).toMatchObject({ ok: true });
+    for (const core of cores.splice(0)) await core.close();
+    const databasePath = join(folder.path, 'workbench.sqlite');
+    // A copy that needs the key now gone, as every encrypted backup would.
+    writeFileSync(`${databasePath}.backup-v${latestSchemaVersion}-5`, readFileSync(databasePath));
+    const before = createHash('sha256').update(readFileSync(databasePath)).digest('hex');
+    const locked = await start(folder.path, memoryKeyCipher());
+    const info = await locked.invoke('app:info', {});
+    expect(info.ok && (info.value as { startupError: { backupPath?: string } }).startupError.backupPath).toBeUndefined();
+    expect(await locked.invoke('app:restoreBackup', {})).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_state', message: 'No backup of the database opens here; nothing was changed.' },
+    });
     expect(createHash('sha256').update(readFileSync(databasePath)).digest('hex')).toBe(before);
   });
 

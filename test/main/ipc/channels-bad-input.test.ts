@@ -23,6 +23,12 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
     { input: { extra: 1 }, code: 'invalid_input' },
     { input: 'text', code: 'invalid_input' },
   ],
+  'app:restoreBackup': [
+    { input: { backupPath: '/etc/passwd' }, code: 'invalid_input' },
+    { input: 'text', code: 'invalid_input' },
+    // The database is open: nothing is put back.
+    { input: {}, code: 'invalid_state' },
+  ],
   'session:list': [
     { input: null, code: 'invalid_input' },
     { input: { limit: 5 }, code: 'invalid_input' },

@@ -1,11 +1,76 @@
-/** Why the app could not start, in place of the window; nothing was changed. */
-export function StartupError({ title, message, detail }: { title: string; message: string; detail?: string }) {
+/*
+ * Why the app could not start, in place of the window, with the backup of the database that opens offered to put back.
+ */
+
+import { useState } from 'react';
+import { errorMessage } from '../client';
+
+/** What putting the backup back answered. */
+export interface BackupRestored {
+  readonly setAsidePath: string;
+  readonly relaunching: boolean;
+}
+
+type Restoring =
+  | { readonly kind: 'offered' }
+  | { readonly kind: 'working' }
+  | { readonly kind: 'done'; readonly restored: BackupRestored }
+  | { readonly kind: 'failed'; readonly message: string };
+
+/** Why the app could not start, in place of the window; nothing was changed unless the person puts the backup back. */
+export function StartupError({
+  title,
+  message,
+  detail,
+  backupPath,
+  restoreBackup,
+}: {
+  title: string;
+  message: string;
+  detail?: string;
+  /** A backup of the database that opens now, which `restoreBackup` puts back. */
+  backupPath?: string;
+  restoreBackup?: () => Promise<BackupRestored>;
+}) {
+  const [restoring, setRestoring] = useState<Restoring>({ kind: 'offered' });
+  const restore = (): void => {
+    if (!restoreBackup) return;
+    setRestoring({ kind: 'working' });
+    restoreBackup().then(
+      (restored) => setRestoring({ kind: 'done', restored }),
+      (failure: unknown) => setRestoring({ kind: 'failed', message: errorMessage(failure) }),
+    );
+  };
+  const offered = backupPath !== undefined && restoreBackup !== undefined;
   return (
     <div className="startup-error" role="alert">
       <h1>{title}</h1>
       <p>{message}</p>
       {detail && <p className="muted">{detail}</p>}
-      <p className="muted">Nothing was changed or deleted. Quit the app, then move the file aside or update the app.</p>
+      {restoring.kind === 'done' ? (
+        <p role="status">
+          The backup is back in place. The database that could not be opened was kept as {restoring.restored.setAsidePath}.{' '}
+          {restoring.restored.relaunching ? 'The app starts again…' : 'Quit the app and start it again to open it.'}
+        </p>
+      ) : (
+        <>
+          <p className="muted">
+            Nothing was changed or deleted.{' '}
+            {offered
+              ? 'Put the backup back, or quit the app to keep things as they are.'
+              : 'Quit the app, then move the file aside or update the app.'}
+          </p>
+          {offered && (
+            <div className="startup-error-actions">
+              <button type="button" className="primary" onClick={restore} disabled={restoring.kind === 'working'}>
+                Put the backup back
+              </button>
+              <span className="muted">{backupPath}</span>
+            </div>
+          )}
+          {restoring.kind === 'failed' && <p className="error">{restoring.message}</p>}
+        </>
+      )}
     </div>
   );
 }
