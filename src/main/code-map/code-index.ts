@@ -16,6 +16,7 @@ import { codeLanguages, languageOf, type DefinitionType } from './languages';
 import { CodeGraph } from './map-rank';
 import { GrammarError, maxTaggedBytes, type IndexedFile, type Tag } from './tagger';
 import type { TagSource } from './worker-tagger';
+import type { AtRestSeal } from '../secrets/at-rest-seal';
 
 export type { IndexedFile } from './tagger';
 
@@ -43,6 +44,8 @@ export interface CodeIndexOptions {
   readonly tagger: TagSource;
   /** Where the index is kept between runs; null keeps it in memory only. */
   readonly cacheFile: string | null;
+  /** Seals the kept index at rest (where the database is encrypted); without one it is kept as JSON. */
+  readonly seal?: AtRestSeal | null;
   /** The most files indexed. */
   readonly maxFiles?: number;
   /** Hears how far every refresh is: files looked at, of those found. */
@@ -117,6 +120,8 @@ export class CodeIndex {
   /** The graph of the files as they are now, made when first asked for after a change. */
   private graphNow: CodeGraph | null = null;
   private cacheRead = false;
+  /** The cache was read plain where it is to be sealed: the next refresh writes it again, sealed. */
+  private cacheUnsealed = false;
   /** Whether the index has held the whole workspace once (a walk to its end, or a cache of one), if not every change since. */
   private wholeOnce = false;
   private refreshing: Promise<IndexRefresh> | null = null;
@@ -282,7 +287,7 @@ export class CodeIndex {
       // Said at the end whatever happened, so nothing waits on a refresh that failed.
       onProgress(1, 1);
     }
-    if (read > 0 || removed > 0) this.writeCache(notes);
+    if (read > 0 || removed > 0 || this.cacheUnsealed) this.writeCache(notes);
     this.wholeOnce = true;
     return { read, kept, removed, files: this.files.size, truncated, notes: [...notes] };
   }
@@ -334,11 +339,16 @@ export class CodeIndex {
   private readCache(): void {
     if (this.cacheRead) return;
     this.cacheRead = true;
-    const { cacheFile, root } = this.options;
+    const { cacheFile, root, seal } = this.options;
     if (!cacheFile) return;
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(cacheFile, 'utf8'));
+      const bytes = readFileSync(cacheFile);
+      // A sealed cache without its key, or one kept plain before the database was encrypted, is read as the next one
+      // is written: sealed where there is a seal.
+      const sealed = seal?.isSealed(bytes) ?? false;
+      raw = JSON.parse((seal && sealed ? seal.open(bytes) : bytes).toString('utf8'));
+      this.cacheUnsealed = seal !== undefined && seal !== null && !sealed;
     } catch {
       return;
     }
@@ -352,19 +362,23 @@ export class CodeIndex {
 
   /** Writes the cache whole to a file beside it, then moves it in place: a stop of the app leaves the old one or the new. */
   private writeCache(notes: Set<string>): void {
-    const { cacheFile, root } = this.options;
+    const { cacheFile, root, seal } = this.options;
     if (!cacheFile) return;
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     try {
       mkdirSync(dirname(cacheFile), { recursive: true });
       const fd = openSync(temporary, 'w', 0o600);
       try {
-        writeSync(fd, JSON.stringify({ version: cacheVersion, grammars: grammarsKey(), root, files: Object.fromEntries(this.files) }));
+        const json = Buffer.from(
+          JSON.stringify({ version: cacheVersion, grammars: grammarsKey(), root, files: Object.fromEntries(this.files) }),
+        );
+        writeSync(fd, seal ? seal.seal(json) : json);
         fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
       renameSync(temporary, cacheFile);
+      this.cacheUnsealed = false;
     } catch (error) {
       rmSync(temporary, { force: true });
       notes.add(`The code map could not be saved for the next start: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,5 +1,6 @@
 /*
- * The code index of each workspace the agent works in: made on first use, cached on disk in the app's data folder.
+ * The code index of each workspace the agent works in: made on first use, cached on disk in the app's data folder (sealed
+ * where the database is encrypted).
  */
 
 import { createHash } from 'node:crypto';
@@ -9,6 +10,7 @@ import type { WorkspaceFiles } from '../workspace/workspace-files';
 import { CodeIndex } from './code-index';
 import { Tagger } from './tagger';
 import type { TagSource } from './worker-tagger';
+import type { AtRestSeal } from '../secrets/at-rest-seal';
 
 /** Workspaces whose index is kept in memory at once; one used longer ago is read from its cache again. */
 const maxOpenIndexes = 8;
@@ -22,6 +24,8 @@ export interface CodeMapsOptions {
   readonly tagger?: TagSource;
   /** Hears how far each workspace's index is (by the real path of its root) as it is brought up to date. */
   readonly onProgress?: (root: string, done: number, total: number) => void;
+  /** Seals the cached indexes at rest (where the database is encrypted); without one they are kept as JSON. */
+  readonly seal?: AtRestSeal | null;
 }
 
 /** The code indexes of the workspaces in use, one per workspace root, sharing one tagger (its grammars load once). */
@@ -51,6 +55,7 @@ export class CodeMaps {
         ...(this.options.onProgress
           ? { onProgress: (done: number, total: number) => this.options.onProgress?.(realRoot, done, total) }
           : {}),
+        seal: this.options.seal ?? null,
         cacheFile:
           dataDir === null ? null : join(dataDir, 'code-map', `${createHash('sha256').update(realRoot).digest('hex').slice(0, 24)}.json`),
       });

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSy
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodeIndex } from '../../../src/main/code-map/code-index';
+import { atRestSeal, type AtRestSeal } from '../../../src/main/secrets/at-rest-seal';
 import { CancelledError } from '../../../src/shared/errors';
 import { GrammarError, Tagger } from '../../../src/main/code-map/tagger';
 import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
@@ -31,7 +32,7 @@ function workspaceWith(files: Readonly<Record<string, string | Buffer>>, tagger 
     made.close();
     return made.root;
   })();
-  const index = (): CodeIndex => new CodeIndex({ root: realRoot, reader, tagger, cacheFile });
+  const index = (seal?: AtRestSeal): CodeIndex => new CodeIndex({ root: realRoot, reader, tagger, cacheFile, ...(seal ? { seal } : {}) });
   return { root, cacheFile, index };
 }
 
@@ -140,6 +141,26 @@ describe('the code index of a workspace', () => {
     const third = index();
     expect(await third.refresh()).toMatchObject({ read: 1, kept: 1 });
     expect(third.references('gama').map((tag) => tag.path)).toEqual(['src/a.ts']);
+  });
+
+  it('is kept sealed where the database is encrypted: it names nothing without the key, and another key reads every file again', async () => {
+    const { cacheFile, index } = workspaceWith(files);
+    const key = Buffer.alloc(32, 3);
+    const seal = atRestSeal(key, 'code map');
+    // A cache kept plain before the database was encrypted is still used once, then written sealed.
+    await index().refresh();
+    expect(await index(seal).refresh()).toMatchObject({ read: 0, kept: 2 });
+    const sealed = readFileSync(cacheFile);
+    expect(seal.isSealed(sealed)).toBe(true);
+    expect(sealed.includes('alpha')).toBe(false);
+    expect(sealed.includes('src/a.ts')).toBe(false);
+    const next = index(seal);
+    expect(await next.refresh()).toMatchObject({ read: 0, kept: 2 });
+    expect(next.references('beta').map((tag) => tag.path)).toEqual(['src/a.ts']);
+    // Another key (a new database), or no seal at all: the cache cannot be read, and every file is read again.
+    expect(await index(atRestSeal(Buffer.alloc(32, 4), 'code map')).refresh()).toMatchObject({ read: 2 });
+    const otherPurpose = atRestSeal(key, 'trash');
+    expect(() => otherPurpose.open(readFileSync(cacheFile))).toThrow(/does not open with this key/);
   });
 
   it('a caller that stops waiting stops only its own wait: the one walk goes on for the others', async () => {
