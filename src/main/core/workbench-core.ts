@@ -8,14 +8,14 @@
 
 import { join } from 'node:path';
 import type { Session } from '../../shared/domain';
-import { StoreError, WorkbenchError, toErrorInfo, type ErrorInfo } from '../../shared/errors';
+import { toErrorInfo } from '../../shared/errors';
 import type { AppInfo, EventPayload } from '../../shared/ipc/contract';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import { systemClock } from '../agent/ports/clock';
 import type { RuntimeListener } from '../agent/ports/ports';
 import type { SessionRuntime } from '../agent/session/session-runtime';
 import { EventBatcher } from '../ipc/event-batcher';
-import { createHandlers, createUnavailableHandlers, type FolderPicker } from '../ipc/handlers';
+import { createHandlers, type FolderPicker } from '../ipc/handlers';
 import { EventSender, registerHandlers, type IpcTransport, type SenderInfo } from '../ipc/router';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { SandboxStatus } from '../tools/sandbox';
@@ -23,7 +23,7 @@ import type { DatabaseEncryption } from '../store/database-key';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { PersonTerminals } from '../tools/person-terminals';
 import { createCore, type Core, type CoreOptions } from './create-core';
-import { backupRestorer } from './backup-restore';
+import { unavailableCore } from './unavailable-core';
 import { ChosenPaths } from '../ipc/chosen-paths';
 import { openLaunchPath } from './launch-path';
 
@@ -178,14 +178,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   };
   let core: Core;
   try {
-    const {
-      transport: _transport,
-      isTrustedSender: _trusted,
-      folderPicker: _picker,
-      validateOutputs: _validate,
-      relaunch: _relaunch,
-      ...own
-    } = options;
+    const { transport: _transport, isTrustedSender: _trusted, folderPicker: _picker, validateOutputs: _v, relaunch: _r, ...own } = options;
     core = await createCore({
       ...own,
       listener,
@@ -201,24 +194,11 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       onFolderTrustChanged: () => announceFolderTrust(),
     });
   } catch (error) {
-    const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };
-    // A backup the person may put back (a database whose key is missing or wrong names the newest one).
-    const backupPath = error instanceof StoreError ? error.backupPath : undefined;
-    const appInfo: AppInfo = {
-      ...baseInfo,
-      databaseEncryption: { encrypted: false, description: 'The database could not be opened.' },
-      startupError: { ...info, ...(backupPath ? { backupPath } : {}) },
-    };
-    const restore = backupRestorer({
-      databasePath,
-      backupPath,
-      keys: options.databaseKeys,
-      now: () => clock.now(),
-      relaunch: options.relaunch,
-    });
-    owned.add(registerHandlers(options.transport, createUnavailableHandlers(appInfo, restore), routerOptions));
-    return finish(appInfo, null, async () => {
-      throw new WorkbenchError(info.code, `Nothing can be opened: ${info.message}`);
+    const keys = options.databaseKeys;
+    const unavailable = unavailableCore(error, { baseInfo, databasePath, keys, now: () => clock.now(), relaunch: options.relaunch });
+    owned.add(registerHandlers(options.transport, unavailable.handlers, routerOptions));
+    return finish(unavailable.appInfo, null, async () => {
+      throw unavailable.refusal;
     });
   }
   owned.add(toDisposable(() => core.close()));
