@@ -1,6 +1,6 @@
 /*
- * The app's core types: sessions and branches, risk and autonomy, trust grants, model endpoints, and the settings with
- * their defaults.
+ * The app's core types: sessions and branches, the gates' time limits, and the settings with their defaults. Limits of
+ * inputs, risk and autonomy, trust grants, model endpoints and MCP servers have files of their own, named here too.
  */
 
 import { z } from 'zod';
@@ -8,33 +8,27 @@ import { defaultHeldToolGroups, heldToolGroupsSchema } from './guardrails';
 import { budgetSettingsSchema, defaultBudgetSettings } from './budgets';
 import { archiveRetentionSchema, defaultArchiveRetention } from './retention';
 import { commandLimitsSchema, defaultCommandLimits } from './command-limits';
-import { priceFiguresSchema } from './model-prices';
 import { checkCommandSchema, defaultDiagnosticsSettings, diagnosticsSettingsSchema } from './diagnostics';
+import { idSchema, limits } from './input-limits';
+import { autonomySchema } from './risk';
+import {
+  contextWindowOverrideSchema,
+  modelChoiceSchema,
+  modelPriceSchema,
+  modelSettingSchema,
+  providerEndpointSchema,
+  type ModelSetting,
+} from './model-endpoints';
+import { mcpServersSchema } from './mcp-servers';
 
 // The command limits have a file of their own; they are part of the settings, so they are named here too.
 export * from './command-limits';
-
-/** Limits shared by the contract and the UI, so both refuse the same inputs. */
-export const limits = {
-  idLength: 64,
-  titleLength: 200,
-  messageLength: 200_000,
-  pathLength: 4_096,
-  urlLength: 2_048,
-  nameLength: 100,
-  apiKeyLength: 500,
-  modelNameLength: 300,
-  /** An exported session document, in characters. */
-  importLength: 100_000_000,
-  /** A write's or an edit's content as the person changes it at the gate (the write tools' own limit is checked after). */
-  editedContent: 10_000_000,
-} as const;
-
-export const idSchema = z
-  .string()
-  .min(1)
-  .max(limits.idLength)
-  .regex(/^[A-Za-z0-9_-]+$/, 'ids are letters, digits, - and _');
+// Input limits, risk and autonomy, trust grants, model endpoints and MCP servers are named here too, for their importers.
+export * from './input-limits';
+export * from './risk';
+export * from './trust-grants';
+export * from './model-endpoints';
+export * from './mcp-servers';
 
 /** The closed set of session statuses (design section 3). */
 export const sessionStatusSchema = z.enum([
@@ -52,30 +46,6 @@ export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
 /** Statuses in which a turn is in flight. */
 export const busyStatuses: ReadonlySet<SessionStatus> = new Set(['planning', 'executing', 'waiting_approval']);
-
-/** Risk of a tool call, lowest first (design section 3). */
-export const riskLevelSchema = z.enum(['read_only', 'write_low', 'write_high', 'destructive']);
-export type RiskLevel = z.infer<typeof riskLevelSchema>;
-export const riskOrder: readonly RiskLevel[] = riskLevelSchema.options;
-export const riskRank = (level: RiskLevel): number => riskOrder.indexOf(level);
-export const maxRisk = (levels: readonly RiskLevel[]): RiskLevel =>
-  levels.reduce<RiskLevel>((top, level) => (riskRank(level) > riskRank(top) ? level : top), 'read_only');
-
-/** How much the agent may do without asking: L0 observe .. L3 supervised. */
-export const autonomySchema = z.enum(['L0', 'L1', 'L2', 'L3']);
-export type Autonomy = z.infer<typeof autonomySchema>;
-
-/** The answers an approval gate offers. Timed and session answers create trust grants. */
-export const approvalDecisionSchema = z.enum(['deny', 'allow_once', 'allow_5m', 'allow_30m', 'allow_1h', 'allow_5h', 'allow_session']);
-export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
-
-/** How long each timed answer trusts, in milliseconds. */
-export const grantDurationsMs: Readonly<Record<'allow_5m' | 'allow_30m' | 'allow_1h' | 'allow_5h', number>> = {
-  allow_5m: 5 * 60_000,
-  allow_30m: 30 * 60_000,
-  allow_1h: 60 * 60_000,
-  allow_5h: 5 * 60 * 60_000,
-};
 
 /**
  * How long an approval gate waits at each autonomy level before it ends unanswered (seconds; null: it waits until
@@ -103,74 +73,6 @@ export const gateDeadlineSchema = z.object({
   wallAt: z.number(),
 });
 export type GateDeadline = z.infer<typeof gateDeadlineSchema>;
-
-/**
- * What a call asks for beyond what its tool may do by default: a command run with the network, or outside the OS sandbox.
- * Ordered by reach: `no_sandbox` includes everything `network` allows.
- */
-export const escalationKindSchema = z.enum(['network', 'no_sandbox']);
-export type EscalationKind = z.infer<typeof escalationKindSchema>;
-
-/** An escalation a call asks for, and why it matters, as the gate shows it. */
-export const escalationSchema = z.object({ kind: escalationKindSchema, reason: z.string() });
-export type Escalation = z.infer<typeof escalationSchema>;
-
-/** Whether a grant made for `granted` (none when absent) reaches as far as `asked`: the network never covers no sandbox. */
-export function escalationCovers(granted: EscalationKind | undefined, asked: EscalationKind | undefined): boolean {
-  const reach = (kind: EscalationKind | undefined): number => (kind === undefined ? 0 : escalationKindSchema.options.indexOf(kind) + 1);
-  return reach(granted) >= reach(asked);
-}
-
-/**
- * What a trust grant covers: these exact arguments, a pattern derived from them that cannot widen, or (chosen by the
- * person at the gate) the same tool on any path in a folder of the workspace that holds the approved call's path: `folder`
- * is relative, ends with `/`, or is empty for the whole workspace.
- */
-export const grantPatternSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('exact'), arguments: z.string() }),
-  z.object({ kind: z.literal('command_prefix'), words: z.array(z.string()).min(1) }),
-  z.object({
-    kind: z.literal('path_prefix'),
-    folder: z
-      .string()
-      .max(4096)
-      .refine((folder) => folder === '' || (folder.endsWith('/') && !folder.startsWith('/') && !folder.split('/').includes('..')), {
-        message: 'a folder of the workspace, relative, ending with /',
-      }),
-  }),
-]);
-export type GrantPattern = z.infer<typeof grantPatternSchema>;
-
-export const trustGrantSchema = z.object({
-  id: idSchema,
-  tool: z.string(),
-  pattern: grantPatternSchema,
-  workspacePath: z.string().nullable(),
-  maxRisk: riskLevelSchema,
-  /** Set for "this session" grants, which cover that session only. */
-  sessionId: idSchema.nullable(),
-  createdAt: z.number().int(),
-  /** Null for session grants: they last as long as the session. */
-  expiresAt: z.number().int().nullable(),
-  revokedAt: z.number().int().nullable(),
-  description: z.string(),
-  /**
-   * The escalation the person trusted explicitly at an escalation gate ("trust network access for this command"); absent
-   * for a grant made at an ordinary gate, which never covers a call that asks for one.
-   */
-  escalation: escalationKindSchema.optional(),
-});
-export type TrustGrant = z.infer<typeof trustGrantSchema>;
-
-/** `local` is the app's own runtime ("This computer"): models run in a process of the app's, with no server. */
-export const providerKindSchema = z.enum(['openai-compatible', 'ollama', 'anthropic', 'local']);
-export type ProviderKind = z.infer<typeof providerKindSchema>;
-
-export const modelChoiceSchema = z.object({
-  providerId: idSchema,
-  model: z.string().min(1).max(limits.modelNameLength),
-});
-export type ModelChoice = z.infer<typeof modelChoiceSchema>;
 
 /**
  * A session's endpoint and model. The model is empty while only the endpoint is picked: the pick is saved at once,
@@ -232,170 +134,6 @@ export const branchSchema = z.object({
   activeAt: z.number().int(),
 });
 export type Branch = z.infer<typeof branchSchema>;
-
-export const httpUrlSchema = z
-  .string()
-  .max(limits.urlLength)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'it must start with http:// or https://, such as http://127.0.0.1:11434');
-
-/**
- * The address an endpoint of kind `local` ("This computer") carries in place of a URL: its models run in the app's own
- * runtime process, not behind a server.
- */
-export const localEndpointAddress = 'builtin:this-computer';
-
-/** A configured model endpoint. Its API key, if any, lives in the secret store, never here. */
-export const providerEndpointSchema = z.object({
-  id: idSchema,
-  kind: providerKindSchema,
-  name: z.string().min(1).max(limits.nameLength),
-  /** The server's URL; for the built-in runtime (kind `local`), `localEndpointAddress`. */
-  baseUrl: z.union([httpUrlSchema, z.literal('builtin:this-computer')]),
-});
-export type ProviderEndpoint = z.infer<typeof providerEndpointSchema>;
-
-export const modelInfoSchema = z.object({
-  id: z.string(),
-  contextLength: z.number().int().positive().optional(),
-});
-export type ModelInfo = z.infer<typeof modelInfoSchema>;
-
-/** Where the window a model is budgeted with comes from. */
-export const windowSourceSchema = z.enum(['setting', 'server', 'learned', 'default']);
-export type WindowSource = z.infer<typeof windowSourceSchema>;
-
-/** The context window the app budgets a model's requests with, and where the figure comes from. */
-export const contextWindowSchema = z.object({
-  tokens: z.number().int().positive(),
-  source: windowSourceSchema,
-  /** In words a person can check: "llama.cpp /props", "no server figure: the safe default". */
-  detail: z.string(),
-  /** The window the model was trained for, when the server says. */
-  trained: z.number().int().positive().nullable(),
-});
-export type ContextWindow = z.infer<typeof contextWindowSchema>;
-
-/** The window used when no setting and no server says otherwise: small enough for any local server. */
-export const defaultContextWindow = 8192;
-
-/** A person's own figure for a model's window, which wins over what the server says. */
-export const contextWindowOverrideSchema = z.object({
-  providerId: idSchema,
-  model: z.string().min(1).max(limits.modelNameLength),
-  tokens: z.number().int().min(1024).max(10_000_000),
-});
-export type ContextWindowOverride = z.infer<typeof contextWindowOverrideSchema>;
-
-/** A person's prices for a model's tokens (see `model-prices.ts`), which win over any the app knows. */
-export const modelPriceSchema = z.object({
-  providerId: idSchema,
-  model: z.string().min(1).max(limits.modelNameLength),
-  ...priceFiguresSchema.shape,
-});
-export type ModelPrice = z.infer<typeof modelPriceSchema>;
-
-/**
- * How a model is given its tools: `native` sends tool definitions and reads tool calls the server parsed; `text` writes
- * the tools into the system prompt and reads calls the model writes as tagged blocks in its answer; `auto` follows what
- * the model doctor found (native until it has looked).
- */
-export const toolProtocolSchema = z.enum(['auto', 'native', 'text']);
-export type ToolProtocol = z.infer<typeof toolProtocolSchema>;
-
-/** Smallest and largest budget of an extended-thinking request, in tokens (the Messages API wants at least 1,024). */
-export const thinkingBudgetLimits = { min: 1024, max: 64_000 } as const;
-
-/** What the person chose for one model of one endpoint. */
-export const modelSettingSchema = z.object({
-  providerId: idSchema,
-  model: z.string().min(1).max(limits.modelNameLength),
-  toolProtocol: toolProtocolSchema.default('auto'),
-  /** Extended thinking (Anthropic): the budget in tokens, or null for none. */
-  thinkingBudget: z.number().int().min(thinkingBudgetLimits.min).max(thinkingBudgetLimits.max).nullable().default(null),
-});
-export type ModelSetting = z.infer<typeof modelSettingSchema>;
-
-/** What a check of one model found (the model doctor). Stored per endpoint and model; on `auto`, it decides the tool protocol. */
-export const modelCheckSchema = z.object({
-  providerId: idSchema,
-  model: z.string().min(1).max(limits.modelNameLength),
-  checkedAt: z.number().int(),
-  durationMs: z.number().int().nonnegative(),
-  /** `doctor`: a whole check; `turn`: only what a turn found (the server refused tool definitions). */
-  source: z.enum(['doctor', 'turn']),
-  reachable: z.object({ ok: z.boolean(), detail: z.string().max(2000) }),
-  window: z.object({
-    loaded: z.number().int().nullable(),
-    trained: z.number().int().nullable(),
-    /** Who said so, in words. */
-    detail: z.string().max(2000),
-    /** The routes and fields read, for whoever checks. */
-    route: z.string().max(2000).optional(),
-  }),
-  /** Native tool calling: a real request with a small tool, and whether the call came back well-formed. */
-  tools: z.object({
-    status: z.enum(['works', 'refused', 'malformed', 'not_called', 'failed', 'unchecked']),
-    detail: z.string().max(2000),
-  }),
-  /** How reasoning arrives: a field of its own, `<think>` tags in the answer, or not at all. */
-  reasoning: z.enum(['field', 'inline', 'none', 'unchecked']),
-  tokensPerSecond: z.number().nonnegative().nullable(),
-  /** The protocol `auto` uses for this model. */
-  protocol: z.enum(['native', 'text']),
-  /** Each problem found, with its fix in plain words. */
-  problems: z.array(z.object({ problem: z.string().max(2000), fix: z.string().max(2000) })).max(20),
-});
-export type ModelCheck = z.infer<typeof modelCheckSchema>;
-
-/** One MCP server, as in the common `mcpServers` configuration: a command to start (stdio) or a URL (streamable HTTP). */
-/**
- * Whether the person trusts a server's own marks on its tools: only then does a tool it marks read-only run as one.
- * A mark is the server's word, not a fact; a tool of a server not trusted is at least a low-risk write.
- */
-const mcpTrustedSchema = z.boolean().default(false);
-
-export const mcpServerConfigSchema = z.union([
-  z
-    .object({
-      command: z.string().min(1).max(1000),
-      args: z.array(z.string().max(4000)).max(100).default([]),
-      env: z.record(z.string(), z.string().max(10_000)).default({}),
-      cwd: z.string().max(4096).optional(),
-      disabled: z.boolean().default(false),
-      trusted: mcpTrustedSchema,
-    })
-    .strict(),
-  z
-    .object({
-      url: httpUrlSchema,
-      headers: z.record(z.string(), z.string().max(10_000)).default({}),
-      disabled: z.boolean().default(false),
-      trusted: mcpTrustedSchema,
-    })
-    .strict(),
-]);
-export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
-export const mcpServerNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'server names are 1 to 40 letters, digits, - and _');
-export const mcpServersSchema = z
-  .record(mcpServerNameSchema, mcpServerConfigSchema)
-  .refine((servers) => Object.keys(servers).length <= 50, 'at most 50 servers');
-
-export const mcpServerStatusSchema = z.object({
-  name: z.string(),
-  transport: z.enum(['stdio', 'http']),
-  state: z.enum(['starting', 'running', 'restarting', 'failed', 'disabled', 'stopped']),
-  tools: z.array(z.string()),
-  error: z.string().nullable(),
-  restarts: z.number().int().nonnegative(),
-});
-export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
 
 /** Settings that are not secrets; persisted by the settings store. */
 /** The share of the window the repository map may take: none, or up to a quarter. */

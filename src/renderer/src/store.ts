@@ -16,6 +16,7 @@ import type { WorkbenchBridge } from '../../shared/ipc/bridge';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import { callWith, errorMessage, type Call } from './client';
 import { animationFrame, scheduleIn, subscription } from './disposables';
+import { EndpointChecks } from './store-endpoints';
 import { initialState, type AppState, type EndpointState, type Notice } from './store-state';
 
 export type { AppState, EndpointState, Notice } from './store-state';
@@ -45,7 +46,7 @@ export class AppStore implements Disposable {
   private readonly opening = new Set<string>();
   private readonly scheduleFrame: (callback: () => void) => Disposable;
   /** Endpoints being asked for their models, so two pickers share one request. */
-  private readonly endpointChecks = new Map<string, Promise<EndpointState>>();
+  private readonly endpointChecks: EndpointChecks;
   /** A path opened from outside while the store was starting: shown once the first session list is in. */
   private launchedEarly: EventPayload<'launch:opened'> | null = null;
   private started = false;
@@ -63,6 +64,10 @@ export class AppStore implements Disposable {
     scheduleFrame?: (callback: () => void) => void,
   ) {
     this.call = (channel, input) => callWith(this.api, channel, input);
+    this.endpointChecks = new EndpointChecks(this.call, {
+      known: (providerId) => this.state.endpoints[providerId],
+      put: (providerId, found) => this.set((state) => ({ ...state, endpoints: { ...state.endpoints, [providerId]: found } })),
+    });
     this.scheduleFrame = scheduleFrame
       ? (callback) => {
           let wanted = true;
@@ -268,28 +273,7 @@ export class AppStore implements Disposable {
    * the endpoint shows as being checked.
    */
   checkEndpoint(providerId: string, again = false): Promise<EndpointState> {
-    const known = this.state.endpoints[providerId];
-    const pending = this.endpointChecks.get(providerId);
-    if (pending) return pending;
-    if (known && known.state !== 'checking' && !again) return Promise.resolve(known);
-    const putState = (found: EndpointState): EndpointState => {
-      this.set((state) => ({ ...state, endpoints: { ...state.endpoints, [providerId]: found } }));
-      return found;
-    };
-    putState({ state: 'checking' });
-    const asked = this.call('provider:models', { providerId }).then(
-      (models): EndpointState => ({ state: 'ok', models }),
-      (error: unknown): EndpointState => ({ state: 'unreachable', message: errorMessage(error) }),
-    );
-    const check = asked.then((found) => {
-      if (this.endpointChecks.get(providerId) === check) {
-        this.endpointChecks.delete(providerId);
-        return putState(found);
-      }
-      return found;
-    });
-    this.endpointChecks.set(providerId, check);
-    return check;
+    return this.endpointChecks.check(providerId, again);
   }
 
   /** Saves a session's endpoint and model (an empty model picks only the endpoint); answers the session as saved. */

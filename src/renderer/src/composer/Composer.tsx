@@ -4,44 +4,23 @@
  */
 
 import { useRef, useState } from 'react';
-import type { AttachmentRequest } from '../../../shared/attachments';
 import { busyStatuses } from '../../../shared/domain';
-import { errorMessage } from '../client';
 import { animationFrame, scheduleIn, useLifetime } from '../disposables';
 import { sendBlock } from '../models/model-readiness';
 import { useAppState, type AppStore } from '../store';
 import { AttachButton } from './AttachButton';
-import { attachmentsFor, useAttachmentDrops } from './attachments';
+import { useAttachmentDrops } from './attachments';
 import { useComposerKeys } from './composer-keys';
-import { goesToModel, promptOf, runComposerCommand } from './composer-commands';
+import { goesToModel } from './composer-commands';
+import { useComposerSend } from './composer-send';
 import { ComposerMenu, useComposerMenu } from './ComposerMenu';
 import { ComposerProblems, QueuedMessage } from './ComposerNotes';
-import { typesCommand, useCustomCommands } from './custom-commands';
+import { useCustomCommands } from './custom-commands';
 import { completeReference, readReferences, referenceAt } from './file-references';
 import { HelpDialog } from './HelpDialog';
 import { useIncomingText } from './incoming-text';
 import { PendingAttachments } from './PendingAttachments';
 import { readComposerText } from './slash-commands';
-
-/**
- * Sends a message. Without attachments a failure is the app's notice; with them, a refused file is said beside the
- * message box, where it was written (`problem`), and nothing was sent.
- */
-async function sendMessage(
-  store: AppStore,
-  sessionId: string,
-  text: string,
-  attachments: readonly AttachmentRequest[],
-): Promise<{ sent: boolean; problem: string | null }> {
-  if (attachments.length === 0)
-    return { sent: (await store.attempt(() => store.call('run:send', { sessionId, text }))) !== undefined, problem: null };
-  try {
-    await store.call('run:send', { sessionId, text, attachments: [...attachments] });
-    return { sent: true, problem: null };
-  } catch (failure) {
-    return { sent: false, problem: errorMessage(failure) };
-  }
-}
 
 /**
  * The message box: a message to send (or to queue while a turn runs), a `/` command (built-in, or one of the person's
@@ -60,7 +39,6 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
   const lifetime = useLifetime();
   const [problem, setProblem] = useState<string | null>(null);
   const [attachProblem, setAttachProblem] = useState<string | null>(null);
-  const [helpOpen, setHelpOpen] = useState(false);
   const dataDir = useAppState(store, (state) => state.info?.dataDir ?? null);
   const custom = useCustomCommands(store, sessionId, text);
   const offered = useComposerMenu(store, sessionId, text, caret, custom.list.commands);
@@ -97,42 +75,19 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
     focus();
   };
 
-  const send = async (): Promise<void> => {
-    if (text.trim() === '') {
-      if (attached.drops.length > 0) setAttachProblem('Write a message to go with the files.');
-      return;
-    }
-    // Read again as the person sends: a command file changed since the list was shown is sent as it is now.
-    const list = typesCommand(text) ? await custom.refresh() : custom.list;
-    const read = readComposerText(text, list.commands);
-    if (read.kind === 'refused') return setProblem(read.reason);
-    if (read.kind === 'help') {
-      setText('');
-      setProblem(null);
-      setHelpOpen(true);
-      return;
-    }
-    if (!goesToModel(read)) {
-      const outcome = await runComposerCommand(store, sessionId, read, lifetime.current);
-      if (outcome.done) setText('');
-      setProblem(outcome.done ? null : outcome.reason);
-      return focus();
-    }
-    const prompt = promptOf(read, list);
-    if ('problem' in prompt) return setProblem(prompt.problem);
-    const message = prompt.message;
-    if (blocked !== null) return;
-    const going = attachmentsFor(message, attached.drops);
-    if ('problem' in going) return setAttachProblem(going.problem);
-    const outcome = await sendMessage(store, sessionId, message, going.attachments);
-    if (outcome.problem !== null) setAttachProblem(outcome.problem);
-    if (outcome.sent) {
-      setText('');
-      attached.clear();
-      store.notify(null);
-    }
-    focus();
-  };
+  const { send, helpOpen, closeHelp } = useComposerSend({
+    store,
+    sessionId,
+    text,
+    setText,
+    blocked,
+    custom,
+    attached,
+    lifetime,
+    focus,
+    setProblem,
+    setAttachProblem,
+  });
 
   const onKeyDown = useComposerKeys({
     store,
@@ -206,7 +161,7 @@ export function Composer({ store, sessionId }: { store: AppStore; sessionId: str
           {busy ? 'Queue' : 'Send'}
         </button>
       </form>
-      {helpOpen && <HelpDialog list={custom.list} dataDir={dataDir} onClose={() => setHelpOpen(false)} />}
+      {helpOpen && <HelpDialog list={custom.list} dataDir={dataDir} onClose={closeHelp} />}
     </>
   );
 }
