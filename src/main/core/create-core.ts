@@ -6,8 +6,7 @@
  * core.
  */
 
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { modelSettingOf } from '../../shared/domain';
 import { WorkbenchError, toErrorInfo } from '../../shared/errors';
@@ -41,11 +40,7 @@ import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { InstructionFiles, withReleases, withheldInstructions } from '../workspace/instruction-files';
-import { FolderTrustStore } from '../workspace/folder-trust-store';
-import { isWithin } from '../workspace/path-case';
-import { BoundedMap } from '../../shared/bounded-map';
-import { worktreeStateOf } from '../agent/session/session-worktrees';
-import type { SessionStore } from '../agent/ports/stores';
+import type { FolderTrustStore } from '../workspace/folder-trust-store';
 import { isRestricted } from '../agent/ports/folder-trust';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
 import { BashParser } from '../shell/bash-parser';
@@ -76,6 +71,7 @@ import { defaultModelFolders } from '../models/model-sources';
 import { ProviderRegistry } from '../providers/provider-registry';
 import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
 
+import { openFolderTrust, worktreesFolder } from './core-folder-trust';
 import type { Core, CoreOptions } from './core-options';
 
 export type { Core, CoreOptions } from './core-options';
@@ -100,16 +96,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   owned.add(toDisposable(() => void db.close()));
   try {
     const stores = openStores(db, clock, options.monotonic);
-    const folderTrust =
-      options.folderTrust === 'trust_all'
-        ? null
-        : new FolderTrustStore(
-            join(options.dataDir, 'folder-trust.json'),
-            () => clock.now(),
-            worktreeOrigins(stores.store, worktreesFolder(options)),
-            // Where others make folders: anyone (the temporary folder, the folder of every person's home), or the app.
-            [tmpdir(), dirname(homedir()), options.dataDir, worktreesFolder(options)],
-          );
+    const folderTrust = openFolderTrust(options, clock, stores.store);
     const restricted = (workspacePath: string): boolean => isRestricted(folderTrust ?? undefined, workspacePath);
     // Where steady time stands is kept at close (the database closes after), so a restart goes on from it; and every
     // few seconds while a timed grant is there (reading the grants moves and keeps it), so that after a crash a clock set
@@ -372,35 +359,6 @@ function modelsAndProviders(options: CoreOptions, db: Database, clock: Clock, ow
   });
   owned.add(toDisposable(() => registry.dispose()));
   return { models, registry, local: runtimeProvider };
-}
-
-/** Where the app makes worktrees: beside the data folder, not in it (the tools never write into the app's data). */
-const worktreesFolder = (options: CoreOptions): string => options.worktreesDir ?? `${options.dataDir}-worktrees`;
-
-/**
- * The folder a workspace stands for where trust is asked: a worktree the app made (for a session or a sub-agent) stands
- * for the folder it was made from, so it is trusted as that folder is; any other folder stands for itself.
- */
-function worktreeOrigins(store: SessionStore, worktreesDir: string): (workspacePath: string) => string {
-  const origins = new BoundedMap<string, string>({ max: 256 });
-  return (workspacePath) => {
-    if (!isWithin(worktreesDir, workspacePath)) return workspacePath;
-    const known = origins.get(workspacePath);
-    if (known !== undefined) return known;
-    // The sessions and their sub-agents (a writing sub-agent's worktree is its own session's folder), breadth first.
-    const queue = store.list();
-    for (let seen = 0; seen < queue.length && seen < 10_000; seen += 1) {
-      const session = queue[seen];
-      if (!session) break;
-      const made = session.workspacePath === workspacePath ? worktreeStateOf(store, session.id) : null;
-      if (made) {
-        origins.set(workspacePath, made.worktree.mainPath);
-        return made.worktree.mainPath;
-      }
-      queue.push(...store.subAgents(session.id));
-    }
-    return workspacePath;
-  };
 }
 
 interface RuntimeParts {
