@@ -9,13 +9,12 @@
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { modelSettingOf } from '../../shared/domain';
-import { WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import type { LocalModels } from '../../shared/local-models';
 import { defaultCatalogue } from '../../shared/model-catalogue';
 import { systemClock, type Clock } from '../agent/ports/clock';
 import { newId } from '../agent/ports/ids';
-import type { ProviderResolver, RuntimeListener } from '../agent/ports/ports';
+import type { ProviderResolver } from '../agent/ports/ports';
 import { ToolRegistry } from '../agent/ports/tools';
 import { Gates } from '../agent/rules/gates';
 import { ContextBudget } from '../agent/context/prompt-builder';
@@ -43,25 +42,15 @@ import { InstructionFiles, withReleases, withheldInstructions } from '../workspa
 import type { FolderTrustStore } from '../workspace/folder-trust-store';
 import { isRestricted } from '../agent/ports/folder-trust';
 import { SnapshotChanges } from '../workspace/snapshot-changes';
-import { BashParser } from '../shell/bash-parser';
-import { builtinTools } from '../tools/builtin-tools';
-import { gitTools } from '../tools/git-tools';
 import { GitProgram } from '../git/git-program';
-import { readRepositoryPrograms } from '../git/repository-programs';
 import { Repositories } from '../git/repositories';
 import { Worktrees } from '../git/worktrees';
-import { CodeMaps } from '../code-map/code-maps';
 import { RepositoryMaps } from '../code-map/repository-map';
-import { WorkerTagger } from '../code-map/worker-tagger';
 import type { CodeMapSource } from '../agent/ports/code-map';
 import type { DiagnosticsSource } from '../agent/ports/diagnostics';
-import { Diagnostics } from '../diagnostics/diagnostics';
 import type { CheckRunner } from '../agent/ports/checks';
-import { CommandChecks, runCheckTool } from '../tools/check-command';
-import { WorkspaceFiles } from '../workspace/workspace-files';
-import { memoryTools } from '../tools/memory-tools';
 import { promptEnvironment } from '../tools/prompt-environment';
-import { commandNiceness, scrubbedEnvironment } from '../tools/run-command';
+import { scrubbedEnvironment } from '../tools/run-command';
 import { detectSandbox, type SandboxStatus } from '../tools/sandbox';
 import { Trash } from '../tools/trash';
 import { LocalModelManager } from '../models/local-model-manager';
@@ -72,6 +61,8 @@ import { ProviderRegistry } from '../providers/provider-registry';
 import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
 
 import { openFolderTrust, worktreesFolder } from './core-folder-trust';
+import { coreDiagnostics } from './core-diagnostics';
+import { coreTools, loadShellParser } from './core-tools';
 import type { Core, CoreOptions } from './core-options';
 
 export type { Core, CoreOptions } from './core-options';
@@ -110,75 +101,27 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     }, 2_000);
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
-    // The workspaces' code indexes, which the symbol tools and the repository map share.
-    const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
-    if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
-    const codeMaps = shell
-      ? new CodeMaps({
-          dataDir: options.dataDir,
-          filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
-          ...(tagger ? { tagger } : {}),
-          ...(options.onCodeMapProgress ? { onProgress: codeMapProgress(options.onCodeMapProgress) } : {}),
-        })
-      : null;
-    const builtin =
-      shell && codeMaps
-        ? builtinTools({
-            ...builtinToolOptions(options, clock),
-            shell,
-            codeMaps,
-            ...(sandbox ? { sandbox } : {}),
-            // A line that runs git is judged with what the repository would start (its settings, its hooks).
-            ...(gitAvailable
-              ? { repositoryPrograms: (folder: string) => readRepositoryPrograms(folder, 'git', options.gitEnvironment ?? process.env) }
-              : {}),
-            restricted,
-          })
-        : [];
-    // The workspace's check command runs as run_command runs any command: in the sandbox, under the command limits.
-    const runCommand = builtin.find((tool) => tool.name === 'run_command');
-    const checks = runCommand
-      ? new CommandChecks({
-          runCommand,
-          sandboxed: sandbox?.available === true,
-          commands: () => options.settings.get().checkCommands,
-          restricted,
-        })
-      : null;
-    const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
     // A commit that names no paths commits the session's changes; the runtime is made below, and only asked once it exists.
     const agentChanges = async (sessionId: string): Promise<string[]> => {
       if (!busyRuntime) return [];
       const changes = await busyRuntime.listChanges(sessionId, null);
       return changes.files.filter((file) => file.kind === 'file' && file.reverted !== 'whole').map((file) => file.path);
     };
-    const git = gitAvailable ? gitTools({ repositories, agentChanges }) : [];
-    const tools = new ToolRegistry([...builtin, ...checkTools, ...git, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
+    const { tools, codeMaps, checks } = coreTools({
+      options,
+      clock,
+      owned,
+      shell,
+      sandbox,
+      repositories: gitAvailable ? repositories : null,
+      memory: stores.memory,
+      restricted,
+      agentChanges,
+    });
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
-    // The checks of changed files go with the app's own tools: the language servers read the files those tools change.
-    const diagnostics = shell
-      ? new Diagnostics({
-          settings: () => options.settings.get().diagnostics,
-          filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
-          ...(sandbox ? { sandbox } : {}),
-          ...(options.languageServerEnvironment ? { env: options.languageServerEnvironment } : {}),
-          restricted,
-        })
-      : null;
-    if (diagnostics) owned.add(toDisposable(() => diagnostics.dispose()));
-    // A language server runs while a session works in its folder: one whose last session was deleted or moved to
-    // another folder is stopped.
-    const listener: RuntimeListener = diagnostics
-      ? {
-          ...options.listener,
-          onSessionChanged: (change) => {
-            options.listener.onSessionChanged(change);
-            if (diagnostics.running > 0) diagnostics.keepOnly(stores.store.list().flatMap((session) => session.workspacePath ?? []));
-          },
-        }
-      : options.listener;
+    const { diagnostics, listener } = coreDiagnostics({ options, owned, sandbox, restricted, store: stores.store });
     const runtime = sessionRuntime({
       options: { ...options, listener },
       clock,
@@ -253,21 +196,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   }
 }
 
-/** The shell's parser, or the reason the app cannot start without it: a broken package, not the person's data. */
-async function loadShellParser(): Promise<BashParser> {
-  try {
-    return await BashParser.load();
-  } catch (error) {
-    throw new WorkbenchError(
-      'internal',
-      `The shell command parser could not be loaded (${toErrorInfo(error).message}); reinstall the app.`,
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
 /** The SQLite stores of one database. */
 function openStores(db: Database, clock: Clock, monotonic?: () => number) {
   const steady = new SqliteSteadyTime(db, () => clock.now(), monotonic);
@@ -284,34 +212,6 @@ function openStores(db: Database, clock: Clock, monotonic?: () => number) {
 }
 
 type Stores = ReturnType<typeof openStores>;
-
-/** What the built-in tools take from the core's options: limits and niceness follow Settings, as they change. */
-/** How often a workspace's indexing progress is told, at most: every file would be thousands of messages. */
-const progressEveryMs = 250;
-
-/** Progress of the code indexes, told at most every 250 ms per workspace, and always at the end. */
-function codeMapProgress(
-  tell: NonNullable<CoreOptions['onCodeMapProgress']>,
-): (workspacePath: string, done: number, total: number) => void {
-  const told = new Map<string, number>();
-  return (workspacePath, done, total) => {
-    const now = performance.now();
-    if (done < total && now - (told.get(workspacePath) ?? -Infinity) < progressEveryMs) return;
-    told.set(workspacePath, now);
-    if (done === total) told.delete(workspacePath);
-    tell({ workspacePath, done, total });
-  };
-}
-
-function builtinToolOptions(options: CoreOptions, clock: Clock) {
-  return {
-    dataDir: options.dataDir,
-    newId: () => newId(clock.now()),
-    now: () => clock.now(),
-    commandNiceness: () => commandNiceness(options.settings.get()),
-    commandLimits: () => options.settings.get().commandLimits,
-  };
-}
 
 /**
  * The models of this computer and the provider registry. The manager asks the built-in runtime for the machine's
