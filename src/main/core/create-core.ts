@@ -26,15 +26,7 @@ import { SessionTransfer } from '../agent/history/session-transfer';
 import { SessionArchive } from '../agent/session/archive';
 import { SessionRuntime, type RuntimeLimits } from '../agent/session/session-runtime';
 import { openDatabase, startCheckpointer } from '../store/database';
-import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
-import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
-import { SqliteMemoryStore } from '../store/sqlite-memory-store';
 import { SqliteModelCheckStore } from '../store/sqlite-model-checks';
-import { SqliteProfileStore } from '../store/sqlite-profile-store';
-import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
-import { SqliteSessionStore } from '../store/sqlite-session-store';
-import { SqliteSteadyTime } from '../store/sqlite-steady-time';
-import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
 import { FolderInspector } from '../workspace/folder-inspector';
@@ -61,6 +53,7 @@ import { ProviderRegistry } from '../providers/provider-registry';
 import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
 
 import { openFolderTrust, worktreesFolder } from './core-folder-trust';
+import { openStores, type Stores } from './core-stores';
 import { coreDiagnostics } from './core-diagnostics';
 import { coreTools, loadShellParser } from './core-tools';
 import type { Core, CoreOptions } from './core-options';
@@ -195,23 +188,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     throw error;
   }
 }
-
-/** The SQLite stores of one database. */
-function openStores(db: Database, clock: Clock, monotonic?: () => number) {
-  const steady = new SqliteSteadyTime(db, () => clock.now(), monotonic);
-  return {
-    steady,
-    store: new SqliteSessionStore(db),
-    checkpoints: new SqliteCheckpointStore(db, () => clock.now()),
-    trust: new SqliteTrustStore(db, steady),
-    accounting: new SqliteAccountingStore(db),
-    memory: new SqliteMemoryStore(db, clock),
-    profiles: new SqliteProfileStore(db, clock),
-    prompts: new SqlitePromptRecords(db, clock),
-  };
-}
-
-type Stores = ReturnType<typeof openStores>;
 
 /**
  * The models of this computer and the provider registry. The manager asks the built-in runtime for the machine's
