@@ -5,7 +5,6 @@
 import type { ModelChoice, Session, SubAgentLink } from '../../../shared/domain';
 import { CancelledError, NotFoundError, WorkbenchError } from '../../../shared/errors';
 import { checkStepId, checkVerdictOf, type CheckVerdict } from '../../../shared/plan-graph';
-import { isMessage } from '../context/context-view';
 import type { ConversationStore } from '../history/conversation-store';
 import type { SessionJournal } from '../history/session-journal';
 import type { Clock } from '../ports/clock';
@@ -13,6 +12,7 @@ import type { SessionStore } from '../ports/stores';
 import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../ports/tools';
 import type { WorktreeMaker } from '../ports/git';
 import type { Recovery } from './recovery';
+import { answerOf, lastAnswer } from './sub-agent-answers';
 import { bringBackSubAgent, subAgentWorktree, worktreeStateOf } from './session-worktrees';
 import { briefHold, briefText, delegateInputSchema, subAgentDefaults, titleOf, type DelegateInput } from './sub-agent-brief';
 import { FolderWriters, Slots, type ServerLimit } from './sub-agent-turns';
@@ -120,7 +120,7 @@ export class SubAgents {
     for (const { id, subAgent } of this.options.store.subAgents(context.sessionId)) {
       if (subAgent?.stepId === undefined || subAgent.turnId !== turnId || subAgent.toolCallId === context.toolCallId) continue;
       if (!plans.has(subAgent.toolCallId)) plans.set(subAgent.toolCallId, null);
-      if (subAgent.stepId === checkStepId) plans.set(subAgent.toolCallId, checkVerdictOf(this.lastAnswer(id) ?? ''));
+      if (subAgent.stepId === checkStepId) plans.set(subAgent.toolCallId, checkVerdictOf(lastAnswer(this.options, id) ?? ''));
     }
     return [...plans.values()];
   }
@@ -178,7 +178,7 @@ export class SubAgents {
     } finally {
       await this.takeBack(parent.id, context.signal);
     }
-    const answer = this.answerOf(child.id);
+    const answer = answerOf(this.options, child.id);
     return broughtBack === '' ? answer : { ...answer, output: `${answer.output}\n\n${broughtBack}` };
   }
 
@@ -372,42 +372,5 @@ export class SubAgents {
       signal.removeEventListener('abort', stop);
     }
     if (signal.aborted) throw new CancelledError();
-  }
-
-  /** The sub-agent's last answer, as its conversation holds it. */
-  private lastAnswer(childId: string): string | null {
-    const { conversations, journal } = this.options;
-    const history = conversations.at(childId, journal.head(childId).checkpointId).history.filter(isMessage);
-    for (let index = history.length - 1; index >= 0; index -= 1) {
-      const message = history[index];
-      if (message?.role === 'user') return null;
-      if (message?.role === 'assistant' && message.content.trim() !== '' && !message.toolCalls?.length) return message.content.trim();
-    }
-    return null;
-  }
-
-  /** The call's result: the sub-agent's answer, cut to its bound with a note; a failure says why, with what it had. */
-  private answerOf(childId: string): ToolOutcome {
-    const { store, journal } = this.options;
-    const session = store.get(childId);
-    if (!session?.subAgent) throw new NotFoundError('Session', childId);
-    const limit = session.subAgent.answerChars;
-    const answer = this.lastAnswer(childId);
-    const bounded =
-      answer === null
-        ? null
-        : answer.length <= limit
-          ? answer
-          : `${answer.slice(0, limit)}\n[… the answer was cut at ${limit} of ${answer.length} characters; the whole of it is in the sub-agent's session …]`;
-    if (session.status === 'completed' || session.status === 'completed_with_errors')
-      return { output: bounded ?? 'The sub-agent finished without an answer.' };
-    const ended = store.nearest(childId, 'before', journal.head(childId).lastSeq + 1, ['run_finished'])?.event;
-    const why =
-      ended?.type === 'run_finished' && ended.error
-        ? ended.error.message
-        : session.status === 'cancelled'
-          ? 'it was stopped before it answered'
-          : `it ended ${session.status.replace('_', ' ')}`;
-    return { output: `The sub-agent failed: ${why}${bounded ? `\nWhat it had answered:\n${bounded}` : ''}`, isError: true };
   }
 }
