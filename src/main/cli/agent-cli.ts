@@ -12,15 +12,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import Conf from 'conf';
-import {
-  approvalDecisionSchema,
-  autonomySchema,
-  defaultSettings,
-  providerKindSchema,
-  settingsSchema,
-  type ApprovalDecision,
-  type EscalationKind,
-} from '../../shared/domain';
+import { approvalDecisionSchema, autonomySchema, defaultSettings, providerKindSchema, settingsSchema } from '../../shared/domain';
 import type { JournalEntry } from '../../shared/events';
 import type { SessionRuntime } from '../agent/session/session-runtime';
 import type { SessionStore } from '../agent/ports/stores';
@@ -29,6 +21,7 @@ import { MemorySecretStore } from '../secrets/memory-secret-store';
 import { ConfSettingsStore } from '../settings/conf-settings-store';
 import { FolderInspector } from '../workspace/folder-inspector';
 import { formatEntry } from './format-entry';
+import { decideFolderTrust, gateAnswers } from './terminal-questions';
 
 const usage = `Usage: npm run agent -- --workspace DIR --endpoint URL --model MODEL [options] "prompt"
   --kind ollama|openai-compatible|anthropic
@@ -130,41 +123,7 @@ async function main(): Promise<number> {
       void answerApproval(event.approvalId, `${event.tool} ${event.summary} (${event.risk}: ${event.reason})`, event.escalation?.kind);
     if (event.type === 'plan_proposed' && event.needsApproval) void answerPlan(event.planId);
   };
-  const answerApproval = async (approvalId: string, what: string, escalation?: EscalationKind): Promise<void> => {
-    let decision: ApprovalDecision = approveMode === 'ask' ? 'deny' : (approveMode as ApprovalDecision);
-    // An escalation gate is never answered automatically: without a person to ask, it is denied.
-    if (escalation && (approveMode !== 'ask' || !questions)) {
-      console.error(`Denied ${what}: it asks for more than the sandbox, and only a person at the terminal can allow that.`);
-      runtime?.answerApproval(approvalId, 'deny', 'Escalation is never approved automatically.');
-      return;
-    }
-    if (escalation && approveMode === 'ask' && questions) {
-      const asked = escalation === 'network' ? 'network access' : 'running without the sandbox';
-      const reply = (await questions.question(`ESCALATION: ${what} asks for ${asked}. Allow [y] once, or [n] no: `)).trim().toLowerCase();
-      runtime?.answerApproval(approvalId, reply === 'y' ? 'allow_once' : 'deny');
-      return;
-    }
-    if (approveMode === 'ask' && questions) {
-      const reply = (await questions.question(`Allow ${what}? [y] once, [n] no, 5m, 30m, 1h, 5h, [s]ession: `)).trim().toLowerCase();
-      const map: Record<string, ApprovalDecision> = {
-        y: 'allow_once',
-        n: 'deny',
-        '5m': 'allow_5m',
-        '30m': 'allow_30m',
-        '1h': 'allow_1h',
-        '5h': 'allow_5h',
-        s: 'allow_session',
-      };
-      decision = map[reply] ?? 'deny';
-    }
-    runtime?.answerApproval(approvalId, decision);
-  };
-  const answerPlan = async (planId: string): Promise<void> => {
-    let approve = approveMode !== 'deny';
-    if (approveMode === 'ask' && questions)
-      approve = (await questions.question('Approve the plan? [y/n]: ')).trim().toLowerCase().startsWith('y');
-    runtime?.answerPlan(planId, approve ? 'approve' : 'reject', approve ? undefined : 'Rejected from the terminal.');
-  };
+  const { answerApproval, answerPlan } = gateAnswers({ approveMode, questions, runtime: () => runtime });
 
   const core = await createCore({
     dataDir,
@@ -180,17 +139,7 @@ async function main(): Promise<number> {
   runtime = core.runtime;
   const { store } = core;
   sessions = store;
-  // A folder is trusted before it can steer the agent: said on the command line, asked on a terminal, else restricted.
-  const trust = core.folderTrust;
-  if (trust && values['trust-folder'] && !trust.stateOf(workspace).trusted) trust.decide(workspace, 'trust');
-  else if (trust && !trust.stateOf(workspace).decided && questions) {
-    const reply = await questions.question(`Do you trust the authors of ${workspace}? Its instruction files steer the agent. [y/n]: `);
-    trust.decide(workspace, reply.trim().toLowerCase().startsWith('y') ? 'trust' : 'restrict');
-  }
-  if (trust && !trust.stateOf(workspace).trusted)
-    console.error(
-      `${workspace} is not trusted: restricted mode (its instruction files are not given to the model, autonomy is L1 at most). Pass --trust-folder to trust it.`,
-    );
+  await decideFolderTrust(core.folderTrust, workspace, values['trust-folder'], questions);
   const endpoint = core.providers.save({ kind: kind.data, name: 'headless', baseUrl: values.endpoint });
   const { id: sessionId } = await runtime.sessions.create({
     title: prompt.slice(0, 60),

@@ -6,68 +6,27 @@
  * core.
  */
 
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { modelSettingOf } from '../../shared/domain';
-import { WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import type { LocalModels } from '../../shared/local-models';
 import { defaultCatalogue } from '../../shared/model-catalogue';
 import { systemClock, type Clock } from '../agent/ports/clock';
 import { newId } from '../agent/ports/ids';
-import type { ProviderResolver, RuntimeListener } from '../agent/ports/ports';
-import { ToolRegistry } from '../agent/ports/tools';
-import { Gates } from '../agent/rules/gates';
-import { ContextBudget } from '../agent/context/prompt-builder';
-import { SystemPrompts } from '../agent/context/prompt-assembly';
-import { describeToolsTool } from '../agent/context/tool-catalogue';
-import { ConversationStore } from '../agent/history/conversation-store';
-import { SessionJournal } from '../agent/history/session-journal';
 import { SessionTransfer } from '../agent/history/session-transfer';
 import { SessionArchive } from '../agent/session/archive';
-import { SessionRuntime, type RuntimeLimits } from '../agent/session/session-runtime';
+import type { SessionRuntime } from '../agent/session/session-runtime';
 import { openDatabase, startCheckpointer } from '../store/database';
-import { SqliteAccountingStore } from '../store/sqlite-accounting-store';
-import { SqliteCheckpointStore } from '../store/sqlite-checkpoint-store';
-import { SqliteMemoryStore } from '../store/sqlite-memory-store';
 import { SqliteModelCheckStore } from '../store/sqlite-model-checks';
-import { SqliteProfileStore } from '../store/sqlite-profile-store';
-import { SqlitePromptRecords } from '../store/sqlite-prompt-records';
-import { SqliteSessionStore } from '../store/sqlite-session-store';
-import { SqliteSteadyTime } from '../store/sqlite-steady-time';
-import { SqliteTrustStore } from '../store/sqlite-trust-store';
 import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
 import { FolderInspector } from '../workspace/folder-inspector';
-import { InstructionFiles, withReleases, withheldInstructions } from '../workspace/instruction-files';
-import { FolderTrustStore } from '../workspace/folder-trust-store';
-import { isWithin } from '../workspace/path-case';
-import { BoundedMap } from '../../shared/bounded-map';
-import { worktreeStateOf } from '../agent/session/session-worktrees';
-import type { SessionStore } from '../agent/ports/stores';
 import { isRestricted } from '../agent/ports/folder-trust';
-import { SnapshotChanges } from '../workspace/snapshot-changes';
-import { BashParser } from '../shell/bash-parser';
-import { builtinTools } from '../tools/builtin-tools';
-import { gitTools } from '../tools/git-tools';
 import { GitProgram } from '../git/git-program';
-import { readRepositoryPrograms } from '../git/repository-programs';
 import { Repositories } from '../git/repositories';
-import { Worktrees } from '../git/worktrees';
-import { CodeMaps } from '../code-map/code-maps';
 import { RepositoryMaps } from '../code-map/repository-map';
-import { WorkerTagger } from '../code-map/worker-tagger';
-import type { CodeMapSource } from '../agent/ports/code-map';
-import type { DiagnosticsSource } from '../agent/ports/diagnostics';
-import { Diagnostics } from '../diagnostics/diagnostics';
-import type { CheckRunner } from '../agent/ports/checks';
-import { CommandChecks, runCheckTool } from '../tools/check-command';
-import { WorkspaceFiles } from '../workspace/workspace-files';
-import { memoryTools } from '../tools/memory-tools';
-import { promptEnvironment } from '../tools/prompt-environment';
-import { commandNiceness, scrubbedEnvironment } from '../tools/run-command';
-import { detectSandbox, type SandboxStatus } from '../tools/sandbox';
+import { scrubbedEnvironment } from '../tools/run-command';
+import { detectSandbox } from '../tools/sandbox';
 import { Trash } from '../tools/trash';
 import { LocalModelManager } from '../models/local-model-manager';
 import { McpManager } from '../mcp/mcp-manager';
@@ -76,7 +35,12 @@ import { defaultModelFolders } from '../models/model-sources';
 import { ProviderRegistry } from '../providers/provider-registry';
 import { LocalRuntimeProvider } from '../runtime/local-runtime-provider';
 
+import { coreDiagnostics } from './core-diagnostics';
+import { openFolderTrust } from './core-folder-trust';
 import type { Core, CoreOptions } from './core-options';
+import { sessionRuntime } from './core-session-runtime';
+import { openStores } from './core-stores';
+import { coreTools, loadShellParser } from './core-tools';
 
 export type { Core, CoreOptions } from './core-options';
 
@@ -100,16 +64,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   owned.add(toDisposable(() => void db.close()));
   try {
     const stores = openStores(db, clock, options.monotonic);
-    const folderTrust =
-      options.folderTrust === 'trust_all'
-        ? null
-        : new FolderTrustStore(
-            join(options.dataDir, 'folder-trust.json'),
-            () => clock.now(),
-            worktreeOrigins(stores.store, worktreesFolder(options)),
-            // Where others make folders: anyone (the temporary folder, the folder of every person's home), or the app.
-            [tmpdir(), dirname(homedir()), options.dataDir, worktreesFolder(options)],
-          );
+    const folderTrust = openFolderTrust(options, clock, stores.store);
     const restricted = (workspacePath: string): boolean => isRestricted(folderTrust ?? undefined, workspacePath);
     // Where steady time stands is kept at close (the database closes after), so a restart goes on from it; and every
     // few seconds while a timed grant is there (reading the grants moves and keeps it), so that after a crash a clock set
@@ -123,75 +78,27 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     }, 2_000);
     let busyRuntime: SessionRuntime | null = null;
     const { models, registry, local } = modelsAndProviders(options, db, clock, owned, () => busyRuntime?.anyBusy() ?? false);
-    // The workspaces' code indexes, which the symbol tools and the repository map share.
-    const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
-    if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
-    const codeMaps = shell
-      ? new CodeMaps({
-          dataDir: options.dataDir,
-          filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
-          ...(tagger ? { tagger } : {}),
-          ...(options.onCodeMapProgress ? { onProgress: codeMapProgress(options.onCodeMapProgress) } : {}),
-        })
-      : null;
-    const builtin =
-      shell && codeMaps
-        ? builtinTools({
-            ...builtinToolOptions(options, clock),
-            shell,
-            codeMaps,
-            ...(sandbox ? { sandbox } : {}),
-            // A line that runs git is judged with what the repository would start (its settings, its hooks).
-            ...(gitAvailable
-              ? { repositoryPrograms: (folder: string) => readRepositoryPrograms(folder, 'git', options.gitEnvironment ?? process.env) }
-              : {}),
-            restricted,
-          })
-        : [];
-    // The workspace's check command runs as run_command runs any command: in the sandbox, under the command limits.
-    const runCommand = builtin.find((tool) => tool.name === 'run_command');
-    const checks = runCommand
-      ? new CommandChecks({
-          runCommand,
-          sandboxed: sandbox?.available === true,
-          commands: () => options.settings.get().checkCommands,
-          restricted,
-        })
-      : null;
-    const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
     // A commit that names no paths commits the session's changes; the runtime is made below, and only asked once it exists.
     const agentChanges = async (sessionId: string): Promise<string[]> => {
       if (!busyRuntime) return [];
       const changes = await busyRuntime.listChanges(sessionId, null);
       return changes.files.filter((file) => file.kind === 'file' && file.reverted !== 'whole').map((file) => file.path);
     };
-    const git = gitAvailable ? gitTools({ repositories, agentChanges }) : [];
-    const tools = new ToolRegistry([...builtin, ...checkTools, ...git, ...(options.tools ?? []), ...memoryTools(stores.memory)]);
+    const { tools, codeMaps, checks } = coreTools({
+      options,
+      clock,
+      owned,
+      shell,
+      sandbox,
+      repositories: gitAvailable ? repositories : null,
+      memory: stores.memory,
+      restricted,
+      agentChanges,
+    });
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
-    // The checks of changed files go with the app's own tools: the language servers read the files those tools change.
-    const diagnostics = shell
-      ? new Diagnostics({
-          settings: () => options.settings.get().diagnostics,
-          filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
-          ...(sandbox ? { sandbox } : {}),
-          ...(options.languageServerEnvironment ? { env: options.languageServerEnvironment } : {}),
-          restricted,
-        })
-      : null;
-    if (diagnostics) owned.add(toDisposable(() => diagnostics.dispose()));
-    // A language server runs while a session works in its folder: one whose last session was deleted or moved to
-    // another folder is stopped.
-    const listener: RuntimeListener = diagnostics
-      ? {
-          ...options.listener,
-          onSessionChanged: (change) => {
-            options.listener.onSessionChanged(change);
-            if (diagnostics.running > 0) diagnostics.keepOnly(stores.store.list().flatMap((session) => session.workspacePath ?? []));
-          },
-        }
-      : options.listener;
+    const { diagnostics, listener } = coreDiagnostics({ options, owned, sandbox, restricted, store: stores.store });
     const runtime = sessionRuntime({
       options: { ...options, listener },
       clock,
@@ -266,66 +173,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   }
 }
 
-/** The shell's parser, or the reason the app cannot start without it: a broken package, not the person's data. */
-async function loadShellParser(): Promise<BashParser> {
-  try {
-    return await BashParser.load();
-  } catch (error) {
-    throw new WorkbenchError(
-      'internal',
-      `The shell command parser could not be loaded (${toErrorInfo(error).message}); reinstall the app.`,
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
-/** The SQLite stores of one database. */
-function openStores(db: Database, clock: Clock, monotonic?: () => number) {
-  const steady = new SqliteSteadyTime(db, () => clock.now(), monotonic);
-  return {
-    steady,
-    store: new SqliteSessionStore(db),
-    checkpoints: new SqliteCheckpointStore(db, () => clock.now()),
-    trust: new SqliteTrustStore(db, steady),
-    accounting: new SqliteAccountingStore(db),
-    memory: new SqliteMemoryStore(db, clock),
-    profiles: new SqliteProfileStore(db, clock),
-    prompts: new SqlitePromptRecords(db, clock),
-  };
-}
-
-type Stores = ReturnType<typeof openStores>;
-
-/** What the built-in tools take from the core's options: limits and niceness follow Settings, as they change. */
-/** How often a workspace's indexing progress is told, at most: every file would be thousands of messages. */
-const progressEveryMs = 250;
-
-/** Progress of the code indexes, told at most every 250 ms per workspace, and always at the end. */
-function codeMapProgress(
-  tell: NonNullable<CoreOptions['onCodeMapProgress']>,
-): (workspacePath: string, done: number, total: number) => void {
-  const told = new Map<string, number>();
-  return (workspacePath, done, total) => {
-    const now = performance.now();
-    if (done < total && now - (told.get(workspacePath) ?? -Infinity) < progressEveryMs) return;
-    told.set(workspacePath, now);
-    if (done === total) told.delete(workspacePath);
-    tell({ workspacePath, done, total });
-  };
-}
-
-function builtinToolOptions(options: CoreOptions, clock: Clock) {
-  return {
-    dataDir: options.dataDir,
-    newId: () => newId(clock.now()),
-    now: () => clock.now(),
-    commandNiceness: () => commandNiceness(options.settings.get()),
-    commandLimits: () => options.settings.get().commandLimits,
-  };
-}
-
 /**
  * The models of this computer and the provider registry. The manager asks the built-in runtime for the machine's
  * figures, and the runtime serves the manager's models: the runtime is made just after, and only asked once the
@@ -372,176 +219,4 @@ function modelsAndProviders(options: CoreOptions, db: Database, clock: Clock, ow
   });
   owned.add(toDisposable(() => registry.dispose()));
   return { models, registry, local: runtimeProvider };
-}
-
-/** Where the app makes worktrees: beside the data folder, not in it (the tools never write into the app's data). */
-const worktreesFolder = (options: CoreOptions): string => options.worktreesDir ?? `${options.dataDir}-worktrees`;
-
-/**
- * The folder a workspace stands for where trust is asked: a worktree the app made (for a session or a sub-agent) stands
- * for the folder it was made from, so it is trusted as that folder is; any other folder stands for itself.
- */
-function worktreeOrigins(store: SessionStore, worktreesDir: string): (workspacePath: string) => string {
-  const origins = new BoundedMap<string, string>({ max: 256 });
-  return (workspacePath) => {
-    if (!isWithin(worktreesDir, workspacePath)) return workspacePath;
-    const known = origins.get(workspacePath);
-    if (known !== undefined) return known;
-    // The sessions and their sub-agents (a writing sub-agent's worktree is its own session's folder), breadth first.
-    const queue = store.list();
-    for (let seen = 0; seen < queue.length && seen < 10_000; seen += 1) {
-      const session = queue[seen];
-      if (!session) break;
-      const made = session.workspacePath === workspacePath ? worktreeStateOf(store, session.id) : null;
-      if (made) {
-        origins.set(workspacePath, made.worktree.mainPath);
-        return made.worktree.mainPath;
-      }
-      queue.push(...store.subAgents(session.id));
-    }
-    return workspacePath;
-  };
-}
-
-interface RuntimeParts {
-  readonly options: CoreOptions;
-  readonly clock: Clock;
-  readonly stores: Stores;
-  readonly registry: ProviderRegistry;
-  readonly tools: ToolRegistry;
-  readonly files: SqliteFileHistory | null;
-  readonly sandbox: SandboxStatus | undefined;
-  readonly codeMap: CodeMapSource | null;
-  readonly diagnostics: DiagnosticsSource | null;
-  readonly checks: CheckRunner | null;
-  /** The workspaces' repositories when git is there: checkpoints record HEAD, and Changes commits. */
-  readonly repositories: Repositories | null;
-  readonly folderTrust: FolderTrustStore | null;
-}
-
-/** The runtime and the collaborators it is given: the journal, conversations, gates, context budget and system prompts. */
-function sessionRuntime({
-  options,
-  clock,
-  stores,
-  registry,
-  tools,
-  files,
-  sandbox,
-  codeMap,
-  diagnostics,
-  checks,
-  repositories,
-  folderTrust,
-}: RuntimeParts): SessionRuntime {
-  const { settings } = options;
-  const instrument = options.instrumentProvider;
-  const providers: ProviderResolver = instrument
-    ? {
-        resolve: (choice) => instrument(registry.resolve(choice)),
-        describe: (choice) => registry.describe(choice),
-        defaultModel: () => registry.defaultModel(),
-        window: (choice, signal) => registry.window(choice, signal),
-      }
-    : registry;
-  const { store, memory, profiles, prompts } = stores;
-  const journal = new SessionJournal(store, options.listener, clock);
-  const instructionFiles = new InstructionFiles(() => clock.now());
-  const environment = promptEnvironment(sandbox);
-  const limits = (): RuntimeLimits => {
-    const current = settings.get();
-    const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices, subAgentDepth, subAgentConcurrency } = current;
-    return {
-      planThreshold,
-      maxIterations,
-      deniedTools,
-      heldToolGroups,
-      budgets,
-      modelPrices,
-      subAgentDepth,
-      subAgentConcurrency,
-      codeMapShare: current.codeMapShare,
-      gateTimeout: current.gateTimeout,
-    };
-  };
-  // A catalogue of tools in place of their definitions (a small window) needs the tool that describes them; it knows
-  // nothing of the tools the person denied, as the catalogue does not.
-  const denied = (name: string): boolean => limits().deniedTools.includes(name);
-  tools.registerHidden(
-    describeToolsTool({
-      get: (name) => (denied(name) ? undefined : tools.get(name)),
-      list: () => tools.offered(limits().deniedTools),
-    }),
-  );
-  const context = new ContextBudget({
-    window: (choice, signal) => providers.window(choice, signal),
-    settings: () => {
-      const { compactAt, answerTokens } = settings.get();
-      return { compactAt, answerTokens };
-    },
-    // Extended thinking is Anthropic's: a budget set for a model of another kind of endpoint (or of one just removed) is not asked for.
-    thinkingBudget: (choice) => {
-      const current = settings.get();
-      const anthropic = current.providers.some((endpoint) => endpoint.id === choice.providerId && endpoint.kind === 'anthropic');
-      return anthropic ? modelSettingOf(current, choice.providerId, choice.model).thinkingBudget : null;
-    },
-  });
-  const systemPrompts = new SystemPrompts({
-    sources: {
-      // A folder the person does not trust steers nothing: its instruction files are found, named, and not given.
-      instructions: async (workspacePath) => {
-        const set = await instructionFiles.load(workspacePath);
-        if (!folderTrust) return set;
-        return isRestricted(folderTrust, workspacePath) ? withheldInstructions(set) : withReleases(set, workspacePath, folderTrust);
-      },
-      environment: () => environment,
-    },
-    memory,
-    records: prompts,
-    clock,
-  });
-  return new SessionRuntime({
-    store,
-    providers,
-    journal,
-    conversations: new ConversationStore(stores.checkpoints, store),
-    turn: {
-      tools,
-      trust: stores.trust,
-      accounting: stores.accounting,
-      checkpoints: stores.checkpoints,
-      ...(files ? { files } : {}),
-      gates: new Gates(),
-      clock,
-      steady: stores.steady,
-      journal,
-      frameMs: options.frameMs ?? 16,
-      context,
-      prompts: systemPrompts,
-      ...(codeMap ? { codeMap } : {}),
-      ...(diagnostics ? { diagnostics } : {}),
-      ...(checks ? { checks } : {}),
-      ...(repositories ? { git: repositories } : {}),
-      ...(folderTrust ? { folderTrust } : {}),
-      newId: () => newId(clock.now()),
-    },
-    ...(files ? { changes: new SnapshotChanges(files, [options.dataDir]) } : {}),
-    limits,
-    workspaces: new FolderInspector(),
-    defaults: () => {
-      const { defaultModel, defaultAutonomy, defaultProfileId } = settings.get();
-      return { model: defaultModel, autonomy: defaultAutonomy, profileId: defaultProfileId };
-    },
-    providerExists: (providerId) => registry.list().some((provider) => provider.id === providerId),
-    profiles: { store: profiles, defaultId: () => settings.get().defaultProfileId },
-    ...(repositories
-      ? {
-          git: repositories,
-          // Beside the data folder, not in it: the tools never write into the app's data.
-          worktrees: new Worktrees(repositories.git, worktreesFolder(options), [options.dataDir], (folder) =>
-            isRestricted(folderTrust ?? undefined, folder),
-          ),
-        }
-      : {}),
-  });
 }

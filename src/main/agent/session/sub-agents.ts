@@ -5,7 +5,6 @@
 import type { ModelChoice, Session, SubAgentLink } from '../../../shared/domain';
 import { CancelledError, NotFoundError, WorkbenchError } from '../../../shared/errors';
 import { checkStepId, checkVerdictOf, type CheckVerdict } from '../../../shared/plan-graph';
-import { isMessage } from '../context/context-view';
 import type { ConversationStore } from '../history/conversation-store';
 import type { SessionJournal } from '../history/session-journal';
 import type { Clock } from '../ports/clock';
@@ -14,7 +13,9 @@ import { defineTool, type Tool, type ToolContext, type ToolOutcome } from '../po
 import type { WorktreeMaker } from '../ports/git';
 import type { Recovery } from './recovery';
 import { bringBackSubAgent, subAgentWorktree, worktreeStateOf } from './session-worktrees';
+import { answerOf, lastAnswer } from './sub-agent-answers';
 import { briefHold, briefText, delegateInputSchema, subAgentDefaults, titleOf, type DelegateInput } from './sub-agent-brief';
+import { answerBound, assertServed, modelFor, serverLimit } from './sub-agent-models';
 import { FolderWriters, Slots, type ServerLimit } from './sub-agent-turns';
 import { delegateToolName, type TurnScheduler } from './turn-scheduler';
 
@@ -48,10 +49,6 @@ export interface SubAgentsOptions {
   /** Worktrees for writing sub-agents that ask for one; none without git. */
   readonly worktrees?: WorktreeMaker;
 }
-
-/** The share of the parent's window one sub-agent's answer may take, and the characters a token is counted as. */
-const answerShare = 1 / 8;
-const charsPerToken = 3;
 
 /**
  * The sub-agents of every session: the `delegate` tool, and how a sub-agent's session is made, run, resumed after a
@@ -120,7 +117,7 @@ export class SubAgents {
     for (const { id, subAgent } of this.options.store.subAgents(context.sessionId)) {
       if (subAgent?.stepId === undefined || subAgent.turnId !== turnId || subAgent.toolCallId === context.toolCallId) continue;
       if (!plans.has(subAgent.toolCallId)) plans.set(subAgent.toolCallId, null);
-      if (subAgent.stepId === checkStepId) plans.set(subAgent.toolCallId, checkVerdictOf(this.lastAnswer(id) ?? ''));
+      if (subAgent.stepId === checkStepId) plans.set(subAgent.toolCallId, checkVerdictOf(lastAnswer(this.options, id) ?? ''));
     }
     return [...plans.values()];
   }
@@ -154,7 +151,7 @@ export class SubAgents {
     try {
       const writing = writes && !isolated ? await this.writers.take(folder, parent.id, context.signal) : null;
       try {
-        const server = await this.serverLimit(existing?.model ?? this.modelFor(parent, input.model), context.signal);
+        const server = await serverLimit(this.options, existing?.model ?? modelFor(this.options, parent, input.model), context.signal);
         await this.slots.take(context.signal, server);
         let holder: string | null = null;
         try {
@@ -178,7 +175,7 @@ export class SubAgents {
     } finally {
       await this.takeBack(parent.id, context.signal);
     }
-    const answer = this.answerOf(child.id);
+    const answer = answerOf(this.options, child.id);
     return broughtBack === '' ? answer : { ...answer, output: `${answer.output}\n\n${broughtBack}` };
   }
 
@@ -230,18 +227,6 @@ export class SubAgents {
     this.slots.give(server);
   }
 
-  /** The limit of a model's server on sub-agents at once, when it says (llama-server's slots); none otherwise. */
-  private async serverLimit(choice: ModelChoice | null, signal: AbortSignal): Promise<ServerLimit | null> {
-    const { serverConcurrency } = this.options;
-    if (!choice || !serverConcurrency) return null;
-    try {
-      const cap = await serverConcurrency(choice, signal);
-      return cap === null ? null : { key: choice.providerId, cap: Math.max(1, cap) };
-    } catch {
-      return null;
-    }
-  }
-
   /** A new sub-agent's session, in the parent's folder, with its autonomy and model (or the one the brief names). */
   private async create(parent: Session, input: DelegateInput, context: ToolContext, stepId?: string): Promise<Session> {
     const { store, journal, clock, newId, limits } = this.options;
@@ -254,8 +239,8 @@ export class SubAgents {
           ? 'Delegation is off in Settings.'
           : `Sub-agents may hand work on at most ${allowed} levels deep; this would be ${depth}.`,
       );
-    const model = this.modelFor(parent, input.model);
-    if (model && input.model !== undefined) await this.assertServed(model, context.signal);
+    const model = modelFor(this.options, parent, input.model);
+    if (model && input.model !== undefined) await assertServed(this.options, model, context.signal);
     const turnId = journal.head(parent.id).openTurn;
     const link: SubAgentLink = {
       parentSessionId: parent.id,
@@ -265,7 +250,7 @@ export class SubAgents {
       depth,
       tools: input.tools,
       modelCalls: input.modelCalls ?? subAgentDefaults.modelCalls,
-      answerChars: await this.answerBound(parent, input.answerChars ?? subAgentDefaults.answerChars, context.signal),
+      answerChars: await answerBound(this.options, parent, input.answerChars ?? subAgentDefaults.answerChars, context.signal),
     };
     const made =
       input.tools === 'read_write' && input.worktree === true
@@ -285,61 +270,6 @@ export class SubAgents {
     journal.announceSession(session.id);
     if (made) journal.append(session.id, [{ type: 'worktree_created', worktree: made.worktree }]);
     return session;
-  }
-
-  /**
-   * Refuses a model the endpoint does not serve, naming those it does, so the model can pick again. An endpoint that
-   * cannot list its models now is not taken as a refusal: the sub-agent's first request says what is wrong, if anything.
-   */
-  private async assertServed(choice: ModelChoice, signal: AbortSignal): Promise<void> {
-    const { modelsOf } = this.options;
-    if (!modelsOf) return;
-    let served: readonly string[];
-    try {
-      served = await modelsOf(choice, signal);
-    } catch (error) {
-      if (signal.aborted) throw new CancelledError();
-      if (error instanceof NotFoundError) throw error;
-      return;
-    }
-    // Ollama's "llama3" is "llama3:latest", and an Anthropic alias names a dated model ("…-20250929").
-    const meant = (id: string): boolean =>
-      id === choice.model ||
-      id === `${choice.model}:latest` ||
-      (id.startsWith(`${choice.model}-`) && /^-\d{8}$/.test(id.slice(choice.model.length)));
-    if (served.length === 0 || served.some(meant)) return;
-    const named = served.slice(0, 20).map((id) => `"${id}"`);
-    throw new WorkbenchError(
-      'invalid_input',
-      `The endpoint does not serve a model "${choice.model}". It serves ${named.join(', ')}${served.length > 20 ? ` and ${served.length - 20} more` : ''}; name one of them, or leave the model out to use this session's.`,
-    );
-  }
-
-  /**
-   * The length of a sub-agent's answer: what the brief asks for, within a share of the parent's window, so that several
-   * answers fit a small one (on 4,096 tokens, about 1,500 characters each). Not less than 200, nor when the window
-   * cannot be known.
-   */
-  private async answerBound(parent: Session, asked: number, signal: AbortSignal): Promise<number> {
-    const choice = this.modelFor(parent, undefined);
-    if (!choice) return asked;
-    try {
-      const window = await this.options.windowOf(choice, signal);
-      return Math.max(200, Math.min(asked, Math.floor(window * answerShare * charsPerToken)));
-    } catch {
-      return asked;
-    }
-  }
-
-  /** The parent's model (its session's, or its running turn's), or another model of the same endpoint the brief names. */
-  private modelFor(parent: Session, model: string | undefined): ModelChoice | null {
-    const { store, journal } = this.options;
-    let choice = parent.model;
-    const turnId = journal.head(parent.id).openTurn;
-    const started = turnId === null ? null : store.findById(parent.id, 'run_started', turnId);
-    if (started?.event.type === 'run_started') choice = started.event.model;
-    if (!choice) return null;
-    return model ? { providerId: choice.providerId, model } : choice;
   }
 
   /**
@@ -372,42 +302,5 @@ export class SubAgents {
       signal.removeEventListener('abort', stop);
     }
     if (signal.aborted) throw new CancelledError();
-  }
-
-  /** The sub-agent's last answer, as its conversation holds it. */
-  private lastAnswer(childId: string): string | null {
-    const { conversations, journal } = this.options;
-    const history = conversations.at(childId, journal.head(childId).checkpointId).history.filter(isMessage);
-    for (let index = history.length - 1; index >= 0; index -= 1) {
-      const message = history[index];
-      if (message?.role === 'user') return null;
-      if (message?.role === 'assistant' && message.content.trim() !== '' && !message.toolCalls?.length) return message.content.trim();
-    }
-    return null;
-  }
-
-  /** The call's result: the sub-agent's answer, cut to its bound with a note; a failure says why, with what it had. */
-  private answerOf(childId: string): ToolOutcome {
-    const { store, journal } = this.options;
-    const session = store.get(childId);
-    if (!session?.subAgent) throw new NotFoundError('Session', childId);
-    const limit = session.subAgent.answerChars;
-    const answer = this.lastAnswer(childId);
-    const bounded =
-      answer === null
-        ? null
-        : answer.length <= limit
-          ? answer
-          : `${answer.slice(0, limit)}\n[… the answer was cut at ${limit} of ${answer.length} characters; the whole of it is in the sub-agent's session …]`;
-    if (session.status === 'completed' || session.status === 'completed_with_errors')
-      return { output: bounded ?? 'The sub-agent finished without an answer.' };
-    const ended = store.nearest(childId, 'before', journal.head(childId).lastSeq + 1, ['run_finished'])?.event;
-    const why =
-      ended?.type === 'run_finished' && ended.error
-        ? ended.error.message
-        : session.status === 'cancelled'
-          ? 'it was stopped before it answered'
-          : `it ended ${session.status.replace('_', ' ')}`;
-    return { output: `The sub-agent failed: ${why}${bounded ? `\nWhat it had answered:\n${bounded}` : ''}`, isError: true };
   }
 }

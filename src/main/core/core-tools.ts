@@ -1,0 +1,134 @@
+/*
+ * The core's tools (`coreTools`): the shell's parser, the workspaces' code indexes, and the built-in, check, git and
+ * memory tools in one registry, with the tools the core is given.
+ */
+
+import { WorkbenchError, toErrorInfo } from '../../shared/errors';
+import { toDisposable, type DisposableStore } from '../../shared/lifecycle';
+import type { Clock } from '../agent/ports/clock';
+import { newId } from '../agent/ports/ids';
+import type { MemoryStore } from '../agent/ports/memory';
+import { ToolRegistry } from '../agent/ports/tools';
+import { BashParser } from '../shell/bash-parser';
+import { CodeMaps } from '../code-map/code-maps';
+import { WorkerTagger } from '../code-map/worker-tagger';
+import { readRepositoryPrograms } from '../git/repository-programs';
+import type { Repositories } from '../git/repositories';
+import { builtinTools } from '../tools/builtin-tools';
+import { CommandChecks, runCheckTool } from '../tools/check-command';
+import { gitTools } from '../tools/git-tools';
+import { memoryTools } from '../tools/memory-tools';
+import { commandNiceness } from '../tools/run-command';
+import type { SandboxStatus } from '../tools/sandbox';
+import { WorkspaceFiles } from '../workspace/workspace-files';
+import type { CoreOptions } from './core-options';
+
+/** The shell's parser, or the reason the app cannot start without it: a broken package, not the person's data. */
+export async function loadShellParser(): Promise<BashParser> {
+  try {
+    return await BashParser.load();
+  } catch (error) {
+    throw new WorkbenchError(
+      'internal',
+      `The shell command parser could not be loaded (${toErrorInfo(error).message}); reinstall the app.`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+export interface ToolParts {
+  readonly options: CoreOptions;
+  readonly clock: Clock;
+  /** Holds the code indexes' tagging thread until the core closes. */
+  readonly owned: DisposableStore;
+  /** The shell's parser when the built-in tools are built; without it there are none, nor code indexes. */
+  readonly shell: BashParser | null;
+  readonly sandbox: SandboxStatus | undefined;
+  /** The workspaces' repositories when git is there: the git tools, and lines that run git judged by the repository. */
+  readonly repositories: Repositories | null;
+  readonly memory: MemoryStore;
+  readonly restricted: (workspacePath: string) => boolean;
+  /** The paths a session changed, which a commit that names no paths commits. */
+  readonly agentChanges: (sessionId: string) => Promise<string[]>;
+}
+
+export interface CoreTools {
+  readonly tools: ToolRegistry;
+  /** The code indexes the symbol tools were built with, for the repository map; none without the built-in tools. */
+  readonly codeMaps: CodeMaps | null;
+  /** The workspace's check command, run as run_command runs any command; none without run_command. */
+  readonly checks: CommandChecks | null;
+}
+
+/** Every tool the model may be offered besides those of MCP servers, in one registry, with what they share. */
+export function coreTools({ options, clock, owned, shell, sandbox, repositories, memory, restricted, agentChanges }: ToolParts): CoreTools {
+  // The workspaces' code indexes, which the symbol tools and the repository map share.
+  const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
+  if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
+  const codeMaps = shell
+    ? new CodeMaps({
+        dataDir: options.dataDir,
+        filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
+        ...(tagger ? { tagger } : {}),
+        ...(options.onCodeMapProgress ? { onProgress: codeMapProgress(options.onCodeMapProgress) } : {}),
+      })
+    : null;
+  const builtin =
+    shell && codeMaps
+      ? builtinTools({
+          ...builtinToolOptions(options, clock),
+          shell,
+          codeMaps,
+          ...(sandbox ? { sandbox } : {}),
+          // A line that runs git is judged with what the repository would start (its settings, its hooks).
+          ...(repositories
+            ? { repositoryPrograms: (folder: string) => readRepositoryPrograms(folder, 'git', options.gitEnvironment ?? process.env) }
+            : {}),
+          restricted,
+        })
+      : [];
+  // The workspace's check command runs as run_command runs any command: in the sandbox, under the command limits.
+  const runCommand = builtin.find((tool) => tool.name === 'run_command');
+  const checks = runCommand
+    ? new CommandChecks({
+        runCommand,
+        sandboxed: sandbox?.available === true,
+        commands: () => options.settings.get().checkCommands,
+        restricted,
+      })
+    : null;
+  const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
+  const git = repositories ? gitTools({ repositories, agentChanges }) : [];
+  const tools = new ToolRegistry([...builtin, ...checkTools, ...git, ...(options.tools ?? []), ...memoryTools(memory)]);
+  return { tools, codeMaps, checks };
+}
+
+/** How often a workspace's indexing progress is told, at most: every file would be thousands of messages. */
+const progressEveryMs = 250;
+
+/** Progress of the code indexes, told at most every 250 ms per workspace, and always at the end. */
+function codeMapProgress(
+  tell: NonNullable<CoreOptions['onCodeMapProgress']>,
+): (workspacePath: string, done: number, total: number) => void {
+  const told = new Map<string, number>();
+  return (workspacePath, done, total) => {
+    const now = performance.now();
+    if (done < total && now - (told.get(workspacePath) ?? -Infinity) < progressEveryMs) return;
+    told.set(workspacePath, now);
+    if (done === total) told.delete(workspacePath);
+    tell({ workspacePath, done, total });
+  };
+}
+
+/** What the built-in tools take from the core's options: limits and niceness follow Settings, as they change. */
+function builtinToolOptions(options: CoreOptions, clock: Clock) {
+  return {
+    dataDir: options.dataDir,
+    newId: () => newId(clock.now()),
+    now: () => clock.now(),
+    commandNiceness: () => commandNiceness(options.settings.get()),
+    commandLimits: () => options.settings.get().commandLimits,
+  };
+}
