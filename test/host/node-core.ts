@@ -127,6 +127,8 @@ export async function createCoreWithScriptedModel(options: {
   builtinTools?: boolean;
   languageServerEnvironment?: NodeJS.ProcessEnv;
   gitEnvironment?: NodeJS.ProcessEnv;
+  /** Keeps the database's key: the database, and what the app keeps beside it, encrypted at rest. */
+  databaseKeys?: DatabaseKeyKeeper;
 }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
   const transport = new LoopbackTransport();
   const { core } = await createNodeCore({
@@ -137,6 +139,7 @@ export async function createCoreWithScriptedModel(options: {
     ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
     ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.databaseKeys ? { databaseKeys: options.databaseKeys } : {}),
   });
   const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: options.openaiBaseUrl });
   if (!provider.ok) throw new Error(provider.error.message);

@@ -4,6 +4,7 @@ import type { WorkbenchCore } from '../../src/main/core/workbench-core';
 import { temporaryFolder } from '../helpers';
 import type { LoopbackTransport } from '../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../host/node-core';
+import { testDatabaseKeys } from '../host/test-keychain';
 import { ScriptedModelServer, type ScriptedModelServerOptions } from '../scripted-model-server';
 
 export interface ScriptedCore {
@@ -32,6 +33,8 @@ export interface ScriptedCoreOptions {
   readonly session?: 'plain' | 'workspace';
   /** How the scripted server behaves (a text-only model, say). */
   readonly server?: ScriptedModelServerOptions;
+  /** Encrypts the database at rest, with a key kept in the data folder as the tests' keychain keeps it. */
+  readonly encrypted?: boolean;
 }
 
 /**
@@ -54,6 +57,7 @@ export function useScriptedCore(options: ScriptedCoreOptions, bind: (started: Sc
       ...(options.builtinTools ? { builtinTools: true } : {}),
       ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
       ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
+      ...(options.encrypted ? { databaseKeys: testDatabaseKeys(dataDir) } : {}),
     });
     let sessionId = '';
     if (options.session) {

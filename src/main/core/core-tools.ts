@@ -11,6 +11,7 @@ import type { MemoryStore } from '../agent/ports/memory';
 import { ToolRegistry } from '../agent/ports/tools';
 import { BashParser } from '../shell/bash-parser';
 import { CodeMaps } from '../code-map/code-maps';
+import type { AtRestSeal } from '../secrets/at-rest-seal';
 import { WorkerTagger } from '../code-map/worker-tagger';
 import { readRepositoryPrograms } from '../git/repository-programs';
 import type { Repositories } from '../git/repositories';
@@ -52,6 +53,8 @@ export interface ToolParts {
   readonly restricted: (workspacePath: string) => boolean;
   /** The paths a session changed, which a commit that names no paths commits. */
   readonly agentChanges: (sessionId: string) => Promise<string[]>;
+  /** Seals the code indexes' cache where the database is encrypted; null keeps it as JSON. */
+  readonly seal: AtRestSeal | null;
 }
 
 export interface CoreTools {
@@ -63,13 +66,15 @@ export interface CoreTools {
 }
 
 /** Every tool the model may be offered besides those of MCP servers, in one registry, with what they share. */
-export function coreTools({ options, clock, owned, shell, sandbox, repositories, memory, restricted, agentChanges }: ToolParts): CoreTools {
+export function coreTools(parts: ToolParts): CoreTools {
+  const { options, clock, owned, shell, sandbox, repositories, memory, restricted, agentChanges, seal } = parts;
   // The workspaces' code indexes, which the symbol tools and the repository map share.
   const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
   if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
   const codeMaps = shell
     ? new CodeMaps({
         dataDir: options.dataDir,
+        seal,
         filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
         ...(tagger ? { tagger } : {}),
         ...(options.onCodeMapProgress ? { onProgress: codeMapProgress(options.onCodeMapProgress) } : {}),

@@ -5,6 +5,7 @@
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { WorkbenchError } from '../../shared/errors';
+import type { DatabaseKeyKeeper } from '../store/database-key';
 
 /** Seals and opens the files of one purpose (a cache, a store): a file sealed for one purpose does not open for another. */
 export interface AtRestSeal {
@@ -55,4 +56,14 @@ export function atRestSeal(databaseKey: Buffer, purpose: string): AtRestSeal {
       }
     },
   };
+}
+
+/** A seal for `purpose` from the key `keys` keeps for the database; null where none can be read (files then stay plain). */
+export function sealFor(keys: DatabaseKeyKeeper, purpose: string): AtRestSeal | null {
+  try {
+    const key = keys.read();
+    return key ? atRestSeal(key, purpose) : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalEntry, RuntimeEvent } from '../../../../src/shared/events';
@@ -172,5 +172,38 @@ describe('the repository map given with the person’s message', () => {
     const note = noteOf(scripted, 0);
     expect(filesOf(note)[0]).toBe('src/billing/tax.ts');
     expect(note).toContain('1│ export function vatOf(cents: number): number {');
+  });
+});
+
+describe('the code map kept beside an encrypted database', () => {
+  let scripted: ScriptedCore;
+  useScriptedCore(
+    {
+      builtinTools: true,
+      encrypted: true,
+      prepare: (folder) => {
+        for (const [path, text] of Object.entries(project)) {
+          mkdirSync(join(folder, 'project', path, '..'), { recursive: true });
+          writeFileSync(join(folder, 'project', path), text);
+        }
+      },
+    },
+    (started) => (scripted = started),
+  );
+
+  it('is sealed on disk: the cached index names no file and no definition of the project', async () => {
+    expect(scripted.core.info.databaseEncryption.encrypted).toBe(true);
+    const session = await answer<Session>(scripted.transport, 'session:create', { workspacePath: join(scripted.folder.path, 'project') });
+    scripted.server.enqueue(textTurn('It adds the lines up.'));
+    await answer(scripted.transport, 'run:send', { sessionId: session.id, text: 'How does Invoice compute its total?' });
+    await scripted.core.runtime?.whenIdle(session.id);
+    // The map was made from the index, so the index is there to be kept.
+    expect(noteOf(scripted, 0)).toContain('export class Invoice');
+    const folder = join(scripted.folder.path, 'code-map');
+    const cached = readdirSync(folder).map((name) => readFileSync(join(folder, name)));
+    expect(cached).toHaveLength(1);
+    const [index] = cached;
+    expect(index?.subarray(0, 8).toString('latin1')).toBe('AWSEAL01');
+    for (const word of ['Invoice', 'priceOf', 'src/billing', 'shapes.ts']) expect(index?.includes(word)).toBe(false);
   });
 });
