@@ -37,7 +37,7 @@ function removeWithSidecars(path: string): void {
   for (const file of [path, ...sidecars.map((suffix) => `${path}${suffix}`)]) rmSync(file, { force: true });
 }
 
-function syncFile(path: string): void {
+export function syncFile(path: string): void {
   const fd = openSync(path, 'r+');
   try {
     fsyncSync(fd);
@@ -46,7 +46,7 @@ function syncFile(path: string): void {
   }
 }
 
-function syncFolder(path: string): void {
+export function syncFolder(path: string): void {
   if (process.platform === 'win32') return;
   const fd = openSync(dirname(path), 'r');
   try {

@@ -3,10 +3,10 @@
  * now is offered, and the file it replaces is kept beside it, untouched.
  */
 
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, WorkbenchError, toErrorInfo } from '../../shared/errors';
-import { databaseFileState, durableCopy, schemaBackups } from './database-conversion';
+import { databaseFileState, durableCopy, schemaBackups, syncFile, syncFolder } from './database-conversion';
 import { applyKey } from './database-key';
 
 /** A backup kept beside the database that opens as it is now. */
@@ -18,25 +18,51 @@ export interface RestorableBackup {
   readonly schemaVersion: number;
 }
 
-const sidecars = ['-wal', '-shm'] as const;
+/** The files SQLite keeps beside a database: its write-ahead log and index, or a rollback journal. */
+const sidecars = ['-wal', '-shm', '-journal'] as const;
+
+/** Removes a file of the restore's own, if it is there and can be; what cannot be removed is left. */
+function discard(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Not a file (a folder of that name): left as it is.
+  }
+}
 
 /** When a backup named `<file>.backup-v<version>-<time>` was taken. */
-const takenAtOf = (backup: string): number => Number(/-(\d+)$/.exec(backup)?.[1] ?? 0);
+export const takenAtOf = (backup: string): number => Number(/-(\d+)$/.exec(backup)?.[1] ?? 0);
+
+/** Opens a database file read-only, with `key` when it is encrypted; null when it cannot be (no key for it, not a file). */
+function openReadOnly(file: string, key: Buffer | null): BetterSqlite3.Database | null {
+  const state = databaseFileState(file);
+  if (state === 'absent' || (state === 'opaque' && key === null)) return null;
+  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    if (state === 'opaque' && key !== null) applyKey(db, key);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** The schema version of an open database whose pages check out, or null; never newer than `newestSchema`. */
+function checkedVersion(db: BetterSqlite3.Database, newestSchema: number): number | null {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > newestSchema) return null;
+  return db.pragma('quick_check(1)', { simple: true }) === 'ok' ? version : null;
+}
 
 /**
- * The schema version of a backup when it opens (plainly, or with `key` when it is encrypted) and its pages check out;
- * null when it does not, or was written by a newer app than `newestSchema`.
+ * The schema version of a backup when it opens (plainly, or with `key` when it is encrypted) and its pages check out,
+ * its write-ahead log included; null when it does not, was written by a newer app, or cannot be read at all.
  */
 function openingVersion(backup: string, key: Buffer | null, newestSchema: number): number | null {
-  const state = databaseFileState(backup);
-  if (state === 'absent' || (state === 'opaque' && key === null)) return null;
   let db: BetterSqlite3.Database | null = null;
   try {
-    db = new BetterSqlite3(backup, { readonly: true, fileMustExist: true });
-    if (state === 'opaque' && key !== null) applyKey(db, key);
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > newestSchema) return null;
-    return db.pragma('quick_check(1)', { simple: true }) === 'ok' ? version : null;
+    db = openReadOnly(backup, key);
+    return db ? checkedVersion(db, newestSchema) : null;
   } catch {
     return null;
   } finally {
@@ -45,19 +71,19 @@ function openingVersion(backup: string, key: Buffer | null, newestSchema: number
 }
 
 /**
- * The backups kept beside the database at `path` that open now, newest first: plain ones, and encrypted ones that
- * `key` opens. A backup of a newer app, a damaged one or one needing another key is not offered.
+ * The newest backup kept beside the database at `path` that opens now: a plain one, or an encrypted one `key` opens.
+ * A backup of a newer app, a damaged one or one needing another key is passed over; null when none opens.
  */
-export function restorableBackups(path: string, key: Buffer | null, newestSchema: number): RestorableBackup[] {
-  const found: RestorableBackup[] = [];
-  for (const backup of schemaBackups(path)) {
+export function newestRestorableBackup(path: string, key: Buffer | null, newestSchema: number): RestorableBackup | null {
+  const newestFirst = schemaBackups(path).sort((a, b) => takenAtOf(b) - takenAtOf(a));
+  for (const backup of newestFirst) {
     const schemaVersion = openingVersion(backup, key, newestSchema);
-    if (schemaVersion !== null) found.push({ path: backup, takenAt: takenAtOf(backup), schemaVersion });
+    if (schemaVersion !== null) return { path: backup, takenAt: takenAtOf(backup), schemaVersion };
   }
-  return found.sort((a, b) => b.takenAt - a.takenAt);
+  return null;
 }
 
-/** A name beside the database, not yet taken, for the file a restore sets aside. */
+/** A name beside the database, not yet taken by it or its sidecars, for the files a restore sets aside. */
 function setAsideName(path: string, now: number): string {
   let candidate = `${path}.unopened-${now}`;
   for (let count = 2; [candidate, ...sidecars.map((suffix) => `${candidate}${suffix}`)].some(existsSync); count += 1) {
@@ -66,42 +92,116 @@ function setAsideName(path: string, now: number): string {
   return candidate;
 }
 
+/** Keeps `from` under the name `to` as well, without moving it: a second link, or a whole copy where links cannot be. */
+function keepAlsoAs(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch {
+    durableCopy(from, to);
+  }
+}
+
 /**
- * Puts `backup` (one of `restorableBackups`, checked again here) in place of the database at `path`. The database file
- * and its write-ahead log are renamed aside first (`<file>.unopened-<time>`), never removed or written, and the backup
- * is copied whole, so it stays where it was. Where the copy fails, the set-aside file goes back in place. Returns the
- * name the database was set aside under.
+ * Writes the backup, its write-ahead log folded in, as one whole file at `to` (through SQLite, so it is encrypted as the
+ * backup is), and checks the copy opens with the same schema.
+ */
+function copyWhole(backup: string, to: string, key: Buffer | null, newestSchema: number): void {
+  rmSync(to, { force: true });
+  const source = openReadOnly(backup, key);
+  if (!source) throw new WorkbenchError('invalid_state', `${backup} does not open.`);
+  let expected: number | null;
+  try {
+    expected = checkedVersion(source, newestSchema);
+    source.prepare('VACUUM INTO ?').run(to);
+  } finally {
+    source.close();
+  }
+  const copy = openReadOnly(to, key);
+  try {
+    if (!copy || expected === null || checkedVersion(copy, newestSchema) !== expected) {
+      throw new WorkbenchError('invalid_state', `The copy of ${backup} does not open as the backup does.`);
+    }
+  } finally {
+    copy?.close();
+  }
+  syncFile(to);
+}
+
+/**
+ * Puts `backup` (a backup kept beside the database that opens now, checked again here) in place of the database at
+ * `path`. The backup is first copied whole beside the database, its log folded in, and the copy checked. Then the
+ * database and its sidecars are kept under `<file>.unopened-<time>` as well (links, so nothing is moved or written), the
+ * sidecars leave the database's name, and the copy is renamed over it in one step. At every moment the database's name
+ * holds the database or the copy, never nothing, so a crash never leaves the app to make a new, empty one. The backup
+ * stays where it was. Returns the name the database was kept under.
  */
 export function restoreBackup(path: string, backup: string, key: Buffer | null, newestSchema: number, now: number): string {
-  if (!restorableBackups(path, key, newestSchema).some((candidate) => candidate.path === backup)) {
+  if (!schemaBackups(path).includes(backup) || openingVersion(backup, key, newestSchema) === null) {
     throw new WorkbenchError('invalid_state', `${backup} is not a backup of ${path} that opens now; nothing was changed.`);
   }
-  const aside = setAsideName(path, now);
-  const moved: Array<[string, string]> = [];
-  const putBack = (): void => {
-    for (const [from, to] of moved.reverse()) renameSync(to, from);
-  };
+  const restoring = `${path}.restoring`;
   try {
-    for (const suffix of ['', ...sidecars]) {
-      if (!existsSync(`${path}${suffix}`)) continue;
-      renameSync(`${path}${suffix}`, `${aside}${suffix}`);
-      moved.push([`${path}${suffix}`, `${aside}${suffix}`]);
-    }
-    durableCopy(backup, path);
+    copyWhole(backup, restoring, key, newestSchema);
   } catch (error) {
-    try {
-      rmSync(`${path}.partial`, { force: true });
-    } catch {
-      // Not a file of the copy's (a folder of that name): left as it is.
-    }
-    putBack();
+    discard(restoring);
+    throw new StoreError('store_unavailable', `The backup could not be copied (${toErrorInfo(error).message}); nothing was changed.`, {
+      cause: error,
+    });
+  }
+  const aside = setAsideName(path, now);
+  const present = ['', ...sidecars].filter((suffix) => existsSync(`${path}${suffix}`));
+  try {
+    for (const suffix of present) keepAlsoAs(`${path}${suffix}`, `${aside}${suffix}`);
+    syncFolder(path);
+  } catch (error) {
+    for (const suffix of present) discard(`${aside}${suffix}`);
+    discard(restoring);
     throw new StoreError(
       'store_unavailable',
-      `The backup could not be put in place (${toErrorInfo(error).message}); the database was left as it was.`,
+      `The database could not be kept aside (${toErrorInfo(error).message}); nothing was changed.`,
       {
         cause: error,
       },
     );
   }
+  // The database and its sidecars are kept whole under the other name: its own sidecars go, so none is read with the copy.
+  try {
+    for (const suffix of sidecars) rmSync(`${path}${suffix}`, { force: true });
+    renameSync(restoring, path);
+  } catch (error) {
+    discard(restoring);
+    // The database is still in its place: its sidecars come back to it, as far as they can.
+    const notBack = present.filter(
+      (suffix) => suffix !== '' && !existsSync(`${path}${suffix}`) && !linkedBack(`${aside}${suffix}`, `${path}${suffix}`),
+    );
+    const kept = notBack.length === 0 ? '' : ` Its ${notBack.join(', ')} could not be put back beside it: kept as ${aside}${notBack[0]}.`;
+    throw new StoreError(
+      'store_unavailable',
+      `The backup could not be put in place (${toErrorInfo(error).message}); the database is where it was.${kept}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  try {
+    syncFolder(path);
+  } catch (error) {
+    console.error('The folder of the restored database could not be flushed:', error);
+  }
   return aside;
+}
+
+/** Puts a link to `from` back at `to`; false when it could not be. */
+function linkedBack(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch {
+    try {
+      copyFileSync(from, to);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }

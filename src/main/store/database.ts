@@ -15,7 +15,7 @@ import {
   type ConversionStep,
 } from './database-conversion';
 import { applyKey, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
-import { restorableBackups } from './database-restore';
+import { newestRestorableBackup, type RestorableBackup } from './database-restore';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
 
 export interface OpenDatabaseOptions {
@@ -60,9 +60,15 @@ function unopenedError(
   why: string,
   options: { readonly key: Buffer | null; readonly newestSchema: number; readonly cause?: unknown },
 ): StoreError {
-  const backup = restorableBackups(path, options.key, options.newestSchema)[0];
+  // Looking for a backup never takes the place of saying why the database cannot be opened.
+  let backup: RestorableBackup | null = null;
+  try {
+    backup = newestRestorableBackup(path, options.key, options.newestSchema);
+  } catch (error) {
+    console.error('The backups of the database could not be looked at:', error);
+  }
   const offer = backup
-    ? ` A backup taken ${new Date(backup.takenAt).toISOString()} opens: it can be put back in its place, and this file is then kept beside it as it is.`
+    ? ` A backup taken ${new Date(backup.takenAt).toISOString()} opens: it can be put back in its place from the app's window, and this file is then kept beside it as it is.`
     : '';
   return new StoreError(code, `The database ${path} cannot be opened: ${why} The file was left untouched.${offer}`, {
     ...(options.cause === undefined ? {} : { cause: options.cause }),

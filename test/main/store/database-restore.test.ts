@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
 import { applyKey } from '../../../src/main/store/database-key';
-import { restorableBackups, restoreBackup } from '../../../src/main/store/database-restore';
+import { newestRestorableBackup, restoreBackup } from '../../../src/main/store/database-restore';
 import { latestSchemaVersion } from '../../../src/main/store/migrations';
 import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
 import { memoryKeyCipher } from '../../host/test-cipher';
@@ -78,19 +78,23 @@ describe('putting a backup of the database back', () => {
     });
     expect(digest(path)).toBe(damaged);
 
-    // A write-ahead log beside it goes aside with it, as the pair they are.
+    // Its write-ahead log, or a rollback journal left by a crash, go aside with it: the copy is read without them.
     writeFileSync(`${path}-wal`, 'the log of the damaged file');
+    writeFileSync(`${path}-journal`, 'a journal of the damaged file');
     const aside = restoreBackup(path, backup, key(), latestSchemaVersion, 1_800_000_000_000);
     expect(aside).toBe(`${path}.unopened-1800000000000`);
     expect(digest(aside)).toBe(damaged);
     expect(readFileSync(`${aside}-wal`, 'utf8')).toBe('the log of the damaged file');
+    expect(readFileSync(`${aside}-journal`, 'utf8')).toBe('a journal of the damaged file');
+    expect(existsSync(`${path}-journal`)).toBe(false);
     expect(existsSync(backup)).toBe(true);
+    expect(readdirSync(folder.path).filter((name) => name.endsWith('.restoring'))).toEqual([]);
     expect(titlesAt()).toEqual(['Yesterday']);
     // The file set aside is not taken for a backup later.
-    expect(restorableBackups(path, key(), latestSchemaVersion).map((found) => found.path)).toEqual([backup]);
+    expect(newestRestorableBackup(path, key(), latestSchemaVersion)?.path).toBe(backup);
   });
 
-  it('offers only backups that open now, newest first: not a damaged one, one of a newer app or one needing another key', () => {
+  it('offers the newest backup that opens now: not a damaged one, one of a newer app, one needing another key, or a folder', () => {
     databaseWith('Kept');
     const older = `${path}.backup-v${latestSchemaVersion}-100`;
     const newer = `${path}.backup-v${latestSchemaVersion}-200`;
@@ -99,25 +103,44 @@ describe('putting a backup of the database back', () => {
     const damagedCopy = `${path}.backup-v${latestSchemaVersion}-300`;
     writeFileSync(damagedCopy, readFileSync(path));
     damage(damagedCopy);
-    const fromNewerApp = `${path}.backup-v${latestSchemaVersion + 1}-400`;
-    const newerApp = new BetterSqlite3(fromNewerApp);
+    const newerApp = new BetterSqlite3(`${path}.backup-v${latestSchemaVersion + 1}-400`);
     newerApp.pragma(`user_version = ${latestSchemaVersion + 1}`);
     newerApp.close();
-    const otherKey = `${path}.backup-v${latestSchemaVersion}-500`;
-    const other = new BetterSqlite3(otherKey);
+    const other = new BetterSqlite3(`${path}.backup-v${latestSchemaVersion}-500`);
     applyKey(other, Buffer.alloc(32, 9));
     other.exec('CREATE TABLE t (a)');
     other.close();
+    mkdirSync(`${path}.backup-v${latestSchemaVersion}-600`);
     const plain = `${path}.backup-v2-50`;
     new BetterSqlite3(plain).exec('CREATE TABLE sessions (title TEXT)');
 
-    expect(restorableBackups(path, key(), latestSchemaVersion)).toEqual([
-      { path: newer, takenAt: 200, schemaVersion: latestSchemaVersion },
-      { path: older, takenAt: 100, schemaVersion: latestSchemaVersion },
-      { path: plain, takenAt: 50, schemaVersion: 0 },
-    ]);
+    expect(newestRestorableBackup(path, key(), latestSchemaVersion)).toEqual({
+      path: newer,
+      takenAt: 200,
+      schemaVersion: latestSchemaVersion,
+    });
     // Without a key only the plain copy opens.
-    expect(restorableBackups(path, null, latestSchemaVersion).map((found) => found.path)).toEqual([plain]);
+    expect(newestRestorableBackup(path, null, latestSchemaVersion)?.path).toBe(plain);
+    // A folder named as a backup never takes the place of the reason the database cannot be opened.
+    damage(path);
+    expect(() => openDatabase(path, { keys })).toThrow(expect.objectContaining({ code: 'store_key_wrong', backupPath: newer }));
+  });
+
+  it('puts back what the backup holds in its write-ahead log too', () => {
+    const plainPath = join(folder.path, 'plain.sqlite');
+    openDatabase(plainPath).db.close();
+    const backup = `${plainPath}.backup-v${latestSchemaVersion}-20`;
+    // A backup whose session is only in its -wal, as a copy taken while the app had it open would be.
+    const { db } = openDatabase(plainPath);
+    db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', 'In the log', 'idle', 1, 1)").run();
+    writeFileSync(backup, readFileSync(plainPath));
+    writeFileSync(`${backup}-wal`, readFileSync(`${plainPath}-wal`));
+    db.close();
+    writeFileSync(plainPath, 'not a database at all, and long enough to be read as one'.repeat(100));
+    restoreBackup(plainPath, backup, null, latestSchemaVersion, 30);
+    const reopened = openDatabase(plainPath);
+    expect(reopened.db.prepare('SELECT title FROM sessions').pluck().all()).toEqual(['In the log']);
+    reopened.db.close();
   });
 
   it('refuses to put back what is not a backup that opens, and changes nothing', () => {
@@ -156,18 +179,20 @@ describe('putting a backup of the database back', () => {
     reopened.db.close();
   });
 
-  it('puts the database back in place when the copy of the backup fails', () => {
+  it('changes nothing when the copy of the backup cannot be made', () => {
     databaseWith('Only copy');
     const backup = `${path}.backup-v${latestSchemaVersion}-1`;
     writeFileSync(backup, readFileSync(path));
+    writeFileSync(`${path}-wal`, '');
     const before = digest(path);
-    // The copy is written under this name first: a folder there makes it fail.
-    mkdirSync(`${path}.partial`);
+    // The copy is made under this name first: a folder there makes it fail.
+    mkdirSync(`${path}.restoring`);
     expect(() => restoreBackup(path, backup, key(), latestSchemaVersion, 3)).toThrow(
-      expect.objectContaining({ code: 'store_unavailable', message: expect.stringContaining('the database was left as it was') }),
+      expect.objectContaining({ code: 'store_unavailable', message: expect.stringContaining('could not be copied') }),
     );
     expect(digest(path)).toBe(before);
-    expect(existsSync(`${path}.unopened-3`)).toBe(false);
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    expect(readdirSync(folder.path).filter((name) => name.includes('unopened'))).toEqual([]);
     expect(titlesAt()).toEqual(['Only copy']);
   });
 });
