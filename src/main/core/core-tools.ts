@@ -11,7 +11,7 @@ import type { MemoryStore } from '../agent/ports/memory';
 import { ToolRegistry } from '../agent/ports/tools';
 import { BashParser } from '../shell/bash-parser';
 import { CodeMaps } from '../code-map/code-maps';
-import type { AtRestSeal } from '../secrets/at-rest-seal';
+import { sealFor, type AtRestSeal } from '../secrets/at-rest-seal';
 import { WorkerTagger } from '../code-map/worker-tagger';
 import { readRepositoryPrograms } from '../git/repository-programs';
 import type { Repositories } from '../git/repositories';
@@ -53,8 +53,21 @@ export interface ToolParts {
   readonly restricted: (workspacePath: string) => boolean;
   /** The paths a session changed, which a commit that names no paths commits. */
   readonly agentChanges: (sessionId: string) => Promise<string[]>;
-  /** Seals the code indexes' cache where the database is encrypted; null keeps it as JSON. */
-  readonly seal: AtRestSeal | null;
+  /** How the code indexes are kept between runs (see `codeMapsKept`). */
+  readonly codeMapsKept: CodeMapsKept;
+}
+
+/** The code indexes kept on disk as JSON, sealed, or not at all. */
+export type CodeMapsKept = { readonly onDisk: false } | { readonly onDisk: true; readonly seal: AtRestSeal | null };
+
+/**
+ * How the code indexes are kept: sealed with the key kept for an encrypted database, as JSON beside a plain one, and
+ * only in memory where the database is encrypted but its key cannot be read again (never written plain beside it).
+ */
+export function codeMapsKept(encrypted: boolean, options: Pick<CoreOptions, 'databaseKeys'>): CodeMapsKept {
+  if (!encrypted) return { onDisk: true, seal: null };
+  const seal = options.databaseKeys ? sealFor(options.databaseKeys, 'code map') : null;
+  return seal ? { onDisk: true, seal } : { onDisk: false };
 }
 
 export interface CoreTools {
@@ -67,14 +80,14 @@ export interface CoreTools {
 
 /** Every tool the model may be offered besides those of MCP servers, in one registry, with what they share. */
 export function coreTools(parts: ToolParts): CoreTools {
-  const { options, clock, owned, shell, sandbox, repositories, memory, restricted, agentChanges, seal } = parts;
+  const { options, clock, owned, shell, sandbox, repositories, memory, restricted, agentChanges, codeMapsKept: kept } = parts;
   // The workspaces' code indexes, which the symbol tools and the repository map share.
   const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
   if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
   const codeMaps = shell
     ? new CodeMaps({
-        dataDir: options.dataDir,
-        seal,
+        dataDir: kept.onDisk ? options.dataDir : null,
+        seal: kept.onDisk ? kept.seal : null,
         filesOf: (path) => new WorkspaceFiles(path, { protectedRoots: [options.dataDir] }),
         ...(tagger ? { tagger } : {}),
         ...(options.onCodeMapProgress ? { onProgress: codeMapProgress(options.onCodeMapProgress) } : {}),

@@ -40,8 +40,7 @@ import { openFolderTrust } from './core-folder-trust';
 import type { Core, CoreOptions } from './core-options';
 import { sessionRuntime } from './core-session-runtime';
 import { openStores } from './core-stores';
-import { coreTools, loadShellParser } from './core-tools';
-import { sealFor } from '../secrets/at-rest-seal';
+import { codeMapsKept, coreTools, loadShellParser } from './core-tools';
 
 export type { Core, CoreOptions } from './core-options';
 
@@ -95,8 +94,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       memory: stores.memory,
       restricted,
       agentChanges,
-      // The key that opened the database seals the code indexes the app keeps beside it.
-      seal: encryption.encrypted && options.databaseKeys ? sealFor(options.databaseKeys, 'code map') : null,
+      codeMapsKept: codeMapsKept(encryption.encrypted, options),
     });
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);

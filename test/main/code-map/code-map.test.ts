@@ -157,10 +157,12 @@ describe('the code index of a workspace', () => {
     const next = index(seal);
     expect(await next.refresh()).toMatchObject({ read: 0, kept: 2 });
     expect(next.references('beta').map((tag) => tag.path)).toEqual(['src/a.ts']);
-    // Another key (a new database), or no seal at all: the cache cannot be read, and every file is read again.
+    // The same key for another purpose does not open it.
+    expect(() => atRestSeal(key, 'trash').open(readFileSync(cacheFile))).toThrow(/does not open with this key/);
+    // No seal at all, or another key (a new database): the cache cannot be read, and every file is read again.
+    expect(await index().refresh()).toMatchObject({ read: 2 });
+    expect(await index(seal).refresh()).toMatchObject({ read: 0, kept: 2 });
     expect(await index(atRestSeal(Buffer.alloc(32, 4), 'code map')).refresh()).toMatchObject({ read: 2 });
-    const otherPurpose = atRestSeal(key, 'trash');
-    expect(() => otherPurpose.open(readFileSync(cacheFile))).toThrow(/does not open with this key/);
   });
 
   it('a caller that stops waiting stops only its own wait: the one walk goes on for the others', async () => {
