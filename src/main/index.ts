@@ -131,7 +131,9 @@ if (!app.requestSingleInstanceLock()) {
       tagWorker: { path: tagWorkerPath },
       // After a backup of the database was put back, while nothing of the database is open: start again on it.
       relaunch: () => {
-        app.relaunch();
+        // An AppImage runs from a mount that is gone once the app exits: it is started again from its own file.
+        const appImage = process.env['APPIMAGE'];
+        app.relaunch(appImage ? { execPath: appImage, args: process.argv.slice(1) } : undefined);
         app.exit(0);
       },
     });

@@ -80,6 +80,7 @@ describe('encryption at rest and redacted exports in the window', () => {
     await expectPage(page.getByRole('heading', { name: 'Your data could not be opened' })).toBeVisible();
     await expectPage(page.getByRole('alert')).toContainText('A backup taken 2023-11-14T22:13:20.000Z opens');
     await expectPage(page.getByText(backupPath)).toBeVisible();
+    await expectPage(page.getByText(/What changed after .* stays only in the database file, which is kept beside it/)).toBeVisible();
     await page.getByRole('button', { name: 'Put the backup back' }).click();
     const done = page.getByRole('status');
     await expectPage(done).toContainText('The backup is back in place. The database that could not be opened was kept as');

@@ -8,7 +8,7 @@ import type { AppInfo } from '../../shared/ipc/contract';
 import { createUnavailableHandlers } from '../ipc/handlers';
 import type { Handlers } from '../ipc/router';
 import type { DatabaseKeyKeeper } from '../store/database-key';
-import { restoreBackup } from '../store/database-restore';
+import { restoreBackup, takenAtOf } from '../store/database-restore';
 import { latestSchemaVersion } from '../store/migrations';
 
 /** The key kept for the database, or null where none can be read (a plain backup may still open). */
@@ -70,7 +70,7 @@ export function unavailableCore(
   const appInfo: AppInfo = {
     ...options.baseInfo,
     databaseEncryption: { encrypted: false, description: 'The database could not be opened.' },
-    startupError: { ...info, ...(backupPath ? { backupPath } : {}) },
+    startupError: { ...info, ...(backupPath ? { backupPath, backupTakenAt: takenAtOf(backupPath) } : {}) },
   };
   const restore = backupRestorer({ ...options, backupPath });
   return {

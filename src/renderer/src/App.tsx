@@ -204,7 +204,11 @@ export function App({ store }: { store: AppStore }) {
         detail={`Database: ${info.databasePath}`}
         {...(info.startupError.backupPath === undefined
           ? {}
-          : { backupPath: info.startupError.backupPath, restoreBackup: () => store.call('app:restoreBackup', {}) })}
+          : {
+              backupPath: info.startupError.backupPath,
+              ...(info.startupError.backupTakenAt === undefined ? {} : { backupTakenAt: info.startupError.backupTakenAt }),
+              restoreBackup: () => store.call('app:restoreBackup', {}),
+            })}
       />
     ) : (
       <StartupError title="The app could not start" message={info.startupError.message} />

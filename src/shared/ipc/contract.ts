@@ -120,7 +120,8 @@ export const appInfoSchema = z.object({
   sandbox: z.object({ available: z.boolean(), description: z.string() }),
   /** Whether the database is encrypted at rest, said plainly ("not encrypted: this system offers no keychain"). */
   databaseEncryption: z.object({ encrypted: z.boolean(), description: z.string() }),
-  startupError: errorInfoSchema.extend({ backupPath: z.string().optional() }).nullable(),
+  /** Why the app could not start; with the newest backup of the database that opens now, and when it was taken. */
+  startupError: errorInfoSchema.extend({ backupPath: z.string().optional(), backupTakenAt: z.number().optional() }).nullable(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
 

@@ -23,13 +23,15 @@ export function StartupError({
   message,
   detail,
   backupPath,
+  backupTakenAt,
   restoreBackup,
 }: {
   title: string;
   message: string;
   detail?: string;
-  /** A backup of the database that opens now, which `restoreBackup` puts back. */
+  /** A backup of the database that opens now, which `restoreBackup` puts back, and when it was taken. */
   backupPath?: string;
+  backupTakenAt?: number;
   restoreBackup?: () => Promise<BackupRestored>;
 }) {
   const [restoring, setRestoring] = useState<Restoring>({ kind: 'offered' });
@@ -54,21 +56,30 @@ export function StartupError({
         </p>
       ) : (
         <>
-          <p className="muted">
-            Nothing was changed or deleted.{' '}
-            {offered
-              ? 'Put the backup back, or quit the app to keep things as they are.'
-              : 'Quit the app, then move the file aside or update the app.'}
-          </p>
+          {restoring.kind === 'failed' ? (
+            <p className="error">{restoring.message}</p>
+          ) : (
+            <p className="muted">
+              Nothing was changed or deleted.{' '}
+              {offered
+                ? 'Put the backup back, or quit the app to keep things as they are.'
+                : 'Quit the app, then move the file aside or update the app.'}
+            </p>
+          )}
           {offered && (
             <div className="startup-error-actions">
               <button type="button" className="primary" onClick={restore} disabled={restoring.kind === 'working'}>
                 Put the backup back
               </button>
               <span className="muted">{backupPath}</span>
+              <p className="muted">
+                What changed after {backupTakenAt === undefined ? 'the backup was taken' : new Date(backupTakenAt).toLocaleString()} stays
+                only in the database file, which is kept beside it. If the database&apos;s key may come back (its keychain unlocked, or the
+                system it was made on), quit instead: it then opens as it was.
+              </p>
+              {restoring.kind === 'working' && <p role="status">Putting the backup back…</p>}
             </div>
           )}
-          {restoring.kind === 'failed' && <p className="error">{restoring.message}</p>}
         </>
       )}
     </div>
