@@ -120,8 +120,6 @@ export class CodeIndex {
   /** The graph of the files as they are now, made when first asked for after a change. */
   private graphNow: CodeGraph | null = null;
   private cacheRead = false;
-  /** The cache was read plain where it is to be sealed: the next refresh writes it again, sealed. */
-  private cacheUnsealed = false;
   /** Whether the index has held the whole workspace once (a walk to its end, or a cache of one), if not every change since. */
   private wholeOnce = false;
   private refreshing: Promise<IndexRefresh> | null = null;
@@ -287,7 +285,7 @@ export class CodeIndex {
       // Said at the end whatever happened, so nothing waits on a refresh that failed.
       onProgress(1, 1);
     }
-    if (read > 0 || removed > 0 || this.cacheUnsealed) this.writeCache(notes);
+    if (read > 0 || removed > 0) this.writeCache(notes);
     this.wholeOnce = true;
     return { read, kept, removed, files: this.files.size, truncated, notes: [...notes] };
   }
@@ -344,11 +342,9 @@ export class CodeIndex {
     let raw: unknown;
     try {
       const bytes = readFileSync(cacheFile);
-      // A sealed cache without its key, or one kept plain before the database was encrypted, is read as the next one
-      // is written: sealed where there is a seal.
-      const sealed = seal?.isSealed(bytes) ?? false;
-      raw = JSON.parse((seal && sealed ? seal.open(bytes) : bytes).toString('utf8'));
-      this.cacheUnsealed = seal !== undefined && seal !== null && !sealed;
+      // With a seal only a sealed cache that opens is read (one written plain, or changed, is none); without one, only
+      // a plain one.
+      raw = JSON.parse((seal ? seal.open(bytes) : bytes).toString('utf8'));
     } catch {
       return;
     }
@@ -378,7 +374,6 @@ export class CodeIndex {
         closeSync(fd);
       }
       renameSync(temporary, cacheFile);
-      this.cacheUnsealed = false;
     } catch (error) {
       rmSync(temporary, { force: true });
       notes.add(`The code map could not be saved for the next start: ${error instanceof Error ? error.message : String(error)}`);

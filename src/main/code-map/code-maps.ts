@@ -4,6 +4,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BoundedMap } from '../../shared/bounded-map';
 import type { WorkspaceFiles } from '../workspace/workspace-files';
@@ -35,6 +36,7 @@ export class CodeMaps {
 
   constructor(private readonly options: CodeMapsOptions) {
     this.tagger = options.tagger ?? new Tagger();
+    if (options.seal && options.dataDir !== null) removePlainCaches(join(options.dataDir, 'code-map'), options.seal);
   }
 
   /** The index of a workspace (by the real path of its root). */
@@ -56,11 +58,46 @@ export class CodeMaps {
           ? { onProgress: (done: number, total: number) => this.options.onProgress?.(realRoot, done, total) }
           : {}),
         seal: this.options.seal ?? null,
-        cacheFile:
-          dataDir === null ? null : join(dataDir, 'code-map', `${createHash('sha256').update(realRoot).digest('hex').slice(0, 24)}.json`),
+        cacheFile: dataDir === null ? null : join(dataDir, 'code-map', `${this.cacheName(realRoot)}.json`),
       });
       this.indexes.set(realRoot, index);
     }
     return index;
+  }
+
+  /** The cache's name for a workspace root: sealed, one that does not tell the root without the key. */
+  private cacheName(realRoot: string): string {
+    const { seal } = this.options;
+    return seal ? seal.nameOf(realRoot) : createHash('sha256').update(realRoot).digest('hex').slice(0, 24);
+  }
+}
+
+/**
+ * Removes the caches kept plain in `folder` (before the database was encrypted): with a seal none of them is read, and
+ * none is left readable beside an encrypted database.
+ */
+function removePlainCaches(folder: string, seal: AtRestSeal): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    const file = join(folder, name);
+    try {
+      const head = Buffer.alloc(16);
+      const fd = openSync(file, 'r');
+      let read = 0;
+      try {
+        read = readSync(fd, head, 0, head.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+      if (!seal.isSealed(head.subarray(0, read))) rmSync(file, { force: true });
+    } catch (error) {
+      console.error(`The plain code map cache ${file} could not be removed:`, error);
+    }
   }
 }

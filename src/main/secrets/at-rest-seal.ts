@@ -3,7 +3,7 @@
  * nonce for every write, so a file is unreadable without the key and any change to it is found.
  */
 
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { WorkbenchError } from '../../shared/errors';
 import type { DatabaseKeyKeeper } from '../store/database-key';
 
@@ -14,6 +14,8 @@ export interface AtRestSeal {
   open(sealed: Buffer): Buffer;
   /** Whether the bytes begin as a sealed file does (say nothing of whether they open). */
   isSealed(data: Buffer): boolean;
+  /** A name for a file about `text` (a folder's path) that does not tell `text` without the key: 24 hex digits. */
+  nameOf(text: string): string;
 }
 
 const magic = Buffer.from('AWSEAL01', 'latin1');
@@ -28,9 +30,11 @@ export function atRestSeal(databaseKey: Buffer, purpose: string): AtRestSeal {
   if (databaseKey.length < 32) throw new WorkbenchError('invalid_input', 'A seal needs a key of at least 32 bytes.');
   const key = Buffer.from(hkdfSync('sha256', databaseKey, Buffer.alloc(0), `agent-workbench at rest: ${purpose}`, 32));
   const header = Buffer.concat([magic, Buffer.from(purpose, 'utf8')]);
+  const nameKey = Buffer.from(hkdfSync('sha256', databaseKey, Buffer.alloc(0), `agent-workbench at rest: ${purpose}: names`, 32));
   const isSealed = (data: Buffer): boolean => data.length >= magic.length && data.subarray(0, magic.length).equals(magic);
   return {
     isSealed,
+    nameOf: (text) => createHmac('sha256', nameKey).update(text).digest('hex').slice(0, 24),
     seal: (plain) => {
       const nonce = randomBytes(nonceBytes);
       const cipher = createCipheriv('aes-256-gcm', key, nonce);

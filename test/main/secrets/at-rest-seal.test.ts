@@ -35,4 +35,14 @@ describe('a file sealed at rest', () => {
     expect(atRestSeal(key, 'code map').isSealed(Buffer.from('{"version":1}'))).toBe(false);
     expect(() => atRestSeal(Buffer.alloc(16), 'code map')).toThrow(expect.objectContaining({ code: 'invalid_input' }));
   });
+
+  it('names a file about a path by the key: the same name each time, another under another key or purpose, and not the path', () => {
+    const seal = atRestSeal(key, 'code map');
+    const name = seal.nameOf('/home/someone/secret-project');
+    expect(name).toMatch(/^[0-9a-f]{24}$/);
+    expect(seal.nameOf('/home/someone/secret-project')).toBe(name);
+    expect(atRestSeal(Buffer.alloc(32, 8), 'code map').nameOf('/home/someone/secret-project')).not.toBe(name);
+    expect(atRestSeal(key, 'trash').nameOf('/home/someone/secret-project')).not.toBe(name);
+    expect(seal.nameOf('/home/someone/other-project')).not.toBe(name);
+  });
 });

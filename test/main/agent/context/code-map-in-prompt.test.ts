@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalEntry, RuntimeEvent } from '../../../../src/shared/events';
@@ -182,6 +183,9 @@ describe('the code map kept beside an encrypted database', () => {
       builtinTools: true,
       encrypted: true,
       prepare: (folder) => {
+        // A cache kept plain before the database was encrypted: gone once the app starts with a seal.
+        mkdirSync(join(folder, 'code-map'), { recursive: true });
+        writeFileSync(join(folder, 'code-map', 'plain-from-before.json'), '{"version":1,"root":"/work/secret-project","files":{}}');
         for (const [path, text] of Object.entries(project)) {
           mkdirSync(join(folder, 'project', path, '..'), { recursive: true });
           writeFileSync(join(folder, 'project', path), text);
@@ -200,8 +204,12 @@ describe('the code map kept beside an encrypted database', () => {
     // The map was made from the index, so the index is there to be kept.
     expect(noteOf(scripted, 0)).toContain('export class Invoice');
     const folder = join(scripted.folder.path, 'code-map');
-    const cached = readdirSync(folder).map((name) => readFileSync(join(folder, name)));
+    const names = readdirSync(folder);
+    const cached = names.map((name) => readFileSync(join(folder, name)));
     expect(cached).toHaveLength(1);
+    // Its name does not tell the project's path to whoever hashes likely paths.
+    const root = realpathSync(join(scripted.folder.path, 'project'));
+    expect(names[0]).not.toBe(`${createHash('sha256').update(root).digest('hex').slice(0, 24)}.json`);
     const [index] = cached;
     expect(index?.subarray(0, 8).toString('latin1')).toBe('AWSEAL01');
     for (const word of ['Invoice', 'priceOf', 'src/billing', 'shapes.ts']) expect(index?.includes(word)).toBe(false);
