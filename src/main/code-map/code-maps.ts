@@ -4,9 +4,10 @@
  */
 
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BoundedMap } from '../../shared/bounded-map';
+import { readAllSync } from '../workspace/fd-read';
 import type { WorkspaceFiles } from '../workspace/workspace-files';
 import { CodeIndex } from './code-index';
 import { Tagger } from './tagger';
@@ -87,15 +88,14 @@ function removePlainCaches(folder: string, seal: AtRestSeal): void {
     if (!name.endsWith('.json')) continue;
     const file = join(folder, name);
     try {
-      const head = Buffer.alloc(16);
       const fd = openSync(file, 'r');
-      let read = 0;
+      let head: Buffer;
       try {
-        read = readSync(fd, head, 0, head.length, 0);
+        head = readAllSync(fd, 16);
       } finally {
         closeSync(fd);
       }
-      if (!seal.isSealed(head.subarray(0, read))) rmSync(file, { force: true });
+      if (!seal.isSealed(head)) rmSync(file, { force: true });
     } catch (error) {
       console.error(`The plain code map cache ${file} could not be removed:`, error);
     }

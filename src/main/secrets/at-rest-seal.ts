@@ -28,9 +28,11 @@ const tagBytes = 16;
  */
 export function atRestSeal(databaseKey: Buffer, purpose: string): AtRestSeal {
   if (databaseKey.length < 32) throw new WorkbenchError('invalid_input', 'A seal needs a key of at least 32 bytes.');
-  const key = Buffer.from(hkdfSync('sha256', databaseKey, Buffer.alloc(0), `agent-workbench at rest: ${purpose}`, 32));
+  const derive = (label: string): Buffer =>
+    Buffer.from(hkdfSync('sha256', databaseKey, Buffer.alloc(0), `agent-workbench at rest: ${label}`, 32));
+  const key = derive(purpose);
   const header = Buffer.concat([magic, Buffer.from(purpose, 'utf8')]);
-  const nameKey = Buffer.from(hkdfSync('sha256', databaseKey, Buffer.alloc(0), `agent-workbench at rest: ${purpose}: names`, 32));
+  const nameKey = derive(`${purpose}: names`);
   const isSealed = (data: Buffer): boolean => data.length >= magic.length && data.subarray(0, magic.length).equals(magic);
   return {
     isSealed,

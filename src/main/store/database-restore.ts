@@ -102,24 +102,16 @@ function keepAlsoAs(from: string, to: string): void {
 }
 
 /**
- * Writes the backup, its write-ahead log folded in, as one whole file at `to` (through SQLite, so it is encrypted as the
- * backup is), and checks the copy opens with the same schema.
+ * Writes the backup open as `source` (whose schema `expected` was checked), its write-ahead log folded in, as one whole
+ * file at `to` (through SQLite, so it is encrypted as the backup is), and checks the copy opens with the same schema.
  */
-function copyWhole(backup: string, to: string, key: Buffer | null, newestSchema: number): void {
+function copyWhole(source: BetterSqlite3.Database, expected: number, to: string, key: Buffer | null, newestSchema: number): void {
   rmSync(to, { force: true });
-  const source = openReadOnly(backup, key);
-  if (!source) throw new WorkbenchError('invalid_state', `${backup} does not open.`);
-  let expected: number | null;
-  try {
-    expected = checkedVersion(source, newestSchema);
-    source.prepare('VACUUM INTO ?').run(to);
-  } finally {
-    source.close();
-  }
+  source.prepare('VACUUM INTO ?').run(to);
   const copy = openReadOnly(to, key);
   try {
-    if (!copy || expected === null || checkedVersion(copy, newestSchema) !== expected) {
-      throw new WorkbenchError('invalid_state', `The copy of ${backup} does not open as the backup does.`);
+    if (!copy || checkedVersion(copy, newestSchema) !== expected) {
+      throw new WorkbenchError('invalid_state', 'The copy does not open as the backup does.');
     }
   } finally {
     copy?.close();
@@ -128,7 +120,7 @@ function copyWhole(backup: string, to: string, key: Buffer | null, newestSchema:
 }
 
 /**
- * Puts `backup` (a backup kept beside the database that opens now, checked again here) in place of the database at
+ * Puts `backup` (a backup kept beside the database that opens now, checked again here, once) in place of the database at
  * `path`. The backup is first copied whole beside the database, its log folded in, and the copy checked. Then the
  * database and its sidecars are kept under `<file>.unopened-<time>` as well (links, so nothing is moved or written), the
  * sidecars leave the database's name, and the copy is renamed over it in one step. At every moment the database's name
@@ -136,17 +128,31 @@ function copyWhole(backup: string, to: string, key: Buffer | null, newestSchema:
  * stays where it was. Returns the name the database was kept under.
  */
 export function restoreBackup(path: string, backup: string, key: Buffer | null, newestSchema: number, now: number): string {
-  if (!schemaBackups(path).includes(backup) || openingVersion(backup, key, newestSchema) === null) {
-    throw new WorkbenchError('invalid_state', `${backup} is not a backup of ${path} that opens now; nothing was changed.`);
+  const refused = new WorkbenchError('invalid_state', `${backup} is not a backup of ${path} that opens now; nothing was changed.`);
+  if (!schemaBackups(path).includes(backup)) throw refused;
+  // Opened and checked once: the copy is made from this connection.
+  let source: BetterSqlite3.Database | null = null;
+  let version: number | null = null;
+  try {
+    source = openReadOnly(backup, key);
+    version = source ? checkedVersion(source, newestSchema) : null;
+  } catch {
+    // Neither opens nor checks out: refused below.
+  }
+  if (!source || version === null) {
+    source?.close();
+    throw refused;
   }
   const restoring = `${path}.restoring`;
   try {
-    copyWhole(backup, restoring, key, newestSchema);
+    copyWhole(source, version, restoring, key, newestSchema);
   } catch (error) {
     discard(restoring);
     throw new StoreError('store_unavailable', `The backup could not be copied (${toErrorInfo(error).message}); nothing was changed.`, {
       cause: error,
     });
+  } finally {
+    source.close();
   }
   const aside = setAsideName(path, now);
   const present = ['', ...sidecars].filter((suffix) => existsSync(`${path}${suffix}`));

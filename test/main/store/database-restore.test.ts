@@ -64,18 +64,14 @@ describe('putting a backup of the database back', () => {
     databaseWith('Today');
     damage(path);
     const damaged = digest(path);
-    let caught: unknown;
-    try {
-      openDatabase(path, { keys });
-    } catch (error) {
-      caught = error;
-    }
     // Encrypted, a damaged first page reads as another key: the message says both, and names the backup.
-    expect(caught).toMatchObject({
-      code: 'store_key_wrong',
-      backupPath: backup,
-      message: expect.stringContaining('A backup taken 2023-11-14T22:13:20.000Z opens: it can be put back in its place'),
-    });
+    expect(() => openDatabase(path, { keys })).toThrow(
+      expect.objectContaining({
+        code: 'store_key_wrong',
+        backupPath: backup,
+        message: expect.stringContaining('A backup taken 2023-11-14T22:13:20.000Z opens: it can be put back in its place'),
+      }),
+    );
     expect(digest(path)).toBe(damaged);
 
     // Its write-ahead log, or a rollback journal left by a crash, go aside with it: the copy is read without them.
