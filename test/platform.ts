@@ -165,6 +165,23 @@ export const linuxPackage = capability('linux-package', "electron-builder's Linu
 );
 
 /**
+ * node-llama-cpp trying a prebuilt llama.cpp binary in a process of its own before loading it: on Linux always, on
+ * Windows for GPU builds only (which the tests do not load), on macOS never.
+ */
+export const llamaBinaryTest = capability('llama-binary-test', "node-llama-cpp's binary test before loading", () =>
+  process.platform === 'linux'
+    ? null
+    : 'node-llama-cpp tries its prebuilt binary in a process of its own before loading it on Linux (on Windows for GPU builds only)',
+);
+
+/** A C compiler (`cc`) that makes shared libraries, for a native addon the tests write themselves. */
+export const cCompiler = capability('cc', 'a C compiler (cc)', () =>
+  !windows && spawnSync('cc', ['--version'], { stdio: 'ignore' }).status === 0
+    ? null
+    : 'there is no C compiler (cc) to build a test addon with',
+);
+
+/**
  * Options for `it`, `describe` and their `.each` that skip the test or suite where any of the capabilities is
  * missing, with the reasons in its meta. Where everything is present they are empty: the test runs as written.
  */

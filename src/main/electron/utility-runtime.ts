@@ -3,6 +3,7 @@
  * crash ends only that process.
  */
 
+import { BinaryTestRelay } from '../runtime/binary-test-relay';
 import type { RuntimeChannel, RuntimeLauncher, RuntimeRequest } from '../runtime/runtime-protocol';
 import { StderrTail } from '../runtime/runtime-process';
 
@@ -19,12 +20,15 @@ export interface UtilityChild {
 export type UtilityFork = (
   modulePath: string,
   args: string[],
-  options: { serviceName: string; stdio: ['ignore', 'inherit', 'pipe']; env: NodeJS.ProcessEnv },
+  options: { serviceName: string; stdio: ['ignore', 'inherit' | 'ignore', 'pipe' | 'inherit']; env: NodeJS.ProcessEnv },
 ) => UtilityChild;
 
 /**
  * The built-in runtime in an Electron utility process: a child Chromium launches and reaps, with Node and a message
  * port, so computing never stalls the main process or the window, and a crash in native code ends only the child.
+ *
+ * node-llama-cpp's binary test, which it would fork from the runtime's process as Node (ELECTRON_RUN_AS_NODE, a fuse
+ * the app turns off), is started here instead, as a utility process of its own (binary-test-relay.ts).
  */
 export function utilityRuntime(fork: UtilityFork, hostPath: string, env: NodeJS.ProcessEnv = {}): RuntimeLauncher {
   return (): RuntimeChannel => {
@@ -40,12 +44,28 @@ export function utilityRuntime(fork: UtilityFork, hostPath: string, env: NodeJS.
       process.stderr.write(chunk);
     });
     let alive = true;
-    child.once('exit', () => (alive = false));
+    const relay = new BinaryTestRelay(
+      // Its output is node-llama-cpp's report of a binary that failed: stderr, where the app's goes.
+      (modulePath, testerEnv) =>
+        fork(modulePath, [], { serviceName: 'Agent Workbench binary test', stdio: ['ignore', 'ignore', 'inherit'], env: testerEnv }),
+      (message) => {
+        if (alive) child.postMessage(message);
+      },
+    );
+    const listeners: ((message: unknown) => void)[] = [];
+    child.on('message', (message) => {
+      if (relay.take(message)) return;
+      for (const listener of listeners) listener(message);
+    });
+    child.once('exit', () => {
+      alive = false;
+      relay.close();
+    });
     return {
       post: (message: RuntimeRequest) => {
         if (alive) child.postMessage(message);
       },
-      onMessage: (listener) => void child.on('message', listener),
+      onMessage: (listener) => void listeners.push(listener),
       onExit: (listener) => void child.once('exit', (code) => listener(`exit code ${code}${stderr.last ? `: ${stderr.last}` : ''}`)),
       kill: () => void child.kill(),
     };

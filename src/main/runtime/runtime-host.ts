@@ -4,6 +4,8 @@
  * stay free, and a crash in the native code ends this process, not the app.
  */
 
+import { routeBinaryTests } from './binary-test-fork';
+import { isBinaryTestMessage } from './binary-test-relay';
 import { LlamaRuntime, RuntimeFailure } from './llama-runtime';
 import { runtimeRequestSchema, type RuntimeReply, type RuntimeStreamEvent } from './runtime-protocol';
 
@@ -14,9 +16,13 @@ interface ParentPort {
 
 const parentPort = (process as NodeJS.Process & { parentPort?: ParentPort }).parentPort;
 
-function post(message: RuntimeReply): void {
+function send(message: unknown): void {
   if (parentPort) parentPort.postMessage(message);
   else process.send?.(message);
+}
+
+function post(message: RuntimeReply): void {
+  send(message);
 }
 
 function listen(listener: (message: unknown) => void): void {
@@ -108,6 +114,10 @@ function handle(raw: unknown): void {
   }
 }
 
+// node-llama-cpp tries its binary in a process of its own before loading it: the app starts that process (Electron runs
+// no child of this one as Node, the RunAsNode fuse being off).
+if (parentPort || process.send) routeBinaryTests({ post: send, listen });
+
 // The app says through the environment whether to use a GPU, how many threads to compute with (node-llama-cpp's choice
 // when it does not say), and how many lines of requests keep their prompt at once (llama-runtime.ts's default when it
 // does not say). Requests wait until the binding is loaded.
@@ -129,6 +139,9 @@ started.then(
     process.exit(3);
   },
 );
-listen((raw) => void started.then(() => handle(raw)));
+listen((raw) => {
+  // The binary test's messages are for routeBinaryTests, and arrive while the binding loads.
+  if (!isBinaryTestMessage(raw)) void started.then(() => handle(raw));
+});
 // The app went away: nothing is left to answer.
 process.on('disconnect', () => process.exit(0));
