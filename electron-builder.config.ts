@@ -21,9 +21,6 @@ export const unpackedModules = [
   'node_modules/node-llama-cpp/llama/localBuilds/**',
 ];
 
-/** Whether node-llama-cpp tries its binary in a forked Node process before loading it (getLlama: Linux and Windows). */
-export const runtimeForksItsBinaryTest = process.platform !== 'darwin';
-
 const config: Configuration = {
   appId: 'dev.agent-workbench.app',
   productName: 'Agent Workbench',
@@ -81,11 +78,11 @@ const config: Configuration = {
 
   // Fuses are switches compiled into the Electron binary, flipped once when packing (@electron/fuses).
   electronFuses: {
-    // The built-in model runtime is an Electron utilityProcess, not ELECTRON_RUN_AS_NODE. But on Linux and Windows
-    // node-llama-cpp loads a prebuilt llama.cpp binary only after trying it in a child process, which it forks from
-    // the utility process with child_process.fork: Electron runs that child as Node through ELECTRON_RUN_AS_NODE, so
-    // the fuse must leave it on there, or the runtime never starts. macOS loads the binary without that test.
-    runAsNode: runtimeForksItsBinaryTest,
+    // Nothing runs Electron as Node. The built-in model runtime is a utilityProcess, and the process in which
+    // node-llama-cpp tries a prebuilt llama.cpp binary before loading it (Linux; GPU builds on Windows), which it would
+    // fork from the runtime with child_process.fork, is started by the main process as a utilityProcess of its own
+    // (src/main/runtime/binary-test-relay.ts).
+    runAsNode: false,
     enableNodeOptionsEnvironmentVariable: false,
     enableNodeCliInspectArguments: false,
     enableCookieEncryption: true,

@@ -22,8 +22,8 @@ describe('the packaging configuration', () => {
 
   it('flips the fuses of a hardened build', () => {
     expect(config.electronFuses).toEqual({
-      // Off on macOS; on Linux and Windows node-llama-cpp forks a Node child to try its binary, which needs it.
-      runAsNode: process.platform !== 'darwin',
+      // Off everywhere: node-llama-cpp's binary test is a utility process the main process starts, not a Node child.
+      runAsNode: false,
       enableNodeOptionsEnvironmentVariable: false,
       enableNodeCliInspectArguments: false,
       enableCookieEncryption: true,
