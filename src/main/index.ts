@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BrowserWindow, app, dialog, ipcMain, net, protocol, safeStorage, session, shell, utilityProcess } from 'electron';
 import ElectronStore from 'electron-store';
 import { defaultSettings } from '../shared/domain';
+import { chooseDataFolder } from './electron/data-folder';
 import { denyAllPermissions, hardenWebContents } from './electron/harden';
 import { ElectronIpcTransport } from './electron/ipc-transport';
 import { safeStorageCipher } from './electron/safe-storage-cipher';
@@ -31,7 +32,17 @@ const tagWorkerPath = join(here, 'tag-worker.js');
 
 protocol.registerSchemesAsPrivileged([{ scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
-if (!app.requestSingleInstanceLock()) {
+// A run from the electron binary may be given a data folder of its own (the smoke tests' fresh one). It is set before
+// the single-instance lock, which is kept in the data folder; a value that names no folder stops the app before anything
+// is written.
+const dataFolder = chooseDataFolder(process.env, { packaged: app.isPackaged, platform: process.platform });
+if (dataFolder.kind === 'override') app.setPath('userData', dataFolder.path);
+if (dataFolder.kind === 'ignored') console.warn(dataFolder.reason);
+
+if (dataFolder.kind === 'refused') {
+  dialog.showErrorBox('Agent Workbench cannot start', dataFolder.reason);
+  app.exit(2);
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   let mainWindow: BrowserWindow | null = null;
