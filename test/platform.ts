@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestOptions } from 'vitest';
+import { electronSmokeReadiness, findElectronBinary } from '../scripts/electron-smoke.mjs';
 import { detectSandbox } from '../src/main/tools/sandbox';
 import { findRipgrep } from '../src/main/tools/search';
 
@@ -27,6 +28,11 @@ import { findRipgrep } from '../src/main/tools/search';
 export interface MissingCapability {
   readonly capability: string;
   readonly reason: string;
+  /**
+   * Left out of this install on purpose by a setting of its own (the Electron binary under
+   * ELECTRON_SKIP_BINARY_DOWNLOAD=1): listed as not run even under WORKBENCH_TESTS_STRICT=1, where other skips fail.
+   */
+  readonly declared?: true;
 }
 
 declare module 'vitest' {
@@ -44,6 +50,8 @@ export interface Capability {
   readonly what: string;
   /** Why a test that needs it does not run here, or null where it is present. Checked on first use. */
   readonly missing: () => string | null;
+  /** Whether, where it is missing, the install left it out on purpose and says so (see `MissingCapability.declared`). */
+  readonly declared?: () => boolean;
 }
 
 const assumedMissing = new Set(
@@ -182,13 +190,32 @@ export const cCompiler = capability('cc', 'a C compiler (cc)', () =>
 );
 
 /**
+ * The real app in Electron (test/electron-smoke/): the `electron` package's binary, which an install with
+ * ELECTRON_SKIP_BINARY_DOWNLOAD=1 leaves out, and on Linux a display for its window (or xvfb-run to make one).
+ */
+export const electronApp: Capability = {
+  ...capability('electron', 'the Electron binary and a display', () => {
+    const readiness = electronSmokeReadiness();
+    if (!readiness.ready) return readiness.reason;
+    // Started without the display xvfb-run would give it, the window would have nowhere to open.
+    return readiness.wrapper.length === 0
+      ? null
+      : "no display for Electron's window here: run the suite with npm run test:electron, which starts it under xvfb-run";
+  }),
+  // CI installs with ELECTRON_SKIP_BINARY_DOWNLOAD=1 because the binary cannot be downloaded there (design, section 9):
+  // that binary missing is the install's choice, not a need the machine failed to meet. A display missing is not.
+  declared: () => Boolean(process.env['ELECTRON_SKIP_BINARY_DOWNLOAD']) && !('path' in findElectronBinary()),
+};
+
+/**
  * Options for `it`, `describe` and their `.each` that skip the test or suite where any of the capabilities is
  * missing, with the reasons in its meta. Where everything is present they are empty: the test runs as written.
  */
 export function needs(...wanted: readonly Capability[]): TestOptions {
-  const missing = wanted.flatMap((want) => {
+  const missing = wanted.flatMap((want): MissingCapability[] => {
     const reason = want.missing();
-    return reason === null ? [] : [{ capability: want.name, reason }];
+    if (reason === null) return [];
+    return [{ capability: want.name, reason, ...(want.declared?.() === true ? { declared: true as const } : {}) }];
   });
   // No meta at all where nothing is missing: a test's own meta replaces its suite's, which may hold the suite's reasons.
   return missing.length === 0 ? {} : { skip: true, meta: { missingCapabilities: missing } };
