@@ -3,7 +3,9 @@ export interface ReportedTest {
   readonly status: string;
   readonly fullName?: string;
   readonly title?: string;
-  readonly meta?: { readonly missingCapabilities?: readonly { readonly capability: string; readonly reason: string }[] };
+  readonly meta?: {
+    readonly missingCapabilities?: readonly { readonly capability: string; readonly reason: string; readonly declared?: boolean }[];
+  };
 }
 
 /** A vitest JSON report; only what the summary reads. */

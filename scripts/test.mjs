@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /*
  * `npm test`: native modules for Node, typecheck, lint (with the layer rule), formatting, unit and integration
- * tests, the renderer build, and the end-to-end tests in Chromium. Ends with the tests skipped for what the machine
- * lacks, by reason, and one line `N passed, N failed` (scripts/test-summary.mjs counts them).
+ * tests, the renderer build, the end-to-end tests in Chromium, and the smoke tests of the built app in Electron where
+ * this machine can start it. Ends with the tests skipped for what the machine lacks, by reason, and one line
+ * `N passed, N failed` (scripts/test-summary.mjs counts them).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { electronSmokeReadiness } from './electron-smoke.mjs';
 import { chromiumHelp, findChromium } from './find-chromium.mjs';
 import { addCounts, countReport, failedStep, summaryLines } from './test-summary.mjs';
 
@@ -72,6 +74,7 @@ for (const [title, command, args] of steps) {
 // A report left by an earlier run must not be counted for a run that wrote none.
 rmSync('test-results/unit.json', { force: true });
 rmSync('test-results/e2e.json', { force: true });
+rmSync('test-results/electron-smoke.json', { force: true });
 ok =
   run('unit and integration tests', bin('vitest'), [
     'run',
@@ -93,6 +96,30 @@ if (built) {
       { CHROMIUM_PATH: chromium },
     ) && ok;
   results.push(countTests('test-results/e2e.json'));
+
+  // The built app in Electron, with its native modules built for Electron (the next `npm test` builds them for Node
+  // again). Where Electron cannot start here (no binary, no display), the suite still runs, and every test of it is
+  // skipped through test/platform.ts with the reason: listed as not run above the last line, and failed under
+  // WORKBENCH_TESTS_STRICT=1, never counted as passed.
+  const smoke = electronSmokeReadiness();
+  if (smoke.ready && !run('native modules for Electron', process.execPath, ['scripts/ensure-native.mjs', 'electron'])) {
+    results.push(failedStep());
+    ok = false;
+  } else {
+    const suite = [
+      bin('vitest'),
+      'run',
+      '--config',
+      'test/electron-smoke/vitest.config.ts',
+      '--reporter=default',
+      '--reporter=json',
+      '--outputFile.json=test-results/electron-smoke.json',
+    ];
+    const [command, ...args] = [...(smoke.ready ? smoke.wrapper : []), ...suite];
+    ok = run(smoke.ready ? 'smoke tests of the built app in Electron' : 'smoke tests in Electron (not run here)', command, args) && ok;
+    if (!smoke.ready) console.log(`  not run: ${smoke.reason}`);
+    results.push(countTests('test-results/electron-smoke.json'));
+  }
 } else {
   results.push(failedStep());
   ok = false;

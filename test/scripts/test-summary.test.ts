@@ -59,6 +59,35 @@ describe('the summary of a test run', () => {
     ]);
   });
 
+  it('in strict mode lists a skip for what the install left out on purpose, and fails one that also lacks anything else', () => {
+    const electronReason = 'no Electron binary: node_modules/electron/dist is missing';
+    const declared = (fullName: string): ReportedTest => ({
+      status: 'skipped',
+      fullName,
+      meta: { missingCapabilities: [{ capability: 'electron', reason: electronReason, declared: true }] },
+    });
+    const mixed: ReportedTest = {
+      status: 'skipped',
+      fullName: 'also lacks pgrep',
+      meta: {
+        missingCapabilities: [
+          { capability: 'electron', reason: electronReason, declared: true },
+          { capability: 'pgrep', reason: 'pgrep is not installed' },
+        ],
+      },
+    };
+    const count = countReport(reportOf(declared('window'), declared('bridge'), mixed, { status: 'passed' }), { strict: true });
+    expect(count).toEqual({
+      passed: 1,
+      failed: 1,
+      skipped: { [electronReason]: 2 },
+      strictlyFailed: { [`${electronReason}; pgrep is not installed`]: 1 },
+      unexplained: [],
+    });
+    expect(summaryLines(count).at(-1)).toBe('1 passed, 1 failed');
+    expect(countReport(reportOf(declared('window')), { strict: true }).failed).toBe(0);
+  });
+
   it('adds up the unit and end-to-end reports and the failed steps, reasons merged', () => {
     const unit = countReport(reportOf({ status: 'passed' }, skippedFor('a', ripgrepReason), skippedFor('b', sandboxReason)));
     const e2e = countReport(reportOf({ status: 'passed' }, { status: 'passed' }, skippedFor('c', ripgrepReason)));
