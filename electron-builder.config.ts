@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import type { Configuration } from 'electron-builder';
+import { linuxTargets } from './build/linux-targets';
 
 /*
- * How `npm run dist` packages the app (electron-builder 26): AppImage and .deb on Linux, .dmg on macOS, an NSIS
- * installer on Windows, each for the machine it runs on. test/packaging/package-contents.test.ts packs the app
- * with this configuration (its Electron stand-in aside) and checks what the archive holds.
+ * How `npm run dist` packages the app (electron-builder 26): an AppImage and a .tar.gz on Linux (and a .deb once
+ * package.json has a homepage), a .dmg on macOS, an NSIS installer on Windows, each for the machine it runs on.
+ * test/packaging/package-contents.test.ts packs the app with this configuration (its Electron stand-in aside) and
+ * checks what the archive holds.
  */
 
 /** Exported sessions are `<title>.workbench-session.json` (src/shared/session-export.ts). */
@@ -20,6 +23,9 @@ export const unpackedModules = [
   'node_modules/node-llama-cpp/bins/**',
   'node_modules/node-llama-cpp/llama/localBuilds/**',
 ];
+
+/** The project's package.json, which decides the Linux targets. */
+const manifest: unknown = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 const config: Configuration = {
   appId: 'dev.agent-workbench.app',
@@ -94,7 +100,7 @@ const config: Configuration = {
   },
 
   linux: {
-    target: ['AppImage', 'deb'],
+    target: linuxTargets(manifest),
     category: 'Development',
     maintainer: 'Agent Workbench',
     synopsis: 'Work with an AI agent on a folder of your own',
