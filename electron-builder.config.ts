@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { Configuration } from 'electron-builder';
+import { log, type Configuration } from 'electron-builder';
 import { linuxTargets } from './build/linux-targets';
+import { signingCheck, signingPlan } from './build/signing';
 
 /*
  * How `npm run dist` packages the app (electron-builder 26): an AppImage and a .tar.gz on Linux (and a .deb once
- * package.json has a homepage), a .dmg on macOS, an NSIS installer on Windows, each for the machine it runs on.
- * test/packaging/package-contents.test.ts packs the app with this configuration (its Electron stand-in aside) and
- * checks what the archive holds.
+ * package.json has a homepage), a .dmg on macOS, an NSIS installer on Windows, each for the machine it runs on, signed
+ * where the environment gives the credentials (build/signing.ts). test/packaging/package-contents.test.ts packs the
+ * app with this configuration (its Electron stand-in aside) and checks what the archive holds.
  */
 
 /** Exported sessions are `<title>.workbench-session.json` (src/shared/session-export.ts). */
@@ -26,6 +27,9 @@ export const unpackedModules = [
 
 /** The project's package.json, which decides the Linux targets. */
 const manifest: unknown = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+
+/** What is signed and notarized, from the environment electron-builder reads the credentials from. */
+export const signing = signingPlan(process.env);
 
 const config: Configuration = {
   appId: 'dev.agent-workbench.app',
@@ -99,6 +103,9 @@ const config: Configuration = {
     grantFileProtocolExtraPrivileges: false,
   },
 
+  // Before each platform is packed: stops when its credentials are given only in part, else says what is signed.
+  beforePack: signingCheck(signing, (line) => log.info(null, line)),
+
   linux: {
     target: linuxTargets(manifest),
     category: 'Development',
@@ -117,6 +124,13 @@ const config: Configuration = {
   mac: {
     target: ['dmg'],
     category: 'public.app-category.developer-tools',
+    // Signed with CSC_LINK's certificate or CSC_NAME's keychain identity, else ad-hoc; notarized when Apple's
+    // credentials are set. The hardened runtime that notarization requires, with what the app needs under it.
+    identity: signing.mac.identity,
+    notarize: signing.mac.notarize,
+    hardenedRuntime: true,
+    entitlements: 'build/entitlements.mac.plist',
+    entitlementsInherit: 'build/entitlements.mac.plist',
     // macOS types a file by its last extension only (`.json`), so `workbench-session.json` would never match: the app
     // is offered for JSON files under Open With (an alternate handler, never the default), and imports what is a session.
     fileAssociations: [{ ext: 'json', name: 'Agent Workbench session', role: 'Viewer', rank: 'Alternate' }],
@@ -130,7 +144,8 @@ const config: Configuration = {
   dmg: { title: '${productName} ${version}' },
   // Windows also types a file by its last extension, and NSIS can only make the app the default for `.json`, which
   // would take every JSON file: no association there. A session file opens from the command line, the icon, or Import.
-  win: { target: ['nsis'] },
+  // Signed with WIN_CSC_LINK's certificate (else CSC_LINK's) when one is set.
+  win: { target: ['nsis'], signExecutable: signing.windows.signExecutable },
   nsis: { oneClick: false, perMachine: false, allowToChangeInstallationDirectory: true, deleteAppDataOnUninstall: false },
 };
 
