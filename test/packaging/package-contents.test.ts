@@ -3,15 +3,27 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { listPackage, statFile } from '@electron/asar';
+import { extractFile, listPackage, statFile } from '@electron/asar';
 import { build, log, Platform, type Configuration } from 'electron-builder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import config, { unpackedModules } from '../../electron-builder.config';
 import { sessionFileSuffix } from '../../src/shared/session-export';
 import { drawIcon } from '../../scripts/make-icon.mjs';
 import { linuxPackage, needs } from '../platform';
+import {
+  archivedPackages,
+  packagesBundledIntoRenderer,
+  packagesLoadedBy,
+  reachableFrom,
+  resolveIn,
+  secondCopies,
+  sizeOf,
+  type ArchivedPackage,
+  type SecondCopy,
+} from './archive-packages';
 
 const projectRoot = resolve(import.meta.dirname, '../..');
+const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
 
 describe('the packaging configuration', () => {
   it('rebuilds the native modules for Electron with @electron/rebuild before packing', () => {
@@ -85,6 +97,10 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
   let resources = '';
   let files: string[] = [];
   let output = '';
+  let runConfig: Configuration = config;
+  let packages = new Map<string, ArchivedPackage>();
+  /** The packages the built main process (its three entries and their chunks) and the preload load at run time. */
+  let mainLoads = new Set<string>();
 
   beforeAll(async () => {
     const built = [
@@ -106,27 +122,49 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
     writeFileSync(join(electronDist, 'electron'), '#!/bin/sh\nexit 1\n');
     chmodSync(join(electronDist, 'electron'), 0o755);
     writeFileSync(join(electronDist, 'LICENSE'), 'stand-in');
-    const runConfig: Configuration = {
+    runConfig = {
       ...config,
+      // electron-builder rewrites the file patterns in place: each run gets its own.
+      files: structuredClone(config.files),
       electronDist,
       npmRebuild: false,
       electronFuses: null,
       directories: { ...config.directories, output: join(work, 'dist') },
     };
-    // electron-builder logs to stdout; kept, and shown only when it fails.
+    try {
+      await quietly(() =>
+        build({ projectDir: projectRoot, targets: Platform.LINUX.createTarget('dir'), publish: 'never', config: runConfig }),
+      );
+    } catch (error) {
+      throw new Error(`electron-builder failed: ${String(error)}\n${output}`, { cause: error });
+    }
+    resources = join(work, 'dist/linux-unpacked/resources');
+    const archive = join(resources, 'app.asar');
+    files = listPackage(archive, { isPack: false }).map((path) => path.replace(/^\//, ''));
+    packages = archivedPackages(archive, files);
+    mainLoads = new Set(
+      files
+        .filter((path) => /^out\/(main\/.*\.js|preload\/.*\.cjs)$/.test(path))
+        .flatMap((path) => [...packagesLoadedBy(extractFile(archive, path).toString('utf8'))]),
+    );
+    const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+    const [packed, unpacked] = [sizeOf(archive), sizeOf(join(resources, 'app.asar.unpacked'))];
+    console.info(
+      `The package: app.asar ${megabytes(packed)}, app.asar.unpacked ${megabytes(unpacked)}, ${megabytes(packed + unpacked)} in all`,
+    );
+  }, 180_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  /** Runs electron-builder with its log (on stdout) kept in `output`, to be shown only when it fails. */
+  async function quietly<T>(run: () => Promise<T>): Promise<T> {
     const stream = (log as unknown as { stream: NodeJS.WritableStream }).stream;
     Object.assign(log, { stream: { write: (chunk: string) => (output += chunk) } });
     try {
-      await build({ projectDir: projectRoot, targets: Platform.LINUX.createTarget('dir'), publish: 'never', config: runConfig });
-    } catch (error) {
-      throw new Error(`electron-builder failed: ${String(error)}\n${output}`, { cause: error });
+      return await run();
     } finally {
       Object.assign(log, { stream });
     }
-    resources = join(work, 'dist/linux-unpacked/resources');
-    files = listPackage(join(resources, 'app.asar'), { isPack: false }).map((path) => path.replace(/^\//, ''));
-  }, 180_000);
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  }
 
   const outside = (path: string): boolean => path !== 'node_modules' && !path.startsWith('node_modules/');
 
@@ -209,4 +247,75 @@ describe('what electron-builder puts into the archive', needs(linuxPackage), () 
     expect(files.filter((path) => /^node_modules\/tree-sitter-bash\/(src|prebuilds|bindings)\//.test(path))).toEqual([]);
     expect(files.filter((path) => /^node_modules\/(better-sqlite3-multiple-ciphers|node-pty)\/(src|deps)\//.test(path))).toEqual([]);
   });
+
+  it('holds every package the built main process and preload load at run time', () => {
+    expect([...mainLoads]).toEqual(expect.arrayContaining(['zod', 'better-sqlite3-multiple-ciphers', 'node-pty', 'tree-sitter-bash']));
+    // Loaded, but not from the package.
+    const notPacked: Record<string, string> = {
+      electron: 'Electron itself',
+      tsx: 'for the tagging thread started from its TypeScript source, which only a run from the sources does',
+      typescript: "the language server's own TypeScript, looked for and done without (src/main/diagnostics/server-launch.ts)",
+    };
+    expect([...mainLoads].filter((name) => !(name in notPacked) && resolveIn(packages, '', name) === undefined)).toEqual([]);
+  });
+
+  it('holds none of the packages Vite bundles into the renderer, unless the main process loads them too', async () => {
+    const bundled = await packagesBundledIntoRenderer();
+    // What the renderer imports is in its bundle, so it needs no copy in node_modules.
+    expect([...bundled]).toEqual(
+      expect.arrayContaining([
+        'react',
+        'react-dom',
+        'react-markdown',
+        'highlight.js',
+        '@xterm/xterm',
+        '@xterm/addon-webgl',
+        '@tanstack/react-virtual',
+      ]),
+    );
+    expect(Object.keys(manifest.dependencies).filter((name) => bundled.has(name) && !mainLoads.has(name))).toEqual([]);
+    const loaded = reachableFrom(packages, mainLoads);
+    expect([...packages.values()].filter((copy) => bundled.has(copy.name) && !loaded.has(copy.path)).map((copy) => copy.path)).toEqual([]);
+  }, 60_000);
+
+  it("holds only packages the main process can load: package.json's dependencies and what they need", () => {
+    const reachable = reachableFrom(packages, Object.keys(manifest.dependencies));
+    expect(packages.size).toBeGreaterThan(0);
+    expect([...packages.keys()].filter((path) => !reachable.has(path))).toEqual([]);
+  });
+
+  it('holds a package at two places only where the versions asked for rule one copy out', () => {
+    const copies = secondCopies(packages);
+    const said = ({ copy, outer, users }: SecondCopy): string =>
+      `${copy.name} ${copy.version} for ${users.map((user) => `${user.path.replace(/^node_modules\//, '')} (${user.range})`).join(', ')}` +
+      `, beside ${outer?.version ?? 'none'}`;
+    expect(copies.filter((copy) => !copy.needed).map(said)).toEqual([]);
+    console.info(`Packages held twice, as their users ask for versions apart:\n  ${copies.map(said).join('\n  ')}`);
+  });
+
+  it('is refused as a .deb by electron-builder without a homepage, which is why the Linux targets leave it out', async () => {
+    // A project folder of its own, so that no git remote of the checkout stands in for the homepage.
+    const project = join(work, 'project');
+    mkdirSync(project);
+    const { homepage: _homepage, ...withoutHomepage } = manifest as Record<string, unknown>;
+    writeFileSync(join(project, 'package.json'), JSON.stringify(withoutHomepage));
+    const electron = JSON.parse(readFileSync(join(projectRoot, 'node_modules/electron/package.json'), 'utf8')) as { version: string };
+    const debConfig: Configuration = {
+      ...runConfig,
+      files: structuredClone(config.files),
+      // Found from the project's node_modules otherwise, which this folder has none of.
+      electronVersion: electron.version,
+      icon: join(projectRoot, String(config.icon)),
+      directories: { buildResources: join(projectRoot, 'build'), output: join(work, 'deb') },
+    };
+    const deb = quietly(() =>
+      build({
+        projectDir: project,
+        prepackaged: join(work, 'dist/linux-unpacked'),
+        targets: Platform.LINUX.createTarget('deb'),
+        config: debConfig,
+      }),
+    );
+    await expect(deb).rejects.toThrow(/Please specify project homepage/);
+  }, 60_000);
 });
