@@ -81,7 +81,7 @@ function installed(program: string, args: readonly string[]): boolean {
   return spawnSync(program, args, { stdio: 'ignore', timeout: 5_000 }).error === undefined;
 }
 
-const windows = process.platform === 'win32';
+const onWindows = process.platform === 'win32';
 
 /** An OS sandbox for commands (bubblewrap on Linux, Seatbelt on macOS), without which nothing escalates past it. */
 export const osSandbox = capability('sandbox', 'an OS sandbox for commands', () => {
@@ -101,7 +101,7 @@ export const ripgrep = capability('ripgrep', 'ripgrep (rg)', () => (findRipgrep(
 
 /** bash at /bin/bash, which `run_command` runs every command with, and the POSIX tools the tests' commands use. */
 export const bash = capability('bash', '/bin/bash', () =>
-  !windows && existsSync('/bin/bash') ? null : 'run_command runs its commands with /bin/bash, which this system lacks',
+  !onWindows && existsSync('/bin/bash') ? null : 'run_command runs its commands with /bin/bash, which this system lacks',
 );
 
 /** GNU sed, whose `sed -i` edits in place without a backup suffix (BSD's, on macOS, takes the script for one). */
@@ -134,6 +134,30 @@ export const raceFreeWalk = capability('race-free-walk', 'a folder walk that clo
     : 'here the workspace checks names before use, which narrows a race with a link swapped in but does not close it',
 );
 
+/** Windows itself: its junctions, reparse points and file indexes, which the open-then-check walk is built for. */
+export const windows = capability('windows', 'Windows', () =>
+  onWindows ? null : 'these tests make junctions and check file indexes on NTFS, which only Windows has',
+);
+
+/** macOS itself: its `O_NOFOLLOW_ANY`, which the workspace walk opens every name with there. */
+export const macos = capability('macos', 'macOS', () =>
+  process.platform === 'darwin' ? null : 'these tests open paths with O_NOFOLLOW_ANY, which only the macOS kernel has',
+);
+
+/** The macOS SDK's C headers (Xcode or its Command Line Tools), where `O_NOFOLLOW_ANY` is defined. */
+export const macOsHeaders = capability('macos-headers', "the macOS SDK's headers", () => {
+  if (process.platform !== 'darwin') return "the macOS SDK's headers are found with xcrun, on macOS only";
+  return macOsHeader('sys/fcntl.h') === null ? 'xcrun finds no macOS SDK with sys/fcntl.h (install the Command Line Tools)' : null;
+});
+
+/** The path of a header in the macOS SDK, or null where there is none. */
+export function macOsHeader(name: string): string | null {
+  const sdk = spawnSync('xcrun', ['--show-sdk-path'], { encoding: 'utf8', timeout: 10_000 });
+  if (sdk.status !== 0) return null;
+  const path = join(sdk.stdout.trim(), 'usr', 'include', name);
+  return existsSync(path) ? path : null;
+}
+
 /** Symbolic links, which Windows lets only administrators and Developer Mode make: checked by making one. */
 export const symlinks = capability('symlinks', 'symbolic links', () => {
   const folder = mkdtempSync(join(tmpdir(), 'workbench-link-check-'));
@@ -149,12 +173,12 @@ export const symlinks = capability('symlinks', 'symbolic links', () => {
 
 /** POSIX files: permission bits, setuid, setgid and sticky bits kept, and any byte but / and NUL allowed in a name. */
 export const posixFiles = capability('posix-files', 'POSIX file modes and names', () =>
-  windows ? 'Windows keeps no POSIX file modes (permission bits, setuid) and refuses some names (a newline, a colon)' : null,
+  onWindows ? 'Windows keeps no POSIX file modes (permission bits, setuid) and refuses some names (a newline, a colon)' : null,
 );
 
 /** Named pipes and Unix sockets as files in a folder, which the path checks must refuse. */
 export const specialFiles = capability('special-files', 'named pipes and Unix sockets', () =>
-  !windows && installed('mkfifo', ['--version']) ? null : 'named pipes (mkfifo) and Unix sockets in folders are POSIX only',
+  !onWindows && installed('mkfifo', ['--version']) ? null : 'named pipes (mkfifo) and Unix sockets in folders are POSIX only',
 );
 
 /**

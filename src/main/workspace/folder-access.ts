@@ -1,72 +1,36 @@
 /*
  * How each platform opens names inside a workspace folder without following links: `/proc/self/fd` on Linux,
- * `O_NOFOLLOW_ANY` on macOS, checked paths elsewhere.
+ * `O_NOFOLLOW_ANY` on macOS, open-then-check on Windows, checked paths elsewhere.
  */
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { openThenCheckAccess, sameFile } from './checked-open';
+import type { FolderAccess, OpenFolder } from './folder-access-types';
+import { samePath } from './path-case';
 
-/** A folder of the workspace reached by a walk that followed no link. */
-export interface OpenFolder {
-  /** Its descriptor, or null where the platform cannot hold a folder open (Windows). */
-  readonly fd: number | null;
-  /** Its absolute path when it was opened, every name on the way checked not to be a link. */
-  readonly absolute: string;
-}
-
-/**
- * How one platform opens names inside a folder without following links. The walk in
- * `workspace-files.ts` opens one name at a time through this, so which guarantee holds depends
- * on the implementation:
- *
- * - `proc-fd` (Linux): every call names the entry as `/proc/self/fd/<folder fd>/<name>`. The kernel
- *   resolves the magic link to the folder already open, whatever has been renamed or swapped
- *   since, so each call acts on that folder like `openat`/`mkdirat`/`renameat` would, and
- *   `O_NOFOLLOW` refuses a link at `name`. Where a descriptor is now is read back from
- *   `/proc/self/fd/<fd>`. Nothing here can be redirected by a link swapped in mid-call.
- * - `nofollow-any` (macOS): `O_NOFOLLOW_ANY` makes an open fail if any name on the full path is a
- *   link, so an open never follows one; afterwards the descriptor is compared (device and inode)
- *   with the real path. `mkdir`, `rename` and `unlink` still take full paths, so a folder swapped
- *   for a link between the check and such a call could redirect it; the window is a few
- *   microseconds and the tools check again right before renaming.
- * - `checked-paths` (Windows and the rest): names are checked with `lstat` (links and junctions are
- *   seen as links) and opened by path, then compared with the real path. This narrows a swap to
- *   the moment between the check and the use but does not close it; Windows has no `O_NOFOLLOW`.
- */
-export interface FolderAccess {
-  readonly kind: 'proc-fd' | 'nofollow-any' | 'checked-paths';
-  /** Opens the workspace root itself (already a real path). */
-  openRoot(realRoot: string): OpenFolder;
-  /** Opens the folder `name` in `folder`; a link at `name` fails with ELOOP or ENOTDIR. */
-  openFolder(folder: OpenFolder, name: string): OpenFolder;
-  /** Opens the entry `name` in `folder` with `flags` (and `mode` when creating); never follows a link at `name`. */
-  openEntry(folder: OpenFolder, name: string, flags: number, mode?: number): number;
-  /** A path for `name` in `folder`, for calls that take a path and do not follow a link at their last name (lstat, readlink, mkdir, rename, unlink). */
-  pathOf(folder: OpenFolder, name: string): string;
-  /** A path for the folder itself (readdir). */
-  folderPath(folder: OpenFolder): string;
-  /** Where the folder is now; throws when that cannot be confirmed. */
-  whereIsFolder(folder: OpenFolder): string;
-  /** Where an open file is now, given the path it was opened by; throws when that cannot be confirmed. */
-  whereIsFile(fd: number, openedAs: string): string;
-  close(folder: OpenFolder): void;
-}
+export type { FolderAccess, OpenFolder } from './folder-access-types';
 
 const noFollow = constants.O_NOFOLLOW ?? 0;
 const directoryFlag = constants.O_DIRECTORY ?? 0;
-/** macOS: fail if any name on the path is a link (sys/fcntl.h); Node does not export it. */
-const noFollowAny = 0x20000000;
+/**
+ * macOS: fail if any name on the path is a link, `#define O_NOFOLLOW_ANY 0x20000000` in the SDK's sys/fcntl.h (macOS 11
+ * and later); Node does not export it.
+ */
+export const noFollowAny = 0x20000000;
 
 class MovedError extends Error {
   readonly code = 'EMOVED';
 }
 
-/** Throws unless `fd` is the same file as the one now at `path`; answers that file's real path. */
+/**
+ * Throws unless `fd` is the same file as the one now at `path`; answers that file's real path. Compared as bigints: a
+ * 64-bit inode is exact only below 2^53 as a number.
+ */
 function sameAsRealPath(fd: number, path: string): string {
   const real = realpathSync.native(path);
-  const opened = fstatSync(fd);
-  const there = statSync(real);
-  if (opened.dev !== there.dev || opened.ino !== there.ino) throw new MovedError(`${path} changed while it was opened.`);
+  if (!sameFile(fstatSync(fd, { bigint: true }), statSync(real, { bigint: true })))
+    throw new MovedError(`${path} changed while it was opened.`);
   return real;
 }
 
@@ -131,7 +95,8 @@ export function pathAccess(options: { readonly noFollowAny: boolean; readonly ho
     whereIsFolder: (folder) => {
       if (folder.fd !== null) return sameAsRealPath(folder.fd, folder.absolute);
       const real = realpathSync.native(folder.absolute);
-      if (real !== folder.absolute) throw new MovedError(`${folder.absolute} now leads to ${real}.`);
+      // By the file system's case rules: a name written `SRC` for `src` is the same folder where case is ignored.
+      if (!samePath(real, folder.absolute)) throw new MovedError(`${folder.absolute} now leads to ${real}.`);
       return real;
     },
     whereIsFile: (fd, openedAs) => sameAsRealPath(fd, openedAs),
@@ -143,7 +108,10 @@ export function pathAccess(options: { readonly noFollowAny: boolean; readonly ho
 
 let procAvailable: boolean | undefined;
 
-/** The best access this machine offers: `/proc/self/fd` on Linux, `O_NOFOLLOW_ANY` on macOS, checked paths elsewhere. */
+/**
+ * The best access this machine offers: `/proc/self/fd` on Linux, `O_NOFOLLOW_ANY` on macOS, open-then-check on Windows,
+ * checked paths elsewhere.
+ */
 export function defaultFolderAccess(platform: NodeJS.Platform = process.platform): FolderAccess {
   if (platform === 'linux') {
     procAvailable ??= lstatSync('/proc/self/fd', { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -151,11 +119,13 @@ export function defaultFolderAccess(platform: NodeJS.Platform = process.platform
     if (procAvailable) return procFdAccess;
   }
   if (platform === 'darwin') return pathAccess({ noFollowAny: true, holdFolders: true });
-  return pathAccess({ noFollowAny: false, holdFolders: platform !== 'win32' });
+  if (platform === 'win32') return openThenCheckAccess();
+  return pathAccess({ noFollowAny: false, holdFolders: true });
 }
 
 /** Whether an error means "that name is a link" (or changed under the walk). */
 export function isLinkRefusal(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  // Not EREPARSE: a mount point on the way is no link the walk could read and follow; it is refused as it is.
   return code === 'ELOOP' || code === 'ENOTDIR' || code === 'EMLINK' || code === 'EMOVED';
 }

@@ -43,6 +43,8 @@ const fsWords: Record<string, string> = {
 export function failure(requested: string, error: unknown, doing: string): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (error instanceof WorkbenchError || typeof code !== 'string') return error;
+  if (code === 'EREPARSE')
+    return new PathRefusedError(requested, 'a name on it is a mount point or another reparse point that leads out of its folder.');
   if (isLinkRefusal(error) || code === 'ENOENT')
     return new PathRefusedError(requested, `it changed while it was being ${doing} (${code}); nothing was ${doing}. Try again.`);
   return new WorkbenchError('invalid_input', `${requested} could not be ${doing}: ${fsWords[code] ?? 'the system refused'} (${code}).`, {

@@ -5,6 +5,7 @@
 import { fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { WorkbenchError } from '../../shared/errors';
 import { isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';
+import { isWithin } from './path-case';
 import { linkSegments, PathRefusedError, workspaceSegments, type NamingPlatform } from './path-text';
 
 /** What a walk is for: whether a link at the last name is followed. */
@@ -158,10 +159,12 @@ export class WorkspaceWalk {
     }
   }
 
-  /** Throws unless `where` (a path an open descriptor has now) lies inside the root. */
-  static checkInside(requested: string, root: string, where: string): void {
-    const separator = where.includes('\\') && !where.includes('/') ? '\\' : '/';
-    if (where !== root && !where.startsWith(root.endsWith(separator) ? root : `${root}${separator}`))
+  /**
+   * Throws unless `where` (a path an open descriptor has now) lies inside the root, by the root's file system's case
+   * rules (`caseIgnored`, asked of the disk unless given).
+   */
+  static checkInside(requested: string, root: string, where: string, caseIgnored?: boolean): void {
+    if (!isWithin(root, where, caseIgnored))
       throw new PathRefusedError(requested, 'it was moved outside the workspace while it was being opened; nothing was changed.');
   }
 }

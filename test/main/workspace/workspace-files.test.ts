@@ -26,10 +26,10 @@ import { needs, posixFiles, procFs, symlinks } from '../../platform';
 const openDescriptors = (): number => readdirSync('/proc/self/fd').length;
 
 // Told the platform, the choice is the same on every machine.
-it('picks the platform mechanism: /proc walk on Linux, O_NOFOLLOW_ANY on macOS, checked paths on Windows', () => {
+it('picks the platform mechanism: /proc walk on Linux, O_NOFOLLOW_ANY on macOS, open-then-check on Windows', () => {
   expect(defaultFolderAccess('linux').kind).toBe('proc-fd');
   expect(defaultFolderAccess('darwin').kind).toBe('nofollow-any');
-  expect(defaultFolderAccess('win32').kind).toBe('checked-paths');
+  expect(defaultFolderAccess('win32').kind).toBe('open-then-check');
 });
 
 describe('workspace files', needs(procFs, symlinks, posixFiles), () => {
