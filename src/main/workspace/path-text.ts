@@ -57,6 +57,7 @@ function checkSegment(requested: string, segment: string, platform: NamingPlatfo
   if (platform === 'win32') {
     if (windowsDevices.test(segment.split('.')[0]?.trimEnd() ?? '')) refuse(requested, `${segment} names a device on Windows, not a file.`);
     if (/~\d/.test(segment)) refuse(requested, `${segment} looks like a Windows short (8.3) name for another file; use the full name.`);
+    if (/[<>"|?*]/.test(segment)) refuse(requested, `${segment} holds a character Windows does not allow in a name (< > " | ? *).`);
   }
 }
 
@@ -162,4 +163,17 @@ export function linkSegments(target: string, base: readonly string[], roots: rea
 /** The naming rules of the machine the app runs on. */
 export function currentNamingPlatform(): NamingPlatform {
   return process.platform === 'win32' ? 'win32' : 'posix';
+}
+
+/**
+ * Why Windows would take a name in a link's target for another name, or null: a data stream (`:`), a device (`NUL`,
+ * `CON.txt`), a short 8.3 name (`GIT~1` for `.git`), a dot or a space it drops at the end. A link's target is read as
+ * the file system reads it (`linkSegments`), so these are looked for apart from the checks of the model's own path.
+ */
+export function windowsNameProblem(segment: string): string | null {
+  if (segment.includes(':')) return `${segment} names an NTFS alternate data stream`;
+  if (windowsDevices.test(segment.split('.')[0]?.trimEnd() ?? '')) return `${segment} names a device on Windows`;
+  if (/~\d/.test(segment)) return `${segment} looks like a Windows short (8.3) name for another file`;
+  if (/[. ]$/.test(segment) && segment !== '.' && segment !== '..') return `${segment} ends with a dot or a space, which Windows drops`;
+  return null;
 }

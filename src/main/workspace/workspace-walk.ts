@@ -6,7 +6,7 @@ import { fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from 'no
 import { WorkbenchError } from '../../shared/errors';
 import { isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';
 import { isWithin } from './path-case';
-import { linkSegments, PathRefusedError, workspaceSegments, type NamingPlatform } from './path-text';
+import { linkSegments, PathRefusedError, windowsNameProblem, workspaceSegments, type NamingPlatform } from './path-text';
 
 /** What a walk is for: whether a link at the last name is followed. */
 export interface WalkIntent {
@@ -130,6 +130,9 @@ export class WorkspaceWalk {
           }
           const base = segments.slice(0, index);
           const led = linkSegments(target, base, [this.rootAsGiven, root], this.platform);
+          // A short name such as GIT~1 in a target would reach .git under a name the protected-path checks do not know.
+          const problem = this.platform === 'win32' ? (led ?? []).map(windowsNameProblem).find((found) => found !== null) : undefined;
+          if (problem) throw new PathRefusedError(requested, `a link on the way leads to a name Windows reads as another: ${problem}.`);
           if (led === null)
             throw new PathRefusedError(
               requested,

@@ -1,5 +1,10 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workspaceSegments, type NamingPlatform } from '../../../src/main/workspace/path-text';
+import { windowsNameProblem, workspaceSegments, type NamingPlatform } from '../../../src/main/workspace/path-text';
+import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
+import { temporaryFolder } from '../../helpers';
+import { needs, symlinks } from '../../platform';
 
 const root = '/home/me/project';
 const segments = (path: string, platform: NamingPlatform = 'posix') => workspaceSegments(path, [root], platform);
@@ -63,6 +68,34 @@ describe('path text', () => {
     expect(segments('notes:2024.txt', 'posix')).toEqual(['notes:2024.txt']);
   });
 
+  it('on Windows refuses the characters Windows does not allow in a name, which elsewhere are names like any', () => {
+    for (const path of ['a<b', 'a>b', 'say"hi"', 'a|b', 'what?', 'all*.ts'])
+      expect(() => segments(path, 'win32'), path).toThrow(/does not allow/);
+    expect(segments('what?', 'posix')).toEqual(['what?']);
+  });
+
+  it('on Windows refuses every spelling that reaches .git or a device under another name', () => {
+    for (const path of [
+      '.git./config',
+      '.git /config',
+      '.git::$INDEX_ALLOCATION/config',
+      'GIT~1/config',
+      'CON .txt',
+      'conin$',
+      'COM\u00B9',
+    ])
+      expect(() => segments(path, 'win32'), path).toThrow(/dot or a space|data stream|short|device/);
+  });
+
+  it("names what Windows would read as another name in a link's target", () => {
+    expect(windowsNameProblem('GIT~1')).toMatch(/short/);
+    expect(windowsNameProblem('NUL.txt')).toMatch(/device/);
+    expect(windowsNameProblem('file.txt:secret')).toMatch(/data stream/);
+    expect(windowsNameProblem('.git.')).toMatch(/dot or a space/);
+    expect(windowsNameProblem('src')).toBeNull();
+    expect(windowsNameProblem('.git')).toBeNull();
+  });
+
   it('accepts ordinary names, including absolute paths inside the workspace', () => {
     expect(segments('src/index.ts')).toEqual(['src', 'index.ts']);
     expect(segments('./src/../README.md')).toEqual(['README.md']);
@@ -74,5 +107,23 @@ describe('path text', () => {
     expect(segments('日本語/ファイル.txt')).toEqual(['日本語', 'ファイル.txt']);
     expect(segments('with space/50% done.txt')).toEqual(['with space', '50% done.txt']);
     expect(workspaceSegments('c:/users/me/ws/a.txt', ['C:\\Users\\me\\ws'], 'win32')).toEqual(['a.txt']);
+  });
+});
+
+describe("a link's target under Windows' naming rules", needs(symlinks), () => {
+  it('refuses a link whose target reaches .git by its short name, and follows the same link elsewhere', () => {
+    const folder = temporaryFolder('workbench-short-name-');
+    try {
+      const ws = join(folder.path, 'ws');
+      // Here GIT~1 is a folder of its own; on NTFS it would be the short name of .git.
+      mkdirSync(join(ws, 'GIT~1'), { recursive: true });
+      writeFileSync(join(ws, 'GIT~1', 'config'), '[core]\n');
+      symlinkSync('GIT~1', join(ws, 'alias'));
+      const windows = new WorkspaceFiles(ws, { platform: 'win32' });
+      expect(() => windows.replace('alias/config', () => 'changed\n')).toThrow(/short \(8\.3\) name/);
+      expect(new WorkspaceFiles(ws, { platform: 'posix' }).placeOf('alias/config', 'write')).toBe('GIT~1/config');
+    } finally {
+      folder.remove();
+    }
   });
 });
