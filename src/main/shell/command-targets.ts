@@ -4,10 +4,10 @@
  */
 
 import { lstatSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { protectedReason } from '../workspace/workspace-paths';
 import type { ShellValue } from './shell-state';
-import { isWithin } from '../workspace/path-case';
+import { comparablePath, ignoresCase, isWithin } from '../workspace/path-case';
 
 /** Where a command runs, which decides where its writes land. */
 export interface CommandPlace {
@@ -26,6 +26,8 @@ export interface CommandPlace {
   readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
   /** The workspace is a folder the person does not trust: a program its repository names is destructive, sandbox or not. */
   readonly untrusted?: boolean;
+  /** Whether the workspace's file system ignores letter case (`/Ws/x` is `/ws/x`); asked of the disk when absent. */
+  readonly caseIgnored?: boolean;
 }
 
 /** A program a repository names for git to run: a setting (`core.fsmonitor`) or a hook (`hooks/pre-commit`). */
@@ -51,11 +53,6 @@ const scratchFolders: Readonly<Record<'bubblewrap' | 'seatbelt', readonly string
   bubblewrap: ['/tmp'],
   seatbelt: ['/tmp', '/private/tmp', '/private/var/folders', '/var/folders'],
 };
-
-export function within(root: string, candidate: string): boolean {
-  const fromRoot = relative(root, candidate);
-  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
-}
 
 /** The path with links resolved in the part of it that exists, so a link inside that leads out is seen as out. */
 function realOf(path: string): string {
@@ -95,11 +92,17 @@ function beforePattern(path: string, glob: boolean): string {
 export class TargetJudge {
   private readonly roots: readonly string[];
   private readonly scratch: readonly string[];
+  /** By the workspace's file system's case rules: on macOS and Windows `/Users/me/WS/.git` is the workspace's `.git`. */
+  private readonly within: (root: string, candidate: string) => boolean;
+  private readonly comparable: (path: string) => string;
 
   constructor(private readonly place: CommandPlace) {
     const workspace = place.workspace;
     this.roots = workspace === null ? [] : [...new Set([resolve(workspace), realOf(resolve(workspace))])];
     this.scratch = place.sandbox ? scratchFolders[place.sandbox] : [];
+    const caseIgnored = place.caseIgnored ?? (workspace === null ? false : ignoresCase(resolve(workspace)));
+    this.within = (root, candidate) => isWithin(root, candidate, caseIgnored);
+    this.comparable = (path) => comparablePath(path, caseIgnored);
   }
 
   /** Where one value of a written path lands, run from the folder `cwd`. */
@@ -107,18 +110,20 @@ export class TargetJudge {
     if (harmless.test(value.text)) return { kind: 'harmless', detail: value.text };
     const absolute = resolve(cwd, value.text);
     const checked = beforePattern(absolute, value.glob);
-    const root = this.roots.find((candidate) => within(candidate, checked));
+    const root = this.roots.find((candidate) => this.within(candidate, checked));
     if (root !== undefined) {
       const real = realOf(checked);
-      if (!this.roots.some((candidate) => within(candidate, real))) return { kind: 'outside', detail: `${absolute} (a link leads out)` };
-      const relativePath = relative(root, absolute).split(sep).join('/');
+      if (!this.roots.some((candidate) => this.within(candidate, real)))
+        return { kind: 'outside', detail: `${absolute} (a link leads out)` };
+      // Compared as the file system compares (in one case where it ignores case): `protectedReason` ignores case too.
+      const relativePath = relative(this.comparable(root), this.comparable(absolute)).split(sep).join('/');
       const reason = protectedReason(relativePath);
       if (reason) return { kind: 'protected', detail: reason };
-      if ((this.place.protectedFolders ?? []).some((folder) => isWithin(resolve(folder), absolute)))
+      if ((this.place.protectedFolders ?? []).some((folder) => this.within(resolve(folder), absolute)))
         return { kind: 'protected', detail: "it is the app's own data" };
       return { kind: 'inside', detail: absolute };
     }
-    if (this.scratch.some((folder) => within(folder, checked))) return { kind: 'scratch', detail: absolute };
+    if (this.scratch.some((folder) => this.within(folder, checked))) return { kind: 'scratch', detail: absolute };
     return { kind: 'outside', detail: absolute };
   }
 }

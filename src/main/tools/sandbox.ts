@@ -5,7 +5,8 @@
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, relative, isAbsolute } from 'node:path';
+import { join } from 'node:path';
+import { isWithin } from '../workspace/path-case';
 
 /** Whether commands run in an OS sandbox here, and if not, why. */
 export type SandboxStatus =
@@ -38,11 +39,6 @@ export function detectSandbox(platform: NodeJS.Platform = process.platform, exis
   return { available: true, kind: 'bubblewrap', path: 'bwrap' };
 }
 
-const inside = (root: string, candidate: string): boolean => {
-  const fromRoot = relative(root, candidate);
-  return fromRoot === '' || (!fromRoot.startsWith('..') && !isAbsolute(fromRoot));
-};
-
 /**
  * The bubblewrap arguments for one command: the whole file system read-only, the workspace and a
  * private /tmp writable, the workspace's .git and the app's data read-only again, the command's
@@ -72,7 +68,7 @@ export function bubblewrapArguments(options: {
   const git = join(options.workspace, '.git');
   if (existsSync(git)) args.push('--ro-bind', git, git);
   for (const folder of options.protectedFolders)
-    if (existsSync(folder) && inside(options.workspace, folder)) args.push('--ro-bind', folder, folder);
+    if (existsSync(folder) && isWithin(options.workspace, folder)) args.push('--ro-bind', folder, folder);
   // A PID namespace of its own: when the sandbox's first process ends or is killed, the kernel ends
   // every process in it, a fork bomb's included, and the command sees only its own processes.
   args.push('--ro-bind', options.runFolder, options.runFolder, '--chdir', options.workspace, '--unshare-pid', '--die-with-parent');
@@ -103,8 +99,12 @@ export function seatbeltProfile(options: {
   workspace: string;
   protectedFolders: readonly string[];
   mode: Exclude<SandboxMode, 'none'>;
+  /** Whether the workspace's file system ignores case, as macOS's does by default; asked of the disk when absent. */
+  caseIgnored?: boolean;
 }): string {
-  const denied = [join(options.workspace, '.git'), ...options.protectedFolders.filter((folder) => inside(options.workspace, folder))];
+  // By the file system's case rules: the app's data at `/Users/me/WS/.data` lies in the workspace `/Users/me/ws`.
+  const inWorkspace = (folder: string) => isWithin(options.workspace, folder, options.caseIgnored);
+  const denied = [join(options.workspace, '.git'), ...options.protectedFolders.filter(inWorkspace)];
   return [
     '(version 1)',
     '(allow default)',

@@ -147,4 +147,16 @@ describe('the OS sandbox', () => {
     ]);
     expect(seatbeltProfile({ workspace: '/w', protectedFolders: [], mode: 'network' })).not.toContain('deny network');
   });
+
+  it("denies writes to the app's data in the workspace written in another case where case is ignored, and only there", () => {
+    const profile = (caseIgnored: boolean) =>
+      seatbeltProfile({ workspace: '/Users/me/Project', protectedFolders: ['/users/ME/project/.data'], mode: 'workspace', caseIgnored });
+    expect(profile(true)).toContain('(deny file-write* (subpath "/users/ME/project/.data"))');
+    expect(profile(false)).not.toContain('.data');
+  });
+
+  it('counts a folder whose name starts with two dots as inside the workspace', () => {
+    const profile = seatbeltProfile({ workspace: '/w', protectedFolders: ['/w/..data'], mode: 'workspace', caseIgnored: false });
+    expect(profile).toContain('(deny file-write* (subpath "/w/..data"))');
+  });
 });
