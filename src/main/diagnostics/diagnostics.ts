@@ -21,6 +21,7 @@ import { BoundedMap } from '../../shared/bounded-map';
 import { CancelledError } from '../../shared/errors';
 import type { DiagnosticsRequest, DiagnosticsSource } from '../agent/ports/diagnostics';
 import type { WorkspaceFiles } from '../workspace/workspace-files';
+import { samePath } from '../workspace/path-case';
 import type { SandboxStatus } from '../tools/sandbox';
 import { LanguageServer, LanguageServerError, type CheckedFile } from './language-server';
 import { fallbackTsserver, serverLaunch, specs, type ServerSpec } from './server-launch';
@@ -51,6 +52,21 @@ export interface DiagnosticsOptions {
    * looked for on the PATH only (not in its `node_modules/.bin`), and TypeScript's is the app's, not the folder's.
    */
   readonly restricted?: (workspacePath: string) => boolean;
+  /** Whether the file system holding a folder ignores letter case; asked of the disk when absent. */
+  readonly caseIgnored?: (workspacePath: string) => boolean;
+}
+
+/**
+ * Whether the person allowed a language's server in one of `folders` (a workspace's real path and the path it was asked
+ * by), by the file system's case rules: an allowance for `/Users/me/WS` holds for `/Users/me/ws` where case is ignored.
+ */
+export function allowedIn(
+  allowed: DiagnosticsSettings['allowed'],
+  language: string,
+  folders: readonly string[],
+  caseIgnored?: boolean,
+): boolean {
+  return allowed.some((item) => item.language === language && folders.some((folder) => samePath(item.workspacePath, folder, caseIgnored)));
 }
 
 const severities: Record<number, ProblemSeverity> = { 1: 'error', 2: 'warning', 3: 'information', 4: 'hint' };
@@ -124,9 +140,7 @@ export class Diagnostics implements DiagnosticsSource {
       await Promise.all(
         [...groups].map(async ([spec, paths]) => {
           const { language, server: serverName } = checkedLanguageNames[spec.language];
-          const allowed = settings.allowed.some(
-            (item) => item.language === spec.language && (item.workspacePath === root || item.workspacePath === request.workspacePath),
-          );
+          const allowed = allowedIn(settings.allowed, spec.language, [root, request.workspacePath], this.options.caseIgnored?.(root));
           const restricted = this.options.restricted?.(root) === true;
           const program = this.find(spec, root, restricted);
           // A server started for the folder as trusted is not the one it gets restricted, nor the other way round.

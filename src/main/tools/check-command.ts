@@ -9,6 +9,7 @@ import type { CheckCommand, CheckResult } from '../../shared/diagnostics';
 import { WorkbenchError } from '../../shared/errors';
 import type { CheckRunner } from '../agent/ports/checks';
 import { defineTool, type Tool } from '../agent/ports/tools';
+import { samePath } from '../workspace/path-case';
 
 /** How long a check may run. */
 const checkTimeoutSeconds = 600;
@@ -46,6 +47,8 @@ export interface CommandChecksOptions {
   readonly commands: () => readonly CheckCommand[];
   /** Whether a folder runs restricted (the person does not trust it): its check never runs by itself. */
   readonly restricted?: (workspacePath: string) => boolean;
+  /** Whether the file system holding a folder ignores letter case; asked of the disk when absent. */
+  readonly caseIgnored?: (workspacePath: string) => boolean;
 }
 
 /** The check commands of the workspaces, run through `run_command`. */
@@ -53,7 +56,9 @@ export class CommandChecks implements CheckRunner {
   constructor(private readonly options: CommandChecksOptions) {}
 
   configured(workspacePath: string): CheckCommand | null {
-    return this.options.commands().find((item) => item.workspacePath === workspacePath) ?? null;
+    // By the file system's case rules: a check chosen for `/Users/me/WS` is the one of `/Users/me/ws` where case is ignored.
+    const caseIgnored = this.options.caseIgnored?.(workspacePath);
+    return this.options.commands().find((item) => samePath(item.workspacePath, workspacePath, caseIgnored)) ?? null;
   }
 
   unattended(workspacePath: string, changedPaths: readonly string[]): string | null {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../../src/main/diagnostics/diagnostics';
+import { allowedIn, Diagnostics } from '../../../src/main/diagnostics/diagnostics';
 import { detectSandbox } from '../../../src/main/tools/sandbox';
 import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
 import { defaultDiagnosticsSettings, problemsText, type CheckedLanguage, type DiagnosticsSettings } from '../../../src/shared/diagnostics';
@@ -213,5 +213,19 @@ describe('a server that cannot be used gives a note, never a stuck or failed edi
     const check = checker(root, { env: noServers });
     for (let attempt = 1; attempt <= 3; attempt += 1) expect((await check(['a.ts']))?.notes).toHaveLength(1);
     expect((await check(['a.ts']))?.notes[0] ?? 'none').toBe('none');
+  });
+});
+
+describe("whose allowance a folder has, by the file system's case rules", () => {
+  const allowed = [{ workspacePath: '/Users/me/Project', language: 'typescript' as const }];
+
+  it('holds for the folder written in another case where case is ignored', () => {
+    expect(allowedIn(allowed, 'typescript', ['/users/me/PROJECT'], true)).toBe(true);
+    expect(allowedIn(allowed, 'python', ['/users/me/PROJECT'], true)).toBe(false);
+  });
+
+  it('does not hold for a folder differing in case where case is kept', () => {
+    expect(allowedIn(allowed, 'typescript', ['/users/me/PROJECT'], false)).toBe(false);
+    expect(allowedIn(allowed, 'typescript', ['/elsewhere', '/Users/me/Project'], false)).toBe(true);
   });
 });

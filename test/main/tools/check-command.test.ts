@@ -44,3 +44,17 @@ describe('when the check may run after a turn by itself', () => {
     );
   });
 });
+
+describe("which folder's check a workspace has, by the file system's case rules", () => {
+  const checks = (caseIgnored: boolean) =>
+    new CommandChecks({ runCommand, sandboxed: true, commands: () => chosen('npm test'), caseIgnored: () => caseIgnored });
+
+  it('finds the check chosen for the folder written in another case where case is ignored', () => {
+    expect(checks(true).configured('/W')?.command).toBe('npm test');
+  });
+
+  it('finds none for a folder differing in case where case is kept', () => {
+    expect(checks(false).configured('/W')).toBeNull();
+    expect(checks(false).configured('/w')?.command).toBe('npm test');
+  });
+});
