@@ -11,6 +11,7 @@ import { memoryNeeded, sizeWords, type ModelCandidate } from '../../shared/model
 import { readGgufHeader, type GgufHeader } from './gguf-reader';
 import { readIndex, writeIndex } from './model-index';
 import { findModels, type ModelFolders } from './model-sources';
+import { samePath } from '../workspace/path-case';
 
 export interface ModelLibraryOptions {
   /** The models folder: `<dataDir>/models`. Downloads land here; the index lives here. */
@@ -21,6 +22,8 @@ export interface ModelLibraryOptions {
   readonly now: () => number;
   /** Told of each model added, after the index holds it. */
   readonly onAdded?: (model: LocalModel) => void;
+  /** Whether the file system holding a path ignores letter case; asked of the disk when absent. */
+  readonly caseIgnored?: (path: string) => boolean;
 }
 
 /** The window a model is at least run with, for the memory it needs. */
@@ -79,7 +82,7 @@ export class ModelLibrary implements LocalModels {
    */
   async add(path: string, source: LocalModelSource, name?: string): Promise<LocalModel> {
     const absolute = resolve(path);
-    const known = this.models.find((model) => model.path === absolute);
+    const known = this.models.find((model) => this.samePath(model.path, absolute));
     if (known && existsSync(known.path)) return known;
     const header = await readGgufHeader(absolute);
     const machine = await this.options.machine();
@@ -101,7 +104,7 @@ export class ModelLibrary implements LocalModels {
       trainedContext: header.contextLength,
       addedAt: this.options.now(),
     };
-    this.save([...this.models.filter((item) => item.path !== absolute), model]);
+    this.save([...this.models.filter((item) => !this.samePath(item.path, absolute)), model]);
     this.options.onAdded?.(model);
     return model;
   }
@@ -110,7 +113,7 @@ export class ModelLibrary implements LocalModels {
   remove(id: string): { deletedFile: boolean } {
     const model = this.models.find((item) => item.id === id);
     if (!model) throw new NotFoundError('Model', id);
-    const ours = model.source === 'downloaded' && resolve(model.path, '..') === resolve(this.options.folder);
+    const ours = model.source === 'downloaded' && this.samePath(resolve(model.path, '..'), resolve(this.options.folder));
     this.save(this.models.filter((item) => item.id !== id));
     if (ours) rmSync(model.path, { force: true });
     return { deletedFile: ours };
@@ -118,12 +121,16 @@ export class ModelLibrary implements LocalModels {
 
   /** Models of Ollama and LM Studio on this computer, each said to be in the library already or not. */
   candidates(): ModelCandidate[] {
-    const added = new Set(this.list().map((model) => model.path));
-    return findModels(this.options.modelFolders).map((found) => ({ ...found, added: added.has(found.path) }));
+    const added = this.list();
+    return findModels(this.options.modelFolders).map((found) => ({
+      ...found,
+      added: added.some((model) => this.samePath(model.path, found.path)),
+    }));
   }
 
   /** Adds a model of Ollama or LM Studio, which must be one `candidates` finds (the renderer names no other file). */
   async addCandidate(path: string): Promise<LocalModel> {
+    // Exact text: the renderer names one of the paths `candidates` listed, as listed.
     const found = findModels(this.options.modelFolders).find((candidate) => candidate.path === path);
     if (!found) throw new NotFoundError('Model of Ollama or LM Studio', path);
     return this.add(found.path, found.source, found.source === 'ollama' ? `${found.name} (Ollama)` : `${found.name} (LM Studio)`);
@@ -131,7 +138,12 @@ export class ModelLibrary implements LocalModels {
 
   /** A downloaded file's model, if the library has one at that path. */
   byPath(path: string): LocalModel | null {
-    return this.models.find((model) => model.path === resolve(path)) ?? null;
+    return this.models.find((model) => this.samePath(model.path, resolve(path))) ?? null;
+  }
+
+  /** By the file system's case rules: `/Models/A.gguf` is `/models/a.gguf` where case is ignored. */
+  private samePath(one: string, other: string): boolean {
+    return samePath(one, other, this.options.caseIgnored?.(one));
   }
 
   private freeId(base: string): string {

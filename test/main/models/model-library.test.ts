@@ -14,7 +14,7 @@ describe('the model library', () => {
   const folders: Array<{ path: string; remove: () => void }> = [];
   afterEach(() => folders.splice(0).forEach((folder) => folder.remove()));
 
-  const setup = (options: { memory?: number } = {}) => {
+  const setup = (options: { memory?: number; caseIgnored?: boolean } = {}) => {
     const root = temporaryFolder('library-');
     folders.push(root);
     const places: ModelFolders = { ollama: [join(root.path, 'ollama')], lmStudio: [join(root.path, 'lmstudio')] };
@@ -26,6 +26,7 @@ describe('the model library', () => {
         machine: async () => ({ ...machine, totalMemoryBytes: options.memory ?? machine.totalMemoryBytes }),
         now: () => 1_000,
         onAdded: (model) => added.push(model),
+        ...(options.caseIgnored === undefined ? {} : { caseIgnored: () => options.caseIgnored ?? false }),
       });
     const file = (path: string, bytes: Buffer = ggufBytes()): string => {
       const full = join(root.path, path);
@@ -54,6 +55,27 @@ describe('the model library', () => {
     // The same file again is the same model.
     expect(await library.add(path, 'file')).toEqual(model);
     expect(make().list()).toEqual([model]);
+  });
+
+  it('takes a file named in another case as the model already added where case is ignored', async () => {
+    const { make, file } = setup({ caseIgnored: true });
+    const library = make();
+    const path = file('picked/tiny.gguf');
+    const model = await library.add(path, 'file');
+    expect(await library.add(path.replace('picked/tiny', 'PICKED/Tiny'), 'file')).toEqual(model);
+    expect(library.byPath(path.toUpperCase())).toEqual(model);
+    expect(library.list()).toEqual([model]);
+  });
+
+  it('takes a file named in another case as another file where case is kept', async () => {
+    const { make, file } = setup({ caseIgnored: false });
+    const library = make();
+    const path = file('picked/tiny.gguf');
+    await library.add(path, 'file');
+    expect(library.byPath(path.replace('picked/tiny', 'PICKED/Tiny'))).toBeNull();
+    // Here no such file exists, so adding it is refused, as a file that is not a model is.
+    await expect(library.add(path.replace('picked/tiny', 'PICKED/Tiny'), 'file')).rejects.toThrow();
+    expect(library.list()).toHaveLength(1);
   });
 
   it('refuses a file that is not a model, or too large for the memory, and changes nothing', async () => {
