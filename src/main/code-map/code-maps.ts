@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { BoundedMap } from '../../shared/bounded-map';
 import { readAllSync } from '../workspace/fd-read';
 import type { WorkspaceFiles } from '../workspace/workspace-files';
+import { pathKey } from '../workspace/path-case';
 import { CodeIndex } from './code-index';
 import { Tagger } from './tagger';
 import type { TagSource } from './worker-tagger';
@@ -28,6 +29,8 @@ export interface CodeMapsOptions {
   readonly onProgress?: (root: string, done: number, total: number) => void;
   /** Seals the cached indexes at rest (where the database is encrypted); without one they are kept as JSON. */
   readonly seal?: AtRestSeal | null;
+  /** Whether the file system holding a folder ignores letter case; asked of the disk when absent. */
+  readonly caseIgnored?: (path: string) => boolean;
 }
 
 /** The code indexes of the workspaces in use, one per workspace root, sharing one tagger (its grammars load once). */
@@ -46,7 +49,9 @@ export class CodeMaps {
     const root = files.reader();
     const realRoot = root.root;
     root.close();
-    let index = this.indexes.get(realRoot);
+    // By the file system's case rules: whether realpath gives a folder's names as stored or as asked differs by system.
+    const key = pathKey(realRoot, this.options.caseIgnored?.(realRoot));
+    let index = this.indexes.get(key);
     if (!index) {
       const { dataDir } = this.options;
       index = new CodeIndex({
@@ -61,7 +66,7 @@ export class CodeMaps {
         seal: this.options.seal ?? null,
         cacheFile: dataDir === null ? null : join(dataDir, 'code-map', `${this.cacheName(realRoot)}.json`),
       });
-      this.indexes.set(realRoot, index);
+      this.indexes.set(key, index);
     }
     return index;
   }

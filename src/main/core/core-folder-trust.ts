@@ -10,7 +10,7 @@ import type { Clock } from '../agent/ports/clock';
 import type { SessionStore } from '../agent/ports/stores';
 import { worktreeStateOf } from '../agent/session/session-worktrees';
 import { FolderTrustStore } from '../workspace/folder-trust-store';
-import { isWithin } from '../workspace/path-case';
+import { isWithin, pathKey, samePath } from '../workspace/path-case';
 import type { CoreOptions } from './core-options';
 
 /** The person's trust in folders, kept in the data folder's trust file; null when every folder is trusted (`trust_all`). */
@@ -37,16 +37,18 @@ function worktreeOrigins(store: SessionStore, worktreesDir: string): (workspaceP
   const origins = new BoundedMap<string, string>({ max: 256 });
   return (workspacePath) => {
     if (!isWithin(worktreesDir, workspacePath)) return workspacePath;
-    const known = origins.get(workspacePath);
+    const key = pathKey(workspacePath);
+    const known = origins.get(key);
     if (known !== undefined) return known;
     // The sessions and their sub-agents (a writing sub-agent's worktree is its own session's folder), breadth first.
     const queue = store.list();
     for (let seen = 0; seen < queue.length && seen < 10_000; seen += 1) {
       const session = queue[seen];
       if (!session) break;
-      const made = session.workspacePath === workspacePath ? worktreeStateOf(store, session.id) : null;
+      const made =
+        session.workspacePath !== null && samePath(session.workspacePath, workspacePath) ? worktreeStateOf(store, session.id) : null;
       if (made) {
-        origins.set(workspacePath, made.worktree.mainPath);
+        origins.set(key, made.worktree.mainPath);
         return made.worktree.mainPath;
       }
       queue.push(...store.subAgents(session.id));

@@ -11,6 +11,7 @@ import { sessionFileSuffix } from '../../shared/session-export';
 import type { WorkspaceInspector } from '../agent/ports/ports';
 import type { SessionStore } from '../agent/ports/stores';
 import type { Handlers } from '../ipc/router';
+import { samePath } from '../workspace/path-case';
 
 export interface LaunchPathDependencies {
   readonly store: SessionStore;
@@ -37,7 +38,8 @@ export async function openLaunchPath(path: string, deps: LaunchPathDependencies)
     const folder = await deps.workspaces.resolveFolder(path);
     const latest = deps.store
       .list()
-      .filter((session) => session.workspacePath === folder)
+      // By the file system's case rules: a session of `/Users/me/WS` is one of `/Users/me/ws` where case is ignored.
+      .filter((session) => session.workspacePath !== null && samePath(session.workspacePath, folder))
       .sort((a, b) => b.updatedAt - a.updatedAt)[0];
     return latest ?? (await deps.handlers['session:create']({ workspacePath: folder }));
   }

@@ -11,6 +11,7 @@ import { GitError, type GitAvailability, type GitProgram } from './git-program';
 import type { GitCommitter } from '../agent/ports/git';
 import { commitPaths } from './git-commit';
 import { findRepository, GitRepository, locateRepository, readHead } from './repository';
+import { pathKey } from '../workspace/path-case';
 
 /** How long "not a repository" is believed before git is asked again (the person may run `git init`). */
 const noneKeptMs = 10_000;
@@ -27,6 +28,8 @@ export class Repositories implements GitCommitter {
   constructor(
     readonly git: GitProgram,
     private readonly now: () => number = Date.now,
+    /** Whether the file system holding a folder ignores letter case; asked of the disk when absent. */
+    private readonly caseIgnored?: (folder: string) => boolean,
   ) {}
 
   /** Whether git is there and new enough. */
@@ -36,12 +39,14 @@ export class Repositories implements GitCommitter {
 
   /** The repository a folder is in, or null when it is in none. Throws a `GitError` when git is missing or refuses it. */
   async of(folder: string, signal?: AbortSignal): Promise<GitRepository | null> {
-    const known = this.found.get(folder);
+    // By the file system's case rules: `/Users/me/WS` and `/Users/me/ws` are one folder, in one repository, where case is ignored.
+    const key = pathKey(folder, this.caseIgnored?.(folder));
+    const known = this.found.get(key);
     if (known?.repository && existsSync(known.repository.place.gitDir)) return known.repository;
     if (known && known.repository === null && this.now() - known.at < noneKeptMs) return null;
     const place = await findRepository(this.git, folder, signal);
     const repository = place ? new GitRepository(this.git, place, folder) : null;
-    this.found.set(folder, { repository, at: this.now() });
+    this.found.set(key, { repository, at: this.now() });
     return repository;
   }
 

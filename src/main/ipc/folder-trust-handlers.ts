@@ -82,6 +82,7 @@ export function folderTrustHandlers(deps: FolderTrustHandlerDependencies): Pick<
     'folder-trust:list': () => list(),
     'folder-trust:set': (input) => {
       // Only a folder already decided: the window names no new path for main to trust.
+      // Exact text: the window names an entry of the list as the list gave it.
       const known = list().folders.some((entry) => entry.path === input.path && entry.scope === input.scope);
       if (!folderTrust || !known) throw new NotFoundError('Folder trust decision', input.path);
       folderTrust.put(input);

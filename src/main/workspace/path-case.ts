@@ -69,6 +69,14 @@ export function isWithin(root: string, candidate: string, caseIgnored: boolean =
   return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
 }
 
+/**
+ * A key for a Map or Set of absolute paths, equal for two spellings of one place by its file system's case rules (asked
+ * of the disk unless given).
+ */
+export function pathKey(path: string, caseIgnored: boolean = ignoresCase(path)): string {
+  return comparablePath(path, caseIgnored);
+}
+
 /** Whether two absolute paths name the same place by their file system's case rules. */
 export function samePath(one: string, other: string, caseIgnored: boolean = ignoresCase(one)): boolean {
   return comparablePath(one, caseIgnored) === comparablePath(other, caseIgnored);

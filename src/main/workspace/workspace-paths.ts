@@ -4,7 +4,7 @@
  */
 
 import { lstat, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
 import { currentNamingPlatform, PathRefusedError, workspaceSegments, type NamingPlatform } from './path-text';
 import { isWithin } from './path-case';
@@ -61,11 +61,6 @@ export function protectedReason(relativePath: string): string | null {
   return null;
 }
 
-function inside(root: string, candidate: string): boolean {
-  const fromRoot = relative(root, candidate);
-  return fromRoot === '' || (!fromRoot.startsWith(`..${sep}`) && fromRoot !== '..' && !isAbsolute(fromRoot));
-}
-
 /**
  * Resolves a path against the workspace: names that mean another place (see `workspaceSegments`),
  * `..` escapes, absolute paths outside, links that lead out (in any folder on the way), loops,
@@ -95,6 +90,7 @@ export async function resolveWorkspacePath(workspaceRoot: string, requested: str
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new PathRefusedError(requested, 'it goes through a loop of links.');
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new PathRefusedError(requested, `it cannot be read (${code ?? 'error'}).`);
+      // Exact text: `existing` is `root` with names joined to it and taken off again, never spelled another way.
       if (existing === root) break;
       missing.unshift(existing.slice(existing.lastIndexOf(sep) + 1));
       existing = resolve(existing, '..');
@@ -114,7 +110,8 @@ export async function resolveWorkspacePath(workspaceRoot: string, requested: str
           : `it cannot be resolved (${code ?? 'error'}).`,
     );
   }
-  if (!inside(root, realExisting)) throw new PathRefusedError(requested, 'a link on the way leads outside the workspace.');
+  // Both real paths, so spelled alike; compared by the file system's case rules all the same, as every path is.
+  if (!isWithin(root, realExisting)) throw new PathRefusedError(requested, 'a link on the way leads outside the workspace.');
   const absolute = missing.length > 0 ? join(realExisting, ...missing) : realExisting;
   const relativePath = relative(root, absolute).split(sep).join('/') || '.';
 

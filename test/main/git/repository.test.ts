@@ -355,3 +355,22 @@ describe('branches', () => {
     expect(readHead(found.place)).toEqual({ commit, branch: 'main' });
   });
 });
+
+describe("a folder's repository, by the file system's case rules", () => {
+  it('finds the repository of the folder written in another case where case is ignored', async () => {
+    const folder = repository({ 'a.txt': 'a\n' });
+    const found = new Repositories(new GitProgram(), Date.now, () => true);
+    const first = await found.of(folder);
+    expect(first).not.toBeNull();
+    expect(await found.of(folder.toUpperCase())).toBe(first);
+  });
+
+  it('asks again for a folder differing in case where case is kept', async () => {
+    const folder = repository({ 'a.txt': 'a\n' });
+    const found = new Repositories(new GitProgram(), Date.now, () => false);
+    const first = await found.of(folder);
+    expect(first).not.toBeNull();
+    // Here no folder of that name exists, so git refuses it: it is not taken for the first.
+    await expect(found.of(folder.toUpperCase())).rejects.toThrow();
+  });
+});

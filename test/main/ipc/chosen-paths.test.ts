@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../../src/shared/domain';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
-import { ignoresCase, isWithin, samePath } from '../../../src/main/workspace/path-case';
+import { ignoresCase, isWithin, pathKey, samePath } from '../../../src/main/workspace/path-case';
 import { createNodeCore } from '../../host/node-core';
 import { LoopbackTransport } from '../../host/loopback-transport';
 
@@ -135,5 +135,7 @@ describe('path comparisons by the file system’s case rules', () => {
     expect(isWithin('/Users/me/Library/Workbench', '/Users/me/Library/Workbench2', true)).toBe(false);
     expect(samePath('/Users/me/Project', '/users/me/project', true)).toBe(true);
     expect(samePath('/home/me/Project', '/home/me/project', false)).toBe(false);
+    expect(pathKey('/Users/me/Project', true)).toBe(pathKey('/users/ME/project', true));
+    expect(pathKey('/home/me/Project', false)).not.toBe(pathKey('/home/me/project', false));
   });
 });
