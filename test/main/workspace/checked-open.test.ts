@@ -253,22 +253,22 @@ describe('open-then-check on real Windows', needs(windows), () => {
     expect(await files.withFile('alias/index.ts', async (file) => file.relative)).toBe('src/index.ts');
   });
 
-  it('catches a folder swapped for a junction out right after the open, and swapped back', () => {
+  it('catches a folder on the way swapped for a junction out between the walk and the open', () => {
     writeFileSync(join(outside, 'index.ts'), 'outside\n');
+    // The swap is made right before the open (Windows keeps a folder holding an open file from being renamed).
     const swapping: AccessFs = {
       ...nodeAccessFs,
       open: (path, flags, mode) => {
-        const fd = nodeAccessFs.open(path, flags, mode);
         if (path.endsWith('index.ts')) {
           renameSync(join(ws, 'src'), join(ws, 'src-aside'));
           symlinkSync(outside, join(ws, 'src'), 'junction');
         }
-        return fd;
+        return nodeAccessFs.open(path, flags, mode);
       },
     };
     const walk = openThenCheckAccess({ fs: swapping });
     const src = walk.openFolder(walk.openRoot(nodeAccessFs.realpath(ws)), 'src');
-    // The open went to the folder checked; the check after it finds a junction where that folder was.
+    // The open went through the junction; the checks after it find the final path outside.
     expect(() => walk.openEntry(src, 'index.ts', 0)).toThrow(
       expect.objectContaining({ code: expect.stringMatching(/^E(MOVED|REPARSE)$/) }),
     );
