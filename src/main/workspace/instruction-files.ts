@@ -70,7 +70,10 @@ const kilobytes = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
  * trusted for a few seconds; a file is read again only when its size or time changes, so a prompt costs a stat per file.
  */
 export class InstructionFiles {
-  /** The files found per workspace, for the last 32 workspaces searched. */
+  /**
+   * The files found per workspace, for the last 32 workspaces searched. Keyed by exact text, as `reads` is: a folder
+   * spelled in another case only misses the cache, it never gets another folder's answer.
+   */
   private readonly found = new BoundedMap<string, { at: number; candidates: Candidate[] }>({ max: 32 });
   /** Searches under way, one per workspace: a stale list is used meanwhile. */
   private readonly searching = new Map<string, Promise<Candidate[]>>();
