@@ -14,11 +14,15 @@ import type { Repositories } from '../git/repositories';
 import { checkedPath, checkedRevision, type GitRepository } from '../git/repository';
 import type { StatusEntry } from '../git/git-status';
 import { workspaceOf } from './file-tool-kit';
+import { workspaceRelativeText } from '../workspace/model-path';
+import { currentNamingPlatform, type NamingPlatform } from '../workspace/path-text';
 
 export interface GitToolOptions {
   readonly repositories: Repositories;
   /** The paths this session's agent changed and that are not taken back (its Changes), for a commit that names none. */
   readonly agentChanges: (sessionId: string) => Promise<readonly string[]>;
+  /** Whose path forms the model's paths are read in (`C:\\a`, `/c/a` on Windows); this machine's by default. */
+  readonly platform?: NamingPlatform;
 }
 
 /** Output kept for the model from one read; the runtime cuts longer results again with its own marker. */
@@ -34,9 +38,15 @@ async function repositoryOf(repositories: Repositories, context: ToolContext): P
   return repository;
 }
 
+/** The model's paths relative to the call's workspace, in the form git reads (see `workspaceRelativeText`). */
+function workspacePaths(paths: readonly string[], context: ToolContext, platform: NamingPlatform): string[] {
+  const workspace = workspaceOf(context);
+  return paths.map((path) => workspaceRelativeText(path, workspace, platform));
+}
+
 /** `--` and the paths, checked; nothing when none are named. */
-function pathArguments(paths: readonly string[] | undefined): string[] {
-  return paths && paths.length > 0 ? ['--', ...paths.map((path) => checkedPath(path) || '.')] : [];
+function pathArguments(paths: readonly string[] | undefined, context: ToolContext, platform: NamingPlatform): string[] {
+  return paths && paths.length > 0 ? ['--', ...workspacePaths(paths, context, platform).map((path) => checkedPath(path) || '.')] : [];
 }
 
 const statusLetters: Readonly<Record<string, string>> = {
@@ -95,7 +105,7 @@ function gitStatusTool(repositories: Repositories): Tool {
   });
 }
 
-function gitDiffTool(repositories: Repositories): Tool {
+function gitDiffTool(repositories: Repositories, platform: NamingPlatform): Tool {
   return defineTool({
     name: 'git_diff',
     description:
@@ -127,7 +137,7 @@ function gitDiffTool(repositories: Repositories): Tool {
         ...(input.stat ? ['--stat'] : []),
         ...(input.staged ? ['--cached'] : []),
         ...(input.revision === undefined ? [] : ['--end-of-options', checkedRevision(input.revision)]),
-        ...pathArguments(input.paths),
+        ...pathArguments(input.paths, context, platform),
       ];
       const output = await repository.run(args, { signal: context.signal, maxBytes: maxReadBytes });
       return { output: output.trim() === '' ? 'No differences.' : output };
@@ -135,7 +145,7 @@ function gitDiffTool(repositories: Repositories): Tool {
   });
 }
 
-function gitLogTool(repositories: Repositories): Tool {
+function gitLogTool(repositories: Repositories, platform: NamingPlatform): Tool {
   return defineTool({
     name: 'git_log',
     description:
@@ -165,7 +175,7 @@ function gitLogTool(repositories: Repositories): Tool {
           '--format=%h %ad %an: %s',
           '--date=short',
           ...(input.revision === undefined ? [] : ['--end-of-options', checkedRevision(input.revision)]),
-          ...(input.paths && input.paths.length > 0 ? pathArguments(input.paths) : ['--']),
+          ...(input.paths && input.paths.length > 0 ? pathArguments(input.paths, context, platform) : ['--']),
         ],
         { signal: context.signal, maxBytes: maxReadBytes },
       );
@@ -174,7 +184,7 @@ function gitLogTool(repositories: Repositories): Tool {
   });
 }
 
-function gitShowTool(repositories: Repositories): Tool {
+function gitShowTool(repositories: Repositories, platform: NamingPlatform): Tool {
   return defineTool({
     name: 'git_show',
     description:
@@ -189,7 +199,7 @@ function gitShowTool(repositories: Repositories): Tool {
       const repository = await repositoryOf(repositories, context);
       const revision = checkedRevision(input.revision);
       if (input.path !== undefined) {
-        const path = checkedPath(input.path);
+        const path = checkedPath(workspacePaths([input.path], context, platform)[0] as string);
         const output = await repository.run(['show', '--no-textconv', '--end-of-options', `${revision}:./${path}`], {
           signal: context.signal,
           maxBytes: maxReadBytes,
@@ -215,7 +225,7 @@ function gitShowTool(repositories: Repositories): Tool {
   });
 }
 
-function gitCommitTool({ repositories, agentChanges }: GitToolOptions): Tool {
+function gitCommitTool({ repositories, agentChanges }: GitToolOptions, platform: NamingPlatform): Tool {
   return defineTool({
     name: 'git_commit',
     description:
@@ -234,7 +244,7 @@ function gitCommitTool({ repositories, agentChanges }: GitToolOptions): Tool {
     summarize: (input) => input.message.split('\n')[0] ?? '',
     execute: async (input, context) => {
       const repository = await repositoryOf(repositories, context);
-      const paths = input.paths ?? (await agentChanges(context.sessionId));
+      const paths = input.paths ? workspacePaths(input.paths, context, platform) : await agentChanges(context.sessionId);
       if (paths.length === 0) throw new WorkbenchError('invalid_state', 'This session has changed no files to commit; name the paths.');
       const commit = await commitPaths(repository, { paths, message: input.message, signal: context.signal });
       const hooks = commit.hookOutput === '' ? '' : `\nThe hooks said:\n${commit.hookOutput}`;
@@ -292,12 +302,13 @@ function gitSwitchTool(repositories: Repositories): Tool {
 /** The git tools offered to the model. */
 export function gitTools(options: GitToolOptions): Tool[] {
   const { repositories } = options;
+  const platform = options.platform ?? currentNamingPlatform();
   return [
     gitStatusTool(repositories),
-    gitDiffTool(repositories),
-    gitLogTool(repositories),
-    gitShowTool(repositories),
-    gitCommitTool(options),
+    gitDiffTool(repositories, platform),
+    gitLogTool(repositories, platform),
+    gitShowTool(repositories, platform),
+    gitCommitTool(options, platform),
     gitBranchTool(repositories),
     gitSwitchTool(repositories),
   ];

@@ -4,6 +4,7 @@
  */
 
 import { WorkbenchError } from '../../shared/errors';
+import { modelPathText } from './model-path';
 
 /** A path the tools refuse, with the reason the model is told. */
 export class PathRefusedError extends WorkbenchError {
@@ -61,14 +62,17 @@ function checkSegment(requested: string, segment: string, platform: NamingPlatfo
   }
 }
 
-/** Refusals that apply to the text as given, before an absolute path inside the workspace is made relative. */
-function checkWhole(requested: string): void {
-  if (typeof requested !== 'string' || requested.length === 0) refuse(String(requested), 'the path is empty.');
-  if (requested.length > maxPathLength) refuse(requested, `the path is longer than ${maxPathLength} characters.`);
+/**
+ * Refusals that apply to the whole text (`text`: the path as `modelPathText` put it), before an absolute path inside the
+ * workspace is made relative; the refusal quotes the path as the model gave it.
+ */
+function checkWhole(text: string, requested: string): void {
+  if (typeof text !== 'string' || text.length === 0) refuse(String(requested), 'the path is empty.');
+  if (text.length > maxPathLength) refuse(requested, `the path is longer than ${maxPathLength} characters.`);
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(requested)) refuse(requested, 'the path contains a NUL or control character.');
-  if (requested.includes('\\')) refuse(requested, 'use / as the separator; \\ is refused.');
-  if (requested.startsWith('//')) refuse(requested, `//server/share names a network share, not a folder here; ${relativeHint}`);
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(text)) refuse(requested, 'the path contains a NUL or control character.');
+  if (text.includes('\\')) refuse(requested, 'use / as the separator; \\ is refused.');
+  if (text.startsWith('//')) refuse(requested, `//server/share names a network share, not a folder here; ${relativeHint}`);
 }
 
 /** Refusals for the part of the path that is relative to the workspace. */
@@ -120,10 +124,12 @@ function isAbsolutePath(path: string, platform: NamingPlatform): boolean {
  * devices or data streams. An absolute path under one of `roots` is taken as relative to it.
  */
 export function workspaceSegments(requested: string, roots: readonly string[], platform: NamingPlatform): string[] {
-  checkWhole(requested);
-  let rest = requested;
-  if (isAbsolutePath(requested, platform)) {
-    const inside = underRoot(requested, roots, platform);
+  // On Windows `C:\a`, `/c/a` and `\\?\C:\a` are read as `C:/a` first (see `modelPathText`); refusals quote the text as given.
+  const text = typeof requested === 'string' ? modelPathText(requested, platform) : requested;
+  checkWhole(text, requested);
+  let rest = text;
+  if (isAbsolutePath(text, platform)) {
+    const inside = underRoot(text, roots, platform);
     // The same words as before these checks existed: the model and the tests know them.
     if (inside === null) refuse(requested, 'it is outside the workspace.');
     rest = inside;

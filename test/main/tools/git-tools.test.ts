@@ -5,6 +5,7 @@ import type { Tool, ToolContext } from '../../../src/main/agent/ports/tools';
 import { GitProgram } from '../../../src/main/git/git-program';
 import { Repositories } from '../../../src/main/git/repositories';
 import { gitTools } from '../../../src/main/tools/git-tools';
+import type { NamingPlatform } from '../../../src/main/workspace/path-text';
 import { git, makeRepository, write } from '../git/git-fixtures';
 
 const cleanups: Array<() => void> = [];
@@ -12,10 +13,10 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-function setUp(files?: Record<string, string>, agentChanges: readonly string[] = []) {
+function setUp(files?: Record<string, string>, agentChanges: readonly string[] = [], platform: NamingPlatform = 'posix') {
   const made = makeRepository(files);
   cleanups.push(made.remove);
-  const tools = gitTools({ repositories: new Repositories(new GitProgram()), agentChanges: async () => agentChanges });
+  const tools = gitTools({ repositories: new Repositories(new GitProgram()), agentChanges: async () => agentChanges, platform });
   const tool = (name: string): Tool => {
     const found = tools.find((candidate) => candidate.name === name);
     if (!found) throw new Error(`no tool ${name}`);
@@ -50,6 +51,19 @@ describe('the git tools', () => {
     expect((await call('git_log', {})).output).toMatch(/^[0-9a-f]{7,} 2026-01-01 Test Person: first/);
     expect((await call('git_show', { revision: 'HEAD', path: 'src/a.ts' })).output).toBe('export const a = 1;\n');
     expect((await call('git_show', { revision: 'HEAD' })).output).toContain('first');
+  });
+
+  it('takes a path inside the workspace written absolute, and on Windows with backslashes', async () => {
+    const { folder, call } = setUp({ 'src/a.ts': 'export const a = 1;\n' });
+    write(folder, { 'src/a.ts': 'export const a = 2;\n' });
+    expect((await call('git_diff', { paths: [join(folder, 'src', 'a.ts')] })).output).toContain('+export const a = 2;');
+    expect((await call('git_show', { revision: 'HEAD', path: `${folder}/src/a.ts` })).output).toBe('export const a = 1;\n');
+    await expect(call('git_diff', { paths: ['/etc/passwd'] })).rejects.toMatchObject({ code: 'invalid_input' });
+
+    const windows = setUp({ 'src/a.ts': 'export const a = 1;\n' }, [], 'win32');
+    write(windows.folder, { 'src/a.ts': 'export const a = 3;\n' });
+    expect((await windows.call('git_diff', { paths: ['src\\a.ts'] })).output).toContain('+export const a = 3;');
+    expect((await windows.call('git_log', { paths: ['.\\src\\a.ts'] })).output).toContain('first');
   });
 
   it('refuses a revision or path git would read as an option, before git runs', async () => {
