@@ -5,6 +5,7 @@ import { defaultSettings } from '../../src/shared/domain';
 import type { Clock } from '../../src/main/agent/ports/clock';
 import type { ModelProvider } from '../../src/main/agent/ports/model-provider';
 import type { Tool } from '../../src/main/agent/ports/tools';
+import type { CommandShell } from '../../src/main/tools/command-shell';
 import type { SandboxStatus } from '../../src/main/tools/sandbox';
 import type { RetryPolicy } from '../../src/main/agent/rules/retry';
 import type { FolderPicker } from '../../src/main/ipc/handlers';
@@ -39,6 +40,8 @@ export interface NodeCoreOptions {
   /** The tools, or how to make them from the settings (so command limits and niceness follow Settings, as in the app). */
   readonly tools?: readonly Tool[] | ((settings: ConfSettingsStore) => readonly Tool[]);
   readonly sandbox?: SandboxStatus;
+  /** The shell commands run in; the one found on this machine when absent. */
+  readonly commandShell?: CommandShell;
   /** Builds the app's own tools as the app does (see `CoreOptions.builtinTools`). */
   readonly builtinTools?: boolean;
   /** How folders are trusted: every folder (the default here, for tests of other things), or as the app does, asking. */
@@ -94,6 +97,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.discoveryCandidates ? { discoveryCandidates: options.discoveryCandidates } : {}),
     ...(options.tools ? { tools: typeof options.tools === 'function' ? options.tools(settings) : options.tools } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.commandShell ? { commandShell: options.commandShell } : {}),
     ...(options.builtinTools ? { builtinTools: true } : {}),
     folderTrust: options.folderTrust ?? 'trust_all',
     ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
@@ -127,6 +131,7 @@ export async function createCoreWithScriptedModel(options: {
   builtinTools?: boolean;
   languageServerEnvironment?: NodeJS.ProcessEnv;
   gitEnvironment?: NodeJS.ProcessEnv;
+  commandShell?: CommandShell;
   /** Keeps the database's key: the database, and what the app keeps beside it, encrypted at rest. */
   databaseKeys?: DatabaseKeyKeeper;
 }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
@@ -137,6 +142,7 @@ export async function createCoreWithScriptedModel(options: {
     ...(options.builtinTools ? { builtinTools: true } : {}),
     ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
     ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
+    ...(options.commandShell ? { commandShell: options.commandShell } : {}),
     ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.databaseKeys ? { databaseKeys: options.databaseKeys } : {}),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Tool } from '../../src/main/agent/ports/tools';
 import type { WorkbenchCore } from '../../src/main/core/workbench-core';
+import type { CommandShell } from '../../src/main/tools/command-shell';
 import { temporaryFolder } from '../helpers';
 import type { LoopbackTransport } from '../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../host/node-core';
@@ -27,6 +28,8 @@ export interface ScriptedCoreOptions {
   readonly languageServerEnvironment?: NodeJS.ProcessEnv;
   /** The environment git runs with: the app's own when absent (a PATH without git takes it away). */
   readonly gitEnvironment?: NodeJS.ProcessEnv;
+  /** The shell commands run in: the one found on this machine when absent (an unavailable one takes run_command away). */
+  readonly commandShell?: CommandShell;
   /** Runs on the temporary folder before the core starts (files a test needs). */
   readonly prepare?: (folder: string) => void;
   /** Creates a session first: `workspace` uses the temporary folder as its workspace. */
@@ -57,6 +60,7 @@ export function useScriptedCore(options: ScriptedCoreOptions, bind: (started: Sc
       ...(options.builtinTools ? { builtinTools: true } : {}),
       ...(options.languageServerEnvironment ? { languageServerEnvironment: options.languageServerEnvironment } : {}),
       ...(options.gitEnvironment ? { gitEnvironment: options.gitEnvironment } : {}),
+      ...(options.commandShell ? { commandShell: options.commandShell } : {}),
       ...(options.encrypted ? { databaseKeys: testDatabaseKeys(dataDir) } : {}),
     });
     let sessionId = '';

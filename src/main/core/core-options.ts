@@ -26,6 +26,7 @@ import type { SqliteProfileStore } from '../store/sqlite-profile-store';
 import type { SqlitePromptRecords } from '../store/sqlite-prompt-records';
 import type { SqliteSessionStore } from '../store/sqlite-session-store';
 import type { SqliteTrustStore } from '../store/sqlite-trust-store';
+import type { CommandShell } from '../tools/command-shell';
 import type { SandboxStatus } from '../tools/sandbox';
 import type { Trash } from '../tools/trash';
 import type { LocalModelManager } from '../models/local-model-manager';
@@ -93,6 +94,11 @@ export interface CoreOptions {
   /** The OS sandbox commands run in, as the model is told of it; detected when the built-in tools are built and none is given. */
   readonly sandbox?: SandboxStatus;
   /**
+   * The shell the agent's commands run in; found on this system when the built-in tools are built and none is given.
+   * Without one (Windows without Git for Windows) `run_command` is not offered.
+   */
+  readonly commandShell?: CommandShell;
+  /**
    * Recovers, on creation, the turns the app stopped in the middle of (on unless false). The
    * terminal runner runs one new turn and leaves other sessions as it found them.
    */
@@ -151,6 +157,8 @@ export interface Core {
   readonly local: LocalRuntimeProvider | null;
   /** The OS sandbox the built-in tools' commands run in, as given or detected; undefined when none was asked about. */
   readonly sandbox: SandboxStatus | undefined;
+  /** The shell the built-in tools' commands run in, as given or found; undefined when none was asked about. */
+  readonly commandShell: CommandShell | undefined;
   /** The workspaces' git repositories, found with the person's git. */
   readonly repositories: Repositories;
   /** The person's trust in folders; null when every folder is trusted (`folderTrust: 'trust_all'`). */

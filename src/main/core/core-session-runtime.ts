@@ -27,6 +27,7 @@ import { SnapshotChanges } from '../workspace/snapshot-changes';
 import type { Repositories } from '../git/repositories';
 import { Worktrees } from '../git/worktrees';
 import { promptEnvironment } from '../tools/prompt-environment';
+import type { CommandShell } from '../tools/command-shell';
 import type { SandboxStatus } from '../tools/sandbox';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import { worktreesFolder } from './core-folder-trust';
@@ -41,6 +42,7 @@ export interface RuntimeParts {
   readonly tools: ToolRegistry;
   readonly files: SqliteFileHistory | null;
   readonly sandbox: SandboxStatus | undefined;
+  readonly commandShell: CommandShell | undefined;
   readonly codeMap: CodeMapSource | null;
   readonly diagnostics: DiagnosticsSource | null;
   readonly checks: CheckRunner | null;
@@ -58,6 +60,7 @@ export function sessionRuntime({
   tools,
   files,
   sandbox,
+  commandShell,
   codeMap,
   diagnostics,
   checks,
@@ -77,7 +80,7 @@ export function sessionRuntime({
   const { store, memory, profiles, prompts } = stores;
   const journal = new SessionJournal(store, options.listener, clock);
   const instructionFiles = new InstructionFiles(() => clock.now());
-  const environment = promptEnvironment(sandbox);
+  const environment = promptEnvironment(sandbox, commandShell);
   const limits = (): RuntimeLimits => {
     const current = settings.get();
     const { planThreshold, maxIterations, deniedTools, heldToolGroups, budgets, modelPrices, subAgentDepth, subAgentConcurrency } = current;

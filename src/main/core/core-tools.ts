@@ -20,6 +20,7 @@ import { CommandChecks, runCheckTool } from '../tools/check-command';
 import { gitTools } from '../tools/git-tools';
 import { memoryTools } from '../tools/memory-tools';
 import { commandNiceness } from '../tools/run-command';
+import type { CommandShell } from '../tools/command-shell';
 import type { SandboxStatus } from '../tools/sandbox';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 import type { CoreOptions } from './core-options';
@@ -47,6 +48,8 @@ export interface ToolParts {
   /** The shell's parser when the built-in tools are built; without it there are none, nor code indexes. */
   readonly shell: BashParser | null;
   readonly sandbox: SandboxStatus | undefined;
+  /** The shell commands run in; run_command is not offered where it is unavailable. */
+  readonly commandShell: CommandShell | undefined;
   /** The workspaces' repositories when git is there: the git tools, and lines that run git judged by the repository. */
   readonly repositories: Repositories | null;
   readonly memory: MemoryStore;
@@ -80,7 +83,7 @@ export interface CoreTools {
 
 /** Every tool the model may be offered besides those of MCP servers, in one registry, with what they share. */
 export function coreTools(parts: ToolParts): CoreTools {
-  const { options, clock, owned, shell, sandbox, repositories, memory, restricted, agentChanges, codeMapsKept: kept } = parts;
+  const { options, clock, owned, shell, sandbox, commandShell, repositories, memory, restricted, agentChanges, codeMapsKept: kept } = parts;
   // The workspaces' code indexes, which the symbol tools and the repository map share.
   const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
   if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
@@ -100,6 +103,7 @@ export function coreTools(parts: ToolParts): CoreTools {
           shell,
           codeMaps,
           ...(sandbox ? { sandbox } : {}),
+          ...(commandShell ? { commandShell } : {}),
           // A line that runs git is judged with what the repository would start (its settings, its hooks).
           ...(repositories
             ? { repositoryPrograms: (folder: string) => readRepositoryPrograms(folder, 'git', options.gitEnvironment ?? process.env) }

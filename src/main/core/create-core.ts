@@ -26,6 +26,7 @@ import { GitProgram } from '../git/git-program';
 import { Repositories } from '../git/repositories';
 import { RepositoryMaps } from '../code-map/repository-map';
 import { scrubbedEnvironment } from '../tools/run-command';
+import { detectCommandShell } from '../tools/command-shell';
 import { detectSandbox } from '../tools/sandbox';
 import { Trash } from '../tools/trash';
 import { LocalModelManager } from '../models/local-model-manager';
@@ -55,6 +56,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // The shell's parser is loaded before the database opens: nothing is held while it loads.
   const shell = options.builtinTools ? await loadShellParser() : null;
   const sandbox = options.sandbox ?? (options.builtinTools ? detectSandbox() : undefined);
+  const commandShell = options.commandShell ?? (options.builtinTools ? detectCommandShell() : undefined);
   const repositories = new Repositories(new GitProgram('git', options.gitEnvironment ?? process.env), () => clock.now());
   // The git tools are offered where git is: without it the model would only be told, call after call, that it is missing.
   const gitAvailable = shell ? (await repositories.availability()).available : false;
@@ -90,6 +92,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       owned,
       shell,
       sandbox,
+      commandShell,
       repositories: gitAvailable ? repositories : null,
       memory: stores.memory,
       restricted,
@@ -108,6 +111,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       tools,
       files,
       sandbox,
+      commandShell,
       codeMap,
       diagnostics,
       checks,
@@ -164,6 +168,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       clock,
       local,
       sandbox,
+      commandShell,
       repositories,
       folderTrust,
       close: () => owned.dispose(),

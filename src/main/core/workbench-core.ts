@@ -18,6 +18,7 @@ import { EventBatcher } from '../ipc/event-batcher';
 import { createHandlers, type FolderPicker } from '../ipc/handlers';
 import { EventSender, registerHandlers, type IpcTransport, type SenderInfo } from '../ipc/router';
 import type { McpManager } from '../mcp/mcp-manager';
+import { commandShellDescription, type CommandShell } from '../tools/command-shell';
 import type { SandboxStatus } from '../tools/sandbox';
 import type { DatabaseEncryption } from '../store/database-key';
 import { FolderInspector } from '../workspace/folder-inspector';
@@ -47,6 +48,7 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'worktreesDir'
   | 'tagWorker'
   | 'sandbox'
+  | 'commandShell'
   | 'instrumentProvider'
   | 'launchRuntime'
   | 'localModels'
@@ -79,6 +81,12 @@ function sandboxInfo(status: SandboxStatus | undefined): AppInfo['sandbox'] {
     available: false,
     description: `Commands run without an OS sandbox (${status && !status.available ? status.reason : 'none was found'}), so every command asks at L0 to L2.`,
   };
+}
+
+/** What the window says of the shell commands run in; before it was looked for, bash is assumed, as the runner does. */
+function commandShellInfo(shell: CommandShell | undefined): AppInfo['commandShell'] {
+  if (!shell) return { available: true, description: 'Commands run in bash, without your profile.' };
+  return { available: shell.available, description: commandShellDescription(shell) };
 }
 
 /** What the window says of the database's encryption at rest. */
@@ -127,6 +135,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     databasePath,
     secretsEncrypted: options.secrets.encrypted,
     sandbox: sandboxInfo(options.sandbox),
+    commandShell: commandShellInfo(options.commandShell),
   };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
   const chosenPaths = new ChosenPaths();
@@ -212,6 +221,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   const appInfo: AppInfo = {
     ...baseInfo,
     sandbox: sandboxInfo(core.sandbox),
+    commandShell: commandShellInfo(core.commandShell),
     databaseEncryption: encryptionInfo(core.encryption),
     startupError: null,
   };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pty from 'node-pty';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
+import { outerFileText, outerShellArguments, shellPathText } from './command-shell';
 import { PtyOutput, type PtyOutputOptions } from './pty-output';
 import { completionMarker, outerShellLine, scanForMarker, type ResourceLimits } from './pty-shell-line';
 
@@ -39,6 +40,10 @@ export interface PtyRunOptions {
   readonly limits?: ResourceLimits;
   /** The run is stopped, like a timeout, once the command has printed more than this many bytes. */
   readonly maxOutputBytes?: number;
+  /** The bash to start (Git for Windows' bash.exe on Windows); `/bin/bash` unless given. */
+  readonly shellPath?: string;
+  /** The system the command runs on, which decides how paths are given to bash and how the command is stopped. */
+  readonly platform?: NodeJS.Platform;
 }
 
 export interface PtyRunResult {
@@ -53,6 +58,22 @@ export interface PtyRunResult {
   readonly droppedBytes: number;
   readonly pauses: number;
   readonly maxPendingBytes: number;
+}
+
+/**
+ * Stops the command and everything it started. Elsewhere than on Windows the pty's process group is killed; Windows has
+ * no process groups to signal, and there node-pty's kill ends every process attached to the pseudo console.
+ */
+function stopAll(child: pty.IPty, platform: NodeJS.Platform): void {
+  if (platform !== 'win32') {
+    killGroup(child.pid);
+    return;
+  }
+  try {
+    child.kill();
+  } catch {
+    // Already gone.
+  }
 }
 
 /** Kills a process group: politely, then for sure a moment later. Never blocks. */
@@ -82,9 +103,15 @@ function outputOptions(options: PtyRunOptions): PtyOutputOptions {
   };
 }
 
-/** Starts the outer shell in a pty (inside the sandbox, when there is one), with the command file and the marker's token. */
+/**
+ * Starts the outer shell in a pty (inside the sandbox, when there is one), with its line and the command in files of
+ * the run's folder, and the marker's token.
+ */
 function spawnShell(options: PtyRunOptions, runFolder: string, scriptPath: string, token: string): pty.IPty {
-  const shell = ['/bin/bash', '--noprofile', '--norc', '-c', outerShellLine(options.limits ?? {}, options.niceness ?? 0)];
+  const platform = options.platform ?? process.platform;
+  const outerPath = join(runFolder, 'outer.sh');
+  writeFileSync(outerPath, outerFileText(outerShellLine(options.limits ?? {}, options.niceness ?? 0)), { mode: 0o600 });
+  const shell = [options.shellPath ?? '/bin/bash', ...outerShellArguments()];
   const wrapper = options.sandbox?.(runFolder);
   const [program, ...args] = wrapper ? [wrapper.program, ...wrapper.args, ...shell] : shell;
   return pty.spawn(program as string, args, {
@@ -92,7 +119,12 @@ function spawnShell(options: PtyRunOptions, runFolder: string, scriptPath: strin
     cols: 160,
     rows: 48,
     cwd: options.cwd,
-    env: { ...options.env, WB_SCRIPT: scriptPath, WB_TOKEN: token },
+    env: {
+      ...options.env,
+      WB_OUTER: shellPathText(outerPath, platform),
+      WB_SCRIPT: shellPathText(scriptPath, platform),
+      WB_TOKEN: token,
+    },
   });
 }
 
@@ -120,7 +152,7 @@ export function runInPty(options: PtyRunOptions): Promise<PtyRunResult> {
     // after its listeners and timers are gone, and its folder removed last.
     const owned = new DisposableStore();
     owned.add(toDisposable(() => rmSync(runFolder, { recursive: true, force: true })));
-    owned.add(toDisposable(() => killGroup(child.pid)));
+    owned.add(toDisposable(() => stopAll(child, options.platform ?? process.platform)));
     const output = new PtyOutput(outputOptions(options), child, owned);
     let scan = '';
     let finished = false;

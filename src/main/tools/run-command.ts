@@ -12,6 +12,7 @@ import { CommandAssessor, commandPlace, currentUser } from '../shell/command-ris
 import type { RepositoryProgram } from '../shell/command-targets';
 import { commandTrustCovers, commandTrustPattern } from '../shell/trust-pattern';
 import { limitNote, outputLimitNote, resourceLimitsFor } from './command-limits';
+import type { CommandShell } from './command-shell';
 import { runInPty } from './pty-runner';
 import { sandboxBlock, sandboxWrapper, type SandboxStatus } from './sandbox';
 
@@ -34,12 +35,50 @@ const passedVariables = [
   'XDG_RUNTIME_DIR',
 ];
 
-/** The environment of a command: the allowed variables, a terminal, and no pagers or prompts. */
-export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+/**
+ * What Windows programs need besides: where Windows and the person's folders are, and how programs are found. Without
+ * SystemRoot many fail to start (sockets, cryptography), and Git's bash makes HOME from USERPROFILE.
+ */
+const windowsVariables = [
+  'SystemRoot',
+  'SystemDrive',
+  'windir',
+  'ComSpec',
+  'PATHEXT',
+  'TEMP',
+  'TMP',
+  'USERPROFILE',
+  'USERNAME',
+  'USERDOMAIN',
+  'HOMEDRIVE',
+  'HOMEPATH',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'ProgramData',
+  'ProgramFiles',
+  'ProgramFiles(x86)',
+  'ProgramW6432',
+  'CommonProgramFiles',
+  'NUMBER_OF_PROCESSORS',
+  'PROCESSOR_ARCHITECTURE',
+  'OS',
+].map((name) => name.toLowerCase());
+
+/**
+ * The environment of a command: the allowed variables, a terminal, and no pagers or prompts. On Windows names are
+ * compared without case, as Windows does (its PATH is often spelled `Path`).
+ */
+export function scrubbedEnvironment(
+  source: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
   const env: Record<string, string> = {};
+  const windows = platform === 'win32';
+  const passed = windows ? [...passedVariables.map((name) => name.toLowerCase()), ...windowsVariables] : passedVariables;
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined) continue;
-    if (passedVariables.includes(name) || name.startsWith('LC_')) env[name] = value;
+    const key = windows ? name.toLowerCase() : name;
+    if (passed.includes(key) || name.startsWith('LC_')) env[name] = value;
   }
   return { ...env, TERM: 'xterm-256color', PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', NO_UPDATE_NOTIFIER: '1' };
 }
@@ -74,6 +113,10 @@ export interface RunCommandOptions {
   readonly repositoryPrograms?: (folder: string) => readonly RepositoryProgram[];
   /** Whether a workspace is a folder the person does not trust: git programs its repository names are then destructive. */
   readonly restricted?: (workspacePath: string) => boolean;
+  /** The bash commands run in (found on this system; Git for Windows' bash on Windows); `/bin/bash` unless given. */
+  readonly commandShell?: Extract<CommandShell, { available: true }>;
+  /** The system commands run on; this one unless given. */
+  readonly platform?: NodeJS.Platform;
 }
 
 /** How much lower than the app's the settings put the agent's commands' CPU priority. */
@@ -86,12 +129,13 @@ export function runCommandTool(options: RunCommandOptions): Tool {
   const defaultTimeout = options.defaultTimeoutMs ?? 120_000;
   const sandbox = options.sandbox?.available === true ? options.sandbox : null;
   const maxTimeout = options.maxTimeoutMs ?? 30 * 60_000;
+  const platform = options.platform ?? process.platform;
   // Looked up once: the user database can be slow to ask.
   const user = currentUser();
   const assessor = new CommandAssessor(options.shell);
   return defineTool({
     name: 'run_command',
-    description: `Runs a shell command (bash) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends. It runs under limits the person sets (memory and CPU time per process, processes at once, output size); the result says when one stopped it.`,
+    description: `Runs a shell command (${options.commandShell?.kind === 'git-bash' ? "bash: Git for Windows' bash, where paths may be written C:/x or /c/x" : 'bash'}) in the workspace folder and returns its output and exit code. Commands cannot read input. Times out after ${Math.round(defaultTimeout / 1000)} s unless timeoutSeconds says otherwise. Processes it starts are stopped when it ends. It runs under limits the person sets (memory and CPU time per process, processes at once, output size); the result says when one stopped it.`,
     input: z
       .object({
         command: z.string().min(1).max(20_000),
@@ -163,7 +207,9 @@ export function runCommandTool(options: RunCommandOptions): Tool {
       const result = await runInPty({
         command: input.command,
         cwd: context.workspacePath,
-        env: scrubbedEnvironment(),
+        env: scrubbedEnvironment(process.env, platform),
+        platform,
+        ...(options.commandShell ? { shellPath: options.commandShell.path } : {}),
         timeoutMs,
         signal: context.signal,
         onOutput: (text) => context.emitOutput(text),

@@ -118,6 +118,8 @@ export const appInfoSchema = z.object({
   secretsEncrypted: z.boolean(),
   /** Whether shell commands run in an OS sandbox, said plainly. */
   sandbox: z.object({ available: z.boolean(), description: z.string() }),
+  /** The shell the agent's commands run in, or, where there is none (Windows without Git for Windows), how to get one. */
+  commandShell: z.object({ available: z.boolean(), description: z.string() }),
   /** Whether the database is encrypted at rest, said plainly ("not encrypted: this system offers no keychain"). */
   databaseEncryption: z.object({ encrypted: z.boolean(), description: z.string() }),
   /** Why the app could not start; with the newest backup of the database that opens now, and when it was taken. */

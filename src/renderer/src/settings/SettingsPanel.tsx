@@ -36,7 +36,7 @@ import { FolderTrustSettings } from './FolderTrustSettings';
 
 const allSections: readonly SettingsSectionId[] = settingsSections.map((section) => section.id);
 
-/** How the agent's commands are fenced in on this machine. */
+/** How the agent's commands are fenced in on this machine, and the shell they run in (or how to get one). */
 function SandboxSettings({ store }: { store: AppStore }) {
   const info = useAppState(store, (state) => state.info);
   const field = settingField('sandbox');
@@ -44,6 +44,9 @@ function SandboxSettings({ store }: { store: AppStore }) {
     <SettingsSection id="sandbox">
       <p className="small" aria-label="Sandbox status" {...field('Sandbox status', info?.sandbox.description)}>
         {info?.sandbox.description}
+      </p>
+      <p className="small" aria-label="Command shell" {...field('Command shell', info?.commandShell.description)}>
+        {info?.commandShell.description}
       </p>
     </SettingsSection>
   );

@@ -160,6 +160,11 @@ export function StatusBar({
             {info.sandbox.available ? 'sandbox on' : 'no sandbox'}
           </span>,
         )}
+      {info && !info.commandShell.available && (
+        <span className="sandbox sandbox-off" title={info.commandShell.description} aria-label="Command shell">
+          no shell
+        </span>
+      )}
       {inBar(6, <TrustGrants key="grants" store={store} />)}
       {view?.context &&
         selectedId &&
