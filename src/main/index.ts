@@ -23,6 +23,7 @@ import { ConfSettingsStore } from './settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
 import type { SenderInfo } from './ipc/router';
 import { utilityRuntime } from './electron/utility-runtime';
+import { applyLoginEnvironment, startedFromTerminal } from './tools/login-environment';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererRoot = join(here, '../renderer');
@@ -45,6 +46,9 @@ if (dataFolder.kind === 'refused') {
 } else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
+  // The PATH and the rest of the person's login shell environment, for every program the app starts; read while
+  // Electron starts up, and waited for before the core starts any.
+  const loginEnvironment = applyLoginEnvironment(process.env, { platform: process.platform, fromTerminal: startedFromTerminal() });
   let mainWindow: BrowserWindow | null = null;
   let core: WorkbenchCore | null = null;
 
@@ -101,6 +105,7 @@ if (dataFolder.kind === 'refused') {
       return new Response(response.body, { status: response.status, headers });
     });
 
+    await loginEnvironment;
     const dataDir = app.getPath('userData');
     const settings = new ConfSettingsStore(
       new ElectronStore<Record<string, unknown>>({ name: 'settings', defaults: { ...defaultSettings } }),
