@@ -1,6 +1,6 @@
 /*
  * The model setup's second step: the folder the session works in (the one it has, a recent one, one chosen or
- * dropped), ending on a ready session.
+ * dropped), ending on a ready session; where commands cannot run (no shell), it says how to get one.
  */
 
 import { useEffect, useRef, useState } from 'react';
@@ -27,6 +27,8 @@ export function SetupFolder({
   onDone: () => void;
 }) {
   const folder = useAppState(store, (state) => state.sessions.find((session) => session.id === sessionId)?.workspacePath ?? null);
+  // Without a shell (Windows without Git for Windows) the agent cannot run commands: said here, with how to get one.
+  const shell = useAppState(store, (state) => state.info?.commandShell ?? null);
   const [recent, setRecent] = useState<readonly RecentFolder[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -82,6 +84,11 @@ export function SetupFolder({
         Model: <strong>{chosen.model}</strong> on {chosen.serverName}. The agent reads, edits and runs commands only inside the folder you
         pick. A session without a folder can talk, but has no tools: the agent cannot read or run anything.
       </p>
+      {shell && !shell.available && (
+        <p className="setup-model-problem small" aria-label="No shell for commands">
+          {shell.description}
+        </p>
+      )}
       {folder !== null && (
         <div className="row">
           <span className="small">
