@@ -98,6 +98,8 @@ export function findGitBash(env: NodeJS.ProcessEnv, exists: (path: string) => bo
     return { found: true, path: chosen, source: 'setting' };
   }
   for (const folder of pathFolders(env)) {
+    // A relative entry names a folder under whatever the current one is (a workspace, perhaps): never a program's place.
+    if (!win32.isAbsolute(folder)) continue;
     const gitExe = win32.join(folder, 'git.exe');
     if (!exists(gitExe)) continue;
     const root = installRootOf(gitExe);

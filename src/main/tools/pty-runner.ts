@@ -64,7 +64,7 @@ export interface PtyRunResult {
  * Stops the command and everything it started. Elsewhere than on Windows the pty's process group is killed; Windows has
  * no process groups to signal, and there node-pty's kill ends every process attached to the pseudo console.
  */
-function stopAll(child: pty.IPty, platform: NodeJS.Platform): void {
+export function stopAll(child: Pick<pty.IPty, 'pid' | 'kill'>, platform: NodeJS.Platform): void {
   if (platform !== 'win32') {
     killGroup(child.pid);
     return;

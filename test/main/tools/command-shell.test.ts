@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInPty } from '../../../src/main/tools/pty-runner';
+import { runInPty, stopAll } from '../../../src/main/tools/pty-runner';
 import { plainText, scrubbedEnvironment } from '../../../src/main/tools/run-command';
 import { temporaryFolder } from '../../helpers';
 import { bash, needs } from '../../platform';
@@ -27,6 +27,26 @@ describe("a command's environment", () => {
     expect(env['PATH']).toBe('/usr/bin');
     expect(env).not.toHaveProperty('Path');
     expect(env).not.toHaveProperty('SystemRoot');
+  });
+});
+
+describe('stopping a command on Windows', () => {
+  it('ends it through the pseudo console, as Windows has no process group to signal', () => {
+    const killed: string[] = [];
+    stopAll({ pid: 4242, kill: () => void killed.push('pseudo console') }, 'win32');
+    expect(killed).toEqual(['pseudo console']);
+    // One already gone is let be.
+    expect(() =>
+      stopAll(
+        {
+          pid: 4242,
+          kill: () => {
+            throw new Error('gone');
+          },
+        },
+        'win32',
+      ),
+    ).not.toThrow();
   });
 });
 

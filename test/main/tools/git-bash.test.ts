@@ -26,6 +26,11 @@ describe("finding Git for Windows' bash", () => {
     expect(findGitBash({ ...windowsEnv, PATH: 'E:\\PortableGit\\bin' }, inBin)).toMatchObject({ path: 'E:\\PortableGit\\bin\\bash.exe' });
   });
 
+  it('never takes a git from a relative PATH entry, which names a folder under the current one', () => {
+    const planted = machine('tools\\cmd\\git.exe', 'tools\\bin\\bash.exe');
+    expect(findGitBash({ ...windowsEnv, PATH: 'tools\\cmd' }, planted)).toMatchObject({ found: false });
+  });
+
   it('looks in the usual install folders when git is not on the PATH, Scoop included', () => {
     const everyone = machine('C:\\Program Files\\Git\\bin\\bash.exe');
     expect(findGitBash({ ...windowsEnv, ProgramFiles: 'C:\\Program Files' }, everyone)).toEqual({
