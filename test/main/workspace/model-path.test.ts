@@ -1,4 +1,8 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
+import { temporaryFolder } from '../../helpers';
 import { modelPathText, workspaceRelativeText } from '../../../src/main/workspace/model-path';
 import { workspaceSegments } from '../../../src/main/workspace/path-text';
 
@@ -48,5 +52,23 @@ describe('paths as a model writes them on Windows', () => {
     expect(workspaceRelativeText('C:\\Users\\me\\project-two\\a.ts', root, 'win32')).toBe('C:/Users/me/project-two/a.ts');
     expect(workspaceRelativeText('/home/me/proj/src/a.ts', '/home/me/proj', 'posix')).toBe('src/a.ts');
     expect(workspaceRelativeText('/home/me/other/a.ts', '/home/me/proj', 'posix')).toBe('/home/me/other/a.ts');
+  });
+});
+
+describe('the file tools on Windows paths', () => {
+  it('find and write the same file through each form, with the Windows rules injected', () => {
+    const folder = temporaryFolder('workbench-windows-paths-');
+    try {
+      mkdirSync(join(folder.path, 'src'));
+      writeFileSync(join(folder.path, 'src', 'a.ts'), 'export {};\n');
+      const files = new WorkspaceFiles(folder.path, { platform: 'win32' });
+      expect(files.inspect('src\\a.ts')).toEqual({ relative: 'src/a.ts', kind: 'file' });
+      expect(files.inspect(`${folder.path}\\src\\a.ts`)).toEqual({ relative: 'src/a.ts', kind: 'file' });
+      expect(files.put('src\\b.ts', Buffer.from('b\n'), 0o644)).toMatchObject({ relative: 'src/b.ts' });
+      expect(readFileSync(join(folder.path, 'src', 'b.ts'), 'utf8')).toBe('b\n');
+      expect(() => files.inspect('..\\outside.ts')).toThrow(/outside the workspace/);
+    } finally {
+      folder.remove();
+    }
   });
 });
