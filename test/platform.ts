@@ -208,7 +208,7 @@ export const llamaBinaryTest = capability('llama-binary-test', "node-llama-cpp's
 
 /** A C compiler (`cc`) that makes shared libraries, for a native addon the tests write themselves. */
 export const cCompiler = capability('cc', 'a C compiler (cc)', () =>
-  !windows && spawnSync('cc', ['--version'], { stdio: 'ignore' }).status === 0
+  !onWindows && spawnSync('cc', ['--version'], { stdio: 'ignore' }).status === 0
     ? null
     : 'there is no C compiler (cc) to build a test addon with',
 );
