@@ -36,6 +36,7 @@ const mainLayers = [
   { name: 'providers', files: ['src/main/providers/**'], imports: ['**/providers/*'] },
   { name: 'runtime', files: ['src/main/runtime/**'], imports: ['**/runtime/*'] },
   { name: 'mcp', files: ['src/main/mcp/**'], imports: ['**/mcp/*'] },
+  { name: 'updates', files: ['src/main/updates/**'], imports: ['**/updates/*'] },
   { name: 'ipc', files: ['src/main/ipc/**'], imports: ['**/ipc/*'] },
   { name: 'core', files: ['src/main/core/**'], imports: ['**/core/*'] },
   { name: 'cli', files: ['src/main/cli/**'], imports: ['**/cli/*'] },

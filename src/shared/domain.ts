@@ -20,6 +20,7 @@ import {
   type ModelSetting,
 } from './model-endpoints';
 import { mcpServersSchema } from './mcp-servers';
+import { defaultUpdateSettings, updateSettingsSchema } from './updates';
 
 // The command limits have a file of their own; they are part of the settings, so they are named here too.
 export * from './command-limits';
@@ -186,6 +187,8 @@ export const settingsSchema = z.object({
   subAgentDepth: z.number().int().min(0).max(4).default(2),
   /** How long approval gates wait at each autonomy level, and what happens when one ends unanswered. */
   gateTimeout: gateTimeoutSchema.default(defaultGateTimeout),
+  /** Updates from a feed (see `updates.ts`): off by default; an organization's policy may decide in their place. */
+  updates: updateSettingsSchema.default(defaultUpdateSettings),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -245,4 +248,5 @@ export const defaultSettings: Settings = {
   modelSettings: [],
   archiveRetentionDays: defaultArchiveRetention,
   defaultProfileId: 'builtin:code',
+  updates: defaultUpdateSettings,
 };

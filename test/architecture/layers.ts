@@ -91,6 +91,11 @@ export const orderedLayers = [
   },
   { name: 'runtime', paths: ['src/main/runtime/'], description: 'the built-in runtime (node-llama-cpp) in a process of its own' },
   { name: 'mcp', paths: ['src/main/mcp/'], description: "MCP servers' tools" },
+  {
+    name: 'updates',
+    paths: ['src/main/updates/'],
+    description: "updates from a feed: the person's settings under the organization's policy, the schedule, the updater's state",
+  },
   { name: 'ipc', paths: ['src/main/ipc/'], description: 'the IPC router, the handlers by domain, batching of events' },
   // The composition root: one file today, a folder if it grows.
   {

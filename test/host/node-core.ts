@@ -23,6 +23,8 @@ import { memoryKeyCipher } from './test-cipher';
 import type { MachineInfo } from '../../src/shared/local-models';
 import type { CatalogueEntry } from '../../src/shared/model-catalogue';
 import type { ModelFolders } from '../../src/main/models/model-sources';
+import type { UpdatesOptions } from '../../src/main/core/core-updates';
+import { FeedUpdater } from './feed-updater';
 
 export interface NodeCoreOptions {
   readonly dataDir: string;
@@ -64,6 +66,11 @@ export interface NodeCoreOptions {
   readonly freeDiskBytes?: (folder: string) => Promise<number>;
   /** Starts the app again after a backup of the database was put back (the app's own restarts the process). */
   readonly relaunch?: () => void;
+  /**
+   * The updater and the policy file: by default electron-updater's generic provider under Node (`FeedUpdater`) and a
+   * policy file in the data folder (`update-policy.json`), never the machine's own.
+   */
+  readonly updates?: UpdatesOptions;
 }
 
 /**
@@ -112,6 +119,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
     ...(options.machineInfo ? { machineInfo: options.machineInfo } : {}),
     ...(options.freeDiskBytes ? { freeDiskBytes: options.freeDiskBytes } : {}),
     ...(options.relaunch ? { relaunch: options.relaunch } : {}),
+    updates: options.updates ?? { updater: new FeedUpdater('0.1.0'), policyPath: join(options.dataDir, 'update-policy.json') },
     // The person's terminals read no rc file of this machine's home: a slow or locked one (a shell killed in the middle of
     // a version manager's start) would make every terminal test wait on it.
     terminalEnvironment: { ...process.env, HOME: join(options.dataDir, 'home') },

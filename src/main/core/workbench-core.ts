@@ -27,6 +27,9 @@ import { createCore, type Core, type CoreOptions } from './create-core';
 import { unavailableCore } from './unavailable-core';
 import { ChosenPaths } from '../ipc/chosen-paths';
 import { openLaunchPath } from './launch-path';
+import { createUpdates, type UpdatesOptions } from './core-updates';
+import type { UpdateService } from '../updates/update-service';
+import { updateHandlers } from '../ipc/update-handlers';
 
 /** The core's own options (see `CoreOptions`), and what serving it over IPC takes besides. */
 export interface WorkbenchCoreOptions extends Pick<
@@ -68,6 +71,8 @@ export interface WorkbenchCoreOptions extends Pick<
   readonly terminalEnvironment?: NodeJS.ProcessEnv;
   /** Starts the app again (after a backup of the database was put back); without it the person does. */
   readonly relaunch?: () => void;
+  /** The updater and the policy file's place; without them, the app says it cannot update itself. */
+  readonly updates?: UpdatesOptions;
 }
 
 /** What the window says of the sandbox commands run in. */
@@ -103,6 +108,8 @@ export interface WorkbenchCore extends Disposable {
   readonly runtime: SessionRuntime | null;
   readonly mcp: McpManager | null;
   readonly batcher: EventBatcher;
+  /** Updates from the feed the settings or the policy name (they need no database). */
+  readonly updates: UpdateService;
   /**
    * Opens a folder or an exported session given to the app from outside (see `openLaunchPath`) and tells the
    * window (`launch:opened`), which shows the session or says why the path could not be opened. Resolves with
@@ -139,6 +146,8 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   };
   const routerOptions = { isTrustedSender: options.isTrustedSender, validateOutputs: options.validateOutputs ?? false };
   const chosenPaths = new ChosenPaths();
+  // Updates need no database: they are there, the menu's check too, whether or not it opens.
+  const updates = owned.add(createUpdates(options, clock, sender));
   const finish = (info: AppInfo, core: Core | null, open: (path: string) => Promise<Session>): WorkbenchCore => {
     const close = (): Promise<void> => owned.dispose();
     const openPath = async (path: string): Promise<EventPayload<'launch:opened'>> => {
@@ -157,6 +166,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       runtime: core?.runtime ?? null,
       mcp: core?.mcp ?? null,
       batcher,
+      updates,
       openLaunchPath: openPath,
       rememberChosenPath: (path) => chosenPaths.remember(path),
       dispose: close,
@@ -187,7 +197,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   };
   let core: Core;
   try {
-    const { transport: _transport, isTrustedSender: _trusted, folderPicker: _picker, validateOutputs: _v, relaunch: _r, ...own } = options;
+    const { transport: _t, isTrustedSender: _s, folderPicker: _p, validateOutputs: _v, relaunch: _r, updates: _u, ...own } = options;
     core = await createCore({
       ...own,
       listener,
@@ -205,7 +215,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
   } catch (error) {
     const keys = options.databaseKeys;
     const unavailable = unavailableCore(error, { baseInfo, databasePath, keys, now: () => clock.now(), relaunch: options.relaunch });
-    owned.add(registerHandlers(options.transport, unavailable.handlers, routerOptions));
+    owned.add(registerHandlers(options.transport, { ...unavailable.handlers, ...updateHandlers(updates) }, routerOptions));
     return finish(unavailable.appInfo, null, async () => {
       throw unavailable.refusal;
     });
@@ -263,6 +273,7 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     chosenPaths,
     folderTrust: core.folderTrust,
     onFolderTrustChanged: () => announceFolderTrust(),
+    updates,
   });
   // Closed first: no request is taken once closing has begun.
   owned.add(registerHandlers(options.transport, handlers, routerOptions));

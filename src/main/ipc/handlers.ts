@@ -40,6 +40,8 @@ import type { PersonTerminals } from '../tools/person-terminals';
 import { providerHandlers } from './provider-handlers';
 import { folderTrustHandlers } from './folder-trust-handlers';
 import type { FolderTrustStore } from '../workspace/folder-trust-store';
+import type { UpdateService } from '../updates/update-service';
+import { updateHandlers } from './update-handlers';
 
 export type { FolderPicker } from './workspace-handlers';
 
@@ -78,6 +80,8 @@ export interface HandlerDependencies {
   readonly folderTrust: FolderTrustStore | null;
   /** Tells every window the folder trust decisions changed. */
   readonly onFolderTrustChanged: () => void;
+  /** Updates from the feed the settings or the policy name. */
+  readonly updates: UpdateService;
 }
 
 /**
@@ -101,6 +105,7 @@ export function createHandlers(deps: HandlerDependencies): Handlers {
     ...profileHandlers(deps),
     ...createArchiveHandlers(deps),
     ...folderTrustHandlers({ ...deps, dataDir: deps.appInfo.dataDir }),
+    ...updateHandlers(deps.updates),
     ...localModelHandlers({
       models: deps.models,
       pickFile: deps.folderPicker.pickFile?.bind(deps.folderPicker),

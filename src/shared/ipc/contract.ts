@@ -37,6 +37,7 @@ import { localModelChannels, localModelEvents } from './local-model-channels';
 import { terminalChannels, terminalEvents } from './terminal-channels';
 import { folderTrustChannels, folderTrustEvents } from './folder-trust-channels';
 import { appChannels } from './app-channels';
+import { updateChannels, updateEvents } from './update-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -342,6 +343,7 @@ export const channels = {
   ...localModelChannels,
   ...terminalChannels,
   ...folderTrustChannels,
+  ...updateChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {
@@ -376,6 +378,7 @@ export const events = {
   ...localModelEvents,
   ...terminalEvents,
   ...folderTrustEvents,
+  ...updateEvents,
 } as const satisfies Record<string, z.ZodType>;
 
 export type Channels = typeof channels;

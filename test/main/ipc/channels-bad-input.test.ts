@@ -10,6 +10,7 @@ import { createNodeCore } from '../../host/node-core';
 import { archiveBadInputs } from './archive-bad-inputs';
 import { profileBadInputs } from './profile-bad-inputs';
 import { localModelBadInputs } from './local-model-bad-inputs';
+import { updateBadInputs } from './update-bad-inputs';
 
 const huge = 'x'.repeat(250_000);
 const unknownId = 'does-not-exist';
@@ -462,6 +463,7 @@ const badInputs: Record<ChannelName, Array<{ input: unknown; code: string }>> = 
   ...archiveBadInputs,
   ...profileBadInputs,
   ...localModelBadInputs,
+  ...updateBadInputs,
 };
 
 describe('every IPC channel refuses bad input with a typed error and no side effect', () => {
