@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BrowserWindow, app, dialog, ipcMain, net, protocol, safeStorage, session, shell, utilityProcess } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, net, protocol, safeStorage, session, shell, utilityProcess } from 'electron';
+import electronUpdaterModule from 'electron-updater';
 import ElectronStore from 'electron-store';
 import { defaultSettings } from '../shared/domain';
 import { chooseDataFolder } from './electron/data-folder';
@@ -24,6 +25,9 @@ import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
 import type { SenderInfo } from './ipc/router';
 import { utilityRuntime } from './electron/utility-runtime';
 import { applyLoginEnvironment, startedFromTerminal } from './tools/login-environment';
+import { electronUpdater } from './electron/electron-updater';
+import { appMenuTemplate } from './electron/app-menu';
+import { systemPolicyPath } from './updates/update-policy';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererRoot = join(here, '../renderer');
@@ -152,8 +156,23 @@ if (dataFolder.kind === 'refused') {
         app.relaunch(appImage ? { execPath: appImage, args: process.argv.slice(1) } : undefined);
         app.exit(0);
       },
+      // Off until the person or the organization's policy sets a feed (see the README's "Updates").
+      updates: {
+        updater: electronUpdater(() => electronUpdaterModule.autoUpdater),
+        policyPath: systemPolicyPath(process.platform, process.env),
+      },
     });
     const workbench = core;
+    // "Check for Updates…": its end shows in the window; a check that cannot start (updates off) says why here.
+    const checkForUpdates = (): void =>
+      void workbench.updates.check(true).catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        const options = { type: 'info' as const, message: 'Check for Updates', detail: message };
+        void (mainWindow ? dialog.showMessageBox(mainWindow, options) : dialog.showMessageBox(options));
+      });
+    Menu.setApplicationMenu(
+      Menu.buildFromTemplate(appMenuTemplate({ platform: process.platform, appName: app.name, onCheckForUpdates: checkForUpdates })),
+    );
     transport.onDroppedPath(isTrustedSender, (path) => workbench.rememberChosenPath(path));
     mainWindow = createWindow();
     launches.start(openTarget);

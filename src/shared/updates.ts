@@ -111,6 +111,8 @@ export const updatesViewSchema = z.object({
   policyPath: z.string(),
   policyProblem: z.string().nullable(),
   state: updateStateSchema,
+  /** Whether the state comes from a check the person asked for (the window then says how it ended, up to date too). */
+  asked: z.boolean(),
   /** When the last check ended (ms since the epoch); null before one. */
   lastCheckedAt: z.number().nullable(),
   /** The version running. */

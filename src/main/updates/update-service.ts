@@ -46,6 +46,7 @@ const hour = 60 * 60 * 1000;
 /** Looks for updates as the settings and the policy say, and keeps the state the window shows. */
 export class UpdateService implements Disposable {
   private state: UpdateState = { kind: 'idle' };
+  private asked = false;
   private lastCheckedAt: number | null = null;
   private reading: PolicyReading;
   private timer: Disposable | null = null;
@@ -135,6 +136,8 @@ export class UpdateService implements Disposable {
 
   private async runCheck(settings: UpdateSettings, manual: boolean): Promise<void> {
     const before = this.state;
+    const askedBefore = this.asked;
+    this.asked = manual;
     this.configure(settings);
     this.setState({ kind: 'checking' });
     try {
@@ -148,6 +151,7 @@ export class UpdateService implements Disposable {
       if (unreachable && !manual) {
         // Offline is normal for this app: noted where logs go, shown nowhere.
         this.log(`Update check skipped: the feed ${settings.feedUrl ?? ''} could not be reached (${unreachable}).`);
+        this.asked = askedBefore;
         this.setState(before.kind === 'checking' ? { kind: 'idle' } : before);
         return;
       }
@@ -220,6 +224,7 @@ export class UpdateService implements Disposable {
       policyPath: this.reading.path,
       policyProblem: this.reading.problem,
       state: this.state,
+      asked: this.asked,
       lastCheckedAt: this.lastCheckedAt,
       currentVersion: this.options.currentVersion,
     };
