@@ -51,6 +51,7 @@ export class UpdateService implements Disposable {
   private reading: PolicyReading;
   private timer: Disposable | null = null;
   private checking: Promise<void> | null = null;
+  private checkingAsked = false;
   private configured = '';
   private disposed = false;
   private reportedProblem: string | null = null;
@@ -107,10 +108,18 @@ export class UpdateService implements Disposable {
       const why = this.reading.problem ?? (settings.enabled ? 'Set the update feed first.' : 'Updates are off: turn them on first.');
       throw new WorkbenchError('invalid_state', why);
     }
+    // A check under way answers another like it; one the person asks for during a quiet one follows it, to say its end.
+    if (this.checking && (this.checkingAsked || !manual)) {
+      await this.checking;
+      return this.snapshot();
+    }
+    if (this.checking) await this.checking;
     // A download under way or done is not interrupted by another look.
     if (this.state.kind === 'downloading' || this.state.kind === 'ready') return this.snapshot();
-    this.checking ??= this.runCheck(settings, manual).finally(() => (this.checking = null));
-    await this.checking;
+    this.checkingAsked = manual;
+    const checking = this.runCheck(settings, manual).finally(() => (this.checking = null));
+    this.checking = checking;
+    await checking;
     return this.snapshot();
   }
 

@@ -10,6 +10,7 @@ import { useApprovalNotifications } from './chrome/approval-notifications';
 import { InterruptedBanner } from './chrome/InterruptedBanner';
 import { FolderTrustPrompt } from './chrome/FolderTrustPrompt';
 import { NoticeBar } from './chrome/NoticeBar';
+import { UpdateNotice } from './chrome/UpdateNotice';
 import { SessionHeader } from './chrome/SessionHeader';
 import { ShortcutsDialog } from './chrome/ShortcutsDialog';
 import { Sidebar } from './chrome/Sidebar';
@@ -227,6 +228,7 @@ export function App({ store }: { store: AppStore }) {
           onToggleRight={() => setLayout({ rightOpen: !layout.rightOpen })}
           layout={layout}
         />
+        <UpdateNotice store={store} />
         <div className="body">
           {layout.leftOpen && <LeftSide {...parts} selectedId={selectedId} />}
           <main className="main" aria-label="Conversation">

@@ -2,6 +2,7 @@
  * The shape of the renderer's state (`AppState`), and what it is before anything is loaded.
  */
 import type { FolderTrustList } from '../../shared/folder-trust';
+import type { UpdatesView } from '../../shared/updates';
 import type { ModelCheck, ModelInfo, Session, Settings, TrustGrant } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
 import type { AppInfo, ProviderView } from '../../shared/ipc/contract';
@@ -59,6 +60,8 @@ export interface AppState {
   readonly filesChanged: Readonly<Record<string, number>>;
   /** The folder trust decisions as last announced (null until one changes): what shows a folder's trust reads again at each. */
   readonly folderTrust: FolderTrustList | null;
+  /** Updates as last read or announced: what applies, what the policy locks, and the updater's state. */
+  readonly updates: UpdatesView | null;
 }
 
 /** The state before anything is loaded. */
@@ -84,4 +87,5 @@ export const initialState: AppState = {
   sessionList: defaultSessionListView,
   filesChanged: {},
   folderTrust: null,
+  updates: null,
 };

@@ -8,6 +8,7 @@
 import { useSyncExternalStore } from 'react';
 import type { ModelCheck, Session, SessionModel, Settings } from '../../shared/domain';
 import type { BranchPoint } from '../../shared/branches';
+import type { UpdatesView } from '../../shared/updates';
 import type { JournalEntry, ToolCallDraftEvent } from '../../shared/events';
 import type { EventPayload } from '../../shared/ipc/contract';
 import { emptySessionView, reduceSessionView } from '../../shared/session-view';
@@ -101,6 +102,7 @@ export class AppStore implements Disposable {
     );
     this.lifetime.add(subscription(api.on['trust:changed']((payload) => this.set((state) => ({ ...state, grants: payload.grants })))));
     this.lifetime.add(subscription(api.on['folder-trust:changed']((list) => this.set((state) => ({ ...state, folderTrust: list })))));
+    this.lifetime.add(subscription(api.on['updates:changed']((updates) => this.setUpdates(updates))));
     this.lifetime.add(subscription(api.on['model:checked']((payload) => this.putCheck(payload.check))));
     this.lifetime.add(
       subscription(
@@ -293,6 +295,10 @@ export class AppStore implements Disposable {
 
   setSettings(settings: Settings): void {
     this.set((state) => ({ ...state, settings }));
+  }
+
+  setUpdates(updates: UpdatesView): void {
+    this.set((state) => ({ ...state, updates }));
   }
 
   upsertSession(session: Session): void {

@@ -44,6 +44,7 @@ function stateWith(
     freshRestores: {},
     sessionList: { query: '', folded: [] },
     folderTrust: null,
+    updates: null,
     filesChanged: {},
   };
 }

@@ -33,6 +33,7 @@ import { ThinkingSettings } from './ThinkingSettings';
 import { ToolSettings } from './ToolSettings';
 import { TrashSettings } from './TrashSettings';
 import { FolderTrustSettings } from './FolderTrustSettings';
+import { UpdateSettings } from './UpdateSettings';
 
 const allSections: readonly SettingsSectionId[] = settingsSections.map((section) => section.id);
 
@@ -96,6 +97,7 @@ function Sections({ store, all }: { store: AppStore; all: boolean }) {
           <CommandLimitsSettings store={store} />
           <TrashSettings store={store} />
           <ArchiveSettings store={store} />
+          <UpdateSettings store={store} />
           <DataSettings store={store} />
         </>
       )}

@@ -22,6 +22,7 @@ export const settingsSections = [
   { id: 'command-limits', title: 'Command limits' },
   { id: 'trash', title: 'Trash' },
   { id: 'archive', title: 'Archived sessions' },
+  { id: 'updates', title: 'Updates' },
   { id: 'data', title: 'Data' },
 ] as const;
 
