@@ -8,7 +8,7 @@ import {
   type DownloadOptions,
   type UpdateInfo,
 } from 'builder-util-runtime';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppUpdater } from 'electron-updater';
@@ -111,13 +111,18 @@ export class FeedUpdater implements Updater {
     this.downloading ??= (async () => {
       const [file] = found.provider.resolveFiles(found.info);
       if (!file) throw new Error('The feed names no file.');
-      const destination = join(mkdtempSync(join(tmpdir(), 'workbench-update-')), file.info.url);
-      await this.executor.download(file.url, destination, {
-        sha512: file.info.sha512,
-        cancellationToken: new CancellationToken(),
-        onProgress: (progress) => this.listener?.onProgress(progress.percent),
-      });
-      this.downloaded = readFileSync(destination);
+      const folder = mkdtempSync(join(tmpdir(), 'workbench-update-'));
+      try {
+        const destination = join(folder, 'update');
+        await this.executor.download(file.url, destination, {
+          sha512: file.info.sha512,
+          cancellationToken: new CancellationToken(),
+          onProgress: (progress) => this.listener?.onProgress(progress.percent),
+        });
+        this.downloaded = readFileSync(destination);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
     })();
     return this.downloading;
   }
