@@ -95,9 +95,9 @@ function Sections({ store, all }: { store: AppStore; all: boolean }) {
           <GuardrailSettings store={store} />
           <SandboxSettings store={store} />
           <CommandLimitsSettings store={store} />
+          <UpdateSettings store={store} />
           <TrashSettings store={store} />
           <ArchiveSettings store={store} />
-          <UpdateSettings store={store} />
           <DataSettings store={store} />
         </>
       )}

@@ -20,9 +20,9 @@ export const settingsSections = [
   { id: 'guardrails', title: 'Prompt injection' },
   { id: 'sandbox', title: 'Sandbox' },
   { id: 'command-limits', title: 'Command limits' },
+  { id: 'updates', title: 'Updates' },
   { id: 'trash', title: 'Trash' },
   { id: 'archive', title: 'Archived sessions' },
-  { id: 'updates', title: 'Updates' },
   { id: 'data', title: 'Data' },
 ] as const;
 
