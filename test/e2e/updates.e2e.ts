@@ -53,6 +53,7 @@ describe('updates from a feed', () => {
     await feedField.fill('http://updates.example.com/workbench/');
     await section.getByRole('button', { name: 'Save feed' }).click();
     await expectPage(section.getByRole('alert')).toContainText('must start with https:// (http:// only for 127.0.0.1 or localhost)');
+    await expectPage(feedField).toHaveValue('http://updates.example.com/workbench/');
     const refused = await workbench.host.invoke('updates:get', {});
     expect(refused.ok && (refused.value as { settings: { feedUrl: string | null } }).settings.feedUrl).toBeNull();
 

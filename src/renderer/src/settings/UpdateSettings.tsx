@@ -37,10 +37,18 @@ export function UpdateSettings({ store }: { store: AppStore }) {
     setProblem(null);
     void work().then(
       (next) => store.setUpdates(next),
-      (error: unknown) => setProblem(errorMessage(error)),
+      (error: unknown) => {
+        setProblem(errorMessage(error));
+        // What shows goes back to what applies (the feed's field keeps what was typed).
+        void store.attempt(async () => store.setUpdates(await store.call('updates:get', {})));
+      },
     );
   };
-  const change = (choices: Partial<UpdateChoices>): void => run(() => store.call('updates:set', choices));
+  /** A choice shows at once, and is then what main answers: the same, or what applies when it was refused. */
+  const change = (choices: Partial<UpdateChoices>): void => {
+    store.setUpdates({ ...view, settings: { ...settings, ...choices } });
+    run(() => store.call('updates:set', choices));
+  };
   const busy = view.state.kind === 'checking' || view.state.kind === 'downloading';
   return (
     <SettingsSection
@@ -67,7 +75,9 @@ export function UpdateSettings({ store }: { store: AppStore }) {
         {...field('Update feed', 'address url https latest.yml')}
         onSubmit={(event) => {
           event.preventDefault();
-          change({ feedUrl: feed.trim() === '' ? null : feed.trim() });
+          // Kept as typed until main takes it: a refused address stays in the field to be corrected.
+          const feedUrl = feed.trim() === '' ? null : feed.trim();
+          run(() => store.call('updates:set', { feedUrl }));
         }}
       >
         <label className="row">
