@@ -1,8 +1,10 @@
 /*
- * The IPC channels of the app itself when its database could not be opened: putting back the backup it named.
+ * The IPC channels of the app itself: putting back the backup of a database that could not be opened, and its updates
+ * (whose channels have a file of their own).
  */
 
 import { z } from 'zod';
+import { updateChannels, updateEvents } from './update-channels';
 
 /** The app's own channels, spread into the contract (`channels`). */
 export const appChannels = {
@@ -20,4 +22,8 @@ export const appChannels = {
       relaunching: z.boolean(),
     }),
   },
+  ...updateChannels,
 };
+
+/** The app's own events, spread into the contract (`events`). */
+export const appEvents = { ...updateEvents };

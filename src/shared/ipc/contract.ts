@@ -36,8 +36,7 @@ import { archiveChannels, archiveEntrySchema } from './archive-channels';
 import { localModelChannels, localModelEvents } from './local-model-channels';
 import { terminalChannels, terminalEvents } from './terminal-channels';
 import { folderTrustChannels, folderTrustEvents } from './folder-trust-channels';
-import { appChannels } from './app-channels';
-import { updateChannels, updateEvents } from './update-channels';
+import { appChannels, appEvents } from './app-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -343,7 +342,6 @@ export const channels = {
   ...localModelChannels,
   ...terminalChannels,
   ...folderTrustChannels,
-  ...updateChannels,
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export const events = {
@@ -378,7 +376,7 @@ export const events = {
   ...localModelEvents,
   ...terminalEvents,
   ...folderTrustEvents,
-  ...updateEvents,
+  ...appEvents,
 } as const satisfies Record<string, z.ZodType>;
 
 export type Channels = typeof channels;
