@@ -59,7 +59,7 @@ describe('the renderer store', () => {
     let announced = 0;
     store.subscribe(() => (announced += 1));
     await store.start();
-    expect(main.listening()).toBe(6);
+    expect(main.listening()).toBe(7);
     expect(frames.length).toBeGreaterThan(0);
 
     await store.dispose();
