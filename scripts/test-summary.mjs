@@ -3,7 +3,8 @@
  * reports. A test skips only through test/platform.ts, which puts what the machine lacks into the test's meta; a
  * skip without it (a forgotten guard, a suite whose setup failed) counts as failed, and so does every skip in strict
  * mode (WORKBENCH_TESTS_STRICT=1, on CI, whose machine has everything the tests need), but one for something the
- * install left out on purpose and says so (`declared`: the Electron binary, under ELECTRON_SKIP_BINARY_DOWNLOAD=1).
+ * install left out on purpose and says so, or that only another operating system has (`declared`: the Electron binary,
+ * under ELECTRON_SKIP_BINARY_DOWNLOAD=1; Windows' junctions or macOS's O_NOFOLLOW_ANY on Linux).
  */
 
 import { readFileSync } from 'node:fs';
@@ -19,7 +20,7 @@ function skipReason(test) {
   return [...new Set(missing.map((entry) => entry.reason))].sort().join('; ');
 }
 
-/** Whether everything a skipped test lacks was left out of this install on purpose, by a setting of its own. */
+/** Whether everything a skipped test lacks was left out of this install on purpose, or belongs to another system. */
 function declaredAbsent(test) {
   const missing = test.meta?.missingCapabilities ?? [];
   return missing.length > 0 && missing.every((entry) => entry.declared === true);

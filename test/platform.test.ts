@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capability, needs, type Capability } from './platform';
+import { capability, macos, macOsHeaders, needs, windows, type Capability } from './platform';
 
 describe('what a test needs from the machine', () => {
   it('runs a test whose needs are all present as written', () => {
@@ -21,5 +21,18 @@ describe('what a test needs from the machine', () => {
         ],
       },
     });
+  });
+
+  it("declares another system's tests not run here, so strict mode lists them rather than failing them", () => {
+    const others = [
+      [windows, 'win32'],
+      [macos, 'darwin'],
+      [macOsHeaders, 'darwin'],
+    ] as const;
+    for (const [need, system] of others) {
+      const meta = needs(need).meta?.missingCapabilities ?? [];
+      if (process.platform === system) expect(meta.every((entry) => entry.declared !== true)).toBe(true);
+      else expect(meta).toEqual([expect.objectContaining({ capability: need.name, declared: true })]);
+    }
   });
 });

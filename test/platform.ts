@@ -29,8 +29,9 @@ export interface MissingCapability {
   readonly capability: string;
   readonly reason: string;
   /**
-   * Left out of this install on purpose by a setting of its own (the Electron binary under
-   * ELECTRON_SKIP_BINARY_DOWNLOAD=1): listed as not run even under WORKBENCH_TESTS_STRICT=1, where other skips fail.
+   * Not a lack of this machine's install: left out on purpose by a setting of its own (the Electron binary under
+   * ELECTRON_SKIP_BINARY_DOWNLOAD=1), or another operating system's (Windows' junctions on Linux). Listed as not run
+   * even under WORKBENCH_TESTS_STRICT=1, where other skips fail: no install could give them here.
    */
   readonly declared?: true;
 }
@@ -135,20 +136,31 @@ export const raceFreeWalk = capability('race-free-walk', 'a folder walk that clo
 );
 
 /** Windows itself: its junctions, reparse points and file indexes, which the open-then-check walk is built for. */
-export const windows = capability('windows', 'Windows', () =>
-  onWindows ? null : 'these tests make junctions and check file indexes on NTFS, which only Windows has',
-);
+export const windows: Capability = {
+  ...capability('windows', 'Windows', () =>
+    onWindows ? null : 'these tests make junctions and check file indexes on NTFS, which only Windows has',
+  ),
+  // Another system's, which no install gives this one: not run here even in strict mode, never counted as passed.
+  declared: () => !onWindows,
+};
 
 /** macOS itself: its `O_NOFOLLOW_ANY`, which the workspace walk opens every name with there. */
-export const macos = capability('macos', 'macOS', () =>
-  process.platform === 'darwin' ? null : 'these tests open paths with O_NOFOLLOW_ANY, which only the macOS kernel has',
-);
+export const macos: Capability = {
+  ...capability('macos', 'macOS', () =>
+    process.platform === 'darwin' ? null : 'these tests open paths with O_NOFOLLOW_ANY, which only the macOS kernel has',
+  ),
+  declared: () => process.platform !== 'darwin',
+};
 
 /** The macOS SDK's C headers (Xcode or its Command Line Tools), where `O_NOFOLLOW_ANY` is defined. */
-export const macOsHeaders = capability('macos-headers', "the macOS SDK's headers", () => {
-  if (process.platform !== 'darwin') return "the macOS SDK's headers are found with xcrun, on macOS only";
-  return macOsHeader('sys/fcntl.h') === null ? 'xcrun finds no macOS SDK with sys/fcntl.h (install the Command Line Tools)' : null;
-});
+export const macOsHeaders: Capability = {
+  ...capability('macos-headers', "the macOS SDK's headers", () => {
+    if (process.platform !== 'darwin') return "the macOS SDK's headers are found with xcrun, on macOS only";
+    return macOsHeader('sys/fcntl.h') === null ? 'xcrun finds no macOS SDK with sys/fcntl.h (install the Command Line Tools)' : null;
+  }),
+  // On macOS without the Command Line Tools it is the install's lack, and strict mode fails it.
+  declared: () => process.platform !== 'darwin',
+};
 
 /** The path of a header in the macOS SDK, or null where there is none. */
 export function macOsHeader(name: string): string | null {
