@@ -99,9 +99,12 @@ function slashed(root: string, platform: NamingPlatform): string {
   return forward.length > 1 ? forward.replace(/\/+$/, '') : forward;
 }
 
-/** The part of an absolute path after one of the roots, or null when it lies under none. */
-function underRoot(path: string, roots: readonly string[], platform: NamingPlatform): string | null {
-  const fold = (text: string) => (platform === 'win32' ? text.toLowerCase() : text);
+/**
+ * The part of an absolute path after one of the roots, or null when it lies under none. Where the root's file system
+ * ignores letter case (Windows', and macOS's by default), `/Users/Me/Proj/a` lies under `/Users/me/proj`.
+ */
+function underRoot(path: string, roots: readonly string[], platform: NamingPlatform, caseIgnored: boolean): string | null {
+  const fold = (text: string) => (caseIgnored ? text.toLowerCase() : text);
   for (const root of roots.map((candidate) => slashed(candidate, platform))) {
     if (fold(path) === fold(root)) return '';
     const prefix = root.endsWith('/') ? root : `${root}/`;
@@ -123,13 +126,19 @@ function isAbsolutePath(path: string, platform: NamingPlatform): boolean {
  * invisible characters, look-alike dots and slashes, names Windows would shorten or treat as
  * devices or data streams. An absolute path under one of `roots` is taken as relative to it.
  */
-export function workspaceSegments(requested: string, roots: readonly string[], platform: NamingPlatform): string[] {
+export function workspaceSegments(
+  requested: string,
+  roots: readonly string[],
+  platform: NamingPlatform,
+  /** Whether the root's file system ignores letter case; Windows' rule unless told. */
+  caseIgnored: boolean = platform === 'win32',
+): string[] {
   // On Windows `C:\a`, `/c/a` and `\\?\C:\a` are read as `C:/a` first (see `modelPathText`); refusals quote the text as given.
   const text = typeof requested === 'string' ? modelPathText(requested, platform) : requested;
   checkWhole(text, requested);
   let rest = text;
   if (isAbsolutePath(text, platform)) {
-    const inside = underRoot(text, roots, platform);
+    const inside = underRoot(text, roots, platform, caseIgnored);
     // The same words as before these checks existed: the model and the tests know them.
     if (inside === null) refuse(requested, 'it is outside the workspace.');
     rest = inside;
@@ -156,10 +165,16 @@ export function lexicalSegments(names: readonly string[], base: readonly string[
  * target text; null when that is outside the workspace. The target is read as the file system
  * reads it, not checked like a path the model gave.
  */
-export function linkSegments(target: string, base: readonly string[], roots: readonly string[], platform: NamingPlatform): string[] | null {
+export function linkSegments(
+  target: string,
+  base: readonly string[],
+  roots: readonly string[],
+  platform: NamingPlatform,
+  caseIgnored: boolean = platform === 'win32',
+): string[] | null {
   const text = platform === 'win32' ? target.replace(/\\/g, '/') : target;
   if (isAbsolutePath(text, platform)) {
-    const inside = underRoot(text, roots, platform);
+    const inside = underRoot(text, roots, platform, caseIgnored);
     return inside === null ? null : lexicalSegments(inside.split('/'), []);
   }
   if (platform === 'win32' && /^[A-Za-z]:/.test(text)) return null;

@@ -7,7 +7,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/errors';
 import { currentNamingPlatform, PathRefusedError, workspaceSegments, type NamingPlatform } from './path-text';
-import { isWithin } from './path-case';
+import { ignoresCase, isWithin } from './path-case';
 
 export { PathRefusedError } from './path-text';
 
@@ -77,7 +77,8 @@ export async function resolveWorkspacePath(workspaceRoot: string, requested: str
   } catch {
     throw new WorkbenchError('no_workspace', `The workspace ${workspaceRoot} is not there any more.`);
   }
-  const lexical = join(root, ...workspaceSegments(requested, [workspaceRoot, root], options.platform ?? currentNamingPlatform()));
+  const platform = options.platform ?? currentNamingPlatform();
+  const lexical = join(root, ...workspaceSegments(requested, [workspaceRoot, root], platform, platform === 'win32' || ignoresCase(root)));
 
   // Resolve links in the part of the path that exists; the rest is created inside it.
   let existing = lexical;

@@ -5,7 +5,7 @@
 import { fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { WorkbenchError } from '../../shared/errors';
 import { isLinkRefusal, type FolderAccess, type OpenFolder } from './folder-access';
-import { isWithin } from './path-case';
+import { ignoresCase, isWithin } from './path-case';
 import { linkSegments, PathRefusedError, windowsNameProblem, workspaceSegments, type NamingPlatform } from './path-text';
 
 /** What a walk is for: whether a link at the last name is followed. */
@@ -63,10 +63,15 @@ export class WorkspaceWalk {
     }
   }
 
+  /** Whether the workspace's file system ignores letter case: an absolute path written in another case is inside. */
+  private caseIgnored(root: string): boolean {
+    return this.platform === 'win32' || ignoresCase(root);
+  }
+
   /** Finds `requested`; the caller must close `found.folder`. */
   find(requested: string, intent: WalkIntent): Found {
     const root = this.realRoot();
-    let segments: readonly string[] = workspaceSegments(requested, [this.rootAsGiven, root], this.platform);
+    let segments: readonly string[] = workspaceSegments(requested, [this.rootAsGiven, root], this.platform, this.caseIgnored(root));
     const asWritten = segments.join('/') || '.';
     let mustExist = 0;
     for (let hop = 0; hop <= maxHops; hop += 1) {
@@ -129,7 +134,7 @@ export class WorkspaceWalk {
             return { again: segments, mustExist };
           }
           const base = segments.slice(0, index);
-          const led = linkSegments(target, base, [this.rootAsGiven, root], this.platform);
+          const led = linkSegments(target, base, [this.rootAsGiven, root], this.platform, this.caseIgnored(root));
           // A short name such as GIT~1 in a target would reach .git under a name the protected-path checks do not know.
           const problem = this.platform === 'win32' ? (led ?? []).map(windowsNameProblem).find((found) => found !== null) : undefined;
           if (problem) throw new PathRefusedError(requested, `a link on the way leads to a name Windows reads as another: ${problem}.`);

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { windowsNameProblem, workspaceSegments, type NamingPlatform } from '../../../src/main/workspace/path-text';
+import { linkSegments, windowsNameProblem, workspaceSegments, type NamingPlatform } from '../../../src/main/workspace/path-text';
 import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
 import { temporaryFolder } from '../../helpers';
 import { needs, symlinks } from '../../platform';
@@ -125,5 +125,27 @@ describe("a link's target under Windows' naming rules", needs(symlinks), () => {
     } finally {
       folder.remove();
     }
+  });
+});
+
+describe("an absolute path under the workspace, by its file system's case rules", () => {
+  const root = '/Users/me/Proj';
+
+  it('is inside when written in another case on a file system that ignores it (macOS by default)', () => {
+    expect(workspaceSegments('/Users/Me/proj/src/a.ts', [root], 'posix', true)).toEqual(['src', 'a.ts']);
+    expect(workspaceSegments('/USERS/ME/PROJ', [root], 'posix', true)).toEqual([]);
+    expect(linkSegments('/users/me/proj/lib', ['src'], [root], 'posix', true)).toEqual(['lib']);
+    // Another folder is still another folder, whatever its case.
+    expect(() => workspaceSegments('/Users/Me/Project/a.ts', [root], 'posix', true)).toThrow(/outside the workspace/);
+  });
+
+  it('is outside when written in another case where case is kept (Linux), as it names another folder there', () => {
+    expect(() => workspaceSegments('/Users/Me/proj/src/a.ts', [root], 'posix', false)).toThrow(/outside the workspace/);
+    expect(() => workspaceSegments('/Users/Me/proj/src/a.ts', [root], 'posix')).toThrow(/outside the workspace/);
+    expect(linkSegments('/users/me/proj/lib', ['src'], [root], 'posix', false)).toBeNull();
+  });
+
+  it("follows Windows' rule there unless told otherwise", () => {
+    expect(workspaceSegments('c:\\users\\me\\proj\\a.ts', ['C:\\Users\\me\\Proj'], 'win32')).toEqual(['a.ts']);
   });
 });
