@@ -58,7 +58,7 @@ export interface OpenThenCheckOptions {
  * Windows has no `O_NOFOLLOW` and Node no `openat` nor GetFinalPathNameByHandle for a descriptor, so every entry is
  * opened by its full path (which follows whatever reparse point is there) and then checked, the descriptor in hand:
  *
- * 1. the name itself is not a link (Node's `lstat` reports a symbolic link and a junction to a drive path alike as a
+ * 1. the name itself is not a link, before the open and again after it (Node's `lstat` reports a symbolic link and a junction to a drive path alike as a
  *    link: libuv's `fs__readlink_handle` reads both tags): refused with ELOOP, and the walk reads the link and follows
  *    it only inside the workspace, as it does everywhere;
  * 2. the descriptor is the file now at the name (volume serial and file index from `fstat`, as bigints): otherwise
@@ -84,6 +84,9 @@ export function openThenCheckAccess(options: OpenThenCheckOptions = {}): FolderA
   };
 
   const openChecked = (path: string, flags: number, mode?: number): { fd: number; facts: FileFacts } => {
+    // A link there now is refused before the open, which would already reach where it leads (a share on another
+    // machine would be asked for the person's credentials); the checks after the open catch one swapped in meanwhile.
+    if (fs.lstat(path)?.isSymbolicLink()) throw refusal('ELOOP', `${path} is a link`);
     const fd = fs.open(path, flags, mode);
     try {
       const here = fs.lstat(path);
