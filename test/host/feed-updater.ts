@@ -83,6 +83,11 @@ export class FeedUpdater implements Updater {
     this.config = config;
   }
 
+  /** What it was last configured with. */
+  get configured(): UpdaterConfig | null {
+    return this.config;
+  }
+
   setListener(listener: UpdaterListener): void {
     this.listener = listener;
   }

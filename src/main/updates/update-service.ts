@@ -74,6 +74,7 @@ export class UpdateService implements Disposable {
   /** What applies, what the policy locks, and the state. The policy is read again, so a changed file shows at once. */
   view(): UpdatesView {
     this.reading = this.readPolicy();
+    this.reconfigure();
     return this.snapshot();
   }
 
@@ -92,6 +93,7 @@ export class UpdateService implements Disposable {
     const all = this.options.settings.get();
     this.options.settings.set({ ...all, updates: { ...all.updates, ...change } });
     if (!this.applied().enabled && this.state.kind !== 'ready' && this.state.kind !== 'downloading') this.state = { kind: 'idle' };
+    this.reconfigure();
     this.reschedule(0);
     return this.changed();
   }
@@ -185,12 +187,23 @@ export class UpdateService implements Disposable {
   }
 
   private configure(settings: UpdateSettings): void {
-    const automatic = settings.download === 'automatic';
+    const automatic = settings.enabled && settings.download === 'automatic';
     const config = { feedUrl: settings.feedUrl ?? '', autoDownload: automatic, autoInstallOnAppQuit: automatic };
     const key = JSON.stringify(config);
     if (key === this.configured) return;
     this.options.updater.configure(config);
     this.configured = key;
+  }
+
+  /**
+   * Once the updater has a feed, a change of the person's choices or of the policy reaches it at once: an update already
+   * downloaded is not installed at quit when updates were turned off or set to ask since (the feed stays as it was).
+   */
+  private reconfigure(): void {
+    if (this.configured === '') return;
+    const settings = this.applied();
+    const { feedUrl } = JSON.parse(this.configured) as { feedUrl: string };
+    this.configure({ ...settings, feedUrl: settings.enabled && settings.feedUrl !== null ? settings.feedUrl : feedUrl });
   }
 
   /** The next automatic check: `firstDelayMs` from now, then every `intervalHours`; none when off or not automatic. */

@@ -109,6 +109,25 @@ describe('the update service', () => {
     expect(updater.installs).toBe(1);
   });
 
+  it('does not install a downloaded update at quit once updates are turned off, or set to ask, or off by policy', async () => {
+    const server = await startUpdateFeed({ version: '0.3.0', payload: Buffer.alloc(4_096, 5) });
+    owned.push(() => server.close());
+    const { service, updater, states, policyPath } = await serviceWith({ feed: server, updates: { enabled: true, download: 'automatic' } });
+    await service.check(true);
+    await waitFor(() => states.at(-1)?.kind === 'ready', 5_000, 'the download');
+    expect(updater.configured).toMatchObject({ feedUrl: server.url, autoInstallOnAppQuit: true });
+    service.set({ enabled: false });
+    expect(updater.configured).toMatchObject({ feedUrl: server.url, autoInstallOnAppQuit: false, autoDownload: false });
+    service.set({ enabled: true });
+    expect(updater.configured?.autoInstallOnAppQuit).toBe(true);
+    service.set({ download: 'ask' });
+    expect(updater.configured?.autoInstallOnAppQuit).toBe(false);
+    service.set({ download: 'automatic' });
+    writeFileSync(policyPath, JSON.stringify({ version: 1, updates: { enabled: false } }));
+    expect(service.view().settings.enabled).toBe(false);
+    expect(updater.configured?.autoInstallOnAppQuit).toBe(false);
+  });
+
   it('waits to be asked before it downloads, when the person chose to be asked', async () => {
     const server = await feed('0.2.0');
     const { service, states } = await serviceWith({ feed: server, updates: { enabled: true, download: 'ask' } });
