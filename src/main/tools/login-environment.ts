@@ -123,17 +123,34 @@ const shellOwned = new Set([
 ]);
 /** Variables the app and what packs it set for themselves (Electron, an AppImage, a snap, the runner's own). */
 const appOwned = ['ELECTRON_', 'CHROME_', 'WB_', 'SNAP', 'APPIMAGE', 'APPDIR', 'ARGV0', 'OWD'];
+/**
+ * Variables that change what code the app's own processes load (its runtime and binary-test processes, and the Node
+ * programs it starts): a profile's choice for a terminal, not something the app takes on at start.
+ */
+const loaderOwned = new Set(['NODE_OPTIONS', 'LD_PRELOAD', 'DYLD_INSERT_LIBRARIES']);
 
 /**
- * The app's environment with the login shell's merged in: its PATH and every other variable the profile sets, except
- * those the shell keeps for itself and those the app sets for itself (see `appOwned`), which stay as they are.
+ * A PATH without its relative entries (`.`, `node_modules/.bin`, and the empty entry, which means `.`): the app starts
+ * git and language servers in the workspace's folder, where such an entry would run the folder's own programs.
+ */
+function absoluteEntries(path: string): string {
+  return path
+    .split(':')
+    .filter((entry) => entry.startsWith('/'))
+    .join(':');
+}
+
+/**
+ * The app's environment with the login shell's merged in: its PATH (absolute entries only) and every other variable the
+ * profile sets, except those the shell keeps for itself, those the app sets for itself (see `appOwned`) and those that
+ * change what its processes load (see `loaderOwned`), which stay as they are.
  * Variables the profile does not print stay too: this adds and updates, never removes.
  */
 export function mergeLoginEnvironment(current: NodeJS.ProcessEnv, login: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
   const merged: NodeJS.ProcessEnv = { ...current };
   for (const [name, value] of Object.entries(login)) {
-    if (shellOwned.has(name) || appOwned.some((prefix) => name.startsWith(prefix))) continue;
-    merged[name] = value;
+    if (shellOwned.has(name) || loaderOwned.has(name) || appOwned.some((prefix) => name.startsWith(prefix))) continue;
+    merged[name] = name === 'PATH' ? absoluteEntries(value) : value;
   }
   return merged;
 }

@@ -183,4 +183,16 @@ describe('the printed environment', () => {
       KEEP: 'me',
     });
   });
+
+  it("keeps a profile's relative PATH entries and loader variables out of what the app's processes start with", () => {
+    const current = { PATH: '/usr/bin' };
+    const login = {
+      PATH: './node_modules/.bin:/opt/homebrew/bin::.:bin:/usr/bin',
+      NODE_OPTIONS: '--require ./hook.js',
+      LD_PRELOAD: '/h/lib.so',
+      DYLD_INSERT_LIBRARIES: '/h/lib.dylib',
+      GOPATH: '/h/go',
+    };
+    expect(mergeLoginEnvironment(current, login)).toEqual({ PATH: '/opt/homebrew/bin:/usr/bin', GOPATH: '/h/go' });
+  });
 });
