@@ -194,6 +194,10 @@ export function readLoginEnvironment(options: LoginEnvironmentOptions): Promise<
       clearTimeout(timer);
       // What a profile started in the background and left running is the person's; only a shell given up on is stopped.
       if (result.kind === 'failed') stopGroup();
+      // The app lets go of the pipes, which a background job may hold for as long as it runs.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      child.unref();
       resolve(result);
     };
     const failed = (why: string): void => {
@@ -203,20 +207,36 @@ export function readLoginEnvironment(options: LoginEnvironmentOptions): Promise<
         note: `The login shell ${shell} ${why}${said ? ` (it said: ${said})` : ''}; the app's own environment is used.`,
       });
     };
+    // The environment is read once its closing marker has come, without waiting for the pipe to close: a job the profile
+    // started in the background (an ssh-agent, a daemon) holds the pipe open for as long as it runs.
+    let tail = '';
+    const parsed = (): LoginEnvironment | null => {
+      const variables = parseEnvironmentOutput(Buffer.concat(chunks).toString('utf8'), marker);
+      return variables && variables['PATH'] ? { kind: 'read', shell, variables } : null;
+    };
+    const read = (): void => {
+      const result = parsed();
+      if (result) finish(result);
+      else failed('did not print its environment');
+    };
     child.stdout.on('data', (chunk: Buffer) => {
+      if (settled) return;
       bytes += chunk.length;
-      if (bytes > maxBytes) failed(`printed more than ${Math.round(maxBytes / 1024)} KB`);
-      else chunks.push(chunk);
+      if (bytes > maxBytes) return failed(`printed more than ${Math.round(maxBytes / 1024)} KB`);
+      chunks.push(chunk);
+      tail = (tail + chunk.toString('latin1')).slice(-marker.length);
+      if (tail === marker && bytes > 2 * marker.length) {
+        const result = parsed();
+        if (result) finish(result);
+      }
     });
     child.stderr.on('data', (chunk: Buffer) => {
       if (errors.length < 4096) errors += chunk.toString('utf8');
     });
     child.on('error', (error) => failed(`could not start (${error.message})`));
-    child.on('close', () => {
-      const variables = parseEnvironmentOutput(Buffer.concat(chunks).toString('utf8'), marker);
-      if (!variables || !variables['PATH']) failed('did not print its environment');
-      else finish({ kind: 'read', shell, variables });
-    });
+    // The shell has ended: what it printed may still be on its way; a pipe a background job keeps open never closes.
+    child.on('exit', () => setTimeout(() => settled || read(), 500).unref());
+    child.on('close', () => settled || read());
   });
 }
 

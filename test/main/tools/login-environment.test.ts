@@ -88,6 +88,27 @@ describe("the login shell's environment", needs(bash), () => {
     expect(after.exitCode).toBe(0);
   });
 
+  it('reads the environment at once when the profile leaves a job running in the background, and leaves that job be', async () => {
+    const home = join(folder.path, 'home-with-agent');
+    mkdirSync(home, { recursive: true });
+    const pidFile = join(folder.path, 'agent.pid');
+    // As `eval $(ssh-agent)` or a daemon started from a profile does: the job keeps the shell's output open.
+    writeFileSync(join(home, '.bash_profile'), `sleep 30 &\necho $! > '${pidFile}'\nexport FROM_PROFILE=yes\n`);
+    const started = Date.now();
+    const login = await readLoginEnvironment({
+      platform: 'linux',
+      env: launcherEnv(home, '/bin/bash'),
+      fromTerminal: false,
+      timeoutMs: 8_000,
+    });
+    expect(login).toMatchObject({ kind: 'read', variables: { FROM_PROFILE: 'yes' } });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    // The person's job was not stopped with the shell.
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(ended(pid)).toBe(false);
+    process.kill(pid, 'SIGKILL');
+  });
+
   it('stops a shell that hangs at the timeout, with its whole group, and keeps the app going with its own environment', async () => {
     const pidFile = join(folder.path, 'hanging.pid');
     const hanging = script('hanging-shell', `sleep 30 &\necho $! > '${pidFile}'\nwait`);
