@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { expect as expectPage } from 'playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSecurityPolicy, isAppUrl, secureWebPreferences } from '../../src/main/electron/window-options';
-import { runtimeReplySchema } from '../../src/main/runtime/runtime-protocol';
 import { channelNames, eventNames } from '../../src/shared/ipc/contract';
+import { machineInfoSchema } from '../../src/shared/local-models';
 import { electronApp, needs } from '../platform';
-import { builtPreload, builtRuntimeHost, launchSmokeApp, projectRoot, type SmokeApp } from './app';
+import { builtPreload, launchSmokeApp, projectRoot, type SmokeApp } from './app';
 
 /** The preferences that keep the page from Node and from other origins: each as the window factory sets it. */
 const guardedPreferences = [
@@ -144,29 +144,30 @@ describe('the built app in Electron', needs(electronApp), () => {
     expect(loaded.pty).toEqual({ exitCode: 0, output: expect.stringContaining('smoke') });
   });
 
-  it("starts the built-in runtime's utility process, which loads node-llama-cpp's prebuilt binding", async () => {
-    // Forked as src/main/electron/utility-runtime.ts forks it; the process says `ready` once getLlama has loaded.
-    const first = await smoke.app.evaluate(({ utilityProcess }, hostPath) => {
-      return new Promise<unknown>((resolve) => {
-        const child = utilityProcess.fork(hostPath, [], { serviceName: 'Smoke model runtime', stdio: ['ignore', 'inherit', 'pipe'] });
-        let errors = '';
-        child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-        const timer = setTimeout(() => {
-          child.kill();
-          resolve({ type: 'timed out', errors });
-        }, 90_000);
-        child.on('message', (message: unknown) => {
-          clearTimeout(timer);
-          child.kill();
-          resolve(message);
-        });
-        child.once('exit', (code: number) => {
-          clearTimeout(timer);
-          resolve({ type: 'exited', code, errors });
-        });
-      });
-    }, builtRuntimeHost);
-    const reply = runtimeReplySchema.safeParse(first);
-    expect(reply.success ? reply.data.type : first).toBe('ready');
-  });
+  it("starts the built-in runtime's utility process, which tests and loads node-llama-cpp's prebuilt binding", async () => {
+    // Asked as the Settings page asks it: main starts the runtime as a utility process (src/main/electron/utility-runtime.ts),
+    // runs node-llama-cpp's binary test for it as a utility process of its own (the RunAsNode fuse is off), and answers
+    // once getLlama has loaded.
+    const answer = await smoke.window.evaluate(async () => {
+      const bridge = (globalThis as unknown as { workbench: { invoke: Record<string, (input: unknown) => Promise<unknown>> } }).workbench;
+      const asked = bridge.invoke['local-model:machine'];
+      if (!asked) return { error: 'the bridge has no local-model:machine' };
+      try {
+        return { machine: await asked({}) };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    });
+    expect(answer, smoke.mainOutput()).not.toHaveProperty('error');
+    expect(machineInfoSchema.safeParse('machine' in answer ? answer.machine : null).success).toBe(true);
+    // The page is answered from Node's view of the machine when the runtime fails; so the runtime is looked for too: a
+    // process that stopped, or sent a message it may not (which stops it), is no longer among the app's processes.
+    const utilities = await smoke.app.evaluate(({ app }) =>
+      app
+        .getAppMetrics()
+        .filter((metric) => metric.type === 'Utility')
+        .map((metric) => metric.name ?? ''),
+    );
+    expect(utilities, smoke.mainOutput()).toContain('Agent Workbench model runtime');
+  }, 120_000);
 });

@@ -6,7 +6,6 @@ import { _electron as electron, type ElectronApplication, type Page } from 'play
 /** The project's root: Electron starts the app from its package.json, whose `main` is the built out/main/index.js. */
 export const projectRoot = resolve(import.meta.dirname, '../..');
 export const builtPreload = join(projectRoot, 'out/preload/index.cjs');
-export const builtRuntimeHost = join(projectRoot, 'out/main/runtime-host.js');
 
 export interface SmokeApp {
   readonly app: ElectronApplication;
