@@ -27,3 +27,13 @@ export async function waitFor(check: () => boolean, timeoutMs = 5_000, what = 'c
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** The `code` of what `run` throws (`ELOOP`, `EREPARSE`), or undefined when it throws nothing. */
+export function thrownCode(run: () => unknown): string | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code;
+  }
+}

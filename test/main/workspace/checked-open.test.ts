@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeAccessFs, openThenCheckAccess, type AccessFs, type FileFacts } from '../../../src/main/workspace/checked-open';
 import { defaultFolderAccess, isLinkRefusal } from '../../../src/main/workspace/folder-access';
 import { WorkspaceFiles } from '../../../src/main/workspace/workspace-files';
-import { temporaryFolder } from '../../helpers';
+import { temporaryFolder, thrownCode } from '../../helpers';
 import { needs, windows } from '../../platform';
 
 /**
@@ -103,15 +103,6 @@ class WindowsLikeFs implements AccessFs {
   }
 }
 
-const codeOf = (run: () => unknown): string | undefined => {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code;
-  }
-};
-
 describe('opening names on Windows: open first, then check what was opened', () => {
   let fs: WindowsLikeFs;
   const access = () => openThenCheckAccess({ fs, caseIgnored: () => true });
@@ -152,8 +143,8 @@ describe('opening names on Windows: open first, then check what was opened', () 
     const walk = access();
     const root = walk.openRoot('/c/ws');
     const src = walk.openFolder(root, 'src');
-    expect(codeOf(() => walk.openEntry(src, 'leak.txt', 0))).toBe('ELOOP');
-    expect(codeOf(() => walk.openFolder(root, 'junction'))).toBe('ELOOP');
+    expect(thrownCode(() => walk.openEntry(src, 'leak.txt', 0))).toBe('ELOOP');
+    expect(thrownCode(() => walk.openFolder(root, 'junction'))).toBe('ELOOP');
     // Opening it would already reach where it leads (a share on another machine is asked for the person's credentials).
     expect(fs.opened.filter((path) => /leak|junction/.test(path))).toEqual([]);
     expect(isLinkRefusal(Object.assign(new Error(), { code: 'ELOOP' }))).toBe(true);
@@ -167,7 +158,7 @@ describe('opening names on Windows: open first, then check what was opened', () 
     const walk = access();
     const root = walk.openRoot('/c/ws');
     expect(fs.lstat('/c/ws/mounted')?.isSymbolicLink()).toBe(false);
-    expect(codeOf(() => walk.openFolder(root, 'mounted'))).toBe('EREPARSE');
+    expect(thrownCode(() => walk.openFolder(root, 'mounted'))).toBe('EREPARSE');
     expect(isLinkRefusal(Object.assign(new Error(), { code: 'EREPARSE' }))).toBe(false);
     expect(fs.descriptors.size).toBe(0);
   });
@@ -178,8 +169,8 @@ describe('opening names on Windows: open first, then check what was opened', () 
     fs.entries.delete('/c/ws/src');
     fs.link('/c/ws/src', '/c/outside');
     fs.file('/c/outside/index.ts');
-    expect(codeOf(() => walk.openEntry(src, 'index.ts', 0))).toBe('EREPARSE');
-    expect(codeOf(() => walk.whereIsFolder(src))).toBe('EMOVED');
+    expect(thrownCode(() => walk.openEntry(src, 'index.ts', 0))).toBe('EREPARSE');
+    expect(thrownCode(() => walk.whereIsFolder(src))).toBe('EMOVED');
     expect(fs.descriptors.size).toBe(0);
   });
 
@@ -192,7 +183,7 @@ describe('opening names on Windows: open first, then check what was opened', () 
     fs.afterOpen = () => {
       if (real) fs.entries.set('/c/ws/src', real);
     };
-    expect(codeOf(() => walk.openEntry(src, 'index.ts', 0))).toBe('EMOVED');
+    expect(thrownCode(() => walk.openEntry(src, 'index.ts', 0))).toBe('EMOVED');
     expect(fs.descriptors.size).toBe(0);
   });
 
@@ -208,26 +199,26 @@ describe('opening names on Windows: open first, then check what was opened', () 
       fs.file('/c/ws/src/index.ts', inside);
     };
     fs.file('/c/ws/src/index.ts', outside);
-    expect(codeOf(() => walk.openEntry(src, 'index.ts', 0))).toBe('EMOVED');
+    expect(thrownCode(() => walk.openEntry(src, 'index.ts', 0))).toBe('EMOVED');
   });
 
   it('refuses a folder replaced by another one since it was opened', () => {
     const walk = access();
     const src = walk.openFolder(walk.openRoot('/c/ws'), 'src');
     fs.folder('/c/ws/src');
-    expect(codeOf(() => walk.whereIsFolder(src))).toBe('EMOVED');
+    expect(thrownCode(() => walk.whereIsFolder(src))).toBe('EMOVED');
   });
 
   it('refuses a file whose final path is not the path walked, on a file system that keeps case', () => {
     const walk = openThenCheckAccess({ fs, caseIgnored: () => false });
     const src = walk.openFolder(walk.openRoot('/c/ws'), 'src');
-    expect(codeOf(() => walk.openEntry(src, 'INDEX.ts', 0))).toBe('EREPARSE');
+    expect(thrownCode(() => walk.openEntry(src, 'INDEX.ts', 0))).toBe('EREPARSE');
   });
 
   it('refuses a file where a folder is expected', () => {
     const walk = access();
     const src = walk.openFolder(walk.openRoot('/c/ws'), 'src');
-    expect(codeOf(() => walk.openFolder(src, 'index.ts'))).toBe('ENOTDIR');
+    expect(thrownCode(() => walk.openFolder(src, 'index.ts'))).toBe('ENOTDIR');
   });
 });
 

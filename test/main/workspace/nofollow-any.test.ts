@@ -2,17 +2,8 @@ import { closeSync, constants, mkdirSync, openSync, readFileSync, realpathSync, 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultFolderAccess, noFollowAny, pathAccess } from '../../../src/main/workspace/folder-access';
-import { temporaryFolder } from '../../helpers';
+import { temporaryFolder, thrownCode } from '../../helpers';
 import { macos, macOsHeader, macOsHeaders, needs } from '../../platform';
-
-const codeOf = (run: () => unknown): string | undefined => {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code;
-  }
-};
 
 it('picks O_NOFOLLOW_ANY for macOS', () => {
   expect(defaultFolderAccess('darwin').kind).toBe('nofollow-any');
@@ -39,7 +30,7 @@ describe('O_NOFOLLOW_ANY on macOS', needs(macos), () => {
   });
   afterEach(() => folder.remove());
 
-  const open = (path: string): string | undefined => codeOf(() => closeSync(openSync(path, constants.O_RDONLY | noFollowAny)));
+  const open = (path: string): string | undefined => thrownCode(() => closeSync(openSync(path, constants.O_RDONLY | noFollowAny)));
 
   it('opens a path with no link on it', () => {
     expect(open(join(base, 'real', 'deep', 'file.txt'))).toBeUndefined();
@@ -62,7 +53,7 @@ describe('O_NOFOLLOW_ANY on macOS', needs(macos), () => {
     try {
       // As a swap would leave it: the path the folders were opened by now goes through a link.
       const swapped = { ...deep, absolute: join(base, 'link', 'deep') };
-      expect(codeOf(() => closeSync(access.openEntry(swapped, 'file.txt', constants.O_RDONLY)))).toBe('ELOOP');
+      expect(thrownCode(() => closeSync(access.openEntry(swapped, 'file.txt', constants.O_RDONLY)))).toBe('ELOOP');
     } finally {
       for (const opened of [deep, real, root]) access.close(opened);
     }
