@@ -97,11 +97,19 @@ export async function prepareModelRequest(context: StepContext, progress: TurnPr
   const reached = reachedBudget(context, beforeModel);
   if (reached) return stay(openBudgetGate(context, reached, { kind: 'model' }));
   writer.setStatus('planning');
-  writer.flush();
-  // The request carries the whole conversation, and building it takes time that grows with it: the
-  // first one of a turn is built once the send that started the turn has been answered, so the
-  // person's message shows at once.
-  if (progress.iterations === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (progress.iterations === 0) {
+    writer.flush();
+    // The request carries the whole conversation, and building it takes time that grows with it: the
+    // first one of a turn is built once the send that started the turn has been answered, so the
+    // person's message shows at once.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  } else {
+    // The step before (a call's result, its checkpoint) is written within the frame, while the model reads the prompt,
+    // not in front of the request: no event announces a request, and what the step did has happened already. Its
+    // calls' starts were written before they ran, so a crash in between leaves them found as interrupted, as it would
+    // a moment earlier.
+    writer.flushWithinFrame();
+  }
   const { assembled, tools, tokens, window } = await promptInUse(context, model);
   const profile = setup.profile?.profile;
   // The date when it is new to the conversation, the memories relevant to the person's new message and the repository

@@ -18,8 +18,9 @@ type CheckpointSource = 'input' | 'model' | 'tool' | 'approval' | 'compaction';
  * The step writer of one turn (see `StepWriter`), over the session's journal and checkpoints.
  *
  * Events wait in a buffer that `flush` writes in one transaction; it runs before every side
- * effect (a model request, a tool, a gate, a grant) and at the end of the turn, so each event is
- * still saved before what it announces happens, at a fraction of the commits.
+ * effect (a tool, a gate, a grant) and at the end of the turn, so each event is still saved before
+ * what it announces happens, at a fraction of the commits. A model request announces nothing and
+ * changes nothing: what waits when it is sent is written within the frame, while the model reads.
  */
 export class TurnWriter implements StepWriter {
   private readonly coalescer = new DeltaCoalescer(mergeStreamed);
