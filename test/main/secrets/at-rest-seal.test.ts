@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { atRestSeal } from '../../../src/main/secrets/at-rest-seal';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { atRestSeal, type AtRestSeal } from '../../../src/main/secrets/at-rest-seal';
+import { temporaryFolder } from '../../helpers';
 
 /* Files kept outside the database, sealed with a key derived from the database's: unreadable without it, changes found. */
 describe('a file sealed at rest', () => {
@@ -44,5 +48,74 @@ describe('a file sealed at rest', () => {
     expect(atRestSeal(Buffer.alloc(32, 8), 'code map').nameOf('/home/someone/secret-project')).not.toBe(name);
     expect(atRestSeal(key, 'trash').nameOf('/home/someone/secret-project')).not.toBe(name);
     expect(seal.nameOf('/home/someone/other-project')).not.toBe(name);
+  });
+});
+
+/* Large files sealed a chunk at a time, in the same format, never read whole. */
+describe('a file sealed at rest a chunk at a time', () => {
+  const key = Buffer.alloc(32, 7);
+  const folders: Array<{ remove: () => void }> = [];
+  afterEach(() => {
+    for (const folder of folders.splice(0)) folder.remove();
+  });
+
+  /** Seals the bytes `plain` through files, as the trash does: answers the sealed bytes and the tag. */
+  async function sealThroughFiles(seal: AtRestSeal, plain: Buffer): Promise<{ sealed: Buffer; tag: string; folder: string }> {
+    const folder = temporaryFolder('workbench-seal-');
+    folders.push(folder);
+    writeFileSync(join(folder.path, 'plain'), plain);
+    const from = await open(join(folder.path, 'plain'), 'r');
+    const to = await open(join(folder.path, 'sealed'), 'wx');
+    const tag = await seal.sealFile(from, to).finally(async () => {
+      await from.close();
+      await to.close();
+    });
+    return { sealed: readFileSync(join(folder.path, 'sealed')), tag, folder: folder.path };
+  }
+
+  async function openThroughFiles(seal: AtRestSeal, folder: string, sealed: Buffer): Promise<{ plain: Buffer; tag: string }> {
+    writeFileSync(join(folder, 'to-open'), sealed);
+    const from = await open(join(folder, 'to-open'), 'r');
+    const to = await open(join(folder, 'opened'), 'w');
+    const tag = await seal.openFile(from, to).finally(async () => {
+      await from.close();
+      await to.close();
+    });
+    return { plain: readFileSync(join(folder, 'opened')), tag };
+  }
+
+  it('writes what the in-memory seal opens, and opens what it wrote, across chunk edges and for an empty file', async () => {
+    const seal = atRestSeal(key, 'trash');
+    for (const size of [0, 5, (1 << 20) - 1, (5 << 19) + 3]) {
+      const plain = Buffer.alloc(size);
+      for (let at = 0; at < size; at += 1) plain[at] = (at * 31 + 7) & 0xff;
+      plain.write('DATABASE_PASSWORD=hunter2'.slice(0, size), 0);
+      const { sealed, tag, folder } = await sealThroughFiles(seal, plain);
+      expect(sealed.includes('hunter2')).toBe(false);
+      expect(seal.isSealed(sealed)).toBe(true);
+      expect(seal.open(sealed).equals(plain)).toBe(true);
+      const opened = await openThroughFiles(seal, folder, sealed);
+      expect(opened.plain.equals(plain)).toBe(true);
+      expect(opened.tag).toBe(tag);
+      expect((await openThroughFiles(seal, folder, seal.seal(plain))).plain.equals(plain)).toBe(true);
+    }
+  });
+
+  it('refuses a changed byte, another key or purpose, and a plain file with a typed error', async () => {
+    const plain = Buffer.from('API_TOKEN=abc123\n'.repeat(100_000));
+    const { sealed, folder } = await sealThroughFiles(atRestSeal(key, 'trash'), plain);
+    const changed = Buffer.from(sealed);
+    changed[sealed.length >> 1] = (changed[sealed.length >> 1] ?? 0) ^ 1;
+    for (const [seal, bytes, message] of [
+      [atRestSeal(key, 'trash'), changed, 'does not open'],
+      [atRestSeal(Buffer.alloc(32, 8), 'trash'), sealed, 'does not open'],
+      [atRestSeal(key, 'code map'), sealed, 'does not open'],
+      [atRestSeal(key, 'trash'), plain, 'not sealed'],
+    ] as const) {
+      await expect(openThroughFiles(seal, folder, bytes)).rejects.toMatchObject({
+        code: 'invalid_state',
+        message: expect.stringContaining(message),
+      });
+    }
   });
 });
