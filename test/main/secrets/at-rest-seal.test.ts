@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { atRestSeal, type AtRestSeal } from '../../../src/main/secrets/at-rest-seal';
@@ -117,5 +117,53 @@ describe('a file sealed at rest a chunk at a time', () => {
         message: expect.stringContaining(message),
       });
     }
+  });
+
+  it('seals and opens a 50 MB file by reads and writes of at most a chunk, never the whole file', async () => {
+    const seal = atRestSeal(key, 'trash');
+    const folder = temporaryFolder('workbench-seal-large-');
+    folders.push(folder);
+    const size = 50 << 20;
+    const part = Buffer.alloc(1 << 20, 'x');
+    const fd = openSync(join(folder.path, 'plain'), 'w');
+    for (let at = 0; at < size; at += part.length) writeSync(fd, part);
+    closeSync(fd);
+    const largest = { read: 0, write: 0, reads: 0 };
+    /** The file handle, with the size of every read and write it is asked for recorded. */
+    const watched = (handle: FileHandle): FileHandle =>
+      new Proxy(handle, {
+        get(target, property, receiver) {
+          if (property === 'read')
+            return (buffer: Buffer, offset: number, length: number, position: number) => {
+              largest.read = Math.max(largest.read, length);
+              largest.reads += 1;
+              return target.read(buffer, offset, length, position);
+            };
+          if (property === 'write')
+            return (buffer: Buffer, offset: number, length: number, position: number) => {
+              largest.write = Math.max(largest.write, length);
+              return target.write(buffer, offset, length, position);
+            };
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const run = async (fromName: string, toName: string, how: 'sealFile' | 'openFile'): Promise<void> => {
+      const from = await open(join(folder.path, fromName), 'r');
+      const to = await open(join(folder.path, toName), 'w');
+      try {
+        await seal[how](watched(from), watched(to));
+      } finally {
+        await from.close();
+        await to.close();
+      }
+    };
+    await run('plain', 'sealed', 'sealFile');
+    await run('sealed', 'opened', 'openFile');
+    expect(largest.read).toBeLessThanOrEqual(1 << 20);
+    expect(largest.write).toBeLessThanOrEqual((1 << 20) + 16);
+    expect(largest.reads).toBeGreaterThanOrEqual(100);
+    expect(statSync(join(folder.path, 'opened')).size).toBe(size);
+    expect(readFileSync(join(folder.path, 'opened')).equals(readFileSync(join(folder.path, 'plain')))).toBe(true);
   });
 });
