@@ -11,6 +11,7 @@ import type { MemoryStore } from '../agent/ports/memory';
 import { ToolRegistry } from '../agent/ports/tools';
 import { BashParser } from '../shell/bash-parser';
 import { CodeMaps } from '../code-map/code-maps';
+import { join } from 'node:path';
 import { sealFor, type AtRestSeal } from '../secrets/at-rest-seal';
 import { WorkerTagger } from '../code-map/worker-tagger';
 import { readRepositoryPrograms } from '../git/repository-programs';
@@ -19,6 +20,7 @@ import { builtinTools } from '../tools/builtin-tools';
 import { CommandChecks, runCheckTool } from '../tools/check-command';
 import { gitTools } from '../tools/git-tools';
 import { memoryTools } from '../tools/memory-tools';
+import { Trash } from '../tools/trash';
 import { commandNiceness } from '../tools/run-command';
 import type { CommandShell } from '../tools/command-shell';
 import type { SandboxStatus } from '../tools/sandbox';
@@ -58,6 +60,8 @@ export interface ToolParts {
   readonly agentChanges: (sessionId: string) => Promise<string[]>;
   /** How the code indexes are kept between runs (see `codeMapsKept`). */
   readonly codeMapsKept: CodeMapsKept;
+  /** Whether the database is encrypted: the trash is then sealed with its key. */
+  readonly encrypted: boolean;
 }
 
 /** The code indexes kept on disk as JSON, sealed, or not at all. */
@@ -73,8 +77,20 @@ export function codeMapsKept(encrypted: boolean, options: Pick<CoreOptions, 'dat
   return seal ? { onDisk: true, seal } : { onDisk: false };
 }
 
+/**
+ * The app's trash under the data folder: sealed with the key kept for an encrypted database, plain beside a plain one.
+ * Where the database is encrypted but its key cannot be read again it stays plain too: a deleted file cannot be kept
+ * only in memory, and is never thrown away.
+ */
+export function appTrash(encrypted: boolean, options: Pick<CoreOptions, 'databaseKeys' | 'dataDir'>): Trash {
+  const seal = encrypted && options.databaseKeys ? sealFor(options.databaseKeys, 'trash') : null;
+  return new Trash(join(options.dataDir, 'trash'), [options.dataDir], seal);
+}
+
 export interface CoreTools {
   readonly tools: ToolRegistry;
+  /** The one trash of the delete tool and of Settings → Trash. */
+  readonly trash: Trash;
   /** The code indexes the symbol tools were built with, for the repository map; none without the built-in tools. */
   readonly codeMaps: CodeMaps | null;
   /** The workspace's check command, run as run_command runs any command; none without run_command. */
@@ -84,6 +100,7 @@ export interface CoreTools {
 /** Every tool the model may be offered besides those of MCP servers, in one registry, with what they share. */
 export function coreTools(parts: ToolParts): CoreTools {
   const { options, clock, owned, shell, sandbox, commandShell, repositories, memory, restricted, agentChanges, codeMapsKept: kept } = parts;
+  const trash = appTrash(parts.encrypted, options);
   // The workspaces' code indexes, which the symbol tools and the repository map share.
   const tagger = shell && options.tagWorker ? new WorkerTagger(options.tagWorker) : null;
   if (tagger) owned.add(toDisposable(() => void tagger.dispose()));
@@ -102,6 +119,7 @@ export function coreTools(parts: ToolParts): CoreTools {
           ...builtinToolOptions(options, clock),
           shell,
           codeMaps,
+          trash,
           ...(sandbox ? { sandbox } : {}),
           ...(commandShell ? { commandShell } : {}),
           // A line that runs git is judged with what the repository would start (its settings, its hooks).
@@ -124,7 +142,7 @@ export function coreTools(parts: ToolParts): CoreTools {
   const checkTools = checks && runCommand ? [runCheckTool(checks, runCommand)] : [];
   const git = repositories ? gitTools({ repositories, agentChanges }) : [];
   const tools = new ToolRegistry([...builtin, ...checkTools, ...git, ...(options.tools ?? []), ...memoryTools(memory)]);
-  return { tools, codeMaps, checks };
+  return { tools, codeMaps, checks, trash };
 }
 
 /** How often a workspace's indexing progress is told, at most: every file would be thousands of messages. */

@@ -28,7 +28,6 @@ import { RepositoryMaps } from '../code-map/repository-map';
 import { scrubbedEnvironment } from '../tools/run-command';
 import { detectCommandShell } from '../tools/command-shell';
 import { detectSandbox } from '../tools/sandbox';
-import { Trash } from '../tools/trash';
 import { LocalModelManager } from '../models/local-model-manager';
 import { McpManager } from '../mcp/mcp-manager';
 import { nodeMachineInfo } from '../models/machine';
@@ -86,7 +85,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       const changes = await busyRuntime.listChanges(sessionId, null);
       return changes.files.filter((file) => file.kind === 'file' && file.reverted !== 'whole').map((file) => file.path);
     };
-    const { tools, codeMaps, checks } = coreTools({
+    const { tools, codeMaps, checks, trash } = coreTools({
       options,
       clock,
       owned,
@@ -98,7 +97,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       restricted,
       agentChanges,
       codeMapsKept: codeMapsKept(encryption.encrypted, options),
+      encrypted: encryption.encrypted,
     });
+    // Entries left plain (deleted before the database was encrypted, or a sealing that stopped) are sealed meanwhile.
+    void trash.sealPending();
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
@@ -151,7 +153,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     owned.add(archive.start());
     // Servers start with the app; a slow or broken one does not hold anything up.
     void mcp.configure(options.settings.get().mcpServers);
-    const trash = new Trash(join(options.dataDir, 'trash'), [options.dataDir]);
     return {
       databasePath,
       db,

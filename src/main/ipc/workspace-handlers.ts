@@ -7,7 +7,7 @@ import { NotFoundError, WorkbenchError } from '../../shared/errors';
 import type { WorkspaceInspector } from '../agent/ports/ports';
 import type { SessionStore } from '../agent/ports/stores';
 import type { SessionRuntime } from '../agent/session/session-runtime';
-import type { Trash } from '../tools/trash';
+import type { Trash, TrashEntry } from '../tools/trash';
 import { loadCustomCommands } from '../workspace/command-files';
 import { listFolder } from '../workspace/folder-listing';
 import { recentFolders } from '../workspace/recent-folders';
@@ -50,6 +50,11 @@ export interface WorkspaceHandlerDependencies {
   readonly folderTrust?: FolderTrustSource | null;
 }
 
+/** A trash entry as the window gets it: without the manifest's version. */
+function withoutVersion({ version: _version, ...entry }: TrashEntry): Omit<TrashEntry, 'version'> {
+  return entry;
+}
+
 /** The handlers of a session's workspace folder (the Files panel, the file picker, recent folders) and of the trash. */
 export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Handlers, WorkspaceChannel> {
   const { store, runtime } = deps;
@@ -85,10 +90,9 @@ export function workspaceHandlers(deps: WorkspaceHandlerDependencies): Pick<Hand
         return picked;
       }),
     'workspace:recent': () => recentFolders(store.list(), (path) => deps.workspaces.resolveFolder(path)),
-    'trash:list': async () => (await deps.trash.list()).map(({ version: _version, ...entry }) => entry),
+    'trash:list': async () => (await deps.trash.list()).map((entry) => ('error' in entry ? entry : withoutVersion(entry))),
     'trash:restore': async (input) => {
-      const { version: _version, ...entry } = await deps.trash.restore(input.id);
-      return entry;
+      return withoutVersion(await deps.trash.restore(input.id));
     },
   };
 }

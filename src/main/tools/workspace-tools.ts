@@ -23,13 +23,15 @@ export interface WorkspaceToolOptions {
   readonly folderAccess?: FolderAccess;
   /** The workspaces' code indexes, shared with the repository map; one of the tools' own when absent. */
   readonly codeMaps?: CodeMaps;
+  /** The app's trash, shared with Settings → Trash; a plain one of the tools' own under the data folder when absent. */
+  readonly trash?: Trash;
 }
 
 /** The built-in file tools: list, read, search, the symbol tools, write, edit and delete, all inside the workspace. */
 export function workspaceTools(options: WorkspaceToolOptions): Tool[] {
   const ripgrep = options.ripgrep === undefined ? findRipgrep() : options.ripgrep;
   const protectedRoots = [options.dataDir];
-  const trash = new Trash(join(options.dataDir, 'trash'), protectedRoots);
+  const trash = options.trash ?? new Trash(join(options.dataDir, 'trash'), protectedRoots);
   const filesIn = (workspacePath: string): WorkspaceFiles =>
     new WorkspaceFiles(workspacePath, { protectedRoots, ...(options.folderAccess ? { access: options.folderAccess } : {}) });
   const filesOf: FilesOf = (context) => filesIn(workspaceOf(context));

@@ -37,6 +37,7 @@ import { localModelChannels, localModelEvents } from './local-model-channels';
 import { terminalChannels, terminalEvents } from './terminal-channels';
 import { folderTrustChannels, folderTrustEvents } from './folder-trust-channels';
 import { appChannels, appEvents } from './app-channels';
+import { trashChannels } from './trash-channels';
 
 /**
  * The IPC contract, declared once. Main validates every input against it, the preload builds its
@@ -91,15 +92,6 @@ export const sessionTotalsSchema = z.object({
 export type SessionTotalsView = z.infer<typeof sessionTotalsSchema>;
 
 const reasonSchema = z.string().trim().min(1).max(4_000);
-
-export const trashEntrySchema = z.object({
-  id: z.string(),
-  originalPath: z.string(),
-  workspacePath: z.string(),
-  relativePath: z.string(),
-  deletedAt: z.number().int(),
-  directory: z.boolean(),
-});
 
 /** A tool as Settings lists it. */
 export const toolInfoSchema = z.object({
@@ -322,8 +314,7 @@ export const channels = {
 
   ...providerChannels,
 
-  'trash:list': { input: noInput, output: z.array(trashEntrySchema) },
-  'trash:restore': { input: z.object({ id: idSchema }).strict(), output: trashEntrySchema },
+  ...trashChannels,
 
   'mcp:list': { input: noInput, output: z.array(mcpServerStatusSchema) },
   /** Replaces the MCP configuration (the `mcpServers` object); servers that changed restart. */

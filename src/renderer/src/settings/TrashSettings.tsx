@@ -1,5 +1,6 @@
 /*
- * The Trash section of Settings: what the agent deleted, newest first, each with Restore.
+ * The Trash section of Settings: what the agent deleted, newest first, each with Restore; an entry that does not open
+ * is shown with why.
  */
 
 import { useEffect, useState } from 'react';
@@ -7,17 +8,21 @@ import type { ChannelOutput } from '../../../shared/ipc/contract';
 import type { AppStore } from '../store';
 import { SettingsSection, settingField } from './SettingsSection';
 
-type Entry = ChannelOutput<'trash:list'>[number];
+type Listed = ChannelOutput<'trash:list'>[number];
+type Entry = Exclude<Listed, { error: unknown }>;
+type Unreadable = Extract<Listed, { error: unknown }>;
 
 /** What the agent deleted, newest first, each with Restore. */
 export function TrashSettings({ store }: { store: AppStore }) {
-  const [entries, setEntries] = useState<Entry[]>([]);
+  const [listed, setListed] = useState<Listed[]>([]);
   const field = settingField('trash');
-  const refresh = (): void => void store.attempt(async () => setEntries(await store.call('trash:list', {})));
+  const refresh = (): void => void store.attempt(async () => setListed(await store.call('trash:list', {})));
+  const entries = listed.filter((entry): entry is Entry => !('error' in entry));
+  const unreadable = listed.filter((entry): entry is Unreadable => 'error' in entry);
   useEffect(refresh, [store]);
   return (
     <SettingsSection id="trash">
-      {entries.length === 0 && (
+      {listed.length === 0 && (
         <p className="muted small" {...field('Deleted files', 'Nothing deleted by the agent.')}>
           Nothing deleted by the agent.
         </p>
@@ -46,6 +51,11 @@ export function TrashSettings({ store }: { store: AppStore }) {
             >
               Restore
             </button>
+          </li>
+        ))}
+        {unreadable.map((entry) => (
+          <li key={entry.id} className="card row" role="alert" {...field(`Entry ${entry.id}`, 'does not open sealed key')}>
+            <span className="small">{entry.error.message}</span>
           </li>
         ))}
       </ul>
