@@ -11,6 +11,7 @@ import { runRuntimeBench } from './runtime';
 import { runSessionOpenBench } from './session-open';
 import { runStreamBench } from './stream';
 import { runToolsBench } from './tools';
+import { runTrashBench } from './trash';
 import { runUiBench } from './ui';
 
 /** `npm run bench -- <name>`: runs one benchmark; its last line is one JSON object. */
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<void>> = {
   delegate: runDelegateBench,
   'code-map': runCodeMapBench,
   git: runGitBench,
+  trash: runTrashBench,
 };
 
 const name = process.argv[2];
