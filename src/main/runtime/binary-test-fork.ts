@@ -67,7 +67,12 @@ class RelayedTester extends EventEmitter {
   }
 }
 
-function samePath(a: string, b: string): boolean {
+/**
+ * Whether node-llama-cpp forks the very test file the app runs for it: the same text, or the same file reached another
+ * way (a link, another letter case), as realpath gives both. Not the workspace's case-rule comparison (path-case.ts):
+ * this asks whether two names open one module, which realpath answers on every system.
+ */
+function sameFile(a: string, b: string): boolean {
   if (resolve(a) === resolve(b)) return true;
   try {
     return realpathSync(a) === realpathSync(b);
@@ -103,7 +108,7 @@ export function routeBinaryTests(port: RuntimePort, testerPath: string = binaryT
   // The test file is forked as `fork(path, [], options)`; the options (its environment and output) are the app's to set.
   function routedFork(this: unknown, modulePath: string | URL, ...rest: unknown[]): ChildProcess {
     const path = modulePath instanceof URL ? fileURLToPath(modulePath) : modulePath;
-    if (!samePath(path, testerPath)) return Reflect.apply(nodeFork, this, [modulePath, ...rest]) as ChildProcess;
+    if (!sameFile(path, testerPath)) return Reflect.apply(nodeFork, this, [modulePath, ...rest]) as ChildProcess;
     const test = next++;
     const tester = new RelayedTester(test, port);
     testers.set(test, tester);
