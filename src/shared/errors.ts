@@ -25,6 +25,8 @@ export const errorCodeSchema = z.enum([
   'store_key_missing',
   /** The database is encrypted and the key this system keeps does not open it. */
   'store_key_wrong',
+  /** Another running process has the database open, or alone (putting a backup back, converting it): named in the message. */
+  'store_in_use',
   'secret_storage_unavailable',
   'model_connection_failed',
   'model_rate_limited',

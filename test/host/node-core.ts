@@ -90,6 +90,7 @@ export async function createNodeCore(options: NodeCoreOptions): Promise<{ core: 
   const core = await createWorkbenchCore({
     dataDir: options.dataDir,
     appVersion: '0.1.0',
+    holderName: 'the test host',
     transport: options.transport,
     isTrustedSender: options.isTrustedSender ?? ((sender) => sender.isMainFrame),
     settings,

@@ -7,6 +7,7 @@ import type { Repositories } from '../git/repositories';
 import type { TagWorkerEntry } from '../code-map/worker-tagger';
 import type { Database } from 'better-sqlite3';
 import type { DatabaseEncryption, DatabaseKeyKeeper } from '../store/database-key';
+import type { LockSystem } from '../store/database-lock';
 import type { McpServerStatus, ModelCheck } from '../../shared/domain';
 import type { LocalModels, MachineInfo } from '../../shared/local-models';
 import type { CatalogueEntry, DownloadView } from '../../shared/model-catalogue';
@@ -47,6 +48,14 @@ export interface CoreOptions {
    * or where the system keeps no key, the database stays plain and `Core.encryption` says why.
    */
   readonly databaseKeys?: DatabaseKeyKeeper;
+  /**
+   * What this process is called when another is told it has the database open ("Agent Workbench" unless given: the
+   * terminal runner and the test host name themselves). Every process holds the database while it has it open; see
+   * `holdDatabase`.
+   */
+  readonly holderName?: string;
+  /** The system the database's lock asks about other processes (tests give their own). */
+  readonly lockSystem?: LockSystem;
   /** Hears every journalled event and every change to a session's row. */
   readonly listener: RuntimeListener;
   readonly clock?: Clock;

@@ -17,6 +17,7 @@ import { SessionTransfer } from '../agent/history/session-transfer';
 import { SessionArchive } from '../agent/session/archive';
 import type { SessionRuntime } from '../agent/session/session-runtime';
 import { openDatabase, startCheckpointer } from '../store/database';
+import { holdDatabase } from '../store/database-lock';
 import { SqliteModelCheckStore } from '../store/sqlite-model-checks';
 import { collectFileContents } from '../workspace/file-contents-collection';
 import { SqliteFileHistory } from '../workspace/file-history';
@@ -60,8 +61,24 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // The git tools are offered where git is: without it the model would only be told, call after call, that it is missing.
   const gitAvailable = shell ? (await repositories.availability()).available : false;
   const databasePath = join(options.dataDir, 'workbench.sqlite');
-  const { db, encryption } = openDatabase(databasePath, options.databaseKeys ? { keys: options.databaseKeys } : {});
+  // Held for as long as the database is open: a restore or a conversion in another process waits for it to close.
+  const holder = options.holderName ?? 'Agent Workbench';
+  const hold = holdDatabase(databasePath, holder, options.lockSystem);
+  let opened: ReturnType<typeof openDatabase>;
+  try {
+    opened = openDatabase(databasePath, {
+      holder,
+      ...(options.databaseKeys ? { keys: options.databaseKeys } : {}),
+      ...(options.lockSystem ? { lockSystem: options.lockSystem } : {}),
+    });
+  } catch (error) {
+    hold.release();
+    throw error;
+  }
+  const { db, encryption } = opened;
   const owned = new DisposableStore();
+  // Released last, once the database is closed.
+  owned.add(toDisposable(() => hold.release()));
   owned.add(toDisposable(() => void db.close()));
   try {
     const stores = openStores(db, clock, options.monotonic);

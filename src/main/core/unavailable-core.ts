@@ -8,6 +8,7 @@ import type { AppInfo } from '../../shared/ipc/contract';
 import { createUnavailableHandlers } from '../ipc/handlers';
 import type { Handlers } from '../ipc/router';
 import type { DatabaseKeyKeeper } from '../store/database-key';
+import type { LockSystem } from '../store/database-lock';
 import { restoreBackup, takenAtOf } from '../store/database-restore';
 import { latestSchemaVersion } from '../store/migrations';
 
@@ -31,6 +32,8 @@ export function backupRestorer(options: {
   readonly keys: DatabaseKeyKeeper | undefined;
   readonly now: () => number;
   readonly relaunch?: (() => void) | undefined;
+  /** Who restores, as a process that has the database open is told (the restore then waits for it to quit). */
+  readonly restore?: { readonly holderName?: string | undefined; readonly lockSystem?: LockSystem | undefined } | undefined;
 }): () => { setAsidePath: string; relaunching: boolean } {
   let restored: string | null = null;
   return () => {
@@ -42,7 +45,11 @@ export function backupRestorer(options: {
     }
     if (options.backupPath === undefined)
       throw new WorkbenchError('invalid_state', 'No backup of the database opens here; nothing was changed.');
-    restored = restoreBackup(options.databasePath, options.backupPath, keptKey(options.keys), latestSchemaVersion, options.now());
+    const { holderName: holder, lockSystem } = options.restore ?? {};
+    restored = restoreBackup(options.databasePath, options.backupPath, keptKey(options.keys), latestSchemaVersion, options.now(), {
+      ...(holder ? { holder } : {}),
+      ...(lockSystem ? { lockSystem } : {}),
+    });
     const { relaunch } = options;
     // After the answer has reached the window, which then says the app starts again.
     if (relaunch) setTimeout(relaunch, 250);
@@ -62,6 +69,7 @@ export function unavailableCore(
     readonly keys: DatabaseKeyKeeper | undefined;
     readonly now: () => number;
     readonly relaunch?: (() => void) | undefined;
+    readonly restore?: { readonly holderName?: string | undefined; readonly lockSystem?: LockSystem | undefined } | undefined;
   },
 ): { readonly appInfo: AppInfo; readonly handlers: Handlers; readonly refusal: WorkbenchError } {
   const info: ErrorInfo = error instanceof WorkbenchError ? error.toInfo() : { code: 'store_unavailable', message: String(error) };

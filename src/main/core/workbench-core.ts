@@ -60,6 +60,8 @@ export interface WorkbenchCoreOptions extends Pick<
   | 'machineInfo'
   | 'freeDiskBytes'
   | 'folderTrust'
+  | 'holderName'
+  | 'lockSystem'
 > {
   readonly appVersion: string;
   readonly transport: IpcTransport;
@@ -213,8 +215,8 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
       onFolderTrustChanged: () => announceFolderTrust(),
     });
   } catch (error) {
-    const keys = options.databaseKeys;
-    const unavailable = unavailableCore(error, { baseInfo, databasePath, keys, now: () => clock.now(), relaunch: options.relaunch });
+    const { databaseKeys: keys, relaunch } = options;
+    const unavailable = unavailableCore(error, { baseInfo, databasePath, keys, now: () => clock.now(), relaunch, restore: options });
     owned.add(registerHandlers(options.transport, { ...unavailable.handlers, ...updateHandlers(updates) }, routerOptions));
     return finish(unavailable.appInfo, null, async () => {
       throw unavailable.refusal;

@@ -8,6 +8,7 @@ import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { databaseFileState, durableCopy, schemaBackups, syncFile, syncFolder } from './database-conversion';
 import { applyKey } from './database-key';
+import { whileAlone, type LockSystem } from './database-lock';
 
 /** A backup kept beside the database that opens as it is now. */
 export interface RestorableBackup {
@@ -75,12 +76,19 @@ function openingVersion(backup: string, key: Buffer | null, newestSchema: number
  * A backup of a newer app, a damaged one or one needing another key is passed over; null when none opens.
  */
 export function newestRestorableBackup(path: string, key: Buffer | null, newestSchema: number): RestorableBackup | null {
+  return restorableBackups(path, key, newestSchema, 1)[0] ?? null;
+}
+
+/** The backups kept beside the database at `path` that open now (as `newestRestorableBackup` checks), newest first, at most `limit`. */
+export function restorableBackups(path: string, key: Buffer | null, newestSchema: number, limit = Infinity): RestorableBackup[] {
   const newestFirst = schemaBackups(path).sort((a, b) => takenAtOf(b) - takenAtOf(a));
+  const found: RestorableBackup[] = [];
   for (const backup of newestFirst) {
+    if (found.length >= limit) break;
     const schemaVersion = openingVersion(backup, key, newestSchema);
-    if (schemaVersion !== null) return { path: backup, takenAt: takenAtOf(backup), schemaVersion };
+    if (schemaVersion !== null) found.push({ path: backup, takenAt: takenAtOf(backup), schemaVersion });
   }
-  return null;
+  return found;
 }
 
 /** A name beside the database, not yet taken by it or its sidecars, for the files a restore sets aside. */
@@ -119,15 +127,34 @@ function copyWhole(source: BetterSqlite3.Database, expected: number, to: string,
   syncFile(to);
 }
 
+/** Who puts the backup back, as a process that has the database open is told; and the system the lock asks. */
+export interface RestoreOptions {
+  readonly holder?: string;
+  readonly lockSystem?: LockSystem;
+}
+
 /**
  * Puts `backup` (a backup kept beside the database that opens now, checked again here, once) in place of the database at
- * `path`. The backup is first copied whole beside the database, its log folded in, and the copy checked. Then the
+ * `path`, with the database alone: refused with `store_in_use`, naming it, while another running process has it open
+ * (its connection would go on with the file set aside, or write into the new one's place), and nothing is changed. The backup is first copied whole beside the database, its log folded in, and the copy checked. Then the
  * database and its sidecars are kept under `<file>.unopened-<time>` as well (links, so nothing is moved or written), the
  * sidecars leave the database's name, and the copy is renamed over it in one step. At every moment the database's name
  * holds the database or the copy, never nothing, so a crash never leaves the app to make a new, empty one. The backup
  * stays where it was. Returns the name the database was kept under.
  */
-export function restoreBackup(path: string, backup: string, key: Buffer | null, newestSchema: number, now: number): string {
+export function restoreBackup(
+  path: string,
+  backup: string,
+  key: Buffer | null,
+  newestSchema: number,
+  now: number,
+  options: RestoreOptions = {},
+): string {
+  const put = (): string => putBack(path, backup, key, newestSchema, now);
+  return whileAlone(path, 'restore', options.holder ?? 'Agent Workbench', put, options.lockSystem);
+}
+
+function putBack(path: string, backup: string, key: Buffer | null, newestSchema: number, now: number): string {
   const refused = new WorkbenchError('invalid_state', `${backup} is not a backup of ${path} that opens now; nothing was changed.`);
   if (!schemaBackups(path).includes(backup)) throw refused;
   // Opened and checked once: the copy is made from this connection.

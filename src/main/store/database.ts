@@ -15,6 +15,7 @@ import {
   type ConversionStep,
 } from './database-conversion';
 import { applyKey, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
+import { DatabaseInUseError, whileAlone, type LockSystem } from './database-lock';
 import { newestRestorableBackup, type RestorableBackup } from './database-restore';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
 
@@ -28,6 +29,10 @@ export interface OpenDatabaseOptions {
   readonly keys?: DatabaseKeyKeeper;
   /** Told before each step of a conversion of a plain database (tests stop there, as a crash would). */
   readonly onConversionStep?: (step: ConversionStep) => void;
+  /** What this process is, as another that has the database open is told when a conversion needs it alone. */
+  readonly holder?: string;
+  /** The system the lock asks whether other processes have the database open (tests give their own). */
+  readonly lockSystem?: LockSystem;
 }
 
 export interface OpenedDatabase {
@@ -68,7 +73,7 @@ function unopenedError(
     console.error('The backups of the database could not be looked at:', error);
   }
   const offer = backup
-    ? ` A backup taken ${new Date(backup.takenAt).toISOString()} opens: it can be put back in its place from the app's window, and this file is then kept beside it as it is.`
+    ? ` A backup taken ${new Date(backup.takenAt).toISOString()} opens: it can be put back in its place (from the app's window, or with the terminal runner's --restore-backup), and this file is then kept beside it as it is.`
     : '';
   return new StoreError(code, `The database ${path} cannot be opened: ${why} The file was left untouched.${offer}`, {
     ...(options.cause === undefined ? {} : { cause: options.cause }),
@@ -112,7 +117,16 @@ function plainSchemaVersion(path: string): number {
  * A conversion that fails leaves the plain database as it was (the app keeps working) and is tried at the next start.
  */
 function prepareKey(path: string, target: number, options: OpenDatabaseOptions): { key: Buffer | null; encryption: DatabaseEncryption } {
-  recoverConversion(path);
+  // What a conversion stopped part way left is put back, and a conversion runs, only while no other process has the
+  // database open: the file is replaced under its name. Another process has it: it stays as it is, and plain.
+  const alone = <T>(work: () => T): T => whileAlone(path, 'convert', options.holder ?? 'Agent Workbench', work, options.lockSystem);
+  let othersHoldIt: string | null = null;
+  try {
+    alone(() => recoverConversion(path));
+  } catch (error) {
+    if (!(error instanceof DatabaseInUseError)) throw error;
+    othersHoldIt = error.holder;
+  }
   const state = databaseFileState(path);
   const keys = options.keys;
   if (state === 'opaque') return { key: keyOfEncrypted(path, keys, target), encryption: { encrypted: true } };
@@ -132,11 +146,23 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
   if (state === 'absent') return { key, encryption: { encrypted: true } };
   // A database of a newer app is left as it is: opening it refuses it below.
   if (plainSchemaVersion(path) > target) return { key: null, encryption: { encrypted: false, reason: 'not encrypted' } };
+  const notAlone = (holder: string): { key: null; encryption: DatabaseEncryption } => ({
+    key: null,
+    encryption: { encrypted: false, reason: `not encrypted yet: ${holder} has it open; it is converted at a start when nothing else has` },
+  });
+  if (othersHoldIt !== null) return notAlone(othersHoldIt);
   try {
-    convertToEncrypted(path, key, options.onConversionStep);
+    alone(() => {
+      try {
+        convertToEncrypted(path, key, options.onConversionStep);
+      } catch (error) {
+        recoverConversion(path);
+        throw error;
+      }
+    });
     return { key, encryption: { encrypted: true } };
   } catch (error) {
-    recoverConversion(path);
+    if (error instanceof DatabaseInUseError) return notAlone(error.holder);
     const reason = `not encrypted yet: converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
     console.error(`The database ${path} could not be encrypted:`, error);
     return { key: null, encryption: { encrypted: false, reason } };
