@@ -1,6 +1,6 @@
 /*
  * The terminal runner (`npm run agent`): runs one turn against a given endpoint and workspace and prints its events,
- * for debugging and benchmarks.
+ * for debugging and benchmarks; and puts back a backup of its data folder's database when that cannot be opened.
  *
  * Gates are asked at the terminal or answered by `--approve`; an escalation is never allowed without a person.
  */
@@ -16,10 +16,11 @@ import { approvalDecisionSchema, autonomySchema, defaultSettings, providerKindSc
 import type { JournalEntry } from '../../shared/events';
 import type { SessionRuntime } from '../agent/session/session-runtime';
 import type { SessionStore } from '../agent/ports/stores';
-import { createCore } from '../core/create-core';
+import { createCore, type Core, type CoreOptions } from '../core/create-core';
 import { MemorySecretStore } from '../secrets/memory-secret-store';
 import { ConfSettingsStore } from '../settings/conf-settings-store';
 import { FolderInspector } from '../workspace/folder-inspector';
+import { isUnopened, restoreFromTerminal, terminalHolder, unopenedReport } from './backup-restore';
 import { formatEntry } from './format-entry';
 import { decideFolderTrust, gateAnswers } from './terminal-questions';
 
@@ -34,13 +35,57 @@ const usage = `Usage: npm run agent -- --workspace DIR --endpoint URL --model MO
   --data DIR                           keep the session database here (default: a temporary folder, removed after)
   --sub-agents N                       how many sub-agents run at once (default 2)
   --sub-agent-depth N                  how deep sub-agents may hand work on; 0 turns delegation off (default 2)
-  --json                               print each event as one JSON line`;
+  --json                               print each event as one JSON line
+  --restore-backup newest|PATH         with --data: when its database cannot be opened, put back the newest backup kept
+                                       beside it that opens (or the one named), keeping the file it replaces beside it;
+                                       then runs the turn, if one is given, or exits`;
 
 /** The protocol an endpoint most likely speaks, from its address: Ollama's own API is at the root of port 11434. */
 function guessKind(endpoint: string): string {
   if (/api\.anthropic\.com/.test(endpoint)) return 'anthropic';
   if (/:11434\/?$/.test(endpoint)) return 'ollama';
   return 'openai-compatible';
+}
+
+/**
+ * `--restore-backup` (not with `--help`): puts the backup back first. The exit code when the run ends there (it failed,
+ * or no turn was given), or null when the turn runs next, on what it put back.
+ */
+function restoreFirst(
+  values: {
+    readonly data?: string | undefined;
+    readonly help?: boolean | undefined;
+    readonly 'restore-backup'?: string | undefined;
+  } & TurnArguments,
+  prompt: string,
+): number | null {
+  const choice = values['restore-backup'];
+  if (choice === undefined || values.help) return null;
+  if (!values.data) {
+    console.error(`--restore-backup needs --data DIR: the data folder whose database it puts back.\n${usage}`);
+    return 2;
+  }
+  const restored = restoreFromTerminal(resolve(values.data), choice, Date.now());
+  (restored.ok ? console.log : console.error)(restored.message);
+  if (!restored.ok) return 1;
+  return prompt === '' && !values.workspace && !values.endpoint && !values.model ? 0 : null;
+}
+
+interface TurnArguments {
+  readonly workspace?: string | undefined;
+  readonly endpoint?: string | undefined;
+  readonly model?: string | undefined;
+}
+
+/** The core on the data folder; when its database cannot be opened, null, after saying why and which backups open. */
+async function coreOrReport(options: CoreOptions): Promise<Core | null> {
+  try {
+    return await createCore(options);
+  } catch (error) {
+    if (!isUnopened(error)) throw error;
+    console.error(unopenedReport(error, options.dataDir));
+    return null;
+  }
 }
 
 async function main(): Promise<number> {
@@ -58,10 +103,13 @@ async function main(): Promise<number> {
       'trust-folder': { type: 'boolean', default: false },
       'sub-agents': { type: 'string', default: '2' },
       'sub-agent-depth': { type: 'string', default: '2' },
+      'restore-backup': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   const prompt = positionals.join(' ').trim();
+  const restoring = restoreFirst(values, prompt);
+  if (restoring !== null) return restoring;
   if (values.help || !values.workspace || !values.endpoint || !values.model || prompt === '') {
     console.error(usage);
     return values.help ? 0 : 2;
@@ -125,8 +173,9 @@ async function main(): Promise<number> {
   };
   const { answerApproval, answerPlan } = gateAnswers({ approveMode, questions, runtime: () => runtime });
 
-  const core = await createCore({
+  const core = await coreOrReport({
     dataDir,
+    holderName: terminalHolder,
     settings,
     secrets: new MemorySecretStore(),
     environmentAnthropicKey: process.env['ANTHROPIC_API_KEY'] ?? null,
@@ -136,6 +185,10 @@ async function main(): Promise<number> {
     // Sessions of an earlier run left in the middle of a turn stay so: this runs one new turn.
     recoverInterrupted: false,
   });
+  if (!core) {
+    questions?.close();
+    return 1;
+  }
   runtime = core.runtime;
   const { store } = core;
   sessions = store;

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
 import {
@@ -20,29 +19,9 @@ import { latestSchemaVersion } from '../../../src/main/store/migrations';
 import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
 import { memoryKeyCipher } from '../../host/test-cipher';
 import { temporaryFolder } from '../../helpers';
+import { ended, otherProcessHolding } from '../../database-holder';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const digest = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
-
-/** Starts another process that holds the database at `path` open until its stdin ends; resolves once it holds it. */
-async function otherProcessHolding(path: string, name: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/hold-database.ts', path, name], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('held')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the holding process ended (${code}): ${errors}`)));
-  });
-  return child;
-}
-
-const ended = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 
 /** A pid that ran a moment ago and no longer does. */
 async function deadPid(): Promise<number> {
