@@ -212,6 +212,8 @@ export function holdDatabase(path: string, name: string, system: LockSystem = no
     const other = describeHolder(lock, system);
     throw new DatabaseInUseError(`The database ${path} is being ${what} by ${other}; start again once it is done.`, other);
   }
+  // Records left by processes that are gone (killed, or before a restart) go now, so they never pile up.
+  for (const record of openRecords(path)) if (judgeFile(record, system)?.state === 'gone') rmSync(record, { force: true });
   return { holder, release: () => removeOwn(file, holder.token) };
 }
 

@@ -111,9 +111,28 @@ describe('only one process puts a backup back, and only while no other has the d
     };
     writeFileSync(`${path}.lock`, JSON.stringify(gone));
     const aside = restoreBackup(path, backup, null, latestSchemaVersion, 7);
+    expect(readdirSync(folder.path).filter((name) => name.startsWith('workbench.sqlite.open-'))).toEqual([]);
     expect(titles()).toEqual(['Yesterday']);
     expect(existsSync(aside)).toBe(true);
     expect(readdirSync(folder.path).filter((name) => /\.open-|\.lock/.test(name))).toEqual([]);
+  }, 30_000);
+
+  it('clears the records of processes that were killed when the next one opens the database', async () => {
+    const records = (): string[] => readdirSync(folder.path).filter((name) => name.startsWith('workbench.sqlite.open-'));
+    const pids: Array<number | undefined> = [];
+    for (const name of ['first', 'second']) {
+      const killed = await otherProcessHolding(path, name);
+      children.push(killed);
+      pids.push(killed.pid);
+      killed.kill('SIGKILL');
+      await ended(killed);
+    }
+    // The second one, opening, took the first one's record away; its own is left.
+    expect(records()).toEqual([expect.stringMatching(new RegExp(`^workbench\\.sqlite\\.open-${pids[1]}-`))]);
+    const hold = holdDatabase(path, 'Agent Workbench');
+    expect(records()).toEqual([`workbench.sqlite.open-${process.pid}-${hold.holder.token}`]);
+    hold.release();
+    expect(records()).toEqual([]);
   }, 30_000);
 
   it('keeps a process from opening the database while another is putting a backup back in it', async () => {
