@@ -171,9 +171,18 @@ function newHolder(name: string, purpose: HoldPurpose, system: LockSystem): Data
   };
 }
 
+/** Removes a record's file; one that cannot be (a folder of that name) is left, and judged again next time. */
+function discard(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Left as it is.
+  }
+}
+
 /** Removes a record if it is still this hold's own (a record taken over since is another's). */
 function removeOwn(file: string, token: string): void {
-  if (readHolder(file)?.token === token) rmSync(file, { force: true });
+  if (readHolder(file)?.token === token) discard(file);
 }
 
 /** The database's lock file as it stands: absent, or what it says of its process. */
@@ -207,13 +216,13 @@ export function holdDatabase(path: string, name: string, system: LockSystem = no
   // Written first, checked second (and the other way round by `whileAlone`): of two at once, one always sees the other.
   const lock = judgeLock(path, system);
   if (lock?.state === 'live') {
-    rmSync(file, { force: true });
+    discard(file);
     const what = lock.holder?.purpose === 'convert' ? 'encrypted' : 'put back from a backup';
     const other = describeHolder(lock, system);
     throw new DatabaseInUseError(`The database ${path} is being ${what} by ${other}; start again once it is done.`, other);
   }
   // Records left by processes that are gone (killed, or before a restart) go now, so they never pile up.
-  for (const record of openRecords(path)) if (judgeFile(record, system)?.state === 'gone') rmSync(record, { force: true });
+  for (const record of openRecords(path)) if (judgeFile(record, system)?.state === 'gone') discard(record);
   return { holder, release: () => removeOwn(file, holder.token) };
 }
 
@@ -225,7 +234,10 @@ function takeLock(path: string, holder: DatabaseHolder, system: LockSystem): Jud
       writeFileSync(file, JSON.stringify(holder), { flag: 'wx' });
       return null;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new StoreError('store_unavailable', `${file} could not be written (${(error as Error).message}); nothing was changed.`, {
+          cause: error,
+        });
     }
     const judged = judgeFile(file, system);
     if (judged?.state === 'live') return judged;
@@ -245,10 +257,10 @@ function takeLock(path: string, holder: DatabaseHolder, system: LockSystem): Jud
       } catch {
         // Another lock is in place: it is the one that counts.
       }
-      rmSync(moved, { force: true });
+      discard(moved);
       return again;
     }
-    rmSync(moved, { force: true });
+    discard(moved);
   }
   return judgeLock(path, system) ?? { state: 'live', holder: null, file };
 }
@@ -276,7 +288,7 @@ export function whileAlone<T>(
   try {
     for (const file of openRecords(path)) {
       const judged = judgeFile(file, system);
-      if (judged?.state === 'gone') rmSync(file, { force: true });
+      if (judged?.state === 'gone') discard(file);
       if (judged?.state === 'live') {
         const other = describeHolder(judged, system);
         throw new DatabaseInUseError(

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
@@ -161,6 +161,41 @@ describe('only one process puts a backup back, and only while no other has the d
     expect(() => restoreBackup(path, backup, null, latestSchemaVersion, 8)).toThrow(expect.objectContaining({ code: 'store_in_use' }));
     expect(titles()).toEqual(['Today']);
   }, 30_000);
+
+  it('counts a record it cannot read as held for a moment, then as gone; and one of another computer as held, saying how to clear it', () => {
+    const lock = `${path}.lock`;
+    writeFileSync(lock, '{"pid":');
+    expect(() => restoreBackup(path, backup, null, latestSchemaVersion, 9)).toThrow(
+      expect.objectContaining({
+        code: 'store_in_use',
+        message: expect.stringContaining(`a process that is just taking hold of it (${lock})`),
+      }),
+    );
+    utimesSync(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    restoreBackup(path, backup, null, latestSchemaVersion, 10);
+    expect(titles()).toEqual(['Yesterday']);
+
+    const system = nodeLockSystem();
+    const elsewhere: DatabaseHolder = {
+      pid: process.pid,
+      host: `${system.host}-other`,
+      bootId: null,
+      bootedAt: 0,
+      startedAt: Date.parse('2026-01-02T03:04:05Z'),
+      name: 'Agent Workbench',
+      purpose: 'open',
+      token: 'remote',
+    };
+    const record = `${path}.open-${process.pid}-remote`;
+    writeFileSync(record, JSON.stringify(elsewhere));
+    expect(() => restoreBackup(path, backup, null, latestSchemaVersion, 11)).toThrow(
+      expect.objectContaining({
+        message: expect.stringContaining(
+          `open in Agent Workbench (pid ${process.pid} on the computer ${system.host}-other, since 2026-01-02T03:04:05.000Z; if it no longer runs, delete ${record})`,
+        ),
+      }),
+    );
+  });
 
   it('does not convert a plain database to encrypted while another process has it open, and does once it is alone', async () => {
     const keys = new CipherKeptDatabaseKey(join(folder.path, 'database.key'), memoryKeyCipher());
