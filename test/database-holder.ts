@@ -5,10 +5,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Starts another process that holds the database at `path` open (named `name` to others) until its stdin ends, as a
- * second copy of the app or the terminal runner would; resolves once it holds it. The caller ends it.
+ * second copy of the app or the terminal runner would (with `hold-only`, without opening it: see the fixture); resolves
+ * once it holds it. The caller ends it.
  */
-export async function otherProcessHolding(path: string, name: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/hold-database.ts', path, name], {
+export async function otherProcessHolding(path: string, name: string, mode: 'open' | 'hold-only' = 'open'): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/hold-database.ts', path, name, mode], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -6,6 +6,7 @@ import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { latestSchemaVersion } from '../../../src/main/store/migrations';
 import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
 import type { SecretCipher } from '../../../src/main/secrets/encrypted-file-secret-store';
+import { ended, otherProcessHolding } from '../../database-holder';
 import { temporaryFolder } from '../../helpers';
 import { LoopbackTransport } from '../../host/loopback-transport';
 import { createNodeCore } from '../../host/node-core';
@@ -85,6 +86,18 @@ describe('the app on an encrypted database', () => {
       ok: true,
       value: { startupError: { code: 'store_key_wrong', backupPath } },
     });
+    // While another process has the database, the window's restore is refused, naming it, and nothing changes.
+    const other = await otherProcessHolding(databasePath, 'the terminal runner', 'hold-only');
+    try {
+      expect(await broken.invoke('app:restoreBackup', {})).toMatchObject({
+        ok: false,
+        error: { code: 'store_in_use', message: expect.stringContaining(`open in the terminal runner (pid ${other.pid}, since `) },
+      });
+      expect(createHash('sha256').update(readFileSync(databasePath)).digest('hex')).toBe(damaged);
+    } finally {
+      other.stdin?.end();
+      await ended(other);
+    }
     const restored = await broken.invoke('app:restoreBackup', {});
     expect(restored).toMatchObject({
       ok: true,
@@ -100,7 +113,7 @@ describe('the app on an encrypted database', () => {
 
     const restarted = await start(folder.path, keychain);
     expect(await restarted.invoke('session:list', {})).toMatchObject({ ok: true, value: [{ title: 'Before the damage' }] });
-  });
+  }, 30_000);
 
   it('puts nothing back where no backup opens, and says so', async () => {
     const folder = temporaryFolder();
