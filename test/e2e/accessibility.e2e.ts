@@ -1,49 +1,12 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright';
 import { expect as expectPage } from 'playwright/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../helpers';
 import { testTools, toolCall } from '../main/agent/harness';
 import { textTurn } from '../scripted-model-server';
+import { seriousFindings } from './axe';
 import { screenSizes, useWorkbenches } from './fixture';
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface Finding {
-  readonly rule: string;
-  readonly impact: string;
-  readonly help: string;
-  readonly targets: string[];
-}
-
-/** What axe-core finds serious or critical on the page as it is now (the whole document: dialogs and popovers included). */
-async function seriousFindings(page: Page): Promise<Finding[]> {
-  // Evaluated through the browser's protocol, as a page script could not be under the app's content policy.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (
-            context: Document,
-            options: object,
-          ) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => ({
-        rule: violation.id,
-        impact: violation.impact ?? '',
-        help: violation.help,
-        targets: violation.nodes.slice(0, 5).map((node) => node.target.map(String).join(' ')),
-      }));
-  });
-}
 
 /*
  * An automated accessibility scan (axe-core) of every main screen, dialog and popover, at three sizes in both themes:
