@@ -1,24 +1,39 @@
 /*
  * The Trash section of Settings: what the agent deleted, newest first, each with Restore; an entry that does not open
- * is shown with why.
+ * is shown with why, and so is a restore that fails, at its entry.
  */
 
 import { useEffect, useState } from 'react';
 import type { ChannelOutput } from '../../../shared/ipc/contract';
+import { errorMessage } from '../client';
 import type { AppStore } from '../store';
 import { SettingsSection, settingField } from './SettingsSection';
-
-type Listed = ChannelOutput<'trash:list'>[number];
-type Entry = Exclude<Listed, { error: unknown }>;
-type Unreadable = Extract<Listed, { error: unknown }>;
+import { trashRows, type TrashListEntry } from './trash-rows';
 
 /** What the agent deleted, newest first, each with Restore. */
 export function TrashSettings({ store }: { store: AppStore }) {
-  const [listed, setListed] = useState<Listed[]>([]);
+  const [listed, setListed] = useState<ChannelOutput<'trash:list'>>([]);
+  /** The message of each entry's last restore that failed: said at the entry, as the dialog covers the app's notice. */
+  const [failures, setFailures] = useState<ReadonlyMap<string, string>>(new Map());
   const field = settingField('trash');
   const refresh = (): void => void store.attempt(async () => setListed(await store.call('trash:list', {})));
-  const entries = listed.filter((entry): entry is Entry => !('error' in entry));
-  const unreadable = listed.filter((entry): entry is Unreadable => 'error' in entry);
+  const failed = (id: string, message: string | null): void =>
+    setFailures((before) => {
+      const after = new Map(before);
+      if (message === null) after.delete(id);
+      else after.set(id, message);
+      return after;
+    });
+  const restore = async (entry: TrashListEntry): Promise<void> => {
+    failed(entry.id, null);
+    try {
+      await store.call('trash:restore', { id: entry.id });
+      store.noteWorkspaceChanged(entry.workspacePath);
+    } catch (error) {
+      failed(entry.id, errorMessage(error));
+    }
+    refresh();
+  };
   useEffect(refresh, [store]);
   return (
     <SettingsSection id="trash">
@@ -27,37 +42,35 @@ export function TrashSettings({ store }: { store: AppStore }) {
           Nothing deleted by the agent.
         </p>
       )}
-      <ul className="providers">
-        {entries.map((entry) => (
-          <li key={entry.id} className="card row" {...field(entry.relativePath, `${entry.workspacePath} deleted restore`)}>
-            <code className="small">
-              {entry.relativePath}
-              {entry.directory ? '/' : ''}
-            </code>
-            <span className="muted small">
-              {entry.workspacePath} · {new Date(entry.deletedAt).toLocaleString()}
-            </span>
-            <span className="spacer" />
-            <button
-              type="button"
-              aria-label={`Restore ${entry.relativePath}`}
-              onClick={() =>
-                void store.attempt(async () => {
-                  await store.call('trash:restore', { id: entry.id });
-                  store.noteWorkspaceChanged(entry.workspacePath);
-                  refresh();
-                })
-              }
-            >
-              Restore
-            </button>
-          </li>
-        ))}
-        {unreadable.map((entry) => (
-          <li key={entry.id} className="card row" role="alert" {...field(`Entry ${entry.id}`, 'does not open sealed key')}>
-            <span className="small">{entry.error.message}</span>
-          </li>
-        ))}
+      <ul className="providers" aria-label="Deleted files">
+        {trashRows(listed, failures).map((row) =>
+          row.kind === 'entry' ? (
+            <li key={row.entry.id} className="card row" {...field(row.entry.relativePath, `${row.entry.workspacePath} deleted restore`)}>
+              <code className="small">
+                {row.entry.relativePath}
+                {row.entry.directory ? '/' : ''}
+              </code>
+              <span className="muted small">
+                {row.entry.workspacePath} · {new Date(row.entry.deletedAt).toLocaleString()}
+              </span>
+              <span className="spacer" />
+              <button type="button" aria-label={`Restore ${row.entry.relativePath}`} onClick={() => void restore(row.entry)}>
+                Restore
+              </button>
+              {row.failure !== null && (
+                <p className="error small trash-failure" role="alert">
+                  {row.failure}
+                </p>
+              )}
+            </li>
+          ) : (
+            <li key={row.id} className="card row" {...field(`Entry ${row.id}`, 'does not open sealed key')}>
+              <span className="small" role="alert">
+                {row.message}
+              </span>
+            </li>
+          ),
+        )}
       </ul>
     </SettingsSection>
   );
