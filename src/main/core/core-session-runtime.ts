@@ -11,7 +11,7 @@ import type { DiagnosticsSource } from '../agent/ports/diagnostics';
 import { isRestricted } from '../agent/ports/folder-trust';
 import { newId } from '../agent/ports/ids';
 import type { ProviderResolver } from '../agent/ports/ports';
-import type { ToolRegistry } from '../agent/ports/tools';
+import type { ToolRegistry, WorkspaceToolSource } from '../agent/ports/tools';
 import { Gates } from '../agent/rules/gates';
 import { ContextBudget } from '../agent/context/prompt-builder';
 import { SystemPrompts } from '../agent/context/prompt-assembly';
@@ -49,6 +49,8 @@ export interface RuntimeParts {
   /** The workspaces' repositories when git is there: checkpoints record HEAD, and Changes commits. */
   readonly repositories: Repositories | null;
   readonly folderTrust: FolderTrustStore | null;
+  /** What a session's folder brings of its own tools (a trusted folder's MCP servers). */
+  readonly workspaceTools?: WorkspaceToolSource;
 }
 
 /** The runtime and the collaborators it is given: the journal, conversations, gates, context budget and system prompts. */
@@ -66,6 +68,7 @@ export function sessionRuntime({
   checks,
   repositories,
   folderTrust,
+  workspaceTools,
 }: RuntimeParts): SessionRuntime {
   const { settings } = options;
   const instrument = options.instrumentProvider;
@@ -102,8 +105,8 @@ export function sessionRuntime({
   const denied = (name: string): boolean => limits().deniedTools.includes(name);
   tools.registerHidden(
     describeToolsTool({
-      get: (name) => (denied(name) ? undefined : tools.get(name)),
-      list: () => tools.offered(limits().deniedTools),
+      get: (name, workspacePath) => (denied(name) ? undefined : tools.get(name, workspacePath)),
+      list: (workspacePath) => tools.offered(limits().deniedTools, workspacePath),
     }),
   );
   const context = new ContextBudget({
@@ -156,6 +159,7 @@ export function sessionRuntime({
       ...(checks ? { checks } : {}),
       ...(repositories ? { git: repositories } : {}),
       ...(folderTrust ? { folderTrust } : {}),
+      ...(workspaceTools ? { workspaceTools } : {}),
       newId: () => newId(clock.now()),
     },
     ...(files ? { changes: new SnapshotChanges(files, [options.dataDir]) } : {}),

@@ -35,8 +35,14 @@ const firstSentence = (text: string): string => {
 const definition = (tool: Pick<Tool, 'name' | 'description' | 'inputJsonSchema'>): string =>
   `## ${tool.name}\n${tool.description.trim()}\nArguments (JSON Schema): ${JSON.stringify(tool.inputJsonSchema)}`;
 
-/** The tool that gives a model the definitions of tools from the catalogue, or lists a server's tools. */
-export function describeToolsTool(lookup: { get(name: string): Tool | undefined; list(): readonly Tool[] }): Tool {
+/**
+ * The tool that gives a model the definitions of tools from the catalogue, or lists a server's tools: those a session in
+ * its folder is offered (a folder's own servers' tools only there).
+ */
+export function describeToolsTool(lookup: {
+  get(name: string, workspacePath: string | null): Tool | undefined;
+  list(workspacePath: string | null): readonly Tool[];
+}): Tool {
   return defineTool({
     name: describeToolsName,
     description:
@@ -44,14 +50,14 @@ export function describeToolsTool(lookup: { get(name: string): Tool | undefined;
     input: describeInput,
     risk: 'read_only',
     summarize: (input) => `describe ${input.names?.join(', ') ?? `the tools of ${input.server ?? ''}`}`,
-    execute: async (input) => {
+    execute: async (input, { workspacePath }) => {
       const parts: string[] = [];
       for (const name of input.names ?? []) {
-        const tool = name === describeToolsName ? undefined : lookup.get(name);
+        const tool = name === describeToolsName ? undefined : lookup.get(name, workspacePath);
         parts.push(tool ? definition(tool) : `## ${name}\nNo tool has this name.`);
       }
       if (input.server !== undefined) {
-        const tools = lookup.list().filter((tool) => (tool.group ?? builtInGroup) === input.server);
+        const tools = lookup.list(workspacePath).filter((tool) => (tool.group ?? builtInGroup) === input.server);
         parts.push(
           tools.length === 0
             ? `No server is named ${input.server}.`

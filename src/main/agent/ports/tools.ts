@@ -41,6 +41,11 @@ export interface Tool {
   readonly description: string;
   /** Where the tool comes from (an MCP server's name); built-in when absent. */
   readonly group?: string;
+  /**
+   * The one workspace folder whose sessions are offered this tool (a tool of that folder's own MCP server), as those
+   * sessions name their folder; every session's when absent.
+   */
+  readonly workspace?: string;
   readonly baseRisk: RiskLevel;
   /**
    * A call the app stopped in the middle of runs again when its turn resumes, instead of failing as "may have partly
@@ -226,28 +231,48 @@ export function defineTool<S extends z.ZodType>(declaration: ToolDeclaration<S>)
   };
 }
 
-/** The tools a runtime offers. */
+/**
+ * Tools a workspace folder brings of its own (the MCP servers a trusted folder configures): made ready before a turn in
+ * that folder asks the model, so their tools are in its first request.
+ */
+export interface WorkspaceToolSource {
+  /** Starts what the folder brings, if it may; resolves once its tools are in the registry or could not be had. Never throws. */
+  prepare(workspacePath: string, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * The tools a runtime offers: those of every session, and those of one workspace folder (see `Tool.workspace`), which
+ * only that folder's sessions see. A folder's tool never hides one of every session's of the same name.
+ */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
+  /** Tools of one folder each, by the folder's path as its sessions name it. */
+  private readonly folders = new Map<string, Map<string, Tool>>();
   /** Tools a model can call but is not offered by default (`describe_tools`). */
   private readonly hidden = new Map<string, Tool>();
   /**
-   * The definitions last given, kept while no tool came or went and the same tools are denied: every request of a turn
-   * carries them, and the context budget measures them by identity.
+   * The definitions last given, kept while no tool came or went and the same tools are denied in the same folder: every
+   * request of a turn carries them, and the context budget measures them by identity.
    */
-  private lastSpecs: { denied: string; specs: readonly ToolSpec[] } | null = null;
+  private lastSpecs: { key: string; specs: readonly ToolSpec[] } | null = null;
 
   constructor(tools: readonly Tool[] = []) {
     for (const tool of tools) this.register(tool);
   }
 
   register(tool: Tool): () => void {
-    if (this.tools.has(tool.name)) throw new Error(`A tool named ${tool.name} is already registered.`);
-    this.tools.set(tool.name, tool);
+    const folder = tool.workspace;
+    const tools = folder === undefined ? this.tools : (this.folders.get(folder) ?? new Map<string, Tool>());
+    if (tools.has(tool.name)) throw new Error(`A tool named ${tool.name} is already registered.`);
+    tools.set(tool.name, tool);
+    if (folder !== undefined) this.folders.set(folder, tools);
     this.lastSpecs = null;
     return () => {
       this.lastSpecs = null;
-      return this.tools.delete(tool.name);
+      if (tools.get(tool.name) !== tool) return false;
+      tools.delete(tool.name);
+      if (folder !== undefined && tools.size === 0 && this.folders.get(folder) === tools) this.folders.delete(folder);
+      return true;
     };
   }
 
@@ -256,24 +281,36 @@ export class ToolRegistry {
     if (!this.hidden.has(tool.name)) this.hidden.set(tool.name, tool);
   }
 
-  get(name: string): Tool | undefined {
-    return this.tools.get(name) ?? this.hidden.get(name);
+  /** The tool of this name a session in this folder (none: a session without one) can call. */
+  get(name: string, workspacePath: string | null = null): Tool | undefined {
+    return (
+      this.tools.get(name) ?? (workspacePath === null ? undefined : this.folders.get(workspacePath)?.get(name)) ?? this.hidden.get(name)
+    );
   }
 
-  list(): Tool[] {
-    return [...this.tools.values()];
+  /** Whether a tool of every session (listed or not) has this name: a folder's tool of the same name would be hidden by it. */
+  takenEverywhere(name: string): boolean {
+    return this.tools.has(name) || this.hidden.has(name);
+  }
+
+  /** The listed tools of a session in this folder (none: a session without one): every session's, then the folder's. */
+  list(workspacePath: string | null = null): Tool[] {
+    const own = workspacePath === null ? undefined : this.folders.get(workspacePath);
+    const everywhere = [...this.tools.values()];
+    return own ? [...everywhere, ...[...own.values()].filter((tool) => !this.tools.has(tool.name))] : everywhere;
   }
 
   /** The tools a model is offered: every listed one but those the person denied (a call to one is still refused). */
-  offered(denied: readonly string[] = []): Tool[] {
-    return denied.length === 0 ? this.list() : this.list().filter((tool) => !denied.includes(tool.name));
+  offered(denied: readonly string[] = [], workspacePath: string | null = null): Tool[] {
+    const listed = this.list(workspacePath);
+    return denied.length === 0 ? listed : listed.filter((tool) => !denied.includes(tool.name));
   }
 
   /** The definitions a request carries, for the tools offered. */
-  specs(denied: readonly string[] = []): readonly ToolSpec[] {
-    const key = denied.join('\u0000');
-    if (this.lastSpecs?.denied === key) return this.lastSpecs.specs;
-    const specs = this.offered(denied).map((tool) => ({
+  specs(denied: readonly string[] = [], workspacePath: string | null = null): readonly ToolSpec[] {
+    const key = `${workspacePath ?? ''}\u0001${denied.join('\u0000')}`;
+    if (this.lastSpecs?.key === key) return this.lastSpecs.specs;
+    const specs = this.offered(denied, workspacePath).map((tool) => ({
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputJsonSchema,
@@ -281,7 +318,7 @@ export class ToolRegistry {
       readOnly: tool.baseRisk === 'read_only',
       ...(tool.optional ? { optional: true } : {}),
     }));
-    this.lastSpecs = { denied: key, specs };
+    this.lastSpecs = { key, specs };
     return specs;
   }
 }

@@ -251,7 +251,7 @@ export class TurnScheduler {
       deniedTools: () => {
         const denied = this.options.limits().deniedTools;
         const off = profiled?.toolGroupsOff ?? [];
-        const own = off.length === 0 ? denied : [...denied, ...toolsSwitchedOff(services.tools.list(), off)];
+        const own = off.length === 0 ? denied : [...denied, ...toolsSwitchedOff(services.tools.list(session.workspacePath), off)];
         const out = outOfReach();
         return out.length === 0 ? own : [...own, ...out];
       },
@@ -323,7 +323,7 @@ export class TurnScheduler {
    */
   private outOfReach(session: Session, limits: RuntimeLimits): string[] {
     const depth = session.subAgent?.depth ?? 0;
-    const tools = this.options.services.tools.list();
+    const tools = this.options.services.tools.list(session.workspacePath);
     const out = depth >= (limits.subAgentDepth ?? 0) ? [...handingOn] : [];
     if (session.subAgent?.tools === 'read_only')
       out.push(...tools.filter((tool) => tool.baseRisk !== 'read_only' && !handingOn.includes(tool.name)).map((tool) => tool.name));

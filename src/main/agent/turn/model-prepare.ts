@@ -27,7 +27,9 @@ export interface PromptInUse {
 export async function promptInUse(context: StepContext, model: ModelInUse): Promise<PromptInUse> {
   const { setup, services, writer } = context;
   const denied = setup.deniedTools();
-  const tools = services.tools.offered(denied).length > 0 ? services.tools.specs(denied) : undefined;
+  // The tools of every session, and those of this session's folder (its own MCP servers, when the person trusts it).
+  const folder = setup.workspacePath;
+  const tools = services.tools.offered(denied, folder).length > 0 ? services.tools.specs(denied, folder) : undefined;
   const window = await services.context.window(model.choice, writer.signal);
   const tokens = services.context.tokensOf(model.choice);
   const profile = setup.profile?.profile;

@@ -18,7 +18,7 @@ import type { SystemPrompts } from '../context/prompt-assembly';
 import type { FileHistory } from '../ports/ports';
 import type { SessionJournal } from '../history/session-journal';
 import type { StreamedEvent } from './delta-coalescer';
-import type { ToolRegistry } from '../ports/tools';
+import type { ToolRegistry, WorkspaceToolSource } from '../ports/tools';
 import type { ModelInUse, TurnProgress } from './loop-state';
 import type { TrustStore } from '../ports/trust';
 import type { GivenCodeMap } from '../../../shared/events';
@@ -86,6 +86,8 @@ export interface TurnSetup extends ModelInUse {
 /** What a turn uses. */
 export interface TurnServices {
   readonly tools: ToolRegistry;
+  /** What a session's folder brings of its own tools (its MCP servers), made ready before the turn asks the model; none: nothing. */
+  readonly workspaceTools?: WorkspaceToolSource;
   readonly trust: TrustStore;
   readonly accounting: AccountingStore;
   readonly checkpoints: CheckpointStore;

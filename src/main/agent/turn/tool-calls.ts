@@ -60,7 +60,8 @@ export function prepareCall(
     rawInput = kept.length < request.arguments.length ? `${kept}… (${request.arguments.length} characters)` : kept;
     jsonError = oversize;
   }
-  const tool = tools.get(request.name) ?? null;
+  // A tool of another folder's MCP server is not this session's: the model is told there is no such tool.
+  const tool = tools.get(request.name, workspacePath) ?? null;
   const fallback: RiskAssessment = { level: tool?.baseRisk ?? 'read_only', reason: 'not run' };
   const refused = (invalid: string): PreparedCall => ({
     request,
@@ -75,7 +76,7 @@ export function prepareCall(
   if (!tool) {
     const known =
       tools
-        .offered(deniedTools())
+        .offered(deniedTools(), workspacePath)
         .map((candidate) => candidate.name)
         .join(', ') || 'none';
     return refused(`There is no tool named ${request.name}. Available tools: ${known}.`);

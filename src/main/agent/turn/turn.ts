@@ -60,6 +60,9 @@ export class Turn {
       // The person's question is saved before anything else happens.
       if (writer.hasUnsaved) writer.checkpoint('input');
       next = advance(this.start(context));
+      // The folder's own MCP servers, when it may have them, are started (or found running) before the model is asked.
+      const folder = context.setup.workspacePath;
+      if (folder !== null && next.kind !== 'finish') await context.services.workspaceTools?.prepare(folder, signal);
     } catch (error) {
       next = { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
     }
