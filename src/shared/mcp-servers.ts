@@ -45,5 +45,9 @@ export const mcpServerStatusSchema = z.object({
   tools: z.array(z.string()),
   error: z.string().nullable(),
   restarts: z.number().int().nonnegative(),
+  /** A folder's own server: the folder and the file (relative to it) that names it. The person's servers have none. */
+  source: z.object({ folder: z.string(), file: z.string() }).optional(),
+  /** What was done about its tools that the person should know (a name a person's tool has, taken under another). */
+  notes: z.array(z.string()).optional(),
 });
 export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;

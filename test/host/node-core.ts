@@ -143,6 +143,8 @@ export async function createCoreWithScriptedModel(options: {
   commandShell?: CommandShell;
   /** Keeps the database's key: the database, and what the app keeps beside it, encrypted at rest. */
   databaseKeys?: DatabaseKeyKeeper;
+  /** How folders are trusted (every folder when absent, see `NodeCoreOptions.folderTrust`). */
+  folderTrust?: 'ask' | 'trust_all';
 }): Promise<{ core: WorkbenchCore; transport: LoopbackTransport }> {
   const transport = new LoopbackTransport();
   const { core } = await createNodeCore({
@@ -155,6 +157,7 @@ export async function createCoreWithScriptedModel(options: {
     ...(options.frameMs === undefined ? {} : { frameMs: options.frameMs }),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.databaseKeys ? { databaseKeys: options.databaseKeys } : {}),
+    ...(options.folderTrust ? { folderTrust: options.folderTrust } : {}),
   });
   const provider = await transport.invoke('provider:save', { kind: 'openai-compatible', name: 'Scripted', baseUrl: options.openaiBaseUrl });
   if (!provider.ok) throw new Error(provider.error.message);

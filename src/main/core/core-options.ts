@@ -32,6 +32,7 @@ import type { SandboxStatus } from '../tools/sandbox';
 import type { Trash } from '../tools/trash';
 import type { LocalModelManager } from '../models/local-model-manager';
 import type { ModelFolders } from '../models/model-sources';
+import type { FolderServers } from '../mcp/folder-servers';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { DiscoveryCandidate } from '../providers/discovery';
 import type { ProviderRegistry } from '../providers/provider-registry';
@@ -154,6 +155,8 @@ export interface Core {
   readonly providers: ProviderRegistry;
   readonly tools: ToolRegistry;
   readonly mcp: McpManager;
+  /** The MCP servers of trusted folders, started for their sessions (`refresh` after their trust changed). */
+  readonly folderServers: FolderServers;
   readonly runtime: SessionRuntime;
   readonly transfer: SessionTransfer;
   /** Deleted sessions, kept until they are restored or purged. */

@@ -30,6 +30,7 @@ import { scrubbedEnvironment } from '../tools/run-command';
 import { detectCommandShell } from '../tools/command-shell';
 import { detectSandbox } from '../tools/sandbox';
 import { LocalModelManager } from '../models/local-model-manager';
+import { FolderServers } from '../mcp/folder-servers';
 import { McpManager } from '../mcp/mcp-manager';
 import { nodeMachineInfo } from '../models/machine';
 import { defaultModelFolders } from '../models/model-sources';
@@ -119,6 +120,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     // Entries left plain (deleted before the database was encrypted, or a sealing that stopped) are sealed meanwhile.
     void trash.sealPending();
     const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
+    // A trusted folder's own servers start with a turn in it; trust taken back or its files changed are looked at every few seconds.
+    const folderServers = new FolderServers({ mcp, trust: folderTrust, protectedRoots: [options.dataDir] });
+    owned.interval(() => void folderServers.refresh(), 2_000);
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
     const { diagnostics, listener } = coreDiagnostics({ options, owned, sandbox, restricted, store: stores.store });
@@ -136,11 +140,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       checks,
       repositories: gitAvailable ? repositories : null,
       folderTrust,
+      workspaceTools: folderServers,
     });
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
     owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => stores.checkpoints.compact() }));
     owned.add(toDisposable(() => mcp.dispose()));
+    owned.add(toDisposable(() => folderServers.dispose()));
     owned.add(toDisposable(() => runtime.dispose()));
     const transfer = new SessionTransfer({
       store: stores.store,
@@ -178,6 +184,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       providers: registry,
       tools,
       mcp,
+      folderServers,
       runtime,
       transfer,
       archive,

@@ -223,11 +223,11 @@ export async function createWorkbenchCore(options: WorkbenchCoreOptions): Promis
     });
   }
   owned.add(toDisposable(() => core.close()));
-  const { trust } = core;
+  const { trust, folderTrust, folderServers } = core;
   announceTrust = () => sender.send('trust:changed', { grants: trust.listActive(clock.now()) });
-  const { folderTrust } = core;
   announceFolderTrust = () => {
     if (folderTrust) sender.send('folder-trust:changed', folderTrust.list());
+    void folderServers.refresh();
   };
   // The sandbox the core's own tools run their commands in, detected when none was given.
   const appInfo: AppInfo = {

@@ -1,6 +1,6 @@
 /*
- * The MCP servers the person configured: started with the app, their tools in the registry, restarted after a crash,
- * stopped when disabled.
+ * The MCP servers the person configured (started with the app) and those of trusted folders (started for their
+ * sessions): their tools in the registry, restarted after a crash, stopped when disabled or gone.
  */
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,7 +9,26 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { McpServerConfig, McpServerStatus } from '../../shared/domain';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
 import type { ToolRegistry } from '../agent/ports/tools';
-import { mcpTool } from './mcp-tool';
+import { mcpTool, namespacedName } from './mcp-tool';
+
+/** One server a folder configures: its config, or why it cannot start (a file not JSON, an entry that is neither kind). */
+export interface FolderServer {
+  readonly name: string;
+  /** The file that names it, relative to the folder. */
+  readonly file: string;
+  readonly config: McpServerConfig | null;
+  readonly problem?: string;
+}
+
+/** A folder's server: where it comes from, and why it cannot start when it cannot. */
+interface Origin {
+  readonly folder: string;
+  readonly file: string;
+  readonly problem?: string;
+}
+
+/** The key of a server: a person's by its name, a folder's by the folder and its name. */
+const keyOf = (name: string, folder?: string): string => (folder === undefined ? name : `${folder}\u0000${name}`);
 
 export interface McpManagerOptions {
   readonly registry: ToolRegistry;
@@ -34,6 +53,7 @@ class Connection {
     readonly config: McpServerConfig,
     private readonly options: McpManagerOptions,
     private readonly announce: () => void,
+    readonly origin?: Origin,
   ) {
     this.status = {
       name,
@@ -42,6 +62,7 @@ class Connection {
       tools: [],
       error: null,
       restarts: 0,
+      ...(origin ? { source: { folder: origin.folder, file: origin.file } } : {}),
     };
   }
 
@@ -50,6 +71,11 @@ class Connection {
 
   async start(): Promise<void> {
     if (this.config.disabled) return;
+    if (this.origin?.problem !== undefined) {
+      // Nothing to start: the person sees why, and the folder's other servers start as usual.
+      this.set({ state: 'failed', error: this.origin.problem });
+      return;
+    }
     this.stopping = false;
     this.set({ state: this.status.restarts > 0 ? 'restarting' : 'starting', error: null });
     const client = new Client({ name: 'agent-workbench', version: '0.1.0' });
@@ -71,21 +97,26 @@ class Connection {
       this.client = client;
       this.attempt = 0;
       this.clearTools();
-      const tools = listed.tools.map((tool) =>
-        mcpTool(
-          this.name,
-          {
-            name: tool.name,
-            description: tool.description,
-            inputSchema: tool.inputSchema as Record<string, unknown>,
-            annotations: tool.annotations,
-          },
-          () => this.client,
-          this.config.trusted,
-        ),
-      );
+      const notes: string[] = [];
+      const tools = listed.tools.flatMap((tool) => {
+        const name = this.nameFor(tool.name, notes);
+        if (name === null) return [];
+        const description = {
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema as Record<string, unknown>,
+          annotations: tool.annotations,
+        };
+        const origin = this.origin;
+        return [
+          origin
+            ? // A folder's word makes no mark count: its tools are at least low-risk writes, whatever the file says.
+              mcpTool(this.name, description, () => this.client, { folder: { path: origin.folder, file: origin.file }, name })
+            : mcpTool(this.name, description, () => this.client, { trusted: this.config.trusted }),
+        ];
+      });
       for (const tool of tools) this.tools.add(toDisposable(this.options.registry.register(tool)));
-      this.set({ state: 'running', tools: tools.map((tool) => tool.name) });
+      this.set({ state: 'running', tools: tools.map((tool) => tool.name), ...(notes.length > 0 ? { notes: notes.slice(0, 20) } : {}) });
     } catch (error) {
       this.client = null;
       await client.close().catch(() => undefined);
@@ -103,6 +134,22 @@ class Connection {
     this.client = null;
     await client?.close().catch(() => undefined);
     this.set({ state: this.config.disabled ? 'disabled' : 'stopped', tools: [] });
+  }
+
+  /**
+   * The name a tool of this server has in the registry. A folder's tool whose name a tool of every session has (a
+   * person's server's, a built-in) takes the name under `folder_`, or none when that is taken too: the person's stays.
+   */
+  private nameFor(tool: string, notes: string[]): string | null {
+    const name = namespacedName(this.name, tool);
+    if (!this.origin || !this.options.registry.takenEverywhere(name)) return name;
+    const other = namespacedName(`folder_${this.name}`, tool);
+    if (!this.options.registry.takenEverywhere(other)) {
+      notes.push(`${name} is the name of one of your own tools: this folder's is named ${other}.`);
+      return other;
+    }
+    notes.push(`${name} is the name of one of your own tools: this folder's is left out.`);
+    return null;
   }
 
   private closed(): void {
@@ -141,7 +188,8 @@ class Connection {
 
 /**
  * The MCP servers the person configured: started with the app, their tools in the registry
- * (namespaced by server), restarted with backoff after a crash, and stopped when disabled.
+ * (namespaced by server), restarted with backoff after a crash, and stopped when disabled. And those of folders
+ * (`configureFolder`), the same way, their tools offered in that folder's sessions only.
  */
 export class McpManager {
   private readonly connections = new Map<string, Connection>();
@@ -152,24 +200,58 @@ export class McpManager {
     return [...this.connections.values()].map((connection) => connection.status);
   }
 
-  connection(name: string): { pid: number | null; status: McpServerStatus } | null {
-    const found = this.connections.get(name);
+  /** A server of the person's (by name), or of a folder's. */
+  connection(name: string, folder?: string): { pid: number | null; status: McpServerStatus } | null {
+    const found = this.connections.get(keyOf(name, folder));
     return found ? { pid: found.pid, status: found.status } : null;
   }
 
-  /** Applies a configuration: servers that changed or went away are stopped, new ones started. */
+  /** Applies the person's configuration: servers that changed or went away are stopped, new ones started. */
   async configure(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+    const wanted = new Map(Object.entries(servers).map(([name, config]) => [keyOf(name), { name, config }] as const));
+    await this.apply((connection) => connection.origin === undefined, wanted);
+  }
+
+  /**
+   * Applies what a folder configures (none: its servers all stop): those that changed or went away are stopped, new
+   * ones started; the person's servers and other folders' are left as they are.
+   */
+  async configureFolder(folder: string, servers: readonly FolderServer[]): Promise<void> {
+    const wanted = new Map(
+      servers.map((server) => {
+        // An entry that cannot start is kept as a failed server, so the person sees why.
+        const config: McpServerConfig = server.config ?? { command: '', args: [], env: {}, disabled: false, trusted: false };
+        const origin: Origin = { folder, file: server.file, ...(server.problem === undefined ? {} : { problem: server.problem }) };
+        return [keyOf(server.name, folder), { name: server.name, config, origin }] as const;
+      }),
+    );
+    await this.apply((connection) => connection.origin?.folder === folder, wanted);
+  }
+
+  /** The folders whose servers are kept now. */
+  folders(): string[] {
+    const folders = new Set<string>();
+    for (const connection of this.connections.values()) if (connection.origin) folders.add(connection.origin.folder);
+    return [...folders];
+  }
+
+  private async apply(
+    mine: (connection: Connection) => boolean,
+    wanted: ReadonlyMap<string, { name: string; config: McpServerConfig; origin?: Origin }>,
+  ): Promise<void> {
     const starts: Array<Promise<void>> = [];
-    for (const [name, connection] of [...this.connections]) {
-      if (JSON.stringify(servers[name]) !== JSON.stringify(connection.config)) {
+    for (const [key, connection] of [...this.connections]) {
+      if (!mine(connection)) continue;
+      const next = wanted.get(key);
+      if (!next || JSON.stringify([next.config, next.origin]) !== JSON.stringify([connection.config, connection.origin])) {
         await connection.stop();
-        this.connections.delete(name);
+        this.connections.delete(key);
       }
     }
-    for (const [name, config] of Object.entries(servers)) {
-      if (this.connections.has(name)) continue;
-      const connection = new Connection(name, config, this.options, () => this.options.onChanged(this.statuses()));
-      this.connections.set(name, connection);
+    for (const [key, { name, config, origin }] of wanted) {
+      if (this.connections.has(key)) continue;
+      const connection = new Connection(name, config, this.options, () => this.options.onChanged(this.statuses()), origin);
+      this.connections.set(key, connection);
       starts.push(connection.start());
     }
     this.options.onChanged(this.statuses());

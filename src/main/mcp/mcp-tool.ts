@@ -44,14 +44,26 @@ function contentText(content: unknown): string {
     .join('\n');
 }
 
+/** Where a server comes from: the person's settings, or a folder's own configuration file. */
+export interface McpToolOrigin {
+  /** Whether the person trusts the server's marks (a folder's own server never is by the folder's word). */
+  readonly trusted?: boolean;
+  /** A folder's own server: only that folder's sessions are offered its tools, and it is named as the folder's. */
+  readonly folder?: { readonly path: string; readonly file: string };
+  /** The tool's name in the registry, when not the namespaced one (a folder's tool whose name a person's tool has). */
+  readonly name?: string;
+}
+
 /** An MCP server's tool as a tool of the registry. Its input is checked by the server, against its own schema. */
-export function mcpTool(server: string, description: McpToolDescription, client: () => Client | null, trusted = false): Tool {
-  const name = namespacedName(server, description.name);
-  const risk = mcpRisk(description.annotations, trusted);
+export function mcpTool(server: string, description: McpToolDescription, client: () => Client | null, origin: McpToolOrigin = {}): Tool {
+  const name = origin.name ?? namespacedName(server, description.name);
+  const risk = mcpRisk(description.annotations, origin.trusted === true);
+  const folder = origin.folder;
   return {
     name,
     group: server,
-    description: `${description.description ?? description.name} (MCP server ${server})`,
+    ...(folder ? { workspace: folder.path } : {}),
+    description: `${description.description ?? description.name} (MCP server ${server}${folder ? ` of this folder's ${folder.file}` : ''})`,
     baseRisk: risk,
     inputJsonSchema: description.inputSchema,
     parse: (raw) =>

@@ -1,0 +1,202 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { McpServerStatus } from '../../../src/shared/domain';
+import { defineTool, ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
+import { FolderServers } from '../../../src/main/mcp/folder-servers';
+import { McpManager } from '../../../src/main/mcp/mcp-manager';
+import { temporaryFolder, waitFor } from '../../helpers';
+import { z } from 'zod';
+
+const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+const everythingEntry = { command: process.execPath, args: [everything, 'stdio'] };
+
+const call = (tool: Tool | undefined, input: unknown) => {
+  if (!tool) throw new Error('no such tool');
+  return tool.execute(input, {
+    signal: new AbortController().signal,
+    sessionId: 's',
+    toolCallId: 'c',
+    workspacePath: null,
+    emitOutput: () => undefined,
+  });
+};
+
+function writeJson(folder: string, path: string, value: unknown): void {
+  mkdirSync(join(folder, path, '..'), { recursive: true });
+  writeFileSync(join(folder, path), typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+describe("a trusted folder's own MCP servers", () => {
+  let registry: ToolRegistry;
+  let manager: McpManager;
+  let servers: FolderServers;
+  let trusted: Set<string>;
+  let root: ReturnType<typeof temporaryFolder>;
+  let project: string;
+  let other: string;
+  const signal = new AbortController().signal;
+  const statuses = (): McpServerStatus[] => manager.statuses();
+
+  beforeEach(() => {
+    root = temporaryFolder('workbench-folder-mcp-');
+    project = join(root.path, 'project');
+    other = join(root.path, 'other');
+    mkdirSync(project);
+    mkdirSync(other);
+    registry = new ToolRegistry();
+    manager = new McpManager({
+      registry,
+      onChanged: () => undefined,
+      backoff: { firstMs: 100, maxMs: 1000 },
+      baseEnv: { PATH: process.env['PATH'] ?? '' },
+    });
+    trusted = new Set();
+    servers = new FolderServers({
+      mcp: manager,
+      trust: { stateOf: (path) => ({ path, trusted: trusted.has(path), decided: true, by: null, parent: null }) },
+      protectedRoots: [join(root.path, 'data')],
+    });
+  });
+  afterEach(async () => {
+    await servers.dispose();
+    await manager.dispose();
+    root.remove();
+  });
+
+  it("starts a trusted folder's server, says where it comes from, and offers its tools to that folder's sessions only", async () => {
+    // The file's own word that its marks are to be trusted counts for nothing.
+    writeJson(project, '.mcp.json', { mcpServers: { everything: { ...everythingEntry, trusted: true } } });
+    trusted.add(project);
+    await servers.prepare(project, signal);
+    expect(statuses()).toEqual([
+      expect.objectContaining({ name: 'everything', state: 'running', source: { folder: project, file: '.mcp.json' } }),
+    ]);
+    expect(registry.list(project).map((tool) => tool.name)).toContain('everything__echo');
+    expect(registry.list(other).map((tool) => tool.name)).not.toContain('everything__echo');
+    expect(registry.list(null)).toEqual([]);
+    expect(registry.specs([], other)).toEqual([]);
+    expect(registry.get('everything__echo', other)).toBeUndefined();
+    expect(registry.get('everything__echo')).toBeUndefined();
+    const echo = registry.get('everything__echo', project);
+    expect(echo?.baseRisk).toBe('write_low');
+    expect(echo?.description).toContain("this folder's .mcp.json");
+    expect(await call(echo, { message: 'from the folder' })).toEqual({ output: 'Echo: from the folder', isError: false });
+  });
+
+  it('starts nothing of a folder the person does not trust', async () => {
+    const marker = (folder: string) => join(folder, 'started');
+    const starter = { command: process.execPath, args: ['-e', "require('fs').writeFileSync('started', '')"] };
+    writeJson(project, '.mcp.json', { mcpServers: { starter } });
+    writeJson(other, '.mcp.json', { mcpServers: { starter } });
+    await servers.prepare(project, signal);
+    await servers.refresh();
+    expect(statuses()).toEqual([]);
+    // The same file in a trusted folder does start its program (which is no server, so it fails): the test can tell.
+    trusted.add(other);
+    await servers.prepare(other, signal);
+    await waitFor(() => existsSync(marker(other)), 10_000, 'the trusted folder to start its program');
+    expect(statuses()[0]).toMatchObject({ name: 'starter', state: expect.stringMatching(/failed|restarting|starting/) });
+    expect(existsSync(marker(project))).toBe(false);
+  });
+
+  it('stops the servers once trust is taken back, and follows the file as it changes and goes', async () => {
+    writeJson(project, '.mcp.json', { mcpServers: { everything: everythingEntry } });
+    trusted.add(project);
+    await servers.prepare(project, signal);
+    const pid = manager.connection('everything', project)?.pid;
+    expect(pid).toBeGreaterThan(0);
+
+    trusted.delete(project);
+    await servers.refresh();
+    expect(statuses()).toEqual([]);
+    expect(registry.list(project)).toEqual([]);
+    await waitFor(() => !alive(pid as number), 5_000, 'the server process to end');
+
+    trusted.add(project);
+    await servers.prepare(project, signal);
+    expect(registry.get('everything__echo', project)).toBeDefined();
+    writeJson(project, '.mcp.json', { mcpServers: { renamed: everythingEntry } });
+    await servers.refresh();
+    expect(statuses().map((status) => status.name)).toEqual(['renamed']);
+    expect(registry.get('everything__echo', project)).toBeUndefined();
+    expect(await call(registry.get('renamed__echo', project), { message: 'new name' })).toMatchObject({ output: 'Echo: new name' });
+
+    rmSync(join(project, '.mcp.json'));
+    await servers.refresh();
+    expect(statuses()).toEqual([]);
+    expect(registry.list(project)).toEqual([]);
+  });
+
+  it('says what is wrong with a bad file or entry, and starts the good ones all the same', async () => {
+    writeJson(project, '.mcp.json', '{ "mcpServers": { nope');
+    writeJson(project, '.cursor/mcp.json', {
+      mcpServers: {
+        neither: { args: ['x'] },
+        missing: { command: join(project, 'no-such-program') },
+        local: { url: 'file:///etc/passwd' },
+      },
+    });
+    writeJson(project, '.vscode/mcp.json', { servers: { everything: everythingEntry } });
+    trusted.add(project);
+    await servers.prepare(project, signal);
+    // The missing program is tried again and again with backoff: it is looked at between two tries.
+    await waitFor(() => statuses().find((status) => status.name === 'missing')?.state === 'failed', 5_000, 'the missing program to fail');
+    const byName = new Map(statuses().map((status) => [status.name, status]));
+    expect(byName.get('.mcp.json')).toMatchObject({ state: 'failed', error: '.mcp.json is not valid JSON.' });
+    expect(byName.get('neither')).toMatchObject({ state: 'failed', error: expect.stringContaining('needs a command or a url') });
+    expect(byName.get('local')).toMatchObject({ state: 'failed', error: expect.stringContaining('not http(s)') });
+    expect(byName.get('missing')).toMatchObject({ state: 'failed', error: expect.stringMatching(/ENOENT|spawn/) });
+    expect(byName.get('missing')?.source).toEqual({ folder: project, file: '.cursor/mcp.json' });
+    expect(byName.get('everything')).toMatchObject({ state: 'running', source: { folder: project, file: '.vscode/mcp.json' } });
+    expect(await call(registry.get('everything__echo', project), { message: 'still here' })).toMatchObject({ output: 'Echo: still here' });
+  });
+
+  it("never replaces a tool of the person's own of the same name: the folder's takes another", async () => {
+    const own = defineTool({
+      name: 'everything__echo',
+      description: "the person's own echo",
+      input: z.object({}),
+      risk: 'read_only',
+      execute: async () => ({ output: 'mine' }),
+    });
+    registry.register(own);
+    writeJson(project, '.mcp.json', { mcpServers: { everything: everythingEntry } });
+    trusted.add(project);
+    await servers.prepare(project, signal);
+    expect(registry.get('everything__echo', project)).toBe(own);
+    expect(registry.list(project).filter((tool) => tool.name === 'everything__echo')).toEqual([own]);
+    expect(await call(registry.get('folder_everything__echo', project), { message: 'renamed' })).toMatchObject({ output: 'Echo: renamed' });
+    expect(statuses()[0]?.notes).toContain(
+      "everything__echo is the name of one of your own tools: this folder's is named folder_everything__echo.",
+    );
+  });
+
+  it('keeps two folders with a server of the same name apart, each in its own sessions', async () => {
+    writeJson(project, '.mcp.json', { mcpServers: { everything: everythingEntry } });
+    writeJson(other, '.mcp.json', { mcpServers: { everything: everythingEntry } });
+    trusted.add(project);
+    trusted.add(other);
+    await Promise.all([servers.prepare(project, signal), servers.prepare(other, signal), servers.prepare(project, signal)]);
+    expect(statuses()).toHaveLength(2);
+    const first = registry.get('everything__echo', project);
+    const second = registry.get('everything__echo', other);
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(first).not.toBe(second);
+    expect(manager.connection('everything', project)?.pid).not.toBe(manager.connection('everything', other)?.pid);
+    await servers.dispose();
+    expect(statuses()).toEqual([]);
+    expect(registry.list(project)).toEqual([]);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
