@@ -84,6 +84,44 @@ function McpJsonEditor({
 }
 
 /**
+ * The servers folders configure for themselves: where each comes from, its state and tools, and why it failed. Each
+ * runs for its folder's sessions while the person trusts the folder, and is changed in the folder's own file, not here.
+ */
+function FolderServers({ servers }: { servers: readonly McpServerStatus[] }) {
+  const field = settingField('mcp');
+  const own = servers.flatMap((server) => (server.source ? [{ server, from: `${server.source.folder}/${server.source.file}` }] : []));
+  if (own.length === 0) return null;
+  return (
+    <>
+      <h4>From the folders you trust</h4>
+      <p className="muted small">Started for a session in the folder, with its tools offered in that folder's sessions only.</p>
+      <ul className="providers" aria-label="MCP servers of folders">
+        {own.map(({ server, from }) => (
+          <li
+            key={`${from}\u0000${server.name}`}
+            className="card row"
+            {...field(`${server.name} ${from}`, `${server.state} MCP server of a folder`)}
+          >
+            <strong>{server.name}</strong>
+            <span className={`badge mcp-${server.state}`}>{server.state}</span>
+            <span className="muted small">
+              {server.transport} · {counted(server.tools.length, 'tool')}
+              {server.restarts > 0 ? ` · restarted ${server.restarts}×` : ''} · from <code>{from}</code>
+            </span>
+            {server.error && <span className="error small">{server.error}</span>}
+            {(server.notes ?? []).map((note) => (
+              <span key={note} className="muted small">
+                {note}
+              </span>
+            ))}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/**
  * MCP servers: each server's state and tools, with a switch to disable it, Edit and Remove; a form that adds one (or
  * changes the one being edited); or, with "Edit as JSON", the whole `mcpServers` object. Each way saves the whole
  * object through `mcp:configure`, which restarts the servers that changed.
@@ -131,6 +169,8 @@ export function McpSettings({ store }: { store: AppStore }) {
     setEditing({ name: null, key: editing.key + 1 });
   };
   const editingConfig = editing.name === null ? undefined : configs[editing.name];
+  // The person's own servers; the folders' are listed after them, as their files have them.
+  const yours = servers.filter((server) => !server.source);
 
   return (
     <SettingsSection
@@ -138,7 +178,7 @@ export function McpSettings({ store }: { store: AppStore }) {
       description="Servers that give the agent more tools (named server__tool): a command the app starts (stdio), or a URL (streamable HTTP)."
     >
       <ul className="providers">
-        {servers.map((server) => (
+        {yours.map((server) => (
           <li key={server.name} className="card row" {...field(server.name, `${server.transport} ${server.state} MCP server`)}>
             <strong>{server.name}</strong>
             <span className={`badge mcp-${server.state}`}>{server.state}</span>
@@ -188,6 +228,7 @@ export function McpSettings({ store }: { store: AppStore }) {
           </li>
         ))}
       </ul>
+      <FolderServers servers={servers} />
       <div {...field('Add an MCP server', 'name, command, arguments, environment variables, working folder, URL, headers, edit as JSON')}>
         {json === null ? (
           <McpServerForm
