@@ -94,7 +94,8 @@ describe('trusting a folder', () => {
 
     // Settings lists the decision; forgotten there, the folder is asked about again.
     await page.getByRole('button', { name: 'Settings' }).first().click();
-    const decided = page.getByRole('listitem').filter({ hasText: project.path });
+    // The folder's own MCP server, now started (and failing: it has no helper.js), is listed under MCP servers too.
+    const decided = page.getByRole('region', { name: 'Trusted folders' }).getByRole('listitem').filter({ hasText: project.path });
     await expectPage(decided).toContainText('Trusted, this folder only');
     await decided.getByRole('button', { name: `Forget ${project.path}` }).click();
     await expectPage(decided).toHaveCount(0);

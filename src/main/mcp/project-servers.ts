@@ -41,39 +41,48 @@ export interface ProjectServer {
 /** A word of a command line as a shell would need it written. */
 const shown = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
-/** What the folder's files hold: each entry that can be read, and a note for each that cannot (and each file). */
+/**
+ * What the folder's files hold: each entry that can be read, and a note for each that cannot (and each file); `at` is
+ * where each stands among them all, in the order of the files.
+ */
 interface ReadEntries {
-  readonly entries: Array<{ readonly name: string; readonly from: string; readonly entry: Entry }>;
-  readonly problems: Array<{ readonly name: string | null; readonly from: string; readonly message: string }>;
+  readonly entries: Array<{ readonly name: string; readonly from: string; readonly entry: Entry; readonly at: number }>;
+  readonly problems: Array<{ readonly name: string | null; readonly from: string; readonly message: string; readonly at: number }>;
 }
 
 async function readEntries(reader: WorkspaceReader): Promise<ReadEntries> {
   const found: ReadEntries = { entries: [], problems: [] };
+  const at = (): number => found.entries.length + found.problems.length;
   for (const { path, key } of configFiles) {
     const data = await reader.readFile(path, maxConfigBytes + 1).catch(() => null);
     if (data === null) continue;
     if (data.length > maxConfigBytes) {
-      found.problems.push({ name: null, from: path, message: `${path} is larger than ${maxConfigBytes / 1024} KB and was not read.` });
+      found.problems.push({
+        name: null,
+        from: path,
+        message: `${path} is larger than ${maxConfigBytes / 1024} KB and was not read.`,
+        at: at(),
+      });
       continue;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(data.toString('utf8'));
     } catch {
-      found.problems.push({ name: null, from: path, message: `${path} is not valid JSON.` });
+      found.problems.push({ name: null, from: path, message: `${path} is not valid JSON.`, at: at() });
       continue;
     }
     const entries = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[key] : undefined;
     if (typeof entries !== 'object' || entries === null) continue;
     for (const [name, raw] of Object.entries(entries)) {
-      if (found.entries.length + found.problems.length >= maxServers) break;
+      if (at() >= maxServers) break;
       const entry = entrySchema.safeParse(raw);
       if (!entry.success || (entry.data.command === undefined && entry.data.url === undefined)) {
         const message = `${path}: the server ${JSON.stringify(name.slice(0, 60))} is not one the app can read (it needs a command or a url).`;
-        found.problems.push({ name: name.slice(0, 100), from: path, message });
+        found.problems.push({ name: name.slice(0, 100), from: path, message, at: at() });
         continue;
       }
-      found.entries.push({ name: name.slice(0, 100), from: path, entry: entry.data });
+      found.entries.push({ name: name.slice(0, 100), from: path, entry: entry.data, at: at() });
     }
   }
   return found;
@@ -101,31 +110,37 @@ export async function readProjectServers(reader: WorkspaceReader): Promise<{ ser
  */
 export async function readFolderServers(reader: WorkspaceReader): Promise<FolderServer[]> {
   const { entries, problems } = await readEntries(reader);
-  const servers: FolderServer[] = problems.map((problem) => ({
+  const servers: Array<FolderServer & { readonly at: number }> = problems.map((problem) => ({
     name: problem.name ?? problem.from,
     file: problem.from,
     config: null,
     problem: problem.message,
+    at: problem.at,
   }));
-  for (const { name, from, entry } of entries) {
+  for (const { name, from, entry, at } of entries) {
     const disabled = entry.disabled === true;
     if (entry.command !== undefined) {
       const config = { command: entry.command, args: entry.args ?? [], env: entry.env ?? {}, cwd: reader.root, disabled, trusted: false };
-      servers.push({ name, file: from, config });
+      servers.push({ name, file: from, config, at });
       continue;
     }
     const url = httpUrlSchema.safeParse(entry.url);
     servers.push(
       url.success
-        ? { name, file: from, config: { url: url.data, headers: entry.headers ?? {}, disabled, trusted: false } }
+        ? { name, file: from, config: { url: url.data, headers: entry.headers ?? {}, disabled, trusted: false }, at }
         : {
             name,
             file: from,
             config: null,
             problem: `${from}: the server ${JSON.stringify(name.slice(0, 60))} has a url that is not http(s).`,
+            at,
           },
     );
   }
+  // In the order of the files; of two of one name, the first.
   const seen = new Set<string>();
-  return servers.filter((server) => !seen.has(server.name) && Boolean(seen.add(server.name)));
+  return servers
+    .sort((a, b) => a.at - b.at)
+    .filter((server) => !seen.has(server.name) && Boolean(seen.add(server.name)))
+    .map(({ at: _at, ...server }) => server);
 }

@@ -143,6 +143,8 @@ describe("a trusted folder's own MCP servers", () => {
     await servers.prepare(project, signal);
     // The missing program is tried again and again with backoff: it is looked at between two tries.
     await waitFor(() => statuses().find((status) => status.name === 'missing')?.state === 'failed', 5_000, 'the missing program to fail');
+    // In the order of the files and of their entries.
+    expect(statuses().map((status) => status.name)).toEqual(['.mcp.json', 'neither', 'missing', 'local', 'everything']);
     const byName = new Map(statuses().map((status) => [status.name, status]));
     expect(byName.get('.mcp.json')).toMatchObject({ state: 'failed', error: '.mcp.json is not valid JSON.' });
     expect(byName.get('neither')).toMatchObject({ state: 'failed', error: expect.stringContaining('needs a command or a url') });
