@@ -1,6 +1,7 @@
 /*
- * The MCP servers section of Settings: each server's state and tools, with a switch to disable it, Edit and Remove; a
- * form that adds one; and the whole `mcpServers` JSON to edit instead.
+ * The MCP servers section of Settings: each server's state and tools, with a switch to disable it, Edit and Remove; the
+ * servers of trusted folders, with the file each comes from; a form that adds one; and the whole `mcpServers` JSON to
+ * edit instead.
  */
 
 import { counted } from '../../../shared/counts';
