@@ -36,6 +36,8 @@ export class Turn {
   private readonly budget: BudgetTally;
   /** What the turn has done that decides its next steps: set here only, from what the steps return. */
   private progress: TurnProgress = freshProgress;
+  /** Whether the folder's own tools were made ready (see `readyFolder`). */
+  private folderReady = false;
 
   constructor(
     setup: TurnSetup,
@@ -60,9 +62,6 @@ export class Turn {
       // The person's question is saved before anything else happens.
       if (writer.hasUnsaved) writer.checkpoint('input');
       next = advance(this.start(context));
-      // The folder's own MCP servers, when it may have them, are started (or found running) before the model is asked.
-      const folder = context.setup.workspacePath;
-      if (folder !== null && next.kind !== 'finish') await context.services.workspaceTools?.prepare(folder, signal);
     } catch (error) {
       next = { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
     }
@@ -72,6 +71,11 @@ export class Turn {
         if (signal.aborted && next.kind !== 'finish' && next.kind !== 'settle') next = { kind: 'finish', status: 'cancelled' };
         switch (next.kind) {
           case 'model':
+            if (!this.folderReady) {
+              await this.readyFolder();
+              // Stopped meanwhile: the turn ends as cancelled, at the top of the loop.
+              if (signal.aborted) break;
+            }
             next = advance(await prepareModelRequest(context, this.progress));
             break;
           case 'stream':
@@ -124,6 +128,17 @@ export class Turn {
         next = cancelled ? { kind: 'finish', status: 'cancelled' } : { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
       }
     }
+  }
+
+  /**
+   * Before the turn first asks the model, the folder's own MCP servers, when it may have them, are started (or found
+   * running as its files say), so their tools are in the request.
+   */
+  private async readyFolder(): Promise<void> {
+    this.folderReady = true;
+    const { services, setup } = this.context;
+    if (services.workspaceTools && setup.workspacePath !== null)
+      await services.workspaceTools.prepare(setup.workspacePath, this.controller.signal);
   }
 
   /** Waits for the person at a gate: the turn's working time does not run meanwhile. */
