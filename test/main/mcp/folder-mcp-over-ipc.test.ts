@@ -108,6 +108,15 @@ describe("a folder's own MCP servers in the app", () => {
     expect(listed.some((status) => status.source?.folder === cloned)).toBe(false);
   });
 
+  it("follows the folder's file as it changes, with no turn needed", async () => {
+    const names = (): string[] => (core.mcp?.statuses() ?? []).map((status) => `${status.name} ${status.state}`);
+    const entry = { command: process.execPath, args: [everything, 'stdio'] };
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { renamed: entry } }));
+    await waitFor(() => names().join() === 'renamed running', 15_000, 'the renamed server to run');
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { everything: entry } }));
+    await waitFor(() => names().join() === 'everything running', 15_000, 'the first server to run again');
+  });
+
   it('stops the servers of a folder whose trust is taken back in Settings, and offers their tools no more', async () => {
     const inProject = await session(project);
     const pid = core.mcp?.connection('everything', project)?.pid;
