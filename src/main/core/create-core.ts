@@ -30,6 +30,8 @@ import { scrubbedEnvironment } from '../tools/run-command';
 import { detectCommandShell } from '../tools/command-shell';
 import { detectSandbox } from '../tools/sandbox';
 import { LocalModelManager } from '../models/local-model-manager';
+import type { ToolRegistry } from '../agent/ports/tools';
+import type { FolderTrustStore } from '../workspace/folder-trust-store';
 import { FolderServers } from '../mcp/folder-servers';
 import { McpManager } from '../mcp/mcp-manager';
 import { nodeMachineInfo } from '../models/machine';
@@ -119,10 +121,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     });
     // Entries left plain (deleted before the database was encrypted, or a sealing that stopped) are sealed meanwhile.
     void trash.sealPending();
-    const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
-    // A trusted folder's own servers start with a turn in it; trust taken back or its files changed are looked at every few seconds.
-    const folderServers = new FolderServers({ mcp, trust: folderTrust, protectedRoots: [options.dataDir] });
-    owned.interval(() => void folderServers.refresh(), 2_000);
+    const { mcp, folderServers } = mcpServers(options, tools, folderTrust, owned);
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
     const { diagnostics, listener } = coreDiagnostics({ options, owned, sandbox, restricted, store: stores.store });
@@ -145,8 +144,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     // Disposed newest first: turns end, then MCP servers stop, then the log is folded back, then the database closes.
     busyRuntime = runtime;
     owned.add(startCheckpointer(db, databasePath, { isBusy: () => runtime.anyBusy(), onIdle: () => stores.checkpoints.compact() }));
-    owned.add(toDisposable(() => mcp.dispose()));
-    owned.add(toDisposable(() => folderServers.dispose()));
+    owned.add(toDisposable(() => folderServers.dispose().then(() => mcp.dispose())));
     owned.add(toDisposable(() => runtime.dispose()));
     const transfer = new SessionTransfer({
       store: stores.store,
@@ -202,6 +200,17 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     owned.dispose().catch((failure: unknown) => console.error('Could not release what the core held:', failure));
     throw error;
   }
+}
+
+/**
+ * The person's MCP servers, and those of trusted folders: a folder's start with a turn in it, and trust taken back or its
+ * files changed are looked at every few seconds.
+ */
+function mcpServers(options: CoreOptions, tools: ToolRegistry, folderTrust: FolderTrustStore | null, owned: DisposableStore) {
+  const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
+  const folderServers = new FolderServers({ mcp, trust: folderTrust, protectedRoots: [options.dataDir] });
+  owned.interval(() => void folderServers.refresh(), 2_000);
+  return { mcp, folderServers };
 }
 
 /**
