@@ -19,6 +19,7 @@ import { safeStorageCipher } from './electron/safe-storage-cipher';
 import { appOrigin, appScheme, contentSecurityPolicy, isAppUrl, mainWindowOptions, resolveAppFile } from './electron/window-options';
 import { LaunchQueue, launchTarget, targetFor, type LaunchTarget } from './electron/launch-args';
 import { CipherKeptDatabaseKey } from './secrets/cipher-kept-database-key';
+import { databaseKeyFile } from './store/database-key';
 import { EncryptedFileSecretStore } from './secrets/encrypted-file-secret-store';
 import { ConfSettingsStore } from './settings/conf-settings-store';
 import { createWorkbenchCore, type WorkbenchCore } from './core/workbench-core';
@@ -117,7 +118,7 @@ if (dataFolder.kind === 'refused') {
     const keychain = safeStorageCipher(safeStorage, process.platform);
     const secrets = new EncryptedFileSecretStore(join(dataDir, 'secrets.json'), keychain);
     // The database's key, kept encrypted by the keychain; where there is none, the database stays plain and says so.
-    const databaseKeys = new CipherKeptDatabaseKey(join(dataDir, 'database.key'), keychain);
+    const databaseKeys = new CipherKeptDatabaseKey(join(dataDir, databaseKeyFile), keychain);
     const transport = new ElectronIpcTransport(ipcMain, () => BrowserWindow.getAllWindows().map((window) => window.webContents));
     const isTrustedSender = (sender: SenderInfo): boolean => sender.isMainFrame && isAppUrl(sender.url);
     core = await createWorkbenchCore({

@@ -24,6 +24,9 @@ export interface DatabaseKeyKeeper {
 /** Bytes of a key. */
 export const databaseKeyBytes = 32;
 
+/** The file beside the database that keeps its key, sealed by the system's keychain (the app's `CipherKeptDatabaseKey`). */
+export const databaseKeyFile = 'database.key';
+
 /** Where the database stands on encryption at rest, as the app tells it. */
 export type DatabaseEncryption =
   | { readonly encrypted: true }

@@ -3,6 +3,7 @@
  */
 
 import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, toErrorInfo } from '../../shared/errors';
@@ -14,7 +15,7 @@ import {
   recoverConversion,
   type ConversionStep,
 } from './database-conversion';
-import { applyKey, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
+import { applyKey, databaseKeyFile, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
 import { DatabaseInUseError, whileAlone, type LockSystem } from './database-lock';
 import { newestRestorableBackup, type RestorableBackup } from './database-restore';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
@@ -181,6 +182,15 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   const now = options.now ?? Date.now;
   const state = databaseFileState(path);
   if (state === 'opaque' && !options.keys && !existsSync(conversionBackupPath(path))) {
+    // The app's key file beside it: an encrypted database, opened here by a process the key is not given to (the
+    // terminal runner, which cannot ask the system's keychain on the app's behalf), not a damaged one.
+    if (existsSync(join(dirname(path), databaseKeyFile)))
+      throw unopenedError(
+        'store_key_missing',
+        path,
+        `it is encrypted at rest, and its key (${databaseKeyFile}, sealed by the system's keychain for the app) can only be opened by the app: open this data folder in the app, or give this run a data folder of its own.`,
+        { key: null, newestSchema: target },
+      );
     throw unopenedError('store_corrupt', path, 'it is not a SQLite database (it may be damaged).', { key: null, newestSchema: target });
   }
   const { key, encryption } = prepareKey(path, target, options);

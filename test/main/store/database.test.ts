@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/shared/errors';
 import { openDatabase } from '../../../src/main/store/database';
 import { latestSchemaVersion, migrations, type Migration } from '../../../src/main/store/migrations';
 import { temporaryFolder } from '../../helpers';
+import { testDatabaseKeys } from '../../host/test-keychain';
 
 describe('openDatabase', () => {
   let folder: ReturnType<typeof temporaryFolder>;
@@ -83,6 +84,22 @@ describe('openDatabase', () => {
     writeFileSync(path, 'these are not the bytes of a database'.repeat(100));
     const before = readFileSync(path);
     expect(() => openDatabase(path)).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('says an encrypted database opened without its key is encrypted, not damaged, and leaves it as it is', () => {
+    // As the app leaves a data folder: the database encrypted, its key sealed in database.key beside it.
+    const keys = testDatabaseKeys(dirname(path));
+    openDatabase(path, { keys }).db.close();
+    const before = readFileSync(path);
+    let caught: unknown;
+    try {
+      openDatabase(path);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'store_key_missing', message: expect.stringContaining('it is encrypted at rest') });
+    expect((caught as Error).message).toContain('open this data folder in the app');
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 
