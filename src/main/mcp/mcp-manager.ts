@@ -18,6 +18,8 @@ export interface FolderServer {
   readonly file: string;
   readonly config: McpServerConfig | null;
   readonly problem?: string;
+  /** How an entry that cannot start would have been reached, where it said (a `url` that is not http(s)). */
+  readonly transport?: McpServerStatus['transport'];
 }
 
 /** A folder's server: where it comes from, and why it cannot start when it cannot. */
@@ -25,6 +27,7 @@ interface Origin {
   readonly folder: string;
   readonly file: string;
   readonly problem?: string;
+  readonly transport?: McpServerStatus['transport'];
 }
 
 /** The key of a server: a person's by its name, a folder's by the folder and its name. */
@@ -57,7 +60,7 @@ class Connection {
   ) {
     this.status = {
       name,
-      transport: 'command' in config ? 'stdio' : 'http',
+      transport: origin?.transport ?? ('command' in config ? 'stdio' : 'http'),
       state: config.disabled ? 'disabled' : 'stopped',
       tools: [],
       error: null,
@@ -221,7 +224,12 @@ export class McpManager {
       servers.map((server) => {
         // An entry that cannot start is kept as a failed server, so the person sees why.
         const config: McpServerConfig = server.config ?? { command: '', args: [], env: {}, disabled: false, trusted: false };
-        const origin: Origin = { folder, file: server.file, ...(server.problem === undefined ? {} : { problem: server.problem }) };
+        const origin: Origin = {
+          folder,
+          file: server.file,
+          ...(server.problem === undefined ? {} : { problem: server.problem }),
+          ...(server.transport === undefined ? {} : { transport: server.transport }),
+        };
         return [keyOf(server.name, folder), { name: server.name, config, origin }] as const;
       }),
     );

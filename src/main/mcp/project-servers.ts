@@ -133,6 +133,7 @@ export async function readFolderServers(reader: WorkspaceReader): Promise<Folder
             file: from,
             config: null,
             problem: `${from}: the server ${JSON.stringify(name.slice(0, 60))} has a url that is not http(s).`,
+            transport: 'http' as const,
             at,
           },
     );

@@ -148,7 +148,9 @@ describe("a trusted folder's own MCP servers", () => {
     const byName = new Map(statuses().map((status) => [status.name, status]));
     expect(byName.get('.mcp.json')).toMatchObject({ state: 'failed', error: '.mcp.json is not valid JSON.' });
     expect(byName.get('neither')).toMatchObject({ state: 'failed', error: expect.stringContaining('needs a command or a url') });
-    expect(byName.get('local')).toMatchObject({ state: 'failed', error: expect.stringContaining('not http(s)') });
+    // Shown as the kind of server its entry names: a url is reached over HTTP, not started.
+    expect(byName.get('local')).toMatchObject({ state: 'failed', transport: 'http', error: expect.stringContaining('not http(s)') });
+    expect(byName.get('missing')).toMatchObject({ transport: 'stdio' });
     expect(byName.get('missing')).toMatchObject({ state: 'failed', error: expect.stringMatching(/ENOENT|spawn/) });
     expect(byName.get('missing')?.source).toEqual({ folder: project, file: '.cursor/mcp.json' });
     expect(byName.get('everything')).toMatchObject({ state: 'running', source: { folder: project, file: '.vscode/mcp.json' } });
