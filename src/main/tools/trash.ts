@@ -208,7 +208,7 @@ export class Trash {
     } catch (error) {
       throw new WorkbenchError(
         'invalid_state',
-        `${entry.relativePath} does not open from the trash (entry ${entry.id}): it was sealed with another key, or changed since (${toErrorInfo(error).message}). Nothing was restored or removed.`,
+        `${entry.relativePath} does not open from the trash (entry ${entry.id}): ${toErrorInfo(error).message.replace(/\.?$/, '.')} Nothing was restored or removed.`,
         { cause: error },
       );
     }
