@@ -72,7 +72,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     all: Statement<[string], Row>;
     deleteThread: Statement<[string]>;
     deleteThreadSegments: Statement<[string]>;
-    range: Statement<[string, number, number], Row>;
+    recentChain: Statement<[{ thread: string; id: string; depth: number }], Row>;
     segment: Statement<[string, string], SegmentRow>;
     segmentChain: Statement<[{ thread: string; id: string }], SegmentRow>;
     insertSegment: Statement<[Record<string, unknown>]>;
@@ -101,7 +101,15 @@ export class SqliteCheckpointStore implements CheckpointStore {
       all: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? ORDER BY seq, id'),
       deleteThread: db.prepare('DELETE FROM checkpoints WHERE thread_id = ?'),
       deleteThreadSegments: db.prepare('DELETE FROM checkpoint_segments WHERE thread_id = ?'),
-      range: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND seq > ? AND seq <= ?'),
+      // A checkpoint and at most @depth of its ancestors, in one read (a segment holds segmentSize steps).
+      recentChain: db.prepare(`
+        WITH RECURSIVE chain(id, parent_id, depth) AS (
+          SELECT id, parent_id, 0 FROM checkpoints WHERE thread_id = @thread AND id = @id
+          UNION ALL
+          SELECT c.id, c.parent_id, chain.depth + 1 FROM checkpoints c JOIN chain ON c.thread_id = @thread AND c.id = chain.parent_id
+          WHERE chain.depth < @depth
+        )
+        SELECT c.* FROM chain JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id`),
       segment: db.prepare(
         'SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?',
       ),
@@ -228,11 +236,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
    */
   private viaSegments(ref: CheckpointRef): CheckpointTuple | null {
     // Restores read from disk, never from the write cache, so damage on disk is seen. The steps
-    // since the last segment boundary come in one range read (other branches' rows included).
-    const targetRow = this.statements.row.get(ref.threadId, ref.checkpointId);
+    // since the last segment boundary, and the boundary's own, come in one read of the chain.
+    const nearby = new Map(
+      this.statements.recentChain
+        .all({ thread: ref.threadId, id: ref.checkpointId, depth: segmentSize })
+        .map((row) => [row.id, toRow(row)]),
+    );
+    const targetRow = nearby.get(ref.checkpointId);
     if (!targetRow) return null;
-    const boundary = targetRow.seq - ((targetRow.seq + 1) % segmentSize);
-    const nearby = new Map(this.statements.range.all(ref.threadId, boundary - 1, targetRow.seq).map((row) => [row.id, toRow(row)]));
     const fromDisk = (id: string): CheckpointRow | null => {
       const near = nearby.get(id);
       if (near) return near;
@@ -240,7 +251,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
       return row ? toRow(row) : null;
     };
     const tail: CheckpointRow[] = [];
-    let cursor: CheckpointRow | null = toRow(targetRow);
+    let cursor: CheckpointRow | null = targetRow;
     const target = cursor;
     while ((cursor.seq + 1) % segmentSize !== 0 || !this.statements.segment.get(ref.threadId, cursor.id)) {
       tail.unshift(cursor);

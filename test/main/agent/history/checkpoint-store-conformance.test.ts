@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CheckpointRef, CheckpointStore } from '../../../../src/main/agent/ports/checkpoints';
 import { MemoryCheckpointStore } from './memory-checkpoint-store';
 import { openDatabase } from '../../../../src/main/store/database';
+import { migrations } from '../../../../src/main/store/migrations';
 import { SqliteCheckpointStore } from '../../../../src/main/store/sqlite-checkpoint-store';
 import { temporaryFolder } from '../../../helpers';
 
@@ -196,6 +197,28 @@ describe('SqliteCheckpointStore storage', () => {
     db.close();
     folder.remove();
   });
+
+  it("writes a page fewer in each step's commit than when checkpoints had an index by step number", () => {
+    const framesPerStep = (upTo: number): number => {
+      const folder = temporaryFolder();
+      const path = join(folder.path, 'workbench.sqlite');
+      const db = openDatabase(path, { migrations: migrations.filter((migration) => migration.version <= upTo) }).db;
+      const store = new SqliteCheckpointStore(db);
+      let ref: CheckpointRef | null = null;
+      for (let step = 1; step <= 400; step += 1)
+        ref = store.put(ref, 't', { appended: [{ role: 'user', content: 'y'.repeat(1000) }] }, meta(step));
+      // Each commit appends the pages it changed to the write-ahead log; a checkpoint says how many are there.
+      const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as [{ log: number }];
+      db.close();
+      folder.remove();
+      return log / 400;
+    };
+    const before = framesPerStep(16);
+    const now = framesPerStep(Number.MAX_SAFE_INTEGER);
+    // About four pages before (the row's leaf, its parent at a split, two index entries), about three now.
+    expect(before - now).toBeGreaterThan(0.9);
+    expect(now).toBeLessThan(3.2);
+  });
 });
 
 describe('SqliteCheckpointStore segments', () => {
@@ -237,6 +260,31 @@ describe('SqliteCheckpointStore segments', () => {
     expect(tuple?.messages).toEqual(Array.from({ length: 200 }, (_, step) => `m${step}`));
     expect(tuple?.recoveredFrom).toBeNull();
     done();
+  });
+
+  it('restores the same from a database written before the index by step number was dropped', () => {
+    const folder = temporaryFolder();
+    const path = join(folder.path, 'workbench.sqlite');
+    const early = openDatabase(path, { migrations: migrations.filter((migration) => migration.version <= 16) }).db;
+    const earlyStore = new SqliteCheckpointStore(early);
+    const main = chain(earlyStore, null, 200, 'm');
+    const branch = chain(earlyStore, main[99] as CheckpointRef, 60, 'b', 100);
+    expect(earlyStore.compact(1)).toBe(1);
+    early.close();
+    const { db } = openDatabase(path);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'checkpoints_seq'").get()).toBeUndefined();
+    const store = new SqliteCheckpointStore(db);
+    const expected = (n: number) => Array.from({ length: n }, (_, step) => `m${step}`);
+    expect(store.getTuple(main[199] as CheckpointRef)?.messages).toEqual(expected(200));
+    expect(store.getTuple(branch[59] as CheckpointRef)?.messages).toEqual([
+      ...expected(100),
+      ...Array.from({ length: 60 }, (_, step) => `b${step + 100}`),
+    ]);
+    expect(store.compact()).toBe(3);
+    expect(store.getTuple(main[199] as CheckpointRef)?.messages).toEqual(expected(200));
+    expect(store.records('t')).toHaveLength(260);
+    db.close();
+    folder.remove();
   });
 
   it('keeps a branch made in the middle of a segment apart from the main line', () => {
