@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ModelInfo } from '../src/shared/domain';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../src/main/agent/ports/model-provider';
 import { Session as InspectorSession } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { defineTool } from '../src/main/agent/ports/tools';
 import { OpenAICompatibleProvider } from '../src/main/providers/openai-compatible-provider';
 import { temporaryFolder } from '../test/helpers';
@@ -30,6 +31,14 @@ const turns = (): ScriptedTurn[] => [
   { steps: [{ kind: 'text', text: 'Done.' }] },
 ];
 
+/** RUNTIME_BENCH_DETAIL=1: the shape of the gaps, and what the longest held (collections, the process's CPU time). */
+const detail = Boolean(process.env['RUNTIME_BENCH_DETAIL']);
+
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** Wraps a provider to time each stream: when it was asked for, and when its last event came. */
 class TimedProvider implements ModelProvider {
   readonly kind;
@@ -38,16 +47,21 @@ class TimedProvider implements ModelProvider {
   /** The same moments on the CPU profile's clock. */
   readonly startsOnProfile: number[] = [];
   readonly endsOnProfile: number[] = [];
+  /** The process's CPU time (user and system, in ms) at the same moments. */
+  readonly startsCpu: number[] = [];
+  readonly endsCpu: number[] = [];
   constructor(private readonly inner: ModelProvider) {
     this.kind = inner.kind;
   }
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     this.starts.push(performance.now());
     this.startsOnProfile.push(profileClock());
+    if (detail) this.startsCpu.push(cpuMs());
     for await (const event of this.inner.stream(request, signal)) {
       if (event.type === 'done' || event.type === 'error') {
         this.ends.push(performance.now());
         this.endsOnProfile.push(profileClock());
+        if (detail) this.endsCpu.push(cpuMs());
       }
       yield event;
     }
@@ -55,6 +69,21 @@ class TimedProvider implements ModelProvider {
   listModels(signal: AbortSignal): Promise<ModelInfo[]> {
     return this.inner.listModels(signal);
   }
+}
+
+/** Garbage collections seen while the bench runs (RUNTIME_BENCH_DETAIL=1): when each began, and how long it took. */
+const collections: { start: number; duration: number; kind: number }[] = [];
+/** The collections within the gaps of the first session run through the runtime. */
+let firstRunCollections: { ms: number; kinds: Set<number>; cpu: number }[] | null = null;
+
+/** The collection time within each gap between streams, and the kinds seen there. */
+function collectionsIn(provider: TimedProvider): { ms: number; kinds: Set<number>; cpu: number }[] {
+  return provider.ends.slice(0, -1).map((from, index) => {
+    const to = provider.starts[index + 1] ?? from;
+    const inside = collections.filter((entry) => entry.start >= from && entry.start < to);
+    const cpu = (provider.startsCpu[index + 1] ?? 0) - (provider.endsCpu[index] ?? 0);
+    return { ms: inside.reduce((sum, entry) => sum + entry.duration, 0), kinds: new Set(inside.map((entry) => entry.kind)), cpu };
+  });
 }
 
 function percentile(values: number[], p: number): number {
@@ -140,12 +169,15 @@ async function throughRuntime(server: RemoteScriptedServer, encrypted = false): 
     console.log(
       `Own time of functions between streams, over ${windows.length} gaps:\n${formatSelfTimes(addSelfTimesIn(profile, windows), 40)}`,
     );
+    const slow = windows.filter((window) => window.to - window.from > 1_000);
+    console.log(`Own time of functions in the ${slow.length} gaps over 1 ms:\n${formatSelfTimes(addSelfTimesIn(profile, slow), 30)}`);
     const totals = [...addTotalTimesIn(profile, windows)].filter(([key]) => /\.ts:/.test(key) && !/cpu-profile|runtime\.ts/.test(key));
     console.log(`Total time of this project's functions between streams:\n${formatSelfTimes(new Map(totals), 40)}`);
   }
   await core.close();
   folder.remove();
   if (!timed) throw new Error('the provider was not used');
+  firstRunCollections ??= collectionsIn(timed);
   return gaps(timed, toolTimes);
 }
 
@@ -153,6 +185,13 @@ export async function runRuntimeBench(): Promise<void> {
   // The model server runs in its own process, as a real one does, so its work is not counted here.
   // It does not count prompts: on these cores that would slow the app down, not the server.
   const server = await RemoteScriptedServer.start({ countPrompts: false });
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
+      collections.push({ start: entry.startTime, duration: entry.duration, kind });
+    }
+  });
+  if (detail) observer.observe({ entryTypes: ['gc'] });
   const base = await baseline(server);
   const runtime = await throughRuntime(server);
   // The same session on a database encrypted at rest, in the same run: plain and encrypted in turns, twice, and the
@@ -168,6 +207,7 @@ export async function runRuntimeBench(): Promise<void> {
     plain = lowest(plainRuns);
   }
   await server.close();
+  observer.disconnect();
   const baseP50 = percentile(base, 50);
   const overhead = runtime.map((gap) => Math.max(0, gap - baseP50));
   console.log(
@@ -181,10 +221,17 @@ export async function runRuntimeBench(): Promise<void> {
     console.log(
       `runtime gap, encrypted database against plain (the better of two runs each): p99 ${percentile(encrypted, 99).toFixed(3)} ms against ${percentile(plain, 99).toFixed(3)} ms, ×${encryptedRatio.toFixed(2)}`,
     );
-  if (process.env['RUNTIME_BENCH_DETAIL']) {
+  if (detail) {
     const shape = [10, 25, 50, 75, 90, 95, 98, 99, 99.5, 100].map((p) => `p${p} ${percentile(runtime, p).toFixed(2)}`).join(', ');
     const longest = [...runtime.keys()].sort((a, b) => (runtime[b] ?? 0) - (runtime[a] ?? 0)).slice(0, 20);
     console.log(`runtime gaps: ${shape}; the 20 longest at steps ${longest.join(' ')}`);
+    // Kinds as node:perf_hooks numbers them: 1 minor (scavenge), 2 major (mark-sweep-compact), 4 incremental marking, 8 weak callbacks.
+    const withCollection = longest.map((step) => {
+      const seen = firstRunCollections?.[step];
+      return `${step}: ${(runtime[step] ?? 0).toFixed(2)} ms, cpu ${(seen?.cpu ?? 0).toFixed(2)}${seen && seen.ms > 0 ? ` (collecting ${seen.ms.toFixed(2)} ms, kinds ${[...seen.kinds].join('+')})` : ''}`;
+    });
+    console.log(`collections seen: ${collections.length}, longest ${Math.max(...collections.map((c) => c.duration)).toFixed(2)} ms`);
+    console.log(`the 20 longest, with the garbage collection inside each: ${withCollection.join('; ')}`);
   }
   console.log(
     JSON.stringify({
