@@ -1,10 +1,13 @@
 /*
  * The MCP servers a folder configures for itself (`.mcp.json` and the files other tools read): as the trust prompt
- * shows them (what each would start or reach), and as they start in a folder the person trusts.
+ * shows them (what each would start or reach), and as they start in a folder the person trusts, their `${...}` filled in.
  */
 
+import { homedir } from 'node:os';
+import { basename, sep } from 'node:path';
 import { z } from 'zod';
 import { httpUrlSchema } from '../../shared/input-limits';
+import { scrubbedEnvironment } from '../tools/run-command';
 import type { WorkspaceReader } from '../workspace/workspace-reader';
 import type { FolderServer } from './mcp-manager';
 
@@ -102,13 +105,85 @@ export async function readProjectServers(reader: WorkspaceReader): Promise<{ ser
   return { servers, notes: problems.map((problem) => problem.message) };
 }
 
+/** What a folder's entry can name in `${...}`, as the tools that read these files fill it in. */
+export interface ExpansionContext {
+  /** The folder (`${workspaceFolder}`). */
+  readonly folder: string;
+  /** The variables a folder's servers start with (`${NAME}`, `${env:NAME}`): the app's scrubbed environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The person's home folder (`${userHome}`). */
+  readonly home: string;
+}
+
+const placeholder = /\$\{([^}]*)\}/g;
+
+/**
+ * One string of an entry with its `${...}` filled in: `${workspaceFolder}`, `${workspaceFolderBasename}`,
+ * `${userHome}`, `${pathSeparator}` and `${/}` (as VS Code and Cursor have them), `${env:NAME}`, and `${NAME}` or
+ * `${NAME:-default}` (as `.mcp.json` has them). A name the servers' environment does not hold, an `${input:...}` the
+ * person would be asked for, or any other kind is refused, saying which: the server then does not start, rather than
+ * start with the text as it stands or with a secret the app keeps from the folder's programs.
+ */
+export function expandPlaceholders(text: string, context: ExpansionContext): { text: string } | { problem: string } {
+  let problem: string | null = null;
+  const expanded = text.replace(placeholder, (whole, inner: string) => {
+    const fixed: Record<string, string> = {
+      workspaceFolder: context.folder,
+      workspaceFolderBasename: basename(context.folder),
+      userHome: context.home,
+      pathSeparator: sep,
+      '/': sep,
+    };
+    const known = fixed[inner];
+    if (known !== undefined) return known;
+    const variable = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s.exec(inner);
+    if (variable && !(inner.startsWith('env:') && variable[2] !== undefined)) {
+      const value = context.env[variable[1] as string];
+      // As a shell reads `:-`: the default stands for a name unset or empty.
+      if (value !== undefined && (value !== '' || variable[2] === undefined)) return value;
+      if (variable[2] !== undefined) return variable[2];
+      problem ??= `it uses ${whole}, and ${variable[1]} is not among the variables a folder's servers are given (PATH, HOME, the locale and a few more; never the person's keys or tokens)`;
+      return whole;
+    }
+    problem ??= inner.startsWith('input:')
+      ? `it asks for ${whole}, an input the app does not prompt for`
+      : `it uses ${whole}, which the app cannot fill in`;
+    return whole;
+  });
+  return problem === null ? { text: expanded } : { problem };
+}
+
+/** Every string of an entry expanded, or the first problem met. */
+function expandEntry(entry: Entry, context: ExpansionContext): { entry: Entry } | { problem: string } {
+  let problem: string | null = null;
+  const one = (text: string): string => {
+    const result = expandPlaceholders(text, context);
+    if ('problem' in result) problem ??= result.problem;
+    return 'text' in result ? result.text : text;
+  };
+  const record = (values: Record<string, string> | undefined) =>
+    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([name, value]) => [name, one(value)]));
+  const expanded: Entry = {
+    ...entry,
+    ...(entry.command !== undefined ? { command: one(entry.command) } : {}),
+    ...(entry.args !== undefined ? { args: entry.args.map(one) } : {}),
+    ...(entry.env !== undefined ? { env: record(entry.env) } : {}),
+    ...(entry.url !== undefined ? { url: one(entry.url) } : {}),
+    ...(entry.headers !== undefined ? { headers: record(entry.headers) } : {}),
+  };
+  return problem === null ? { entry: expanded } : { problem };
+}
+
 /**
  * The servers a folder configures, as they start: a command runs in the folder, with the environment the entry gives
- * over the app's scrubbed one; a URL is reached as given. A server's marks on its tools are never trusted by the
+ * over the app's scrubbed one; a URL is reached as given. Each `${...}` is filled in first (`expandPlaceholders`). A server's marks on its tools are never trusted by the
  * folder's word (a `trusted` key in the file counts for nothing). A file that cannot be read, or an entry that is
  * neither a command nor an http(s) URL, is a server that cannot start, saying why; a name given twice is kept once.
  */
-export async function readFolderServers(reader: WorkspaceReader): Promise<FolderServer[]> {
+export async function readFolderServers(
+  reader: WorkspaceReader,
+  context: ExpansionContext = { folder: reader.root, env: scrubbedEnvironment(), home: homedir() },
+): Promise<FolderServer[]> {
   const { entries, problems } = await readEntries(reader);
   const servers: Array<FolderServer & { readonly at: number }> = problems.map((problem) => ({
     name: problem.name ?? problem.from,
@@ -117,7 +192,16 @@ export async function readFolderServers(reader: WorkspaceReader): Promise<Folder
     problem: problem.message,
     at: problem.at,
   }));
-  for (const { name, from, entry, at } of entries) {
+  for (const { name, from, entry: written, at } of entries) {
+    // An entry turned off starts nothing, so nothing of it needs filling in.
+    const expanded = written.disabled === true ? { entry: written } : expandEntry(written, context);
+    if ('problem' in expanded) {
+      const problem = `${from}: the server ${JSON.stringify(name.slice(0, 60))} was not started: ${expanded.problem}.`;
+      const transport = written.command === undefined ? ('http' as const) : ('stdio' as const);
+      servers.push({ name, file: from, config: null, problem, transport, at });
+      continue;
+    }
+    const { entry } = expanded;
     const disabled = entry.disabled === true;
     if (entry.command !== undefined) {
       const config = { command: entry.command, args: entry.args ?? [], env: entry.env ?? {}, cwd: reader.root, disabled, trusted: false };
