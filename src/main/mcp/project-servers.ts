@@ -113,6 +113,15 @@ export interface ExpansionContext {
   readonly env: Readonly<Record<string, string>>;
   /** The person's home folder (`${userHome}`). */
   readonly home: string;
+  /** Whether variable names match whatever their case, as on Windows (where PATH is often spelled `Path`). */
+  readonly namesIgnoreCase?: boolean;
+}
+
+function variableOf(context: ExpansionContext, name: string): string | undefined {
+  const exact = context.env[name];
+  if (exact !== undefined || context.namesIgnoreCase !== true) return exact;
+  const lower = name.toLowerCase();
+  return Object.entries(context.env).find(([key]) => key.toLowerCase() === lower)?.[1];
 }
 
 const placeholder = /\$\{([^}]*)\}/g;
@@ -138,7 +147,7 @@ export function expandPlaceholders(text: string, context: ExpansionContext): { t
     if (known !== undefined) return known;
     const variable = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s.exec(inner);
     if (variable && !(inner.startsWith('env:') && variable[2] !== undefined)) {
-      const value = context.env[variable[1] as string];
+      const value = variableOf(context, variable[1] as string);
       // As a shell reads `:-`: the default stands for a name unset or empty.
       if (value !== undefined && (value !== '' || variable[2] === undefined)) return value;
       if (variable[2] !== undefined) return variable[2];
@@ -182,7 +191,12 @@ function expandEntry(entry: Entry, context: ExpansionContext): { entry: Entry } 
  */
 export async function readFolderServers(
   reader: WorkspaceReader,
-  context: ExpansionContext = { folder: reader.root, env: scrubbedEnvironment(), home: homedir() },
+  context: ExpansionContext = {
+    folder: reader.root,
+    env: scrubbedEnvironment(),
+    home: homedir(),
+    namesIgnoreCase: process.platform === 'win32',
+  },
 ): Promise<FolderServer[]> {
   const { entries, problems } = await readEntries(reader);
   const servers: Array<FolderServer & { readonly at: number }> = problems.map((problem) => ({

@@ -32,6 +32,14 @@ describe('${...} in a folder entry', () => {
     expect(expand('no placeholders, $HOME and {braces} left alone')).toEqual({ text: 'no placeholders, $HOME and {braces} left alone' });
   });
 
+  it('matches a variable whatever its case on Windows, and only as written elsewhere', () => {
+    const windows = { ...context, env: { Path: 'C:\\Windows' }, namesIgnoreCase: true };
+    expect(expandPlaceholders('${PATH}', windows)).toEqual({ text: 'C:\\Windows' });
+    expect(expandPlaceholders('${PATH}', { ...windows, namesIgnoreCase: false })).toEqual({
+      problem: expect.stringMatching(/PATH is not among/),
+    });
+  });
+
   it('refuses a variable kept from the servers, an input to ask for, and anything else, naming it', () => {
     expect(expand('Bearer ${GITHUB_TOKEN}')).toEqual({ problem: expect.stringMatching(/\$\{GITHUB_TOKEN\}.*never the person's keys/) });
     expect(expand('${env:ANTHROPIC_API_KEY}')).toEqual({ problem: expect.stringMatching(/ANTHROPIC_API_KEY is not among/) });
