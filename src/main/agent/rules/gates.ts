@@ -58,7 +58,7 @@ interface OpenGate {
    * An approval whose call's content the person may change before approving: why a version of theirs could not run
    * (the tool's own words), or null when it can. Absent for a call whose content cannot be changed.
    */
-  readonly editable: ((content: string) => string | null) | null;
+  editable: ((content: string) => string | null) | null;
   answer: AnyAnswer | null;
   waiter: { resolve: (answer: AnyAnswer) => void; reject: (error: Error) => void } | null;
 }
@@ -79,9 +79,14 @@ export class Gates {
   /** Gates whose time ran out, so an answer after that is told so. */
   private readonly timedOut = new BoundedMap<string, true>({ max: rememberedAnswers });
 
-  /** Opens a gate: from now on it takes one answer. */
+  /**
+   * Opens a gate: from now on it takes one answer. Opened again (by its turn, after a restart opened it before the turn
+   * was back there), it keeps the answer it took, and its call's content may be changed from then on.
+   */
   openGate(id: string, kind: GateKind, sessionId: string, editable: ((content: string) => string | null) | null = null): void {
-    if (!this.open.has(id)) this.open.set(id, { kind, sessionId, editable, answer: null, waiter: null });
+    const open = this.open.get(id);
+    if (!open) this.open.set(id, { kind, sessionId, editable, answer: null, waiter: null });
+    else if (editable !== null) open.editable = editable;
   }
 
   /** The gate's answer, once given. Stop rejects with `CancelledError` and closes the gate. */

@@ -6,9 +6,11 @@ import { busyStatuses } from '../../../shared/domain';
 import { WorkbenchError } from '../../../shared/errors';
 import type { RuntimeEvent } from '../../../shared/events';
 import type { ConversationStore } from '../history/conversation-store';
-import { resumeFrom } from '../turn/resume-point';
+import { openCallTools, resumeFrom } from '../turn/resume-point';
 import type { SessionJournal } from '../history/session-journal';
+import type { ResumeState } from '../ports/session-head';
 import type { SessionStore } from '../ports/stores';
+import type { Gates } from '../rules/gates';
 import type { TurnScheduler } from './turn-scheduler';
 
 export interface RecoveryOptions {
@@ -16,6 +18,7 @@ export interface RecoveryOptions {
   readonly turns: TurnScheduler;
   readonly conversations: ConversationStore;
   readonly journal: SessionJournal;
+  readonly gates: Gates;
 }
 
 /**
@@ -173,6 +176,23 @@ export class Recovery {
       resume: head.resume,
       rowsFrom: (seq) => store.journal(sessionId, { afterSeq: seq - 1 }),
     });
-    return { turnId: turns.start(sessionId, { text: null, turnId: head.openTurn, resumed: true, base, begin }) };
+    this.openAgain(sessionId, head.resume);
+    const openTools = openCallTools(base.history);
+    return { turnId: turns.start(sessionId, { text: null, turnId: head.openTurn, resumed: true, base, begin, openCallTools: openTools }) };
+  }
+
+  /**
+   * The gates the turn waited at take an answer from now on, before the turn is back at them: it may first wait for its
+   * folder's own MCP servers to start (see `Turn`), and an answer given meanwhile is kept for it.
+   */
+  private openAgain(sessionId: string, resume: ResumeState | null): void {
+    const { gates } = this.options;
+    if (resume?.budget) gates.openGate(resume.budget.gateId, 'budget', sessionId);
+    if (resume?.at !== 'tools') return;
+    if (resume.plan?.state === 'waiting') gates.openGate(resume.plan.planId, 'plan', sessionId);
+    for (const call of resume.calls) {
+      if (call.state === 'gate' && call.approvalId && !call.answer) gates.openGate(call.approvalId, 'approval', sessionId);
+      if (call.state === 'held' && call.reviewId) gates.openGate(call.reviewId, 'review', sessionId);
+    }
   }
 }

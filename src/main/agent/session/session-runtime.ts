@@ -150,7 +150,7 @@ export class SessionRuntime {
           assertIdle: (sessionId) => this.turns.assertIdle(sessionId),
         })
       : null;
-    this.recovery = new Recovery({ store, turns: this.turns, conversations, journal });
+    this.recovery = new Recovery({ store, turns: this.turns, conversations, journal, gates: this.gates });
     this.subAgents = new SubAgents({
       store,
       turns: this.turns,

@@ -68,6 +68,8 @@ export interface StartInput {
   /** The conversation to start from; the session's head otherwise. */
   readonly base?: ConversationBase;
   readonly begin?: TurnStart;
+  /** The tools the calls a resumed turn finds open name: a folder's own are made ready before it looks them up. */
+  readonly openCallTools?: readonly string[];
   /** A branch to open for the turn, in the same transaction as its first events. */
   readonly branch?: NewBranch;
   /** Events journalled in the same transaction as the turn's first ones (a queued message taken). */
@@ -305,7 +307,7 @@ export class TurnScheduler {
     // Every call running at once listens for Stop, and a sub-agent's hand-over twice more: eight in one response pass
     // Node's default of ten, which is a warning about a leak, not a limit.
     setMaxListeners(100, controller.signal);
-    const turn = new Turn(setup, services, controller, input.begin);
+    const turn = new Turn(setup, services, controller, input.begin, input.openCallTools);
     const finished = turn.run().finally(() => {
       this.active.delete(sessionId);
       gates.closeSession(sessionId);

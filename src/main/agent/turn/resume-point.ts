@@ -34,6 +34,12 @@ function openCalls(entries: readonly ConversationEntry[]): { calls: ToolCallRequ
   return { calls, purpose: response.content.trim().split('\n')[0]?.slice(0, 300) ?? '' };
 }
 
+/** The tools the open calls of the conversation's last response name: a resumed turn looks them up at its start. */
+export function openCallTools(history: readonly ConversationEntry[]): string[] {
+  const open = openCalls(history);
+  return open === null || open === 'answered' ? [] : open.calls.map((call) => call.name);
+}
+
 interface CallRecord {
   output: string;
   result?: { output: string; isError: boolean; status: ToolCallStatus; signs: readonly InjectionSign[] };

@@ -44,6 +44,8 @@ export class Turn {
     services: TurnServices,
     private readonly controller: AbortController,
     private readonly start: TurnStart = atTheModel,
+    /** The tools named by the calls a resumed turn finds open: its start looks them up. */
+    private readonly openCallTools: readonly string[] = [],
   ) {
     this.writer = new TurnWriter(setup, services, controller, () => this.progress.iterations);
     this.budget = new BudgetTally(services.clock, setup.sessionAllowance);
@@ -61,7 +63,11 @@ export class Turn {
     try {
       // The person's question is saved before anything else happens.
       if (writer.hasUnsaved) writer.checkpoint('input');
-      next = advance(this.start(context));
+      // A resumed turn may go on at calls to the folder's own tools (a gate it waited at, calls not yet decided): the
+      // start looks them up, so when one is not known yet the folder's servers are ready first (the gates take answers
+      // meanwhile, see `Recovery`). Stopped meanwhile, it ends as cancelled.
+      if (this.mayNeedFolderTools()) await this.readyFolder();
+      next = signal.aborted ? { kind: 'finish', status: 'cancelled' } : advance(this.start(context));
     } catch (error) {
       next = { kind: 'finish', status: 'failed', error: toErrorInfo(error) };
     }
@@ -131,14 +137,22 @@ export class Turn {
   }
 
   /**
-   * Before the turn first asks the model, the folder's own MCP servers, when it may have them, are started (or found
-   * running as its files say), so their tools are in the request.
+   * Before the turn first asks the model, or a resumed turn first looks at its open calls, the folder's own MCP servers,
+   * when it may have them, are started (or found running as its files say), so their tools are in the request and its
+   * calls find them.
    */
   private async readyFolder(): Promise<void> {
     this.folderReady = true;
     const { services, setup } = this.context;
     if (services.workspaceTools && setup.workspacePath !== null)
       await services.workspaceTools.prepare(setup.workspacePath, this.controller.signal);
+  }
+
+  /** Whether a call the turn finds open names a tool not known yet, which the folder's own servers may bring. */
+  private mayNeedFolderTools(): boolean {
+    const { services, setup } = this.context;
+    if (services.workspaceTools === undefined || setup.workspacePath === null) return false;
+    return this.openCallTools.some((name) => services.tools.get(name, setup.workspacePath) === undefined);
   }
 
   /** Waits for the person at a gate: the turn's working time does not run meanwhile. */
