@@ -30,6 +30,7 @@ import { scrubbedEnvironment } from '../tools/run-command';
 import { detectCommandShell } from '../tools/command-shell';
 import { detectSandbox } from '../tools/sandbox';
 import { LocalModelManager } from '../models/local-model-manager';
+import type { SessionStore } from '../agent/ports/stores';
 import type { ToolRegistry } from '../agent/ports/tools';
 import type { FolderTrustStore } from '../workspace/folder-trust-store';
 import { FolderServers } from '../mcp/folder-servers';
@@ -121,7 +122,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     });
     // Entries left plain (deleted before the database was encrypted, or a sealing that stopped) are sealed meanwhile.
     void trash.sealPending();
-    const { mcp, folderServers } = mcpServers(options, tools, folderTrust, owned);
+    const { mcp, folderServers } = mcpServers(options, tools, { trust: folderTrust, sessions: stores.store }, owned);
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
     const { diagnostics, listener } = coreDiagnostics({ options, owned, sandbox, restricted, store: stores.store });
@@ -170,6 +171,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         return collectFileContents(db, () => files?.capturing ?? false);
       },
       ...(options.onTrustChanged ? { onTrustChanged: options.onTrustChanged } : {}),
+      // The folder of a session deleted may have no session left: its own MCP servers stop.
+      onArchived: () => void folderServers.refresh(),
     });
     owned.add(archive.start());
     // Servers start with the app; a slow or broken one does not hold anything up.
@@ -206,9 +209,19 @@ export async function createCore(options: CoreOptions): Promise<Core> {
  * The person's MCP servers, and those of trusted folders: a folder's start with a turn in it, and trust taken back or its
  * files changed are looked at every few seconds.
  */
-function mcpServers(options: CoreOptions, tools: ToolRegistry, folderTrust: FolderTrustStore | null, owned: DisposableStore) {
+function mcpServers(
+  options: CoreOptions,
+  tools: ToolRegistry,
+  folders: { trust: FolderTrustStore | null; sessions: Pick<SessionStore, 'worksIn'> },
+  owned: DisposableStore,
+) {
   const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
-  const folderServers = new FolderServers({ mcp, trust: folderTrust, protectedRoots: [options.dataDir] });
+  const folderServers = new FolderServers({
+    mcp,
+    trust: folders.trust,
+    inUse: (folder) => folders.sessions.worksIn(folder),
+    protectedRoots: [options.dataDir],
+  });
   owned.interval(() => void folderServers.refresh(), 2_000);
   return { mcp, folderServers };
 }

@@ -1,6 +1,6 @@
 /*
  * A trusted folder's own MCP servers (`.mcp.json` and the files other tools read): started when a turn begins in one of
- * its sessions, stopped when its trust is taken back, restarted when its files change.
+ * its sessions, stopped when its trust is taken back or its last session is deleted, restarted when its files change.
  */
 
 import type { FolderTrustSource } from '../agent/ports/folder-trust';
@@ -13,6 +13,8 @@ export interface FolderServersOptions {
   readonly mcp: Pick<McpManager, 'configureFolder' | 'folders'>;
   /** The person's trust in folders; none: every folder is trusted (as the rest of the app then has it). */
   readonly trust: Pick<FolderTrustSource, 'stateOf'> | null;
+  /** Whether a session (not deleted) still works in the folder: one none does has its servers stopped. */
+  readonly inUse: (folder: string) => boolean;
   /** Folders never read as part of a workspace (the app's data). */
   readonly protectedRoots: readonly string[];
   /** How long a turn waits for a folder's servers to start before it asks the model without them. */
@@ -21,7 +23,8 @@ export interface FolderServersOptions {
 
 /**
  * The servers of the folders sessions work in. A folder the person does not trust has none started, and nothing of it
- * is read for them. Each folder's changes are made one after the other, so a turn and a refresh never start a server
+ * is read for them; nor does a folder no session works in any more (its last one was deleted) until a turn in a new one
+ * asks for them again. Each folder's changes are made one after the other, so a turn and a refresh never start a server
  * twice.
  */
 export class FolderServers implements WorkspaceToolSource {
@@ -50,9 +53,9 @@ export class FolderServers implements WorkspaceToolSource {
   }
 
   /**
-   * Looks again at every folder whose servers are kept: one no longer trusted has them stopped; one whose files changed
-   * has those that changed restarted. Asked whenever the person's trust decisions change (so trust taken back stops a
-   * folder's servers at once), and every few seconds.
+   * Looks again at every folder whose servers are kept: one no longer trusted, or that no session works in any more, has
+   * them stopped; one whose files changed has those that changed restarted. Asked whenever the person's trust decisions
+   * change (so trust taken back stops a folder's servers at once), when a session is deleted, and every few seconds.
    */
   async refresh(): Promise<void> {
     const folders = new Set([...this.used, ...this.options.mcp.folders()]);
@@ -72,11 +75,15 @@ export class FolderServers implements WorkspaceToolSource {
     return trust === null || trust.stateOf(folder).trusted;
   }
 
-  /** The folder's servers made what its files say now, or none when it is not trusted (or the files cannot be read). */
+  /**
+   * The folder's servers made what its files say now, or none when it is not trusted, no session works in it (or the
+   * files cannot be read). Whether a session does is read when the change is made, after the changes before it: a turn
+   * in a session made meanwhile keeps what it started.
+   */
   private apply(folder: string): Promise<void> {
     return this.queued(folder, async () => {
       if (this.closed) return;
-      if (!this.trusted(folder)) {
+      if (!this.trusted(folder) || !this.options.inUse(folder)) {
         this.used.delete(folder);
         await this.options.mcp.configureFolder(folder, []);
         return;

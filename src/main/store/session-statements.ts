@@ -14,6 +14,7 @@ export interface SessionStatements {
   delete: Statement<[string]>;
   setArchived: Statement<[number | null, string]>;
   archived: Statement<[], SessionRow & { archived_at: number }>;
+  worksIn: Statement<[string], { used: number }>;
   lastSeq: Statement<[string], { seq: number | null }>;
   appendEvent: Statement<[string, number, number, number, string, string, string, string | null]>;
   allRows: Statement<[string], JournalRow & { branch: string }>;
@@ -41,6 +42,16 @@ export function prepareSessionStatements(db: Database): SessionStatements {
     delete: db.prepare('DELETE FROM sessions WHERE id = ?'),
     setArchived: db.prepare('UPDATE sessions SET archived_at = ? WHERE id = ?'),
     archived: db.prepare('SELECT * FROM sessions WHERE archived_at IS NOT NULL ORDER BY archived_at DESC, id DESC'),
+    // A sub-agent's row is not archived with its parent's: it counts only below a session in the list.
+    worksIn: db.prepare(
+      `WITH RECURSIVE live(id, workspace_path) AS (
+         SELECT id, workspace_path FROM sessions WHERE archived_at IS NULL AND parent_session_id IS NULL
+         UNION ALL
+         SELECT child.id, child.workspace_path FROM sessions child JOIN live ON child.parent_session_id = live.id
+         WHERE child.archived_at IS NULL
+       )
+       SELECT EXISTS (SELECT 1 FROM live WHERE workspace_path = ?) AS used`,
+    ),
     lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?'),
     appendEvent: db.prepare(
       'INSERT INTO journal (session_id, seq, at, format, type, payload, branch, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',

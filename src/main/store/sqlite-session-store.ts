@@ -122,6 +122,10 @@ export class SqliteSessionStore implements SessionStore {
     return this.statements.archived.all().map((row) => ({ session: toSession(row), archivedAt: row.archived_at }));
   }
 
+  worksIn(folder: string): boolean {
+    return this.statements.worksIn.get(folder)?.used === 1;
+  }
+
   append(
     sessionId: string,
     events: readonly RuntimeEvent[],

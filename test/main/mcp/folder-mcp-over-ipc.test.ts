@@ -129,4 +129,54 @@ describe("a folder's own MCP servers in the app", () => {
     expect(offered(0)).not.toContain('everything__echo');
     expect(await call<McpServerStatus[]>(transport, 'mcp:list', {})).toEqual([]);
   });
+
+  it("stops a folder's servers when its last session is deleted, and starts them again for a new session's turn", async () => {
+    const lonely = join(base.path, 'code', 'lonely');
+    mkdirSync(lonely);
+    writeFileSync(
+      join(lonely, '.mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } }),
+    );
+    const first = await session(lonely);
+    await call(transport, 'folder-trust:decide', { sessionId: first, decision: 'trust' });
+    const second = await session(lonely);
+    server.reset();
+    server.enqueue(textTurn('Ready.'));
+    await ask(first, 'Hello');
+    const fromLonely = async (): Promise<McpServerStatus[]> =>
+      (await call<McpServerStatus[]>(transport, 'mcp:list', {})).filter((status) => status.source?.folder === lonely);
+    expect(await fromLonely()).toEqual([expect.objectContaining({ name: 'everything', state: 'running' })]);
+    const pid = core.mcp?.connection('everything', lonely)?.pid as number;
+    expect(pid).toBeGreaterThan(0);
+
+    // Another session still works there: the server stays.
+    await call(transport, 'session:delete', { sessionId: first });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(alive(pid)).toBe(true);
+    expect(await fromLonely()).toHaveLength(1);
+
+    await call(transport, 'session:delete', { sessionId: second });
+    await waitFor(() => !alive(pid), 5_000, 'the server process to end');
+    expect(await fromLonely()).toEqual([]);
+    // And it stays stopped: the folder is looked at again every few seconds, and nothing asks for it.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await fromLonely()).toEqual([]);
+
+    const third = await session(lonely);
+    server.reset();
+    server.enqueue({ steps: [toolCall('everything__echo', { message: 'back again' }, 'l1')] }, textTurn('It echoed.'));
+    await ask(third, 'Echo something');
+    const messages = server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>;
+    expect(messages.find((message) => message.role === 'tool')?.content).toBe('Echo: back again');
+    expect(await fromLonely()).toEqual([expect.objectContaining({ name: 'everything', state: 'running' })]);
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

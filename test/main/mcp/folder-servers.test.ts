@@ -33,6 +33,8 @@ describe("a trusted folder's own MCP servers", () => {
   let manager: McpManager;
   let servers: FolderServers;
   let trusted: Set<string>;
+  /** The folders sessions work in: every folder unless a test says otherwise. */
+  let deleted: Set<string>;
   let root: ReturnType<typeof temporaryFolder>;
   let project: string;
   let other: string;
@@ -53,9 +55,11 @@ describe("a trusted folder's own MCP servers", () => {
       baseEnv: { PATH: process.env['PATH'] ?? '' },
     });
     trusted = new Set();
+    deleted = new Set();
     servers = new FolderServers({
       mcp: manager,
       trust: { stateOf: (path) => ({ path, trusted: trusted.has(path), decided: true, by: null, parent: null }) },
+      inUse: (folder) => !deleted.has(folder),
       protectedRoots: [join(root.path, 'data')],
     });
   });
@@ -127,6 +131,30 @@ describe("a trusted folder's own MCP servers", () => {
     await servers.refresh();
     expect(statuses()).toEqual([]);
     expect(registry.list(project)).toEqual([]);
+  });
+
+  it("stops a folder's servers once no session works in it, and starts them again when a new one's turn asks", async () => {
+    writeJson(project, '.mcp.json', { mcpServers: { everything: everythingEntry } });
+    writeJson(other, '.mcp.json', { mcpServers: { everything: everythingEntry } });
+    trusted.add(project);
+    trusted.add(other);
+    await Promise.all([servers.prepare(project, signal), servers.prepare(other, signal)]);
+    const pid = manager.connection('everything', project)?.pid;
+    expect(pid).toBeGreaterThan(0);
+
+    // The project's last session is deleted: its server ends, and the other folder's runs on.
+    deleted.add(project);
+    await servers.refresh();
+    expect(statuses().map((status) => status.source?.folder)).toEqual([other]);
+    expect(registry.list(project).map((tool) => tool.name)).not.toContain('everything__echo');
+    await waitFor(() => !alive(pid as number), 5_000, 'the server process to end');
+    // Later looks start nothing there.
+    await servers.refresh();
+    expect(manager.connection('everything', project)).toBeNull();
+
+    deleted.delete(project);
+    await servers.prepare(project, signal);
+    expect(await call(registry.get('everything__echo', project), { message: 'back' })).toMatchObject({ output: 'Echo: back' });
   });
 
   it('says what is wrong with a bad file or entry, and starts the good ones all the same', async () => {

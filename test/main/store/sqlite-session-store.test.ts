@@ -49,6 +49,27 @@ describe('SqliteSessionStore', () => {
     ]);
   });
 
+  it('says a folder is worked in while a session there, or a sub-agent of one, is not archived', () => {
+    const link = { toolCallId: 'c1', depth: 1, tools: 'read_write' as const, modelCalls: 15, answerChars: 4_000 };
+    store.create({ ...newSession('a'), workspacePath: '/code/app' });
+    store.create({ ...newSession('a1'), workspacePath: '/worktrees/app-1', subAgent: { ...link, parentSessionId: 'a' } });
+    store.create({ ...newSession('a2'), workspacePath: '/worktrees/app-2', subAgent: { ...link, parentSessionId: 'a1', depth: 2 } });
+    store.create({ ...newSession('b'), workspacePath: '/code/app' });
+    expect(['/code/app', '/worktrees/app-1', '/worktrees/app-2', '/code'].map((path) => store.worksIn(path))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    store.setArchived('a', 5);
+    // The sub-agents' rows are not archived themselves: their parent's archive takes them out all the same.
+    expect(['/code/app', '/worktrees/app-1', '/worktrees/app-2'].map((path) => store.worksIn(path))).toEqual([true, false, false]);
+    store.setArchived('b', 6);
+    expect(store.worksIn('/code/app')).toBe(false);
+    store.setArchived('a', null);
+    expect(['/code/app', '/worktrees/app-2'].map((path) => store.worksIn(path))).toEqual([true, true]);
+  });
+
   it('appends events in order with consecutive sequence numbers and reads them back', () => {
     store.create(newSession('a'));
     append(store, 'a', [{ type: 'user_message', turnId: 't1', messageId: 'm1', text: 'hi' }], 10);

@@ -79,6 +79,8 @@ export interface SessionStore {
   setArchived(sessionId: string, archivedAt: number | null): boolean;
   /** The archived sessions, most recently archived first. */
   archived(): ArchivedSession[];
+  /** Whether a session works in the folder: one of the person's, not archived, or a sub-agent's of one. */
+  worksIn(folder: string): boolean;
   /**
    * Appends events in order to the shown branch, or to `branch`, which is opened (and shown) first in
    * the same transaction; its events then begin with its `branch_started`. They take the seqs from

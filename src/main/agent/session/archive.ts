@@ -42,6 +42,8 @@ export interface SessionArchiveOptions {
   readonly collectFileContents: () => { removed: number; bytes: number } | null;
   /** Told when archiving revoked "this session" grants. */
   readonly onTrustChanged?: () => void;
+  /** Told when a session was archived: what was kept running for its folder may no longer be needed. */
+  readonly onArchived?: () => void;
 }
 
 /** How often archived sessions are looked at for purging, and file contents collected when something was. */
@@ -74,6 +76,7 @@ export class SessionArchive {
       trust.forgetSession(id);
     }
     if (grants.length > 0) this.options.onTrustChanged?.();
+    this.options.onArchived?.();
     listener.onSessionChanged({ deletedSessionId: sessionId });
     return this.entry(sessionId);
   }
