@@ -18,7 +18,7 @@ describe("a trusted folder's own MCP server", () => {
     for (const folder of folders.splice(0)) folder.remove();
   });
 
-  it('starts once the folder is trusted, answers in its session, and is listed in Settings with where it comes from', async () => {
+  it('starts once the folder is trusted, answers in its session, is listed in Settings with where it comes from, and its tool can be set to never run', async () => {
     const project = temporaryFolder('workbench-folder-mcp-');
     folders.push(project);
     const entry = { command: process.execPath, args: [everything, 'stdio'] };
@@ -58,5 +58,26 @@ describe("a trusted folder's own MCP server", () => {
     await expectPage(broken).toContainText('needs a command or a url');
     await list.scrollIntoViewIfNeeded();
     await workbench.screenshot('folder-mcp-servers');
+
+    // Its tools are listed under Tools with the folder they come from, and one can be set to never run.
+    const folderTools = page
+      .getByRole('region', { name: 'Tools' })
+      .getByRole('list', { name: `everything (MCP server of ${project.path}) tools` });
+    const neverEcho = folderTools.getByLabel('Never run everything__echo');
+    await expectPage(neverEcho).not.toBeChecked();
+    await neverEcho.click();
+    await expectPage(neverEcho).toBeChecked();
+    const saved = await workbench.host.invoke('settings:get', {});
+    expect(saved.ok && (saved.value as { deniedTools: string[] }).deniedTools).toEqual(['everything__echo']);
+    await page.getByRole('button', { name: 'Close settings' }).click();
+
+    server.enqueue({ steps: [toolCall('everything__echo', { message: 'again' })] }, textTurn('It is denied.'));
+    const before = server.requests.length;
+    await page.getByRole('textbox', { name: 'Message' }).fill('Echo again');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expectPage(page.getByRole('article', { name: 'Answer' }).last()).toHaveText('It is denied.', { timeout: 20_000 });
+    const offered = (server.requests[before]?.body['tools'] as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    expect(offered).not.toContain('everything__echo');
+    expect(JSON.stringify(server.requests[before + 1]?.body['messages'])).toContain('You have denied everything__echo in Settings.');
   });
 });

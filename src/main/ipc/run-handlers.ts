@@ -7,7 +7,7 @@ import { NotFoundError } from '../../shared/errors';
 import type { Clock } from '../agent/ports/clock';
 import type { AccountingStore } from '../agent/ports/accounting';
 import type { SessionStore } from '../agent/ports/stores';
-import type { ToolRegistry } from '../agent/ports/tools';
+import type { Tool, ToolRegistry } from '../agent/ports/tools';
 import type { TrustStore } from '../agent/ports/trust';
 import type { SessionRuntime } from '../agent/session/session-runtime';
 import type { ProviderRegistry } from '../providers/provider-registry';
@@ -91,10 +91,13 @@ export function runHandlers(deps: RunHandlerDependencies): Pick<Handlers, RunCha
       deps.onTrustChanged();
       return grant;
     },
-    'tool:list': () =>
-      deps.tools
-        .list()
-        .map((tool) => ({ name: tool.name, description: tool.description, server: tool.group ?? null, risk: tool.baseRisk })),
+    // Every session's tools, then each trusted folder's own (its MCP servers'): any of them can be denied by its name.
+    'tool:list': () => {
+      const info = (tool: Tool) => ({ name: tool.name, description: tool.description, server: tool.group ?? null, risk: tool.baseRisk });
+      const everywhere = deps.tools.list().map(info);
+      const folders = deps.tools.byFolder().flatMap(({ folder, tools }) => tools.map((tool) => ({ ...info(tool), folder })));
+      return [...everywhere, ...folders];
+    },
     'tool:output': (input) => {
       const found = accounting.toolOutput(input.toolCallId);
       if (!found) throw new NotFoundError('Tool call', input.toolCallId);

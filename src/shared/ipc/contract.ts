@@ -99,6 +99,8 @@ export const toolInfoSchema = z.object({
   description: z.string(),
   /** The MCP server it comes from; null for a built-in tool. */
   server: z.string().nullable(),
+  /** The folder whose own MCP server it comes from (offered in that folder's sessions only); absent otherwise. */
+  folder: z.string().optional(),
   risk: riskLevelSchema,
 });
 export type ToolInfo = z.infer<typeof toolInfoSchema>;

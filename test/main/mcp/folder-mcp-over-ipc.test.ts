@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServerStatus } from '../../../src/shared/domain';
+import type { ToolInfo } from '../../../src/shared/ipc/contract';
 import type { FolderTrustList } from '../../../src/shared/folder-trust';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { temporaryFolder, waitFor } from '../../helpers';
@@ -95,6 +96,27 @@ describe("a folder's own MCP servers in the app", () => {
       (message) => message.role === 'tool',
     );
     expect(refused?.content).toMatch(/There is no tool named everything__echo/);
+  });
+
+  it("lists a trusted folder's tools in Settings → Tools, and one denied there is neither offered nor run", async () => {
+    const listed = await call<ToolInfo[]>(transport, 'tool:list', {});
+    expect(listed.filter((tool) => tool.name === 'everything__echo')).toEqual([
+      expect.objectContaining({ name: 'everything__echo', server: 'everything', folder: project }),
+    ]);
+    await call(transport, 'settings:update', { deniedTools: ['everything__echo'] });
+    try {
+      const inProject = await session(project);
+      server.reset();
+      server.enqueue({ steps: [toolCall('everything__echo', { message: 'denied' }, 'd1')] }, textTurn('Not run.'));
+      await ask(inProject, 'Echo something');
+      expect(offered(0)).not.toContain('everything__echo');
+      // The server's other tools are still offered.
+      expect(offered(0).filter((name) => name.startsWith('everything__')).length).toBeGreaterThan(0);
+      const messages = server.requests[1]?.body['messages'] as Array<{ role: string; content: string }>;
+      expect(messages.find((message) => message.role === 'tool')?.content).toBe('Not run: You have denied everything__echo in Settings.');
+    } finally {
+      await call(transport, 'settings:update', { deniedTools: [] });
+    }
   });
 
   it('starts nothing of a folder that is not trusted, even when a turn runs in it', async () => {

@@ -300,6 +300,13 @@ export class ToolRegistry {
     return own ? [...everywhere, ...[...own.values()].filter((tool) => !this.tools.has(tool.name))] : everywhere;
   }
 
+  /** Every folder's own listed tools (those a tool of every session hides left out), by the folder's path. */
+  byFolder(): Array<{ folder: string; tools: Tool[] }> {
+    return [...this.folders]
+      .map(([folder, tools]) => ({ folder, tools: [...tools.values()].filter((tool) => !this.tools.has(tool.name)) }))
+      .filter(({ tools }) => tools.length > 0);
+  }
+
   /** The tools a model is offered: every listed one but those the person denied (a call to one is still refused). */
   offered(denied: readonly string[] = [], workspacePath: string | null = null): Tool[] {
     const listed = this.list(workspacePath);

@@ -1,6 +1,6 @@
 /*
- * The Tools section of Settings: every tool, built-in or from an MCP server, each with a switch that stops it from
- * ever running.
+ * The Tools section of Settings: every tool, built-in or from an MCP server (the person's own or a trusted folder's),
+ * each with a switch that stops it from ever running.
  */
 
 import { useState } from 'react';
@@ -12,11 +12,12 @@ import { SettingsSection, settingField } from './SettingsSection';
 
 const builtIn = 'Built-in';
 
-/** The tools by where they come from: the built-in ones first, then each MCP server's. */
+/** The tools by where they come from: the built-in ones first, then each MCP server's, a folder's own under its folder. */
 function grouped(tools: readonly ToolInfo[]): Array<[string, ToolInfo[]]> {
   const groups = new Map<string, ToolInfo[]>([[builtIn, []]]);
   for (const tool of tools) {
-    const group = tool.server === null ? builtIn : `${tool.server} (MCP server)`;
+    const server = tool.folder === undefined ? `${tool.server} (MCP server)` : `${tool.server} (MCP server of ${tool.folder})`;
+    const group = tool.server === null ? builtIn : server;
     groups.set(group, [...(groups.get(group) ?? []), tool]);
   }
   return [...groups].filter(([, members]) => members.length > 0);
@@ -70,7 +71,7 @@ export function ToolSettings({ store }: { store: AppStore }) {
   return (
     <SettingsSection
       id="tools"
-      description="A tool set to never run is not offered to the model, and a call to it is refused whatever the autonomy or grants."
+      description="A tool set to never run is not offered to the model, and a call to it is refused whatever the autonomy or grants. A folder's tool is set by its name, in every folder that has one of that name."
     >
       {grouped(tools).map(([group, members]) => (
         <div key={group} className="settings-group">

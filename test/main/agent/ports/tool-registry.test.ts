@@ -41,4 +41,21 @@ describe("the registry's tools of one folder", () => {
     expect(registry.list('/work/b')).toEqual([everywhere]);
     expect(registry.get('server__echo', '/work/b')).toBe(everywhere);
   });
+
+  it("lists every folder's own tools by folder, for the person to deny, without those a tool of every session hides", () => {
+    const registry = new ToolRegistry([tool('read_file')]);
+    registry.register(tool('server__echo', '/work/a'));
+    registry.register(tool('server__add', '/work/a'));
+    const removeB = registry.register(tool('server__echo', '/work/b'));
+    registry.register(tool('read_file', '/work/b'));
+    const names = (): Array<[string, string[]]> =>
+      registry.byFolder().map(({ folder, tools }) => [folder, tools.map((found) => found.name)]);
+    expect(names()).toEqual([
+      ['/work/a', ['server__echo', 'server__add']],
+      ['/work/b', ['server__echo']],
+    ]);
+    // A folder whose only tool left is hidden has none to list.
+    removeB();
+    expect(names()).toEqual([['/work/a', ['server__echo', 'server__add']]]);
+  });
 });
