@@ -96,7 +96,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
           UNION ALL
           SELECT c.id, c.parent_id, chain.depth + 1 FROM checkpoints c JOIN chain ON c.thread_id = @thread AND c.id = chain.parent_id
         )
-        SELECT c.* FROM chain JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id ORDER BY chain.depth DESC`),
+        SELECT c.* FROM chain CROSS JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id ORDER BY chain.depth DESC`),
       row: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? AND id = ?'),
       all: db.prepare('SELECT * FROM checkpoints WHERE thread_id = ? ORDER BY seq, id'),
       deleteThread: db.prepare('DELETE FROM checkpoints WHERE thread_id = ?'),
@@ -109,7 +109,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
           SELECT c.id, c.parent_id, chain.depth + 1 FROM checkpoints c JOIN chain ON c.thread_id = @thread AND c.id = chain.parent_id
           WHERE chain.depth < @depth
         )
-        SELECT c.* FROM chain JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id`),
+        SELECT c.* FROM chain CROSS JOIN checkpoints c ON c.thread_id = @thread AND c.id = chain.id`),
       segment: db.prepare(
         'SELECT end_id, previous_end_id, content, state, crc FROM checkpoint_segments WHERE thread_id = ? AND end_id = ?',
       ),
@@ -120,7 +120,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
           UNION ALL
           SELECT s.end_id, s.previous_end_id, chain.depth + 1 FROM checkpoint_segments s JOIN chain ON s.thread_id = @thread AND s.end_id = chain.previous_end_id
         )
-        SELECT s.end_id, s.previous_end_id, s.content, s.state, s.crc FROM chain JOIN checkpoint_segments s ON s.thread_id = @thread AND s.end_id = chain.end_id ORDER BY chain.depth DESC`),
+        SELECT s.end_id, s.previous_end_id, s.content, s.state, s.crc FROM chain CROSS JOIN checkpoint_segments s ON s.thread_id = @thread AND s.end_id = chain.end_id ORDER BY chain.depth DESC`),
       dueSegments: db.prepare(
         'SELECT c.* FROM checkpoints c LEFT JOIN checkpoint_segments s ON s.thread_id = c.thread_id AND s.end_id = c.id WHERE (c.seq + 1) % @size = 0 AND s.end_id IS NULL ORDER BY c.seq LIMIT @limit',
       ),
@@ -237,10 +237,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
   private viaSegments(ref: CheckpointRef): CheckpointTuple | null {
     // Restores read from disk, never from the write cache, so damage on disk is seen. The steps
     // since the last segment boundary, and the boundary's own, come in one read of the chain.
+    const stored = this.statements.row.get(ref.threadId, ref.checkpointId);
+    if (!stored) return null;
+    const depth = (stored.seq + 1) % segmentSize;
     const nearby = new Map(
-      this.statements.recentChain
-        .all({ thread: ref.threadId, id: ref.checkpointId, depth: segmentSize })
-        .map((row) => [row.id, toRow(row)]),
+      (depth === 0 ? [stored] : this.statements.recentChain.all({ thread: ref.threadId, id: ref.checkpointId, depth })).map((row) => [
+        row.id,
+        toRow(row),
+      ]),
     );
     const targetRow = nearby.get(ref.checkpointId);
     if (!targetRow) return null;
