@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ModelInfo } from '../src/shared/domain';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../src/main/agent/ports/model-provider';
 import { Session as InspectorSession } from 'node:inspector/promises';
+import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { defineTool } from '../src/main/agent/ports/tools';
 import { OpenAICompatibleProvider } from '../src/main/providers/openai-compatible-provider';
@@ -39,6 +40,15 @@ function cpuMs(): number {
   return (user + system) / 1000;
 }
 
+/** How long the main thread has waited, runnable, for a CPU (ms; Linux's scheduler statistics, else 0). */
+function queuedMs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
 /** Wraps a provider to time each stream: when it was asked for, and when its last event came. */
 class TimedProvider implements ModelProvider {
   readonly kind;
@@ -50,6 +60,9 @@ class TimedProvider implements ModelProvider {
   /** The process's CPU time (user and system, in ms) at the same moments. */
   readonly startsCpu: number[] = [];
   readonly endsCpu: number[] = [];
+  /** The main thread's time waiting for a CPU at the same moments. */
+  readonly startsQueued: number[] = [];
+  readonly endsQueued: number[] = [];
   constructor(private readonly inner: ModelProvider) {
     this.kind = inner.kind;
   }
@@ -57,11 +70,13 @@ class TimedProvider implements ModelProvider {
     this.starts.push(performance.now());
     this.startsOnProfile.push(profileClock());
     if (detail) this.startsCpu.push(cpuMs());
+    if (detail) this.startsQueued.push(queuedMs());
     for await (const event of this.inner.stream(request, signal)) {
       if (event.type === 'done' || event.type === 'error') {
         this.ends.push(performance.now());
         this.endsOnProfile.push(profileClock());
         if (detail) this.endsCpu.push(cpuMs());
+        if (detail) this.endsQueued.push(queuedMs());
       }
       yield event;
     }
@@ -74,15 +89,16 @@ class TimedProvider implements ModelProvider {
 /** Garbage collections seen while the bench runs (RUNTIME_BENCH_DETAIL=1): when each began, and how long it took. */
 const collections: { start: number; duration: number; kind: number }[] = [];
 /** The collections within the gaps of the first session run through the runtime. */
-let firstRunCollections: { ms: number; kinds: Set<number>; cpu: number }[] | null = null;
+let firstRunCollections: { ms: number; kinds: Set<number>; cpu: number; queued: number }[] | null = null;
 
 /** The collection time within each gap between streams, and the kinds seen there. */
-function collectionsIn(provider: TimedProvider): { ms: number; kinds: Set<number>; cpu: number }[] {
+function collectionsIn(provider: TimedProvider): { ms: number; kinds: Set<number>; cpu: number; queued: number }[] {
   return provider.ends.slice(0, -1).map((from, index) => {
     const to = provider.starts[index + 1] ?? from;
     const inside = collections.filter((entry) => entry.start >= from && entry.start < to);
     const cpu = (provider.startsCpu[index + 1] ?? 0) - (provider.endsCpu[index] ?? 0);
-    return { ms: inside.reduce((sum, entry) => sum + entry.duration, 0), kinds: new Set(inside.map((entry) => entry.kind)), cpu };
+    const queued = (provider.startsQueued[index + 1] ?? 0) - (provider.endsQueued[index] ?? 0);
+    return { ms: inside.reduce((sum, entry) => sum + entry.duration, 0), kinds: new Set(inside.map((entry) => entry.kind)), cpu, queued };
   });
 }
 
@@ -171,6 +187,8 @@ async function throughRuntime(server: RemoteScriptedServer, encrypted = false): 
     );
     const slow = windows.filter((window) => window.to - window.from > 1_000);
     console.log(`Own time of functions in the ${slow.length} gaps over 1 ms:\n${formatSelfTimes(addSelfTimesIn(profile, slow), 30)}`);
+    const slowTotals = [...addTotalTimesIn(profile, slow)].filter(([key]) => !/cpu-profile|runtime\.ts/.test(key));
+    console.log(`Total time of functions in the gaps over 1 ms:\n${formatSelfTimes(new Map(slowTotals), 30)}`);
     const totals = [...addTotalTimesIn(profile, windows)].filter(([key]) => /\.ts:/.test(key) && !/cpu-profile|runtime\.ts/.test(key));
     console.log(`Total time of this project's functions between streams:\n${formatSelfTimes(new Map(totals), 40)}`);
   }
@@ -228,7 +246,7 @@ export async function runRuntimeBench(): Promise<void> {
     // Kinds as node:perf_hooks numbers them: 1 minor (scavenge), 2 major (mark-sweep-compact), 4 incremental marking, 8 weak callbacks.
     const withCollection = longest.map((step) => {
       const seen = firstRunCollections?.[step];
-      return `${step}: ${(runtime[step] ?? 0).toFixed(2)} ms, cpu ${(seen?.cpu ?? 0).toFixed(2)}${seen && seen.ms > 0 ? ` (collecting ${seen.ms.toFixed(2)} ms, kinds ${[...seen.kinds].join('+')})` : ''}`;
+      return `${step}: ${(runtime[step] ?? 0).toFixed(2)} ms, cpu ${(seen?.cpu ?? 0).toFixed(2)}, queued ${(seen?.queued ?? 0).toFixed(2)}${seen && seen.ms > 0 ? ` (collecting ${seen.ms.toFixed(2)} ms, kinds ${[...seen.kinds].join('+')})` : ''}`;
     });
     console.log(`collections seen: ${collections.length}, longest ${Math.max(...collections.map((c) => c.duration)).toFixed(2)} ms`);
     console.log(`the 20 longest, with the garbage collection inside each: ${withCollection.join('; ')}`);
