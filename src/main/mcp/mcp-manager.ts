@@ -50,6 +50,10 @@ class Connection {
   private stopping = false;
   private restart: Disposable | null = null;
   private attempt = 0;
+  /** Counted up by each start and stop: a start that finds it changed after a wait was stopped meanwhile. */
+  private generation = 0;
+  /** The client a start is connecting, which a stop meanwhile closes at once rather than wait for it. */
+  private connecting: Client | null = null;
 
   constructor(
     readonly name: string,
@@ -80,8 +84,11 @@ class Connection {
       return;
     }
     this.stopping = false;
+    const generation = ++this.generation;
+    const stoppedMeanwhile = (): boolean => generation !== this.generation;
     this.set({ state: this.status.restarts > 0 ? 'restarting' : 'starting', error: null });
     const client = new Client({ name: 'agent-workbench', version: '0.1.0' });
+    this.connecting = client;
     try {
       const transport =
         'command' in this.config
@@ -97,6 +104,11 @@ class Connection {
       await client.connect(transport);
       this.pid = transport instanceof StdioClientTransport ? transport.pid : null;
       const listed = await client.listTools();
+      // Stopped while it started (removed, disabled, its folder's trust taken back, the app closing): nothing of it stays.
+      if (stoppedMeanwhile()) {
+        await client.close().catch(() => undefined);
+        return;
+      }
       this.client = client;
       this.attempt = 0;
       this.clearTools();
@@ -121,21 +133,27 @@ class Connection {
       for (const tool of tools) this.tools.add(toDisposable(this.options.registry.register(tool)));
       this.set({ state: 'running', tools: tools.map((tool) => tool.name), ...(notes.length > 0 ? { notes: notes.slice(0, 20) } : {}) });
     } catch (error) {
-      this.client = null;
       await client.close().catch(() => undefined);
+      if (stoppedMeanwhile()) return;
+      this.client = null;
       this.set({ state: 'failed', error: error instanceof Error ? error.message : String(error) });
       this.scheduleRestart();
+    } finally {
+      if (this.connecting === client) this.connecting = null;
     }
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.generation += 1;
     void this.restart?.dispose();
     this.restart = null;
     this.clearTools();
     const client = this.client;
+    const connecting = this.connecting;
     this.client = null;
-    await client?.close().catch(() => undefined);
+    this.connecting = null;
+    await Promise.all([client?.close(), connecting?.close()].map((closing) => closing?.catch(() => undefined)));
     this.set({ state: this.config.disabled ? 'disabled' : 'stopped', tools: [] });
   }
 

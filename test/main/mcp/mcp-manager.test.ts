@@ -1,8 +1,11 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mcpServersSchema, type McpServerStatus } from '../../../src/shared/domain';
 import { ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { McpManager } from '../../../src/main/mcp/mcp-manager';
+import { temporaryFolder } from '../../helpers';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const config = { command: process.execPath, args: [everything, 'stdio'], env: {}, disabled: false, trusted: false };
@@ -104,6 +107,40 @@ describe('MCP servers', () => {
     await manager.configure({ everything: { ...config, disabled: true } });
     expect(manager.statuses()[0]?.state).toBe('disabled');
     expect(registry.list()).toEqual([]);
+  });
+
+  it('a server turned off while it starts is closed at once, and leaves no process and no tools behind', async () => {
+    const folder = temporaryFolder('workbench-mcp-slow-');
+    try {
+      // A server that takes two seconds to answer its first message, and says its pid as it starts.
+      const pidFile = join(folder.path, 'pid');
+      const script = join(folder.path, 'slow.mjs');
+      writeFileSync(
+        script,
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nawait new Promise((resolve) => setTimeout(resolve, 2000));\nawait import(${JSON.stringify(everything)});\n`,
+      );
+      const slow = { ...config, args: [script, 'stdio'] };
+      const starting = manager.configure({ slow });
+      const pid = Number(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8'), 'the server to start'));
+      expect(manager.statuses()[0]?.state).toBe('starting');
+      await manager.configure({ slow: { ...slow, disabled: true } });
+      await starting;
+      const alive = (): boolean => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      await until(() => !alive(), 'the server process to end', 2_000);
+      // Past the time it would have answered: it never joins the registry, nor says it runs.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(registry.list()).toEqual([]);
+      expect(manager.statuses()).toEqual([expect.objectContaining({ name: 'slow', state: 'disabled', tools: [] })]);
+    } finally {
+      folder.remove();
+    }
   });
 
   it('says why a server cannot start, and keeps trying', async () => {
