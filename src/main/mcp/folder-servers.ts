@@ -67,7 +67,8 @@ export class FolderServers implements WorkspaceToolSource {
     this.closed = true;
     const folders = new Set([...this.used, ...this.options.mcp.folders()]);
     this.used.clear();
-    await Promise.all([...folders].map((folder) => this.queued(folder, () => this.options.mcp.configureFolder(folder, []))));
+    // Not behind the folder's other changes: a server still starting is closed at once, rather than waited for.
+    await Promise.all([...folders].map((folder) => this.options.mcp.configureFolder(folder, [])));
   }
 
   private trusted(folder: string): boolean {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -67,6 +67,34 @@ describe("a trusted folder's own MCP servers", () => {
     await servers.dispose();
     await manager.dispose();
     root.remove();
+  });
+
+  it('closes at once while a server is still starting, and leaves its process behind no more', async () => {
+    // A server that takes five seconds to answer its first message, and says its pid as it starts.
+    writeFileSync(
+      join(project, 'slow.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync('pid', String(process.pid));\nawait new Promise((resolve) => setTimeout(resolve, 5000));\nawait import(${JSON.stringify(everything)});\n`,
+    );
+    writeJson(project, '.mcp.json', { mcpServers: { slow: { command: process.execPath, args: ['slow.mjs', 'stdio'] } } });
+    trusted.add(project);
+    const preparing = servers.prepare(project, signal);
+    await waitFor(() => existsSync(join(project, 'pid')), 10_000, 'the server to start');
+    const pid = Number(readFileSync(join(project, 'pid'), 'utf8'));
+    const started = Date.now();
+    await servers.dispose();
+    expect(Date.now() - started).toBeLessThan(2_500);
+    await preparing;
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(() => !alive(), 2_000, 'the server process to end');
+    expect(statuses()).toEqual([]);
+    expect(registry.list()).toEqual([]);
   });
 
   it("starts a trusted folder's server, says where it comes from, and offers its tools to that folder's sessions only", async () => {
