@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry, RuntimeEvent } from '../../../../src/shared/events';
 import type { Session } from '../../../../src/shared/domain';
 import { textTurn } from '../../../scripted-model-server';
@@ -101,6 +101,19 @@ describe('the repository map given with the person’s message', () => {
     (await answer<{ entries: JournalEntry[] }>(scripted.transport, 'session:open', { sessionId })).entries
       .map((entry) => entry.event)
       .filter((event): event is Extract<RuntimeEvent, { type: 'memories_recalled' }> => event.type === 'memories_recalled');
+
+  // A message waits at most 1.5 s for a folder's first index, then goes without the map; on a loaded machine the first
+  // index can take longer. So the folder is indexed whole first, and each test sees what a message gets from it.
+  beforeAll(async () => {
+    const sessionId = await newSession();
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      scripted.server.reset();
+      scripted.server.enqueue(textTurn('Indexed.'));
+      await send(sessionId, 'Which files are there?');
+      if (noteOf(scripted, 0).includes('<code-map>')) return;
+    }
+    throw new Error('The folder was never indexed whole.');
+  });
 
   it('gives the definitions the message is about first, within its share of the window, and says so in the journal', async () => {
     const sessionId = await newSession();
