@@ -60,7 +60,10 @@ describe('updates from a feed', () => {
     await feedField.fill(server.url);
     await section.getByRole('button', { name: 'Save feed' }).click();
     await expectPage(section.getByRole('alert')).toHaveCount(0);
-    await section.getByRole('checkbox', { name: /Look for updates/ }).check();
+    // The switch shows the setting as the app saved it, so it turns once the app has answered.
+    const lookForUpdates = section.getByRole('checkbox', { name: /Look for updates/ });
+    await lookForUpdates.click();
+    await expectPage(lookForUpdates).toBeChecked();
     await section.getByRole('button', { name: 'Check now' }).click();
     await expectPage(status).toHaveText('Version 0.2.0 is available.');
     expect(server.requests).toContain('/feed/latest-linux.yml');
@@ -115,7 +118,9 @@ describe('updates from a feed', () => {
     await section.getByRole('textbox', { name: 'Update feed' }).fill(`http://127.0.0.1:${port}/feed/`);
     await section.getByRole('button', { name: 'Save feed' }).click();
     // Turned on by the person: the first automatic check finds nobody there, and says nothing.
-    await section.getByRole('checkbox', { name: /Look for updates/ }).check();
+    const lookForUpdates = section.getByRole('checkbox', { name: /Look for updates/ });
+    await lookForUpdates.click();
+    await expectPage(lookForUpdates).toBeChecked();
     await section.getByRole('button', { name: 'Check now' }).click();
     await expectPage(section.getByRole('status', { name: 'Update status' })).toHaveText(
       `Could not reach the update feed at http://127.0.0.1:${port}/feed/ (ECONNREFUSED). Check the network connection, or the feed's address.`,
