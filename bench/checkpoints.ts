@@ -34,7 +34,7 @@ interface Result {
   restoreVsParse: number;
 }
 
-/** Our store at `n` steps, on a plain database or on one encrypted at rest (SQLCipher), as the app opens it. */
+/** Our store at `n` steps, on a plain database or on one encrypted at rest (AEGIS-256), as the app opens it. */
 function ours(n: number, encrypted = false): Result {
   const folder = temporaryFolder('workbench-bench-cp-');
   const path = join(folder.path, 'workbench.sqlite');

@@ -27,7 +27,7 @@ describe('encryption at rest and redacted exports in the window', () => {
     const workbench = await open({ databaseKeys: keysIn(testKeychain()) });
     const { page, server } = workbench;
     await page.getByRole('button', { name: 'Settings' }).click();
-    await expectPage(page.getByLabel('Database encryption')).toContainText('Encrypted at rest (SQLCipher)');
+    await expectPage(page.getByLabel('Database encryption')).toContainText('Encrypted at rest (AEGIS-256)');
     await page.getByRole('button', { name: 'Close settings' }).click();
 
     await workbench.configureScriptedModel();

@@ -89,7 +89,7 @@ describe('Settings → Trash on an encrypted database', () => {
     await page.getByRole('button', { name: 'Settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     await dialog.getByRole('navigation', { name: 'Sections of Settings' }).getByRole('button', { name: 'Trash', exact: true }).click();
-    await expectPage(dialog.getByLabel('Database encryption')).toContainText('Encrypted at rest (SQLCipher)');
+    await expectPage(dialog.getByLabel('Database encryption')).toContainText('Encrypted at rest (AEGIS-256)');
     const section = dialog.getByRole('region', { name: 'Trash', exact: true });
     const deleted = section.getByRole('list', { name: 'Deleted files' });
     /** What axe-core finds serious or critical in the Trash section, in the light theme and the dark one. */

@@ -98,8 +98,14 @@ function commandShellInfo(shell: CommandShell | undefined): AppInfo['commandShel
 
 /** What the window says of the database's encryption at rest. */
 function encryptionInfo(encryption: DatabaseEncryption): AppInfo['databaseEncryption'] {
+  if (encryption.encrypted && encryption.cipher === 'sqlcipher')
+    return {
+      encrypted: true,
+      description:
+        "Encrypted at rest (SQLCipher's format, as versions before wrote; converted to AEGIS-256 at a start when no other process has it open), with a key kept by this system's keychain.",
+    };
   if (encryption.encrypted)
-    return { encrypted: true, description: "Encrypted at rest (SQLCipher), with a key kept by this system's keychain." };
+    return { encrypted: true, description: "Encrypted at rest (AEGIS-256), with a key kept by this system's keychain." };
   return { encrypted: false, description: `The database is ${encryption.reason}.` };
 }
 

@@ -1,20 +1,26 @@
 /*
- * Converts a plain database into an encrypted one in place, with a plain backup kept until the encrypted file is
- * verified; and puts back what a conversion stopped part way (a crash, a power cut) left.
+ * Converts a plain database into an encrypted one in place, or one in the cipher versions before wrote into the one the
+ * app writes, with a backup of the file as it was kept until the new file is verified; and puts back what a conversion
+ * stopped part way (a crash, a power cut) left.
  */
 
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError } from '../../shared/errors';
-import { applyKey } from './database-key';
+import { applyKey, type DatabaseCipher } from './database-key';
 
 /** The steps of a conversion, in order; each is told before it runs (tests stop there, as a crash would). */
 export const conversionSteps = ['fold_log', 'back_up', 'copy', 'encrypt_copy', 'verify_copy', 'replace', 'verify', 'drop_backup'] as const;
 export type ConversionStep = (typeof conversionSteps)[number];
 
-/** The plain copy kept while a conversion runs: its presence at a start means the conversion did not finish. */
-export const conversionBackupPath = (path: string): string => `${path}.unencrypted-backup`;
+/** What a conversion starts from: a plain file, or one in the cipher versions before wrote. */
+export type ConversionSource = 'plain' | Exclude<DatabaseCipher, 'aegis-256'>;
+
+/** The copy of the file as it was, kept while a conversion runs: its presence at a start means it did not finish. */
+export const conversionBackupPath = (path: string, from: ConversionSource = 'plain'): string =>
+  from === 'plain' ? `${path}.unencrypted-backup` : `${path}.${from}-backup`;
+const conversionSources: readonly ConversionSource[] = ['plain', 'sqlcipher'];
 const workPath = (path: string): string => `${path}.encrypting`;
 const sidecars = ['-wal', '-shm', '-journal'] as const;
 
@@ -107,9 +113,9 @@ function verifyEncrypted(path: string, key: Buffer, expected: RowCounts): void {
 export function recoverConversion(path: string): boolean {
   removeWithSidecars(workPath(path));
   for (const backup of schemaBackups(path)) removeWithSidecars(workPath(backup));
-  const backup = conversionBackupPath(path);
-  rmSync(`${backup}.partial`, { force: true });
-  if (!existsSync(backup)) return false;
+  for (const from of conversionSources) rmSync(`${conversionBackupPath(path, from)}.partial`, { force: true });
+  const backup = conversionSources.map((from) => conversionBackupPath(path, from)).find((file) => existsSync(file));
+  if (backup === undefined) return false;
   durableCopy(backup, `${path}.restoring`);
   for (const suffix of sidecars) rmSync(`${path}${suffix}`, { force: true });
   renameSync(`${path}.restoring`, path);
@@ -119,32 +125,48 @@ export function recoverConversion(path: string): boolean {
 }
 
 /**
- * Encrypts the plain database at `path` with the key, in place. The write-ahead log is folded in first; a plain backup
- * is written whole; a copy is encrypted (SQLCipher's rekey needs a rollback journal, so not in WAL mode) and verified
- * (integrity, and the same rows in every table); it then replaces the file in one rename, is verified again where it
- * now lies, and only then is the backup removed. A crash at any point leaves either the plain file as it was or the
+ * Encrypts the database at `path` with the key, in place: a plain one, or one in the cipher versions before wrote
+ * (`from`), which is re-encrypted with the cipher the app writes. The write-ahead log is folded in first; a backup of
+ * the file as it is is written whole; a copy is encrypted (a rekey needs a rollback journal, so not in WAL mode) and
+ * verified (integrity, and the same rows in every table); it then replaces the file in one rename, is verified again
+ * where it now lies, and only then is the backup removed. A crash at any point leaves either the file as it was or the
  * backup, which `recoverConversion` puts back at the next start. Throws when a step fails; the caller then recovers.
  */
-export function convertToEncrypted(path: string, key: Buffer, onStep: (step: ConversionStep) => void = () => undefined): void {
+export function convertToEncrypted(
+  path: string,
+  key: Buffer,
+  onStep: (step: ConversionStep) => void = () => undefined,
+  from: ConversionSource = 'plain',
+): void {
+  const openAsItIs = (file: string): BetterSqlite3.Database => {
+    const db = new BetterSqlite3(file);
+    try {
+      if (from !== 'plain') applyKey(db, key, 'key', from);
+      return db;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  };
   onStep('fold_log');
   let counts: RowCounts;
-  const plain = new BetterSqlite3(path);
+  const before = openAsItIs(path);
   try {
-    plain.pragma('wal_checkpoint(TRUNCATE)');
-    plain.pragma('journal_mode = DELETE');
-    counts = rowCounts(plain);
+    before.pragma('wal_checkpoint(TRUNCATE)');
+    before.pragma('journal_mode = DELETE');
+    counts = rowCounts(before);
   } finally {
-    plain.close();
+    before.close();
   }
   onStep('back_up');
-  const backup = conversionBackupPath(path);
+  const backup = conversionBackupPath(path, from);
   durableCopy(path, backup);
   onStep('copy');
   const work = workPath(path);
   removeWithSidecars(work);
   copyFileSync(path, work);
   onStep('encrypt_copy');
-  const copy = new BetterSqlite3(work);
+  const copy = openAsItIs(work);
   try {
     applyKey(copy, key, 'rekey');
     copy.pragma('journal_mode = WAL');

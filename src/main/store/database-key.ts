@@ -1,9 +1,10 @@
 /*
  * The key the database is encrypted with, as the store asks for it (`DatabaseKeyKeeper`), and how a key is given to
- * SQLite3 Multiple Ciphers (SQLCipher's page format, AES-256, a raw 256-bit key).
+ * SQLite3 Multiple Ciphers (AEGIS-256 pages, a raw 256-bit key; SQLCipher's format still opened, as versions before wrote).
  */
 
 import type { Database } from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 
 /** Whether the system can keep the database's key; when not, why, in words the person reads. */
 export type KeyKeeping = { readonly available: true } | { readonly available: false; readonly reason: string };
@@ -29,7 +30,11 @@ export const databaseKeyFile = 'database.key';
 
 /** Where the database stands on encryption at rest, as the app tells it. */
 export type DatabaseEncryption =
-  | { readonly encrypted: true }
+  | {
+      readonly encrypted: true;
+      /** The cipher it is in: the one the app writes, or the one before until it is converted. */
+      readonly cipher: DatabaseCipher;
+    }
   | {
       readonly encrypted: false;
       /** Why not, said plainly (no keychain on this system, or no keeper given). */
@@ -37,15 +42,64 @@ export type DatabaseEncryption =
     };
 
 /**
- * Keys a connection just opened, before anything is read: SQLCipher's page format, with the key given raw (hex), so no
- * key derivation runs at each open.
+ * How the pages of an encrypted database are encrypted:
+ * - `aegis-256`: what the app writes. AEGIS-256, an authenticated cipher, so a page changed on disk is refused when read;
+ *   it runs on the processor's AES instructions where it has them, and a step's commit costs about a tenth more than on
+ *   a plain file (bench/checkpoints.ts).
+ * - `sqlcipher`: SQLCipher's format with AES-256 and without its per-page HMAC, as versions before wrote. Such a file is
+ *   still opened, and converted to `aegis-256` at a start when nothing else has it open.
  */
-export function applyKey(db: Database, key: Buffer, pragma: 'key' | 'rekey' = 'key'): void {
+export type DatabaseCipher = 'aegis-256' | 'sqlcipher';
+
+/** The cipher the app writes: new databases, conversions, and copies it encrypts. */
+export const currentCipher: DatabaseCipher = 'aegis-256';
+
+/** Every cipher a database may have been written with, the one the app writes first. */
+const ciphersToTry: readonly DatabaseCipher[] = [currentCipher, 'sqlcipher'];
+
+/**
+ * Keys a connection just opened, before anything is read, with the key given raw (hex), so no key derivation runs at
+ * each open. `rekey` encrypts (a plain file) or re-encrypts (one keyed before, even with another cipher) with `cipher`.
+ */
+export function applyKey(db: Database, key: Buffer, pragma: 'key' | 'rekey' = 'key', cipher: DatabaseCipher = currentCipher): void {
   if (key.length !== databaseKeyBytes) throw new RangeError(`A database key has ${databaseKeyBytes} bytes, not ${key.length}.`);
-  db.pragma(`cipher = 'sqlcipher'`);
-  // Pages are encrypted with AES-256 without SQLCipher's per-page HMAC-SHA512: in this build the HMAC doubled the time of
-  // a step's commit (bench/checkpoints.ts), for a check against deliberate tampering with the file, not for its secrecy.
-  // SQLite's own checks still find a damaged file, and a wrong key is still refused. Changing this needs a conversion.
-  db.pragma('hmac_use = 0');
+  if (cipher === 'aegis-256') {
+    db.pragma(`cipher = 'aegis'`);
+    db.pragma(`algorithm = 'aegis-256'`);
+  } else {
+    db.pragma(`cipher = 'sqlcipher'`);
+    // Without SQLCipher's per-page HMAC-SHA512, which doubled the time of a step's commit.
+    db.pragma('hmac_use = 0');
+  }
   db.pragma(`${pragma} = "x'${key.toString('hex')}'"`);
+}
+
+function isSqliteError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
+/**
+ * Opens the encrypted database file `file` with `key`, in whichever cipher it was written with: null when none opens it
+ * (another key, or a damaged file). Reading its schema is the check: pages a cipher does not decrypt read as "not a
+ * database" or "unsupported file format". A connection that fails is closed before the next cipher is tried.
+ */
+export function openWithKey(
+  file: string,
+  key: Buffer,
+  options: BetterSqlite3.Options = {},
+): { readonly db: BetterSqlite3.Database; readonly cipher: DatabaseCipher } | null {
+  for (const cipher of ciphersToTry) {
+    // A file that cannot be opened at all says so, whatever the cipher.
+    const db = new BetterSqlite3(file, options);
+    try {
+      applyKey(db, key, 'key', cipher);
+      db.prepare('SELECT count(*) FROM sqlite_schema').get();
+      return { db, cipher };
+    } catch (error) {
+      db.close();
+      if (!isSqliteError(error)) throw error;
+    }
+  }
+  return null;
 }

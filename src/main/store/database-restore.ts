@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs'
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, WorkbenchError, toErrorInfo } from '../../shared/errors';
 import { databaseFileState, durableCopy, schemaBackups, syncFile, syncFolder } from './database-conversion';
-import { applyKey } from './database-key';
+import { openWithKey } from './database-key';
 import { whileAlone, type LockSystem } from './database-lock';
 
 /** A backup kept beside the database that opens as it is now. */
@@ -34,18 +34,16 @@ function discard(file: string): void {
 /** When a backup named `<file>.backup-v<version>-<time>` was taken. */
 export const takenAtOf = (backup: string): number => Number(/-(\d+)$/.exec(backup)?.[1] ?? 0);
 
-/** Opens a database file read-only, with `key` when it is encrypted; null when it cannot be (no key for it, not a file). */
+/**
+ * Opens a database file read-only, with `key` (in the cipher it was written with) when it is encrypted; null when it
+ * cannot be (no key for it, a key that does not open it, not a file).
+ */
 function openReadOnly(file: string, key: Buffer | null): BetterSqlite3.Database | null {
   const state = databaseFileState(file);
   if (state === 'absent' || (state === 'opaque' && key === null)) return null;
-  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-  try {
-    if (state === 'opaque' && key !== null) applyKey(db, key);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const options = { readonly: true, fileMustExist: true };
+  if (state === 'opaque' && key !== null) return openWithKey(file, key, options)?.db ?? null;
+  return new BetterSqlite3(file, options);
 }
 
 /** The schema version of an open database whose pages check out, or null; never newer than `newestSchema`. */

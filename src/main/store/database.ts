@@ -15,7 +15,14 @@ import {
   recoverConversion,
   type ConversionStep,
 } from './database-conversion';
-import { applyKey, databaseKeyFile, type DatabaseEncryption, type DatabaseKeyKeeper } from './database-key';
+import {
+  currentCipher,
+  databaseKeyFile,
+  openWithKey,
+  type DatabaseCipher,
+  type DatabaseEncryption,
+  type DatabaseKeyKeeper,
+} from './database-key';
 import { DatabaseInUseError, whileAlone, type LockSystem } from './database-lock';
 import { newestRestorableBackup, type RestorableBackup } from './database-restore';
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations';
@@ -49,11 +56,6 @@ export interface OpenedDatabase {
 function isCorruption(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
-}
-
-function isSqliteError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
 }
 
 /**
@@ -113,11 +115,14 @@ function plainSchemaVersion(path: string): number {
   }
 }
 
+/** The key to open the database with, or why it stays plain. */
+type KeyOrReason = { readonly key: Buffer } | { readonly key: null; readonly reason: string };
+
 /**
  * Finds the key to open the database with, converting a plain one in place: null when it stays plain, with the reason.
  * A conversion that fails leaves the plain database as it was (the app keeps working) and is tried at the next start.
  */
-function prepareKey(path: string, target: number, options: OpenDatabaseOptions): { key: Buffer | null; encryption: DatabaseEncryption } {
+function prepareKey(path: string, target: number, options: OpenDatabaseOptions): KeyOrReason {
   // What a conversion stopped part way left is put back, and a conversion runs, only while no other process has the
   // database open: the file is replaced under its name. Another process has it: it stays as it is, and plain.
   const alone = <T>(work: () => T): T => whileAlone(path, 'convert', options.holder ?? 'Agent Workbench', work, options.lockSystem);
@@ -130,26 +135,23 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
   }
   const state = databaseFileState(path);
   const keys = options.keys;
-  if (state === 'opaque') return { key: keyOfEncrypted(path, keys, target), encryption: { encrypted: true } };
-  if (!keys) return { key: null, encryption: { encrypted: false, reason: 'not encrypted: no key keeper was given' } };
+  if (state === 'opaque') return { key: keyOfEncrypted(path, keys, target) };
+  if (!keys) return { key: null, reason: 'not encrypted: no key keeper was given' };
   const keeping = keys.keeping();
-  if (!keeping.available) return { key: null, encryption: { encrypted: false, reason: `not encrypted: ${keeping.reason}` } };
+  if (!keeping.available) return { key: null, reason: `not encrypted: ${keeping.reason}` };
   let key: Buffer;
   try {
     key = keys.read() ?? keys.create();
   } catch (error) {
     // A key kept but unreadable is never replaced: encrypted backups may need it.
-    return {
-      key: null,
-      encryption: { encrypted: false, reason: `not encrypted: its key could not be read (${toErrorInfo(error).message})` },
-    };
+    return { key: null, reason: `not encrypted: its key could not be read (${toErrorInfo(error).message})` };
   }
-  if (state === 'absent') return { key, encryption: { encrypted: true } };
+  if (state === 'absent') return { key };
   // A database of a newer app is left as it is: opening it refuses it below.
-  if (plainSchemaVersion(path) > target) return { key: null, encryption: { encrypted: false, reason: 'not encrypted' } };
-  const notAlone = (holder: string): { key: null; encryption: DatabaseEncryption } => ({
+  if (plainSchemaVersion(path) > target) return { key: null, reason: 'not encrypted' };
+  const notAlone = (holder: string): KeyOrReason => ({
     key: null,
-    encryption: { encrypted: false, reason: `not encrypted yet: ${holder} has it open; it is converted at a start when nothing else has` },
+    reason: `not encrypted yet: ${holder} has it open; it is converted at a start when nothing else has`,
   });
   if (othersHoldIt !== null) return notAlone(othersHoldIt);
   try {
@@ -161,13 +163,50 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
         throw error;
       }
     });
-    return { key, encryption: { encrypted: true } };
+    return { key };
   } catch (error) {
     if (error instanceof DatabaseInUseError) return notAlone(error.holder);
     const reason = `not encrypted yet: converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
     console.error(`The database ${path} could not be encrypted:`, error);
-    return { key: null, encryption: { encrypted: false, reason } };
+    return { key: null, reason };
   }
+}
+
+/**
+ * Opens the encrypted database with its key. A file in the cipher versions before wrote is converted to the one the app
+ * writes first, while no other process has it open; when it cannot be (another has it, or the conversion failed), it is
+ * opened as it is and converted at a later start. A key that opens it in no cipher is refused, the file untouched.
+ */
+function openEncrypted(path: string, key: Buffer, target: number, options: OpenDatabaseOptions): { db: Database; cipher: DatabaseCipher } {
+  let opened = openWithKey(path, key);
+  if (opened?.cipher === 'sqlcipher') {
+    opened.db.close();
+    try {
+      whileAlone(
+        path,
+        'convert',
+        options.holder ?? 'Agent Workbench',
+        () => {
+          try {
+            convertToEncrypted(path, key, options.onConversionStep, 'sqlcipher');
+          } catch (error) {
+            recoverConversion(path);
+            throw error;
+          }
+        },
+        options.lockSystem,
+      );
+    } catch (error) {
+      if (!(error instanceof DatabaseInUseError)) console.error(`The database ${path} could not be converted to ${currentCipher}:`, error);
+    }
+    opened = openWithKey(path, key);
+  }
+  if (opened) return opened;
+  // Pages the key decrypts in no cipher read as garbage: "not a database", "unsupported file format", "malformed".
+  throw unopenedError('store_key_wrong', path, 'the key this system keeps does not open it (the key changed, or the file is damaged).', {
+    key,
+    newestSchema: target,
+  });
 }
 
 /**
@@ -193,38 +232,28 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
       );
     throw unopenedError('store_corrupt', path, 'it is not a SQLite database (it may be damaged).', { key: null, newestSchema: target });
   }
-  const { key, encryption } = prepareKey(path, target, options);
+  const prepared = prepareKey(path, target, options);
+  const key = prepared.key;
   let db: Database;
+  let encryption: DatabaseEncryption;
   try {
-    db = new BetterSqlite3(path);
+    if (prepared.key) {
+      const opened = openEncrypted(path, prepared.key, target, options);
+      db = opened.db;
+      encryption = { encrypted: true, cipher: opened.cipher };
+    } else {
+      db = new BetterSqlite3(path);
+      encryption = { encrypted: false, reason: prepared.reason };
+    }
   } catch (error) {
+    if (error instanceof StoreError) throw error;
     if (isCorruption(error))
       throw unopenedError('store_corrupt', path, 'the file is damaged.', { key, newestSchema: target, cause: error });
     throw new StoreError('store_unavailable', `The database file ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
   }
   try {
-    if (key) {
-      applyKey(db, key);
-      try {
-        db.prepare('SELECT count(*) FROM sqlite_schema').get();
-      } catch (error) {
-        // Pages the key does not decrypt read as garbage: "not a database", "unsupported file format", "malformed".
-        if (isSqliteError(error))
-          throw unopenedError(
-            'store_key_wrong',
-            path,
-            'the key this system keeps does not open it (the key changed, or the file is damaged).',
-            {
-              key,
-              newestSchema: target,
-              cause: error,
-            },
-          );
-        throw error;
-      }
-      // The key opens it: copies taken before a schema change while it was plain are encrypted with it too.
-      encryptPlainBackups(path, key);
-    }
+    // The key opens it: copies taken before a schema change while it was plain are encrypted with it too.
+    if (key) encryptPlainBackups(path, key);
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > target) {
       throw new StoreError(

@@ -39,7 +39,13 @@ describe('the app on an encrypted database', () => {
     const keychain = memoryKeyCipher();
     const first = await start(folder.path, keychain);
     const info = await first.invoke('app:info', {});
-    expect(info).toMatchObject({ ok: true, value: { databaseEncryption: { encrypted: true }, startupError: null } });
+    expect(info).toMatchObject({
+      ok: true,
+      value: {
+        databaseEncryption: { encrypted: true, description: expect.stringContaining('Encrypted at rest (AEGIS-256)') },
+        startupError: null,
+      },
+    });
     expect(await first.invoke('session:create', { title: 'Kept private', workspacePath: null })).toMatchObject({ ok: true });
     for (const core of cores.splice(0)) await core.close();
     const databasePath = join(folder.path, 'workbench.sqlite');

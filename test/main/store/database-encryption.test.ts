@@ -57,7 +57,7 @@ describe('the database encrypted at rest', () => {
 
   it('makes a new database encrypted: its file reads as noise without the key, and opens again with it', () => {
     const opened = openDatabase(path, { keys: keys() });
-    expect(opened.encryption).toEqual({ encrypted: true });
+    expect(opened.encryption).toEqual({ encrypted: true, cipher: 'aegis-256' });
     opened.db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', 'Secret plans', 'idle', 1, 1)").run();
     opened.db.close();
     expect(isPlainSqlite(path)).toBe(false);
@@ -73,7 +73,7 @@ describe('the database encrypted at rest', () => {
     plainDatabaseWithSession();
     expect(existsSync(`${path}-wal`)).toBe(true);
     const opened = openDatabase(path, { keys: keys() });
-    expect(opened.encryption).toEqual({ encrypted: true });
+    expect(opened.encryption).toEqual({ encrypted: true, cipher: 'aegis-256' });
     expect(titles(opened.db)).toEqual(['Secret plans']);
     expect(opened.db.pragma('journal_mode', { simple: true })).toBe('wal');
     opened.db.close();
@@ -94,7 +94,7 @@ describe('the database encrypted at rest', () => {
       }),
     ).toThrow(Crash);
     const opened = openDatabase(path, { keys: keys() });
-    expect(opened.encryption).toEqual({ encrypted: true });
+    expect(opened.encryption).toEqual({ encrypted: true, cipher: 'aegis-256' });
     expect(titles(opened.db)).toEqual(['Secret plans']);
     expect(opened.db.pragma('integrity_check', { simple: true })).toBe('ok');
     opened.db.close();
@@ -135,7 +135,7 @@ describe('the database encrypted at rest', () => {
     expect(isPlainSqlite(path)).toBe(true);
     expect(existsSync(`${path}.unencrypted-backup`)).toBe(false);
     const next = openDatabase(path, { keys: keys() });
-    expect(next.encryption).toEqual({ encrypted: true });
+    expect(next.encryption).toEqual({ encrypted: true, cipher: 'aegis-256' });
     expect(titles(next.db)).toEqual(['Secret plans']);
     next.db.close();
   });

@@ -211,7 +211,7 @@ describe('only one process puts a backup back, and only while no other has the d
     other.stdin?.end();
     await ended(other);
     const alone = openDatabase(path, { keys });
-    expect(alone.encryption).toEqual({ encrypted: true });
+    expect(alone.encryption).toEqual({ encrypted: true, cipher: 'aegis-256' });
     alone.db.close();
   }, 30_000);
 });

@@ -1,0 +1,219 @@
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/main/store/database';
+import { conversionSteps, convertToEncrypted, type ConversionStep } from '../../../src/main/store/database-conversion';
+import { applyKey, openWithKey, type DatabaseCipher } from '../../../src/main/store/database-key';
+import { restorableBackups, restoreBackup } from '../../../src/main/store/database-restore';
+import { latestSchemaVersion } from '../../../src/main/store/migrations';
+import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
+import { memoryKeyCipher } from '../../host/test-cipher';
+import { temporaryFolder } from '../../helpers';
+import { ended, otherProcessHolding } from '../../database-holder';
+
+class Crash extends Error {}
+
+const titles = (db: { prepare(sql: string): { pluck(): { all(): unknown[] } } }): unknown[] =>
+  db.prepare('SELECT title FROM sessions ORDER BY id').pluck().all();
+
+/** The cipher `file` opens with under `key`, or null when it opens with none. */
+function cipherOf(file: string, key: Buffer): DatabaseCipher | null {
+  const opened = openWithKey(file, key, { readonly: true, fileMustExist: true });
+  opened?.db.close();
+  return opened?.cipher ?? null;
+}
+
+/** Flips one bit at `offset` within page `page` (from 1) of the file, as a change made to it on disk. */
+function flipBit(file: string, page: number, offset: number): void {
+  const bytes = readFileSync(file);
+  const at = (page - 1) * 4096 + offset;
+  bytes[at] = (bytes[at] ?? 0) ^ 0x10;
+  writeFileSync(file, bytes);
+}
+
+describe('the cipher of the database', () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let path: string;
+  const keychain = memoryKeyCipher();
+  const keys = (): CipherKeptDatabaseKey => new CipherKeptDatabaseKey(join(folder.path, 'database.key'), keychain);
+  const key = (): Buffer => keys().read() ?? keys().create();
+  const children: ChildProcess[] = [];
+
+  beforeEach(() => {
+    folder = temporaryFolder();
+    path = join(folder.path, 'workbench.sqlite');
+  });
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      child.kill('SIGKILL');
+      await ended(child);
+    }
+    folder.remove();
+  });
+
+  /**
+   * A database of the app's as versions before wrote it: SQLCipher's format without its HMAC, in WAL mode, with a session
+   * whose title is only in the write-ahead log (copied while open, as after a crash).
+   */
+  function databaseOfVersionsBefore(title = 'Secret plans'): void {
+    openDatabase(path).db.close();
+    const db = new BetterSqlite3(path);
+    db.pragma('journal_mode = DELETE');
+    applyKey(db, key(), 'rekey', 'sqlcipher');
+    db.pragma('journal_mode = WAL');
+    db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', ?, 'idle', 1, 1)").run(title);
+    writeFileSync(`${path}.copy`, readFileSync(path));
+    writeFileSync(`${path}.copy-wal`, readFileSync(`${path}-wal`));
+    db.close();
+    for (const suffix of ['', '-wal']) writeFileSync(`${path}${suffix}`, readFileSync(`${path}.copy${suffix}`));
+    for (const suffix of ['', '-wal']) writeFileSync(`${path}.copy${suffix}`, '');
+    expect(cipherOf(path, key())).toBe('sqlcipher');
+  }
+
+  it('writes AEGIS-256, which refuses a page changed on disk where the format before read it without a word', () => {
+    const opened = openDatabase(path, { keys: keys() });
+    opened.db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', 'Secret plans', 'idle', 1, 1)").run();
+    const page = opened.db.prepare("SELECT pageno FROM dbstat WHERE name = 'sessions'").pluck().get() as number;
+    expect(opened.db.pragma('page_size', { simple: true })).toBe(4096);
+    opened.db.pragma('wal_checkpoint(TRUNCATE)');
+    opened.db.close();
+    expect(cipherOf(path, key())).toBe('aegis-256');
+
+    // One bit flipped in the free middle of the page that holds the session: AEGIS authenticates the whole page.
+    flipBit(path, page, 2000);
+    const reopened = openDatabase(path, { keys: keys() });
+    expect(() => titles(reopened.db)).toThrow(expect.objectContaining({ code: 'SQLITE_CORRUPT' }));
+    reopened.db.close();
+
+    // The same bit in the format versions before wrote goes unnoticed.
+    folder.remove();
+    folder = temporaryFolder();
+    path = join(folder.path, 'workbench.sqlite');
+    databaseOfVersionsBefore();
+    const legacy = openWithKey(path, key());
+    if (!legacy) throw new Error('the file of versions before did not open');
+    legacy.db.pragma('wal_checkpoint(TRUNCATE)');
+    const legacyPage = legacy.db.prepare("SELECT pageno FROM dbstat WHERE name = 'sessions'").pluck().get() as number;
+    legacy.db.close();
+    flipBit(path, legacyPage, 2000);
+    const read = openWithKey(path, key());
+    expect(read?.cipher).toBe('sqlcipher');
+    expect(read && titles(read.db)).toEqual(['Secret plans']);
+    read?.db.close();
+  });
+
+  it('converts a database in the format versions before wrote at the next start, its write-ahead log included', () => {
+    databaseOfVersionsBefore();
+    const opened = openDatabase(path, { keys: keys() });
+    expect(opened.encryption).toEqual({ encrypted: true, cipher: 'aegis-256' });
+    expect(titles(opened.db)).toEqual(['Secret plans']);
+    expect(opened.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    opened.db.close();
+    expect(cipherOf(path, key())).toBe('aegis-256');
+    expect(readFileSync(path).includes('Secret plans')).toBe(false);
+    expect(readdirSync(folder.path).filter((name) => /backup|encrypting|partial/.test(name))).toEqual([]);
+  });
+
+  it.each(conversionSteps.map((step) => [step]))(
+    'recovers a conversion of the cipher that crashed before %s, losing nothing',
+    (step: ConversionStep) => {
+      databaseOfVersionsBefore();
+      expect(() =>
+        convertToEncrypted(
+          path,
+          key(),
+          (at) => {
+            if (at === step) throw new Crash(`crashed before ${at}`);
+          },
+          'sqlcipher',
+        ),
+      ).toThrow(Crash);
+      const opened = openDatabase(path, { keys: keys() });
+      expect(titles(opened.db)).toEqual(['Secret plans']);
+      expect(opened.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      opened.db.close();
+      expect(cipherOf(path, key())).toBe('aegis-256');
+      expect(existsSync(`${path}.sqlcipher-backup`)).toBe(false);
+      expect(existsSync(`${path}.encrypting`)).toBe(false);
+    },
+  );
+
+  it('puts the old file back over a half-written new one left by a power cut in the conversion', () => {
+    databaseOfVersionsBefore();
+    expect(() =>
+      convertToEncrypted(
+        path,
+        key(),
+        (at) => {
+          if (at === 'verify') throw new Crash('power cut');
+        },
+        'sqlcipher',
+      ),
+    ).toThrow(Crash);
+    const damaged = readFileSync(path);
+    damaged.fill(0, 4096, damaged.length);
+    writeFileSync(path, damaged);
+    const opened = openDatabase(path, { keys: keys() });
+    expect(titles(opened.db)).toEqual(['Secret plans']);
+    opened.db.close();
+    expect(cipherOf(path, key())).toBe('aegis-256');
+  });
+
+  it('keeps working in the format before when the conversion fails, and converts at the next start', () => {
+    databaseOfVersionsBefore();
+    const failing = openDatabase(path, {
+      keys: keys(),
+      onConversionStep: (at) => {
+        if (at === 'verify_copy') throw new Error('the disk is full');
+      },
+    });
+    expect(failing.encryption).toEqual({ encrypted: true, cipher: 'sqlcipher' });
+    failing.db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s2', 'More plans', 'idle', 2, 2)").run();
+    expect(titles(failing.db)).toEqual(['Secret plans', 'More plans']);
+    failing.db.close();
+    expect(cipherOf(path, key())).toBe('sqlcipher');
+    expect(existsSync(`${path}.sqlcipher-backup`)).toBe(false);
+    const next = openDatabase(path, { keys: keys() });
+    expect(titles(next.db)).toEqual(['Secret plans', 'More plans']);
+    next.db.close();
+    expect(cipherOf(path, key())).toBe('aegis-256');
+  });
+
+  it('leaves the cipher as it is while another process has the database open, and converts once it has quit', async () => {
+    databaseOfVersionsBefore();
+    const other = await otherProcessHolding(path, 'the terminal runner', 'hold-only');
+    children.push(other);
+    const shared = openDatabase(path, { keys: keys() });
+    expect(titles(shared.db)).toEqual(['Secret plans']);
+    shared.db.close();
+    expect(cipherOf(path, key())).toBe('sqlcipher');
+    other.stdin?.end();
+    await ended(other);
+    const alone = openDatabase(path, { keys: keys() });
+    expect(titles(alone.db)).toEqual(['Secret plans']);
+    alone.db.close();
+    expect(cipherOf(path, key())).toBe('aegis-256');
+  }, 30_000);
+
+  it('offers and puts back a backup in the format before, which is then converted', () => {
+    databaseOfVersionsBefore('Kept in the backup');
+    const backup = `${path}.backup-v${latestSchemaVersion}-1000`;
+    const legacy = openWithKey(path, key());
+    legacy?.db.prepare('VACUUM INTO ?').run(backup);
+    legacy?.db.close();
+    expect(cipherOf(backup, key())).toBe('sqlcipher');
+    // The database itself is lost: its first page is gone.
+    const damaged = readFileSync(path);
+    damaged.fill(0, 0, 4096);
+    writeFileSync(path, damaged);
+    expect(() => openDatabase(path, { keys: keys() })).toThrow(expect.objectContaining({ code: 'store_key_wrong', backupPath: backup }));
+    expect(restorableBackups(path, key(), latestSchemaVersion).map((found) => found.path)).toEqual([backup]);
+    restoreBackup(path, backup, key(), latestSchemaVersion, 2000);
+    const opened = openDatabase(path, { keys: keys() });
+    expect(titles(opened.db)).toEqual(['Kept in the backup']);
+    opened.db.close();
+    expect(cipherOf(path, key())).toBe('aegis-256');
+  });
+});
