@@ -101,8 +101,7 @@ function encryptionInfo(encryption: DatabaseEncryption): AppInfo['databaseEncryp
   if (encryption.encrypted && encryption.cipher === 'sqlcipher')
     return {
       encrypted: true,
-      description:
-        "Encrypted at rest (SQLCipher's format, as versions before wrote; converted to AEGIS-256 at a start when no other process has it open), with a key kept by this system's keychain.",
+      description: `Encrypted at rest in SQLCipher's format, as versions before wrote, with a key kept by this system's keychain. Not yet converted to AEGIS-256: ${encryption.notConverted ?? 'it is converted at the next start'}.`,
     };
   if (encryption.encrypted)
     return { encrypted: true, description: "Encrypted at rest (AEGIS-256), with a key kept by this system's keychain." };

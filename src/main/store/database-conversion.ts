@@ -7,8 +7,8 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
-import { StoreError } from '../../shared/errors';
-import { applyKey, type DatabaseCipher } from './database-key';
+import { StoreError, toErrorInfo } from '../../shared/errors';
+import { applyKey, cipherInHeader, type DatabaseCipher } from './database-key';
 
 /** The steps of a conversion, in order; each is told before it runs (tests stop there, as a crash would). */
 export const conversionSteps = ['fold_log', 'back_up', 'copy', 'encrypt_copy', 'verify_copy', 'replace', 'verify', 'drop_backup'] as const;
@@ -105,23 +105,71 @@ function verifyEncrypted(path: string, key: Buffer, expected: RowCounts): void {
   }
 }
 
+/** Whether the file at `path` is still in the format a conversion from `from` started with: it was never replaced. */
+function stillAsBefore(path: string, from: ConversionSource): boolean {
+  const state = databaseFileState(path);
+  if (from === 'plain') return state === 'plain';
+  return state === 'opaque' && cipherInHeader(path) === from;
+}
+
 /**
- * Puts back what a conversion stopped part way left: the work copy is dropped, and when the plain backup is still there
- * (the conversion never finished), it replaces whatever the database file became. The backup is only ever written whole
- * and the app writes nothing to the database while converting, so it holds everything. Says whether it put one back.
+ * Puts back what a conversion stopped part way left: the work copy is dropped; when the backup of the file as it was is
+ * still there (the conversion never finished) and the file was already replaced, the backup replaces whatever the file
+ * became. The backup is only ever written whole and the app writes nothing to the database while converting, so it
+ * holds everything. A file never replaced is whole as it is (and may have been written since): the backup is dropped.
+ * Says whether it put one back.
  */
 export function recoverConversion(path: string): boolean {
   removeWithSidecars(workPath(path));
   for (const backup of schemaBackups(path)) removeWithSidecars(workPath(backup));
   for (const from of conversionSources) rmSync(`${conversionBackupPath(path, from)}.partial`, { force: true });
-  const backup = conversionSources.map((from) => conversionBackupPath(path, from)).find((file) => existsSync(file));
-  if (backup === undefined) return false;
+  const from = conversionSources.find((source) => existsSync(conversionBackupPath(path, source)));
+  if (from === undefined) return false;
+  const backup = conversionBackupPath(path, from);
+  if (stillAsBefore(path, from)) {
+    rmSync(backup, { force: true });
+    syncFolder(path);
+    return false;
+  }
   durableCopy(backup, `${path}.restoring`);
   for (const suffix of sidecars) rmSync(`${path}${suffix}`, { force: true });
   renameSync(`${path}.restoring`, path);
   syncFolder(path);
   rmSync(backup, { force: true });
   return true;
+}
+
+/** A conversion failed and what it left could not be put back: the database must not be opened until it is. */
+export class ConversionNotUndoneError extends StoreError {
+  constructor(message: string, cause: unknown) {
+    super('store_unavailable', message, { cause });
+  }
+}
+
+/**
+ * Converts as `convertToEncrypted` does, and when it fails, puts back what it left before throwing its error. When even
+ * that fails (a full disk), throws a `ConversionNotUndoneError` (`store_unavailable`) saying so: the database must not be opened then, as what
+ * is written to it could be replaced by the backup at the next start.
+ */
+export function convertOrUndo(
+  path: string,
+  key: Buffer,
+  onStep: (step: ConversionStep) => void = () => undefined,
+  from: ConversionSource = 'plain',
+): void {
+  try {
+    convertToEncrypted(path, key, onStep, from);
+  } catch (error) {
+    try {
+      recoverConversion(path);
+    } catch (undoing) {
+      throw new ConversionNotUndoneError(
+        `The database ${path} could not be converted (${toErrorInfo(error).message}), and what the conversion left could not be put back (${toErrorInfo(undoing).message}). It was not opened, so nothing written now can be lost: make room on the disk and start again.`,
+        undoing,
+      );
+    }
+    throw error;
+  }
 }
 
 /**

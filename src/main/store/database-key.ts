@@ -3,6 +3,7 @@
  * SQLite3 Multiple Ciphers (AEGIS-256 pages, a raw 256-bit key; SQLCipher's format still opened, as versions before wrote).
  */
 
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 
@@ -34,6 +35,8 @@ export type DatabaseEncryption =
       readonly encrypted: true;
       /** The cipher it is in: the one the app writes, or the one before until it is converted. */
       readonly cipher: DatabaseCipher;
+      /** Why a file in the cipher before is not yet converted (another process has it open, or converting failed). */
+      readonly notConverted?: string;
     }
   | {
       readonly encrypted: false;
@@ -54,9 +57,6 @@ export type DatabaseCipher = 'aegis-256' | 'sqlcipher';
 /** The cipher the app writes: new databases, conversions, and copies it encrypts. */
 export const currentCipher: DatabaseCipher = 'aegis-256';
 
-/** Every cipher a database may have been written with, the one the app writes first. */
-const ciphersToTry: readonly DatabaseCipher[] = [currentCipher, 'sqlcipher'];
-
 /**
  * Keys a connection just opened, before anything is read, with the key given raw (hex), so no key derivation runs at
  * each open. `rekey` encrypts (a plain file) or re-encrypts (one keyed before, even with another cipher) with `cipher`.
@@ -74,32 +74,61 @@ export function applyKey(db: Database, key: Buffer, pragma: 'key' | 'rekey' = 'k
   db.pragma(`${pragma} = "x'${key.toString('hex')}'"`);
 }
 
-function isSqliteError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
+/**
+ * The cipher an encrypted database file was written with, read from its first page, whose bytes 16 to 23 both formats
+ * keep unencrypted: byte 20 holds the bytes each page reserves for the cipher (64 for AEGIS-256's nonce and tag, 16 for
+ * SQLCipher's IV without HMAC). Null when there is no file, it is shorter, or it reserves another count.
+ */
+export function cipherInHeader(file: string): DatabaseCipher | null {
+  if (!existsSync(file)) return null;
+  const header = Buffer.alloc(24);
+  let read: number;
+  const fd = openSync(file, 'r');
+  try {
+    read = readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (read < header.length) return null;
+  const reserved = header[20];
+  return reserved === 64 ? 'aegis-256' : reserved === 16 ? 'sqlcipher' : null;
 }
 
 /**
- * Opens the encrypted database file `file` with `key`, in whichever cipher it was written with: null when none opens it
- * (another key, or a damaged file). Reading its schema is the check: pages a cipher does not decrypt read as "not a
- * database" or "unsupported file format". A connection that fails is closed before the next cipher is tried.
+ * Whether reading the schema failed as a key that does not open the file fails: AEGIS checks page 1's tag ("not a
+ * database"); SQLCipher's format without HMAC decrypts page 1 to garbage, which SQLite reads as "not a database", an
+ * "unsupported file format" or, past its header, damage that cannot be told from another key.
+ */
+function notOpenedByKey(cipher: DatabaseCipher, code: unknown): boolean {
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_ERROR') return true;
+  return cipher === 'sqlcipher' && code === 'SQLITE_CORRUPT';
+}
+
+/**
+ * Opens the encrypted database file `file` with `key`, in the cipher its header names (`cipherInHeader`): null when the
+ * key does not open it (another key, a damaged first page, or a header naming no cipher of the app's). A new or empty
+ * file is keyed with the cipher the app writes. Reading its
+ * schema is the check. Any other failure (a damaged page further on, a busy or unreadable file) is thrown as SQLite
+ * gave it. A file in SQLCipher's format is best checked read-only (`options`), as a connection with the wrong key may
+ * fold the write-ahead log back garbled when it closes; AEGIS refuses such pages and leaves the log as it was.
  */
 export function openWithKey(
   file: string,
   key: Buffer,
   options: BetterSqlite3.Options = {},
 ): { readonly db: BetterSqlite3.Database; readonly cipher: DatabaseCipher } | null {
-  for (const cipher of ciphersToTry) {
-    // A file that cannot be opened at all says so, whatever the cipher.
-    const db = new BetterSqlite3(file, options);
-    try {
-      applyKey(db, key, 'key', cipher);
-      db.prepare('SELECT count(*) FROM sqlite_schema').get();
-      return { db, cipher };
-    } catch (error) {
-      db.close();
-      if (!isSqliteError(error)) throw error;
-    }
+  // An empty or new file is made in the cipher the app writes.
+  const empty = !existsSync(file) || statSync(file).size === 0;
+  const cipher = empty ? currentCipher : cipherInHeader(file);
+  if (cipher === null) return null;
+  const db = new BetterSqlite3(file, options);
+  try {
+    applyKey(db, key, 'key', cipher);
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    return { db, cipher };
+  } catch (error) {
+    db.close();
+    if (notOpenedByKey(cipher, (error as { code?: unknown }).code)) return null;
+    throw error;
   }
-  return null;
 }

@@ -9,17 +9,18 @@ import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, toErrorInfo } from '../../shared/errors';
 import {
   conversionBackupPath,
-  convertToEncrypted,
+  ConversionNotUndoneError,
+  convertOrUndo,
   databaseFileState,
   encryptPlainBackups,
   recoverConversion,
   type ConversionStep,
 } from './database-conversion';
 import {
+  cipherInHeader,
   currentCipher,
   databaseKeyFile,
   openWithKey,
-  type DatabaseCipher,
   type DatabaseEncryption,
   type DatabaseKeyKeeper,
 } from './database-key';
@@ -130,7 +131,12 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
   try {
     alone(() => recoverConversion(path));
   } catch (error) {
-    if (!(error instanceof DatabaseInUseError)) throw error;
+    if (!(error instanceof DatabaseInUseError))
+      throw new StoreError(
+        'store_unavailable',
+        `The database ${path} was left part way through a conversion, and it could not be put back as it was (${toErrorInfo(error).message}). Nothing was opened or changed: make room on the disk and start again.`,
+        { cause: error },
+      );
     othersHoldIt = error.holder;
   }
   const state = databaseFileState(path);
@@ -155,17 +161,11 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
   });
   if (othersHoldIt !== null) return notAlone(othersHoldIt);
   try {
-    alone(() => {
-      try {
-        convertToEncrypted(path, key, options.onConversionStep);
-      } catch (error) {
-        recoverConversion(path);
-        throw error;
-      }
-    });
+    alone(() => convertOrUndo(path, key, options.onConversionStep));
     return { key };
   } catch (error) {
     if (error instanceof DatabaseInUseError) return notAlone(error.holder);
+    if (error instanceof ConversionNotUndoneError) throw error;
     const reason = `not encrypted yet: converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
     console.error(`The database ${path} could not be encrypted:`, error);
     return { key: null, reason };
@@ -173,40 +173,57 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
 }
 
 /**
- * Opens the encrypted database with its key. A file in the cipher versions before wrote is converted to the one the app
- * writes first, while no other process has it open; when it cannot be (another has it, or the conversion failed), it is
- * opened as it is and converted at a later start. A key that opens it in no cipher is refused, the file untouched.
+ * Converts a database in the cipher before to the one the app writes, after its key was checked: undefined when done,
+ * else why not (another process has it open, or the conversion failed and was undone), for the window to say. Throws
+ * when a failed conversion could not be undone.
  */
-function openEncrypted(path: string, key: Buffer, target: number, options: OpenDatabaseOptions): { db: Database; cipher: DatabaseCipher } {
-  let opened = openWithKey(path, key);
-  if (opened?.cipher === 'sqlcipher') {
-    opened.db.close();
-    try {
-      whileAlone(
-        path,
-        'convert',
-        options.holder ?? 'Agent Workbench',
-        () => {
-          try {
-            convertToEncrypted(path, key, options.onConversionStep, 'sqlcipher');
-          } catch (error) {
-            recoverConversion(path);
-            throw error;
-          }
-        },
-        options.lockSystem,
-      );
-    } catch (error) {
-      if (!(error instanceof DatabaseInUseError)) console.error(`The database ${path} could not be converted to ${currentCipher}:`, error);
-    }
-    opened = openWithKey(path, key);
+function convertCipher(path: string, key: Buffer, options: OpenDatabaseOptions): string | undefined {
+  try {
+    whileAlone(
+      path,
+      'convert',
+      options.holder ?? 'Agent Workbench',
+      () => convertOrUndo(path, key, options.onConversionStep, 'sqlcipher'),
+      options.lockSystem,
+    );
+    return undefined;
+  } catch (error) {
+    if (error instanceof DatabaseInUseError) return `${error.holder} has it open; it is converted at a start when nothing else has`;
+    if (error instanceof ConversionNotUndoneError) throw error;
+    console.error(`The database ${path} could not be converted to ${currentCipher}:`, error);
+    return `converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
   }
-  if (opened) return opened;
-  // Pages the key decrypts in no cipher read as garbage: "not a database", "unsupported file format", "malformed".
-  throw unopenedError('store_key_wrong', path, 'the key this system keeps does not open it (the key changed, or the file is damaged).', {
-    key,
-    newestSchema: target,
-  });
+}
+
+/**
+ * Opens the encrypted database with its key, in the cipher its header names. A file in the cipher versions before wrote
+ * is first checked read-only with the key, then converted to the one the app writes while no other process has it open;
+ * when it cannot be, it is opened as it is and converted at a later start. A key that does not open it is refused, the
+ * file untouched.
+ */
+function openEncrypted(
+  path: string,
+  key: Buffer,
+  target: number,
+  options: OpenDatabaseOptions,
+): { db: Database; encryption: DatabaseEncryption & { encrypted: true } } {
+  const keyWrong = (): StoreError =>
+    // Pages the key does not decrypt read as garbage ("not a database"); AEGIS refuses them.
+    unopenedError('store_key_wrong', path, 'the key this system keeps does not open it (the key changed, or the file is damaged).', {
+      key,
+      newestSchema: target,
+    });
+  let notConverted: string | undefined;
+  if (cipherInHeader(path) === 'sqlcipher') {
+    const checked = openWithKey(path, key, { readonly: true, fileMustExist: true });
+    if (!checked) throw keyWrong();
+    checked.db.close();
+    notConverted = convertCipher(path, key, options);
+  }
+  const opened = openWithKey(path, key);
+  if (!opened) throw keyWrong();
+  const still = opened.cipher === currentCipher ? {} : { notConverted: notConverted ?? 'it is converted at the next start' };
+  return { db: opened.db, encryption: { encrypted: true, cipher: opened.cipher, ...still } };
 }
 
 /**
@@ -238,9 +255,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
   let encryption: DatabaseEncryption;
   try {
     if (prepared.key) {
-      const opened = openEncrypted(path, prepared.key, target, options);
-      db = opened.db;
-      encryption = { encrypted: true, cipher: opened.cipher };
+      ({ db, encryption } = openEncrypted(path, prepared.key, target, options));
     } else {
       db = new BetterSqlite3(path);
       encryption = { encrypted: false, reason: prepared.reason };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
 import { latestSchemaVersion } from '../../../src/main/store/migrations';
+import { applyKey, cipherInHeader, openWithKey } from '../../../src/main/store/database-key';
 import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
 import type { SecretCipher } from '../../../src/main/secrets/encrypted-file-secret-store';
 import { ended, otherProcessHolding } from '../../database-holder';
@@ -154,4 +155,49 @@ describe('the app on an encrypted database', () => {
     });
     expect(await transport.invoke('session:create', { title: 'Plain', workspacePath: null })).toMatchObject({ ok: true });
   });
+
+  it("says a database in SQLCipher's format from versions before is not yet converted while another process has it, then converts it", async () => {
+    const folder = temporaryFolder();
+    folders.push(folder);
+    const keychain = memoryKeyCipher();
+    const databasePath = join(folder.path, 'workbench.sqlite');
+    const first = await start(folder.path, keychain);
+    expect(await first.invoke('session:create', { title: 'From before', workspacePath: null })).toMatchObject({ ok: true });
+    for (const core of cores.splice(0)) await core.close();
+    // Written back in the format versions before wrote.
+    const key = new CipherKeptDatabaseKey(join(folder.path, 'database.key'), keychain).read();
+    const opened = key && openWithKey(databasePath, key);
+    if (!key || !opened) throw new Error('the database did not open with its key');
+    opened.db.pragma('journal_mode = DELETE');
+    applyKey(opened.db, key, 'rekey', 'sqlcipher');
+    opened.db.close();
+    expect(cipherInHeader(databasePath)).toBe('sqlcipher');
+
+    const other = await otherProcessHolding(databasePath, 'the terminal runner', 'hold-only');
+    try {
+      const shared = await start(folder.path, keychain);
+      expect(await shared.invoke('app:info', {})).toMatchObject({
+        ok: true,
+        value: {
+          databaseEncryption: {
+            encrypted: true,
+            description: expect.stringMatching(/SQLCipher's format.*Not yet converted to AEGIS-256: the terminal runner \(pid \d+/),
+          },
+        },
+      });
+      expect(await shared.invoke('session:list', {})).toMatchObject({ ok: true, value: [{ title: 'From before' }] });
+      for (const core of cores.splice(0)) await core.close();
+    } finally {
+      other.stdin?.end();
+      await ended(other);
+    }
+
+    const alone = await start(folder.path, keychain);
+    expect(await alone.invoke('app:info', {})).toMatchObject({
+      ok: true,
+      value: { databaseEncryption: { encrypted: true, description: expect.stringContaining('Encrypted at rest (AEGIS-256)') } },
+    });
+    expect(await alone.invoke('session:list', {})).toMatchObject({ ok: true, value: [{ title: 'From before' }] });
+    expect(cipherInHeader(databasePath)).toBe('aegis-256');
+  }, 30_000);
 });

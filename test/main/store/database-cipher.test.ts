@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/store/database';
@@ -63,14 +64,25 @@ describe('the cipher of the database', () => {
     db.pragma('journal_mode = DELETE');
     applyKey(db, key(), 'rekey', 'sqlcipher');
     db.pragma('journal_mode = WAL');
+    crashWithSession(db, title);
+    expect(cipherOf(path, key())).toBe('sqlcipher');
+  }
+
+  /** Adds a session to the open database and leaves its files as a crash would: the session only in the log. */
+  function crashWithSession(db: Database, title: string): void {
     db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', ?, 'idle', 1, 1)").run(title);
     writeFileSync(`${path}.copy`, readFileSync(path));
     writeFileSync(`${path}.copy-wal`, readFileSync(`${path}-wal`));
     db.close();
     for (const suffix of ['', '-wal']) writeFileSync(`${path}${suffix}`, readFileSync(`${path}.copy${suffix}`));
     for (const suffix of ['', '-wal']) writeFileSync(`${path}.copy${suffix}`, '');
-    expect(cipherOf(path, key())).toBe('sqlcipher');
   }
+
+  const otherKeys = (): CipherKeptDatabaseKey => {
+    const other = new CipherKeptDatabaseKey(join(folder.path, 'other.key'), keychain);
+    if (!other.read()) other.create();
+    return other;
+  };
 
   it('writes AEGIS-256, which refuses a page changed on disk where the format before read it without a word', () => {
     const opened = openDatabase(path, { keys: keys() });
@@ -169,7 +181,11 @@ describe('the cipher of the database', () => {
         if (at === 'verify_copy') throw new Error('the disk is full');
       },
     });
-    expect(failing.encryption).toEqual({ encrypted: true, cipher: 'sqlcipher' });
+    expect(failing.encryption).toEqual({
+      encrypted: true,
+      cipher: 'sqlcipher',
+      notConverted: 'converting it failed (the disk is full); it is tried again at the next start',
+    });
     failing.db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s2', 'More plans', 'idle', 2, 2)").run();
     expect(titles(failing.db)).toEqual(['Secret plans', 'More plans']);
     failing.db.close();
@@ -186,6 +202,10 @@ describe('the cipher of the database', () => {
     const other = await otherProcessHolding(path, 'the terminal runner', 'hold-only');
     children.push(other);
     const shared = openDatabase(path, { keys: keys() });
+    expect(shared.encryption).toMatchObject({
+      cipher: 'sqlcipher',
+      notConverted: expect.stringMatching(/^the terminal runner \(pid \d+, since .*\) has it open/),
+    });
     expect(titles(shared.db)).toEqual(['Secret plans']);
     shared.db.close();
     expect(cipherOf(path, key())).toBe('sqlcipher');
@@ -215,5 +235,75 @@ describe('the cipher of the database', () => {
     expect(titles(opened.db)).toEqual(['Kept in the backup']);
     opened.db.close();
     expect(cipherOf(path, key())).toBe('aegis-256');
+  });
+
+  it.each([['AEGIS-256'], ["SQLCipher's format"]])(
+    'refuses another key on a database in %s left by a crash, and its log still holds the session for the right key',
+    (format: string) => {
+      if (format === 'AEGIS-256') crashWithSession(openDatabase(path, { keys: keys() }).db, 'Secret plans');
+      else databaseOfVersionsBefore();
+      expect(existsSync(`${path}-wal`)).toBe(true);
+      expect(() => openDatabase(path, { keys: otherKeys() })).toThrow(expect.objectContaining({ code: 'store_key_wrong' }));
+      const opened = openDatabase(path, { keys: keys() });
+      expect(titles(opened.db)).toEqual(['Secret plans']);
+      expect(opened.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      opened.db.close();
+    },
+  );
+
+  it('says a page damaged after the first is damage, not a wrong key', () => {
+    const opened = openDatabase(path, { keys: keys() });
+    const schemaPages = opened.db
+      .prepare("SELECT pageno FROM dbstat WHERE name = 'sqlite_schema' ORDER BY pageno")
+      .pluck()
+      .all() as number[];
+    opened.db.pragma('wal_checkpoint(TRUNCATE)');
+    opened.db.close();
+    const later = schemaPages.find((page) => page > 1);
+    if (later === undefined) throw new Error(`the schema fits one page here (${schemaPages.join(', ')})`);
+    flipBit(path, later, 2000);
+    expect(() => openDatabase(path, { keys: keys() })).toThrow(
+      expect.objectContaining({ code: 'store_corrupt', message: expect.stringContaining('the file is damaged') }),
+    );
+  });
+
+  it('does not open the database when a failed conversion cannot be undone, and loses nothing once it can be', () => {
+    databaseOfVersionsBefore();
+    // Something in the way of removing the conversion's work copy: putting back what it left fails.
+    const inTheWay = `${path}.encrypting-journal`;
+    expect(() =>
+      openDatabase(path, {
+        keys: keys(),
+        onConversionStep: (at) => {
+          if (at !== 'verify_copy') return;
+          mkdirSync(inTheWay);
+          throw new Error('the disk is full');
+        },
+      }),
+    ).toThrow(expect.objectContaining({ code: 'store_unavailable', message: expect.stringContaining('could not be put back') }));
+    expect(existsSync(`${path}.sqlcipher-backup`)).toBe(true);
+    // Still in the way at the next start: refused again, with nothing changed.
+    expect(() => openDatabase(path, { keys: keys() })).toThrow(expect.objectContaining({ code: 'store_unavailable' }));
+    rmSync(inTheWay, { recursive: true });
+    const opened = openDatabase(path, { keys: keys() });
+    expect(titles(opened.db)).toEqual(['Secret plans']);
+    opened.db.close();
+    expect(cipherOf(path, key())).toBe('aegis-256');
+    expect(existsSync(`${path}.sqlcipher-backup`)).toBe(false);
+  });
+
+  it('keeps what was written to a file the conversion never replaced, and drops the backup left beside it', () => {
+    databaseOfVersionsBefore();
+    writeFileSync(`${path}.sqlcipher-backup`, readFileSync(path));
+    // Written after the backup was taken, as by a run that went on with the file as it was.
+    const legacy = openWithKey(path, key());
+    legacy?.db
+      .prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s2', 'Written since', 'idle', 2, 2)")
+      .run();
+    legacy?.db.close();
+    const opened = openDatabase(path, { keys: keys() });
+    expect(titles(opened.db)).toEqual(['Secret plans', 'Written since']);
+    opened.db.close();
+    expect(existsSync(`${path}.sqlcipher-backup`)).toBe(false);
   });
 });
