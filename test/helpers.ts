@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,5 +35,25 @@ export function thrownCode(run: () => unknown): string | undefined {
     return undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code;
+  }
+}
+
+/**
+ * Whether a process still runs: it is neither gone nor a zombie waiting for its parent to reap it (where `/proc` says
+ * so; elsewhere a signal 0 tells whether it is there at all).
+ */
+export function alive(pid: number): boolean {
+  if (existsSync('/proc/self')) {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

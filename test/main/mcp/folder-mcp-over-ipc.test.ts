@@ -6,7 +6,7 @@ import type { McpServerStatus } from '../../../src/shared/domain';
 import type { ToolInfo } from '../../../src/shared/ipc/contract';
 import type { FolderTrustList } from '../../../src/shared/folder-trust';
 import type { WorkbenchCore } from '../../../src/main/core/workbench-core';
-import { temporaryFolder, waitFor } from '../../helpers';
+import { alive, temporaryFolder, waitFor } from '../../helpers';
 import type { LoopbackTransport } from '../../host/loopback-transport';
 import { createCoreWithScriptedModel } from '../../host/node-core';
 import { ScriptedModelServer, textTurn } from '../../scripted-model-server';
@@ -178,7 +178,9 @@ describe("a folder's own MCP servers in the app", () => {
     expect(await fromLonely()).toHaveLength(1);
 
     await call(transport, 'session:delete', { sessionId: second });
+    // Its process ends (gone, or a zombie its parent reaps next), and the server is no longer kept once it has.
     await waitFor(() => !alive(pid), 5_000, 'the server process to end');
+    await waitFor(() => !core.mcp?.connection('everything', lonely), 5_000, 'the server to be let go');
     expect(await fromLonely()).toEqual([]);
     // And it stays stopped: the folder is looked at again every few seconds, and nothing asks for it.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -193,12 +195,3 @@ describe("a folder's own MCP servers in the app", () => {
     expect(await fromLonely()).toEqual([expect.objectContaining({ name: 'everything', state: 'running' })]);
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -6,7 +6,7 @@ import type { McpServerStatus } from '../../../src/shared/domain';
 import { defineTool, ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { FolderServers } from '../../../src/main/mcp/folder-servers';
 import { McpManager } from '../../../src/main/mcp/mcp-manager';
-import { temporaryFolder, waitFor } from '../../helpers';
+import { alive, temporaryFolder, waitFor } from '../../helpers';
 import { z } from 'zod';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -84,15 +84,7 @@ describe("a trusted folder's own MCP servers", () => {
     await servers.dispose();
     expect(Date.now() - started).toBeLessThan(2_500);
     await preparing;
-    const alive = (): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    await waitFor(() => !alive(), 2_000, 'the server process to end');
+    await waitFor(() => !alive(pid), 2_000, 'the server process to end');
     expect(statuses()).toEqual([]);
     expect(registry.list()).toEqual([]);
   });
@@ -251,12 +243,3 @@ describe("a trusted folder's own MCP servers", () => {
     expect(registry.list(project)).toEqual([]);
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

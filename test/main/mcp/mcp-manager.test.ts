@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mcpServersSchema, type McpServerStatus } from '../../../src/shared/domain';
 import { ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { McpManager } from '../../../src/main/mcp/mcp-manager';
-import { temporaryFolder } from '../../helpers';
+import { alive, temporaryFolder } from '../../helpers';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const config = { command: process.execPath, args: [everything, 'stdio'], env: {}, disabled: false, trusted: false };
@@ -125,15 +125,7 @@ describe('MCP servers', () => {
       expect(manager.statuses()[0]?.state).toBe('starting');
       await manager.configure({ slow: { ...slow, disabled: true } });
       await starting;
-      const alive = (): boolean => {
-        try {
-          process.kill(pid, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      await until(() => !alive(), 'the server process to end', 2_000);
+      await until(() => !alive(pid), 'the server process to end', 2_000);
       // Past the time it would have answered: it never joins the registry, nor says it runs.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       expect(registry.list()).toEqual([]);

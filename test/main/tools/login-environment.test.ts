@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,25 +11,8 @@ import {
 } from '../../../src/main/tools/login-environment';
 import { runInPty } from '../../../src/main/tools/pty-runner';
 import { plainText, scrubbedEnvironment } from '../../../src/main/tools/run-command';
-import { temporaryFolder, waitFor } from '../../helpers';
+import { alive, temporaryFolder, waitFor } from '../../helpers';
 import { bash, needs } from '../../platform';
-
-/** Whether a process has ended: gone, or a zombie waiting to be reaped. */
-function ended(pid: number): boolean {
-  if (existsSync('/proc/self')) {
-    try {
-      return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    } catch {
-      return true;
-    }
-  }
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 /** An environment as a desktop launcher gives it: the system's PATH only, and a home of the test's own. */
 const launcherEnv = (home: string, shell: string): NodeJS.ProcessEnv => ({
@@ -105,7 +88,7 @@ describe("the login shell's environment", needs(bash), () => {
     expect(Date.now() - started).toBeLessThan(4_000);
     // The person's job was not stopped with the shell.
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    expect(ended(pid)).toBe(false);
+    expect(alive(pid)).toBe(true);
     process.kill(pid, 'SIGKILL');
   });
 
@@ -122,7 +105,7 @@ describe("the login shell's environment", needs(bash), () => {
     expect(env).toEqual(launcherEnv(folder.path, hanging));
     // The shell's own child too: a zombie until its new parent reaps it counts as ended.
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await waitFor(() => ended(pid), 3_000, 'the hanging shell to be stopped');
+    await waitFor(() => !alive(pid), 3_000, 'the hanging shell to be stopped');
   });
 
   it('goes on with its own environment when the shell prints garbage, or too much', async () => {
