@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** A loopback port with nothing listening on it. */
 export async function closedPort(): Promise<number> {
@@ -56,4 +57,12 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The arguments that start `test/fixtures/slow-mcp-server.mjs` under Node: an MCP server that writes its pid to `pidFile`
+ * (relative to its working folder, or absolute) and answers nothing for `delayMs`.
+ */
+export function slowMcpServerArgs(pidFile: string, delayMs: number): string[] {
+  return [fileURLToPath(new URL('./fixtures/slow-mcp-server.mjs', import.meta.url)), pidFile, String(delayMs)];
 }

@@ -6,7 +6,7 @@ import type { McpServerStatus } from '../../../src/shared/domain';
 import { defineTool, ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { FolderServers } from '../../../src/main/mcp/folder-servers';
 import { McpManager } from '../../../src/main/mcp/mcp-manager';
-import { alive, temporaryFolder, waitFor } from '../../helpers';
+import { alive, slowMcpServerArgs, temporaryFolder, waitFor } from '../../helpers';
 import { z } from 'zod';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -70,12 +70,8 @@ describe("a trusted folder's own MCP servers", () => {
   });
 
   it('closes at once while a server is still starting, and leaves its process behind no more', async () => {
-    // A server that takes five seconds to answer its first message, and says its pid as it starts.
-    writeFileSync(
-      join(project, 'slow.mjs'),
-      `import { writeFileSync } from 'node:fs';\nwriteFileSync('pid', String(process.pid));\nawait new Promise((resolve) => setTimeout(resolve, 5000));\nawait import(${JSON.stringify(everything)});\n`,
-    );
-    writeJson(project, '.mcp.json', { mcpServers: { slow: { command: process.execPath, args: ['slow.mjs', 'stdio'] } } });
+    // A server that takes five seconds to answer its first message, and says its pid (in the folder) as it starts.
+    writeJson(project, '.mcp.json', { mcpServers: { slow: { command: process.execPath, args: slowMcpServerArgs('pid', 5_000) } } });
     trusted.add(project);
     const preparing = servers.prepare(project, signal);
     await waitFor(() => existsSync(join(project, 'pid')), 10_000, 'the server to start');

@@ -1,11 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mcpServersSchema, type McpServerStatus } from '../../../src/shared/domain';
 import { ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { McpManager } from '../../../src/main/mcp/mcp-manager';
-import { alive, temporaryFolder } from '../../helpers';
+import { alive, slowMcpServerArgs, temporaryFolder } from '../../helpers';
 
 const everything = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const config = { command: process.execPath, args: [everything, 'stdio'], env: {}, disabled: false, trusted: false };
@@ -114,12 +114,7 @@ describe('MCP servers', () => {
     try {
       // A server that takes two seconds to answer its first message, and says its pid as it starts.
       const pidFile = join(folder.path, 'pid');
-      const script = join(folder.path, 'slow.mjs');
-      writeFileSync(
-        script,
-        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nawait new Promise((resolve) => setTimeout(resolve, 2000));\nawait import(${JSON.stringify(everything)});\n`,
-      );
-      const slow = { ...config, args: [script, 'stdio'] };
+      const slow = { ...config, args: slowMcpServerArgs(pidFile, 2_000) };
       const starting = manager.configure({ slow });
       const pid = Number(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8'), 'the server to start'));
       expect(manager.statuses()[0]?.state).toBe('starting');
