@@ -3,11 +3,13 @@
  * its sessions, stopped when its trust is taken back or its last session is deleted, restarted when its files change.
  */
 
+import { homedir } from 'node:os';
 import type { FolderTrustSource } from '../agent/ports/folder-trust';
 import type { WorkspaceToolSource } from '../agent/ports/tools';
+import { scrubbedEnvironment } from '../tools/run-command';
 import { WorkspaceFiles } from '../workspace/workspace-files';
 import type { FolderServer, McpManager } from './mcp-manager';
-import { readFolderServers } from './project-servers';
+import { readFolderServers, type ExpansionContext } from './project-servers';
 
 export interface FolderServersOptions {
   readonly mcp: Pick<McpManager, 'configureFolder' | 'folders'>;
@@ -19,6 +21,11 @@ export interface FolderServersOptions {
   readonly protectedRoots: readonly string[];
   /** How long a turn waits for a folder's servers to start before it asks the model without them. */
   readonly waitMs?: number;
+  /**
+   * What a folder's `${...}` are filled in from, besides the folder itself; none: the app's scrubbed environment and the
+   * person's home, taken once when the servers are made (the app's environment is settled, its login shell's read, before then).
+   */
+  readonly expansion?: Omit<ExpansionContext, 'folder'>;
 }
 
 /**
@@ -32,8 +39,11 @@ export class FolderServers implements WorkspaceToolSource {
   private readonly used = new Set<string>();
   private readonly queues = new Map<string, Promise<void>>();
   private closed = false;
+  private readonly expansion: Omit<ExpansionContext, 'folder'>;
 
-  constructor(private readonly options: FolderServersOptions) {}
+  constructor(private readonly options: FolderServersOptions) {
+    this.expansion = options.expansion ?? { env: scrubbedEnvironment(), home: homedir(), namesIgnoreCase: process.platform === 'win32' };
+  }
 
   /** Starts the folder's servers (or finds them running as its files say) when the person trusts it; never throws. */
   async prepare(workspacePath: string, signal: AbortSignal): Promise<void> {
@@ -97,7 +107,7 @@ export class FolderServers implements WorkspaceToolSource {
     let reader: ReturnType<WorkspaceFiles['reader']> | null = null;
     try {
       reader = new WorkspaceFiles(folder, { protectedRoots: this.options.protectedRoots }).reader();
-      return await readFolderServers(reader);
+      return await readFolderServers(reader, { folder: reader.root, ...this.expansion });
     } catch (error) {
       // A folder gone or not readable brings no servers.
       console.error(`Could not read the MCP servers of ${folder}:`, error instanceof Error ? error.message : String(error));

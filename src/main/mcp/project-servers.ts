@@ -3,11 +3,9 @@
  * shows them (what each would start or reach), and as they start in a folder the person trusts, their `${...}` filled in.
  */
 
-import { homedir } from 'node:os';
 import { basename, sep } from 'node:path';
 import { z } from 'zod';
 import { httpUrlSchema } from '../../shared/input-limits';
-import { scrubbedEnvironment } from '../tools/run-command';
 import type { WorkspaceReader } from '../workspace/workspace-reader';
 import type { FolderServer } from './mcp-manager';
 
@@ -189,15 +187,7 @@ function expandEntry(entry: Entry, context: ExpansionContext): { entry: Entry } 
  * folder's word (a `trusted` key in the file counts for nothing). A file that cannot be read, or an entry that is
  * neither a command nor an http(s) URL, is a server that cannot start, saying why; a name given twice is kept once.
  */
-export async function readFolderServers(
-  reader: WorkspaceReader,
-  context: ExpansionContext = {
-    folder: reader.root,
-    env: scrubbedEnvironment(),
-    home: homedir(),
-    namesIgnoreCase: process.platform === 'win32',
-  },
-): Promise<FolderServer[]> {
+export async function readFolderServers(reader: WorkspaceReader, context: ExpansionContext): Promise<FolderServer[]> {
   const { entries, problems } = await readEntries(reader);
   const servers: Array<FolderServer & { readonly at: number }> = problems.map((problem) => ({
     name: problem.name ?? problem.from,

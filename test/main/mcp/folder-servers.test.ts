@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpServerStatus } from '../../../src/shared/domain';
 import { defineTool, ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
-import { FolderServers } from '../../../src/main/mcp/folder-servers';
-import { McpManager } from '../../../src/main/mcp/mcp-manager';
+import { FolderServers, type FolderServersOptions } from '../../../src/main/mcp/folder-servers';
+import { McpManager, type FolderServer } from '../../../src/main/mcp/mcp-manager';
 import { alive, slowMcpServerArgs, temporaryFolder, waitFor } from '../../helpers';
 import { z } from 'zod';
 
@@ -237,5 +237,63 @@ describe("a trusted folder's own MCP servers", () => {
     await servers.dispose();
     expect(statuses()).toEqual([]);
     expect(registry.list(project)).toEqual([]);
+  });
+});
+
+describe("a folder's servers as the manager is asked for them", () => {
+  let root: ReturnType<typeof temporaryFolder>;
+  let project: string;
+  /** What the manager was asked to run, folder by folder, in order. */
+  let asked: Array<{ folder: string; servers: readonly FolderServer[] }>;
+  /** What the manager's next changes wait for before they end: nothing, unless a test holds them. */
+  let held: Promise<void>;
+  const owned: FolderServers[] = [];
+
+  beforeEach(() => {
+    root = temporaryFolder('workbench-folder-mcp-');
+    project = join(root.path, 'project');
+    mkdirSync(project);
+    writeJson(project, '.mcp.json', { mcpServers: { tool: { command: 'some-tool', args: [] } } });
+    asked = [];
+    held = Promise.resolve();
+  });
+  afterEach(async () => {
+    held = Promise.resolve();
+    await Promise.all(owned.splice(0).map((servers) => servers.dispose()));
+    root.remove();
+  });
+
+  function folderServers(options: Partial<FolderServersOptions> = {}): FolderServers {
+    const servers = new FolderServers({
+      mcp: {
+        configureFolder: async (folder, wanted) => {
+          asked.push({ folder, servers: wanted });
+          await held;
+        },
+        folders: () => [],
+      },
+      trust: null,
+      inUse: () => true,
+      protectedRoots: [join(root.path, 'data')],
+      ...options,
+    });
+    owned.push(servers);
+    return servers;
+  }
+
+  it("fills a folder's ${...} from the environment it was given, never from the process's own", async () => {
+    writeJson(project, '.mcp.json', {
+      mcpServers: {
+        greeter: { command: 'greet', args: ['${WORKBENCH_TEST_GREETING}', '${userHome}'] },
+        pathed: { command: 'walk', args: ['${PATH}'] },
+      },
+    });
+    const servers = folderServers({ expansion: { env: { WORKBENCH_TEST_GREETING: 'hello' }, home: '/home/ada' } });
+    await servers.prepare(project, new AbortController().signal);
+    const [greeter, pathed] = asked[0]?.servers ?? [];
+    expect(greeter?.config).toMatchObject({ command: 'greet', args: ['hello', '/home/ada'] });
+    // PATH is in the test's environment, not in the one given: the server does not start, and says why.
+    expect(process.env['PATH']).toBeDefined();
+    expect(pathed).toMatchObject({ config: null, problem: expect.stringContaining('${PATH}') });
   });
 });
