@@ -53,13 +53,20 @@ export class FolderServers implements WorkspaceToolSource {
     const waitMs = this.options.waitMs ?? 20_000;
     // A slow server does not hold the turn up for long: it goes on without it, and the server's tools come when it is up.
     let timer: NodeJS.Timeout | undefined;
+    let stopWaiting = (): void => undefined;
     const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, waitMs);
+      stopWaiting = () => resolve();
+      timer = setTimeout(stopWaiting, waitMs);
       timer.unref?.();
-      signal.addEventListener('abort', () => resolve(), { once: true });
+      signal.addEventListener('abort', stopWaiting, { once: true });
     });
-    await Promise.race([applied, waited]);
-    clearTimeout(timer);
+    try {
+      await Promise.race([applied, waited]);
+    } finally {
+      // The turn's signal lives on after this: nothing of this wait is left on it.
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stopWaiting);
+    }
   }
 
   /**

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -295,5 +296,31 @@ describe("a folder's servers as the manager is asked for them", () => {
     // PATH is in the test's environment, not in the one given: the server does not start, and says why.
     expect(process.env['PATH']).toBeDefined();
     expect(pathed).toMatchObject({ config: null, problem: expect.stringContaining('${PATH}') });
+  });
+
+  it("leaves nothing on the turn's signal, whether the servers start, take too long, or the turn is stopped", async () => {
+    const servers = folderServers({ waitMs: 50 });
+    const turn = new AbortController();
+    const listeners = (): number => getEventListeners(turn.signal, 'abort').length;
+    await servers.prepare(project, turn.signal);
+    expect(asked).toHaveLength(1);
+    expect(listeners()).toBe(0);
+
+    // The manager takes its time: each turn goes on without it after the wait.
+    let release = (): void => undefined;
+    held = new Promise((resolve) => (release = resolve));
+    const started = Date.now();
+    await servers.prepare(project, turn.signal);
+    await servers.prepare(project, turn.signal);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expect(listeners()).toBe(0);
+
+    // Stopped while it waits: it ends at once.
+    const waiting = servers.prepare(project, turn.signal);
+    expect(listeners()).toBe(1);
+    turn.abort();
+    await waiting;
+    expect(listeners()).toBe(0);
+    release();
   });
 });
