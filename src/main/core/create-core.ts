@@ -122,7 +122,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     });
     // Entries left plain (deleted before the database was encrypted, or a sealing that stopped) are sealed meanwhile.
     void trash.sealPending();
-    const { mcp, folderServers } = mcpServers(options, tools, { trust: folderTrust, sessions: stores.store }, owned);
+    const { mcp, folderServers } = mcpServers(options, tools, { trust: folderTrust, sessions: stores.store, open: () => db.open }, owned);
     const files = options.fileHistory === false ? null : new SqliteFileHistory(db, undefined, [options.dataDir]);
     const codeMap = codeMaps ? new RepositoryMaps({ maps: codeMaps }) : null;
     const { diagnostics, listener } = coreDiagnostics({ options, owned, sandbox, restricted, store: stores.store });
@@ -212,7 +212,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 function mcpServers(
   options: CoreOptions,
   tools: ToolRegistry,
-  folders: { trust: FolderTrustStore | null; sessions: Pick<SessionStore, 'worksIn'> },
+  folders: { trust: FolderTrustStore | null; sessions: Pick<SessionStore, 'worksIn'>; open: () => boolean },
   owned: DisposableStore,
 ) {
   const mcp = new McpManager({ registry: tools, onChanged: options.onMcpChanged ?? (() => undefined), baseEnv: scrubbedEnvironment() });
@@ -221,6 +221,8 @@ function mcpServers(
     trust: folders.trust,
     inUse: (folder) => folders.sessions.worksIn(folder),
     protectedRoots: [options.dataDir],
+    // A database closed under it (a crash, as the harness plays one) has no sessions to ask about.
+    storeOpen: folders.open,
   });
   owned.interval(() => void folderServers.refresh(), 2_000);
   return { mcp, folderServers };

@@ -26,6 +26,11 @@ export interface FolderServersOptions {
    * person's home, taken once when the servers are made (the app's environment is settled, its login shell's read, before then).
    */
   readonly expansion?: Omit<ExpansionContext, 'folder'>;
+  /**
+   * Whether the database `inUse` and `trust` read is still open; once it is closed (as a crash leaves it), the folders'
+   * servers are left as they are until `dispose`, and a refresh changes nothing and says nothing.
+   */
+  readonly storeOpen?: () => boolean;
 }
 
 /**
@@ -47,7 +52,7 @@ export class FolderServers implements WorkspaceToolSource {
 
   /** Starts the folder's servers (or finds them running as its files say) when the person trusts it; never throws. */
   async prepare(workspacePath: string, signal: AbortSignal): Promise<void> {
-    if (this.closed || !this.trusted(workspacePath)) return;
+    if (this.closed || !this.storeOpen() || !this.trusted(workspacePath)) return;
     this.used.add(workspacePath);
     const applied = this.apply(workspacePath);
     const waitMs = this.options.waitMs ?? 20_000;
@@ -75,6 +80,7 @@ export class FolderServers implements WorkspaceToolSource {
    * change (so trust taken back stops a folder's servers at once), when a session is deleted, and every few seconds.
    */
   async refresh(): Promise<void> {
+    if (!this.storeOpen()) return;
     const folders = new Set([...this.used, ...this.options.mcp.folders()]);
     await Promise.all([...folders].map((folder) => this.apply(folder)));
   }
@@ -86,6 +92,10 @@ export class FolderServers implements WorkspaceToolSource {
     this.used.clear();
     // Not behind the folder's other changes: a server still starting is closed at once, rather than waited for.
     await Promise.all([...folders].map((folder) => this.options.mcp.configureFolder(folder, [])));
+  }
+
+  private storeOpen(): boolean {
+    return this.options.storeOpen?.() ?? true;
   }
 
   private trusted(folder: string): boolean {
@@ -100,7 +110,7 @@ export class FolderServers implements WorkspaceToolSource {
    */
   private apply(folder: string): Promise<void> {
     return this.queued(folder, async () => {
-      if (this.closed) return;
+      if (this.closed || !this.storeOpen()) return;
       if (!this.trusted(folder) || !this.options.inUse(folder)) {
         this.used.delete(folder);
         await this.options.mcp.configureFolder(folder, []);

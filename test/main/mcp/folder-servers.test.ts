@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { McpServerStatus } from '../../../src/shared/domain';
 import { defineTool, ToolRegistry, type Tool } from '../../../src/main/agent/ports/tools';
 import { FolderServers, type FolderServersOptions } from '../../../src/main/mcp/folder-servers';
@@ -322,5 +322,38 @@ describe("a folder's servers as the manager is asked for them", () => {
     await waiting;
     expect(listeners()).toBe(0);
     release();
+  });
+
+  it('asks nothing more once its database is closed, and says nothing of it; other failures are still said', async () => {
+    let open = true;
+    let failure: Error | null = null;
+    const servers = folderServers({
+      inUse: () => {
+        if (!open) throw new TypeError('The database connection is not open');
+        if (failure) throw failure;
+        return true;
+      },
+      storeOpen: () => open,
+    });
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await servers.prepare(project, new AbortController().signal);
+      expect(asked).toHaveLength(1);
+
+      // Closed as a crash leaves it: the looks every few seconds, and a turn, change nothing and log nothing.
+      open = false;
+      await servers.refresh();
+      await servers.refresh();
+      await servers.prepare(project, new AbortController().signal);
+      expect(asked).toHaveLength(1);
+      expect(errors).not.toHaveBeenCalled();
+
+      open = true;
+      failure = new Error('disk I/O error');
+      await servers.refresh();
+      expect(errors).toHaveBeenCalledWith(`Could not apply the MCP servers of ${project}:`, 'disk I/O error');
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

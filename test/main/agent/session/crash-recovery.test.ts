@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { textTurn, type ScriptedModelServer } from '../../../scripted-model-server';
 import { createHarness, lastPrompt, toolCall, useHarness, type Harness } from '../harness';
 
@@ -48,6 +48,22 @@ describe('crash recovery', () => {
     expect(after.messages.at(-1)?.text).toBe('It may have run halfway; I will check.');
     // The resumed turn is the same turn: its messages stay together.
     expect(new Set(after.messages.slice(1).map((message) => message.turnId)).size).toBe(1);
+  });
+
+  it("the folders' servers are left be once the database is closed as a crash would: nothing is said of it", async () => {
+    const first = await start();
+    server.enqueue(textTurn('Hello.'));
+    first.runtime.send(first.sessionId, 'Hi');
+    await first.runtime.whenIdle(first.sessionId);
+    const errors = vi.spyOn(console, 'error');
+    try {
+      first.crash();
+      // Past the next look at the folders' servers (one every 2 s).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(errors.mock.calls).toEqual([]);
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('a stream cut by the crash: resume asks the model again from the last checkpoint', async () => {
