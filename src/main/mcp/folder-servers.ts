@@ -61,6 +61,8 @@ export class FolderServers implements WorkspaceToolSource {
     let stopWaiting = (): void => undefined;
     const waited = new Promise<void>((resolve) => {
       stopWaiting = () => resolve();
+      // A turn stopped before it got here does not wait at all.
+      if (signal.aborted) return resolve();
       timer = setTimeout(stopWaiting, waitMs);
       timer.unref?.();
       signal.addEventListener('abort', stopWaiting, { once: true });

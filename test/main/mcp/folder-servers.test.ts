@@ -321,6 +321,13 @@ describe("a folder's servers as the manager is asked for them", () => {
     turn.abort();
     await waiting;
     expect(listeners()).toBe(0);
+
+    // Stopped before it began: it does not wait for the servers either (here they would be waited for a minute).
+    const patient = folderServers({ waitMs: 60_000 });
+    const late = Date.now();
+    await patient.prepare(project, turn.signal);
+    expect(Date.now() - late).toBeLessThan(2_000);
+    expect(listeners()).toBe(0);
     release();
   });
 
