@@ -16,15 +16,18 @@ interface Pair {
 
 /**
  * Every piece of text drawn on the page, with its colour (faded by its own and its ancestors' opacity), the colour
- * behind it (the first ancestor with a solid background), and the contrast between them by WCAG 2's formula. Large text (24 px, or 18.66 px bold) needs 3:1,
+ * behind it (the first ancestor with a solid background, under the translucent tints between), and the contrast between them by WCAG 2's formula. Large text (24 px, or 18.66 px bold) needs 3:1,
  * other text 4.5:1. Disabled controls are exempt, as WCAG exempts them.
  */
 async function textPairs(page: Page): Promise<Pair[]> {
   return page.evaluate(() => {
+    // Colours as the browser gives them: rgb()/rgba(), or color(srgb …) for a colour mixed with color-mix().
     const parse = (value: string): [number, number, number, number] => {
       const match = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(value);
-      if (!match) return [0, 0, 0, 0];
-      return [Number(match[1]), Number(match[2]), Number(match[3]), match[4] === undefined ? 1 : Number(match[4])];
+      if (match) return [Number(match[1]), Number(match[2]), Number(match[3]), match[4] === undefined ? 1 : Number(match[4])];
+      const srgb = /color\(srgb ([\d.e-]+) ([\d.e-]+) ([\d.e-]+)(?: \/ ([\d.e-]+))?\)/.exec(value);
+      if (srgb) return [Number(srgb[1]) * 255, Number(srgb[2]) * 255, Number(srgb[3]) * 255, srgb[4] === undefined ? 1 : Number(srgb[4])];
+      return [0, 0, 0, 0];
     };
     const luminance = ([r, g, b]: [number, number, number, number]): number => {
       const channel = (value: number): number => {
@@ -33,12 +36,23 @@ async function textPairs(page: Page): Promise<Pair[]> {
       };
       return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
     };
+    // What is behind an element: the first solid background around it, with every translucent tint between (a notice's
+    // wash of colour) laid over it in turn.
     const backgroundOf = (element: Element | null): [number, number, number, number] => {
+      const tints: Array<[number, number, number, number]> = [];
+      let solid = parse(getComputedStyle(document.documentElement).backgroundColor);
       for (let current = element; current; current = current.parentElement) {
         const colour = parse(getComputedStyle(current).backgroundColor);
-        if (colour[3] >= 0.99) return colour;
+        if (colour[3] >= 0.99) {
+          solid = colour;
+          break;
+        }
+        if (colour[3] > 0) tints.push(colour);
       }
-      return parse(getComputedStyle(document.documentElement).backgroundColor);
+      return tints.reduceRight<[number, number, number, number]>(
+        (below, [r, g, b, a]) => [r * a + below[0] * (1 - a), g * a + below[1] * (1 - a), b * a + below[2] * (1 - a), 1],
+        solid,
+      );
     };
     const pairs: Pair[] = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -139,6 +153,20 @@ describe('contrast of every text in both themes', () => {
 
     await page.getByRole('button', { name: 'Settings' }).click();
     await check('settings');
+
+    // Every kind of notice the app draws (a failed commit, a terminal that cannot start, an update that failed), over the
+    // page and over a panel: each is a wash of its colour over what is behind it.
+    await page.keyboard.press('Escape');
+    await page.evaluate(() => {
+      const samples = ['notice notice-error small', 'notice notice-error', 'notice notice-info', 'notice small']
+        .map((kind) => `<p class="${kind}">Sample of ${kind}</p>`)
+        .join('');
+      const holder = document.createElement('div');
+      holder.id = 'notice-samples';
+      holder.innerHTML = `${samples}<div style="background: var(--panel)">${samples}</div>`;
+      document.body.prepend(holder);
+    });
+    await check('notices');
 
     expect(failures).toEqual([]);
   });
