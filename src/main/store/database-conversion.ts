@@ -148,8 +148,8 @@ export class ConversionNotUndoneError extends StoreError {
 
 /**
  * Converts as `convertToEncrypted` does, and when it fails, puts back what it left before throwing its error. When even
- * that fails (a full disk), throws a `ConversionNotUndoneError` (`store_unavailable`) saying so: the database must not be opened then, as what
- * is written to it could be replaced by the backup at the next start.
+ * that fails (a full disk), throws a `ConversionNotUndoneError` (`store_unavailable`) saying so: the database must not
+ * be opened then, as what is written to it could be replaced by the backup at the next start.
  */
 export function convertOrUndo(
   path: string,
@@ -177,8 +177,9 @@ export function convertOrUndo(
  * (`from`), which is re-encrypted with the cipher the app writes. The write-ahead log is folded in first; a backup of
  * the file as it is is written whole; a copy is encrypted (a rekey needs a rollback journal, so not in WAL mode) and
  * verified (integrity, and the same rows in every table); it then replaces the file in one rename, is verified again
- * where it now lies, and only then is the backup removed. A crash at any point leaves either the file as it was or the
- * backup, which `recoverConversion` puts back at the next start. Throws when a step fails; the caller then recovers.
+ * where it now lies, and only then is the backup removed. A crash at any point leaves either the file as it was (the
+ * backup is then dropped) or the backup, which `recoverConversion` puts back at the next start. Throws when a step
+ * fails; the caller then recovers (`convertOrUndo`).
  */
 export function convertToEncrypted(
   path: string,

@@ -78,6 +78,17 @@ describe('the cipher of the database', () => {
     for (const suffix of ['', '-wal']) writeFileSync(`${path}.copy${suffix}`, '');
   }
 
+  /** Converting the file to the cipher the app writes, stopped before `step` as a crash would stop it. */
+  const convertingCrashesAt = (step: ConversionStep) => (): void =>
+    convertToEncrypted(
+      path,
+      key(),
+      (at) => {
+        if (at === step) throw new Crash(`crashed before ${at}`);
+      },
+      'sqlcipher',
+    );
+
   const otherKeys = (): CipherKeptDatabaseKey => {
     const other = new CipherKeptDatabaseKey(join(folder.path, 'other.key'), keychain);
     if (!other.read()) other.create();
@@ -132,16 +143,7 @@ describe('the cipher of the database', () => {
     'recovers a conversion of the cipher that crashed before %s, losing nothing',
     (step: ConversionStep) => {
       databaseOfVersionsBefore();
-      expect(() =>
-        convertToEncrypted(
-          path,
-          key(),
-          (at) => {
-            if (at === step) throw new Crash(`crashed before ${at}`);
-          },
-          'sqlcipher',
-        ),
-      ).toThrow(Crash);
+      expect(convertingCrashesAt(step)).toThrow(Crash);
       const opened = openDatabase(path, { keys: keys() });
       expect(titles(opened.db)).toEqual(['Secret plans']);
       expect(opened.db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -154,16 +156,7 @@ describe('the cipher of the database', () => {
 
   it('puts the old file back over a half-written new one left by a power cut in the conversion', () => {
     databaseOfVersionsBefore();
-    expect(() =>
-      convertToEncrypted(
-        path,
-        key(),
-        (at) => {
-          if (at === 'verify') throw new Crash('power cut');
-        },
-        'sqlcipher',
-      ),
-    ).toThrow(Crash);
+    expect(convertingCrashesAt('verify')).toThrow(Crash);
     const damaged = readFileSync(path);
     damaged.fill(0, 4096, damaged.length);
     writeFileSync(path, damaged);
