@@ -177,9 +177,9 @@ export function convertOrUndo(
  * (`from`), which is re-encrypted with the cipher the app writes. The write-ahead log is folded in first; a backup of
  * the file as it is is written whole; a copy is encrypted (a rekey needs a rollback journal, so not in WAL mode) and
  * verified (integrity, and the same rows in every table); it then replaces the file in one rename, is verified again
- * where it now lies, and only then is the backup removed. A crash at any point leaves either the file as it was (the
- * backup is then dropped) or the backup, which `recoverConversion` puts back at the next start. Throws when a step
- * fails; the caller then recovers (`convertOrUndo`).
+ * where it now lies, and only then is the backup removed (or, from the cipher before, kept as a schema change's backup
+ * is). A crash at any point leaves either the file as it was (the backup is then dropped) or the backup, which
+ * `recoverConversion` puts back at the next start. Throws when a step fails; the caller then recovers (`convertOrUndo`).
  */
 export function convertToEncrypted(
   path: string,
@@ -199,11 +199,13 @@ export function convertToEncrypted(
   };
   onStep('fold_log');
   let counts: RowCounts;
+  let version: number;
   const before = openAsItIs(path);
   try {
     before.pragma('wal_checkpoint(TRUNCATE)');
     before.pragma('journal_mode = DELETE');
     counts = rowCounts(before);
+    version = before.pragma('user_version', { simple: true }) as number;
   } finally {
     before.close();
   }
@@ -232,7 +234,10 @@ export function convertToEncrypted(
   onStep('verify');
   verifyEncrypted(path, key, counts);
   onStep('drop_backup');
-  rmSync(backup, { force: true });
+  // A file in the cipher before is kept as a backup like a schema change's (encrypted as it was): a version before this
+  // one offers it when it cannot open the converted file. A plain one is not: it would leave the contents readable.
+  if (from === 'plain') rmSync(backup, { force: true });
+  else renameSync(backup, `${path}.backup-v${version}-${Date.now()}`);
   syncFolder(path);
 }
 

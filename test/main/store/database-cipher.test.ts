@@ -136,7 +136,15 @@ describe('the cipher of the database', () => {
     opened.db.close();
     expect(cipherOf(path, key())).toBe('aegis-256');
     expect(readFileSync(path).includes('Secret plans')).toBe(false);
-    expect(readdirSync(folder.path).filter((name) => /backup|encrypting|partial/.test(name))).toEqual([]);
+    // The file as it was is kept as a schema change's backup, in its own format, which a version before can open.
+    const left = readdirSync(folder.path).filter((name) => /backup|encrypting|partial/.test(name));
+    expect(left).toEqual([expect.stringMatching(new RegExp(`^workbench\\.sqlite\\.backup-v${latestSchemaVersion}-\\d+$`))]);
+    const kept = join(folder.path, left[0] ?? '');
+    expect(cipherOf(kept, key())).toBe('sqlcipher');
+    expect(restorableBackups(path, key(), latestSchemaVersion).map((found) => found.path)).toEqual([kept]);
+    const old = openWithKey(kept, key(), { readonly: true });
+    expect(old && titles(old.db)).toEqual(['Secret plans']);
+    old?.db.close();
   });
 
   it.each(conversionSteps.map((step) => [step]))(
