@@ -113,30 +113,44 @@ function stillAsBefore(path: string, from: ConversionSource): boolean {
 }
 
 /**
- * Puts back what a conversion stopped part way left: the work copy is dropped; when the backup of the file as it was is
- * still there (the conversion never finished) and the file was already replaced, the backup replaces whatever the file
- * became. The backup is only ever written whole and the app writes nothing to the database while converting, so it
- * holds everything. A file never replaced is whole as it is (and may have been written since): the backup is dropped.
- * Says whether it put one back.
+ * Puts back what a conversion stopped part way left. When the backup of the file as it was is still there (the
+ * conversion never finished) and the file was already replaced, the backup replaces whatever the file became: it is
+ * only ever written whole and the app writes nothing to the database while converting, so it holds everything. A file
+ * never replaced is whole as it is (and may have been written since): the backup is dropped. Throws only when a backup
+ * must be put back and cannot be; the work copies are then removed as far as they can be. Says whether it put one back.
  */
 export function recoverConversion(path: string): boolean {
-  removeWithSidecars(workPath(path));
-  for (const backup of schemaBackups(path)) removeWithSidecars(workPath(backup));
   for (const from of conversionSources) rmSync(`${conversionBackupPath(path, from)}.partial`, { force: true });
   const from = conversionSources.find((source) => existsSync(conversionBackupPath(path, source)));
-  if (from === undefined) return false;
-  const backup = conversionBackupPath(path, from);
-  if (stillAsBefore(path, from)) {
+  let putBack = false;
+  if (from !== undefined) {
+    const backup = conversionBackupPath(path, from);
+    if (!stillAsBefore(path, from)) {
+      durableCopy(backup, `${path}.restoring`);
+      for (const suffix of sidecars) rmSync(`${path}${suffix}`, { force: true });
+      renameSync(`${path}.restoring`, path);
+      putBack = true;
+    }
     rmSync(backup, { force: true });
     syncFolder(path);
-    return false;
   }
-  durableCopy(backup, `${path}.restoring`);
-  for (const suffix of sidecars) rmSync(`${path}${suffix}`, { force: true });
-  renameSync(`${path}.restoring`, path);
-  syncFolder(path);
-  rmSync(backup, { force: true });
-  return true;
+  // What is left of the work copies holds nothing the database needs: one that cannot be removed is said, and left.
+  for (const work of [path, ...schemaBackups(path)].map(workPath)) {
+    try {
+      removeWithSidecars(work);
+    } catch (error) {
+      console.error(`A copy left by a conversion (${work}) could not be removed:`, toErrorInfo(error).message);
+    }
+  }
+  return putBack;
+}
+
+/** A name `<path>.backup-v<version>-<time>` for a backup, from `time` on, that no file or sidecar of it has yet. */
+export function freeBackupName(path: string, version: number, time: number): string {
+  for (let at = time; ; at += 1) {
+    const name = `${path}.backup-v${version}-${at}`;
+    if (![name, ...sidecars.map((suffix) => `${name}${suffix}`)].some((file) => existsSync(file))) return name;
+  }
 }
 
 /** A conversion failed and what it left could not be put back: the database must not be opened until it is. */
@@ -237,7 +251,7 @@ export function convertToEncrypted(
   // A file in the cipher before is kept as a backup like a schema change's (encrypted as it was): a version before this
   // one offers it when it cannot open the converted file. A plain one is not: it would leave the contents readable.
   if (from === 'plain') rmSync(backup, { force: true });
-  else renameSync(backup, `${path}.backup-v${version}-${Date.now()}`);
+  else renameSync(backup, freeBackupName(path, version, Date.now()));
   syncFolder(path);
 }
 

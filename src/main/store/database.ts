@@ -11,6 +11,7 @@ import {
   conversionBackupPath,
   ConversionNotUndoneError,
   convertOrUndo,
+  freeBackupName,
   databaseFileState,
   encryptPlainBackups,
   recoverConversion,
@@ -290,7 +291,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): O
     let backupPath: string | null = null;
     const pending = steps.filter((step) => step.version > version);
     if (pending.length > 0 && version > 0) {
-      backupPath = `${path}.backup-v${version}-${now()}`;
+      backupPath = freeBackupName(path, version, now());
       db.prepare('VACUUM INTO ?').run(backupPath);
     }
     for (const step of pending) {

@@ -268,15 +268,15 @@ describe('the cipher of the database', () => {
     );
   });
 
-  it('does not open the database when a failed conversion cannot be undone, and loses nothing once it can be', () => {
+  it('does not open the database when a conversion that replaced the file cannot be undone, and loses nothing once it can be', () => {
     databaseOfVersionsBefore();
-    // Something in the way of removing the conversion's work copy: putting back what it left fails.
-    const inTheWay = `${path}.encrypting-journal`;
+    // Something in the way of putting the old file back over the new one.
+    const inTheWay = `${path}.restoring.partial`;
     expect(() =>
       openDatabase(path, {
         keys: keys(),
         onConversionStep: (at) => {
-          if (at !== 'verify_copy') return;
+          if (at !== 'verify') return;
           mkdirSync(inTheWay);
           throw new Error('the disk is full');
         },
@@ -285,11 +285,24 @@ describe('the cipher of the database', () => {
     expect(existsSync(`${path}.sqlcipher-backup`)).toBe(true);
     // Still in the way at the next start: refused again, with nothing changed.
     expect(() => openDatabase(path, { keys: keys() })).toThrow(expect.objectContaining({ code: 'store_unavailable' }));
+    expect(existsSync(`${path}.sqlcipher-backup`)).toBe(true);
     rmSync(inTheWay, { recursive: true });
     const opened = openDatabase(path, { keys: keys() });
     expect(titles(opened.db)).toEqual(['Secret plans']);
     opened.db.close();
     expect(cipherOf(path, key())).toBe('aegis-256');
+    expect(existsSync(`${path}.sqlcipher-backup`)).toBe(false);
+  });
+
+  it('opens a database never replaced even when a copy the conversion left cannot be removed', () => {
+    databaseOfVersionsBefore();
+    writeFileSync(`${path}.sqlcipher-backup`, readFileSync(path));
+    // A leftover work copy's sidecar that cannot be removed as a file.
+    mkdirSync(`${path}.encrypting-journal`);
+    const opened = openDatabase(path, { keys: keys() });
+    expect(titles(opened.db)).toEqual(['Secret plans']);
+    expect(opened.encryption).toMatchObject({ cipher: 'sqlcipher', notConverted: expect.stringContaining('converting it failed') });
+    opened.db.close();
     expect(existsSync(`${path}.sqlcipher-backup`)).toBe(false);
   });
 

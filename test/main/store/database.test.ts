@@ -48,6 +48,22 @@ describe('openDatabase', () => {
     db.close();
   });
 
+  it('takes the next free name for its backup when a backup of that moment is there already', () => {
+    openDatabase(path).db.close();
+    const next: Migration = {
+      version: latestSchemaVersion + 1,
+      description: 'adds a table',
+      up: (db) => db.exec('CREATE TABLE later (x)'),
+    };
+    // A backup kept at the same moment (a conversion's, taken just before at this start).
+    const taken = `${path}.backup-v${latestSchemaVersion}-42`;
+    writeFileSync(taken, 'kept as it is');
+    const { db, backupPath } = openDatabase(path, { migrations: [...migrations, next], now: () => 42 });
+    db.close();
+    expect(backupPath).toBe(`${path}.backup-v${latestSchemaVersion}-43`);
+    expect(readFileSync(taken, 'utf8')).toBe('kept as it is');
+  });
+
   it('rolls a failing migration back and leaves the schema version as it was', () => {
     openDatabase(path).db.close();
     const broken: Migration = {
