@@ -121,6 +121,19 @@ describe('the database encrypted at rest', () => {
     expect(isPlainSqlite(path)).toBe(false);
   });
 
+  it('keeps what was written to a plain file the conversion never replaced, and drops the backup left beside it', () => {
+    plainDatabaseWithSession();
+    writeFileSync(`${path}.unencrypted-backup`, readFileSync(path));
+    const later = new BetterSqlite3(path);
+    later.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s2', 'Written since', 'idle', 2, 2)").run();
+    later.close();
+    const opened = openDatabase(path, { keys: keys() });
+    expect(titles(opened.db)).toEqual(['Secret plans', 'Written since']);
+    opened.db.close();
+    expect(isPlainSqlite(path)).toBe(false);
+    expect(existsSync(`${path}.unencrypted-backup`)).toBe(false);
+  });
+
   it('keeps working on the plain database when the conversion fails, and converts it at the next start', () => {
     plainDatabaseWithSession();
     const failing = openDatabase(path, {
