@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,4 +65,17 @@ export function alive(pid: number): boolean {
  */
 export function slowMcpServerArgs(pidFile: string, delayMs: number): string[] {
   return [fileURLToPath(new URL('./fixtures/slow-mcp-server.mjs', import.meta.url)), pidFile, String(delayMs)];
+}
+
+/**
+ * Leaves a database's files as a crash of the app would, with what was last written only in its write-ahead log: the
+ * file and its log are copied while `db` is open, `db` is closed (which folds the log in), and the copies are put back.
+ * The copies' names (`<path>.copy`, `<path>.copy-wal`) stay behind, empty.
+ */
+export function leaveAsCrashed(path: string, db: { close(): unknown }): void {
+  writeFileSync(`${path}.copy`, readFileSync(path));
+  writeFileSync(`${path}.copy-wal`, readFileSync(`${path}-wal`));
+  db.close();
+  for (const suffix of ['', '-wal']) writeFileSync(`${path}${suffix}`, readFileSync(`${path}.copy${suffix}`));
+  for (const suffix of ['', '-wal']) writeFileSync(`${path}.copy${suffix}`, '');
 }

@@ -22,7 +22,12 @@ export const conversionBackupPath = (path: string, from: ConversionSource = 'pla
   from === 'plain' ? `${path}.unencrypted-backup` : `${path}.${from}-backup`;
 const conversionSources: readonly ConversionSource[] = ['plain', 'sqlcipher'];
 const workPath = (path: string): string => `${path}.encrypting`;
-const sidecars = ['-wal', '-shm', '-journal'] as const;
+/** The files SQLite keeps beside a database: its write-ahead log and index, or a rollback journal. */
+export const sidecars = ['-wal', '-shm', '-journal'] as const;
+
+/** Whether a file, or a sidecar of one, already has the name `name`. */
+export const nameTaken = (name: string): boolean =>
+  [name, ...sidecars.map((suffix) => `${name}${suffix}`)].some((file) => existsSync(file));
 
 const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -149,7 +154,7 @@ export function recoverConversion(path: string): boolean {
 export function freeBackupName(path: string, version: number, time: number): string {
   for (let at = time; ; at += 1) {
     const name = `${path}.backup-v${version}-${at}`;
-    if (![name, ...sidecars.map((suffix) => `${name}${suffix}`)].some((file) => existsSync(file))) return name;
+    if (!nameTaken(name)) return name;
   }
 }
 

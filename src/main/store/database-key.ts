@@ -107,10 +107,10 @@ function notOpenedByKey(cipher: DatabaseCipher, code: unknown): boolean {
 /**
  * Opens the encrypted database file `file` with `key`, in the cipher its header names (`cipherInHeader`): null when the
  * key does not open it (another key, a damaged first page, or a header naming no cipher of the app's). A new or empty
- * file is keyed with the cipher the app writes. Reading its
- * schema is the check. Any other failure (a damaged page further on, a busy or unreadable file) is thrown as SQLite
- * gave it. A file in SQLCipher's format is best checked read-only (`options`), as a connection with the wrong key may
- * fold the write-ahead log back garbled when it closes; AEGIS refuses such pages and leaves the log as it was.
+ * file is keyed with the cipher the app writes. Reading its schema is the check. Any other failure (a damaged page
+ * further on, a busy or unreadable file) is thrown as SQLite gave it. A file in SQLCipher's format is best checked
+ * read-only (`options`), as a connection with the wrong key may fold the write-ahead log back garbled when it closes;
+ * AEGIS refuses such pages and leaves the log as it was.
  */
 export function openWithKey(
   file: string,

@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3-multiple-ciphers';
 import { StoreError, WorkbenchError, toErrorInfo } from '../../shared/errors';
-import { databaseFileState, durableCopy, schemaBackups, syncFile, syncFolder } from './database-conversion';
+import { databaseFileState, durableCopy, nameTaken, schemaBackups, sidecars, syncFile, syncFolder } from './database-conversion';
 import { openWithKey } from './database-key';
 import { whileAlone, type LockSystem } from './database-lock';
 
@@ -18,9 +18,6 @@ export interface RestorableBackup {
   /** The schema it was written with; a restore brings it up to date when the app opens it. */
   readonly schemaVersion: number;
 }
-
-/** The files SQLite keeps beside a database: its write-ahead log and index, or a rollback journal. */
-const sidecars = ['-wal', '-shm', '-journal'] as const;
 
 /** Removes a file of the restore's own, if it is there and can be; what cannot be removed is left. */
 function discard(file: string): void {
@@ -92,7 +89,7 @@ export function restorableBackups(path: string, key: Buffer | null, newestSchema
 /** A name beside the database, not yet taken by it or its sidecars, for the files a restore sets aside. */
 function setAsideName(path: string, now: number): string {
   let candidate = `${path}.unopened-${now}`;
-  for (let count = 2; [candidate, ...sidecars.map((suffix) => `${candidate}${suffix}`)].some(existsSync); count += 1) {
+  for (let count = 2; nameTaken(candidate); count += 1) {
     candidate = `${path}.unopened-${now}-${count}`;
   }
   return candidate;

@@ -15,6 +15,7 @@ import {
   databaseFileState,
   encryptPlainBackups,
   recoverConversion,
+  type ConversionSource,
   type ConversionStep,
 } from './database-conversion';
 import {
@@ -156,40 +157,30 @@ function prepareKey(path: string, target: number, options: OpenDatabaseOptions):
   if (state === 'absent') return { key };
   // A database of a newer app is left as it is: opening it refuses it below.
   if (plainSchemaVersion(path) > target) return { key: null, reason: 'not encrypted' };
-  const notAlone = (holder: string): KeyOrReason => ({
-    key: null,
-    reason: `not encrypted yet: ${holder} has it open; it is converted at a start when nothing else has`,
-  });
-  if (othersHoldIt !== null) return notAlone(othersHoldIt);
-  try {
-    alone(() => convertOrUndo(path, key, options.onConversionStep));
-    return { key };
-  } catch (error) {
-    if (error instanceof DatabaseInUseError) return notAlone(error.holder);
-    if (error instanceof ConversionNotUndoneError) throw error;
-    const reason = `not encrypted yet: converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
-    console.error(`The database ${path} could not be encrypted:`, error);
-    return { key: null, reason };
-  }
+  const why = othersHoldIt !== null ? heldOpenBy(othersHoldIt) : tryConverting(path, key, options, 'plain');
+  return why === undefined ? { key } : { key: null, reason: `not encrypted yet: ${why}` };
 }
 
+/** Why a database is not converted while another process has it open. */
+const heldOpenBy = (holder: string): string => `${holder} has it open; it is converted at a start when nothing else has`;
+
 /**
- * Converts a database in the cipher before to the one the app writes, after its key was checked: undefined when done,
- * else why not (another process has it open, or the conversion failed and was undone), for the window to say. Throws
- * when a failed conversion could not be undone.
+ * Converts the database from `from` to the cipher the app writes, with the database alone: undefined when done, else why
+ * not (another process has it open, or the conversion failed and was undone), for the window to say; it is tried again
+ * at the next start. Throws when a failed conversion could not be undone.
  */
-function convertCipher(path: string, key: Buffer, options: OpenDatabaseOptions): string | undefined {
+function tryConverting(path: string, key: Buffer, options: OpenDatabaseOptions, from: ConversionSource): string | undefined {
   try {
     whileAlone(
       path,
       'convert',
       options.holder ?? 'Agent Workbench',
-      () => convertOrUndo(path, key, options.onConversionStep, 'sqlcipher'),
+      () => convertOrUndo(path, key, options.onConversionStep, from),
       options.lockSystem,
     );
     return undefined;
   } catch (error) {
-    if (error instanceof DatabaseInUseError) return `${error.holder} has it open; it is converted at a start when nothing else has`;
+    if (error instanceof DatabaseInUseError) return heldOpenBy(error.holder);
     if (error instanceof ConversionNotUndoneError) throw error;
     console.error(`The database ${path} could not be converted to ${currentCipher}:`, error);
     return `converting it failed (${toErrorInfo(error).message}); it is tried again at the next start`;
@@ -219,7 +210,7 @@ function openEncrypted(
     const checked = openWithKey(path, key, { readonly: true, fileMustExist: true });
     if (!checked) throw keyWrong();
     checked.db.close();
-    notConverted = convertCipher(path, key, options);
+    notConverted = tryConverting(path, key, options, 'sqlcipher');
   }
   const opened = openWithKey(path, key);
   if (!opened) throw keyWrong();

@@ -11,7 +11,7 @@ import { restorableBackups, restoreBackup } from '../../../src/main/store/databa
 import { latestSchemaVersion } from '../../../src/main/store/migrations';
 import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
 import { memoryKeyCipher } from '../../host/test-cipher';
-import { temporaryFolder } from '../../helpers';
+import { leaveAsCrashed, temporaryFolder } from '../../helpers';
 import { ended, otherProcessHolding } from '../../database-holder';
 
 class Crash extends Error {}
@@ -71,11 +71,7 @@ describe('the cipher of the database', () => {
   /** Adds a session to the open database and leaves its files as a crash would: the session only in the log. */
   function crashWithSession(db: Database, title: string): void {
     db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', ?, 'idle', 1, 1)").run(title);
-    writeFileSync(`${path}.copy`, readFileSync(path));
-    writeFileSync(`${path}.copy-wal`, readFileSync(`${path}-wal`));
-    db.close();
-    for (const suffix of ['', '-wal']) writeFileSync(`${path}${suffix}`, readFileSync(`${path}.copy${suffix}`));
-    for (const suffix of ['', '-wal']) writeFileSync(`${path}.copy${suffix}`, '');
+    leaveAsCrashed(path, db);
   }
 
   /** Converting the file to the cipher the app writes, stopped before `step` as a crash would stop it. */

@@ -9,7 +9,7 @@ import { latestSchemaVersion, migrations, type Migration } from '../../../src/ma
 import { CipherKeptDatabaseKey } from '../../../src/main/secrets/cipher-kept-database-key';
 import type { SecretCipher } from '../../../src/main/secrets/encrypted-file-secret-store';
 import { memoryKeyCipher } from '../../host/test-cipher';
-import { temporaryFolder } from '../../helpers';
+import { leaveAsCrashed, temporaryFolder } from '../../helpers';
 
 const noKeychain: SecretCipher = {
   isAvailable: () => false,
@@ -44,12 +44,7 @@ describe('the database encrypted at rest', () => {
   function plainDatabaseWithSession(title = 'Secret plans'): void {
     const { db } = openDatabase(path);
     db.prepare("INSERT INTO sessions (id, title, status, created_at, updated_at) VALUES ('s1', ?, 'idle', 1, 1)").run(title);
-    // Kept open while copied: the row is only in the -wal file, as after a crash of the app.
-    writeFileSync(`${path}.copy`, readFileSync(path));
-    writeFileSync(`${path}.copy-wal`, readFileSync(`${path}-wal`));
-    db.close();
-    for (const suffix of ['', '-wal']) writeFileSync(`${path}${suffix}`, readFileSync(`${path}.copy${suffix}`));
-    for (const suffix of ['', '-wal']) writeFileSync(`${path}.copy${suffix}`, '');
+    leaveAsCrashed(path, db);
   }
 
   const titles = (db: { prepare(sql: string): { pluck(): { all(): unknown[] } } }): unknown[] =>
